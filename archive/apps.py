@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
+
+
+class ArchiveConfig(AppConfig):
+    name = "archive"
+    verbose_name = _("IBI archive")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system checks)
+
+        post_migrate.connect(_create_archive_service, sender=self)
+
+
+def _create_archive_service(sender, using="default", **kwargs) -> None:
+    """The archive service is itself an identified item, created on the first migrate."""
+    from .services import ensure_archive_service, ensure_librarians_group
+
+    ensure_archive_service()
+    ensure_librarians_group()

@@ -1,0 +1,154 @@
+"""Identified items, their files and Dublin Core, and the minting state of the subsystem."""
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+# BCP 47 language tag, the subset the resolution standard uses plus script/region/variants.
+LANGUAGE_TAG = re.compile(
+    r"^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-(?:[A-Za-z]{2}|[0-9]{3}))?(-[A-Za-z0-9]{5,8})*$")
+
+# Dublin Core elements other than title and language (those two are Item fields).
+DC_ELEMENTS = (
+    "creator", "subject", "description", "publisher", "contributor", "date", "type",
+    "format", "identifier", "source", "relation", "coverage", "rights",
+)
+
+
+def validate_language(value: str) -> None:
+    if value and not LANGUAGE_TAG.match(value):
+        raise ValidationError(_("%(value)s is not a BCP 47 language tag such as en or pt-BR"),
+                              params={"value": value})
+
+
+def normalize_language(value: str) -> str:
+    """pt-br → pt-BR: language lower case, script title case, region upper case."""
+    parts = value.split("-")
+    out = [parts[0].lower()]
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():
+            out.append(part.title())
+        elif len(part) in (2, 3) and len(out) < 3:
+            out.append(part.upper())
+        else:
+            out.append(part.lower())
+    return "-".join(out)
+
+
+class MintingState(models.Model):
+    """The subsystem's last-date-for-suffix (Algorithm 4), shared by every minting process.
+
+    One row per database: every IBI minted through this database comes after the previous
+    one in time, whatever the configured hostname, IP or granularity.
+    """
+
+    name = models.CharField(max_length=32, unique=True, default="default")
+    last_date_for_suffix = models.CharField(
+        max_length=64, blank=True,
+        help_text=_("POSIX seconds, exact decimal; empty before the first IBI"))
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("minting state")
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.last_date_for_suffix or '—'}"
+
+
+class Item(models.Model):
+    """An identified item. Its IBI (both forms) is minted on first save and never changes."""
+
+    class State(models.TextChoices):
+        ORIGINAL = "Original", _("Original")
+        COPY = "Copy", _("Copy")
+        DELETED = "Deleted", _("Deleted")
+
+    ibi = models.CharField(_("repository name"), max_length=255, unique=True, editable=False)
+    ibip = models.CharField(_("IBIp"), max_length=128, unique=True, editable=False)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.ORIGINAL,
+                             db_index=True)
+    transferable = models.BooleanField(default=True)
+    is_archive_service = models.BooleanField(default=False, editable=False)
+    title = models.CharField(max_length=1000)
+    language = models.CharField(max_length=35, blank=True, validators=[validate_language],
+                                help_text=_("BCP 47 tag of the original language, e.g. pt-BR"))
+    target_file = models.CharField(max_length=255, blank=True,
+                                   help_text=_("the default file, opened by the persistent URL"))
+    previous_edition = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_edition")
+    translation_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True, db_index=True)
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["is_archive_service"],
+                                    condition=models.Q(is_archive_service=True),
+                                    name="one_archive_service"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ibi} {self.title}"
+
+    def save(self, *args, **kwargs) -> None:
+        # The promise of the issue: an IBI at save time, however the item is created.
+        if not self.ibi:
+            from .minting import mint
+
+            minted = mint()
+            self.ibi, self.ibip = minted.rep, minted.ibip
+        super().save(*args, **kwargs)
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.state == self.State.DELETED
+
+    def dc(self, element: str) -> list[str]:
+        """Values of one Dublin Core element, in order (uses prefetched rows when present)."""
+        return [v.value for v in self.dc_values.all() if v.element == element]
+
+
+class DcValue(models.Model):
+    """One value of a repeatable Dublin Core element."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="dc_values")
+    element = models.CharField(max_length=16, choices=[(e, e) for e in DC_ELEMENTS])
+    value = models.TextField()
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["element", "position", "id"]
+        verbose_name = _("Dublin Core value")
+
+    def __str__(self) -> str:
+        return f"{self.element}: {self.value}"
+
+
+class ItemFile(models.Model):
+    """A file of an item, stored at col/<repository name>/doc/<name>."""
+
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="files")
+    name = models.CharField(max_length=255)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    content_type = models.CharField(max_length=255, default="application/octet-stream")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["item", "name"], name="one_name_per_item")]
+
+    def __str__(self) -> str:
+        return f"{self.item.ibi}/doc/{self.name}"
+
+    @property
+    def key(self) -> str:
+        from .storage import file_key
+
+        return file_key(self.item.ibi, self.name)

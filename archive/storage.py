@@ -1,0 +1,107 @@
+"""The uniform repository layout on Django's storage API: col/<repository name>/doc/<file>.
+
+Every byte goes through `default_storage`, so the local disk and S3 share one code path.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import unicodedata
+from dataclasses import dataclass
+from typing import IO
+
+from django.core.files import File
+from django.core.files.storage import default_storage
+
+CHUNK = 1024 * 1024
+MAX_NAME_BYTES = 255
+
+
+class FileNameError(ValueError):
+    """A file name that cannot be stored inside an item's doc/ folder."""
+
+
+class StorageConflict(RuntimeError):
+    """Something already lives at a key we were about to write."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    name: str
+    size: int
+    sha256: str
+
+
+def item_folder(rep: str) -> str:
+    """col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57 — four directories from the IBI."""
+    return f"col/{rep}"
+
+
+def file_key(rep: str, name: str) -> str:
+    """col/<repository name>/doc/<file name>, the storage key and the download path."""
+    return f"{item_folder(rep)}/doc/{name}"
+
+
+def safe_name(name: str) -> str:
+    """Reduce an uploaded name to a bare file name, or refuse it.
+
+    `../../x`, `..\\x`, `/etc/x` and `C:\\x` all become `x`: whatever a browser or client sent
+    as a path, only its last component names a file, so nothing can land outside doc/.
+    """
+    if not isinstance(name, str) or not name:
+        raise FileNameError("a file needs a name")
+    name = unicodedata.normalize("NFC", name)
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise FileNameError("file names must not contain control characters")
+    bare = posixpath.basename(name.replace("\\", "/")).strip()
+    if bare in ("", ".", ".."):
+        raise FileNameError(f"{name!r} does not name a file")
+    if len(bare.encode()) > MAX_NAME_BYTES:
+        raise FileNameError(f"file names are limited to {MAX_NAME_BYTES} bytes")
+    return bare
+
+
+def sha256_of(fileobj: IO[bytes]) -> tuple[str, int]:
+    """Stream a file once, in chunks, for its checksum and size."""
+    digest, size = hashlib.sha256(), 0
+    fileobj.seek(0)
+    while chunk := fileobj.read(CHUNK):
+        digest.update(chunk)
+        size += len(chunk)
+    fileobj.seek(0)
+    return digest.hexdigest(), size
+
+
+def store(rep: str, name: str, fileobj: IO[bytes]) -> Stored:
+    """Write one file under the item's doc/ folder; never overwrite anything."""
+    key = file_key(rep, name)
+    sha = getattr(fileobj, "sha256", None)
+    size = getattr(fileobj, "size", None)
+    if sha is None or size is None:
+        sha, size = sha256_of(fileobj)
+    if default_storage.exists(key):
+        raise StorageConflict(f"{key} already exists")
+    saved = default_storage.save(key, fileobj if isinstance(fileobj, File) else File(fileobj))
+    if saved != key:
+        # Lost a race with another writer: keep theirs, drop ours.
+        default_storage.delete(saved)
+        raise StorageConflict(f"{key} already exists")
+    return Stored(name=name, size=size, sha256=sha)
+
+
+def remove(rep: str, names: list[str]) -> None:
+    for name in names:
+        default_storage.delete(file_key(rep, name))
+
+
+def open_file(rep: str, name: str):
+    return default_storage.open(file_key(rep, name), "rb")
+
+
+def list_folder(rep: str) -> list[str]:
+    """Names stored under the item's doc/ folder."""
+    try:
+        _dirs, files = default_storage.listdir(f"{item_folder(rep)}/doc")
+    except FileNotFoundError:
+        return []
+    return sorted(files)

@@ -1,0 +1,111 @@
+"""Typed readers of environment variables for settings.py.
+
+Each reader fails loudly with ImproperlyConfigured on a value it cannot use, naming the
+variable, so a typo in production stops the start instead of running with a silent default.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+from decimal import Decimal, InvalidOperation
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _raw(name: str) -> str | None:
+    value = os.environ.get(name)
+    return None if value is None else value.strip()
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = _raw(name)
+    return default if value in (None, "") else value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use 1/0, true/false, yes/no)")
+
+
+def env_int(name: str, default: int, *, low: int, high: int) -> int:
+    value = _raw(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+    if not low <= number <= high:
+        raise ImproperlyConfigured(f"{name}={number} is outside {low}–{high}")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = _raw(name)
+    if value is None:
+        return default
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def env_database(name: str, default: str) -> dict:
+    url = env_str(name, default)
+    try:
+        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"{name} is not a database URL we can use: {exc}") from None
+    if not config.get("ENGINE") or not config.get("NAME"):
+        raise ImproperlyConfigured(f"{name} names no database")
+    return config
+
+
+def env_hostname(name: str, default: str) -> str:
+    from archive import ibi
+
+    value = env_str(name, default)
+    try:
+        ibi.validate_hostname(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={value!r}: {exc}") from None
+    return value.lower()
+
+
+def env_ip(name: str, default: str) -> str:
+    value = env_str(name, default)
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an IPv4 or IPv6 address") from None
+    return value.lower()
+
+
+def env_granularity(name: str, default: str) -> Decimal:
+    value = env_str(name, default)
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a decimal number") from None
+    # The generation standard allows a minute, a second or a power-of-ten fraction of it.
+    if number != 60 and not (0 < number <= 1 and number == Decimal(1).scaleb(number.adjusted())):
+        raise ImproperlyConfigured(f"{name}={value!r}: use 60, 1, 0.1, 0.01, 0.001 …")
+    return number
+
+
+def env_address(name: str) -> str | None:
+    """host[:port] without scheme or path, as the resolution standard's archiveaddress."""
+    value = env_str(name)
+    if value is None:
+        return None
+    host, _, port = value.rpartition(":") if value.count(":") == 1 else (value, "", "")
+    if any(c in value for c in "/?#@ \\") or not host or (port and not port.isdigit()):
+        raise ImproperlyConfigured(f"{name}={value!r} is not host[:port]")
+    return value.lower()

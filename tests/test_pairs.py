@@ -1,0 +1,203 @@
+"""The pair list of RTC-11 §6.2 (Table 6.2): archive/pairs.py."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from archive.pairs import (
+    PairListError,
+    dumps,
+    encode_value,
+    loads,
+    quote_url,
+    to_dict,
+    unquote_word,
+)
+
+# Example 6.2 of the standard, verbatim (SPEC §4).
+EXAMPLE_6_2 = """\
+archiveaddress mtc-m16d.sid.inpe.br
+contenttype Data
+ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}
+ibi.archiveservice {rep sid.inpe.br/mtc-m19@80/2009/08.21.17.02}
+ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
+state Original
+timestamp 2013-10-04T14:32:14Z
+url http://mtc-m16d.sid.inpe.br/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/Relat%f3rio%20Final.pdf
+urlkey 1426203276-5985125171467764"""
+
+# Example 9.3 of the standard (the filtered answer), verbatim.
+EXAMPLE_9_3 = """\
+archiveaddress mtc-m16c.sid.inpe.br
+contenttype.translation(en) Data
+contenttype.translation(pt) Data
+ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.13.23 ibip 8JMKD3MGP8W/35MME4E}
+ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
+ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
+ibi.translation(en) {rep sid.inpe.br/mtc-m18@80/2009/07.21.13.23}
+ibi.translation(pt) {rep sid.inpe.br/mtc-m18@80/2009/08.25.19.43}
+state.translation(en) Original
+state.translation(pt) Original
+timestamp.translation(en) 2009-07-21T13:23:45Z
+timestamp.translation(pt) 2011-09-22T14:45:11Z
+url.translation(en) http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.13.23/doc/CCSDS%20643.0-B-1.pdf
+url.translation(pt) http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/08.25.19.43/doc/RTC-07.pdf
+urlkey 1426387214-9164566186556927"""  # noqa: E501
+
+WORD_CHARS = "".join(chr(c) for c in range(0x21, 0x7B)) + "|~"
+words = st.text(alphabet=WORD_CHARS, min_size=1, max_size=12)
+values = st.one_of(words, st.lists(words, max_size=5))
+
+
+def test_it_reads_example_6_2_exactly():
+    pairs = loads(EXAMPLE_6_2)
+
+    assert pairs == [
+        ("archiveaddress", "mtc-m16d.sid.inpe.br"),
+        ("contenttype", "Data"),
+        ("ibi", ["rep", "sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "ibip", "8JMKD3MGP7W/3EPGUE5"]),
+        ("ibi.archiveservice", ["rep", "sid.inpe.br/mtc-m19@80/2009/08.21.17.02"]),
+        ("ibi.platformsoftware", ["rep", "dpi.inpe.br/banon/1998/08.02.08.56"]),
+        ("state", "Original"),
+        ("timestamp", "2013-10-04T14:32:14Z"),
+        ("url", "http://mtc-m16d.sid.inpe.br/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/"
+                "Relat%f3rio%20Final.pdf"),
+        ("urlkey", "1426203276-5985125171467764"),
+    ]
+    assert dumps(pairs) == EXAMPLE_6_2 + "\n"
+
+
+def test_it_decodes_the_iso_8859_1_escape_of_example_6_2():
+    url = to_dict(loads(EXAMPLE_6_2))["url"]
+
+    assert unquote_word(url).endswith("/doc/Relatório Final.pdf")
+
+
+def test_it_reads_example_9_3_and_writes_it_back():
+    pairs = loads(EXAMPLE_9_3)
+
+    assert to_dict(pairs)["ibi.translation(pt)"] == [
+        "rep", "sid.inpe.br/mtc-m18@80/2009/08.25.19.43"]
+    assert dumps(pairs) == EXAMPLE_9_3 + "\n"
+
+
+def test_it_reads_the_examples_of_table_6_2_and_of_section_9():
+    assert loads("a1 {a2 a3} a4 a5") == [("a1", ["a2", "a3"]), ("a4", "a5")]
+    assert loads("notice {acknowledgment received}") == [
+        ("notice", ["acknowledgment", "received"])]
+    assert loads("confirmation yes") == [("confirmation", "yes")]
+    assert loads("ibi.platformsoftware {}") == [("ibi.platformsoftware", [])]  # Table 9.3
+
+
+def test_it_reads_crlf_lf_several_spaces_after_a_name_and_one_final_line_break():
+    assert loads("a  b\r\nc d\ne f\r\n") == [("a", "b"), ("c", "d"), ("e", "f")]
+    assert loads("") == []
+
+
+def test_it_writes_one_pair_a_line_with_braces_for_lists():
+    text = dumps([("status.archive", "included"), ("notice", "acknowledgment received"),
+                  ("ibi", ["rep", "x/y"]), ("ibi.platformsoftware", []), ("one", ["w"])])
+
+    assert text == ("status.archive included\nnotice {acknowledgment received}\n"
+                    "ibi {rep x/y}\nibi.platformsoftware {}\none w\n")
+
+
+def test_it_escapes_what_a_word_cannot_hold_as_utf_8():
+    assert dumps([("title", ["Relatório", "{x}", "a\tb"])]) == (
+        "title {Relat%C3%B3rio %7Bx%7D a%09b}\n")
+    assert encode_value("Relatório Final 100%") == "Relat%C3%B3rio%20Final%20100%25"
+
+
+def test_quote_url_makes_a_url_one_word_and_keeps_its_escapes():
+    url = "http://h/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/Relatório Final.pdf"
+
+    assert quote_url(url) == (
+        "http://h/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/Relat%C3%B3rio%20Final.pdf")
+    assert quote_url("http://h/a%20b?x=1&y={2}#f") == "http://h/a%20b?x=1&y=%7B2%7D#f"
+    assert quote_url("http://h/100%") == "http://h/100%25"
+    assert dumps([("url", quote_url(url))]) == f"url {quote_url(url)}\n"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("state", "name 'state' has no value"),
+    ("state ", "expected a value"),
+    ("state\nurl x", "name 'state' has no value"),
+    (" state Original", "expected a name, found a space"),
+    ("{a b} c", "expected a name, found '{'"),
+    ("a b  c d", "expected a name, found a space"),
+    ("a b\n\nc d", "expected a name, found a line feed"),
+    ("a b\rc d", "found a carriage return"),
+    ("a b ", "ends with a space"),
+    ("a {b c", "never closed"),
+    ("a b}", "found '}'"),
+    ("a b{c}", "found '{'"),
+    ("a {b  c}", "expected a word, found a space"),
+    ("a { b}", "expected a word, found a space"),
+    ("a {b\nc}", "expected a space or '}'"),
+    ("a {b {c}}", "expected a word, found '{'"),
+    ("a\tb", "'\\t', which a word cannot hold"),
+    ("a Relatório", "'ó', which a word cannot hold"),
+    ("a b\x7f", "'\\x7f'"),
+])
+def test_it_refuses_malformed_pair_lists(text, message):
+    with pytest.raises(PairListError, match="line 1|line 2|line 3") as caught:
+        loads(text)
+
+    assert message in str(caught.value)
+
+
+def test_it_refuses_to_write_a_bad_name_or_an_empty_word():
+    with pytest.raises(PairListError):
+        dumps([("bad name", "x")])
+    with pytest.raises(PairListError):
+        dumps([("", "x")])
+    with pytest.raises(PairListError):
+        dumps([("n", ["a", ""])])
+
+
+def test_to_dict_refuses_a_name_given_twice():
+    with pytest.raises(PairListError, match="'state' appears twice"):
+        to_dict(loads("state Original state Copy"))
+
+
+def _normal(value):
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+@given(st.lists(st.tuples(words, values)))
+def test_words_survive_a_round_trip(pairs):
+    assert loads(dumps(pairs)) == [(name, _normal(value)) for name, value in pairs]
+
+
+@given(st.lists(st.tuples(words, values)))
+def test_writing_what_was_read_gives_the_same_text(pairs):
+    text = dumps(pairs)
+
+    assert dumps(loads(text)) == text
+
+
+@given(st.text(min_size=1))
+def test_any_text_survives_encode_value(text):
+    [(_, value)] = loads(dumps([("title", encode_value(text))]))
+
+    assert isinstance(value, str)
+    assert unquote_word(value) == text
+
+
+@given(words, st.lists(st.text(min_size=1).filter(lambda w: "%" not in w and " " not in w),
+                       min_size=2, max_size=4))
+def test_unicode_words_survive_dumps_and_unquote(name, value):
+    [(read_name, read_value)] = loads(dumps([(name, value)]))
+
+    assert read_name == name
+    assert [unquote_word(w) for w in read_value] == value
+
+
+@given(st.text())
+def test_loads_only_ever_raises_pair_list_error(text):
+    try:
+        loads(text)
+    except PairListError:
+        pass

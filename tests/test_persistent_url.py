@@ -1,0 +1,261 @@
+"""Persistent URLs of RTC-11 §8.1 (Tables 8.1–8.5): archive/persistent_url.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from archive.persistent_url import PersistentUrl, PersistentUrlError, parse
+
+IBIP = "LK47B6W/362SFKH"
+REPOSITORY = "iconet.com.br/banon/2009/09.09.22.01"  # the same item (Example 8.1)
+
+
+def test_it_reads_example_8_2_metadata_in_oai_dc():
+    url = parse("/8JMKD3MGP8W/35MME4E:(oai_dc)")
+
+    assert url == PersistentUrl(ibi="8JMKD3MGP8W/35MME4E", modifier=":(oai_dc)",
+                                verbs=("GetMetadata(oai_dc)",))
+    assert url.relation() == ".metadata(oai_dc)"
+
+
+def test_it_reads_example_8_4_metadata_of_the_last_edition():
+    url = parse("/8JMKD3MGP8W/35MMLL8!:(oai_dc)")
+
+    assert url.ibi == "8JMKD3MGP8W/35MMLL8"
+    assert url.verblist_text() == "GetLastEdition GetMetadata(oai_dc)"  # SPEC §7 step 1
+    assert url.relation() == ".lastedition.metadata(oai_dc)"
+
+
+def test_example_8_5_verb_list_equals_the_modifier_of_example_8_4():
+    by_verbs = parse("/8JMKD3MGP8W/35MMLL8",
+                     "ibiurl.verblist=GetLastEdition+GetMetadata(oai_dc)")
+    both = parse("/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
+                 "ibiurl.verblist=GetLastEdition+GetMetadata(oai_dc)")
+
+    assert by_verbs.verbs == both.verbs == ("GetLastEdition", "GetMetadata(oai_dc)")
+    assert by_verbs.relation() == ".lastedition.metadata(oai_dc)"
+
+
+def test_it_reads_example_8_6_file_list():
+    url = parse(f"/{IBIP}?ibiurl.verblist=GetFileList")
+
+    assert url.ibi == IBIP
+    assert url.verbs == ("GetFileList",)
+    assert url.relation() == ""
+
+
+def test_it_reads_example_8_7_a_file_of_the_item():
+    url = parse(f"/{IBIP}/reference.bib")
+
+    assert (url.ibi, url.filepath, url.verbs) == (IBIP, "/reference.bib", ())
+
+
+def test_it_reads_example_8_8_as_table_8_8():
+    url = parse(f"/{IBIP}+?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata")
+
+    assert url.ibi == IBIP
+    assert url.filepath is None
+    assert url.required_item_status == "Original"
+    assert url.verblist_text() == "GetTranslation GetMetadata"
+    assert url.relation() == ".translation.metadata"
+
+
+def test_it_reads_a_repository_name_with_a_modifier():
+    url = parse(f"/{REPOSITORY}!+(pt-BR):")
+
+    assert url.ibi == REPOSITORY
+    assert url.modifier == "!+(pt-BR):"
+    assert url.verbs == ("GetLastEdition", "GetTranslation(pt-BR)", "GetMetadata")
+    assert url.relation() == ".lastedition.translation(pt-BR).metadata"
+
+
+def test_it_reads_the_2010_drafts_double_question_mark_as_metadata():
+    in_path = parse("/sid.inpe.br/mtc-m18@80/2009/02.16.17.46??")
+    in_query = parse("/sid.inpe.br/mtc-m18@80/2009/02.16.17.46", "?")
+    ibip = parse("/8JMKD3MGP8W/34PGRBS??")
+
+    assert in_path == in_query
+    assert in_path.ibi == "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
+    assert in_path.verbs == ibip.verbs == ("GetMetadata",)
+    assert in_path.relation() == ".metadata"
+
+
+@pytest.mark.parametrize("ibi", [
+    "sid.inpe.br/mtc-m19/2013/09.04.12.27.57",
+    "sid.inpe.br/mtc-m18.8080/2009/02.16.17.46",
+    "sid.INPE.br/MTC-m18@80/2009/02.16.17.46",
+    "sid.inpe.br/mtc-m18/2010/10.20.15.14.06",
+    "sid.inpe.br/mtc-m18/2010/10.20.15.21.55.3462",
+    "8JMKD3MGP7W/3EPGUE5",
+    "8jmkd3mgp8w/34pgrbs",
+    "J8LNKB5R7W/3FUQHC5",
+])
+def test_it_keeps_the_ibi_as_written(ibi):
+    assert parse(f"/{ibi}/doc/x.pdf") == PersistentUrl(ibi=ibi, filepath="/doc/x.pdf")
+
+
+TABLE_8_2 = {
+    ":": ".metadata", ":+": ".metadata.translation",
+    "!": ".lastedition", "!+": ".lastedition.translation",
+    "!:": ".lastedition.metadata", "!+:": ".lastedition.translation.metadata",
+    "!:+": ".lastedition.metadata.translation",
+    "!+:+": ".lastedition.translation.metadata.translation",
+    "+": ".translation", "+!": ".translation.lastedition", "+:": ".translation.metadata",
+    "+!:": ".translation.lastedition.metadata", "+:+": ".translation.metadata.translation",
+    "+!:+": ".translation.lastedition.metadata.translation",
+}
+
+
+@pytest.mark.parametrize(("modifier", "relation"), TABLE_8_2.items())
+@pytest.mark.parametrize("ibi", [IBIP, REPOSITORY])
+def test_it_accepts_every_composition_of_table_8_2(ibi, modifier, relation):
+    url = parse(f"/{ibi}{modifier}/reference.bib")
+
+    assert (url.ibi, url.modifier, url.filepath) == (ibi, modifier, "/reference.bib")
+    assert url.relation() == relation
+
+
+@pytest.mark.parametrize(("modifier", "relation"), [
+    ("+(pt-BR)!", ".translation(pt-BR).lastedition"),
+    (":+(en)", ".metadata.translation(en)"),
+    ("+(en):(oai_dc)", ".translation(en).metadata(oai_dc)"),
+    ("!+(PT-br):(OAI_DC)+(fr)", ".lastedition.translation(pt-BR).metadata(oai_dc).translation(fr)"),
+    ("+(pt):+(pt)", ".translation(pt).metadata.translation(pt)"),
+    ("+(ast)", ".translation(ast)"),
+    ("", ""),
+])
+def test_it_carries_the_arguments_over_to_verbs_and_relation(modifier, relation):
+    assert parse(f"/{IBIP}{modifier}").relation() == relation
+
+
+@pytest.mark.parametrize("modifier", [
+    "!!", "::", "+++", ":!", ":+!", "++", "!+!", ":+:", "!:!", "+:+:", "!+:+!", ":::",
+])
+def test_it_refuses_compositions_not_in_table_8_2(modifier):
+    with pytest.raises(PersistentUrlError, match="Table 8.2"):
+        parse(f"/{IBIP}{modifier}")
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    (f"/{IBIP}+(portuguese)", "bad language tag 'portuguese'"),
+    (f"/{IBIP}+(pt-BRA)", "bad language tag"),
+    (f"/{IBIP}+()", "bad language tag ''"),
+    (f"/{IBIP}:(marc)", "unknown metadata format 'marc'"),
+    (f"/{IBIP}!(x)", "'!' takes no argument"),
+    (f"/{IBIP}+(pt", "unexpected '('"),
+    (f"/{IBIP}*", "unexpected '*'"),
+    ("/LK47B6W/362SFKHi", "unexpected 'i'"),
+    ("/LK47B6W", "no IBI"),
+    ("/", "no IBI"),
+    ("/LK47B6W0/362SFKH", "no IBI"),
+    ("/sid.inpe.br/mtc-m18/09/02.16.17.46", "no IBI"),
+    ("/sid.inpe.br/mtc-m18/2009/2.16.17.46", "no IBI"),
+    ("LK47B6W/362SFKH", "starts with '/'"),
+])
+def test_it_refuses_malformed_ibis_and_modifiers(path, message):
+    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+        parse(path)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    (f"/{IBIP}/../x", "'..'"),
+    (f"/{IBIP}/doc/../../x", "'..'"),
+    (f"/{IBIP}/%2e%2e/x", "'..'"),
+    (f"/{IBIP}/%2E%2E%2Fetc%2Fpasswd", "'..'"),
+    (f"/{IBIP}/doc%2f..%2f..%2fx", "'..'"),
+    (f"/{IBIP}/a\\b", "backslash"),
+    (f"/{IBIP}/..%5cx", "backslash"),
+    (f"/{IBIP}/x%00.pdf", "control character"),
+    (f"/{IBIP}/x%0a.pdf", "control character"),
+    (f"/{IBIP}//etc/passwd", "empty"),
+    (f"/{IBIP}/%2Fetc%2Fpasswd", "empty"),
+    (f"/{IBIP}/./x", "'.'"),
+    (f"/{IBIP}/doc/", "empty"),
+])
+def test_it_refuses_hostile_file_paths(path, message):
+    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+        parse(path)
+
+
+def test_it_decodes_the_file_path_utf_8_or_iso_8859_1():
+    assert parse(f"/{IBIP}/doc/Relat%C3%B3rio%20Final.pdf").filepath == "/doc/Relatório Final.pdf"
+    assert parse(f"/{IBIP}/doc/Relat%f3rio%20Final.pdf").filepath == "/doc/Relatório Final.pdf"
+    assert parse(f"/{IBIP}/").filepath is None
+
+
+@pytest.mark.parametrize("query", [
+    "ibiurl.verblist=GetLastEdition+GetMetadata(oai_dc)",  # raw
+    "ibiurl.verblist=GetLastEdition%2BGetMetadata%28oai_dc%29",  # escaped
+    "ibiurl.verblist=GetLastEdition GetMetadata(oai_dc)",  # already form-decoded
+    "ibiurl.verblist=getlastedition+GETMETADATA(OAI_DC)",  # ABNF strings ignore case
+])
+def test_it_reads_the_verb_list_raw_or_decoded(query):
+    assert parse(f"/{IBIP}", query).verbs == ("GetLastEdition", "GetMetadata(oai_dc)")
+
+
+def test_the_verb_list_is_the_union_keeping_order_without_repetition():
+    url = parse(f"/{IBIP}!+(pt-br)",
+                "ibiurl.verblist=GetFileList+GetLastEdition+GetTranslation(pt-BR)+GetMetadata")
+
+    assert url.verbs == ("GetLastEdition", "GetTranslation(pt-BR)", "GetFileList", "GetMetadata")
+    assert url.relation() == ".lastedition.translation(pt-BR).metadata"
+
+
+def test_it_reads_the_required_item_status_and_ignores_other_pairs():
+    url = parse(f"/{IBIP}", "choice=oai_dc&ibiurl.requireditemstatus=original&x=")
+
+    assert url.required_item_status == "Original"
+    assert url.verbs == ()
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("ibiurl.requireditemstatus=Copy", "only Original"),
+    ("ibiurl.requireditemstatus=", "only Original"),
+    ("ibiurl.verblist=GetAll", "unknown verb 'GetAll'"),
+    ("ibiurl.verblist=GetMetadata++GetFileList", "bad verb ''"),
+    ("ibiurl.verblist=GetFileList(x)", "takes no argument"),
+    ("ibiurl.verblist=GetTranslation(pt_BR)", "bad language tag"),
+    ("ibiurl.verblist=GetMetadata+GetLastEdition", "not one of the modifiers of Table 8.2"),
+    ("ibiurl.verblist=GetFileList&ibiurl.verblist=GetMetadata", "more than once"),
+    ("ibiurl.requireditemstatus=Original&ibiurl.requireditemstatus=Original", "more than once"),
+    ("ibiurl.verblist", "malformed query"),
+    ("a=1&&b=2", "malformed query"),
+])
+def test_it_refuses_bad_query_pairs(query, message):
+    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+        parse(f"/{IBIP}", query)
+
+
+def test_the_modifier_and_the_verb_list_must_compose():
+    with pytest.raises(PersistentUrlError, match="Table 8.2"):
+        parse(f"/{IBIP}:", "ibiurl.verblist=GetLastEdition")  # ":!"
+
+
+def test_it_refuses_a_query_in_the_path_and_a_separate_one():
+    with pytest.raises(PersistentUrlError, match=re.escape("'?'")):
+        parse(f"/{IBIP}?ibiurl.verblist=GetFileList", "ibiurl.verblist=GetFileList")
+
+
+URL_CHARS = "/!+:()?&=%.@-_ \\2345678ABCGHKLMNPQWXabciorsd0129%2e%2f%00"
+
+
+@given(st.text(), st.text())
+def test_parse_only_ever_raises_persistent_url_error(path, query):
+    try:
+        assert isinstance(parse(path, query), PersistentUrl)
+    except PersistentUrlError:
+        pass
+
+
+@given(st.text(alphabet=URL_CHARS), st.text(alphabet=URL_CHARS))
+def test_parse_of_url_like_text_only_ever_raises_persistent_url_error(path, query):
+    for candidate in (path, f"/{IBIP}{path}", f"/{REPOSITORY}{path}"):
+        try:
+            url = parse(candidate, query)
+        except PersistentUrlError:
+            continue
+        assert url.filepath is None or ".." not in url.filepath.split("/")

@@ -1,0 +1,67 @@
+"""Settings come from the environment and fail loudly on bad values."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "k3y-" + "x9Q2!vL#p8Rz$w" * 4,
+    "ALLOWED_HOSTS": "repo.example.org",
+    "DATABASE_URL": "postgres://ibi@db.example.org:5432/ibirepo",
+    "CELERY_BROKER_URL": "redis://cache.example.org:6379/0",
+    "AWS_STORAGE_BUCKET_NAME": "ibirepo",
+    "AWS_S3_ENDPOINT_URL": "https://s3.example.org",
+    "IBI_HOSTNAME": "mtc-m21.sid.inpe.br",
+    "IBI_IP": "150.163.34.250",
+    "ARCHIVE_ADDRESS": "repo.example.org",
+}
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("IBI_", "DATABASE_", "CELERY_", "AWS_", "ARCHIVE_"))
+            and k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, text=True,
+                          capture_output=True, env={**base, **env}, timeout=120)
+
+
+def test_production_mode_passes_check_deploy():
+    result = manage("check", "--deploy", **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_placeholders_are_warned_about():
+    result = manage("check", DEBUG="1")
+    assert "archive.W001" in result.stderr + result.stdout
+    assert "archive.W002" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("IBI_PORT", "70000", "IBI_PORT=70000 is outside 1–65535"),
+    ("IBI_PORT", "eighty", "IBI_PORT='eighty' is not an integer"),
+    ("IBI_HOSTNAME", "localhost", "IBI_HOSTNAME='localhost'"),
+    ("IBI_IP", "300.1.1.1", "IBI_IP='300.1.1.1' is not an IPv4 or IPv6 address"),
+    ("IBI_GRANULARITY", "0.5", "IBI_GRANULARITY='0.5'"),
+    ("DEBUG", "maybe", "DEBUG='maybe' is not a boolean"),
+    ("DATABASE_URL", "nosuch://x", "DATABASE_URL"),
+    ("ARCHIVE_ADDRESS", "http://evil/x", "ARCHIVE_ADDRESS"),
+])
+def test_bad_values_stop_the_start(name, value, message):
+    result = manage("check", **{**PRODUCTION, name: value})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_secret_key_is_required_without_debug():
+    env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = manage("check", **env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is required when DEBUG is off" in result.stderr
