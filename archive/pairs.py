@@ -165,6 +165,8 @@ def _value(text: str, pos: int) -> tuple[Value, int]:
             if not text.startswith(" ", pos):
                 raise _error(text, pos, f"expected a space or '}}', found {_found(text, pos)}")
             pos += 1
+        if pos >= len(text):
+            raise _error(text, opened, "this '{' is never closed")
         word, pos = _word(text, pos, "a word")
         words.append(word)
     # "{}" is not in Table 6.2 but Table 9.3 asks for it (ibi.platformsoftware); a one-word list

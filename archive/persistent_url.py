@@ -118,7 +118,12 @@ def _check_composition(verbs: list[str], what: str) -> None:
 
 
 def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
-    """(IBI, modifier text, remaining raw segments); the repository-name shape is tried first."""
+    """(IBI, modifier text, remaining raw segments).
+
+    The repository-name shape is tried first: a name minted for a two-label host such as
+    ``banner.net`` starts ``net/banner/…``, which also looks like an IBIp, whereas an IBIp
+    followed by a file path ``/YYYY/MM.DD.hh.mm`` is far-fetched.
+    """
     words = [unquote_word(s) for s in segments[:4]]
     if (len(words) == 4 and _SUBDOMAIN.fullmatch(words[0]) and _FIRST_WORD.fullmatch(words[1])
             and _YEAR.fullmatch(words[2]) and (last := _DATE_LAST.fullmatch(words[3]))):
@@ -126,8 +131,9 @@ def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
     if (len(words) >= 2 and _IBIP_WORD.fullmatch(words[0])
             and (last := _IBIP_LAST.fullmatch(words[1]))):
         return f"{words[0]}/{last[1]}", last[2], segments[2:]
-    raise PersistentUrlError(f"no IBI at the start of {'/' + '/'.join(segments)!r}: expected an "
-                             "IBIp (e.g. LK47B6W/362SFKH) or a repository name "
+    start = "/" + "/".join(segments[:4])
+    raise PersistentUrlError(f"no IBI at the start of {start!r}: expected an IBIp "
+                             "(e.g. LK47B6W/362SFKH) or a repository name "
                              "(e.g. iconet.com.br/banon/2009/09.09.22.01)")
 
 

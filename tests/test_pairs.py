@@ -131,6 +131,8 @@ def test_quote_url_makes_a_url_one_word_and_keeps_its_escapes():
     ("a b\rc d", "found a carriage return"),
     ("a b ", "ends with a space"),
     ("a {b c", "never closed"),
+    ("a {b ", "never closed"),
+    ("a {", "never closed"),
     ("a b}", "found '}'"),
     ("a b{c}", "found '{'"),
     ("a {b  c}", "expected a word, found a space"),
