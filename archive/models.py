@@ -79,11 +79,19 @@ class Item(models.Model):
                                    help_text=_("the default file, opened by the persistent URL"))
     previous_edition = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_edition")
+    # The edition chain, flattened so that "the last edition" is one indexed query however
+    # long the chain: every edition carries its first edition's IBI and its place in the chain.
+    edition_family = models.CharField(max_length=255, blank=True, db_index=True, editable=False)
+    edition_number = models.PositiveIntegerField(default=1, editable=False)
     translation_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True, db_index=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Copies (RTC-11 §5.2): where the Original lives and the original's timestamp we copied.
+    source_archive = models.CharField(max_length=255, blank=True, editable=False)
+    copied_at = models.DateTimeField(null=True, blank=True, editable=False)
+    origin_timestamp = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -103,6 +111,10 @@ class Item(models.Model):
 
             minted = mint()
             self.ibi, self.ibip = minted.rep, minted.ibip
+        if not self.edition_family:
+            previous = self.previous_edition
+            self.edition_family = previous.edition_family if previous else self.ibi
+            self.edition_number = previous.edition_number + 1 if previous else 1
         super().save(*args, **kwargs)
 
     @property
@@ -139,6 +151,9 @@ class ItemFile(models.Model):
     sha256 = models.CharField(max_length=64)
     content_type = models.CharField(max_length=255, default="application/octet-stream")
     created = models.DateTimeField(auto_now_add=True)
+    # Fixity: when the stored bytes were last hashed again, and what was found.
+    checked_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    fixity_problem = models.CharField(max_length=255, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -152,3 +167,55 @@ class ItemFile(models.Model):
         from .storage import file_key
 
         return file_key(self.item.ibi, self.name)
+
+
+class Access(models.Model):
+    """One counted access: a download here, or an acknowledgment from a resolver.
+
+    An acknowledgment carries the urlkey this Archive issued; the unique key makes a second
+    acknowledgment of the same answer count nothing.
+    """
+
+    class Kind(models.TextChoices):
+        DOWNLOAD = "download", _("download")
+        ACKNOWLEDGMENT = "acknowledgment", _("acknowledgment")
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="accesses")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    relation = models.CharField(max_length=100, blank=True)
+    urlkey = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    client_ips = models.CharField(max_length=1000, blank=True)
+    at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-at"]
+        indexes = [models.Index(fields=["item", "kind"], name="access_item_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.item.ibi} {self.relation}"
+
+
+class RegisteredArchive(models.Model):
+    """An Archive registered at this resolver (RTC-11 §7): its archive service IBI and key.
+
+    Only a hash of the registration key is kept; `included` is the switch the Archive turns
+    with inclusionRequest / exclusionRequest.
+    """
+
+    archive_service_ibi = models.CharField(max_length=255, unique=True)
+    key_hash = models.CharField(max_length=64, editable=False)
+    email = models.EmailField(blank=True)
+    address = models.CharField(max_length=255, blank=True,
+                               help_text=_("host[:port] given at the last inclusion"))
+    ip = models.CharField(max_length=64, blank=True)
+    platform_version = models.CharField(max_length=100, blank=True)
+    included = models.BooleanField(default=False)
+    included_at = models.DateTimeField(null=True, blank=True)
+    excluded_at = models.DateTimeField(null=True, blank=True)
+    registered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["archive_service_ibi"]
+
+    def __str__(self) -> str:
+        return f"{self.archive_service_ibi} ({'in' if self.included else 'out'})"

@@ -208,7 +208,8 @@ def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
     """Change metadata (title, language, target file, links, Dublin Core); never the IBI."""
     if item.is_deleted:
         raise Conflict(f"{item.ibi} is deleted")
-    allowed = {"title", "language", "target_file", "previous_edition", "translation_of",
+    # Editions are linked at deposit only: the chain is flattened into edition_family.
+    allowed = {"title", "language", "target_file", "translation_of",
                "transferable"}
     unknown = set(fields) - allowed
     if unknown:

@@ -146,6 +146,8 @@ IBI_IP_PORT = env_int("IBI_IP_PORT", 800, low=1, high=65535)
 IBI_GRANULARITY = env_granularity("IBI_GRANULARITY", "1")
 ARCHIVE_ADDRESS = env_address("ARCHIVE_ADDRESS")
 IBI_PLATFORM_SOFTWARE = env_str("IBI_PLATFORM_SOFTWARE", "")
+# Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.
+IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 
 # --- Deposit limits -------------------------------------------------------------------------
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)

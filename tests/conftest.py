@@ -4,10 +4,17 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def media(tmp_path, settings):
-    """Every test stores its files in a fresh folder through the default storage."""
+def media(request, tmp_path):
+    """Every Django test stores its files in a fresh folder through the default storage.
+
+    Pure-module tests (archive/ibi.py, pairs.py, persistent_url.py) also run with
+    `-p no:django`; they then get the folder and nothing else.
+    """
     root = tmp_path / "media"
     root.mkdir()
+    if not request.config.pluginmanager.hasplugin("django"):
+        return root
+    settings = request.getfixturevalue("settings")
     settings.MEDIA_ROOT = root
     settings.STORAGES = {
         **settings.STORAGES,
