@@ -4,11 +4,12 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models.functions import ExtractYear, Substr
 from django.http import HttpRequest
 
 from . import ibi as ibilib
-from .models import Item, ItemFile
+from .models import DcValue, Item, ItemFile
 
 
 def spellings(parsed: ibilib.Ibi) -> list[str]:
@@ -94,3 +95,102 @@ def file_list_url(item: Item, request: HttpRequest | None = None) -> str:
 def metadata_url(item: Item, request: HttpRequest | None = None, fmt: str = "") -> str:
     suffix = "oai_dc.xml" if fmt == "oai_dc" else "metadata"
     return f"{base_url(request)}/items/{item.ibi}/{suffix}"
+
+
+# -- Public site: figures, search, browse, OAI-PMH ---------------------------------------------
+
+def listed_items() -> QuerySet[Item]:
+    """What home, search and browse list: the public items that are not deleted."""
+    return public_items().exclude(state=Item.State.DELETED)
+
+
+def collection_figures() -> dict:
+    """Items, files, total size and languages of the listed items."""
+    items = listed_items()
+    files = ItemFile.objects.filter(item__in=items).aggregate(count=Count("id"), size=Sum("size"))
+    languages = sorted(set(items.exclude(language="").values_list("language", flat=True)))
+    return {"items": items.count(), "files": files["count"], "size": files["size"] or 0,
+            "languages": languages}
+
+
+def _has_dc(element: str, **lookup) -> Exists:
+    return Exists(DcValue.objects.filter(item=OuterRef("pk"), element=element, **lookup))
+
+
+def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str = "",
+                 language: str = "", queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
+    """Listed items matching every given criterion, newest first.
+
+    `q`: every word in the title or in any Dublin Core value; `creator`/`subject`: one exact
+    value; `year`: the year of dc:date, or of the deposit when the item has no dc:date;
+    `language`: the item's language tag, any case.
+    """
+    items = listed_items() if queryset is None else queryset
+    for word in q.split():
+        items = items.filter(Q(title__icontains=word)
+                             | Exists(DcValue.objects.filter(item=OuterRef("pk"),
+                                                             value__icontains=word)))
+    if creator:
+        items = items.filter(_has_dc("creator", value=creator))
+    if subject:
+        items = items.filter(_has_dc("subject", value=subject))
+    if year:
+        items = items.filter(_has_dc("date", value__startswith=year)
+                             | (~_has_dc("date") & Q(created__year=int(year))))
+    if language:
+        items = items.filter(language__iexact=language)
+    return items.order_by("-created", "-id")
+
+
+def facets(items: QuerySet[Item], size: int = 10) -> dict[str, list[tuple[str, int]]]:
+    """The commonest creators, subjects, years and languages among items, with counts."""
+    def values(element: str) -> list[tuple[str, int]]:
+        rows = (DcValue.objects.filter(item__in=items, element=element).values("value")
+                .annotate(n=Count("item", distinct=True)).order_by("-n", "value")[:size])
+        return [(r["value"], r["n"]) for r in rows]
+
+    years: dict[str, int] = {}
+    dated = (DcValue.objects.filter(item__in=items, element="date")
+             .annotate(year=Substr("value", 1, 4)).values("year")
+             .annotate(n=Count("item", distinct=True)))
+    for row in dated:
+        if row["year"].isdigit() and len(row["year"]) == 4:
+            years[row["year"]] = years.get(row["year"], 0) + row["n"]
+    undated = (items.filter(~_has_dc("date")).annotate(year=ExtractYear("created"))
+               .values("year").annotate(n=Count("id")).order_by())
+    for row in undated:
+        key = f"{row['year']:04d}"
+        years[key] = years.get(key, 0) + row["n"]
+    languages = (items.exclude(language="").values("language").annotate(n=Count("id"))
+                 .order_by("-n", "language")[:size])
+    return {
+        "creator": values("creator"),
+        "subject": values("subject"),
+        "year": sorted(years.items(), reverse=True)[:size],
+        "language": [(r["language"], r["n"]) for r in languages],
+    }
+
+
+def editions(item: Item) -> dict[str, Item | None]:
+    """Previous, next and latest edition of item (None where there is none or it is item)."""
+    try:
+        following = item.next_edition
+    except Item.DoesNotExist:
+        following = None
+    latest = last_edition(item)
+    return {"previous": item.previous_edition, "next": following,
+            "latest": None if latest.pk == item.pk else latest}
+
+
+def oai_items(*, start=None, end=None) -> QuerySet[Item]:
+    """What OAI-PMH exposes, deleted items included: public items with start <= updated < end."""
+    items = public_items()
+    if start is not None:
+        items = items.filter(updated__gte=start)
+    if end is not None:
+        items = items.filter(updated__lt=end)
+    return items.order_by("updated", "id")
+
+
+def oai_earliest_datestamp():
+    return public_items().aggregate(first=Min("updated"))["first"]
