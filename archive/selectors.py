@@ -1,10 +1,11 @@
 """Reads: items by IBI, the relations of the resolution standard, and the URLs we hand out."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from urllib.parse import quote
 
 from django.conf import settings
-from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import ExtractYear, Substr
 from django.http import HttpRequest
 
@@ -57,6 +58,32 @@ def last_edition(item: Item) -> Item:
     newest = (Item.objects.filter(edition_family=item.edition_family)
               .order_by("-edition_number").first())
     return newest or item
+
+
+# -- Archive service: a fixed number of queries per answer, whatever is on file ---------------
+
+def newest_editions(items: Iterable[Item]) -> dict[str, Item]:
+    """The newest edition of each edition chain of items, by edition_family: one query."""
+    families = {item.edition_family for item in items if item.edition_family}
+    if not families:
+        return {}
+    newest = (Item.objects.filter(edition_family=OuterRef("edition_family"))
+              .order_by("-edition_number").values("edition_number")[:1])
+    rows = Item.objects.filter(edition_family__in=families, edition_number=Subquery(newest))
+    return {row.edition_family: row for row in rows}
+
+
+def translation_families(items: Iterable[Item]) -> list[Item]:
+    """Originals of items (or items themselves) and all their translations: one query."""
+    roots = {item.translation_of_id or item.pk for item in items}
+    return list(Item.objects.filter(Q(pk__in=roots) | Q(translation_of_id__in=roots))
+                .order_by("pk"))
+
+
+def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
+    """Which of these items hold a file with exactly this name: one query."""
+    return set(ItemFile.objects.filter(item_id__in=list(item_ids), name=name)
+               .values_list("item_id", flat=True))
 
 
 # -- Addresses and URLs -----------------------------------------------------------------------
