@@ -118,6 +118,10 @@ if AWS_STORAGE_BUCKET_NAME:
             "bucket_name": AWS_STORAGE_BUCKET_NAME,
             "endpoint_url": env_str("AWS_S3_ENDPOINT_URL"),
             "region_name": env_str("AWS_S3_REGION_NAME"),
+            # SigV4 presigned URLs (downloads redirect to them): every S3 region and MinIO take
+            # them; "path" addressing suits MinIO and other S3-compatible servers.
+            "signature_version": "s3v4",
+            "addressing_style": env_str("AWS_S3_ADDRESSING_STYLE"),
             "file_overwrite": False,
             "default_acl": None,
             "querystring_auth": True,
@@ -152,6 +156,10 @@ IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 # --- Deposit limits -------------------------------------------------------------------------
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
+
+# --- OAI-PMH (/oai) -------------------------------------------------------------------------
+OAI_PAGE_SIZE = env_int("OAI_PAGE_SIZE", 100, low=1, high=10_000)  # records per response
+OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")  # Identify's adminEmail; default admin@IBI_HOSTNAME
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {

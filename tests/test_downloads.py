@@ -1,0 +1,261 @@
+"""Downloads at /col/<repository name>/doc/<file>, from the local default storage."""
+from __future__ import annotations
+
+import hashlib
+import io
+from decimal import Decimal
+from urllib.parse import quote, urlsplit
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.utils.http import http_date
+from werkzeug.http import parse_options_header
+
+from archive import services, storage
+from archive.models import Access
+from archive.selectors import file_url
+
+PDF = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    # A millisecond grid: several deposits per test without waiting for the next second.
+    settings.IBI_GRANULARITY = Decimal("0.001")
+
+
+def deposit(*files: tuple[str, bytes, str], title: str = "A report"):
+    uploads = [services.Upload(name=name, file=io.BytesIO(data), content_type=ctype)
+               for name, data, ctype in files]
+    return services.item_deposit(title=title, uploads=uploads)
+
+
+def path(item, name: str) -> str:
+    return f"/col/{item.ibi}/doc/{quote(name)}"
+
+
+def body(response) -> bytes:
+    return b"".join(response.streaming_content)
+
+
+def downloads(item) -> int:
+    return Access.objects.filter(item=item, kind=Access.Kind.DOWNLOAD).count()
+
+
+@pytest.fixture
+def report():
+    return deposit(("report.pdf", PDF, "application/pdf"))
+
+
+def test_it_streams_the_file_with_its_type_checksum_and_date(client, report):
+    response = client.get(path(report, "report.pdf"))
+    assert response.status_code == 200
+    assert response.streaming
+    assert body(response) == PDF
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Length"] == str(len(PDF))
+    assert response["Content-Disposition"] == 'inline; filename="report.pdf"'
+    assert response["ETag"] == f'"{hashlib.sha256(PDF).hexdigest()}"'
+    created = report.files.get().created
+    assert response["Last-Modified"] == http_date(int(created.timestamp()))
+    assert response["Accept-Ranges"] == "bytes"
+    assert response["X-Content-Type-Options"] == "nosniff"
+
+
+def test_the_url_handed_out_by_selectors_is_the_one_served(client, report):
+    url = file_url(report, "report.pdf")
+    response = client.get(urlsplit(url).path)
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("name", [
+    'a "quoted" name.txt',
+    "semi ; filename=evil.html",
+    "Relatório Final “2013” — çà.pdf",
+    "日本語のファイル.txt",
+    "100% #1 ?x=y&z.pdf",
+    "x" * 200 + ".txt",
+])
+def test_any_file_name_round_trips_through_the_url_and_the_disposition(client, name):
+    item = deposit((name, b"bytes", "text/plain"))
+    response = client.get(path(item, name))
+    assert response.status_code == 200
+    assert body(response) == b"bytes"
+    header = response["Content-Disposition"]
+    assert "\n" not in header and "\r" not in header
+    kind, params = parse_options_header(header)
+    assert kind == "inline"
+    assert params["filename"] == name
+
+
+def test_a_file_name_with_non_ascii_uses_rfc_5987(client):
+    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    response = client.get(path(item, "Relatório Final.pdf"))
+    assert response["Content-Disposition"] == (
+        "inline; filename*=utf-8''Relat%C3%B3rio%20Final.pdf")
+
+
+@pytest.mark.parametrize(("name", "ctype"), [
+    ("page.html", "text/html"),
+    ("page.xhtml", "application/xhtml+xml"),
+    ("drawing.svg", "image/svg+xml"),
+    ("data.xml", "text/xml"),
+    ("data2.xml", "application/xml"),
+    ("run.js", "text/javascript"),
+    ("blob.bin", "application/x-unknown-thing"),
+    ("injected.txt", "text/html\r\nX-Evil: 1"),
+    ("no-type", ""),
+])
+def test_what_a_browser_could_run_is_an_attachment_never_sniffed(client, name, ctype):
+    item = deposit((name, b"<script>alert(1)</script>", ctype))
+    response = client.get(path(item, name))
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert "X-Evil" not in response
+    assert "\n" not in response["Content-Type"]
+
+
+def test_the_stored_type_is_sent_with_a_clean_charset(client):
+    item = deposit(("notes.txt", "olá".encode(), "Text/Plain; charset=UTF-8; x=\"y\""))
+    response = client.get(path(item, "notes.txt"))
+    assert response["Content-Type"] == "text/plain; charset=UTF-8"
+    assert response["Content-Disposition"].startswith("inline;")
+
+
+def test_if_none_match_and_if_modified_since_answer_304(client, report):
+    url = path(report, "report.pdf")
+    etag = client.get(url)["ETag"]
+    counted = downloads(report)
+
+    response = client.get(url, headers={"If-None-Match": etag})
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response["ETag"] == etag
+
+    later = http_date(int(report.files.get().created.timestamp()) + 60)
+    assert client.get(url, headers={"If-Modified-Since": later}).status_code == 304
+    assert client.get(url, headers={"If-None-Match": '"other"'}).status_code == 200
+    assert client.head(url, headers={"If-None-Match": etag}).status_code == 304
+    assert downloads(report) == counted + 1
+
+
+def test_a_single_range_answers_206(client, report):
+    response = client.get(path(report, "report.pdf"), headers={"Range": "bytes=2-9"})
+    assert response.status_code == 206
+    assert body(response) == PDF[2:10]
+    assert response["Content-Range"] == f"bytes 2-9/{len(PDF)}"
+    assert response["Content-Length"] == "8"
+    assert response["Content-Type"] == "application/pdf"
+
+
+@pytest.mark.parametrize(("header", "start", "stop"), [
+    ("bytes=-7", -7, None),
+    ("bytes=100-", 100, None),
+    ("bytes=10-999999", 10, None),
+    ("bytes=-999999", 0, None),
+])
+def test_open_and_suffix_ranges(client, report, header, start, stop):
+    response = client.get(path(report, "report.pdf"), headers={"Range": header})
+    assert response.status_code == 206
+    expected = PDF[start:stop]
+    assert body(response) == expected
+    first = len(PDF) - len(expected)
+    assert response["Content-Range"] == f"bytes {first}-{len(PDF) - 1}/{len(PDF)}"
+
+
+def test_an_unsatisfiable_range_answers_416(client, report):
+    response = client.get(path(report, "report.pdf"), headers={"Range": f"bytes={len(PDF)}-"})
+    assert response.status_code == 416
+    assert response["Content-Range"] == f"bytes */{len(PDF)}"
+
+
+@pytest.mark.parametrize("header", ["bytes=0-1,5-6", "bytes=9-2", "lines=1-2", "bytes=x"])
+def test_several_or_malformed_ranges_get_the_whole_file(client, report, header):
+    response = client.get(path(report, "report.pdf"), headers={"Range": header})
+    assert response.status_code == 200
+    assert body(response) == PDF
+
+
+def test_if_range_only_honours_the_current_validator(client, report):
+    url = path(report, "report.pdf")
+    etag = client.get(url)["ETag"]
+    stale = client.get(url, headers={"Range": "bytes=0-3", "If-Range": '"stale"'})
+    assert stale.status_code == 200 and body(stale) == PDF
+    fresh = client.get(url, headers={"Range": "bytes=0-3", "If-Range": etag})
+    assert fresh.status_code == 206 and body(fresh) == PDF[:4]
+
+
+def test_head_gives_the_headers_without_a_body_or_a_count(client, report):
+    response = client.head(path(report, "report.pdf"))
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response["Content-Length"] == str(len(PDF))
+    assert response["Content-Type"] == "application/pdf"
+    assert response["ETag"] == f'"{hashlib.sha256(PDF).hexdigest()}"'
+    assert downloads(report) == 0
+
+
+def test_only_get_and_head(client, report):
+    assert client.post(path(report, "report.pdf")).status_code == 405
+    assert client.delete(path(report, "report.pdf")).status_code == 405
+
+
+def test_a_deleted_item_is_gone(client, report):
+    services.item_delete(item=report)
+    response = client.get(path(report, "report.pdf"))
+    assert response.status_code == 410
+    assert PDF not in response.content
+    assert client.head(path(report, "report.pdf")).status_code == 410
+
+
+def test_each_full_download_is_counted_once_with_the_client_address(client, report):
+    url = path(report, "report.pdf")
+    client.get(url, REMOTE_ADDR="203.0.113.7")
+    client.get(url, headers={"Range": "bytes=0-1"})
+    client.head(url)
+    access = Access.objects.get(item=report)
+    assert access.kind == Access.Kind.DOWNLOAD
+    assert access.client_ips == "203.0.113.7"
+    assert access.at is not None and access.at.utcoffset().total_seconds() == 0
+
+
+def test_path_tricks_never_serve_anything_else(client, report):
+    other = deposit(("other.txt", b"the other item", "text/plain"))
+    rep = report.ibi
+    # Bytes under the item's folder that no ItemFile row names must stay unreachable.
+    default_storage.save(f"col/{rep}/doc/unlisted.txt", ContentFile(b"not deposited"))
+    default_storage.save(f"col/{rep}/secret.txt", ContentFile(b"outside doc"))
+    tricks = [
+        f"/col/{rep}/doc/../../x",
+        f"/col/{rep}/doc/../secret.txt",
+        f"/col/{rep}/doc/%2e%2e/secret.txt",
+        f"/col/{rep}/doc/%2e%2e%2fsecret.txt",
+        f"/col/{rep}/doc/..%5csecret.txt",
+        f"/col/{rep}/doc/..",
+        f"/col/{rep}/doc/",
+        f"/col/{rep}/doc/unlisted.txt",
+        f"/col/{rep}/secret.txt",
+        f"/col/{rep}/doc/report.pdf/extra",
+        f"/col/{rep}/doc/other.txt",
+        f"/col/{other.ibi}/doc/report.pdf",
+        f"/col/{rep}/../{other.ibi.split('/', 1)[1]}/doc/other.txt",
+        f"/col/{report.ibip}/doc/report.pdf",
+        "/col/etc/passwd",
+        "/col/" + "/".join(["%2e%2e"] * 8) + "/etc/passwd",
+    ]
+    for trick in tricks:
+        response = client.get(trick)
+        assert response.status_code in (400, 404), trick
+        content = b"" if response.streaming else response.content
+        assert b"not deposited" not in content and b"outside doc" not in content
+        assert b"the other item" not in content
+    assert Access.objects.count() == 0
+
+
+def test_a_file_missing_from_storage_is_a_404_not_a_500(client, report):
+    storage.remove(report.ibi, ["report.pdf"])
+    assert client.get(path(report, "report.pdf")).status_code == 404
