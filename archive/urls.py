@@ -2,11 +2,18 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import downloads, views
+from . import downloads, oai, views
 
 app_name = "archive"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("search", views.search, name="search"),
+    path("oai", oai.endpoint, name="oai"),
+    # Repository names hold slashes: the suffixed pages come before the landing page.
+    path("items/<path:ibi>/files", views.item_files, name="item_files"),
+    path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),
+    path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
+    path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
 ]

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "archive",
 ]
 
@@ -54,6 +55,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CSRF, the first to read a form's body: an oversized upload becomes a 413 page.
+    "archive.uploads.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -138,6 +141,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads stream to a temporary file
+# Every upload goes to a temporary file, hashed on the way in, within IBI_MAX_FILE_SIZE and
+# IBI_MAX_FILES (archive/uploads.py); the handler counts files, so Django's own cap is off.
+FILE_UPLOAD_HANDLERS = ["archive.uploads.ChecksummingUploadHandler"]
+DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 # --- Identification subsystem (generation standard) ----------------------------------------
@@ -171,11 +178,19 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "archive.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "IBI repository API",
     "DESCRIPTION": "Deposit and read items identified by IBI (RTC-10/RTC-11).",
     "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # File fields are binary in requests and URLs in responses: separate components.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # The documentation page works offline: Swagger UI from drf-spectacular-sidecar.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Time and language ----------------------------------------------------------------------
