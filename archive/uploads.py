@@ -1,0 +1,157 @@
+"""Receiving uploads: bounded memory, the checksum on the way in, limits enforced while reading.
+
+Installed for the whole site by settings.FILE_UPLOAD_HANDLERS, so the admin and the API share it:
+
+- every file goes to a temporary file on disk, never into memory;
+- its sha256 and size are computed while it arrives and attached to it (`.sha256`, `.size`),
+  so archive.services never reads it a second time;
+- a file over IBI_MAX_FILE_SIZE stops the upload at once (413), more than IBI_MAX_FILES files
+  stop it too (400), and a name the repository would refuse is refused before any byte of it
+  reaches the disk (400).
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
+from django.core.files.uploadhandler import TemporaryFileUploadHandler
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParser as DjangoMultiPartParser
+from django.http.multipartparser import MultiPartParserError
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import DataAndFiles
+from rest_framework.parsers import MultiPartParser as RestMultiPartParser
+
+from . import storage
+
+
+class FileTooLarge(RequestDataTooBig):
+    """A file over IBI_MAX_FILE_SIZE. The middleware and the API answer 413; should it escape
+    them, Django still answers 400, as for any RequestDataTooBig, never 500."""
+
+    status = 413
+
+
+class TooManyFiles(TooManyFilesSent):
+    status = 400
+
+
+class BadFileName(MultiPartParserError):
+    """A file name the repository refuses (Django answers 400 to any MultiPartParserError)."""
+
+    status = 400
+
+
+class ChecksummingUploadHandler(TemporaryFileUploadHandler):
+    """A temporary file per upload, hashed while written, within the configured limits."""
+
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        super().__init__(request)
+        self.received: list = []  # this request's temporary files, for discard()
+        self.digest = None
+
+    def new_file(self, field_name, file_name, *args, **kwargs) -> None:
+        if len(self.received) >= settings.IBI_MAX_FILES:
+            self.discard()
+            raise TooManyFiles(f"at most {settings.IBI_MAX_FILES} files per request")
+        try:
+            # Refuse here what the deposit would refuse later: a name over 255 bytes would
+            # otherwise be cut silently by Django, or break the temporary file's own name.
+            storage.safe_name(file_name)
+        except storage.FileNameError as exc:
+            self.discard()
+            raise BadFileName(str(exc)) from None
+        super().new_file(field_name, file_name, *args, **kwargs)
+        self.received.append(self.file)
+        self.digest = hashlib.sha256()
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
+        if start + len(raw_data) > settings.IBI_MAX_FILE_SIZE:
+            self.discard()
+            raise FileTooLarge(
+                f"{self.file_name} is larger than {settings.IBI_MAX_FILE_SIZE} bytes")
+        self.digest.update(raw_data)
+        return super().receive_data_chunk(raw_data, start)
+
+    def file_complete(self, file_size: int):
+        file = super().file_complete(file_size)
+        file.sha256 = self.digest.hexdigest()
+        return file
+
+    def discard(self) -> None:
+        """Close, and so delete, every temporary file of the request: nothing stays on disk."""
+        for file in self.received:
+            file.close()
+
+
+class StrictMultiPartParser(DjangoMultiPartParser):
+    """Django's parser, but a hostile file name is refused instead of quietly repaired.
+
+    Django strips control characters and drops a part whose name is `..`; the API answers 400
+    instead, and reduces every other name exactly as the deposit does (storage.safe_name).
+    """
+
+    def sanitize_file_name(self, file_name: str) -> str:
+        try:
+            return storage.safe_name(html.unescape(file_name))
+        except storage.FileNameError as exc:
+            raise BadFileName(str(exc)) from None
+
+
+class MultiPartParser(RestMultiPartParser):
+    """DRF's multipart parser on StrictMultiPartParser; handlers discard files on any error."""
+
+    def parse(self, stream, media_type=None, parser_context=None) -> DataAndFiles:
+        request = parser_context["request"]
+        meta = request.META.copy()
+        meta["CONTENT_TYPE"] = media_type
+        encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
+        handlers = request.upload_handlers
+        try:
+            data, files = StrictMultiPartParser(meta, stream, handlers, encoding).parse()
+        except BaseException as exc:
+            for handler in handlers:
+                if isinstance(handler, ChecksummingUploadHandler):
+                    handler.discard()
+            if isinstance(exc, MultiPartParserError):
+                raise ParseError(f"multipart form: {exc}") from None
+            raise
+        return DataAndFiles(data, files)
+
+
+class UploadLimitsMiddleware:
+    """413, not a 500 or a bare 400, when a form upload passes IBI_MAX_FILE_SIZE.
+
+    Placed before CsrfViewMiddleware, which is the first to read an admin form's body: reading
+    it here lets the refusal become a response. csrf_exempt views (the API) read their body
+    themselves, where the API's exception handler answers.
+    """
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse | None:
+        if (request.method == "POST" and request.content_type == "multipart/form-data"
+                and not getattr(view, "csrf_exempt", False)):
+            try:
+                request.POST  # noqa: B018  (parse now, through the upload handlers)
+            except FileTooLarge as exc:
+                return too_large(request, exc)
+        return None
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, FileTooLarge):
+            return too_large(request, exc)
+        return None
+
+
+def too_large(request: HttpRequest, exc: FileTooLarge) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": str(exc)}, status=413)
+    return HttpResponse(f"Request too large: {exc}\n", status=413,
+                        content_type="text/plain; charset=utf-8")
