@@ -1,0 +1,346 @@
+"""The librarian's admin through Django's test client, signed in as a member of Librarians."""
+from __future__ import annotations
+
+import hashlib
+import re
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from archive import services, storage
+from archive.models import Item, MintingState
+
+ADD = "/admin/archive/item/add/"
+BOUNDARY = "ibi-test-boundary"
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.01")
+
+
+@pytest.fixture
+def librarian(db) -> User:
+    user = User.objects.create_user("ana", password="x", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    return user
+
+
+@pytest.fixture
+def client(librarian) -> Client:
+    client = Client()
+    client.force_login(librarian)
+    return client
+
+
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+def deposit_data(**extra) -> dict:
+    return {"title": "Relatório técnico", "language": "pt-br", "transferable": "on", **extra}
+
+
+def deposit(client, files, **extra):
+    return client.post(ADD, {**deposit_data(**extra), "upload": files}, secure=True)
+
+
+def existing_item(title: str = "First edition") -> Item:
+    return services.item_deposit(
+        title=title, uploads=[services.Upload("a.txt", upload("a.txt", b"first"))])
+
+
+def change_url(item: Item) -> str:
+    return f"/admin/archive/item/{item.pk}/change/"
+
+
+def raw_multipart(fields: dict[str, str], files: list[tuple[str, bytes]]) -> bytes:
+    """A body with the file names exactly as given: the test client would strip their paths."""
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+                     f"{value}\r\n".encode())
+    for filename, data in files:
+        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="upload"; '
+                     f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+                     .encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
+
+
+def post_raw(client, url: str, fields: dict[str, str], files: list[tuple[str, bytes]]):
+    return client.post(url, raw_multipart(fields, files), secure=True,
+                       content_type=f"multipart/form-data; boundary={BOUNDARY}")
+
+
+def stored_keys() -> set[str]:
+    keys, stack = set(), ["col"]
+    while stack:
+        folder = stack.pop()
+        try:
+            dirs, files = default_storage.listdir(folder)
+        except FileNotFoundError:
+            continue
+        keys |= {f"{folder}/{f}" for f in files}
+        stack += [f"{folder}/{d}" for d in dirs]
+    return keys
+
+
+# -- Deposit ---------------------------------------------------------------------------------
+
+def test_a_librarian_deposits_two_files_with_a_chosen_target_and_dublin_core(client):
+    response = deposit(client, [upload("report.pdf", b"%PDF-1.4 report"),
+                                upload("data.csv", b"a,b\n1,2\n")],
+                       target_file="data.csv", dc_creator="Silva, J.\nSouza, M.\n",
+                       dc_subject="remote sensing")
+    assert response.status_code == 302, response.content.decode()[:3000]
+    item = Item.objects.get(title="Relatório técnico")
+    assert item.ibi and item.ibip and item.state == Item.State.ORIGINAL
+    assert item.language == "pt-BR"
+    assert item.target_file == "data.csv"
+    assert item.dc("creator") == ["Silva, J.", "Souza, M."]
+    assert item.dc("subject") == ["remote sensing"]
+    files = {f.name: f for f in item.files.all()}
+    assert set(files) == {"report.pdf", "data.csv"}
+    assert files["data.csv"].sha256 == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
+    assert files["report.pdf"].content_type == "application/pdf"
+    with default_storage.open(storage.file_key(item.ibi, "report.pdf")) as stored:
+        assert stored.read() == b"%PDF-1.4 report"
+
+
+def test_the_target_file_defaults_to_the_first_file(client):
+    deposit(client, [upload("b.txt", b"b"), upload("a.txt", b"a")])
+    assert Item.objects.get(title="Relatório técnico").target_file == "b.txt"
+
+
+def test_it_links_a_new_edition_and_a_translation(client):
+    first = existing_item()
+    original = existing_item("Original in Portuguese")
+    response = deposit(client, [upload("v2.txt", b"second")], title="Second edition",
+                       previous_edition=first.pk)
+    assert response.status_code == 302
+    response = deposit(client, [upload("en.txt", b"english")], title="In English",
+                       language="en", translation_of=original.pk)
+    assert response.status_code == 302
+    second = Item.objects.get(title="Second edition")
+    assert second.previous_edition == first and second.edition_number == 2
+    assert second.edition_family == first.ibi
+    assert Item.objects.get(title="In English").translation_of == original
+
+
+def test_a_second_new_edition_of_the_same_item_is_a_form_error(client):
+    first = existing_item()
+    deposit(client, [upload("v2.txt", b"2")], title="Second", previous_edition=first.pk)
+    response = deposit(client, [upload("v2b.txt", b"2b")], title="Rival",
+                       previous_edition=first.pk)
+    assert response.status_code == 200
+    assert not Item.objects.filter(title="Rival").exists()
+    assert "errornote" in response.content.decode()
+
+
+def test_the_archive_service_is_neither_edited_nor_translated_through_links(client):
+    service = Item.objects.get(is_archive_service=True)
+    response = deposit(client, [upload("x.txt", b"x")], title="Bad link",
+                       translation_of=service.pk)
+    assert response.status_code == 200
+    assert "archive service" in response.content.decode()
+    assert not Item.objects.filter(title="Bad link").exists()
+
+
+def test_linked_items_are_found_by_ibi_in_any_spelling_or_title(client):
+    item = existing_item("Satellite images")
+    other = existing_item("Something else")
+    base = "/admin/autocomplete/?app_label=archive&model_name=item&field_name=translation_of"
+    for term in (item.ibi.upper(), item.ibip.lower(), "satellite"):
+        response = client.get(f"{base}&term={term}", secure=True)
+        assert response.status_code == 200
+        ids = [r["id"] for r in response.json()["results"]]
+        assert ids == [str(item.pk)], term
+    response = client.get(f"{base}&term=archive service", secure=True)
+    assert response.json()["results"] == []
+    assert other.pk  # present in the database, not matched above
+
+
+@pytest.mark.parametrize(("sent", "stored"), [
+    ("../../x.txt", "x.txt"),
+    ("..\\..\\x.txt", "x.txt"),
+    ("/etc/x.txt", "x.txt"),
+    ("C:\\x.txt", "x.txt"),
+    ("relatório final.txt", "relatório final.txt"),
+])
+def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(client, sent, stored):
+    response = post_raw(client, ADD, {"title": "Hostile", "language": "en"}, [(sent, b"data")])
+    assert response.status_code == 302, response.content.decode()[:3000]
+    item = Item.objects.get(title="Hostile")
+    assert list(item.files.values_list("name", flat=True)) == [stored]
+    assert stored_keys() == {storage.file_key(item.ibi, stored)}
+
+
+def test_a_very_long_name_is_cut_to_255_characters_keeping_its_extension(client):
+    response = post_raw(client, ADD, {"title": "Long", "language": "en"},
+                        [("a" * 300 + ".txt", b"data")])
+    assert response.status_code == 302
+    name = Item.objects.get(title="Long").files.get().name
+    assert name == "a" * 251 + ".txt"
+
+
+def test_a_name_over_255_bytes_is_a_form_error_and_nothing_is_stored(client):
+    response = post_raw(client, ADD, {"title": "Long", "language": "en"},
+                        [("é" * 200 + ".txt", b"data")])
+    assert response.status_code == 200
+    assert "errornote" in response.content.decode()
+    assert not Item.objects.filter(title="Long").exists()
+    assert stored_keys() == set()
+
+
+def test_two_files_with_one_name_are_a_form_error(client):
+    response = post_raw(client, ADD, {"title": "Twins", "language": "en"},
+                        [("a/x.txt", b"1"), ("b/x.txt", b"2")])
+    assert response.status_code == 200
+    assert "two files would be named" in response.content.decode()
+    assert stored_keys() == set()
+
+
+def test_limits_and_a_foreign_target_are_form_errors(client, settings):
+    settings.IBI_MAX_FILES, settings.IBI_MAX_FILE_SIZE = 1, 3
+    response = deposit(client, [upload("a.txt", b"a"), upload("b.txt", b"b")],
+                       target_file="c.txt")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "at most 1 files" in page and "is not one of the files" in page
+    response = deposit(client, [upload("big.txt", b"1234")])
+    assert "larger than 3 bytes" in response.content.decode()
+    assert not Item.objects.filter(title="Relatório técnico").exists()
+    assert stored_keys() == set()
+
+
+def test_a_deposit_without_files_or_title_is_a_form_error(client):
+    response = client.post(ADD, deposit_data(title=""), secure=True)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors.keys() == {"title", "upload"}
+
+
+# -- Change form -----------------------------------------------------------------------------
+
+def test_the_change_form_shows_both_ibi_forms_the_persistent_url_and_the_files(client):
+    deposit(client, [upload("report.pdf", b"%PDF report"), upload("data.csv", b"1,2")])
+    item = Item.objects.get(title="Relatório técnico")
+    response = client.get(change_url(item), secure=True)
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert item.ibi in page and item.ibip in page
+    # This deployment is its own resolver: the persistent URL is on the request's host.
+    assert re.search(rf'href="https?://testserver/{re.escape(item.ibi)}"', page)
+    for f in item.files.all():
+        assert f.name in page and f.sha256 in page and f"<td>{f.size}</td>" in page
+        assert f'href="/col/{item.ibi}/doc/{f.name}"' in page
+    form = response.context["adminform"].form
+    assert "ibi" not in form.fields and "ibip" not in form.fields
+    assert "previous_edition" not in form.fields  # linked at deposit only
+
+
+def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(client):
+    item = existing_item("Old title")
+    ibi, ibip = item.ibi, item.ibip
+    response = post_raw(client, change_url(item), {
+        "title": "New title", "language": "en", "target_file": "b.txt", "transferable": "on",
+        "dc_creator": "Lima, A.", "ibi": "hacked/ibi", "ibip": "hacked"},
+        [("b.txt", b"second file")])
+    assert response.status_code == 302, response.content.decode()[:3000]
+    item.refresh_from_db()
+    assert (item.ibi, item.ibip) == (ibi, ibip)
+    assert item.title == "New title" and item.target_file == "b.txt"
+    assert item.dc("creator") == ["Lima, A."]
+    assert sorted(item.files.values_list("name", flat=True)) == ["a.txt", "b.txt"]
+
+
+def test_adding_a_file_with_an_existing_name_is_a_form_error(client):
+    item = existing_item()
+    response = post_raw(client, change_url(item), {"title": "First edition", "language": ""},
+                        [("a.txt", b"overwrite?")])
+    assert response.status_code == 200
+    assert "two files would be named" in response.content.decode()
+    with storage.open_file(item.ibi, "a.txt") as stored:
+        assert stored.read() == b"first"
+
+
+# -- Delete is a tombstone -------------------------------------------------------------------
+
+def test_delete_makes_a_tombstone_and_the_record_stays(client):
+    item = existing_item()
+    confirm = client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
+    assert "tombstone" in confirm.content.decode()
+    response = client.post(f"/admin/archive/item/{item.pk}/delete/", {"post": "yes"},
+                           secure=True)
+    assert response.status_code == 302
+    item.refresh_from_db()
+    assert item.state == Item.State.DELETED and item.deleted_at is not None
+    assert item.files.count() == 1 and storage.list_folder(item.ibi) == ["a.txt"]
+    # A tombstone is read-only and cannot be deleted again.
+    page = client.get(change_url(item), secure=True)
+    assert page.status_code == 200 and "Save" not in page.content.decode().split("ibi-files")[-1]
+    again = client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
+    assert again.status_code == 403
+
+
+def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(client):
+    a, b = existing_item("A"), existing_item("B")
+    service = Item.objects.get(is_archive_service=True)
+    data = {"action": "delete_selected", "_selected_action": [a.pk, b.pk, service.pk]}
+    refused = client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    assert "archive service cannot be deleted" in refused.content.decode()
+    assert Item.objects.filter(state=Item.State.DELETED).count() == 0
+    data["_selected_action"] = [a.pk, b.pk]
+    confirm = client.post("/admin/archive/item/", data, secure=True)
+    assert "tombstones" in confirm.content.decode()
+    client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    assert set(Item.objects.filter(state=Item.State.DELETED)) == {a, b}
+
+
+def test_the_archive_service_cannot_be_deleted(client):
+    service = Item.objects.get(is_archive_service=True)
+    url = f"/admin/archive/item/{service.pk}/delete/"
+    assert client.get(url, secure=True).status_code == 403
+    assert client.post(url, {"post": "yes"}, secure=True).status_code == 403
+    service.refresh_from_db()
+    assert service.state == Item.State.ORIGINAL
+
+
+# -- The Librarians group --------------------------------------------------------------------
+
+def test_the_changelist_lists_filters_and_searches(client):
+    existing_item("Satellite images")
+    page = client.get("/admin/archive/item/?q=satellite&state__exact=Original", secure=True)
+    assert page.status_code == 200
+    assert page.context["cl"].result_count == 1
+
+
+@pytest.mark.parametrize("url", [
+    "/admin/auth/user/", "/admin/auth/user/add/", "/admin/auth/group/",
+    "/admin/archive/mintingstate/",
+])
+def test_a_librarian_cannot_reach_anything_else(client, url):
+    assert client.get(url, secure=True).status_code == 403
+
+
+def test_a_librarian_sees_only_items_on_the_admin_index(client):
+    page = client.get("/admin/", secure=True).content.decode()
+    models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
+    assert models == {"archive/item"}
+
+
+def test_nobody_changes_the_minting_state_through_the_admin(db):
+    boss = User.objects.create_superuser("boss", password="x")
+    client = Client()
+    client.force_login(boss)
+    state, _ = MintingState.objects.get_or_create(name="default")
+    url = f"/admin/archive/mintingstate/{state.pk}/change/"
+    assert client.get("/admin/archive/mintingstate/", secure=True).status_code == 200
+    response = client.post(url, {"name": "x", "last_date_for_suffix": "1"}, secure=True)
+    assert response.status_code == 403
+    assert client.get("/admin/archive/mintingstate/add/", secure=True).status_code == 403
+    state.refresh_from_db()
+    assert state.name == "default"
