@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
+import subprocess
+import sys
 import uuid
 from decimal import Decimal
+from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import boto3
@@ -24,10 +28,16 @@ from archive.models import Access, ItemFile
 
 pytestmark = pytest.mark.django_db
 REGION = "us-east-1"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint():
+    """moto's server in a thread of this process, or the separate one .ci/run starts."""
+    external = os.environ.get("IBI_TEST_S3_ENDPOINT")
+    if external:
+        yield external
+        return
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -174,3 +184,40 @@ def test_head_304_and_410_are_answered_without_the_bucket(client, bucket):
     services.item_delete(item=item)
     assert client.get(url).status_code == 410
     assert Access.objects.count() == 0
+
+
+SETTINGS_SCRIPT = """
+import io, json, django
+django.setup()
+from django.core.management import call_command
+from django.core.files.storage import default_storage
+from django.test import Client
+from archive import services
+call_command("migrate", verbosity=0)
+item = services.item_deposit(title="Env", uploads=[
+    services.Upload("env.txt", io.BytesIO(b"configured by the environment"), "text/plain")])
+response = Client().get(f"/col/{item.ibi}/doc/env.txt")
+print(json.dumps({"backend": type(default_storage._wrapped).__name__,
+                  "key": item.files.get().key, "status": response.status_code,
+                  "location": response["Location"]}))
+"""
+
+
+def test_the_environment_alone_switches_the_deposit_and_downloads_to_s3(bucket, s3_endpoint,
+                                                                        tmp_path):
+    """settings.py's own S3 block, as production reads it, in a fresh process."""
+    env = {name: value for name, value in os.environ.items() if name != "CELERY_BROKER_URL"}
+    env |= {"DJANGO_SETTINGS_MODULE": "ibirepo.settings",
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'env.sqlite3'}",
+            "AWS_STORAGE_BUCKET_NAME": bucket[1], "AWS_S3_ENDPOINT_URL": s3_endpoint,
+            "AWS_S3_REGION_NAME": REGION, "AWS_S3_ADDRESSING_STYLE": "path",
+            "AWS_QUERYSTRING_EXPIRE": "60", "IBI_GRANULARITY": "0.001"}
+    done = subprocess.run([sys.executable, "-c", SETTINGS_SCRIPT], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["backend"] == "S3Storage"
+    assert keys(bucket) == [result["key"]]
+    assert result["status"] == 302
+    query = parse_qs(urlsplit(result["location"]).query)
+    assert query["X-Amz-Expires"] == ["60"] and query["X-Amz-Algorithm"] == ["AWS4-HMAC-SHA256"]
+    assert httpx.get(result["location"]).content == b"configured by the environment"
