@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
-from . import downloads, oai, views
+from . import downloads, oai, root_views, views
 
 app_name = "archive"
 
@@ -16,4 +16,7 @@ urlpatterns = [
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
+    # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
+    # resolver, persistent URLs /<ibi>[modifier][/path]. See archive/root_views.py.
+    re_path(r"^(?P<path>.+)$", root_views.dispatch, name="dispatch"),
 ]

@@ -1,0 +1,73 @@
+"""The catch-all route ``/<path>``: every URL no other route took lands in `dispatch`.
+
+`dispatch(request, path)` sends
+1. ``/<archive service IBI>?servicesubject=…`` (the IBI in either form, any case, legacy ``@``
+   port) to the archive service (RTC-11 §6.1, §9);
+2. everything else to `resolve_persistent_url(request, path)`, which for now answers 404.
+
+The resolver plugs in here: its service ``/J8LNKB5R7W/3FUQHC5?servicesubject=…`` as a step
+before 2, and persistent URLs by replacing `resolve_persistent_url`. `render_pairs` writes any
+pair-list answer (text/plain, or JSON when the client prefers it) for both services.
+"""
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
+
+from . import archive_service as service
+from . import ibi as ibilib
+from .models import Item
+from .pairs import Pair, dumps
+
+PAIR_LIST_TYPE = "text/plain; charset=us-ascii"
+
+
+def render_pairs(request: HttpRequest, pairs: list[Pair], status: int = 200) -> HttpResponse:
+    """A pair list as the standard's text/plain (default), or as a JSON object of the same
+    pairs for a client whose Accept prefers application/json. Never cached: answers carry
+    fresh urlkeys."""
+    if request.get_preferred_type(["text/plain", "application/json"]) == "application/json":
+        response = JsonResponse(dict(pairs), status=status)
+    else:
+        response = HttpResponse(dumps(pairs), content_type=PAIR_LIST_TYPE, status=status)
+    patch_vary_headers(response, ["Accept"])
+    add_never_cache_headers(response)
+    return response
+
+
+def is_archive_service(path: str) -> bool:
+    """Whether path is exactly this Archive's archive service IBI, in either form."""
+    try:
+        asked = ibilib.parse(path)
+    except ValueError:
+        return False
+    found = Item.objects.filter(is_archive_service=True).values_list("ibi", "ibip").first()
+    if found is None:
+        return False
+    return any(text and ibilib.parse(text) == asked for text in found)
+
+
+def archive_service(request: HttpRequest) -> HttpResponse:
+    """The archive service: GET only (§6.1); bad requests get 400 and ``error {…}``."""
+    if request.method != "GET":
+        response = render_pairs(request, service.error_pairs(
+            f"method {request.method} not allowed: the archive service answers GET"), 405)
+        response["Allow"] = "GET"
+        return response
+    try:
+        pairs = service.answer(request.META.get("QUERY_STRING", ""), request)
+    except service.ProtocolError as exc:
+        return render_pairs(request, service.error_pairs(str(exc)), 400)
+    return render_pairs(request, pairs)
+
+
+def resolve_persistent_url(request: HttpRequest, path: str) -> HttpResponse:
+    """Persistent URLs (§8): the resolver's part. Until it exists nothing resolves here."""
+    raise Http404("no such page")
+
+
+def dispatch(request: HttpRequest, path: str) -> HttpResponse:
+    # A lenient look at the query is enough to route; the service reads it strictly.
+    if "servicesubject" in request.GET and is_archive_service(path):
+        return archive_service(request)
+    return resolve_persistent_url(request, path)
