@@ -1,0 +1,210 @@
+"""`manage.py importitems <folder or CSV>` — migrate a collection, resumably.
+
+CSV (UTF-8, a header row): one row per item. Columns:
+  title (required); files: paths relative to the CSV's folder, separated by `;`;
+  target_file, language (BCP 47), transferable (true/false);
+  previous_edition, translation_of: the IBI of an existing item, or the id of an earlier row;
+  id: the item's identifier in the source collection (default: the files cell);
+  any Dublin Core element (creator, subject, description, …), values separated by `|`
+  (not `;`, which free text such as a description often holds).
+
+Folder: one subfolder per item holding its files, and optionally `metadata.json` with the keys
+above (Dublin Core values as a string or a list); without it the subfolder's name is the
+title. The id is the subfolder's name. Names starting with "." (.DS_Store …) are skipped.
+
+Each imported item is appended to a journal, `<source>.imported.jsonl` beside the source
+(or --journal), as {"id", "ibi", "ibip"}; a second run skips the ids found there, so an
+interrupted import resumes where it stopped. A failed item is reported and retried next run.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import mimetypes
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from archive import selectors, services
+from archive.models import DC_ELEMENTS, Item
+
+FIELDS = {"title", "target_file", "language", "transferable", "previous_edition",
+          "translation_of", *DC_ELEMENTS}
+CSV_COLUMNS = FIELDS | {"id", "files"}
+METADATA_FILE = "metadata.json"
+
+
+@dataclass
+class Entry:
+    """One item of the source, as read; `error` when it cannot even be read."""
+
+    id: str
+    metadata: dict = field(default_factory=dict)
+    paths: list[Path] = field(default_factory=list)
+    error: str = ""
+
+
+def read_csv(path: Path) -> Iterator[Entry]:
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        columns = set(reader.fieldnames or [])
+        unknown = columns - CSV_COLUMNS
+        if unknown or not {"title", "files"} <= columns:
+            # A misspelt column would silently drop its metadata from every item.
+            raise CommandError(f"{path}: the header needs title and files; unknown columns: "
+                               f"{', '.join(sorted(unknown)) or 'none'}")
+        for row in reader:
+            line = reader.line_num
+            cells = {k: (v or "").strip() for k, v in row.items() if k is not None}
+            entry = Entry(id=cells.get("id") or cells["files"] or f"line {line}")
+            if None in row:
+                entry.error = f"line {line} has more cells than the header"
+            entry.paths = [path.parent / p.strip() for p in cells["files"].split(";")
+                           if p.strip()]
+            entry.metadata = {
+                k: [v.strip() for v in value.split("|")] if k in DC_ELEMENTS else value
+                for k, value in cells.items() if k in FIELDS and value}
+            yield entry
+
+
+def read_folder(path: Path) -> Iterator[Entry]:
+    for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        entry = Entry(id=sub.name, metadata={"title": sub.name})
+        try:
+            children = sorted(c for c in sub.iterdir() if not c.name.startswith("."))
+            nested = [c.name for c in children if c.is_dir()]
+            if nested:
+                raise ValueError(f"subfolders are not supported: {', '.join(nested)}")
+            entry.paths = [c for c in children if c.name != METADATA_FILE]
+            if (sub / METADATA_FILE).exists():
+                entry.metadata = {"title": sub.name, **_metadata_json(sub / METADATA_FILE)}
+        except (OSError, ValueError) as exc:
+            entry.error = str(exc)
+        yield entry
+
+
+def _metadata_json(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} must hold a JSON object")
+    unknown = set(data) - FIELDS
+    if unknown:
+        raise ValueError(f"{path.name}: unknown keys {', '.join(sorted(unknown))}")
+    return data
+
+
+def _flag(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1"):
+        return True
+    if text in ("false", "no", "0"):
+        return False
+    raise ValueError(f"transferable must be true or false, not {value!r}")
+
+
+class Command(BaseCommand):
+    help = "Import a collection from a CSV or a folder of item folders; resumable."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("source", help="a CSV file or a folder with one subfolder per item")
+        parser.add_argument("--journal", help="default: <source>.imported.jsonl beside it")
+
+    def handle(self, *args, source: str, journal: str | None, **options) -> None:
+        source_path = Path(source).expanduser().resolve()
+        if source_path.is_dir():
+            entries = list(read_folder(source_path))
+        elif source_path.is_file():
+            entries = list(read_csv(source_path))
+        else:
+            raise CommandError(f"{source} is neither a CSV file nor a folder")
+        journal_path = (Path(journal) if journal else
+                        source_path.with_name(source_path.name + ".imported.jsonl"))
+        self.done = self._read_journal(journal_path)
+        self.stdout.write(f"{len(entries)} items in {source_path}; journal: {journal_path}")
+
+        imported, skipped, failures, seen = 0, 0, [], set()
+        stream = options.get("stderr") or sys.stderr
+        with journal_path.open("a", encoding="utf-8") as log, \
+                tqdm(entries, desc="importing", unit="item", file=stream) as bar:
+            for entry in bar:
+                if entry.id in seen:
+                    entry.error = entry.error or f"id {entry.id!r} appears more than once"
+                seen.add(entry.id)
+                if entry.id in self.done and not entry.error:
+                    skipped += 1
+                    continue
+                try:
+                    item = self._import(entry)
+                except Exception as exc:  # one bad item must not stop a long migration
+                    reason = _reason(exc)
+                    failures.append((entry.id, reason))
+                    bar.write(f"failed {entry.id}: {reason}", file=stream)
+                    continue
+                # After the commit: a crash just here imports the item again next run, which
+                # is better than a journal naming an item that never committed.
+                log.write(json.dumps({"id": entry.id, "ibi": item.ibi, "ibip": item.ibip},
+                                     ensure_ascii=False) + "\n")
+                log.flush()
+                os.fsync(log.fileno())
+                self.done[entry.id] = item.ibi
+                imported += 1
+
+        self.stdout.write(f"{imported} imported, {skipped} skipped, {len(failures)} failed")
+        for entry_id, reason in failures:
+            self.stdout.write(f"  failed {entry_id}: {reason}")
+        if failures:
+            raise CommandError(f"{len(failures)} of {len(entries)} items failed; "
+                               "fix them and run the same command again")
+
+    def _read_journal(self, path: Path) -> dict[str, str]:
+        done = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    record = json.loads(line)
+                    done[record["id"]] = record["ibi"]
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut short by a crash: that item is imported again
+        return done
+
+    def _link(self, value: str | None) -> Item | None:
+        if not value:
+            return None
+        item = selectors.item_by_ibi(self.done.get(value, value))
+        if item is None:
+            raise ValueError(f"no item {value!r} (neither an IBI here nor an imported id)")
+        return item
+
+    def _import(self, entry: Entry) -> Item:
+        if entry.error:
+            raise ValueError(entry.error)
+        meta = entry.metadata
+        if not entry.paths:
+            raise ValueError("no files")
+        dc = {e: [meta[e]] if isinstance(meta[e], str) else meta[e]
+              for e in DC_ELEMENTS if e in meta}
+        with ExitStack() as stack:
+            uploads = [services.Upload(
+                name=p.name, file=stack.enter_context(p.open("rb")),
+                content_type=mimetypes.guess_type(p.name)[0] or "application/octet-stream")
+                for p in entry.paths]
+            return services.item_deposit(
+                title=str(meta.get("title", "")), uploads=uploads,
+                target_file=meta.get("target_file", ""), language=meta.get("language", ""),
+                previous_edition=self._link(meta.get("previous_edition")),
+                translation_of=self._link(meta.get("translation_of")),
+                transferable=_flag(meta.get("transferable", True)), dc=dc)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, services.ServiceError | OSError | ValueError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,173 @@
+"""`manage.py importitems`: a CSV or a folder, with progress, resumable, per-item errors."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from archive import storage
+from archive.models import Item
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.01")
+
+
+def run(source, *args) -> tuple[str, str, CommandError | None]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("importitems", str(source), *args, stdout=out, stderr=err)
+    except CommandError as exc:
+        return out.getvalue(), err.getvalue(), exc
+    return out.getvalue(), err.getvalue(), None
+
+
+def imported() -> list[Item]:
+    return list(Item.objects.filter(is_archive_service=False).order_by("created", "id"))
+
+
+def write_csv(path, rows: list[dict]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+@pytest.fixture
+def collection(tmp_path):
+    """A CSV of three items, the second naming a file that is not there."""
+    files = tmp_path / "collection" / "files"
+    files.mkdir(parents=True)
+    (files / "a.pdf").write_bytes(b"%PDF a")
+    (files / "a.csv").write_bytes(b"1,2\n")
+    (files / "c.txt").write_bytes("relatório".encode())
+    source = tmp_path / "collection" / "items.csv"
+    write_csv(source, [
+        {"id": "A-1", "title": "Images of the Amazon", "files": "files/a.pdf; files/a.csv",
+         "target_file": "a.csv", "language": "pt-br", "creator": "Silva, J. | Souza, M.",
+         "description": "An abstract; with a semicolon", "previous_edition": "",
+         "translation_of": ""},
+        {"id": "B-2", "title": "Broken", "files": "files/missing.pdf", "target_file": "",
+         "language": "en", "creator": "", "description": "", "previous_edition": "",
+         "translation_of": ""},
+        {"id": "C-3", "title": "Second edition", "files": "files/c.txt", "target_file": "",
+         "language": "en", "creator": "Lima, A.", "description": "",
+         "previous_edition": "A-1", "translation_of": ""},
+    ])
+    return source
+
+
+def test_it_imports_a_csv_and_reports_each_failure_without_stopping(collection):
+    out, err, failed = run(collection)
+    assert failed is not None  # exit status non-zero: one item failed
+    assert "2 imported, 0 skipped, 1 failed" in out
+    assert "failed B-2:" in out and "missing.pdf" in out
+    assert "importing" in err and "3/3" in err  # the progress bar
+    first, second = imported()
+    assert first.title == "Images of the Amazon" and first.language == "pt-BR"
+    assert first.target_file == "a.csv"
+    assert first.dc("creator") == ["Silva, J.", "Souza, M."]
+    assert first.dc("description") == ["An abstract; with a semicolon"]
+    assert {f.name: f.sha256 for f in first.files.all()} == {
+        "a.pdf": hashlib.sha256(b"%PDF a").hexdigest(),
+        "a.csv": hashlib.sha256(b"1,2\n").hexdigest()}
+    assert storage.list_folder(first.ibi) == ["a.csv", "a.pdf"]
+    # A row may name an earlier row by its id as the previous edition.
+    assert second.previous_edition == first and second.edition_number == 2
+
+
+def test_a_second_run_resumes_and_imports_only_what_failed(collection):
+    run(collection)
+    journal = collection.with_name("items.csv.imported.jsonl")
+    assert [json.loads(line)["id"] for line in journal.read_text().splitlines()] == [
+        "A-1", "C-3"]
+    out, _err, failed = run(collection)
+    assert "0 imported, 2 skipped, 1 failed" in out and failed is not None
+    assert len(imported()) == 2
+    (collection.parent / "files" / "missing.pdf").write_bytes(b"found it")
+    out, _err, failed = run(collection)
+    assert "1 imported, 2 skipped, 0 failed" in out and failed is None
+    assert [i.title for i in imported()] == [
+        "Images of the Amazon", "Second edition", "Broken"]
+    out, _err, failed = run(collection)
+    assert "0 imported, 3 skipped, 0 failed" in out and failed is None
+    assert len(imported()) == 3
+
+
+def test_the_journal_path_can_be_chosen(collection, tmp_path):
+    journal = tmp_path / "elsewhere.jsonl"
+    run(collection, "--journal", str(journal))
+    assert len(journal.read_text().splitlines()) == 2
+    assert not collection.with_name("items.csv.imported.jsonl").exists()
+
+
+def test_an_unknown_column_stops_before_anything_is_imported(tmp_path):
+    source = tmp_path / "typo.csv"
+    write_csv(source, [{"title": "x", "files": "x.txt", "cretor": "Silva"}])
+    (tmp_path / "x.txt").write_bytes(b"x")
+    _out, _err, failed = run(source)
+    assert "cretor" in str(failed)
+    assert imported() == []
+
+
+def test_hostile_and_duplicate_rows_fail_alone(tmp_path):
+    (tmp_path / "ok.txt").write_bytes(b"ok")
+    source = tmp_path / "items.csv"
+    write_csv(source, [
+        {"id": "1", "title": "Fine", "files": "ok.txt", "language": "en", "target_file": ""},
+        {"id": "1", "title": "Same id", "files": "ok.txt", "language": "en", "target_file": ""},
+        {"id": "2", "title": "Bad language", "files": "ok.txt", "language": "english!",
+         "target_file": ""},
+        {"id": "3", "title": "Bad target", "files": "ok.txt", "language": "en",
+         "target_file": "../../etc/passwd"},
+        {"id": "4", "title": "", "files": "ok.txt", "language": "en", "target_file": ""},
+    ])
+    out, _err, failed = run(source)
+    assert "1 imported, 0 skipped, 4 failed" in out and failed is not None
+    assert "appears more than once" in out and "BCP 47" in out
+    assert "is not one of the files" in out and "title is required" in out
+    assert [i.title for i in imported()] == ["Fine"]
+
+
+def test_it_imports_a_folder_of_item_folders(tmp_path):
+    root = tmp_path / "thesis-collection"
+    (root / "001-thesis").mkdir(parents=True)
+    (root / "001-thesis" / "thesis.pdf").write_bytes(b"%PDF thesis")
+    (root / "001-thesis" / "data.zip").write_bytes(b"PK")
+    (root / "001-thesis" / ".DS_Store").write_bytes(b"junk")
+    (root / "001-thesis" / "metadata.json").write_text(json.dumps({
+        "title": "A thesis", "language": "pt-BR", "target_file": "thesis.pdf",
+        "creator": ["Silva, J."], "subject": "hydrology", "transferable": False}))
+    (root / "002-untitled").mkdir()
+    (root / "002-untitled" / "notes.txt").write_bytes(b"notes")
+    (root / "003-bad").mkdir()
+    (root / "003-bad" / "metadata.json").write_text('{"title": "Bad", "colour": "red"}')
+    (root / "003-bad" / "x.txt").write_bytes(b"x")
+
+    out, err, failed = run(root)
+    assert "2 imported, 0 skipped, 1 failed" in out and "unknown keys colour" in out
+    assert failed is not None and "3/3" in err
+    thesis, untitled = imported()
+    assert thesis.title == "A thesis" and not thesis.transferable
+    assert thesis.target_file == "thesis.pdf"
+    assert sorted(thesis.files.values_list("name", flat=True)) == ["data.zip", "thesis.pdf"]
+    assert thesis.dc("creator") == ["Silva, J."] and thesis.dc("subject") == ["hydrology"]
+    assert untitled.title == "002-untitled" and untitled.target_file == "notes.txt"
+    assert (tmp_path / "thesis-collection.imported.jsonl").exists()
+
+    out, _err, _failed = run(root)
+    assert "0 imported, 2 skipped, 1 failed" in out
+    assert len(imported()) == 2
+
+
+def test_a_missing_source_is_a_clear_error(tmp_path):
+    _out, _err, failed = run(tmp_path / "nowhere.csv")
+    assert "neither a CSV file nor a folder" in str(failed)
