@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import unicodedata
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
@@ -94,8 +95,12 @@ class StrictMultiPartParser(DjangoMultiPartParser):
     """
 
     def sanitize_file_name(self, file_name: str) -> str:
+        file_name = html.unescape(file_name)
+        # C1 controls too (U+0080-U+009F), which storage.safe_name lets through.
+        if any(unicodedata.category(c) == "Cc" for c in file_name):
+            raise BadFileName("file names must not contain control characters")
         try:
-            return storage.safe_name(html.unescape(file_name))
+            return storage.safe_name(file_name)
         except storage.FileNameError as exc:
             raise BadFileName(str(exc)) from None
 

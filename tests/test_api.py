@@ -1,0 +1,483 @@
+"""The REST API under /api/ through DRF's client, over HTTPS as production forces it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+import yaml
+from django.contrib.auth.models import Permission, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from archive import services
+from archive.models import DcValue, Item, ItemFile
+
+ITEMS = "/api/items/"
+BOUNDARY = "api-test-boundary"
+PDF = b"%PDF-1.4\n" + bytes(range(256)) * 64 + b"\n%%EOF\n"
+TEXT = "Relatório final\n".encode()
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    # A millisecond grid: many deposits per test without waiting for the next second.
+    settings.IBI_GRANULARITY = Decimal("0.001")
+
+
+@pytest.fixture(autouse=True)
+def upload_dir(settings, tmp_path):
+    """Where uploads wait on disk: every test checks that nothing is left behind."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    settings.FILE_UPLOAD_TEMP_DIR = str(folder)
+    return folder
+
+
+def token_client(user: User) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def api() -> APIClient:
+    user = User.objects.create_user("ana")
+    user.groups.add(services.ensure_librarians_group())
+    return token_client(user)
+
+
+@pytest.fixture
+def anonymous() -> APIClient:
+    return APIClient()
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def upload(name: str, data: bytes, content_type: str = "application/octet-stream"):
+    return SimpleUploadedFile(name, data, content_type=content_type)
+
+
+def deposit(client: APIClient, title: str = "A report", **fields):
+    fields.setdefault("files", [upload("report.pdf", PDF, "application/pdf")])
+    return client.post(ITEMS, {"title": title, **fields}, format="multipart", secure=True)
+
+
+def raw_deposit(client: APIClient, files: list[tuple[str, bytes]], fields=(("title", "T"),)):
+    """A multipart body written by hand: the file names reach the server exactly as given
+    (Django's test client would strip the directories of `../../x` itself)."""
+    parts = [(f'form-data; name="{name}"', b"", value.encode()) for name, value in fields]
+    parts += [(f'form-data; name="files"; filename="{name}"',
+               b"Content-Type: application/octet-stream\r\n", data) for name, data in files]
+    body = b"".join(
+        f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode() + extra + b"\r\n"
+        + data + b"\r\n" for disposition, extra, data in parts) + f"--{BOUNDARY}--\r\n".encode()
+    return client.generic("POST", ITEMS, body, f"multipart/form-data; boundary={BOUNDARY}",
+                          secure=True)
+
+
+def stored(media) -> list[str]:
+    """Every file under the media folder, as paths relative to it."""
+    return sorted(str(p.relative_to(media)) for p in media.rglob("*") if p.is_file())
+
+
+def deposited() -> int:
+    return Item.objects.filter(is_archive_service=False).count()
+
+
+# -- Deposit -----------------------------------------------------------------------------------
+
+def test_deposit_answers_the_record_and_stores_the_files(api, media, upload_dir):
+    response = deposit(
+        api, title="Relatório final", language="pt-br", target_file="report.pdf",
+        files=[upload("notes.txt", TEXT, "text/plain"), upload("report.pdf", PDF)],
+        sha256=[sha(TEXT), sha(PDF)], creator=["Banon, G.", "Silva, A."],
+        subject=["identifiers"], date=["2013-09-04"], rights=["CC-BY"])
+    assert response.status_code == 201, response.json()
+    record = response.json()
+    item = Item.objects.get(ibi=record["ibi"])
+    assert record["ibip"] == item.ibip
+    assert (record["state"], record["language"], record["title"]) == (
+        "Original", "pt-BR", "Relatório final")
+    assert record["target_file"] == "report.pdf"
+    assert record["creator"] == ["Banon, G.", "Silva, A."]
+    assert (record["subject"], record["date"], record["rights"]) == (
+        ["identifiers"], ["2013-09-04"], ["CC-BY"])
+    assert record["publisher"] == []
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["timestamp"])
+    assert record["persistent_url"].endswith(f"/{item.ibi}")
+    assert record["landing_url"].endswith(f"/items/{item.ibi}")
+    assert response["Location"].endswith(f"/api/items/{item.ibi}")
+    files = {f["name"]: f for f in record["files"]}
+    assert files["report.pdf"]["sha256"] == sha(PDF)
+    assert files["report.pdf"]["size"] == len(PDF)
+    assert files["report.pdf"]["content_type"] == "application/pdf"  # from the name
+    assert files["notes.txt"]["content_type"] == "text/plain"
+    assert files["notes.txt"]["url"].endswith(f"/col/{item.ibi}/doc/notes.txt")
+    assert stored(media) == [f"col/{item.ibi}/doc/notes.txt", f"col/{item.ibi}/doc/report.pdf"]
+    assert (media / "col" / item.ibi / "doc" / "report.pdf").read_bytes() == PDF
+    assert list(upload_dir.iterdir()) == []
+
+
+def test_deposit_links_editions_and_translations_by_either_form(api):
+    first = deposit(api, title="First").json()
+    english = deposit(api, title="In English", language="en").json()
+    second = deposit(api, title="Second", previous_edition=first["ibi"].upper(),
+                     translation_of=english["ibip"].lower()).json()
+    assert second["previous_edition"] == first["ibi"]
+    assert second["translation_of"] == english["ibi"]
+    assert api.get(ITEMS + first["ibi"], secure=True).json()["next_edition"] == second["ibi"]
+    assert api.get(ITEMS + english["ibi"], secure=True).json()["translations"] == [second["ibi"]]
+
+
+@pytest.mark.parametrize("field", ["previous_edition", "translation_of"])
+def test_an_unknown_linked_ibi_is_a_400_saying_so(api, media, field):
+    response = deposit(api, **{field: "example.org/x/2020/01.01.00.00"})
+    assert response.status_code == 400
+    assert "example.org/x/2020/01.01.00.00" in response.json()[field][0]
+    assert deposited() == 0 and stored(media) == []
+
+
+def test_title_and_files_are_required(api):
+    assert deposit(api, title="").status_code == 400
+    response = api.post(ITEMS, {"title": "No files"}, format="multipart", secure=True)
+    assert response.status_code == 400 and "files" in response.json()
+
+
+def test_a_target_file_that_is_not_deposited_is_refused(api, media):
+    response = deposit(api, target_file="other.pdf")
+    assert response.status_code == 400 and "other.pdf" in response.json()["detail"]
+    assert deposited() == 0 and stored(media) == []
+
+
+# -- Reading -----------------------------------------------------------------------------------
+
+def test_an_item_is_read_by_either_form_in_any_case_anonymously(api, anonymous):
+    record = deposit(api).json()
+    for ibi in (record["ibi"], record["ibi"].upper(), record["ibip"], record["ibip"].lower()):
+        response = anonymous.get(ITEMS + ibi, secure=True)
+        assert response.status_code == 200, ibi
+        assert response.json()["ibi"] == record["ibi"]
+
+
+@pytest.mark.parametrize("ibi", ["example.org/x/2020/01.01.00.00", "not an ibi", "a/b/c/d/e/f",
+                                 "8JMKD3MGP7W/3EPGUE5/files/x"])
+def test_an_unknown_or_invalid_ibi_is_a_json_404(anonymous, ibi):
+    response = anonymous.get(ITEMS + ibi, secure=True)
+    assert response.status_code == 404
+    assert "detail" in response.json()
+
+
+def test_the_archive_service_is_neither_listed_nor_served(anonymous):
+    service = services.ensure_archive_service()
+    assert anonymous.get(ITEMS, secure=True).json()["count"] == 0
+    assert anonymous.get(ITEMS + service.ibi, secure=True).status_code == 404
+
+
+def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(api):
+    ibis = {}
+    for title, language, creator in [("Solar wind", "en", "Banon"), ("Vento solar", "pt-BR",
+                                     "Silva"), ("Ventos", "pt", "Banon")]:
+        ibis[title] = deposit(api, title=title, language=language, creator=[creator]).json()["ibi"]
+    api.delete(ITEMS + ibis["Ventos"], secure=True)
+
+    def titles(**query) -> list[str]:
+        response = api.get(ITEMS, query, secure=True)
+        assert response.status_code == 200
+        return sorted(r["title"] for r in response.json()["results"])
+
+    assert titles() == ["Solar wind", "Vento solar", "Ventos"]
+    assert titles(state="deleted") == ["Ventos"]
+    assert titles(state="Original") == ["Solar wind", "Vento solar"]
+    assert titles(language="pt") == ["Vento solar", "Ventos"]
+    assert titles(language="PT-br") == ["Vento solar"]
+    assert titles(search="solar") == ["Solar wind", "Vento solar"]
+    assert titles(search="banon") == ["Solar wind", "Ventos"]
+    assert titles(search="banon solar") == ["Solar wind"]
+    assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
+
+
+def test_the_list_is_paginated_in_a_fixed_number_of_queries(api, anonymous,
+                                                           django_assert_max_num_queries):
+    for n in range(3):
+        deposit(api, title=f"Item {n}", creator=["A"], files=[upload("a.txt", b"a"),
+                                                              upload("b.txt", b"b")])
+    with django_assert_max_num_queries(8):
+        page = anonymous.get(ITEMS, {"page_size": 2}, secure=True).json()
+    assert page["count"] == 3 and len(page["results"]) == 2 and page["next"]
+    assert [f["name"] for f in page["results"][0]["files"]] == ["a.txt", "b.txt"]
+
+
+# -- Changing ----------------------------------------------------------------------------------
+
+def test_patch_changes_metadata_and_replaces_only_the_elements_given(api):
+    english = deposit(api, title="Original text", language="en").json()
+    record = deposit(api, title="Old", creator=["A"], subject=["x"],
+                     files=[upload("a.txt", b"a"), upload("b.txt", b"b")]).json()
+    response = api.patch(ITEMS + record["ibip"], {
+        "title": "New", "language": "pt-br", "target_file": "b.txt", "creator": ["B", "C"],
+        "translation_of": english["ibi"]}, format="json", secure=True)
+    assert response.status_code == 200, response.json()
+    changed = response.json()
+    assert (changed["title"], changed["language"], changed["target_file"]) == (
+        "New", "pt-BR", "b.txt")
+    assert changed["creator"] == ["B", "C"] and changed["subject"] == ["x"]
+    assert changed["translation_of"] == english["ibi"]
+    assert changed["ibi"] == record["ibi"]
+    cleared = api.patch(ITEMS + record["ibi"], {"translation_of": None}, format="json",
+                        secure=True)
+    assert cleared.json()["translation_of"] is None
+
+
+@pytest.mark.parametrize("body", [{"ibi": "example.org/x/2020/01.01.00.00"},
+                                  {"ibip": "8JMKD3MGP7W/3EPGUE5"}, {"state": "Copy"},
+                                  {"title": "T", "files": []}])
+def test_patch_refuses_the_fields_it_cannot_change(api, body):
+    record = deposit(api).json()
+    response = api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
+    assert response.status_code == 400
+    assert "cannot change" in response.json()["detail"]
+    assert api.get(ITEMS + record["ibi"], secure=True).json() == record
+
+
+def test_patch_refuses_a_bad_language_or_target_file(api):
+    record = deposit(api).json()
+    for body in ({"language": "not a tag"}, {"target_file": "missing.pdf"}, {"title": ""}):
+        assert api.patch(ITEMS + record["ibi"], body, format="json",
+                         secure=True).status_code == 400, body
+
+
+def test_files_are_added_but_never_overwritten(api, media):
+    record = deposit(api).json()
+    url = f"{ITEMS}{record['ibi']}/files"
+    response = api.post(url, {"files": [upload("annex.txt", TEXT)], "sha256": sha(TEXT)},
+                        format="multipart", secure=True)
+    assert response.status_code == 201, response.json()
+    assert [f["name"] for f in response.json()["files"]] == ["annex.txt", "report.pdf"]
+    again = api.post(url, {"files": [upload("report.pdf", b"other bytes")]},
+                     format="multipart", secure=True)
+    assert again.status_code == 409
+    assert (media / "col" / record["ibi"] / "doc" / "report.pdf").read_bytes() == PDF
+    mismatch = api.post(url, {"files": [upload("more.txt", b"x")], "sha256": sha(b"y")},
+                        format="multipart", secure=True)
+    assert mismatch.status_code == 409
+    assert not (media / "col" / record["ibi"] / "doc" / "more.txt").exists()
+
+
+def test_delete_leaves_a_readable_tombstone(api, anonymous, media):
+    record = deposit(api).json()
+    response = api.delete(ITEMS + record["ibi"], secure=True)
+    assert response.status_code == 200
+    assert response.json()["state"] == "Deleted" and response.json()["deleted_at"]
+    tombstone = anonymous.get(ITEMS + record["ibip"], secure=True).json()
+    assert (tombstone["ibi"], tombstone["state"]) == (record["ibi"], "Deleted")
+    assert api.patch(ITEMS + record["ibi"], {"title": "Back"}, format="json",
+                     secure=True).status_code == 409
+    assert api.delete(ITEMS + record["ibi"], secure=True).status_code == 200
+    assert Item.objects.get(ibi=record["ibi"]).is_deleted
+
+
+# -- Who may write ------------------------------------------------------------------------------
+
+def test_anonymous_writes_are_401(api, anonymous, media):
+    record = deposit(api).json()
+    assert deposit(anonymous).status_code == 401
+    assert anonymous.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
+                           secure=True).status_code == 401
+    assert anonymous.delete(ITEMS + record["ibi"], secure=True).status_code == 401
+    assert anonymous.post(f"{ITEMS}{record['ibi']}/files", {"files": [upload("x", b"x")]},
+                          format="multipart", secure=True).status_code == 401
+    wrong = APIClient()
+    wrong.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")
+    assert deposit(wrong).status_code == 401
+    assert deposited() == 1
+
+
+def test_users_without_the_permissions_get_403(api, media):
+    record = deposit(api).json()
+    reader = token_client(User.objects.create_user("reader"))
+    assert deposit(reader).status_code == 403
+    assert reader.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
+                        secure=True).status_code == 403
+    assert reader.delete(ITEMS + record["ibi"], secure=True).status_code == 403
+    adder = User.objects.create_user("adder")
+    adder.user_permissions.add(Permission.objects.get(codename="add_item"))
+    adder_api = token_client(adder)
+    assert deposit(adder_api).status_code == 201
+    assert adder_api.post(f"{ITEMS}{record['ibi']}/files", {"files": [upload("x", b"x")]},
+                          format="multipart", secure=True).status_code == 403
+    assert deposited() == 2
+
+
+def test_plain_http_is_redirected_to_https(anonymous):
+    response = anonymous.get(ITEMS)
+    assert response.status_code == 301 and response["Location"].startswith("https://")
+
+
+# -- Hostile and odd input ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["../../x", "..\\x", "/etc/x", "C:\\x", "a/../../x"])
+def test_a_path_in_a_file_name_is_reduced_to_the_bare_name(api, media, upload_dir, name):
+    response = raw_deposit(api, [(name, b"data")])
+    assert response.status_code == 201, response.json()
+    rep = response.json()["ibi"]
+    assert [f["name"] for f in response.json()["files"]] == ["x"]
+    assert stored(media) == [f"col/{rep}/doc/x"]
+    assert list(upload_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a\x00b.pdf", "tab\there.txt", "bell\x07", "del\x7f.txt",
+                                  "c1\x85.txt", "..", "../..", "x" * 256, "é" * 128 + ".pdf"])
+def test_names_with_control_characters_or_too_long_are_refused(api, media, upload_dir, name):
+    response = raw_deposit(api, [("fine.txt", b"ok"), (name, b"data")])
+    assert response.status_code == 400, response.content
+    assert deposited() == 0 and stored(media) == []
+    assert list(upload_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["Relatório Final.pdf", "日本語の報告.txt", "x" * 251 + ".pdf",
+                                  "a\u0301.txt", "space  and 'quote'.txt"])
+def test_unicode_and_long_but_valid_names_are_kept(api, media, name):
+    response = raw_deposit(api, [(name, b"data")])
+    assert response.status_code == 201, response.content
+    record = response.json()
+    kept = record["files"][0]["name"]
+    assert kept == (name if name != "a\u0301.txt" else "\u00e1.txt")  # NFC, as on every OS
+    assert stored(media) == [f"col/{record['ibi']}/doc/{kept}"]
+
+
+def test_a_file_over_the_limit_is_413_and_nothing_is_stored(api, media, settings, upload_dir):
+    settings.IBI_MAX_FILE_SIZE = 100_000
+    response = deposit(api, files=[upload("small.txt", b"s"),
+                                   upload("big.bin", b"x" * 100_001)])
+    assert response.status_code == 413
+    assert "big.bin" in response.json()["detail"]
+    assert deposited() == 0 and stored(media) == []
+    assert list(upload_dir.iterdir()) == []
+    exact = deposit(api, files=[upload("exact.bin", b"x" * 100_000)])
+    assert exact.status_code == 201
+
+
+def test_an_admin_form_over_the_limit_is_a_413_page_not_a_500(settings, upload_dir):
+    settings.IBI_MAX_FILE_SIZE = 1000
+    client = APIClient(enforce_csrf_checks=True)
+    response = client.post("/admin/login/", {"username": "a", "file": upload("f", b"x" * 1001)},
+                           format="multipart", secure=True)
+    assert response.status_code == 413
+    assert response["Content-Type"].startswith("text/plain")
+    assert list(upload_dir.iterdir()) == []
+
+
+def test_too_many_files_is_400_and_nothing_is_stored(api, media, settings, upload_dir):
+    settings.IBI_MAX_FILES = 3
+    response = deposit(api, files=[upload(f"{n}.txt", b"n") for n in range(4)])
+    assert response.status_code == 400
+    assert "3" in response.json()["detail"]
+    assert deposited() == 0 and stored(media) == []
+    assert list(upload_dir.iterdir()) == []
+    assert deposit(api, files=[upload(f"{n}.txt", b"n") for n in range(3)]).status_code == 201
+
+
+def test_a_sha256_mismatch_is_409_and_nothing_is_stored(api, media, upload_dir):
+    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")],
+                       sha256=[sha(b"a"), sha(b"not b")])
+    assert response.status_code == 409
+    assert "b.txt" in response.json()["detail"]
+    assert deposited() == 0 and stored(media) == []
+    assert list(upload_dir.iterdir()) == []
+
+
+def test_checksums_may_come_in_one_field_in_any_case(api):
+    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")],
+                       sha256=f"{sha(b'a').upper()}, {sha(b'b')}")
+    assert response.status_code == 201, response.json()
+
+
+@pytest.mark.parametrize("sums", [["abc"], [sha(b"a")], [sha(b"a")] * 3])
+def test_malformed_or_miscounted_checksums_are_400(api, media, sums):
+    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")], sha256=sums)
+    assert response.status_code == 400
+    assert deposited() == 0 and stored(media) == []
+
+
+def test_the_same_name_twice_in_one_deposit_is_a_conflict(api, media):
+    response = raw_deposit(api, [("dir/x", b"1"), ("other/x", b"2")])
+    assert response.status_code == 409
+    assert deposited() == 0 and stored(media) == []
+
+
+@pytest.mark.parametrize("model", [ItemFile, DcValue])
+def test_a_failure_before_commit_leaves_no_item_and_no_file(api, media, model):
+    api.raise_request_exception = False
+    with mock.patch.object(model.objects, "bulk_create", side_effect=RuntimeError("disk on fire")):
+        response = deposit(api, creator=["A"], files=[upload("a.txt", b"a"),
+                                                      upload("b.txt", b"b")])
+    assert response.status_code == 500
+    assert deposited() == 0 and ItemFile.objects.count() == 0
+    assert stored(media) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_deposits_get_distinct_ibis(media):
+    services.ensure_librarians_group()
+    user = User.objects.create_user("ana")
+    user.groups.add(services.ensure_librarians_group())
+    key = Token.objects.create(user=user).key
+    answers: list[tuple[int, dict]] = []
+    start = threading.Barrier(8)
+
+    def depositor(n: int) -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        start.wait()
+        try:
+            response = deposit(client, title=f"Concurrent {n}",
+                               files=[upload(f"{n}.txt", str(n).encode())])
+            answers.append((response.status_code, response.json()))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=depositor, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [code for code, _ in answers] == [201] * 8
+    assert len({record["ibi"] for _, record in answers}) == 8
+    assert len({record["ibip"] for _, record in answers}) == 8
+    assert len(stored(media)) == 8
+
+
+# -- Schema and documentation -------------------------------------------------------------------
+
+def test_the_openapi_schema_describes_the_items_and_the_multipart_deposit(anonymous):
+    response = anonymous.get("/api/schema/", {"format": "json"}, secure=True)
+    assert response.status_code == 200
+    schema = json.loads(response.content)
+    assert schema["openapi"].startswith("3.")
+    assert {"/api/items/", "/api/items/{ibi}", "/api/items/{ibi}/files"} <= set(schema["paths"])
+    body = schema["paths"]["/api/items/"]["post"]["requestBody"]["content"]
+    ref = body["multipart/form-data"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    fields = schema["components"]["schemas"][ref]["properties"]
+    assert fields["files"]["items"]["format"] == "binary"
+    assert {"title", "sha256", "creator", "previous_edition"} <= set(fields)
+    as_yaml = yaml.safe_load(anonymous.get("/api/schema/", secure=True).content)
+    assert "/api/items/" in as_yaml["paths"]
+
+
+def test_the_documentation_page_needs_no_network(anonymous):
+    response = anonymous.get("/api/docs/", secure=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "swagger-ui" in page and "drf_spectacular_sidecar" in page
+    assert not re.search(r"""(src|href)=["']https?://""", page)
