@@ -140,9 +140,9 @@ STORAGES = {
     "default": _default_storage,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads stream to a temporary file
-# Every upload goes to a temporary file, hashed on the way in, within IBI_MAX_FILE_SIZE and
-# IBI_MAX_FILES (archive/uploads.py); the handler counts files, so Django's own cap is off.
+# Every upload, whatever its size, streams to a temporary file (FILE_UPLOAD_TEMP_DIR, default
+# the system's), hashed on the way in, within IBI_MAX_FILE_SIZE and IBI_MAX_FILES
+# (archive/uploads.py); the handler counts files, so Django's own cap is off.
 FILE_UPLOAD_HANDLERS = ["archive.uploads.ChecksummingUploadHandler"]
 DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
