@@ -314,6 +314,8 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         HANDLERS[verb](request, body, args)
     except OaiError as exc:
         root.remove(body)
+        if exc.code == "badArgument":  # the protocol forbids echoing a bad request
+            req.attrib.clear()
         _sub(root, "error", exc.message, code=exc.code)
     return _response(root)
 

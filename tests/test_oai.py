@@ -1,0 +1,256 @@
+"""OAI-PMH 2.0 at /oai: a real harvester (oaipmh-scythe) against a live server, and the errors."""
+from __future__ import annotations
+
+import io
+import math
+from datetime import UTC, datetime
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from lxml import etree
+from oaipmh_scythe import Scythe
+from oaipmh_scythe.exceptions import IdDoesNotExist, NoRecordsMatch, NoSetHierarchy
+from oaipmh_scythe.iterator import OAIResponseIterator
+
+from archive import services
+from archive.models import Item
+from archive.services import Upload
+
+OAI = "{http://www.openarchives.org/OAI/2.0/}"
+ERROR_CODES = {"badArgument", "badResumptionToken", "badVerb", "cannotDisseminateFormat",
+               "idDoesNotExist", "noRecordsMatch", "noMetadataFormats", "noSetHierarchy"}
+
+
+def deposit(title: str, **kwargs) -> Item:
+    return services.item_deposit(title=title, uploads=[Upload("a.txt", io.BytesIO(b"a"))],
+                                 **kwargs)
+
+
+def at(day: int, second: int = 0) -> datetime:
+    return datetime(2020, 1, day, 12, 0, second, tzinfo=UTC)
+
+
+def stamp(item: Item, when: datetime) -> None:
+    """Give an item a known datestamp (update() leaves auto_now alone)."""
+    Item.objects.filter(pk=item.pk).update(updated=when)
+
+
+@pytest.fixture
+def collection(settings):
+    """Seven items on seven days (the fourth deleted), the archive service, pages of 3."""
+    settings.OAI_PAGE_SIZE = 3
+    services.ensure_archive_service()
+    items = [deposit(f"Item {n}", dc={"creator": [f"Author {n}"]}, language="en")
+             for n in range(1, 8)]
+    services.item_delete(item=items[3])
+    for day, item in enumerate(items, start=1):
+        stamp(item, at(day))
+    return items
+
+
+def identifier(address: str, item: Item) -> str:
+    return f"oai:{address}:{item.ibi}"
+
+
+@pytest.fixture
+def harvester(live_server):
+    with Scythe(f"{live_server.url}/oai") as scythe:
+        yield scythe
+
+
+def address_of(live_server) -> str:
+    return live_server.url.removeprefix("http://")
+
+
+# -- With a real harvester ------------------------------------------------------------------------
+
+def test_a_harvester_collects_every_record_across_resumption_tokens(
+        live_server, harvester, collection):
+    records = list(harvester.list_records(metadata_prefix="oai_dc"))
+
+    address = address_of(live_server)
+    assert [r.header.identifier for r in records] == [identifier(address, i) for i in collection]
+    deleted = [r for r in records if r.deleted]
+    assert [r.header.identifier for r in deleted] == [identifier(address, collection[3])]
+    live = [r for r in records if not r.deleted]
+    assert live[0].metadata["title"] == ["Item 1"]
+    assert live[0].metadata["creator"] == ["Author 1"]
+    assert f"{live_server.url}/{collection[0].ibi}" in live[0].metadata["identifier"]
+    assert records[0].header.datestamp == "2020-01-01T12:00:00Z"
+
+
+def test_resumption_tokens_carry_cursor_and_complete_list_size(live_server, collection):
+    with Scythe(f"{live_server.url}/oai", iterator=OAIResponseIterator) as scythe:
+        responses = list(scythe.list_identifiers(metadata_prefix="oai_dc"))
+    assert len(responses) == math.ceil(len(collection) / 3)
+    tokens = [r.xml.find(f".//{OAI}resumptionToken") for r in responses]
+    assert [(t.get("cursor"), t.get("completeListSize")) for t in tokens] == [
+        ("0", "7"), ("3", "7"), ("6", "7")]
+    assert tokens[0].text and tokens[1].text and not tokens[2].text  # the last one is empty
+
+
+def test_get_record_and_deleted_records(live_server, harvester, collection):
+    address = address_of(live_server)
+    record = harvester.get_record(identifier=identifier(address, collection[1]))
+    assert record.metadata["title"] == ["Item 2"] and record.metadata["language"] == ["en"]
+    gone = harvester.get_record(identifier=identifier(address, collection[3]))
+    assert gone.deleted and gone.xml.xpath("*[local-name()='metadata']") == []
+    # The IBIp names the same item.
+    by_ibip = harvester.get_record(identifier=f"oai:{address}:{collection[1].ibip}")
+    assert by_ibip.header.identifier == identifier(address, collection[1])
+
+
+def test_list_identifiers_from_until_at_both_granularities(live_server, harvester, collection):
+    address = address_of(live_server)
+    seconds = harvester.list_identifiers(from_="2020-01-02T12:00:00Z",
+                                         until="2020-01-04T12:00:00Z")
+    headers = list(seconds)
+    assert [h.identifier for h in headers] == [identifier(address, i) for i in collection[1:4]]
+    assert [h.deleted for h in headers] == [False, False, True]
+    days = list(harvester.list_identifiers(from_="2020-01-06", until="2020-01-07"))
+    assert [h.identifier for h in days] == [identifier(address, i) for i in collection[5:]]
+    only_live = list(harvester.list_identifiers(until="2020-01-04", ignore_deleted=True))
+    assert len(only_live) == 3
+    with pytest.raises(NoRecordsMatch):
+        list(harvester.list_identifiers(from_="2021-01-01"))
+
+
+def test_the_harvester_sees_errors_as_oai_errors(live_server, harvester, collection):
+    with pytest.raises(IdDoesNotExist):
+        harvester.get_record(identifier="oai:elsewhere.example:x/y/2020/01.01")
+    with pytest.raises(NoSetHierarchy):
+        list(harvester.list_sets())
+    identify = harvester.identify()
+    assert identify.deletedRecord == "persistent"
+    assert identify.granularity == "YYYY-MM-DDThh:mm:ssZ"
+    assert identify.earliestDatestamp == "2020-01-01T12:00:00Z"
+    assert identify.baseURL == f"{live_server.url}/oai"
+
+
+# -- Protocol details with Django's client --------------------------------------------------------
+
+def oai(client, method="get", **params) -> etree._Element:
+    response = getattr(client, method)("/oai", params)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/xml; charset=utf-8"
+    return etree.fromstring(response.content)
+
+
+def error_code(root: etree._Element) -> str | None:
+    error = root.find(f"{OAI}error")
+    return None if error is None else error.get("code")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("params", "code"), [
+    ({}, "badVerb"),
+    ({"verb": "Dance"}, "badVerb"),
+    ({"verb": ["Identify", "Identify"]}, "badVerb"),
+    ({"verb": "Identify", "metadataPrefix": "oai_dc"}, "badArgument"),
+    ({"verb": "GetRecord", "metadataPrefix": "oai_dc"}, "badArgument"),
+    ({"verb": "GetRecord", "identifier": "x", "metadataPrefix": ["oai_dc", "oai_dc"]},
+     "badArgument"),
+    ({"verb": "ListRecords"}, "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": ""}, "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2020-13-01"}, "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2020-01-01T00:00:00"},
+     "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2020-01-01",
+      "until": "2020-02-01T00:00:00Z"}, "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2020-02-01",
+      "until": "2020-01-01"}, "badArgument"),
+    ({"verb": "ListRecords", "resumptionToken": "abc", "metadataPrefix": "oai_dc"},
+     "badArgument"),
+    ({"verb": "ListRecords", "resumptionToken": "abc"}, "badResumptionToken"),
+    ({"verb": "ListSets", "resumptionToken": "abc"}, "badResumptionToken"),
+    ({"verb": "ListRecords", "metadataPrefix": "marc21"}, "cannotDisseminateFormat"),
+    ({"verb": "GetRecord", "metadataPrefix": "oai_dc", "identifier": "oai:x:y"},
+     "idDoesNotExist"),
+    ({"verb": "ListMetadataFormats", "identifier": "nothing"}, "idDoesNotExist"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc"}, "noRecordsMatch"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "x"}, "noSetHierarchy"),
+    ({"verb": "ListSets"}, "noSetHierarchy"),
+])
+def test_bad_requests_get_the_oai_error_code(client, params, code):
+    root = oai(client, **params)
+    assert error_code(root) == code
+    request = root.find(f"{OAI}request")
+    assert request.text == "http://testserver/oai"
+    if code in ("badVerb", "badArgument"):
+        assert request.attrib == {}  # the protocol forbids echoing a bad request
+
+
+@pytest.mark.django_db
+def test_a_token_of_another_verb_is_refused(client, collection):
+    root = oai(client, verb="ListIdentifiers", metadataPrefix="oai_dc")
+    token = root.find(f".//{OAI}resumptionToken").text
+    assert error_code(oai(client, verb="ListRecords", resumptionToken=token)) == (
+        "badResumptionToken")
+    tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    assert error_code(oai(client, verb="ListIdentifiers", resumptionToken=tampered)) == (
+        "badResumptionToken")
+
+
+@pytest.mark.django_db
+def test_post_requests_and_list_metadata_formats(client, collection):
+    root = oai(client, "post", verb="ListMetadataFormats",
+               identifier=f"oai:testserver:{collection[0].ibi}")
+    fmt = root.find(f"{OAI}ListMetadataFormats/{OAI}metadataFormat")
+    assert fmt.findtext(f"{OAI}metadataPrefix") == "oai_dc"
+    assert fmt.findtext(f"{OAI}metadataNamespace") == "http://www.openarchives.org/OAI/2.0/oai_dc/"
+    request = root.find(f"{OAI}request")
+    assert request.get("verb") == "ListMetadataFormats"
+
+
+@pytest.mark.django_db
+def test_the_archive_service_is_not_harvested(client, settings):
+    service = services.ensure_archive_service()
+    root = oai(client, verb="GetRecord", metadataPrefix="oai_dc",
+               identifier=f"oai:testserver:{service.ibi}")
+    assert error_code(root) == "idDoesNotExist"
+
+
+@pytest.mark.django_db
+def test_identify_describes_the_oai_identifier_scheme_for_a_domain_name(client, settings):
+    settings.ARCHIVE_ADDRESS = "archive.example.org"
+    root = oai(client, verb="Identify")
+    ident = root.find(".//{http://www.openarchives.org/OAI/2.0/oai-identifier}oai-identifier")
+    assert ident.findtext("{http://www.openarchives.org/OAI/2.0/oai-identifier}"
+                          "repositoryIdentifier") == "archive.example.org"
+    assert root.findtext(f".//{OAI}adminEmail") == "admin@" + settings.IBI_HOSTNAME
+    settings.ARCHIVE_ADDRESS = "127.0.0.1:8000"  # not a domain name: no oai-identifier
+    assert oai(client, verb="Identify").find(".//{*}oai-identifier") is None
+
+
+@pytest.mark.django_db
+def test_markup_and_control_characters_survive_as_text(client):
+    item = deposit('<b>"bold"</b> & \x07bell', dc={"subject": ["<i>x</i>\x1b"]})
+    root = oai(client, verb="GetRecord", metadataPrefix="oai_dc",
+               identifier=f"oai:testserver:{item.ibi}")
+    dc = "{http://purl.org/dc/elements/1.1/}"
+    assert root.findtext(f".//{dc}title") == '<b>"bold"</b> & bell'
+    assert root.findtext(f".//{dc}subject") == "<i>x</i>"
+
+
+ARGUMENT = st.sampled_from(["verb", "identifier", "metadataPrefix", "from", "until", "set",
+                            "resumptionToken", "other"])
+VALUE = st.one_of(
+    st.sampled_from(["Identify", "ListRecords", "ListIdentifiers", "GetRecord", "ListSets",
+                     "ListMetadataFormats", "oai_dc", "2020-01-01", "2020-01-01T00:00:00Z",
+                     "9999-12-31", "9999-12-31T23:59:59Z", "0000-01-01", ""]),
+    st.text(max_size=30))
+
+
+@pytest.mark.django_db
+@hsettings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(ARGUMENT, VALUE), max_size=5))
+def test_no_request_is_a_server_error(pairs):
+    response = Client().get(f"/oai?{urlencode(pairs)}")
+    assert response.status_code == 200
+    root = etree.fromstring(response.content)
+    code = error_code(root)
+    assert code is None or code in ERROR_CODES
