@@ -1,0 +1,112 @@
+"""`manage.py fsck` — what the database and the storage under col/ disagree about.
+
+  missing  a file row whose bytes are not in storage
+  size     a stored file whose size is not the one its row records
+  orphan   a stored file under col/ that no file row claims, e.g. left by a crash between
+           storing a deposit's files and committing its row
+
+--fix-orphans removes orphan files, never a file a row claims (checked again just before), and
+only those older than --min-age seconds: a deposit in progress has stored its files but not yet
+committed them. The storage is walked with listdir, so S3 works as the local disk does.
+Exit status 1 while problems remain.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import timedelta
+
+from django.core.files.storage import default_storage
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from archive import storage
+from archive.models import Item, ItemFile
+
+ROOT = "col"
+
+
+def walk(folder: str = ROOT) -> Iterator[str]:
+    """Every file key under folder, depth first."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            dirs, files = default_storage.listdir(current)
+        except FileNotFoundError:
+            continue
+        yield from (f"{current}/{name}" for name in files)
+        stack.extend(f"{current}/{name}" for name in dirs)
+
+
+def split_key(key: str) -> tuple[str, str] | None:
+    """col/<rep>/doc/<name> → (rep, name); None for a key outside any doc/ folder."""
+    folder, sep, name = key.rpartition("/doc/")
+    if not sep or not folder.startswith(f"{ROOT}/") or "/" in name:
+        return None
+    return folder[len(ROOT) + 1:], name
+
+
+class Command(BaseCommand):
+    help = "Report files missing from storage, size mismatches and orphan files under col/."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--fix-orphans", action="store_true",
+                            help="remove orphan files (never a file an item row claims)")
+        parser.add_argument("--min-age", type=int, default=3600, metavar="SECONDS",
+                            help="only remove orphans at least this old (default 3600)")
+
+    def handle(self, *args, fix_orphans: bool, min_age: int, **options) -> None:
+        stored = set(walk())
+        expected: dict[str, int] = {}
+        problems = 0
+        rows = ItemFile.objects.select_related("item").only("name", "size", "item__ibi")
+        for row in rows.iterator(chunk_size=2000):
+            key = storage.file_key(row.item.ibi, row.name)
+            expected[key] = row.size
+            if key not in stored:
+                problems += 1
+                self.stdout.write(f"missing  {key}")
+            elif (size := default_storage.size(key)) != row.size:
+                problems += 1
+                self.stdout.write(f"size     {key}: {size} bytes stored, {row.size} recorded")
+
+        items = set(Item.objects.values_list("ibi", flat=True))
+        removed = 0
+        for key in sorted(stored - expected.keys()):
+            parts = split_key(key)
+            where = ("not in a doc/ folder" if parts is None else
+                     "its item exists" if parts[0] in items else "no item has this IBI")
+            if fix_orphans and self._remove(key, parts, min_age):
+                removed += 1
+                self.stdout.write(f"removed  {key} ({where})")
+            else:
+                problems += 1
+                self.stdout.write(f"orphan   {key} ({where})")
+
+        self.stdout.write(f"{len(expected)} files recorded, {len(stored)} stored: "
+                          f"{problems} problems, {removed} orphans removed")
+        if problems:
+            raise CommandError(f"{problems} problems found")
+
+    def _remove(self, key: str, parts: tuple[str, str] | None, min_age: int) -> bool:
+        age = timezone.now() - default_storage.get_modified_time(key)
+        if age < timedelta(seconds=min_age):
+            self.stderr.write(f"kept {key}: younger than {min_age} s, a deposit may be running")
+            return False
+        if parts and ItemFile.objects.filter(item__ibi=parts[0], name=parts[1]).exists():
+            return False  # committed since the walk: it is no orphan any more
+        default_storage.delete(key)
+        _prune(key)
+        return True
+
+
+def _prune(key: str) -> None:
+    """Remove the folders a removal left empty, on storages that have folders."""
+    folder = key.rpartition("/")[0]
+    while folder.count("/") >= 1:  # up to, not including, col/
+        try:
+            os.rmdir(default_storage.path(folder))
+        except (NotImplementedError, OSError):  # S3 has no folders; or not empty
+            return
+        folder = folder.rpartition("/")[0]
