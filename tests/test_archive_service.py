@@ -1,0 +1,709 @@
+"""The archive service (RTC-11 §9): answers rebuilt from deposited items, pair by pair.
+
+Names in the standard's examples that we cannot give are said where they are left out: our
+metadata pages are not identified items, so there is never an ``ibi.metadata…`` pair.
+"""
+from __future__ import annotations
+
+import io
+import re
+from decimal import Decimal
+from urllib.parse import quote, urlencode, urlsplit
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from archive import archive_service, persistent_url, selectors, services
+from archive.models import Access, Item
+from archive.pairs import loads, to_dict
+from archive.services import Upload
+
+pytestmark = pytest.mark.django_db
+
+ADDRESS = "mtc-m16c.sid.inpe.br"
+PLATFORM = "dpi.inpe.br/banon/1998/08.02.08.56"
+ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+KEY = re.compile(r"[0-9]{10,}(-[0-9]{10,})?")  # Table 7.1
+CLIENT = "172.16.44.200 150.163.68.1"  # §10: the client, then its proxy
+
+
+@pytest.fixture(autouse=True)
+def service(settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")  # deposits must not wait a second each
+    settings.ARCHIVE_ADDRESS = ADDRESS
+    settings.IBI_PLATFORM_SOFTWARE = PLATFORM
+    return services.ensure_archive_service()
+
+
+def deposit(*files: str, language: str = "en", **links) -> Item:
+    uploads = [Upload(name=name, file=io.BytesIO(f"bytes of {name}".encode()),
+                      content_type="application/pdf") for name in files or ("paper.pdf",)]
+    return services.item_deposit(title=f"Item {files}", uploads=uploads, language=language,
+                                 dc={"creator": ["Banon, Gerald"]}, **links)
+
+
+def ask(client, service, pairs: dict[str, str], **headers):
+    """One request to the archive service; values %-encoded as Table 6.1 (space as %20)."""
+    query = urlencode(pairs, quote_via=quote, safe="/()")
+    return client.get(f"/{service.ibi}", QUERY_STRING=query, headers=headers)
+
+
+def url_request(client, service, ibi: str, **more):
+    pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": CLIENT,
+             "parsedibiurl.ibi": ibi}
+    pairs.update({f"parsedibiurl.{name}": value for name, value in more.items()})
+    response = ask(client, service, pairs)
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"] == "text/plain; charset=us-ascii"
+    return to_dict(loads(response.content.decode("ascii")))
+
+
+def forms(item: Item) -> list[str]:
+    return ["rep", item.ibi, "ibip", item.ibip]
+
+
+def file_url(item: Item, name: str) -> str:
+    return f"http://{ADDRESS}/col/{item.ibi}/doc/{quote(name)}"
+
+
+def page(item: Item, suffix: str) -> str:
+    return f"http://{ADDRESS}/items/{item.ibi}/{suffix}"
+
+
+def acknowledge(client, service, answer: dict, relation: str, persistent: str,
+                ips: str = CLIENT):
+    pairs = {"servicesubject": "acknowledgment", "clientinformation.ipaddress": ips,
+             "contenttype": answer[f"contenttype{relation}"], "state": answer[f"state{relation}"],
+             "url": answer[f"url{relation}"], "url.persistent": persistent,
+             "urlkey": answer["urlkey"]}
+    if f"ibi{relation}" in answer:
+        pairs["ibi"] = " ".join(answer[f"ibi{relation}"])
+    return ask(client, service, pairs)
+
+
+# -- Examples 7.4, 6.1/6.2, 9.4, 9.9, 10.1 -----------------------------------------------------
+
+def test_example_7_4_confirms_inclusion_at_either_form_in_any_case(client, service):
+    for path in (service.ibi, service.ibi.upper(), service.ibip, service.ibip.lower()):
+        response = client.get(f"/{path}?servicesubject=inclusionConfirmationRequest")
+
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/plain; charset=us-ascii"
+        assert response.content == b"confirmation yes\n"
+
+
+def test_example_6_2_answer_has_the_nine_pairs_of_the_standard(client, service):
+    item = deposit("Relatório Final.pdf", language="pt")
+
+    answer = url_request(client, service, item.ibip)  # Example 6.1 asks with the IBIp
+
+    assert list(answer) == ["archiveaddress", "contenttype", "ibi", "ibi.archiveservice",
+                            "ibi.platformsoftware", "state", "timestamp", "url", "urlkey"]
+    assert answer["archiveaddress"] == ADDRESS
+    assert answer["contenttype"] == "Data"
+    assert answer["ibi"] == forms(item)
+    assert answer["ibi.archiveservice"] == forms(service)
+    assert answer["ibi.platformsoftware"] == ["rep", PLATFORM]
+    assert answer["state"] == "Original"  # Example 9.4
+    assert ISO.fullmatch(answer["timestamp"])
+    assert answer["url"] == file_url(item, "Relatório Final.pdf")
+    assert answer["url"].endswith("/doc/Relat%C3%B3rio%20Final.pdf")  # UTF-8, §6.2
+    assert KEY.fullmatch(answer["urlkey"])
+
+
+def test_example_9_9_url_is_the_target_file_among_several(client, service):
+    item = services.item_deposit(
+        title="Relatório", target_file="@relatorio.pdf",
+        uploads=[Upload(name=n, file=io.BytesIO(b"x")) for n in ("a.txt", "@relatorio.pdf")])
+
+    assert url_request(client, service, item.ibi)["url"] == file_url(item, "@relatorio.pdf")
+
+
+def test_each_answer_has_a_fresh_urlkey(client, service):
+    item = deposit()
+
+    keys = {url_request(client, service, item.ibi)["urlkey"] for _ in range(3)}
+
+    assert len(keys) == 3
+
+
+def test_ibi_platformsoftware_is_empty_braces_without_a_platform_ibi(client, service, settings):
+    settings.IBI_PLATFORM_SOFTWARE = ""
+    item = deposit()
+
+    response = ask(client, service, {"servicesubject": "urlRequest", "parsedibiurl.ibi": item.ibi,
+                                     "clientinformation.ipaddress": "150.163.2.175"})
+
+    assert b"\nibi.platformsoftware {}\n" in response.content  # Table 9.3
+
+
+def test_section_10_1_resolution_and_acknowledgment(client, service):
+    item = deposit("CCSDS 650.0-B-1.pdf")
+
+    answer = url_request(client, service, item.ibip)
+    response = acknowledge(client, service, answer, "",
+                           f"http://urlib.net:80/{item.ibip}")
+
+    assert response.status_code == 200
+    assert response.content == b"notice {acknowledgment received}\n"
+    access = Access.objects.get()
+    assert (access.item, access.kind, access.relation, access.urlkey, access.client_ips) == (
+        item, "acknowledgment", "", answer["urlkey"], CLIENT)
+
+
+# -- Example 9.2: the full list; 9.5, 9.6, 9.8, 9.10 -------------------------------------------
+
+EXAMPLE_9_2 = """
+archiveaddress contenttype contenttype.lastedition contenttype.lastedition.metadata
+contenttype.lastedition.metadata(oai_dc) contenttype.metadata contenttype.metadata(oai_dc)
+contenttype.metadata.translation contenttype.translation(en) contenttype.translation(pt)
+ibi ibi.archiveservice ibi.lastedition ibi.platformsoftware ibi.translation(en)
+ibi.translation(pt) state state.lastedition state.lastedition.metadata
+state.lastedition.metadata(oai_dc) state.metadata state.metadata(oai_dc)
+state.metadata.translation state.translation(en) state.translation(pt) timestamp
+timestamp.lastedition timestamp.lastedition.metadata timestamp.lastedition.metadata(oai_dc)
+timestamp.metadata timestamp.metadata(oai_dc) timestamp.metadata.translation
+timestamp.translation(en) timestamp.translation(pt) url url.lastedition
+url.lastedition.metadata url.lastedition.metadata(oai_dc) url.metadata url.metadata(oai_dc)
+url.metadata.translation url.translation(en) url.translation(pt) urlkey
+""".split()  # without ibi.metadata, ibi.metadata(oai_dc), ibi.lastedition.metadata…
+
+
+@pytest.fixture
+def english_and_portuguese():
+    original = deposit("CCSDS 643.0-B-1.pdf", language="en")
+    portuguese = deposit("RTC-07.pdf", language="pt", translation_of=original)
+    return original, portuguese
+
+
+def test_example_9_2_every_relation_of_an_item_with_a_translation(english_and_portuguese):
+    original, portuguese = english_and_portuguese
+
+    pairs = archive_service.url_list(ibi_text=original.ibip)
+    answer = to_dict(pairs)
+
+    assert [name for name, _ in pairs] == sorted(answer)  # one pair per name, sorted
+    assert set(EXAMPLE_9_2) <= set(answer)
+    assert not [name for name in answer if name.startswith("ibi") and ".metadata" in name]
+    # Without a newer edition, every .lastedition pair equals the pair without it (§9.2).
+    for name, value in answer.items():
+        if ".lastedition" in name:
+            assert value == answer[name.replace(".lastedition", "", 1)], name
+    assert answer["ibi.lastedition"] == answer["ibi"] == forms(original)  # Example 9.8
+    assert answer["timestamp.lastedition"] == answer["timestamp"]  # Example 9.6
+    assert answer["ibi.translation(en)"] == forms(original)  # the original is its own en
+    assert answer["ibi.translation(pt)"] == forms(portuguese)
+    assert answer["url.translation(pt)"] == file_url(portuguese, "RTC-07.pdf")
+    assert answer["url.metadata"] == page(original, "metadata")  # Example 9.10
+    assert answer["url.metadata(oai_dc)"] == page(original, "oai_dc.xml")
+    assert answer["url.metadata.translation"] == answer["url.metadata"]
+    assert {answer[f"contenttype{r}"] for r in (".metadata", ".metadata(oai_dc)")} == {"Metadata"}
+    assert answer["contenttype.translation(pt)"] == "Data"
+    assert answer["ibi.translation"] == answer["ibi"]  # the bare relation is the item itself
+    assert answer["url.translation(pt).metadata"] == page(portuguese, "metadata")
+    assert "ibi.translation(fr)" not in answer  # only the languages on file
+
+
+def test_example_9_2_urls_exist(client, english_and_portuguese):
+    original, _ = english_and_portuguese
+
+    answer = to_dict(archive_service.url_list(ibi_text=original.ibi))
+    paths = {urlsplit(value).path for name, value in answer.items() if name.startswith("url.")
+             or name == "url"}
+
+    assert len(paths) == 6  # two files, and each item's metadata and oai_dc record
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        if path.endswith("oai_dc.xml"):
+            assert b"http://www.openarchives.org/OAI/2.0/oai_dc/" in response.content
+
+
+def test_example_9_5_relations_are_all_announced():
+    templates = archive_service.relation_templates()
+
+    for relation in ("", ".lastedition", ".translation", ".translation(xx-YY)", ".metadata",
+                     ".metadata(oai_dc)", ".lastedition.translation",
+                     ".lastedition.translation(xx-YY)", ".lastedition.metadata",
+                     ".lastedition.metadata(oai_dc)", ".translation(xx-YY).lastedition",
+                     ".translation(xx).metadata"):
+        assert relation in templates
+    assert len(templates) == 55
+
+
+# -- Example 9.3 and the verb list -------------------------------------------------------------
+
+EXAMPLE_9_3 = """
+archiveaddress contenttype.translation(en) contenttype.translation(pt) ibi ibi.archiveservice
+ibi.platformsoftware ibi.translation(en) ibi.translation(pt) state.translation(en)
+state.translation(pt) timestamp.translation(en) timestamp.translation(pt) url.translation(en)
+url.translation(pt) urlkey
+""".split()
+BARE_TRANSLATION = ["contenttype.translation", "ibi.translation", "state.translation",
+                    "timestamp.translation", "url.translation"]
+
+
+def test_example_9_3_get_translation_keeps_the_translations(client, service,
+                                                            english_and_portuguese):
+    original, portuguese = english_and_portuguese
+
+    answer = url_request(client, service, original.ibip, verblist="GetTranslation")
+
+    assert sorted(answer) == sorted(EXAMPLE_9_3 + BARE_TRANSLATION)
+    assert answer["url.translation(en)"] == file_url(original, "CCSDS 643.0-B-1.pdf")
+    assert answer["url.translation(pt)"] == file_url(portuguese, "RTC-07.pdf")
+    full = to_dict(archive_service.url_list(ibi_text=original.ibip))
+    assert {n: v for n, v in answer.items() if n != "urlkey"} == {
+        n: full[n] for n in answer if n != "urlkey"}  # a filter, nothing else
+
+
+def test_a_named_translation_is_that_language_only(client, service, english_and_portuguese):
+    original, portuguese = english_and_portuguese
+
+    from_portuguese = url_request(client, service, portuguese.ibi,
+                                  verblist="GetTranslation(en)")
+    missing = url_request(client, service, original.ibi, verblist="GetTranslation(fr)")
+
+    assert from_portuguese["ibi.translation(en)"] == forms(original)
+    assert [n for n in from_portuguese if ".translation" in n] == [
+        f"{x}.translation(en)" for x in ("contenttype", "ibi", "state", "timestamp", "url")]
+    assert sorted(missing) == ["archiveaddress", "ibi", "ibi.archiveservice",
+                               "ibi.platformsoftware"]  # no URL, hence no urlkey either
+
+
+def test_a_regional_tag_also_answers_its_language(client, service):
+    original = deposit(language="en")
+    brazilian = deposit("relatorio.pdf", language="pt-BR", translation_of=original)
+
+    answer = url_request(client, service, original.ibi, verblist="GetTranslation")
+
+    assert answer["ibi.translation(pt-BR)"] == answer["ibi.translation(pt)"] == forms(brazilian)
+    exact = url_request(client, service, original.ibi, verblist="GetTranslation(pt-br)")
+    assert exact["url.translation(pt-BR)"] == file_url(brazilian, "relatorio.pdf")
+
+
+def test_an_item_without_language_is_reached_through_the_bare_translation(client, service):
+    item = deposit(language="")
+
+    answer = url_request(client, service, item.ibi, verblist="GetTranslation")
+
+    assert answer["url.translation"] == file_url(item, "paper.pdf")
+    assert not [n for n in answer if "(" in n]  # no language to name
+
+
+def test_metadata_verbs(client, service):
+    item = deposit()
+
+    free = url_request(client, service, item.ibi, verblist="GetMetadata")
+    oai = url_request(client, service, item.ibi, verblist="GetMetadata(oai_dc)")
+
+    assert sorted(free) == ["archiveaddress", "contenttype.metadata", "ibi", "ibi.archiveservice",
+                            "ibi.platformsoftware", "state.metadata", "timestamp.metadata",
+                            "url.metadata", "urlkey"]
+    assert free["url.metadata"] == page(item, "metadata")
+    assert oai["url.metadata(oai_dc)"] == page(item, "oai_dc.xml")
+    assert "url.metadata" not in oai
+
+
+# -- Files: Examples 9.11 and 9.12 -------------------------------------------------------------
+
+def test_example_9_11_a_file_path_gives_that_file(client, service):
+    item = deposit("@relatorio.pdf", "reference.bib")
+    other = deposit("secret.txt")
+
+    answer = url_request(client, service, item.ibip, filepath="/reference.bib")
+    foreign = url_request(client, service, item.ibip, filepath="/secret.txt")
+    missing = url_request(client, service, item.ibip, filepath="/a/reference.bib")
+
+    assert answer["url"] == file_url(item, "reference.bib")
+    assert client.get(urlsplit(answer["url"]).path).status_code == 200
+    for wrong in (foreign, missing):  # never a URL outside the item
+        assert sorted(wrong) == ["archiveaddress", "ibi", "ibi.archiveservice",
+                                 "ibi.platformsoftware"]
+    assert other.ibi not in str(foreign)
+
+
+def test_a_file_path_is_decoded_once_more_as_a_path(client, service):
+    item = deposit("Relatório Final.pdf")
+
+    answer = url_request(client, service, item.ibi, filepath="/Relat%C3%B3rio%20Final.pdf")
+
+    assert answer["url"] == file_url(item, "Relatório Final.pdf")
+
+
+def test_example_9_12_get_file_list_gives_the_file_list_page(client, service):
+    item = deposit("@relatorio.pdf", "reference.bib")
+
+    answer = url_request(client, service, item.ibip, verblist="GetFileList",
+                         filepath="/reference.bib")  # the verb list prevails
+
+    assert answer["url"] == page(item, "files")
+    assert client.get(urlsplit(answer["url"]).path).status_code == 200
+
+
+def test_file_list_of_a_translation(client, service, english_and_portuguese):
+    original, portuguese = english_and_portuguese
+
+    answer = url_request(client, service, original.ibi, verblist="GetTranslation(pt) GetFileList")
+
+    assert answer["url.translation(pt)"] == page(portuguese, "files")
+
+
+# -- Editions: §10.2 and chains ----------------------------------------------------------------
+
+def test_section_10_2_next_edition_chain_and_acknowledgment(client, service):
+    first = deposit("CCSDS 650.0-B-1.pdf")
+    second = deposit("CCSDS 650.0-B-2.pdf", previous_edition=first)
+    verbs = "GetLastEdition GetMetadata(oai_dc)"  # !:(oai_dc)
+
+    answer = url_request(client, service, first.ibip, verblist=verbs)
+    again = url_request(client, service, second.ibi, verblist=verbs)  # the resolver's loop
+
+    relation = ".lastedition.metadata(oai_dc)"
+    assert answer["ibi.nextedition"] == forms(second)
+    # We know the whole chain, so the first answer already has what the second one gives.
+    assert answer[f"url{relation}"] == again[f"url{relation}"] == page(second, "oai_dc.xml")
+    assert sorted(again) == sorted(["archiveaddress", "ibi", "ibi.archiveservice",
+                                    "ibi.platformsoftware", "urlkey"] + [
+        f"{x}{relation}" for x in ("contenttype", "state", "timestamp", "url")])
+    assert again[f"contenttype{relation}"] == "Metadata"
+
+    response = acknowledge(client, service, again, relation,
+                           f"http://urlib.net:80/{first.ibip}!:(oai_dc)")
+
+    assert response.content == b"notice {acknowledgment received}\n"
+    access = Access.objects.get()
+    assert (access.item, access.relation) == (second, relation)
+
+
+def test_last_edition_through_five_editions(client, service):
+    chain = [deposit("v1.pdf")]
+    for number in range(2, 6):
+        chain.append(deposit(f"v{number}.pdf", previous_edition=chain[-1]))
+
+    answer = url_request(client, service, chain[1].ibip, verblist="GetLastEdition")
+
+    assert answer["ibi.nextedition"] == forms(chain[2])
+    assert answer["ibi.lastedition"] == forms(chain[4])
+    assert answer["url.lastedition"] == file_url(chain[4], "v5.pdf")
+    assert "ibi.nextedition" not in url_request(client, service, chain[4].ibi)
+
+
+def test_translations_and_editions_compose(client, service):
+    first = deposit("en-1.pdf", language="en")
+    first_pt = deposit("pt-1.pdf", language="pt", translation_of=first)
+    newer_pt = deposit("pt-2.pdf", language="pt", previous_edition=first_pt)
+    second = deposit("en-2.pdf", language="en", previous_edition=first)
+    second_fr = deposit("fr-2.pdf", language="fr", translation_of=second)
+
+    full = to_dict(archive_service.url_list(ibi_text=first.ibi))
+
+    assert full["ibi.translation(pt)"] == forms(first_pt)
+    assert full["ibi.translation(pt).lastedition"] == forms(newer_pt)
+    assert full["url.translation(pt).lastedition.metadata"] == page(newer_pt, "metadata")
+    assert full["ibi.lastedition"] == forms(second)
+    assert full["ibi.lastedition.translation(fr)"] == forms(second_fr)
+    assert "ibi.translation(fr)" not in full and "ibi.lastedition.translation(pt)" not in full
+    assert full["ibi.translation(en).lastedition"] == forms(second)
+
+
+# -- Deleted and unknown items -----------------------------------------------------------------
+
+def test_a_deleted_item_answers_its_tombstone_whatever_the_verbs(client, service):
+    item = deposit()
+    services.item_delete(item=item)
+
+    for verbs in ("", "GetTranslation", "GetLastEdition GetMetadata(oai_dc)"):
+        answer = url_request(client, service, item.ibi, verblist=verbs)
+
+        assert sorted(answer) == ["archiveaddress", "ibi", "ibi.archiveservice",
+                                  "ibi.platformsoftware", "state", "timestamp"]
+        assert answer["state"] == "Deleted" and ISO.fullmatch(answer["timestamp"])
+
+
+def test_a_deleted_last_edition_has_an_ibi_and_no_url(client, service):
+    first = deposit()
+    second = deposit(previous_edition=first)
+    services.item_delete(item=second)
+
+    answer = url_request(client, service, first.ibi, verblist="GetLastEdition")
+
+    assert answer["ibi.lastedition"] == forms(second)
+    assert "url.lastedition" not in answer and "urlkey" not in answer
+
+
+def test_an_unknown_ibi_gets_the_empty_answer(client, service):
+    response = ask(client, service, {"servicesubject": "urlRequest",
+                                     "clientinformation.ipaddress": "150.163.2.175",
+                                     "parsedibiurl.ibi": "LK47B6W/362SFKH"})
+    json = ask(client, service, {"servicesubject": "urlRequest", "parsedibiurl.ibi":
+                                 "iconet.com.br/banon/2009/09.09.22.01",
+                                 "clientinformation.ipaddress": "150.163.2.175"},
+               accept="application/json")
+
+    assert (response.status_code, response.content) == (200, b"")
+    assert (json.status_code, json.json()) == (200, {})
+
+
+def test_legacy_port_spelling_finds_the_item(client, service):
+    item = deposit()
+    prefix, suffix = item.ibi.split("/", 2)[:2], item.ibi.split("/", 2)[2]
+    legacy = f"{prefix[0]}/{prefix[1]}@80/{suffix}".upper()
+
+    assert url_request(client, service, legacy)["ibi"] == forms(item)
+
+
+# -- The resolver's entry point ----------------------------------------------------------------
+
+def test_url_request_takes_what_the_persistent_url_parser_gives(client, service):
+    first = deposit()
+    second = deposit(previous_edition=first)
+    url = persistent_url.parse(f"/{first.ibip}!:(oai_dc)")
+
+    pairs = archive_service.url_request(ibi_text=url.ibi, verbs=url.verbs, filepath=url.filepath,
+                                        client_ips=["150.163.2.175"])
+    over_http = url_request(client, service, first.ibip, verblist=url.verblist_text())
+
+    answer = to_dict(pairs)
+    assert answer["url.lastedition.metadata(oai_dc)"] == page(second, "oai_dc.xml")
+    answer.pop("urlkey"), over_http.pop("urlkey")
+    assert answer == over_http
+
+
+# -- Acknowledgments ---------------------------------------------------------------------------
+
+@pytest.fixture
+def answered(client, service):
+    item = deposit()
+    return item, url_request(client, service, item.ibi)
+
+
+def test_an_acknowledgment_counts_once(client, service, answered):
+    item, answer = answered
+
+    for _ in range(2):
+        response = acknowledge(client, service, answer, "", f"http://urlib.net/{item.ibip}")
+        assert response.content == b"notice {acknowledgment received}\n"
+
+    assert Access.objects.filter(kind="acknowledgment").count() == 1
+
+
+def test_keys_we_did_not_issue_count_nothing(client, service, answered):
+    item, answer = answered
+    seconds, rest = answer["urlkey"].split("-")
+    forged = [f"{seconds}-{rest[:-1]}{(int(rest[-1]) + 1) % 10}",  # one digit changed
+              f"{int(seconds) + 1}-{rest}",  # another time, same signature
+              "1426203276-5985125171467764",  # Example 6.2's key
+              f"{seconds}-{int(rest[:-23]) + 1}{rest[-23:]}"]  # another item, same signature
+
+    for key in forged:
+        response = acknowledge(client, service, {**answer, "urlkey": key}, "",
+                               f"http://urlib.net/{item.ibip}")
+        assert response.content == b"notice {acknowledgment received}\n"
+
+    assert not Access.objects.exists()
+
+
+def test_expired_keys_count_nothing(client, service, settings):
+    settings.IBI_URLKEY_MAX_AGE = 60
+    item = deposit()
+    old = archive_service.issue_urlkey(item.pk, now=1_700_000_000)
+    now = 1_700_000_000 + 61
+
+    assert archive_service.read_urlkey(old, now=now - 1) == item.pk
+    assert archive_service.read_urlkey(old, now=now) is None
+    assert archive_service.read_urlkey(old, now=1_700_000_000 - 3600) is None  # from the future
+    assert not archive_service.record_acknowledgment(urlkey=old, client_ips=["1.2.3.4"],
+                                                     relation="", now=now)
+    assert not Access.objects.exists()
+
+
+def test_acknowledgment_of_metadata_without_ibi(client, service):
+    item = deposit()
+    answer = url_request(client, service, item.ibip, verblist="GetMetadata")
+
+    acknowledge(client, service, answer, ".metadata", f"http://urlib.net/{item.ibip}:")
+
+    assert Access.objects.get().relation == ".metadata"
+
+
+def test_example_8_9_acknowledgment_is_read_as_the_standard_writes_it(client, service):
+    query = ("servicesubject=acknowledgment&clientinformation.ipaddress=150.163.2.175&"
+             "contenttype=Data&"
+             "ibi=rep%20sid.inpe.br/mtc-m19/2013/09.04.12.27.57%20ibip%208JMKD3MGP7W/3EPGUE5&"
+             "url=http://mtc-m16d.sid.inpe.br/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/"
+             "Relat%f3rio%20Final.pdf&state=Original&"
+             "url.persistent=http://mtc-m16d.sid.inpe.br:80/8JMKD3MGP7W/3EPGUE5&"
+             "urlkey=1424636122-5331490054869684")
+
+    response = client.get(f"/{service.ibi}", QUERY_STRING=query)
+
+    assert response.content == b"notice {acknowledgment received}\n"
+    assert not Access.objects.exists()  # not a key of ours
+
+
+# -- Bad input ---------------------------------------------------------------------------------
+
+URL_REQUEST = "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175"
+IBI = "parsedibiurl.ibi=LK47B6W/362SFKH"
+ACK = ("servicesubject=acknowledgment&clientinformation.ipaddress=1.2.3.4&contenttype=Data&"
+       "state=Original&url=http://h/x&url.persistent=http://urlib.net/LK47B6W/362SFKH&"
+       "urlkey=1424636122-5331490054869684")
+BAD = {
+    "empty subject": "servicesubject=",
+    "unknown subject": "servicesubject=inclusionRequest",
+    "repeated subject": "servicesubject=urlRequest&servicesubject=urlRequest",
+    "missing ibi": URL_REQUEST,
+    "missing client": f"servicesubject=urlRequest&{IBI}",
+    "repeated ibi": f"{URL_REQUEST}&{IBI}&{IBI}",
+    "malformed ibi": f"{URL_REQUEST}&parsedibiurl.ibi=LK47B6W",
+    "ibi with modifier": f"{URL_REQUEST}&parsedibiurl.ibi=LK47B6W/362SFKH!",
+    "overlong ibi": f"{URL_REQUEST}&parsedibiurl.ibi=a.b/c/2009/{'1' * 300}",
+    "overlong query": f"{URL_REQUEST}&{IBI}&x={'a' * 9000}",
+    "bad ip": "servicesubject=urlRequest&clientinformation.ipaddress=999.1.1.1&" + IBI,
+    "two spaces between ips": ("servicesubject=urlRequest&"
+                               "clientinformation.ipaddress=1.2.3.4%20%205.6.7.8&" + IBI),
+    "non-ASCII byte": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/\xe9.pdf",
+    "non-ASCII escape": f"{URL_REQUEST}&parsedibiurl.ibi=LK47B6W/362SFK%C3%A9",
+    "broken escape": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%zz",
+    "short escape": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%4",
+    "control character": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%0Ab",
+    "equals in a value": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a=b",
+    "empty field": f"{URL_REQUEST}&&{IBI}",
+    "pair without name": f"{URL_REQUEST}&{IBI}&=x",
+    "dot dot": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/../x",
+    "encoded dot dot": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/%252e%252e/x",
+    "dot dot inside": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a/../../x",
+    "backslash": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/..%5Cx",
+    "encoded backslash": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%255Cb",
+    "relative path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=reference.bib",
+    "network path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=//etc/passwd",
+    "windows path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=C:%5Cx",
+    "encoded NUL": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%2500",
+    "unknown verb": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetEverything",
+    "unknown format": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata(marc)",
+    "bad composition": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata%20GetLastEdition",
+    "bad language": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetTranslation(portuguese)",
+    "ack without key": ACK.rsplit("&", 1)[0],
+    "ack with bad key": ACK.rsplit("=", 1)[0] + "=12345",
+    "ack with bad type": ACK.replace("Data", "Image"),
+    "ack with bad state": ACK.replace("Original", "Deleted"),
+    "ack with bad url": ACK.replace("url=http://h/x", "url=javascript:alert(1)"),
+    "ack with bad persistent url": ACK.replace("urlib.net/LK47B6W/362SFKH", "urlib.net/x"),
+    "ack with bad ibi": ACK + "&ibi=rep%20nonsense",
+}
+
+
+@pytest.mark.parametrize("query", BAD.values(), ids=BAD.keys())
+def test_bad_requests_get_400_and_an_error_pair(client, service, query):
+    response = client.get(f"/{service.ibi}", QUERY_STRING=query)
+
+    assert response.status_code == 400
+    pairs = loads(response.content.decode("ascii"))
+    assert [name for name, _ in pairs] == ["error"]
+    assert not Access.objects.exists()
+
+
+def test_only_get_is_answered(client, service):
+    response = client.post(f"/{service.ibi}?servicesubject=inclusionConfirmationRequest")
+
+    assert response.status_code == 405 and response["Allow"] == "GET"
+    assert loads(response.content.decode())[0][0] == "error"
+
+
+# -- Format: JSON on request; the route --------------------------------------------------------
+
+def test_json_when_the_client_prefers_it(client, service):
+    item = deposit()
+    pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "150.163.2.175",
+             "parsedibiurl.ibi": item.ibi}
+
+    as_json = ask(client, service, pairs, accept="application/json, text/plain;q=0.5")
+    as_text = ask(client, service, pairs, accept="text/html")
+    error = ask(client, service, {"servicesubject": "x"}, accept="application/json")
+
+    assert as_json["Content-Type"] == "application/json"
+    assert "Accept" in as_json["Vary"] and "no-store" in as_json["Cache-Control"]
+    body = as_json.json()
+    assert body["ibi"] == forms(item) and body["state"] == "Original"
+    assert as_text["Content-Type"] == "text/plain; charset=us-ascii"
+    assert error.status_code == 400 and list(error.json()) == ["error"]
+
+
+def test_other_paths_are_not_the_archive_service(client, service):
+    item = deposit()
+
+    for path in (f"/{item.ibi}?servicesubject=inclusionConfirmationRequest",
+                 f"/{service.ibi}/x?servicesubject=inclusionConfirmationRequest",
+                 "/not/an/ibi?servicesubject=inclusionConfirmationRequest"):
+        assert client.get(path).status_code == 404
+
+
+def test_the_catch_all_is_the_last_route():
+    def flatten(patterns):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from flatten(pattern.url_patterns)
+            elif isinstance(pattern, URLPattern):
+                yield pattern
+
+    assert list(flatten(get_resolver().url_patterns))[-1].name == "dispatch"
+
+
+def test_api_archive(client, service):
+    response = client.get("/api/archive", secure=True)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["archiveaddress"] == ADDRESS
+    assert (body["archiveserviceibi"], body["archiveserviceibip"]) == (service.ibi, service.ibip)
+    assert body["platformsoftware"] == {"rep": PLATFORM}
+    assert "" in body["relations"] and ".lastedition.metadata(oai_dc)" in body["relations"]
+
+
+# -- Queries do not grow with what is on file --------------------------------------------------
+
+def bulk_items(count: int) -> None:
+    """Rows without files or minting: only their number matters here."""
+    names = [f"example.org/bulk/2017/01.01.00.00.{n:06d}" for n in range(count)]
+    Item.objects.bulk_create([Item(ibi=name, ibip=f"BULK{n}", title="bulk", edition_family=name)
+                              for n, name in enumerate(names)])
+
+
+def queries(ibi: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        archive_service.url_list(ibi_text=ibi)
+    return len(captured)
+
+
+def test_queries_do_not_grow_with_items_editions_or_translations():
+    small = deposit(language="en")
+    deposit(language="pt", translation_of=small)
+    small_next = deposit(previous_edition=small)
+    big = deposit(language="en")
+    chain = [deposit(previous_edition=big)]
+    for _ in range(4):
+        chain.append(deposit(previous_edition=chain[-1]))
+    for language in ("pt", "fr", "de", "es", "it"):
+        deposit(language=language, translation_of=big)
+    deposit(language="pt", translation_of=chain[-1])
+
+    few = queries(small.ibi)
+    bulk_items(30)
+    many = queries(big.ibi)
+
+    assert few == many <= 6
+    assert queries(small_next.ibi) <= few  # no newer edition: one query less
+    assert to_dict(archive_service.url_list(ibi_text=big.ibi))["ibi.lastedition"] == forms(
+        chain[-1])
+
+
+def test_a_plain_url_request_takes_two_queries(django_assert_num_queries):
+    item = deposit()
+
+    with django_assert_num_queries(2):  # the item, the archive service
+        archive_service.url_request(ibi_text=item.ibi)
+    assert selectors.item_by_ibi(item.ibip) == item
+
