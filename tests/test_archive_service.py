@@ -14,10 +14,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from archive import archive_service, persistent_url, selectors, services
 from archive.models import Access, Item
-from archive.pairs import loads, to_dict
+from archive.pairs import dumps, loads, to_dict
 from archive.services import Upload
 
 pytestmark = pytest.mark.django_db
@@ -707,3 +710,31 @@ def test_a_plain_url_request_takes_two_queries(django_assert_num_queries):
         archive_service.url_request(ibi_text=item.ibi)
     assert selectors.item_by_ibi(item.ibip) == item
 
+
+
+NAMES = ["servicesubject", "clientinformation.ipaddress", "parsedibiurl.ibi",
+         "parsedibiurl.filepath", "parsedibiurl.verblist", "contenttype", "state", "url",
+         "url.persistent", "urlkey", "ibi"]
+VALUES = st.one_of(
+    st.sampled_from(["urlRequest", "acknowledgment", "inclusionConfirmationRequest",
+                     "150.163.2.175", "1.2.3.4 ::1", "LK47B6W/362SFKH", "/reference.bib",
+                     "/../x", "GetLastEdition GetMetadata(oai_dc)", "GetTranslation(pt)", "Data",
+                     "Original", "http://urlib.net/LK47B6W/362SFKH!", "1424636122-5331490054869684",
+                     "rep iconet.com.br/banon/2009/09.09.22.01", "%", "%2e%2e", "\\", "é"]),
+    st.text(max_size=40))
+
+
+@hypothesis_settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(NAMES) | st.text(max_size=5), VALUES, max_size=7),
+       st.booleans())
+def test_any_query_gets_a_pair_list_or_a_protocol_error(service, fields, raw):
+    query = ("&".join(f"{name}={value}" for name, value in fields.items()) if raw
+             else urlencode(fields, quote_via=quote))
+    try:
+        pairs = archive_service.answer(query)
+    except archive_service.ProtocolError as exc:
+        pairs = archive_service.error_pairs(str(exc))
+    text = dumps(pairs)
+    assert text.isascii() and loads(text) == [(n, v) for n, v in pairs]
+    assert not Access.objects.exists()
