@@ -33,13 +33,15 @@ class ItemAdmin(admin.ModelAdmin):
                                                "title. Editions are linked at deposit only.")}),
                 self.dublin_core,
             ]
+        editable = self.has_change_permission(request, obj)
         return [
             (_("Identification"), {"fields": ["ibi", "ibip", "state", "edition",
                                               "created", "updated", "deleted_at"]}),
             (None, {"fields": ["title", "target_file", "language", "transferable"]}),
-            (_("Files"), {"fields": ["file_table", "upload"]}),
+            (_("Files"), {"fields": ["file_table", "upload"] if editable else ["file_table"]}),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
-            self.dublin_core,
+            # A view-only page (a tombstone) has no form fields to show the values in.
+            self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
         ]
 
     def get_readonly_fields(self, request, obj=None):
@@ -52,6 +54,11 @@ class ItemAdmin(admin.ModelAdmin):
     @admin.display(description=_("edition"))
     def edition(self, obj: Item) -> str:
         return f"{obj.edition_number} (first: {obj.edition_family})"
+
+    @admin.display(description=_("values"))
+    def dc_values(self, obj: Item) -> str:
+        return format_html_join("", "<div>{}: {}</div>",
+                                ((v.element, v.value) for v in obj.dc_values.all()))
 
     @admin.display(description=_("files"))
     def file_table(self, obj: Item) -> str:
