@@ -1,0 +1,144 @@
+"""In a real browser: a librarian deposits through the admin, a reader finds and downloads.
+
+Playwright for Python drives Debian's Chromium (/usr/bin/chromium, installed by .ci/run).
+Screenshots go to artifacts/screenshots/ (kept by CI as artifacts; docs/landing-page.png in the
+README is a copy of one).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect, sync_playwright
+from pytest_django.live_server_helper import LiveServer
+
+from archive import services
+from archive.models import Item
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+SCREENSHOTS = Path(django_settings.BASE_DIR) / "artifacts" / "screenshots"
+TITLE = "Ensuring <persistence> & access"  # markup must come back as text
+PAPER = b"%PDF-1.4 the paper itself\n"
+DATA = b"site,year\nINPE,2009\n"
+PASSWORD = "a-librarian's-long-password"
+
+
+@pytest.fixture
+def server(transactional_db, settings, monkeypatch):
+    """A live server over plain HTTP with the admin reachable (production forces HTTPS on it).
+
+    pytest-django's shared live_server builds its middleware once per session, before any
+    test's settings apply, so this test starts its own after relaxing the HTTPS settings.
+    """
+    settings.SECURE_SSL_REDIRECT = False
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    # Playwright's sync API runs an event loop in this thread; the ORM calls here are plain
+    # synchronous test code, not async code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    live = LiveServer("localhost")
+    live._live_server_modified_settings.enable()
+    yield live
+    live._live_server_modified_settings.disable()
+    live.stop()
+
+
+@pytest.fixture
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def librarian(transactional_db):
+    user = User.objects.create_user("librarian", password=PASSWORD, is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    return user
+
+
+def shot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
+
+def deposit_through_the_admin(page: Page, url: str) -> None:
+    page.goto(f"{url}/admin/login/?next=/admin/archive/item/add/")
+    page.fill("#id_username", "librarian")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page).to_have_url(f"{url}/admin/archive/item/add/")
+    page.fill("#id_title", TITLE)
+    page.set_input_files("input[name=upload]", [
+        {"name": "paper.pdf", "mimeType": "application/pdf", "buffer": PAPER},
+        {"name": "data.csv", "mimeType": "text/csv", "buffer": DATA},
+    ])
+    page.fill("#id_target_file", "paper.pdf")
+    page.fill("#id_language", "en")
+    page.fill("#id_dc_creator", "Banon, Gerald\nBanon, Lise")
+    page.fill("#id_dc_subject", "persistent identifiers")
+    page.fill("#id_dc_date", "2009-02-16")
+    shot(page, "admin-deposit")
+    page.click("input[name=_save]")
+    expect(page.locator(".messagelist .success")).to_be_visible()
+
+
+def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, librarian):
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1100, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    page = context.new_page()
+
+    deposit_through_the_admin(page, server.url)
+
+    item = Item.objects.get(title=TITLE)
+    assert sorted(item.files.values_list("name", flat=True)) == ["data.csv", "paper.pdf"]
+    context.clear_cookies()  # from here on, an anonymous reader
+
+    # The search finds the item, from the search box of the home page.
+    page.goto(server.url)
+    page.fill("#home-q", "persistence")
+    page.click("form.search.big button[type=submit]")
+    result = page.get_by_role("link", name=TITLE)
+    expect(result).to_be_visible()
+    shot(page, "search")
+
+    # The landing page: both IBI forms, the persistent URL and a working copy button.
+    result.click()
+    expect(page).to_have_url(f"{server.url}/items/{item.ibi}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(TITLE)
+    expect(page.locator("#ibi-rep")).to_have_text(item.ibi)
+    expect(page.locator("#ibi-ibip")).to_have_text(item.ibip)
+    persistent = f"{server.url}/{item.ibi}"
+    expect(page.locator("#purl")).to_have_attribute("href", persistent)
+    copy = page.locator("button.copy[data-copy=purl]")
+    expect(copy).to_be_visible()
+    copy.click()
+    expect(page.get_by_text("Copied.")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == persistent
+    shot(page, "landing-page")
+
+    # The target file downloads from the landing page's link.
+    with page.expect_download() as download:
+        page.locator("table.files a", has_text="paper.pdf").click()
+    assert download.value.suggested_filename == "paper.pdf"
+    assert Path(download.value.path()).read_bytes() == PAPER
+    context.close()
+
+
+def test_the_landing_page_works_without_javascript(server, browser, transactional_db):
+    item = services.item_deposit(title="Plain <b>HTML</b>", uploads=[])
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server.url}/items/{item.ibip}")  # the IBIp redirects to the canonical page
+    expect(page).to_have_url(f"{server.url}/items/{item.ibi}")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Plain <b>HTML</b>")
+    expect(page.locator("button.copy[data-copy=purl]")).to_be_hidden()
+    expect(page.locator("#purl")).to_be_visible()
+    context.close()
