@@ -5,6 +5,8 @@ run in-process, and placeholder identification settings that a system check warn
 """
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from pathlib import Path
 
