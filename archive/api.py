@@ -236,8 +236,11 @@ class _ItemRecordMixin:
         """The item re-read with everything its record shows, after a write."""
         item = selectors.with_details(Item.objects.filter(pk=item.pk)).get()
         data = ItemSerializer(item, context=self.get_serializer_context()).data
-        location = self.request.build_absolute_uri(reverse("api:item", args=[item.ibi]))
-        return Response(data, status=status_code, headers={"Location": location})
+        headers = {}
+        if status_code == status.HTTP_201_CREATED:
+            headers["Location"] = self.request.build_absolute_uri(
+                reverse("api:item", args=[item.ibi]))
+        return Response(data, status=status_code, headers=headers)
 
 
 def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:

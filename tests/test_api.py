@@ -73,7 +73,8 @@ def deposit(client: APIClient, title: str = "A report", **fields):
     return client.post(ITEMS, {"title": title, **fields}, format="multipart", secure=True)
 
 
-def raw_deposit(client: APIClient, files: list[tuple[str, bytes]], fields=(("title", "T"),)):
+def raw_deposit(client: APIClient, files: list[tuple[str, bytes]], fields=(("title", "T"),),
+                url: str = ITEMS):
     """A multipart body written by hand: the file names reach the server exactly as given
     (Django's test client would strip the directories of `../../x` itself)."""
     parts = [(f'form-data; name="{name}"', b"", value.encode()) for name, value in fields]
@@ -82,7 +83,7 @@ def raw_deposit(client: APIClient, files: list[tuple[str, bytes]], fields=(("tit
     body = b"".join(
         f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode() + extra + b"\r\n"
         + data + b"\r\n" for disposition, extra, data in parts) + f"--{BOUNDARY}--\r\n".encode()
-    return client.generic("POST", ITEMS, body, f"multipart/form-data; boundary={BOUNDARY}",
+    return client.generic("POST", url, body, f"multipart/form-data; boundary={BOUNDARY}",
                           secure=True)
 
 
@@ -117,7 +118,7 @@ def test_deposit_answers_the_record_and_stores_the_files(api, media, upload_dir)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["timestamp"])
     assert record["persistent_url"].endswith(f"/{item.ibi}")
     assert record["landing_url"].endswith(f"/items/{item.ibi}")
-    assert response["Location"].endswith(f"/api/items/{item.ibi}")
+    assert response["Location"] == f"https://testserver/api/items/{item.ibi}"
     files = {f["name"]: f for f in record["files"]}
     assert files["report.pdf"]["sha256"] == sha(PDF)
     assert files["report.pdf"]["size"] == len(PDF)
@@ -378,6 +379,16 @@ def test_an_admin_form_over_the_limit_is_a_413_page_not_a_500(settings, upload_d
     assert list(upload_dir.iterdir()) == []
 
 
+def test_an_admin_form_with_too_many_files_or_a_too_long_name_is_400_not_500(settings):
+    settings.IBI_MAX_FILES = 1
+    client = APIClient()
+    files = [upload("a", b"a"), upload("b", b"b")]
+    assert client.post("/admin/login/", {"file": files}, format="multipart",
+                       secure=True).status_code == 400
+    # (By hand: the test client would cut the name to 255 characters itself.)
+    assert raw_deposit(client, [("x" * 256, b"x")], url="/admin/login/").status_code == 400
+
+
 def test_too_many_files_is_400_and_nothing_is_stored(api, media, settings, upload_dir):
     settings.IBI_MAX_FILES = 3
     response = deposit(api, files=[upload(f"{n}.txt", b"n") for n in range(4)])
@@ -425,6 +436,19 @@ def test_a_failure_before_commit_leaves_no_item_and_no_file(api, media, model):
     assert response.status_code == 500
     assert deposited() == 0 and ItemFile.objects.count() == 0
     assert stored(media) == []
+
+
+def test_a_lost_race_for_an_edition_link_is_409_and_leaves_no_file(api, media):
+    first = deposit(api, title="First").json()
+    deposit(api, title="Second", previous_edition=first["ibi"])
+    # The loser of two concurrent deposits passed the service's check before the winner
+    # committed: only the database's unique constraint stops it.
+    with mock.patch.object(services, "_check_links"), mock.patch.object(services, "_full_clean"):
+        response = deposit(api, title="Also second", previous_edition=first["ibi"],
+                           files=[upload("loser.txt", b"x")])
+    assert response.status_code == 409
+    assert deposited() == 2
+    assert not [p for p in stored(media) if p.endswith("loser.txt")]
 
 
 @pytest.mark.django_db(transaction=True)
