@@ -20,6 +20,9 @@ from .citation import Citation, apa, bibtex
 from .models import DC_ELEMENTS, Item, validate_language
 
 PAGE_SIZE = 20
+# Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
+# an item with more files than this announces none of them in its Link header.
+SIGNPOSTING_MAX_ITEMS = 20
 # A media type we may repeat in a Link header: type/subtype, nothing that could break quoting.
 MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
 
@@ -130,7 +133,7 @@ def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
     if not item.is_deleted:
         links.append(f'<{selectors.metadata_url(item, request, "oai_dc")}>; rel="describedby"; '
                      f'type="application/xml"; formats="{oai_dc.NS_OAI_DC}"')
-        for f in files:
+        for f in files if len(files) <= SIGNPOSTING_MAX_ITEMS else []:
             kind = (f["file"].content_type or "").split(";")[0].strip().lower()
             typed = f'; type="{kind}"' if MEDIA_TYPE.fullmatch(kind) else ""
             links.append(f'<{f["url"]}>; rel="item"{typed}')

@@ -156,6 +156,16 @@ def test_landing_page_signposting(client, item):
     assert f'<{base}/col/{item.ibi}/doc/data.csv>; rel="item"; type="text/csv"' in link
 
 
+def test_signposting_quotes_odd_file_names_and_skips_huge_file_lists(client, settings):
+    odd = deposit(files=[('a "b", <c>; d.txt', b"x", 'text/plain"; x=<y>')])
+    link = client.get(landing(odd))["Link"]
+    assert f'/col/{odd.ibi}/doc/a%20%22b%22%2C%20%3Cc%3E%3B%20d.txt>; rel="item"' in link
+    assert link.endswith('rel="item"')  # the odd content type is left out
+    many = deposit(files=[(f"f{n}.txt", b"x", "text/plain") for n in range(21)])
+    link = client.get(landing(many))["Link"]
+    assert 'rel="cite-as"' in link and 'rel="describedby"' in link and 'rel="item"' not in link
+
+
 def test_the_ibip_and_other_spellings_redirect_to_the_canonical_page(client, item):
     for spelling, view in [(item.ibip, "archive:item"), (item.ibi.upper(), "archive:item"),
                            (item.ibip.lower(), "archive:item_files")]:
