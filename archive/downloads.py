@@ -5,6 +5,7 @@ What this view promises, and why:
 - Only a file recorded as an ItemFile of the item the path names is ever opened, and its
   storage key is built from that database row, never from the request: `..`, `%2e%2e`,
   backslashes, extra segments or another item's file name find no row and answer 404.
+  Names are percent-decoded as UTF-8, or as Latin-1 as in RTC-11's example URL.
 - Local storage: the bytes stream from `default_storage.open` in chunks (FileResponse). The
   ETag is the file's sha256 (strong: files are never overwritten) and Last-Modified its
   deposit time; If-None-Match / If-Modified-Since answer 304 (Django's conditional logic), a
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote
 
 from django.core.files.storage import default_storage
 from django.http import (
@@ -89,7 +91,13 @@ def _find(rest: str) -> ItemFile:
     # The layout is keyed by repository name: an IBIp never names a folder.
     if item is None:
         raise Http404("no such item")
-    found = ItemFile.objects.filter(item=item, name=name).first()
+    files = ItemFile.objects.filter(item=item)
+    found = files.filter(name=name).first()
+    if found is None and "%" in name:
+        # RTC-11's own example escapes Latin-1 (Relat%f3rio%20Final.pdf); Django leaves the
+        # bytes that are not UTF-8 percent-encoded, so read them as Latin-1 once more.
+        legacy = unquote(name, encoding="latin-1")
+        found = files.filter(name=legacy).first() if legacy != name else None
     if found is None:
         raise Http404("no such file")
     found.item = item

@@ -259,3 +259,12 @@ def test_path_tricks_never_serve_anything_else(client, report):
 def test_a_file_missing_from_storage_is_a_404_not_a_500(client, report):
     storage.remove(report.ibi, ["report.pdf"])
     assert client.get(path(report, "report.pdf")).status_code == 404
+
+
+def test_the_standards_latin_1_escaped_url_still_finds_the_file(client):
+    # RTC-11 Example 6.2: .../doc/Relat%f3rio%20Final.pdf
+    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    response = client.get(f"/col/{item.ibi}/doc/Relat%f3rio%20Final.pdf")
+    assert response.status_code == 200
+    assert body(response) == PDF
+    assert client.get(f"/col/{item.ibi}/doc/Relat%f3rio.pdf").status_code == 404
