@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import ExtractYear, Substr
+from django.db.models.functions import ExtractYear, Lower, Substr
 from django.http import HttpRequest
 
 from . import ibi as ibilib
@@ -86,6 +86,36 @@ def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
                .values_list("item_id", flat=True))
 
 
+# Every urlRequest runs the two reads below. Written as raw SQL because compiling the same
+# queries through the ORM costs about ten times running them (bench/archive_service.py);
+# plain SQL that SQLite and PostgreSQL both read, over columns the models define.
+_ITEM_SQL = (f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {Item._meta.db_table} i "
+             f"LEFT JOIN {Item._meta.db_table} n ON n.previous_edition_id = i.id "
+             "WHERE i.{field} IN ({spellings}) ORDER BY i.id LIMIT 1")
+_SERVICE_SQL = f"SELECT * FROM {Item._meta.db_table} WHERE is_archive_service = %s LIMIT 1"
+
+
+def item_with_next_edition(text: str) -> Item | None:
+    """`item_by_ibi` in one query, with the next edition's IBI as .next_ibi / .next_ibip
+    ("" when there is none)."""
+    try:
+        parsed = ibilib.parse(text)
+    except ValueError:
+        return None
+    found = spellings(parsed)
+    sql = _ITEM_SQL.format(field="ibip" if parsed.form == "ibip" else "ibi",
+                           spellings=", ".join(["%s"] * len(found)))
+    item = next(iter(Item.objects.raw(sql, found)), None)
+    if item is not None:
+        item.next_ibi, item.next_ibip = item.next_ibi or "", item.next_ibip or ""
+    return item
+
+
+def archive_service_or_none() -> Item | None:
+    """The archive service item, or None before the first migrate."""
+    return next(iter(Item.objects.raw(_SERVICE_SQL, [True])), None)
+
+
 # -- Addresses and URLs -----------------------------------------------------------------------
 
 def archive_address(request: HttpRequest | None = None) -> str:
@@ -145,8 +175,9 @@ def _has_dc(element: str, **lookup) -> Exists:
 
 
 def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str = "",
-                 language: str = "", queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
-    """Listed items matching every given criterion, newest first.
+                 language: str = "", sort: str = "", queryset: QuerySet[Item] | None = None
+                 ) -> QuerySet[Item]:
+    """Listed items matching every given criterion, newest first (sort="title": by title).
 
     `q`: every word in the title or in any Dublin Core value; `creator`/`subject`: one exact
     value; `year`: the year of dc:date, or of the deposit when the item has no dc:date;
@@ -166,6 +197,8 @@ def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str
                              | (~_has_dc("date") & Q(created__year=int(year))))
     if language:
         items = items.filter(language__iexact=language)
+    if sort == "title":
+        return items.order_by(Lower("title"), "id")
     return items.order_by("-created", "-id")
 
 

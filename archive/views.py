@@ -45,6 +45,8 @@ class SearchForm(forms.Form):
     year = forms.RegexField(regex=r"^[0-9]{4}\Z", required=False,
                             error_messages={"invalid": "Give the year as four digits."})
     language = forms.CharField(max_length=35, required=False, validators=[validate_language])
+    sort = forms.ChoiceField(label="Order", required=False,
+                             choices=[("", "Newest first"), ("title", "Title, A to Z")])
 
     FILTERS = ("creator", "subject", "year", "language")
 
@@ -56,8 +58,9 @@ def search(request: HttpRequest) -> HttpResponse:
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
     items = selectors.search_items(**criteria)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = list(selectors.with_details(
-        Item.objects.filter(pk__in=[i.pk for i in page.object_list])).order_by("-created", "-id"))
+    details = selectors.with_details(Item.objects.filter(pk__in=[i.pk for i in page.object_list]))
+    by_pk = {item.pk: item for item in details}
+    page.object_list = [by_pk[i.pk] for i in page.object_list]
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
     return render(request, "archive/search.html", {
         "form": form, "page": page, "criteria": criteria,

@@ -112,8 +112,19 @@ def test_search_is_paginated(client, settings):
     assert client.get("/search", {"page": "x"}).status_code == 200
 
 
+def test_browse_by_title(client):
+    for title in ("beta", "Alpha", "gamma"):
+        deposit(title=title)
+    html = client.get("/search", {"sort": "title"}).content.decode()
+    assert html.index(">Alpha<") < html.index(">beta<") < html.index(">gamma<")
+    newest = client.get("/search").content.decode()
+    assert newest.index(">gamma<") < newest.index(">beta<")
+    kept = client.get("/search", {"sort": "title", "q": "a"}).content.decode()
+    assert 'value="title" selected' in kept
+
+
 @pytest.mark.parametrize("params", [{"year": "20x9"}, {"year": "٢٠٠٩"}, {"language": "not a tag"},
-                                    {"q": "x" * 201}])
+                                    {"q": "x" * 201}, {"sort": "random"}])
 def test_bad_search_arguments_are_a_400_with_a_message(client, params):
     response = client.get("/search", params)
     assert response.status_code == 400
