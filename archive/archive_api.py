@@ -10,7 +10,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from . import archive_service
-from .models import Item
 
 
 @extend_schema(
@@ -29,7 +28,7 @@ from .models import Item
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def archive_info(request: Request) -> Response:
-    try:
-        return Response(archive_service.archive_info(request))
-    except Item.DoesNotExist:
-        raise NotFound("this repository has no archive service yet: run migrate") from None
+    info = archive_service.archive_info(request)
+    if info is None:
+        raise NotFound("this repository has no archive service yet: run migrate")
+    return Response(info)

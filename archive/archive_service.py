@@ -165,18 +165,11 @@ class Related:
     three queries however many items, editions or translations are on file."""
 
     def __init__(self, item: Item):
-        self.item = item
-
-    @cached_property
-    def next_edition(self) -> Item | None:
-        try:
-            return self.item.next_edition
-        except Item.DoesNotExist:
-            return None
+        self.item = item  # from selectors.item_with_next_edition
 
     @cached_property
     def last(self) -> Item:
-        if self.next_edition is None:
+        if not self.item.next_ibi:
             return self.item
         newest = selectors.newest_editions([self.item])
         return newest.get(self.item.edition_family, self.item)
@@ -242,7 +235,11 @@ def expand(related: Related, pattern: Sequence[Step]) -> list[tuple[str, Node]]:
 
 def forms(item: Item) -> list[str]:
     """Table 9.4: ``rep <repository name> ibip <IBIp>``."""
-    return ["rep", item.ibi] + (["ibip", item.ibip] if item.ibip else [])
+    return ibi_forms(item.ibi, item.ibip)
+
+
+def ibi_forms(rep: str, ibip: str) -> list[str]:
+    return ["rep", rep] + (["ibip", ibip] if ibip else [])
 
 
 def platform_software_forms() -> list[str]:
@@ -319,8 +316,8 @@ def _relation_pairs(relation: str, node: Node, urls: _Urls) -> list[Pair]:
     ]
 
 
-def _archive_pairs(request: HttpRequest | None) -> list[Pair] | None:
-    service = Item.objects.filter(is_archive_service=True).first()
+def _archive_pairs(request: HttpRequest | None, service: Item | None) -> list[Pair] | None:
+    service = service or selectors.archive_service_or_none()
     if service is None:  # no archive service, no Archive: nothing to say
         return None
     return [("archiveaddress", selectors.archive_address(request)),
@@ -337,11 +334,12 @@ def _file_name(filepath: str | None) -> str | None:
 
 
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
-           filepath: str | None, request: HttpRequest | None, filtered: bool) -> list[Pair]:
-    item = selectors.item_by_ibi(ibi_text, Item.objects.select_related("next_edition"))
+           filepath: str | None, request: HttpRequest | None, filtered: bool,
+           service: Item | None) -> list[Pair]:
+    item = selectors.item_with_next_edition(ibi_text)
     if item is None:
         return []
-    head = _archive_pairs(request)
+    head = _archive_pairs(request, service)
     if head is None:
         return []
     answer = dict(head)
@@ -350,8 +348,8 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
         answer.update(state=item.state, timestamp=timestamp(item))
         return sorted(answer.items())
     related = Related(item)
-    if related.next_edition is not None:
-        answer["ibi.nextedition"] = forms(related.next_edition)
+    if item.next_ibi:
+        answer["ibi.nextedition"] = ibi_forms(item.next_ibi, item.next_ibip)
     nodes = [found for pattern in patterns for found in expand(related, pattern)]
     file_name = _file_name(filepath)
     with_file: set[int] = set()
@@ -368,24 +366,25 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
 
 
 def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
-                client_ips: Sequence[str] = (), request: HttpRequest | None = None
-                ) -> list[Pair]:
+                client_ips: Sequence[str] = (), request: HttpRequest | None = None,
+                service: Item | None = None) -> list[Pair]:
     """The answer to a urlRequest (MontarListaDeURL filtered by the verbs); [] when the IBI is
     not here. For the resolver, too, when the IBI is held locally: no HTTP needed.
 
     `verbs` are canonical verbs of Table 8.4 (PersistentUrl.verbs), `filepath` a decoded
     path-absolute such as ``/reference.bib`` (PersistentUrl.filepath). `client_ips` is accepted
-    for the standard's sake; it changes nothing here.
+    for the standard's sake; it changes nothing here. `service`: the archive service item, when
+    the caller has it already (saves a query).
     """
     return _build(ibi_text, [pattern_of(verbs)], file_list="GetFileList" in verbs,
-                  filepath=filepath, request=request, filtered=True)
+                  filepath=filepath, request=request, filtered=True, service=service)
 
 
 def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
              request: HttpRequest | None = None) -> list[Pair]:
     """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
     return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
-                  request=request, filtered=False)
+                  request=request, filtered=False, service=None)
 
 
 # -- urlkeys and acknowledgments ----------------------------------------------------------------
@@ -569,7 +568,8 @@ def _acknowledgment(fields: dict[str, str]) -> list[Pair]:
     return [("notice", ["acknowledgment", "received"])]
 
 
-def answer(query: str, request: HttpRequest | None = None) -> list[Pair]:
+def answer(query: str, request: HttpRequest | None = None, *, service: Item | None = None
+           ) -> list[Pair]:
     """MontarResposta (Algorithm 1) for a raw query string; raises ProtocolError."""
     fields = read_query(query)
     subject = _value(fields, "servicesubject")
@@ -581,7 +581,7 @@ def answer(query: str, request: HttpRequest | None = None) -> list[Pair]:
         verbs = _verbs(_value(fields, "parsedibiurl.verblist", required=False))
         filepath = _filepath(_value(fields, "parsedibiurl.filepath", required=False))
         return url_request(ibi_text=ibi_text, verbs=verbs, filepath=filepath,
-                           client_ips=client_ips, request=request)
+                           client_ips=client_ips, request=request, service=service)
     if subject == "acknowledgment":
         return _acknowledgment(fields)
     raise ProtocolError(f"unknown servicesubject {subject!r}: expected one of "
@@ -593,9 +593,11 @@ def error_pairs(message: str) -> list[Pair]:
     return [("error", [encode_value(word) for word in message.split()] or ["error"])]
 
 
-def archive_info(request: HttpRequest | None = None) -> dict:
+def archive_info(request: HttpRequest | None = None) -> dict | None:
     """What /api/archive tells: who this Archive is and which relations it answers."""
-    service = selectors.archive_service()
+    service = selectors.archive_service_or_none()
+    if service is None:
+        return None
     software = platform_software_forms()
     return {
         "archiveaddress": selectors.archive_address(request),

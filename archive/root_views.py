@@ -16,6 +16,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 
 from . import archive_service as service
 from . import ibi as ibilib
+from . import selectors
 from .models import Item
 from .pairs import Pair, dumps
 
@@ -35,19 +36,23 @@ def render_pairs(request: HttpRequest, pairs: list[Pair], status: int = 200) -> 
     return response
 
 
-def is_archive_service(path: str) -> bool:
-    """Whether path is exactly this Archive's archive service IBI, in either form."""
+def archive_service_at(path: str) -> Item | None:
+    """The archive service item when path is exactly its IBI, in either form; else None."""
     try:
         asked = ibilib.parse(path)
     except ValueError:
-        return False
-    found = Item.objects.filter(is_archive_service=True).values_list("ibi", "ibip").first()
+        return None
+    found = selectors.archive_service_or_none()
     if found is None:
-        return False
-    return any(text and ibilib.parse(text) == asked for text in found)
+        return None
+    if path.lower() in (found.ibi.lower(), found.ibip.lower()):
+        return found
+    # Other spellings of the same IBI: the legacy "@" port, an explicit port 80.
+    same = ibilib.parse(found.ibi if asked.form == "rep" else found.ibip) == asked
+    return found if same else None
 
 
-def archive_service(request: HttpRequest) -> HttpResponse:
+def archive_service(request: HttpRequest, found: Item | None = None) -> HttpResponse:
     """The archive service: GET only (§6.1); bad requests get 400 and ``error {…}``."""
     if request.method != "GET":
         response = render_pairs(request, service.error_pairs(
@@ -55,7 +60,7 @@ def archive_service(request: HttpRequest) -> HttpResponse:
         response["Allow"] = "GET"
         return response
     try:
-        pairs = service.answer(request.META.get("QUERY_STRING", ""), request)
+        pairs = service.answer(request.META.get("QUERY_STRING", ""), request, service=found)
     except service.ProtocolError as exc:
         return render_pairs(request, service.error_pairs(str(exc)), 400)
     return render_pairs(request, pairs)
@@ -68,6 +73,6 @@ def resolve_persistent_url(request: HttpRequest, path: str) -> HttpResponse:
 
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
     # A lenient look at the query is enough to route; the service reads it strictly.
-    if "servicesubject" in request.GET and is_archive_service(path):
-        return archive_service(request)
+    if "servicesubject" in request.GET and (found := archive_service_at(path)) is not None:
+        return archive_service(request, found)
     return resolve_persistent_url(request, path)

@@ -88,8 +88,15 @@ def acknowledge(client, service, answer: dict, relation: str, persistent: str,
 
 # -- Examples 7.4, 6.1/6.2, 9.4, 9.9, 10.1 -----------------------------------------------------
 
+def legacy(rep: str) -> str:
+    """The same repository name with the port written "@80", as before August 2010."""
+    subdomain, word, suffix = rep.split("/", 2)
+    return f"{subdomain}/{word}@80/{suffix}"
+
+
 def test_example_7_4_confirms_inclusion_at_either_form_in_any_case(client, service):
-    for path in (service.ibi, service.ibi.upper(), service.ibip, service.ibip.lower()):
+    for path in (service.ibi, service.ibi.upper(), service.ibip, service.ibip.lower(),
+                 legacy(service.ibi)):
         response = client.get(f"/{path}?servicesubject=inclusionConfirmationRequest")
 
         assert response.status_code == 200
@@ -452,10 +459,8 @@ def test_an_unknown_ibi_gets_the_empty_answer(client, service):
 
 def test_legacy_port_spelling_finds_the_item(client, service):
     item = deposit()
-    prefix, suffix = item.ibi.split("/", 2)[:2], item.ibi.split("/", 2)[2]
-    legacy = f"{prefix[0]}/{prefix[1]}@80/{suffix}".upper()
 
-    assert url_request(client, service, legacy)["ibi"] == forms(item)
+    assert url_request(client, service, legacy(item.ibi).upper())["ibi"] == forms(item)
 
 
 # -- The resolver's entry point ----------------------------------------------------------------

@@ -1,0 +1,240 @@
+"""The archive service's cost: SQL queries and time per urlRequest as the archive grows, and
+req/s against a bare Django view on the same server.
+
+    .venv/bin/python bench/archive_service.py [--sizes 1000 100000] [--rounds 500]
+                                              [--seconds 5] [--repeats 3]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<an empty database> .venv/bin/python …
+
+1. In process, on a throw-away database: items are bulk-created in groups of ten (an English
+   chain of five editions, and a Portuguese chain of five, each edition a translation of its
+   English one), each with a file row. For every size the same item (the first edition of an
+   English chain) is asked `rounds` times with the verb lists below; the report is the number
+   of SQL queries and the median time. Targets (issue 4): the queries do not grow with the
+   number of items, and the time at the largest size is at most 1.2 × the smallest.
+2. Over HTTP: gunicorn (one sync worker, DEBUG off) on the same database serves the archive
+   service and, for comparison, a bench-only view returning a fixed text/plain body through
+   the same middleware. wrk (Debian package `wrk`; else a Python httpx loop) drives one
+   connection at a time for `seconds`, alternating the two, `repeats` times. Target: the
+   answer costs at most 2 × the bare view (ratio of req/s).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+PK0 = 1_000_000  # bulk rows get explicit ids above the archive service's
+BASE_DATE = 1_500_000_000
+VERBS = {
+    "plain (Ex. 10.1)": "",
+    "GetLastEdition GetMetadata(oai_dc) (§10.2)": "GetLastEdition GetMetadata(oai_dc)",
+    "GetTranslation (Ex. 9.3)": "GetTranslation",
+}
+ENV = {"DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "ALLOWED_HOSTS": "127.0.0.1",
+       "SECRET_KEY": "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+       "IBI_PLATFORM_SOFTWARE": "dpi.inpe.br/banon/1998/08.02.08.56"}
+BENCH_URLS = '''
+from django.http import HttpResponse
+from django.urls import include, path
+
+
+def bare(request):
+    return HttpResponse("confirmation yes\\n", content_type="text/plain; charset=us-ascii")
+
+
+urlpatterns = [path("bench/bare", bare), path("", include("ibirepo.urls"))]
+'''
+BENCH_SETTINGS = "from ibirepo.settings import *  # noqa: F403\nROOT_URLCONF = 'bench_urls'\n"
+
+
+def populate(first: int, count: int) -> None:
+    """Items first … first+count-1 (see the module docstring), in batches."""
+    from archive import ibi as ibilib
+    from archive.models import Item, ItemFile
+
+    items, files = [], []
+    for n in range(first, first + count):
+        group, k = divmod(n, 10)
+        chain, number = divmod(k, 5)
+        date = BASE_DATE + n
+        head = BASE_DATE + group * 10 + chain * 5
+        items.append(Item(
+            pk=PK0 + n, ibi=ibilib.repository_name("bench.example.org", 80, date),
+            ibip=ibilib.ibip("10.0.0.1", 800, date), title=f"Item {n}",
+            language=("en", "pt")[chain], target_file="paper.pdf",
+            previous_edition_id=PK0 + n - 1 if number else None,
+            translation_of_id=PK0 + group * 10 + number if chain else None,
+            edition_family=ibilib.repository_name("bench.example.org", 80, head),
+            edition_number=number + 1))
+        files.append(ItemFile(item_id=PK0 + n, name="paper.pdf", size=10, sha256="0" * 64,
+                              content_type="application/pdf"))
+    Item.objects.bulk_create(items, batch_size=2000)
+    ItemFile.objects.bulk_create(files, batch_size=2000)
+
+
+def in_process(ibi: str, rounds: int) -> dict[str, tuple[int, float]]:
+    """(queries, median ms) of url_request per verb list, and of the full url_list."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from archive import archive_service
+
+    calls = {name: (lambda v=verbs: archive_service.url_request(ibi_text=ibi, verbs=v.split()))
+             for name, verbs in VERBS.items()}
+    calls["full list (Ex. 9.2, not served)"] = lambda: archive_service.url_list(ibi_text=ibi)
+    found = {}
+    for name, call in calls.items():
+        call()  # warm caches of the first call
+        with CaptureQueriesContext(connection) as captured:
+            call()
+        times = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - start)
+        found[name] = (len(captured), statistics.median(times) * 1000)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(url: str, proc: subprocess.Popen) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {proc.returncode}")
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise SystemExit("gunicorn did not come up")
+
+
+def requests_per_second(url: str, seconds: int) -> float:
+    if shutil.which("wrk"):
+        out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", url], capture_output=True,
+                             text=True, check=True).stdout
+        if "Non-2xx" in out:
+            raise SystemExit(f"wrk saw errors for {url}:\n{out}")
+        return float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+    import httpx
+
+    count, deadline = 0, time.monotonic() + seconds
+    with httpx.Client() as client:
+        start = time.monotonic()
+        while time.monotonic() < deadline:
+            client.get(url).raise_for_status()
+            count += 1
+    return count / (time.monotonic() - start)
+
+
+def over_http(env: dict, tmp: str, service_ibi: str, ibip: str, seconds: int,
+              repeats: int) -> dict[str, tuple[float, float]]:
+    """(answer req/s, bare req/s), medians over repeats, per verb list."""
+    Path(tmp, "bench_urls.py").write_text(BENCH_URLS)
+    Path(tmp, "bench_settings.py").write_text(BENCH_SETTINGS)
+    port = free_port()
+    server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
+                  "DJANGO_SETTINGS_MODULE": "bench_settings"}
+    server = subprocess.Popen(
+        [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(f"{base}/bench/bare", server)
+        found = {}
+        for name, verbs in VERBS.items():
+            pairs = {"servicesubject": "urlRequest",
+                     "clientinformation.ipaddress": "172.16.44.200 150.163.68.1",
+                     "parsedibiurl.ibi": ibip}
+            if verbs:
+                pairs["parsedibiurl.verblist"] = verbs
+            url = f"{base}/{service_ibi}?{urlencode(pairs, quote_via=quote, safe='/()')}"
+            answers, bares = [], []
+            for _ in range(repeats):
+                bares.append(requests_per_second(f"{base}/bench/bare", seconds))
+                answers.append(requests_per_second(url, seconds))
+            found[name] = (statistics.median(answers), statistics.median(bares))
+        return found
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
+    parser.add_argument("--rounds", type=int, default=500)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
+        env = {**os.environ, **ENV, "MEDIA_ROOT": f"{tmp}/media"}
+        env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/db.sqlite3")
+        for name in ("CELERY_BROKER_URL", "AWS_STORAGE_BUCKET_NAME"):
+            env.pop(name, None)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT,
+                       env=env, check=True, capture_output=True)
+        os.environ.update({k: v for k, v in env.items() if k in ENV or k in (
+            "DATABASE_URL", "MEDIA_ROOT")})
+        os.environ["DJANGO_SETTINGS_MODULE"] = "ibirepo.settings"
+        sys.path.insert(0, str(ROOT))
+        import django
+
+        django.setup()
+        from archive.models import Item
+
+        service = Item.objects.get(is_archive_service=True)
+        asked = PK0 + (min(args.sizes) // 20) * 10  # an English first edition mid-way
+        on_file, results = 0, {}
+        for size in sorted(args.sizes):
+            start = time.perf_counter()
+            populate(on_file, size - on_file)
+            on_file = size
+            print(f"{size} items on file ({time.perf_counter() - start:.1f} s to create)",
+                  flush=True)
+            item = Item.objects.get(pk=asked)
+            results[size] = in_process(item.ibip, args.rounds)
+            for name, (queries, ms) in results[size].items():
+                print(f"  {name:45} {queries} queries  {ms:.3f} ms", flush=True)
+        small, large = results[min(args.sizes)], results[max(args.sizes)]
+        print(f"\n{'urlRequest':45} queries {min(args.sizes)} → {max(args.sizes)}   time ratio")
+        for name in small:
+            print(f"  {name:43} {small[name][0]} → {large[name][0]}"
+                  f"          {large[name][1] / small[name][1]:.2f}")
+
+        from django.db import connections
+
+        connections.close_all()
+        print(f"\nHTTP, gunicorn 1 sync worker, {max(args.sizes)} items, one connection, "
+              f"{'wrk' if shutil.which('wrk') else 'httpx loop'}:")
+        http = over_http(env, tmp, service.ibi, item.ibip, args.seconds, args.repeats)
+        for name, (answer, bare) in http.items():
+            print(f"  {name:45} {answer:7.0f} req/s  bare {bare:7.0f} req/s  "
+                  f"cost ratio {bare / answer:.2f}")
+        print(textwrap.dedent("""
+            Targets: queries equal at every size, time ratio <= 1.2; cost ratio <= 2."""))
+
+
+if __name__ == "__main__":
+    main()
