@@ -103,6 +103,7 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, 
 
     # The search finds the item, from the search box of the home page.
     page.goto(server.url)
+    shot(page, "home")
     page.fill("#home-q", "persistence")
     page.click("form.search.big button[type=submit]")
     result = page.get_by_role("link", name=TITLE)
@@ -134,11 +135,14 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, 
 
 def test_the_landing_page_works_without_javascript(server, browser, transactional_db):
     item = services.item_deposit(title="Plain <b>HTML</b>", uploads=[])
-    context = browser.new_context(java_script_enabled=False)
+    # And on a phone-sized screen.
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 740})
     page = context.new_page()
     page.goto(f"{server.url}/items/{item.ibip}")  # the IBIp redirects to the canonical page
     expect(page).to_have_url(f"{server.url}/items/{item.ibi}")
     expect(page.get_by_role("heading", level=1)).to_have_text("Plain <b>HTML</b>")
     expect(page.locator("button.copy[data-copy=purl]")).to_be_hidden()
     expect(page.locator("#purl")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scrolling
+    shot(page, "landing-page-narrow-no-js")
     context.close()
