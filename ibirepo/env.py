@@ -109,3 +109,28 @@ def env_address(name: str) -> str | None:
     if any(c in value for c in "/?#@ \\") or not host or (port and not port.isdigit()):
         raise ImproperlyConfigured(f"{name}={value!r} is not host[:port]")
     return value.lower()
+
+
+def env_seconds(name: str, default: float, *, low: float, high: float) -> float:
+    """A duration in seconds, decimals allowed (``2.5``)."""
+    value = _raw(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number of seconds") from None
+    if not low <= number <= high:  # also refuses nan and inf
+        raise ImproperlyConfigured(f"{name}={number} is outside {low}–{high} seconds")
+    return number
+
+
+def env_networks(name: str, default: list[str]) -> tuple[str, ...]:
+    """Comma-separated IP networks (``169.254.0.0/16,fe80::/10``); an empty value is none."""
+    texts = env_list(name, default)
+    for text in texts:
+        try:
+            ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {text!r} is not an IP network") from None
+    return tuple(texts)

@@ -21,6 +21,8 @@ from .env import (
     env_int,
     env_ip,
     env_list,
+    env_networks,
+    env_seconds,
     env_str,
 )
 
@@ -166,6 +168,24 @@ IBI_URLKEY_MAX_AGE = env_int("IBI_URLKEY_MAX_AGE", 3600, low=1, high=30 * 86400)
 # Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.
 IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 
+# --- Resolver (RTC-11 §7-§8; README "Resolution") -------------------------------------------
+# Each included Archive gets IBI_RESOLVER_TIMEOUT seconds to answer a urlRequest; one persistent
+# URL (all its hops) gets IBI_RESOLVER_DEADLINE; an answer longer than IBI_RESOLVER_MAX_RESPONSE
+# bytes is dropped. The resolver never connects to an address in IBI_RESOLVER_DENY_NETWORKS
+# (link-local and cloud metadata addresses by default; loopback stays allowed).
+IBI_RESOLVER_TIMEOUT = env_seconds("IBI_RESOLVER_TIMEOUT", 3.0, low=0.05, high=60)
+IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high=300)
+IBI_RESOLVER_MAX_RESPONSE = env_int("IBI_RESOLVER_MAX_RESPONSE", 65536, low=1024, high=2**24)
+IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
+    "169.254.0.0/16", "fe80::/10",  # link-local, where 169.254.169.254 answers on most clouds
+    "fd00:ec2::254/128", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32",
+])
+# This Archive's side: the administrator's address sent with inclusionRequest (default
+# admin@IBI_HOSTNAME), and the resolver and key `switchon`/`switchoff` use when not given.
+IBI_ARCHIVE_ADMIN_EMAIL = env_str("IBI_ARCHIVE_ADMIN_EMAIL", "")
+IBI_SWITCHON_RESOLVER = env_str("IBI_SWITCHON_RESOLVER")
+IBI_SWITCHON_KEY = env_str("IBI_SWITCHON_KEY")
+
 # --- Deposit limits -------------------------------------------------------------------------
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
@@ -225,4 +245,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # httpx logs every request URL at INFO: inclusionRequest URLs carry registration keys and
+    # acknowledgments carry readers' IPs (RTC-11 puts both in the query string).
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
 }
