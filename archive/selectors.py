@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from django.conf import settings
-from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, Min, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import ExtractYear, Lower, Substr
 from django.http import HttpRequest
 
@@ -61,38 +61,24 @@ def last_edition(item: Item) -> Item:
 
 
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------
+# Every urlRequest runs some of these reads. They are raw SQL because compiling the same queries
+# through the ORM costs about ten times running them (bench/archive_service.py): plain SQL that
+# SQLite and PostgreSQL both read, over the columns the models define.
 
-def newest_editions(items: Iterable[Item]) -> dict[str, Item]:
-    """The newest edition of each edition chain of items, by edition_family: one query."""
-    families = {item.edition_family for item in items if item.edition_family}
-    if not families:
-        return {}
-    newest = (Item.objects.filter(edition_family=OuterRef("edition_family"))
-              .order_by("-edition_number").values("edition_number")[:1])
-    rows = Item.objects.filter(edition_family__in=families, edition_number=Subquery(newest))
-    return {row.edition_family: row for row in rows}
-
-
-def translation_families(items: Iterable[Item]) -> list[Item]:
-    """Originals of items (or items themselves) and all their translations: one query."""
-    roots = {item.translation_of_id or item.pk for item in items}
-    return list(Item.objects.filter(Q(pk__in=roots) | Q(translation_of_id__in=roots))
-                .order_by("pk"))
+_TABLE = Item._meta.db_table
+_ITEM_SQL = (f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {_TABLE} i "
+             f"LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id "
+             "WHERE i.{field} IN ({marks}) ORDER BY i.id LIMIT 1")
+# A bare boolean, not "= %s": SQLite then reads the partial index one_archive_service.
+_SERVICE_SQL = f"SELECT * FROM {_TABLE} WHERE is_archive_service LIMIT 1"
+_NEWEST_SQL = (f"SELECT i.* FROM {_TABLE} i WHERE i.edition_family IN ({{marks}}) "
+               f"AND i.edition_number = (SELECT MAX(j.edition_number) FROM {_TABLE} j "
+               "WHERE j.edition_family = i.edition_family)")
+_FAMILY_SQL = f"SELECT * FROM {_TABLE} WHERE id IN ({{marks}}) OR translation_of_id IN ({{marks}})"
 
 
-def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
-    """Which of these items hold a file with exactly this name: one query."""
-    return set(ItemFile.objects.filter(item_id__in=list(item_ids), name=name)
-               .values_list("item_id", flat=True))
-
-
-# Every urlRequest runs the two reads below. Written as raw SQL because compiling the same
-# queries through the ORM costs about ten times running them (bench/archive_service.py);
-# plain SQL that SQLite and PostgreSQL both read, over columns the models define.
-_ITEM_SQL = (f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {Item._meta.db_table} i "
-             f"LEFT JOIN {Item._meta.db_table} n ON n.previous_edition_id = i.id "
-             "WHERE i.{field} IN ({spellings}) ORDER BY i.id LIMIT 1")
-_SERVICE_SQL = f"SELECT * FROM {Item._meta.db_table} WHERE is_archive_service = %s LIMIT 1"
+def _marks(values: list) -> str:
+    return ", ".join(["%s"] * len(values))
 
 
 def item_with_next_edition(text: str) -> Item | None:
@@ -103,8 +89,7 @@ def item_with_next_edition(text: str) -> Item | None:
     except ValueError:
         return None
     found = spellings(parsed)
-    sql = _ITEM_SQL.format(field="ibip" if parsed.form == "ibip" else "ibi",
-                           spellings=", ".join(["%s"] * len(found)))
+    sql = _ITEM_SQL.format(field="ibip" if parsed.form == "ibip" else "ibi", marks=_marks(found))
     item = next(iter(Item.objects.raw(sql, found)), None)
     if item is not None:
         item.next_ibi, item.next_ibip = item.next_ibi or "", item.next_ibip or ""
@@ -113,7 +98,29 @@ def item_with_next_edition(text: str) -> Item | None:
 
 def archive_service_or_none() -> Item | None:
     """The archive service item, or None before the first migrate."""
-    return next(iter(Item.objects.raw(_SERVICE_SQL, [True])), None)
+    return next(iter(Item.objects.raw(_SERVICE_SQL)), None)
+
+
+def newest_editions(items: Iterable[Item]) -> dict[str, Item]:
+    """The newest edition of each edition chain of items, by edition_family: one query."""
+    families = sorted({item.edition_family for item in items if item.edition_family})
+    if not families:
+        return {}
+    rows = Item.objects.raw(_NEWEST_SQL.format(marks=_marks(families)), families)
+    return {row.edition_family: row for row in rows}
+
+
+def translation_families(items: Iterable[Item]) -> list[Item]:
+    """Originals of items (or items themselves) and all their translations: one query."""
+    roots = sorted({item.translation_of_id or item.pk for item in items})
+    rows = Item.objects.raw(_FAMILY_SQL.format(marks=_marks(roots)), roots + roots)
+    return sorted(rows, key=lambda row: row.pk)
+
+
+def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
+    """Which of these items hold a file with exactly this name: one query."""
+    return set(ItemFile.objects.filter(item_id__in=list(item_ids), name=name)
+               .values_list("item_id", flat=True))
 
 
 # -- Addresses and URLs -----------------------------------------------------------------------
