@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from lxml import etree
 
+from . import ibi as ibilib
 from . import oai_dc, selectors
 from .models import Item
 
@@ -144,6 +145,14 @@ def _check_prefix(prefix: str) -> None:
 
 # -- Resumption tokens -------------------------------------------------------------------------
 
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when else None
+
+
+def _from_iso(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
 @dataclass
 class Cursor:
     verb: str
@@ -153,10 +162,9 @@ class Cursor:
     served: int = 0
 
     def dumps(self) -> str:
-        iso = lambda d: d.isoformat() if d else None  # noqa: E731
         return signing.dumps({
-            "v": self.verb, "s": iso(self.start), "e": iso(self.end),
-            "a": [iso(self.after[0]), self.after[1]] if self.after else None, "n": self.served,
+            "v": self.verb, "s": _iso(self.start), "e": _iso(self.end),
+            "a": [_iso(self.after[0]), self.after[1]] if self.after else None, "n": self.served,
         }, salt=TOKEN_SALT, compress=True)
 
     @classmethod
@@ -165,9 +173,8 @@ class Cursor:
             data = signing.loads(token, salt=TOKEN_SALT)
             if data["v"] != verb:
                 raise ValueError(verb)
-            parse = lambda s: datetime.fromisoformat(s) if s else None  # noqa: E731
-            after = (parse(data["a"][0]), int(data["a"][1])) if data["a"] else None
-            return cls(verb, parse(data["s"]), parse(data["e"]), after, int(data["n"]))
+            after = (_from_iso(data["a"][0]), int(data["a"][1])) if data["a"] else None
+            return cls(verb, _from_iso(data["s"]), _from_iso(data["e"]), after, int(data["n"]))
         except (signing.BadSignature, ValueError, KeyError, TypeError, IndexError):
             raise OaiError("badResumptionToken", "the resumption token is invalid") from None
 
@@ -229,9 +236,10 @@ def identify(request: HttpRequest, body, args) -> None:
         description = _sub(body, "description")
         ident = etree.SubElement(description, f"{{{NS_ID}}}oai-identifier", nsmap={None: NS_ID})
         ident.set(f"{{{NS_XSI}}}schemaLocation", f"{NS_ID} {SCHEMA_ID}")
+        sample = ibilib.repository_name(settings.IBI_HOSTNAME, settings.IBI_PORT,
+                                        datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC))
         for tag, text in (("scheme", "oai"), ("repositoryIdentifier", address),
-                          ("delimiter", ":"),
-                          ("sampleIdentifier", f"oai:{address}:{address}/2024/01.02.03.04")):
+                          ("delimiter", ":"), ("sampleIdentifier", f"oai:{address}:{sample}")):
             etree.SubElement(ident, f"{{{NS_ID}}}{tag}").text = text
 
 

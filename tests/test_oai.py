@@ -16,6 +16,7 @@ from oaipmh_scythe import Scythe
 from oaipmh_scythe.exceptions import IdDoesNotExist, NoRecordsMatch, NoSetHierarchy
 from oaipmh_scythe.iterator import OAIResponseIterator
 
+from archive import ibi as ibilib
 from archive import services
 from archive.models import Item
 from archive.services import Upload
@@ -221,6 +222,8 @@ def test_identify_describes_the_oai_identifier_scheme_for_a_domain_name(client, 
     ident = root.find(".//{http://www.openarchives.org/OAI/2.0/oai-identifier}oai-identifier")
     assert ident.findtext("{http://www.openarchives.org/OAI/2.0/oai-identifier}"
                           "repositoryIdentifier") == "archive.example.org"
+    sample = ident.findtext("{*}sampleIdentifier")
+    assert sample.startswith("oai:archive.example.org:") and ibilib.parse(sample.split(":", 2)[2])
     assert root.findtext(f".//{OAI}adminEmail") == "admin@" + settings.IBI_HOSTNAME
     settings.ARCHIVE_ADDRESS = "127.0.0.1:8000"  # not a domain name: no oai-identifier
     assert oai(client, verb="Identify").find(".//{*}oai-identifier") is None
