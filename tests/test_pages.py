@@ -124,7 +124,8 @@ def test_browse_by_title(client):
 
 
 @pytest.mark.parametrize("params", [{"year": "20x9"}, {"year": "٢٠٠٩"}, {"language": "not a tag"},
-                                    {"q": "x" * 201}, {"sort": "random"}])
+                                    {"q": "x" * 201}, {"sort": "random"}, {"q": "a\x00b"},
+                                    {"creator": "\x00"}])
 def test_bad_search_arguments_are_a_400_with_a_message(client, params):
     response = client.get("/search", params)
     assert response.status_code == 400
@@ -187,7 +188,7 @@ def test_the_ibip_and_other_spellings_redirect_to_the_canonical_page(client, ite
 
 @pytest.mark.parametrize("path", ["/items/nothing", "/items/x.y/z/2020/01.01",
                                   "/items/8JMKD3MGP8W/34PGRBS", "/items/../../etc/passwd",
-                                  "/items/%3Cscript%3E/files"])
+                                  "/items/%3Cscript%3E/files", "/items/a%00b/2020/01.01"])
 def test_unknown_items_are_404(client, path):
     assert client.get(path).status_code == 404
 
