@@ -1,0 +1,40 @@
+"""`manage.py fixity [--all | --oldest N]` — hash stored files again, oldest-checked first.
+
+Prints one line per file that changed or went missing:
+
+  changed  col/<rep>/doc/<name>: sha256 <found> (<n> bytes), recorded <sha256> (<n> bytes)
+  missing  col/<rep>/doc/<name>
+
+then a summary. Every checked row records when it was checked and what was found (the admin
+lists the problems). Exit status 1 when any checked file changed or went missing.
+Without an option every file is checked (as --all).
+"""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from archive import fixity
+
+
+class Command(BaseCommand):
+    help = __doc__.split("\n\n")[0].strip("` ")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        which = parser.add_mutually_exclusive_group()
+        which.add_argument("--all", action="store_true", help="every file (the default)")
+        which.add_argument("--oldest", type=int, metavar="N",
+                           help="the N files checked longest ago (never checked first)")
+
+    def handle(self, *args, all: bool, oldest: int | None, **options) -> None:
+        if oldest is not None and oldest < 1:
+            raise CommandError("--oldest takes a positive number of files")
+        checked = bad = 0
+        for finding in fixity.check(oldest):
+            checked += 1
+            if not finding.ok:
+                bad += 1
+                kind, _, detail = finding.problem.partition(": ")
+                self.stdout.write(f"{kind:<8} {finding.key}" + (f": {detail}" if detail else ""))
+        self.stdout.write(f"{checked} files checked: {bad} changed or missing")
+        if bad:
+            raise CommandError(f"{bad} files changed or missing")
