@@ -6,13 +6,11 @@ enforced while reading), so nothing here touches bytes.
 """
 from __future__ import annotations
 
-import logging
 import mimetypes
 import re
 from datetime import UTC, datetime
 
 from django.core.exceptions import SuspiciousOperation
-from django.db import IntegrityError
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -28,8 +26,6 @@ from rest_framework.views import exception_handler as rest_exception_handler
 from . import selectors, services
 from .models import DC_ELEMENTS, DcValue, Item, ItemFile
 from .uploads import FileTooLarge, MultiPartParser
-
-logger = logging.getLogger(__name__)
 
 MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 
@@ -376,10 +372,4 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         return Response({"detail": str(exc)}, status=exc.status)
     if isinstance(exc, SuspiciousOperation):  # too many files or fields: Django's limits
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, IntegrityError):
-        # Two writers raced for one unique thing (an edition link, a file name): the loser
-        # retries, it is not a server fault.
-        logger.warning("integrity error answered 409: %s", exc)
-        return Response({"detail": "conflict with a concurrent change; try again"},
-                        status=status.HTTP_409_CONFLICT)
     return rest_exception_handler(exc, context)

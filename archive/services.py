@@ -13,7 +13,7 @@ from typing import IO
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from . import storage
@@ -162,6 +162,11 @@ def item_deposit(
             for f in files:
                 f.item = item
             ItemFile.objects.bulk_create(files)
+    except IntegrityError:
+        # Lost a race the checks above could not see, e.g. two new editions of one item.
+        storage.remove(item.ibi, names)
+        raise Conflict("a concurrent change took this edition link or file name; "
+                       "reload and try again") from None
     except BaseException:
         storage.remove(item.ibi, names)
         raise
@@ -196,6 +201,9 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
             if not item.target_file and files:
                 item.target_file = files[0].name
             item.save(update_fields=["target_file", "updated"])
+    except IntegrityError:
+        storage.remove(item.ibi, [u.name for u in uploads])
+        raise Conflict("a concurrent upload took one of these file names") from None
     except BaseException:
         storage.remove(item.ibi, [u.name for u in uploads])
         raise
@@ -257,11 +265,8 @@ def ensure_archive_service() -> Item:
         is_archive_service=True, transferable=False, state=Item.State.ORIGINAL)
 
 
-LIBRARIAN_PERMISSIONS = [
-    "add_item", "change_item", "delete_item", "view_item",
-    "add_dcvalue", "change_dcvalue", "delete_dcvalue", "view_dcvalue",
-    "add_itemfile", "view_itemfile",
-]
+# Dublin Core and files are edited through the item (admin form, API): no separate rights.
+LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item"]
 
 
 def ensure_librarians_group() -> Group:

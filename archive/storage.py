@@ -15,6 +15,7 @@ from django.core.files.storage import default_storage
 
 CHUNK = 1024 * 1024
 MAX_NAME_BYTES = 255
+BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 class FileNameError(ValueError):
@@ -51,8 +52,10 @@ def safe_name(name: str) -> str:
     if not isinstance(name, str) or not name:
         raise FileNameError("a file needs a name")
     name = unicodedata.normalize("NFC", name)
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise FileNameError("file names must not contain control characters")
+    if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in name):
+        # Control characters break headers and terminals; bidirectional overrides make
+        # "evil\u202Efdp.exe" display as "evilexe.pdf".
+        raise FileNameError("file names must not contain control or bidirectional characters")
     bare = posixpath.basename(name.replace("\\", "/")).strip()
     if bare in ("", ".", ".."):
         raise FileNameError(f"{name!r} does not name a file")
