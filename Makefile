@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup migrate lint bench clean
+.PHONY: run test setup migrate lint clean
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -27,9 +27,6 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check .
-
-bench: setup
-	$(BIN)/python bench/run.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Examples are judged by what they assert, not by how fast a shared 2-core machine runs them.
+hypothesis_settings.register_profile("repository", deadline=None)
+hypothesis_settings.load_profile("repository")
 
 
 @pytest.fixture(autouse=True)
