@@ -192,7 +192,8 @@ IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
 
 # --- OAI-PMH (/oai) -------------------------------------------------------------------------
 OAI_PAGE_SIZE = env_int("OAI_PAGE_SIZE", 100, low=1, high=10_000)  # records per response
-OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")  # Identify's adminEmail; default admin@IBI_HOSTNAME
+# Identify's adminEmail; default admin@IBI_HOSTNAME
+OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
