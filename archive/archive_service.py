@@ -316,13 +316,34 @@ def _relation_pairs(relation: str, node: Node, urls: _Urls) -> list[Pair]:
     ]
 
 
-def _archive_pairs(request: HttpRequest | None, service: Item | None) -> list[Pair] | None:
-    service = service or selectors.archive_service_or_none()
-    if service is None:  # no archive service, no Archive: nothing to say
-        return None
+def _archive_pairs(request: HttpRequest | None, service: Item) -> list[Pair]:
     return [("archiveaddress", selectors.archive_address(request)),
             ("ibi.archiveservice", forms(service)),
             ("ibi.platformsoftware", platform_software_forms())]
+
+
+class NotTheService(Exception):
+    """The request was sent to a path that is not this Archive's archive service IBI."""
+
+
+def is_service_path(path: str, service: Item | None) -> bool:
+    """Whether path is exactly the archive service's IBI: either form, any case, legacy port."""
+    if service is None:
+        return False
+    if path.lower() in (service.ibi.lower(), service.ibip.lower()):
+        return True
+    try:
+        asked = ibilib.parse(path)
+        return ibilib.parse(service.ibi if asked.form == "rep" else service.ibip) == asked
+    except ValueError:
+        return False
+
+
+def check_path(path: str | None, service: Item | None = None) -> None:
+    """NotTheService unless path (None: known already) is the archive service's IBI."""
+    if path is not None and not is_service_path(
+            path, service or selectors.archive_service_or_none()):
+        raise NotTheService(path)
 
 
 def _file_name(filepath: str | None) -> str | None:
@@ -335,14 +356,15 @@ def _file_name(filepath: str | None) -> str | None:
 
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
            filepath: str | None, request: HttpRequest | None, filtered: bool,
-           service: Item | None) -> list[Pair]:
-    item = selectors.item_with_next_edition(ibi_text)
-    if item is None:
+           service: Item | None = None, path: str | None = None) -> list[Pair]:
+    if service is None:
+        service, item = selectors.service_and_item(ibi_text)
+    else:
+        item = selectors.item_with_next_edition(ibi_text)
+    check_path(path, service)
+    if service is None or item is None:  # no archive service, no Archive: nothing to say
         return []
-    head = _archive_pairs(request, service)
-    if head is None:
-        return []
-    answer = dict(head)
+    answer = dict(_archive_pairs(request, service))
     answer["ibi"] = forms(item)
     if item.is_deleted:
         answer.update(state=item.state, timestamp=timestamp(item))
@@ -373,8 +395,8 @@ def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | Non
 
     `verbs` are canonical verbs of Table 8.4 (PersistentUrl.verbs), `filepath` a decoded
     path-absolute such as ``/reference.bib`` (PersistentUrl.filepath). `client_ips` is accepted
-    for the standard's sake; it changes nothing here. `service`: the archive service item, when
-    the caller has it already (saves a query).
+    for the standard's sake; it changes nothing here. `service`: the archive service item, if
+    the caller has it already.
     """
     return _build(ibi_text, [pattern_of(verbs)], file_list="GetFileList" in verbs,
                   filepath=filepath, request=request, filtered=True, service=service)
@@ -384,7 +406,7 @@ def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None =
              request: HttpRequest | None = None) -> list[Pair]:
     """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
     return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
-                  request=request, filtered=False, service=None)
+                  request=request, filtered=False)
 
 
 # -- urlkeys and acknowledgments ----------------------------------------------------------------
@@ -548,8 +570,8 @@ def _relation_of(persistent: str) -> str:
         raise ProtocolError(f"url.persistent: {exc}") from None
 
 
-def _acknowledgment(fields: dict[str, str]) -> list[Pair]:
-    """Table 8.11. The answer is the same whether or not the access is counted."""
+def _acknowledgment(fields: dict[str, str]) -> dict:
+    """Table 8.11, read; what record_acknowledgment needs."""
     ips = _ip_list(_value(fields, "clientinformation.ipaddress"))
     if _value(fields, "contenttype") not in ("Data", "Metadata"):
         raise ProtocolError("contenttype is neither Data nor Metadata")
@@ -564,28 +586,47 @@ def _acknowledgment(fields: dict[str, str]) -> list[Pair]:
     urlkey = _value(fields, "urlkey")
     if not _KEY.fullmatch(urlkey):
         raise ProtocolError("urlkey is not a key of Table 7.1")
-    record_acknowledgment(urlkey=urlkey, client_ips=ips, relation=relation)
-    return [("notice", ["acknowledgment", "received"])]
+    return {"urlkey": urlkey, "client_ips": ips, "relation": relation}
 
 
-def answer(query: str, request: HttpRequest | None = None, *, service: Item | None = None
+def _url_request(fields: dict[str, str]) -> dict:
+    """Table 8.9, read; what url_request needs."""
+    return {"client_ips": _ip_list(_value(fields, "clientinformation.ipaddress")),
+            "ibi_text": _ibi(_value(fields, "parsedibiurl.ibi"), "parsedibiurl.ibi"),
+            "verbs": _verbs(_value(fields, "parsedibiurl.verblist", required=False)),
+            "filepath": _filepath(_value(fields, "parsedibiurl.filepath", required=False))}
+
+
+def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None
            ) -> list[Pair]:
-    """MontarResposta (Algorithm 1) for a raw query string; raises ProtocolError."""
-    fields = read_query(query)
-    subject = _value(fields, "servicesubject")
-    if subject == "inclusionConfirmationRequest":
-        return [("confirmation", "yes")]
+    """MontarResposta (Algorithm 1) for a raw query string sent to `path`.
+
+    Raises ProtocolError for a bad request, and NotTheService when path is given and is not the
+    archive service's IBI (nothing is done then). A urlRequest finds the archive service and
+    the item in one query, so the path costs nothing more to check.
+    """
+    try:
+        fields = read_query(query)
+        subject = _value(fields, "servicesubject")
+        if subject == "urlRequest":
+            asked = _url_request(fields)
+        elif subject == "acknowledgment":
+            acknowledged = _acknowledgment(fields)
+        elif subject != "inclusionConfirmationRequest":
+            raise ProtocolError(f"unknown servicesubject {subject!r}: expected one of "
+                                f"{', '.join(SUBJECTS)}")
+    except ProtocolError:
+        check_path(path)
+        raise
     if subject == "urlRequest":
-        client_ips = _ip_list(_value(fields, "clientinformation.ipaddress"))
-        ibi_text = _ibi(_value(fields, "parsedibiurl.ibi"), "parsedibiurl.ibi")
-        verbs = _verbs(_value(fields, "parsedibiurl.verblist", required=False))
-        filepath = _filepath(_value(fields, "parsedibiurl.filepath", required=False))
-        return url_request(ibi_text=ibi_text, verbs=verbs, filepath=filepath,
-                           client_ips=client_ips, request=request, service=service)
+        verbs = asked["verbs"]
+        return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
+                      filepath=asked["filepath"], request=request, filtered=True, path=path)
+    check_path(path)
     if subject == "acknowledgment":
-        return _acknowledgment(fields)
-    raise ProtocolError(f"unknown servicesubject {subject!r}: expected one of "
-                        f"{', '.join(SUBJECTS)}")
+        record_acknowledgment(**acknowledged)
+        return [("notice", ["acknowledgment", "received"])]
+    return [("confirmation", "yes")]
 
 
 def error_pairs(message: str) -> list[Pair]:

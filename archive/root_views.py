@@ -15,9 +15,6 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 
 from . import archive_service as service
-from . import ibi as ibilib
-from . import selectors
-from .models import Item
 from .pairs import Pair, dumps
 
 PAIR_LIST_TYPE = "text/plain; charset=us-ascii"
@@ -36,31 +33,17 @@ def render_pairs(request: HttpRequest, pairs: list[Pair], status: int = 200) -> 
     return response
 
 
-def archive_service_at(path: str) -> Item | None:
-    """The archive service item when path is exactly its IBI, in either form; else None."""
-    try:
-        asked = ibilib.parse(path)
-    except ValueError:
-        return None
-    found = selectors.archive_service_or_none()
-    if found is None:
-        return None
-    if path.lower() in (found.ibi.lower(), found.ibip.lower()):
-        return found
-    # Other spellings of the same IBI: the legacy "@" port, an explicit port 80.
-    same = ibilib.parse(found.ibi if asked.form == "rep" else found.ibip) == asked
-    return found if same else None
-
-
-def archive_service(request: HttpRequest, found: Item | None = None) -> HttpResponse:
-    """The archive service: GET only (§6.1); bad requests get 400 and ``error {…}``."""
+def archive_service(request: HttpRequest, path: str) -> HttpResponse:
+    """The archive service at /<path>: GET only (§6.1); bad requests get 400 and
+    ``error {…}``. NotTheService when path is not its IBI."""
     if request.method != "GET":
+        service.check_path(path)
         response = render_pairs(request, service.error_pairs(
             f"method {request.method} not allowed: the archive service answers GET"), 405)
         response["Allow"] = "GET"
         return response
     try:
-        pairs = service.answer(request.META.get("QUERY_STRING", ""), request, service=found)
+        pairs = service.answer(request.META.get("QUERY_STRING", ""), request, path=path)
     except service.ProtocolError as exc:
         return render_pairs(request, service.error_pairs(str(exc)), 400)
     return render_pairs(request, pairs)
@@ -72,7 +55,11 @@ def resolve_persistent_url(request: HttpRequest, path: str) -> HttpResponse:
 
 
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
-    # A lenient look at the query is enough to route; the service reads it strictly.
-    if "servicesubject" in request.GET and (found := archive_service_at(path)) is not None:
-        return archive_service(request, found)
+    # A lenient look at the query is enough to route; the service reads it strictly, and
+    # checks the path in the query it needs anyway.
+    if "servicesubject" in request.GET:
+        try:
+            return archive_service(request, path)
+        except service.NotTheService:
+            pass
     return resolve_persistent_url(request, path)

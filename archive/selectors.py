@@ -75,6 +75,10 @@ _NEWEST_SQL = (f"SELECT i.* FROM {_TABLE} i WHERE i.edition_family IN ({{marks}}
                f"AND i.edition_number = (SELECT MAX(j.edition_number) FROM {_TABLE} j "
                "WHERE j.edition_family = i.edition_family)")
 _FAMILY_SQL = f"SELECT * FROM {_TABLE} WHERE id IN ({{marks}}) OR translation_of_id IN ({{marks}})"
+_SERVICE_AND_ITEM_SQL = (
+    f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {_TABLE} i "
+    f"LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id WHERE i.{{field}} IN ({{marks}}) "
+    f"UNION ALL SELECT s.*, NULL, NULL FROM {_TABLE} s WHERE s.is_archive_service")
 
 
 def _marks(values: list) -> str:
@@ -99,6 +103,24 @@ def item_with_next_edition(text: str) -> Item | None:
 def archive_service_or_none() -> Item | None:
     """The archive service item, or None before the first migrate."""
     return next(iter(Item.objects.raw(_SERVICE_SQL)), None)
+
+
+def service_and_item(text: str) -> tuple[Item | None, Item | None]:
+    """(archive service, `item_with_next_edition(text)`) in one query."""
+    try:
+        parsed = ibilib.parse(text)
+    except ValueError:
+        return archive_service_or_none(), None
+    found = spellings(parsed)
+    field = "ibip" if parsed.form == "ibip" else "ibi"
+    rows = list(Item.objects.raw(
+        _SERVICE_AND_ITEM_SQL.format(field=field, marks=_marks(found)), found))
+    service = next((row for row in rows if row.is_archive_service), None)
+    item = min((row for row in rows if getattr(row, field) in found), default=None,
+               key=lambda row: row.pk)
+    if item is not None:
+        item.next_ibi, item.next_ibip = item.next_ibi or "", item.next_ibip or ""
+    return service, item
 
 
 def newest_editions(items: Iterable[Item]) -> dict[str, Item]:
