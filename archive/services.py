@@ -115,7 +115,9 @@ def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
 
 def _full_clean(item: Item) -> None:
     try:
-        item.full_clean(exclude=["ibi", "ibip"])
+        # is_archive_service: services never create the archive service, and checking its
+        # conditional unique constraint costs a query per deposit.
+        item.full_clean(exclude=["ibi", "ibip", "is_archive_service"])
     except ValidationError as exc:
         raise ServiceError("; ".join(
             f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())) from None
