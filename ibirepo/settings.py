@@ -10,6 +10,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from .env import (
@@ -112,6 +113,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+CELERY_IMPORTS = ["archive.copy_tasks"]
+# `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
+CELERY_BEAT_SCHEDULE = {
+    "refresh-copies": {"task": "archive.copy_tasks.refresh_copies",
+                       "schedule": crontab(minute=41)},
+    "check-fixity": {"task": "archive.copy_tasks.check_fixity",
+                     "schedule": crontab(hour=3, minute=17)},
+}
+# Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
+IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
 
 # --- Files: local disk by default, S3 when a bucket is configured --------------------------
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media"))).resolve()

@@ -1,0 +1,334 @@
+"""Copies from another Archive: complete, verified, idempotent, resumable; refusals; refresh."""
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.core.management import CommandError, call_command
+from django.db import connection
+from rest_framework.test import APIClient
+
+from archive import copies, services, storage
+from archive.models import Item, ItemFile
+from tests.fake_archive import FakeArchive, forget, publish
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.01")
+
+
+@pytest.fixture
+def source():
+    archive = FakeArchive()
+    yield archive
+    archive.close()
+
+
+def held_elsewhere(source: FakeArchive, title: str = "Report", files=None, **kwargs) -> dict:
+    """Deposit an item, hand its record and bytes to the stand-in, and forget it here."""
+    files = files or {"report.pdf": b"%PDF-1.7 report", "data.csv": b"a,b\n1,2\n",
+                      "empty.txt": b""}
+    item = services.item_deposit(
+        title=title, uploads=[services.Upload(n, io.BytesIO(d)) for n, d in files.items()],
+        dc={"creator": ["Banon, Gerald"], "subject": ["IBI", "copies"]}, language="pt-BR",
+        **kwargs)
+    record, data = publish(APIClient(), item)
+    forget(item)
+    return source.add(record, data)
+
+
+def copied_items():
+    return Item.objects.filter(is_archive_service=False)
+
+
+def the_copy() -> Item:
+    return copied_items().get()
+
+
+def stored(rep: str, name: str) -> bytes:
+    with storage.open_file(rep, name) as fh:
+        return fh.read()
+
+
+def fsck_is_clean() -> bool:
+    out = io.StringIO()
+    try:
+        call_command("fsck", stdout=out)
+    except CommandError:
+        return False
+    return True
+
+
+def test_a_copy_holds_every_file_both_ibi_forms_and_its_provenance(source):
+    record = held_elsewhere(source)
+    result = copies.copy_item(ibi=record["ibip"], source=source.base_url + "/")
+    assert result.outcome == "created"
+    item = the_copy()
+    assert (item.ibi, item.ibip, item.state) == (record["ibi"], record["ibip"], "Copy")
+    assert (item.title, item.language) == ("Report", "pt-BR")
+    assert item.dc("subject") == ["IBI", "copies"] and item.dc("creator") == ["Banon, Gerald"]
+    assert item.source_archive == source.base_url
+    assert item.origin_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ") == record["timestamp"]
+    assert item.copied_at is not None
+    for name, data in source.files.items():
+        assert stored(record["ibi"], name[1]) == data
+    assert {(f.name, f.size, f.sha256) for f in item.files.all()} == {
+        (f["name"], f["size"], f["sha256"]) for f in record["files"]}
+    assert fsck_is_clean()
+    # Files are fetched from the download path with a range: a copy is not a reader.
+    assert sorted(r for r in source.requests if r.startswith("GET /col/")) == [
+        f"GET /col/{record['ibi']}/doc/data.csv", f"GET /col/{record['ibi']}/doc/report.pdf"]
+
+
+def test_copying_again_changes_nothing_and_fetches_no_file(source):
+    record = held_elsewhere(source)
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    before = copied_items().values().get()
+    files_before = list(ItemFile.objects.values())
+    source.requests.clear()
+    result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert (result.outcome, result.fetched, result.kept) == ("unchanged", [], [])
+    assert copied_items().values().get() == before
+    assert list(ItemFile.objects.values()) == files_before
+    assert source.requests == [f"GET /api/items/{record['ibi']}"]
+
+
+def test_an_original_held_here_is_never_copied(source):
+    item = services.item_deposit(title="Mine", uploads=[
+        services.Upload("a.txt", io.BytesIO(b"ours"))])
+    with pytest.raises(copies.CopyRefused, match="held here as Original"):
+        copies.copy_item(ibi=item.ibip, source=source.base_url)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="held here as Original"):
+        call_command("copyitem", item.ibi, "--from", source.base_url, stdout=out)
+    assert source.requests == []  # refused before asking anyone
+    assert stored(item.ibi, "a.txt") == b"ours"
+
+
+def test_a_deleted_original_held_here_is_not_copied_either(source):
+    item = services.item_deposit(title="Mine", uploads=[])
+    services.item_delete(item=item)
+    with pytest.raises(copies.CopyRefused, match="deleted Original"):
+        copies.copy_item(ibi=item.ibi, source=source.base_url)
+
+
+def test_a_failure_midway_leaves_no_row_and_the_next_run_finishes(source, monkeypatch):
+    record = held_elsewhere(source)
+    real_store = storage.store
+    calls = []
+
+    def store_then_crash(rep, name, fileobj):
+        calls.append(name)
+        if len(calls) == 2:
+            raise OSError("disk unplugged")
+        return real_store(rep, name, fileobj)
+
+    monkeypatch.setattr(storage, "store", store_then_crash)
+    with pytest.raises(OSError):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert not copied_items().exists()  # never a row pointing at missing files
+    first = calls[0]
+    assert default_storage.exists(storage.file_key(record["ibi"], first))
+    monkeypatch.setattr(storage, "store", real_store)
+    source.requests.clear()
+    result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert result.outcome == "created" and result.kept == [first]
+    assert f"GET /col/{record['ibi']}/doc/{first}" not in source.requests
+    assert ItemFile.objects.count() == 3 and fsck_is_clean()
+
+
+def test_a_partial_file_left_behind_is_replaced(source):
+    record = held_elsewhere(source)
+    default_storage.save(storage.file_key(record["ibi"], "report.pdf"), ContentFile(b"%PDF-1"))
+    result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert "report.pdf" in result.fetched
+    assert stored(record["ibi"], "report.pdf") == b"%PDF-1.7 report"
+
+
+def test_wrong_bytes_from_the_source_are_never_stored(source):
+    record = held_elsewhere(source)
+    source.files[(record["ibi"], "data.csv")] = b"a,b\n1,3\n"
+    with pytest.raises(copies.PeerFailed, match="data.csv: got 8 bytes with sha256"):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert not default_storage.exists(storage.file_key(record["ibi"], "data.csv"))
+    assert not copied_items().exists()
+
+
+def test_a_longer_file_is_cut_off_at_its_announced_size(source):
+    record = held_elsewhere(source)
+    source.files[(record["ibi"], "data.csv")] += b"x" * 5_000_000
+    with pytest.raises(copies.PeerFailed, match="longer than the 8 bytes"):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"files": [{"name": "../../etc/passwd", "size": 1, "sha256": "0" * 64}]},
+     "not a bare file name"),
+    ({"ibi": "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"}, "not of"),
+    ({"state": "Lost"}, "state"),
+    ({"timestamp": "yesterday"}, "ISO 8601"),
+    ({"target_file": "other.pdf"}, "target file"),
+])
+def test_a_strange_record_is_refused_with_a_clear_message(source, change, message):
+    record = held_elsewhere(source)
+    asked = record["ibi"]
+    record.update(change)
+    source.answer_every_item = record
+    with pytest.raises(copies.PeerFailed, match=message):
+        copies.copy_item(ibi=asked, source=source.base_url)
+    assert not copied_items().exists()
+
+
+def test_an_unknown_item_or_archive_gives_a_clear_error(source):
+    with pytest.raises(copies.PeerFailed, match="404"):
+        copies.copy_item(ibi="LK47B6W/362SFKH", source=source.base_url)
+    with pytest.raises(services.ServiceError, match="not the base URL"):
+        copies.copy_item(ibi="LK47B6W/362SFKH", source="ftp://example.org")
+    with pytest.raises(services.ServiceError, match="not an IBI"):
+        copies.copy_item(ibi="no/such", source=source.base_url)
+
+
+def test_a_changed_original_is_refreshed_and_a_dropped_file_removed(
+        source, django_capture_on_commit_callbacks):
+    record = held_elsewhere(source)
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    copied_at = the_copy().copied_at
+    record["title"] = "Report, revised"
+    record["timestamp"] = "2031-01-02T03:04:05Z"
+    record["files"] = [f for f in record["files"] if f["name"] != "data.csv"]
+    record["files"].append({"name": "errata.txt", "size": 3, "sha256":
+                            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                            "content_type": "text/plain", "url": "ignored"})
+    source.files[(record["ibi"], "errata.txt")] = b"abc"
+    with django_capture_on_commit_callbacks(execute=True):
+        results = copies.refresh_copies()
+    assert results[record["ibi"]].outcome == "updated"
+    assert results[record["ibi"]].fetched == ["errata.txt"]
+    item = the_copy()
+    assert item.title == "Report, revised" and item.copied_at > copied_at
+    assert item.origin_timestamp.isoformat() == "2031-01-02T03:04:05+00:00"
+    assert sorted(item.files.values_list("name", flat=True)) == [
+        "empty.txt", "errata.txt", "report.pdf"]
+    assert not default_storage.exists(storage.file_key(item.ibi, "data.csv"))
+    assert fsck_is_clean()
+
+
+def test_a_copy_whose_bytes_rotted_is_repaired_by_the_next_copy(source, media):
+    record = held_elsewhere(source)
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    (media / storage.file_key(record["ibi"], "report.pdf")).write_bytes(b"%PDF-1.7 rEport")
+    with pytest.raises(CommandError):
+        call_command("fixity", stdout=io.StringIO())
+    result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert result.fetched == ["report.pdf"]
+    assert stored(record["ibi"], "report.pdf") == b"%PDF-1.7 report"
+    assert not ItemFile.objects.exclude(fixity_problem="").exists()
+
+
+def test_deleted_at_the_source_the_copy_becomes_a_tombstone(source):
+    record = held_elsewhere(source)
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    record.update(state="Deleted", deleted_at="2030-05-06T07:08:09Z",
+                  timestamp="2030-05-06T07:08:09Z")
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "deleted"
+    item = the_copy()
+    assert item.state == "Deleted" and item.deleted_at.year == 2030
+    assert item.files.count() == 3  # files kept, as for any tombstone
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "unchanged"
+    other = held_elsewhere(source, title="Gone")
+    other["state"] = "Deleted"
+    with pytest.raises(copies.CopyRefused, match="nothing to copy"):
+        copies.copy_item(ibi=other["ibi"], source=source.base_url)
+
+
+def test_editions_and_translations_link_whichever_arrives_first(source):
+    first = services.item_deposit(title="First", uploads=[])
+    second = services.item_deposit(title="Second", uploads=[], previous_edition=first)
+    third = services.item_deposit(title="Third", uploads=[], previous_edition=second)
+    english = services.item_deposit(title="Third (en)", uploads=[], translation_of=third,
+                                    language="en")
+    records = [publish(APIClient(), i)[0] for i in (first, second, third, english)]
+    for item in (english, third, second, first):
+        forget(item)
+    for record in records:
+        source.add(record, {})
+    for record in (records[2], records[3], records[0], records[1]):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    got = {i.title: i for i in Item.objects.filter(state="Copy")}
+    assert got["Second"].previous_edition == got["First"]
+    assert got["Third"].previous_edition == got["Second"]
+    assert [(got[t].edition_family, got[t].edition_number) for t in ("First", "Second", "Third")
+            ] == [(records[0]["ibi"], 1), (records[0]["ibi"], 2), (records[0]["ibi"], 3)]
+    assert got["Third (en)"].translation_of == got["Third"]
+    for record in records:  # and all of it is stable
+        assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome \
+            == "unchanged"
+
+
+def test_copyitem_reports_what_it_did(source):
+    record = held_elsewhere(source)
+    out = io.StringIO()
+    call_command("copyitem", record["ibi"], "--from", source.base_url, stdout=out)
+    assert f"{record['ibi']}: created, 3 files fetched" in out.getvalue()
+    out = io.StringIO()
+    call_command("copyitem", "--refresh", stdout=out)
+    assert f"{record['ibi']}: unchanged" in out.getvalue()
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media):
+    record = held_elsewhere(source, files={"a.bin": b"A" * 70_000, "b.bin": b"B" * 90_000,
+                                           "c.bin": b"C" * 10})
+    gate = source.gate("b.bin")
+    env = {**os.environ, "DATABASE_URL": _database_url(), "MEDIA_ROOT": str(media)}
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "copyitem", record["ibi"], "--from", source.base_url],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert gate.arrived.wait(60), "the copy never asked for the second file"
+        worker.send_signal(signal.SIGKILL)  # no chance to clean up
+        worker.wait(30)
+    finally:
+        gate.release.set()
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == -signal.SIGKILL
+    assert not copied_items().exists()
+    assert stored(record["ibi"], "a.bin") == b"A" * 70_000
+    result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert (result.outcome, result.kept, sorted(result.fetched)) == (
+        "created", ["a.bin"], ["b.bin", "c.bin"])
+    assert sorted(ItemFile.objects.values_list("name", flat=True)) == ["a.bin", "b.bin", "c.bin"]
+    assert fsck_is_clean()
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "unchanged"
+
+
+def test_refresh_reports_a_failing_source_and_goes_on(source):
+    record = held_elsewhere(source)
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    copied_items().update(copied_at=the_copy().copied_at - timedelta(days=1))
+    source.records.clear()
+    results = copies.refresh_copies()
+    assert isinstance(results[record["ibi"]], copies.PeerFailed)
+    assert the_copy().state == "Copy"
