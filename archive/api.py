@@ -94,7 +94,7 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
                   "files", "persistent_url", "landing_url", *DC_ELEMENTS, "previous_edition",
                   "next_edition", "translation_of", "translations", "transferable", "created",
-                  "deleted_at"]
+                  "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
 
     def get_fields(self) -> dict:
         # A record is output only: writes go through the input serializers below.
@@ -104,6 +104,9 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         return fields
 
     def get_timestamp(self, item: Item) -> str:
+        # A copy's timestamp is its original's, as the archive service answers it.
+        if item.state == Item.State.COPY and item.origin_timestamp:
+            return iso_utc(item.origin_timestamp)
         return iso_utc(item.updated)
 
     def get_persistent_url(self, item: Item) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import api
+from . import api, api_copies
 
 
 class ItemIbiConverter:
@@ -27,6 +27,10 @@ app_name = "api"
 urlpatterns = [
     path("items/", api.ItemList.as_view(), name="items"),
     path("items/<item_ibi:ibi>/files", api.ItemFiles.as_view(), name="item-files"),
+    path("items/<item_ibi:ibi>/statistics", api_copies.ItemStatistics.as_view(),
+         name="item-statistics"),
+    path("items/<item_ibi:ibi>/handover", api_copies.ItemHandOver.as_view(),
+         name="item-handover"),
     path("items/<item_ibi:ibi>", api.ItemDetail.as_view(), name="item"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

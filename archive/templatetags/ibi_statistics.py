@@ -1,0 +1,14 @@
+"""{% item_statistics item as stats %}: the access statistics of archive.stats for a page."""
+from __future__ import annotations
+
+from django import template
+
+from ..models import Item
+from ..stats import item_statistics as _item_statistics
+
+register = template.Library()
+
+
+@register.simple_tag
+def item_statistics(item: Item) -> dict:
+    return _item_statistics(item)
