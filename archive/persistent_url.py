@@ -35,6 +35,10 @@ class PersistentUrlError(ValueError):
     """A path or query that is not a persistent URL of RTC-11 §8.1; the message says why."""
 
 
+class NoIbiError(PersistentUrlError):
+    """The path does not even start with an IBI: some other page, not a bad persistent URL."""
+
+
 _IBIP_WORD = re.compile("[2-9A-HJ-NP-UWXa-hj-np-uwx]+")  # Table 7.1: no 0 O 1 I V Y Z
 _IBIP_LAST = re.compile(r"([2-9A-HJ-NP-UWXa-hj-np-uwx]+)(.*)", re.S)
 _HOST_WORD = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
@@ -132,7 +136,7 @@ def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
             and (last := _IBIP_LAST.fullmatch(words[1]))):
         return f"{words[0]}/{last[1]}", last[2], segments[2:]
     start = "/" + "/".join(segments[:4])
-    raise PersistentUrlError(f"no IBI at the start of {start!r}: expected an IBIp "
+    raise NoIbiError(f"no IBI at the start of {start!r}: expected an IBIp "
                              "(e.g. LK47B6W/362SFKH) or a repository name "
                              "(e.g. iconet.com.br/banon/2009/09.09.22.01)")
 

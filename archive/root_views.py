@@ -3,15 +3,16 @@
 `dispatch(request, path)` sends
 1. ``/<archive service IBI>?servicesubject=…`` (the IBI in either form, any case, legacy ``@``
    port) to the archive service (RTC-11 §6.1, §9);
-2. everything else to `resolve_persistent_url(request, path)`, which for now answers 404.
+2. ``/J8LNKB5R7W/3FUQHC5`` to the resolver service (§7.2, archive/resolver_service.py);
+3. everything else to the resolver: persistent URLs ``/<ibi>[mdf][/path]`` (§8,
+   archive/resolver_views.py).
 
-The resolver plugs in here: its service ``/J8LNKB5R7W/3FUQHC5?servicesubject=…`` as a step
-before 2, and persistent URLs by replacing `resolve_persistent_url`. `render_pairs` writes any
-pair-list answer (text/plain, or JSON when the client prefers it) for both services.
+`render_pairs` writes any pair-list answer (text/plain, or JSON when the client prefers it) for
+both services.
 """
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 
 from . import archive_service as service
@@ -49,12 +50,11 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
     return render_pairs(request, pairs)
 
 
-def resolve_persistent_url(request: HttpRequest, path: str) -> HttpResponse:
-    """Persistent URLs (§8): the resolver's part. Until it exists nothing resolves here."""
-    raise Http404("no such page")
-
-
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
+    from . import resolver_views
+
+    if resolver_views.is_resolver_service(path):
+        return resolver_views.resolver_service_view(request)
     # A lenient look at the query is enough to route; the service reads it strictly, and
     # checks the path in the query it needs anyway.
     if "servicesubject" in request.GET:
@@ -62,4 +62,4 @@ def dispatch(request: HttpRequest, path: str) -> HttpResponse:
             return archive_service(request, path)
         except service.NotTheService:
             pass
-    return resolve_persistent_url(request, path)
+    return resolver_views.persistent_url_view(request, path)

@@ -1,0 +1,255 @@
+"""Outgoing HTTP of the resolution standard: GET requests whose answers are pair lists (§6).
+
+The resolver asks every included Archive at once (§8.2 step 3). Our choice: one
+``httpx.AsyncClient`` per round, one task per Archive, collected with ``asyncio.wait`` under the
+overall deadline, each task bounded by its own timeout around name resolution, connection and
+reading. The sync Django view runs the round through asgiref's ``async_to_sync`` (an event loop
+in a helper thread under WSGI, the server's loop under ASGI). Ten Archives of which one never
+answers therefore cost one per-Archive timeout, not ten; no thread per Archive, no broker
+round trip on the reader's critical path.
+
+What the resolver will not do, whatever an Archive registered or answered:
+
+* connect to an address in ``IBI_RESOLVER_DENY_NETWORKS`` (link-local and cloud metadata by
+  default). The host is resolved once, every address is checked, and the connection goes to
+  the checked address with the ``Host`` header set, so a DNS answer cannot change in between;
+* follow a redirect, accept a compressed body, read more than ``IBI_RESOLVER_MAX_RESPONSE``
+  bytes, or wait longer than the per-Archive timeout;
+* take anything but a 200 answer that is an ASCII pair list (Table 6.2).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import ipaddress
+import re
+import socket
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import quote, urlencode, urlsplit
+
+import httpx
+from asgiref.sync import async_to_sync
+from django.conf import settings
+
+from .pairs import Pair, PairListError, loads
+
+USER_AGENT = "ibirepo-resolver/1"
+_ADDRESS_FORBIDDEN = set("/?#@\\%[] ") | {chr(c) for c in range(32)} | {"\x7f"}
+# A DNS name or an IPv4 literal: labels of letters, digits and inner hyphens.
+_HOST = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?")
+
+
+class AddressError(ValueError):
+    """An address the resolver will not contact: not host[:port], or in a denied network."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one request brought back: the pairs of a 200 pair list, or why there are none."""
+
+    base: str  # the base URL asked, e.g. http://127.0.0.1:8001/<archive service IBI>
+    tag: object = None  # the caller's name for the target (a RegisteredArchive id …)
+    pairs: list[Pair] | None = None
+    status: int | None = None
+    error: str = ""
+    elapsed: float = 0.0
+    order: int = field(default=0, compare=False)  # arrival rank within its round
+
+    @property
+    def ok(self) -> bool:
+        return self.pairs is not None
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """host[:port] of RTC-11 §6.1 (``archiveaddress``) → (host, port), port 80 by default.
+
+    A bracketed IPv6 literal is accepted (``[::1]:8000``); userinfo, paths, backslashes,
+    escapes and spaces are not::
+
+        >>> split_address("mtc-m21.sid.inpe.br")
+        ('mtc-m21.sid.inpe.br', 80)
+    """
+    if not isinstance(address, str) or not 0 < len(address) <= 255 or not address.isascii():
+        raise AddressError(f"{address!r} is not host[:port]")
+    if address.startswith("["):
+        host, _, port_part = address[1:].partition("]")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise AddressError(f"{address!r}: [{host}] is not an IPv6 address") from None
+        port_text = port_part.removeprefix(":") if port_part.startswith(":") else port_part
+        if port_part and not port_part.startswith(":"):
+            raise AddressError(f"{address!r} is not [IPv6][:port]")
+    else:
+        host, _, port_text = address.partition(":")
+        if _ADDRESS_FORBIDDEN & set(address) or not _HOST.fullmatch(host):
+            raise AddressError(f"{address!r} is not host[:port]")
+    if port_text and not (port_text.isdigit() and 0 < int(port_text) < 65536):
+        raise AddressError(f"{address!r} is not host[:port]: bad port {port_text!r}")
+    return host.lower(), int(port_text) if port_text else 80
+
+
+def canonical_address(address: str) -> str:
+    """The address as it is compared: lower case, the default port 80 dropped."""
+    host, port = split_address(address)
+    shown = f"[{host}]" if ":" in host else host
+    return shown if port == 80 else f"{shown}:{port}"
+
+
+def query_string(pairs: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:
+    """Pairs as a query of Table 6.1: space ``%20``, ``%`` ``%25``, ``&`` ``%26``, ``+`` ``%2B``,
+    ``=`` ``%3D``, ``?`` ``%3F``; ``/``, ``(`` and ``)`` stay as the standard's examples write
+    them."""
+    return urlencode(list(pairs.items() if isinstance(pairs, Mapping) else pairs),
+                     quote_via=quote, safe="/()")
+
+
+def denied(ip: str, networks: Sequence[str]) -> bool:
+    """Whether the resolver must not connect to ip (unspecified addresses never)."""
+    address = ipaddress.ip_address(ip.split("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    if address.is_unspecified:
+        return True
+    return any(address in ipaddress.ip_network(n, strict=False) for n in networks
+               if ipaddress.ip_network(n, strict=False).version == address.version)
+
+
+async def _checked_ips(host: str, port: int, networks: Sequence[str]) -> list[str]:
+    try:
+        ipaddress.ip_address(host)
+        ips = [host]
+    except ValueError:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise AddressError(f"{host} does not resolve: {exc}") from None
+        ips = list(dict.fromkeys(info[4][0] for info in infos))
+    bad = [ip for ip in ips if denied(ip, networks)]
+    if bad or not ips:
+        raise AddressError(f"{host} resolves to a denied address ({', '.join(bad)})")
+    return ips
+
+
+def _limits() -> dict:
+    return {"timeout": settings.IBI_RESOLVER_TIMEOUT,
+            "max_bytes": settings.IBI_RESOLVER_MAX_RESPONSE,
+            "networks": settings.IBI_RESOLVER_DENY_NETWORKS}
+
+
+def _client() -> httpx.AsyncClient:
+    # No proxies from the environment, no redirects, no compression (a small gzip body could
+    # expand past the size cap before we count it).
+    return httpx.AsyncClient(follow_redirects=False, trust_env=False, headers={
+        "User-Agent": USER_AGENT, "Accept": "text/plain", "Accept-Encoding": "identity"})
+
+
+async def _request(client: httpx.AsyncClient, base: str, pairs, *, networks: Sequence[str],
+                   max_bytes: int, pin: bool) -> tuple[int, bytes]:
+    parts = urlsplit(base)
+    url = f"{base}?{query_string(pairs)}"
+    headers = {}
+    if pin:  # connect to the address we checked, name the host in the header
+        host, port = split_address(parts.netloc)
+        ip = (await _checked_ips(host, port, networks))[0]
+        literal = f"[{ip}]" if ":" in ip else ip
+        url = f"http://{literal}:{port}{parts.path}?{query_string(pairs)}"
+        headers["Host"] = parts.netloc
+    async with client.stream("GET", url, headers=headers) as response:
+        body = bytearray()
+        async for chunk in response.aiter_raw():
+            body += chunk
+            if len(body) > max_bytes:
+                raise AddressError(f"answer longer than {max_bytes} bytes")
+        return response.status_code, bytes(body)
+
+
+async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = None,
+                timeout: float, max_bytes: int, networks: Sequence[str],
+                pin: bool = True) -> Reply:
+    """One GET of base?pairs, bounded by timeout; never raises for the far side's faults."""
+    start = time.monotonic()
+
+    def reply(**kwargs) -> Reply:
+        return Reply(base=base, tag=tag, elapsed=time.monotonic() - start, **kwargs)
+
+    try:
+        async with asyncio.timeout(timeout):
+            status, body = await _request(client, base, pairs, networks=networks,
+                                          max_bytes=max_bytes, pin=pin)
+    except TimeoutError:
+        return reply(error=f"no answer within {timeout:g} s")
+    except AddressError as exc:
+        return reply(error=str(exc))
+    except httpx.HTTPError as exc:
+        return reply(error=f"{type(exc).__name__}: {exc}"[:300])
+    if status != 200:
+        return reply(status=status, error=f"HTTP {status}")
+    try:
+        return reply(status=status, pairs=loads(body.decode("ascii")))
+    except (UnicodeDecodeError, PairListError) as exc:
+        return reply(status=status, error=f"not a pair list: {exc}"[:300])
+
+
+async def ask_all(targets: Sequence[tuple[str, object]], pairs, *, deadline: float,
+                  stop: Callable[[Reply], bool] | None = None) -> list[Reply]:
+    """Ask every (base URL, tag) at once; replies in arrival order, then the late ones.
+
+    Waits until every target answered, `deadline` seconds passed, or `stop(reply)` is true
+    for one reply; targets still pending then get an error reply and are cancelled.
+    """
+    limits = _limits()
+    replies: list[Reply] = []
+    async with _client() as client:
+        tasks = {asyncio.create_task(fetch(client, base, pairs, tag=tag, **limits)): (base, tag)
+                 for base, tag in targets}
+        pending = set(tasks)
+        end = time.monotonic() + deadline
+        stopped = False
+        while pending and not stopped:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            done, pending = await asyncio.wait(pending, timeout=left,
+                                               return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(done, key=lambda t: t.result().elapsed):
+                found = task.result()
+                replies.append(dataclasses.replace(found, order=len(replies)))
+                stopped = stopped or bool(stop and stop(found))
+        for task in pending:
+            task.cancel()
+            base, tag = tasks[task]
+            reason = "not asked further: an answer settled it" if stopped else "deadline"
+            replies.append(Reply(base=base, tag=tag, error=reason, order=len(replies)))
+        if pending:
+            await asyncio.wait(pending)
+    return replies
+
+
+ask_all_sync = async_to_sync(ask_all)
+
+
+async def _one(base: str, pairs, *, pin: bool, timeout: float | None) -> Reply:
+    limits = _limits()
+    if timeout is not None:
+        limits["timeout"] = timeout
+    async with _client() as client:
+        return await fetch(client, base, pairs, pin=pin, **limits)
+
+
+def get_pairs(base: str, pairs, *, pin: bool = True, timeout: float | None = None) -> Reply:
+    """One request from sync code (inclusion confirmation, acknowledgment, switchon).
+
+    `pin=False` for a URL the administrator typed (the resolver of `switchon`, maybe https):
+    no denied-network check, normal TLS; redirects are still not followed.
+    """
+    return async_to_sync(_one)(base, pairs, pin=pin, timeout=timeout)
+
+
+def archive_base(address: str, service_ibi: str) -> str:
+    """``http://<archiveaddress>/<archiveserviceibi>`` (§6.1); the address is checked."""
+    split_address(address)
+    return f"http://{address}/{service_ibi}"
