@@ -1,0 +1,173 @@
+"""Migration of an Original: hand-over at the source (API), take-over at the target."""
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from archive import copies, services
+from archive.models import Item
+from tests.fake_archive import FakeArchive, forget, publish
+
+pytestmark = pytest.mark.django_db
+
+SELF = "http://127.0.0.1:9"
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.01")
+    settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
+
+
+@pytest.fixture
+def peer():
+    archive = FakeArchive()
+    yield archive
+    archive.close()
+
+
+@pytest.fixture
+def librarian_api():
+    user = User.objects.create_user("librarian", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+@pytest.fixture
+def original():
+    return services.item_deposit(title="Report", uploads=[
+        services.Upload("report.pdf", io.BytesIO(b"%PDF report")),
+        services.Upload("data.csv", io.BytesIO(b"1,2\n"))])
+
+
+def copy_at(peer: FakeArchive, item: Item) -> dict:
+    """The target's record of a complete, current Copy of item."""
+    record, files = publish(APIClient(), item)
+    record.update(state="Copy", source_archive=SELF)
+    return peer.add(record, files)
+
+
+def hand_over(api, item, target):
+    return api.post(f"/api/items/{item.ibi}/handover", {"target": target}, format="json",
+                    secure=True)
+
+
+# -- At the Original's Archive ------------------------------------------------------------------
+
+def test_the_original_becomes_a_copy_once_the_target_holds_it(peer, original, librarian_api):
+    copy_at(peer, original)
+    stamp = original.updated.replace(microsecond=0)
+    response = hand_over(librarian_api, original, peer.base_url)
+    assert response.status_code == 200, response.json()
+    assert (response.json()["state"], response.json()["source_archive"]) == (
+        "Copy", peer.base_url)
+    original.refresh_from_db()
+    assert (original.state, original.source_archive, original.origin_timestamp) == (
+        "Copy", peer.base_url, stamp)
+    # The timestamp the resolver sees does not move.
+    assert response.json()["timestamp"] == stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    again = hand_over(librarian_api, original, peer.base_url + "/")
+    assert again.status_code == 200 and again.json()["state"] == "Copy"
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (lambda r: r["files"].pop(0), "not complete and current"),
+    (lambda r: r.update(timestamp="2001-01-01T00:00:00Z"), "not complete and current"),
+    (lambda r: r.update(state="Original"), "as Original, not as a Copy"),
+])
+def test_no_hand_over_to_an_incomplete_or_stale_copy(peer, original, librarian_api, spoil,
+                                                    message):
+    spoil(copy_at(peer, original))
+    response = hand_over(librarian_api, original, peer.base_url)
+    assert response.status_code == 409 and message in response.json()["detail"]
+    original.refresh_from_db()
+    assert original.state == "Original"
+
+
+def test_a_non_transferable_original_stays(peer, original, librarian_api):
+    services.item_update(item=original, transferable=False)
+    copy_at(peer, original)
+    response = hand_over(librarian_api, original, peer.base_url)
+    assert response.status_code == 409 and "not transferable" in response.json()["detail"]
+
+
+def test_the_archive_service_is_never_handed_over(peer, librarian_api):
+    service = Item.objects.get(is_archive_service=True)
+    assert hand_over(librarian_api, service, peer.base_url).status_code == 404
+    with pytest.raises(copies.CopyRefused, match="not transferable"):
+        copies.hand_over(item=service, target=peer.base_url)
+
+
+def test_hand_over_needs_the_right_to_change_and_delete(peer, original):
+    copy_at(peer, original)
+    assert hand_over(APIClient(), original, peer.base_url).status_code == 401
+    clerk = User.objects.create_user("clerk")
+    api = APIClient()
+    api.force_authenticate(clerk)
+    assert hand_over(api, original, peer.base_url).status_code == 403
+
+
+def test_an_unreachable_target_or_a_bad_url(original, librarian_api):
+    response = hand_over(librarian_api, original, "http://127.0.0.1:1")
+    assert response.status_code == 502 and "could not be checked" in response.json()["detail"]
+    assert hand_over(librarian_api, original, "not a url").status_code == 400
+    response = hand_over(librarian_api, original, SELF)
+    assert response.status_code == 409 and "to itself" in response.json()["detail"]
+
+
+# -- At the target ---------------------------------------------------------------------------
+
+@pytest.fixture
+def held_at_peer(peer, original):
+    record, files = publish(APIClient(), original)
+    forget(original)
+    return peer.add(record, files)
+
+
+def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
+    result = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+                                 token="right-token")
+    assert result.outcome == "promoted"
+    item = result.item
+    assert (item.state, item.source_archive) == ("Original", "")
+    assert item.updated.strftime("%Y-%m-%dT%H:%M:%SZ") == held_at_peer["timestamp"]
+    assert peer.handed_over == [{"target": SELF}]
+    assert held_at_peer["state"] == "Copy"
+    again = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+                                token="right-token")
+    assert again.outcome == "unchanged" and len(peer.handed_over) == 1
+
+
+def test_a_refused_hand_over_leaves_a_copy(peer, held_at_peer):
+    with pytest.raises(copies.PeerFailed, match="401"):
+        copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url, token="wrong")
+    assert Item.objects.get(ibi=held_at_peer["ibi"]).state == "Copy"
+    assert held_at_peer["state"] == "Original"
+
+
+def test_an_interrupted_migration_is_finished_by_running_it_again(peer, held_at_peer):
+    copies.copy_item(ibi=held_at_peer["ibi"], source=peer.base_url)
+    # The source handed over, and the answer never reached us.
+    held_at_peer.update(state="Copy", source_archive=SELF)
+    assert Item.objects.get(ibi=held_at_peer["ibi"]).state == "Copy"
+    result = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+                                 token="right-token")
+    assert result.outcome == "promoted" and result.item.state == "Original"
+
+
+def test_migrateitem_command(peer, held_at_peer, monkeypatch):
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="token"):
+        call_command("migrateitem", held_at_peer["ibi"], "--from", peer.base_url)
+    monkeypatch.setenv("IBI_PEER_TOKEN", "right-token")
+    out = io.StringIO()
+    call_command("migrateitem", held_at_peer["ibip"], "--from", peer.base_url, stdout=out)
+    assert "the Original is here now" in out.getvalue()
