@@ -11,7 +11,10 @@ class ArchiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system checks)
+        from . import (
+            admin_resolver,  # noqa: F401  (registers RegisteredArchive's admin)
+            checks,  # noqa: F401  (registers the system checks)
+        )
 
         post_migrate.connect(_create_archive_service, sender=self)
 

@@ -89,18 +89,29 @@ def verbs_of(wanted: Sequence[Step]) -> tuple[str, ...]:
 
 def _match(wanted: Sequence[Step], given: Sequence[Step]) -> tuple[str, ...] | None:
     """The languages a relation of an answer chose for the bare translation steps of wanted
-    ("" for a bare pair), or None when it is not the relation wanted."""
-    if len(wanted) != len(given):
-        return None
-    chosen = []
-    for (kind, argument), (given_kind, given_argument) in zip(wanted, given, strict=True):
-        if kind != given_kind:
+    ("" for a bare pair), or None when it is not the relation wanted.
+
+    A bare translation after a metadata step may be missing from the answer: metadata have no
+    language variants of their own here, and an archive service reading the verb list "without
+    repetition" (§8.2) turns ``+:+`` into ``+:`` anyway. The metadata themselves are then the
+    original-language version, as for any bare ``+``.
+    """
+    chosen: list[str] = []
+    position = 0
+    for index, (kind, argument) in enumerate(wanted):
+        given_kind, given_argument = given[position] if position < len(given) else ("", None)
+        if kind == given_kind and (
+                (kind == "translation" and argument is None)
+                or (argument or "") == (given_argument or "")):
+            if kind == "translation" and argument is None:
+                chosen.append(given_argument or "")
+            position += 1
+        elif kind == "translation" and argument is None and any(
+                k == "metadata" for k, _ in wanted[:index]):
+            chosen.append("")
+        else:
             return None
-        if kind == "translation" and argument is None:
-            chosen.append(given_argument or "")
-        elif (argument or "") != (given_argument or ""):
-            return None
-    return tuple(chosen)
+    return tuple(chosen) if position == len(given) else None
 
 
 # -- Accept-Language --------------------------------------------------------------------------

@@ -187,7 +187,8 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
     except httpx.HTTPError as exc:
         return reply(error=f"{type(exc).__name__}: {exc}"[:300])
     if status != 200:
-        return reply(status=status, error=f"HTTP {status}")
+        said = re.sub(r"[^\x20-\x7e]+", " ", body[:300].decode("ascii", "replace")).strip()
+        return reply(status=status, error=f"HTTP {status}" + (f": {said}" if said else ""))
     try:
         return reply(status=status, pairs=loads(body.decode("ascii")))
     except (UnicodeDecodeError, PairListError) as exc:

@@ -151,8 +151,11 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
         return []  # metadata: no editions or translations of their own (our Archive's view)
     base = _base(request)
     links = [f'<{base}/{item_ibi}:(oai_dc)>; rel="describedby"; type="application/xml"']
-    # ibi.nextedition is about the IBI asked: it tells on the item itself only.
-    if data == "" and ".lastedition" not in hit.relation and "ibi.nextedition" in answer.pairs:
+    # ibi.nextedition is about the IBI asked: it tells on the item itself only (which a
+    # translation relation may lead back to, e.g. "+" in the original's language).
+    itself = data == "" or bool(resolver.ibis_in(answer.forms(data))
+                                & resolver.ibis_in(answer.forms()))
+    if itself and ".lastedition" not in hit.relation and "ibi.nextedition" in answer.pairs:
         links.append(f'<{base}/{item_ibi}!>; rel="latest-version"')
     previous, languages = _local_relations(item_ibi) if answer.source.local else (None, {})
     if previous:

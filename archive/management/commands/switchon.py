@@ -1,0 +1,40 @@
+"""switchon [--resolver URL] [--key KEY]: this Archive's inclusionRequest (RTC-11 §7.2)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from archive.switch import SwitchError, switch
+
+
+class Command(BaseCommand):
+    subject = "inclusionRequest"
+    help = ("Switch this Archive on at a resolver: send its inclusionRequest (Table 7.2) and "
+            "print the resolver's answer, e.g. `status.archive included` and "
+            "`status.confirmation successful`. Needs ARCHIVE_ADDRESS. The key may come from "
+            "IBI_SWITCHON_KEY instead of --key (keeps it out of the process list).")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--resolver", default=None,
+                            help="the resolver's base URL, e.g. http://urlib.net "
+                                 "(default: IBI_SWITCHON_RESOLVER)")
+        parser.add_argument("--key", default=None,
+                            help="the registration key (default: IBI_SWITCHON_KEY)")
+        parser.add_argument("--email", default="", help="default: IBI_ARCHIVE_ADMIN_EMAIL")
+        parser.add_argument("--ip", default="", help="archiveip (default: IBI_IP)")
+
+    def handle(self, *args, resolver: str | None, key: str | None, email: str, ip: str,
+               **options) -> None:
+        resolver = resolver or settings.IBI_SWITCHON_RESOLVER
+        key = key or settings.IBI_SWITCHON_KEY
+        if not resolver or not key:
+            raise CommandError("give --resolver and --key (or set IBI_SWITCHON_RESOLVER and "
+                               "IBI_SWITCHON_KEY)")
+        try:
+            answer = switch(self.subject, resolver, key, email=email, ip=ip)
+        except SwitchError as exc:
+            raise CommandError(str(exc)) from None
+        if not answer.ok:
+            raise CommandError(f"the resolver at {resolver} refused or did not answer: "
+                               f"{answer.text}")
+        self.stdout.write(answer.text, ending="")

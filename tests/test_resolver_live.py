@@ -1,0 +1,195 @@
+"""The resolver end to end, between real servers on loopback (tests/servers.py).
+
+A is the resolver (and an Archive holding nothing), B an Archive with a paper, its Portuguese
+translation, its second edition and a deleted item. B is registered at A (`registerarchive`),
+switches itself on (`switchon --resolver A`), and every kind of persistent URL is resolved
+through A. A stand-in archive service F then claims B's paper as its Original: with
+``ibiurl.requireditemstatus=Original`` both are suspects. Last, B and F switch off and are no
+longer asked.
+"""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from .servers import FakeArchiveService, LiveServers
+
+KEY = "1234567890-0987654321"
+FAKE_SERVICE = "ibi.test/fake/2024/01.02.03.04"
+PDF = b"%PDF-1.4\n%%EOF\n"
+ACKS = "from archive.models import Access; print(Access.objects.filter(kind='acknowledgment')" \
+       ".count())"
+
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory):
+    with LiveServers(tmp_path_factory.mktemp("resolver-net")) as servers:
+        yield servers
+
+
+def deposit(server, token: str, title: str, *names: str, **fields) -> dict:
+    files = [("files", (name, PDF + name.encode(), "application/pdf")) for name in names]
+    response = httpx.post(f"{server.url}/api/items/", data={"title": title, **fields},
+                          files=files, headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def poll(read, expected, what: str, timeout: float = 30):
+    """read() until it gives expected, within timeout: state changes elsewhere take a moment."""
+    deadline = time.monotonic() + timeout
+    while (found := read()) != expected:
+        assert time.monotonic() < deadline, f"{what}: {found!r}, expected {expected!r}"
+        time.sleep(0.1)
+    return found
+
+
+def fake_claims(fake: FakeArchiveService, ibis: set[str], url: str):
+    """F answers every urlRequest about one of ibis as the holder of its Original."""
+    def respond(pairs):
+        if pairs.get("parsedibiurl.ibi", "").lower() not in ibis:
+            return 200, ""
+        return 200, (f"archiveaddress {fake.address}\ncontenttype Data\n"
+                     f"ibi.archiveservice {{rep {FAKE_SERVICE}}}\nibi.platformsoftware {{}}\n"
+                     f"state Original\ntimestamp 2024-01-02T03:04:05Z\nurl {url}\n"
+                     "urlkey 1700000000-123456789012345678\n")
+    return respond
+
+
+def switch(server_url: str, subject: str, fake: FakeArchiveService, key: str = KEY):
+    """The inclusion or exclusion request F would send (Example 7.2)."""
+    return httpx.get(f"{server_url}/J8LNKB5R7W/3FUQHC5", params={
+        "servicesubject": subject, "archiveaddress": fake.address,
+        "archiveserviceibi": FAKE_SERVICE, "archiveip": "127.0.0.1", "archiveprotocol": "HTTP",
+        "archiveplatformversion": "fake-1", "archiveadmemailaddress": "fake@ibi.test",
+        "registrationkey": key}, timeout=30)
+
+
+def test_two_archives_one_resolver(network):
+    a, b = network.start("a"), network.start("b")
+    b_service = b.archive_service_ibi()
+
+    # Registration at A (an administrative act), then B switches itself on.
+    assert "Registered" in a.manage("registerarchive", b_service, KEY,
+                                    "--email", "admin@b.ibi.test").stdout
+    answer = b.manage("switchon", "--resolver", a.url, "--key", KEY).stdout
+    assert answer == "status.archive included\nstatus.confirmation successful\n"
+    refused = b.manage("switchon", "--resolver", a.url, "--key", "1111111111", check=False)
+    assert refused.returncode != 0 and "HTTP 403" in refused.stderr
+
+    token = b.librarian_token()
+    paper = deposit(b, token, "Ensuring persistence", "paper.pdf", "reference.bib",
+                    target_file="paper.pdf", language="en", creator=["Banon, Gerald"])
+    translation = deposit(b, token, "Garantindo a persistência", "artigo.pdf", language="pt",
+                          translation_of=paper["ibi"])
+    second = deposit(b, token, "Ensuring persistence, 2nd edition", "paper2.pdf",
+                     language="en", previous_edition=paper["ibip"])
+    gone = deposit(b, token, "Withdrawn", "x.pdf")
+    deleted = httpx.delete(f"{b.url}/api/items/{gone['ibi']}", timeout=30,
+                           headers={"Authorization": f"Token {token}"})
+    assert deleted.status_code == 200, deleted.text
+
+    resolver = httpx.Client(base_url=a.url, follow_redirects=False, timeout=30)
+
+    def location(path: str, status: int = 302, **headers) -> str:
+        response = resolver.get(path, headers=headers)
+        assert response.status_code == status, (path, response.status_code, response.text[:500])
+        return response.headers.get("location", "")
+
+    def file(item: dict, name: str) -> str:
+        return f"{b.url}/col/{item['ibi']}/doc/{quote(name)}"
+
+    def page(item: dict, suffix: str) -> str:
+        return f"{b.url}/items/{item['ibi']}/{suffix}"
+
+    rep, ibip = paper["ibi"], paper["ibip"]
+    # Both forms of the IBI, in any case.
+    for spelling in (rep, rep.upper(), ibip, ibip.lower()):
+        assert location(f"/{spelling}") == file(paper, "paper.pdf")
+    # Every modifier (Table 8.2) that this collection gives an answer for.
+    assert location(f"/{rep}!") == file(second, "paper2.pdf")
+    assert location(f"/{ibip}!") == file(second, "paper2.pdf")
+    assert location(f"/{rep}+(pt)") == file(translation, "artigo.pdf")
+    assert location(f"/{rep}+(pt)!") == file(translation, "artigo.pdf")
+    assert location(f"/{rep}+", **{"Accept-Language": "pt-BR,fr;q=0.8,en;q=0.5"}) == file(
+        translation, "artigo.pdf")
+    assert location(f"/{rep}+", **{"Accept-Language": "fr, de;q=0.5"}) == file(
+        paper, "paper.pdf")  # no French: the original language
+    assert location(f"/{rep}:") == page(paper, "metadata")
+    assert location(f"/{rep}:(oai_dc)") == page(paper, "oai_dc.xml")
+    assert location(f"/{rep}!:(oai_dc)") == page(second, "oai_dc.xml")
+    assert location(f"/{rep}+(pt):") == page(translation, "metadata")
+    assert location(f"/{rep}+:+", **{"Accept-Language": "pt"}) == page(translation, "metadata")
+    missing = resolver.get(f"/{rep}+(de)")
+    assert missing.status_code == 404 and "No translation in" in missing.text
+    # A file path, the file list, a verb list, the Original.
+    assert location(f"/{rep}/reference.bib") == file(paper, "reference.bib")
+    assert resolver.get(f"/{rep}/nothing.bib").status_code == 404
+    assert location(f"/{rep}?ibiurl.verblist=GetFileList") == page(paper, "files")
+    assert location(f"/{rep}?ibiurl.verblist=GetLastEdition+GetMetadata(oai_dc)") == page(
+        second, "oai_dc.xml")
+    assert location(f"/{ibip}?ibiurl.requireditemstatus=Original") == file(paper, "paper.pdf")
+    # HEAD: the same redirect, no body. Link headers name editions, translations, metadata.
+    head = resolver.head(f"/{rep}")
+    assert head.status_code == 302 and head.content == b""
+    links = resolver.get(f"/{rep}+", headers={"Accept-Language": "en"}).headers["link"]
+    assert f'<{a.url}/{rep}:(oai_dc)>; rel="describedby"' in links
+    assert f'<{a.url}/{rep}!>; rel="latest-version"' in links
+    assert f'<{a.url}/{rep}+(pt)>; rel="alternate"; hreflang="pt"' in links
+    # A deleted item: its tombstone. An IBI no Archive holds: not found.
+    tombstone = resolver.get(f"/{gone['ibip']}")
+    assert tombstone.status_code == 410
+    assert "This item was deleted on" in tombstone.text and gone["ibi"] in tombstone.text
+    assert resolver.get("/ibi.test/nobody/2020/01.01.00.00").status_code == 404
+
+    # The acknowledgment of a found URL reaches B, which counts the access.
+    before = int(b.shell(ACKS))
+    assert location(f"/{rep}:(oai_dc)") == page(paper, "oai_dc.xml")
+    poll(lambda: int(b.shell(ACKS)), before + 1, "acknowledgments counted at B")
+
+    # F claims B's paper as its own Original: a conflict when the Original is required.
+    with FakeArchiveService(FAKE_SERVICE) as fake:
+        fake_url = f"http://{fake.address}/col/{rep}/doc/paper.pdf"
+        fake.respond = fake_claims(fake, {rep.lower(), ibip.lower()}, fake_url)
+        a.manage("registerarchive", FAKE_SERVICE, KEY)
+        assert switch(a.url, "inclusionRequest", fake).text == (
+            "status.archive included\nstatus.confirmation successful\n")
+        conflict = resolver.get(f"/{rep}?ibiurl.requireditemstatus=Original")
+        assert conflict.status_code == 409
+        assert b.address in conflict.text and fake.address in conflict.text
+        assert b_service in conflict.text and FAKE_SERVICE in conflict.text
+        assert location(f"/{rep}") in (file(paper, "paper.pdf"), fake_url)
+        acknowledged = poll(lambda: int(b.shell(ACKS)) + len(fake.requests("acknowledgment")),
+                            before + 2, "one more acknowledgment, at B or F")
+
+        # Switched off, B and F are no longer asked.
+        assert b.manage("switchoff", "--resolver", a.url, "--key", KEY).stdout == (
+            "status.archive excluded\n")
+        assert switch(a.url, "exclusionRequest", fake).text == "status.archive excluded\n"
+        asked = len(fake.requests("urlRequest"))
+        gone_now = resolver.get(f"/{rep}")
+        assert gone_now.status_code == 404
+        assert len(fake.requests("urlRequest")) == asked
+        assert int(b.shell(ACKS)) + len(fake.requests("acknowledgment")) == acknowledged
+
+
+def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
+    """IBI_SWITCHON_RESOLVER and IBI_SWITCHON_KEY with archive/gunicorn_hooks.py: included
+    when the server is ready, excluded when it stops."""
+    resolver = network.start("r")
+    archive = network.prepare("c", IBI_SWITCHON_RESOLVER=resolver.url, IBI_SWITCHON_KEY=KEY)
+    service = archive.shell("from archive import selectors; "
+                            "print(selectors.archive_service().ibi)")
+    resolver.manage("registerarchive", service, KEY)
+    state = ("from archive.models import RegisteredArchive as R; "
+             "r = R.objects.get(); print(r.included, r.address)")
+
+    archive.start(extra_args=("-c", "python:archive.gunicorn_hooks"))
+    poll(lambda: resolver.shell(state), f"True {archive.address}", "after start-up")
+    assert archive.stop() == 0
+    poll(lambda: resolver.shell(state), f"False {archive.address}", "after shutdown")
+    assert re.search(r"switching this Archive off", archive.log.read_text())
