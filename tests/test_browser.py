@@ -130,6 +130,10 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, 
         page.locator("table.files a", has_text="paper.pdf").click()
     assert download.value.suggested_filename == "paper.pdf"
     assert Path(download.value.path()).read_bytes() == PAPER
+    # And so does the persistent URL, through the resolver (redirects followed).
+    resolved = page.request.get(persistent)
+    assert resolved.ok and resolved.body() == PAPER
+    assert resolved.url == f"{server.url}/col/{item.ibi}/doc/paper.pdf"
     context.close()
 
 
