@@ -62,6 +62,7 @@ Step = tuple[str, str | None]  # ("lastedition", None), ("translation", "pt-BR" 
 Preferences = list[tuple[str, float]]
 
 _STEP = re.compile(r"\.(lastedition|translation|metadata)(?:\(([^()]*)\))?")
+_URL_CHARS = re.compile(r"[\x21-\x7e]+")  # printable ASCII: what a word of Table 6.2 holds
 _VERBS = {"lastedition": "GetLastEdition", "translation": "GetTranslation",
           "metadata": "GetMetadata"}
 
@@ -316,7 +317,8 @@ def safe_url(url: str, address: str) -> bool:
         return False
     shown = f"[{host}]" if ":" in host else host
     allowed = {f"{shown}:{port}"} | ({shown} if port in (80, 443) else set())
-    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+    if (not isinstance(url, str) or len(url) > 4096 or not _URL_CHARS.fullmatch(url)
+            or not url.lower().startswith(("http://", "https://"))):
         return False
     lowered = re.sub(r"^(https?://)([^/?#]*)", lambda m: m[1] + m[2].lower(), url)
     return url_has_allowed_host_and_scheme(lowered, allowed_hosts=allowed)

@@ -74,7 +74,9 @@ def split_address(address: str) -> tuple[str, int]:
     if not isinstance(address, str) or not 0 < len(address) <= 255 or not address.isascii():
         raise AddressError(f"{address!r} is not host[:port]")
     if address.startswith("["):
-        host, _, port_part = address[1:].partition("]")
+        host, bracket, port_part = address[1:].partition("]")
+        if not bracket:
+            raise AddressError(f"{address!r}: no closing ']'")
         try:
             ipaddress.IPv6Address(host)
         except ValueError:

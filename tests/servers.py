@@ -184,14 +184,14 @@ class LiveServers:
 
 # -- Stand-ins --------------------------------------------------------------------------------
 
-Responder = Callable[[dict[str, str]], tuple[int, str]]
+Responder = Callable[[dict[str, str]], tuple[int, str | bytes]]
 
 
 @dataclass
 class FakeArchiveService:
     """An archive service on loopback whose answers the test writes: `respond(query pairs)`
-    returns (status, text/plain body). By default it confirms inclusions, acknowledges, and
-    knows no IBI. Every request's decoded query pairs are kept in `asked`."""
+    returns (status, text/plain body as str or raw bytes). By default it confirms inclusions,
+    acknowledges, and knows no IBI. Every request's decoded query pairs are kept in `asked`."""
 
     service_ibi: str
     respond: Responder | None = None
@@ -206,7 +206,7 @@ class FakeArchiveService:
                 pairs = dict(parse_qsl(parts.query, keep_blank_values=True))
                 fake.asked.append(pairs)
                 status, body = fake.answer(parts.path, pairs)
-                data = body.encode("ascii")
+                data = body if isinstance(body, bytes) else body.encode("utf-8")
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "text/plain; charset=us-ascii")

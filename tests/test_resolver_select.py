@@ -1,0 +1,187 @@
+"""The resolver's choices (RTC-11 §8.2) on answers written by hand: no database, no network."""
+from __future__ import annotations
+
+import pytest
+
+from archive.pairs import loads, to_dict
+from archive.resolver import (
+    Answer,
+    Source,
+    choose,
+    find_hop,
+    find_url,
+    preferences,
+    safe_url,
+    steps,
+    verbs_of,
+)
+
+B = Source("b.example:8001", "example/b/2020/01.01.00.00", archive=1)
+C = Source("c.example", "example/c/2020/01.01.00.00", archive=2)
+HERE = Source("here.example", "example/here/2020/01.01.00.00")
+IBI = "sid.inpe.br/mtc-m18@80/2009/07.21.13.23"  # Example 9.3's item
+
+
+def answer(source: Source, text: str) -> Answer:
+    return Answer(source, to_dict(loads(text)))
+
+
+# Example 9.3: FiltrarListaDeURL(resposta, "GetTranslation"), with our bare pair added (§9.2).
+EXAMPLE_9_3 = """archiveaddress mtc-m16c.sid.inpe.br
+contenttype.translation Data
+contenttype.translation(en) Data
+contenttype.translation(pt) Data
+ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.13.23 ibip 8JMKD3MGP8W/35MME4E}
+ibi.translation {rep sid.inpe.br/mtc-m18@80/2009/07.21.13.23}
+ibi.translation(en) {rep sid.inpe.br/mtc-m18@80/2009/07.21.13.23}
+ibi.translation(pt) {rep sid.inpe.br/mtc-m18@80/2009/08.25.19.43}
+state.translation Original
+state.translation(en) Original
+state.translation(pt) Original
+url.translation http://b.example:8001/col/en.pdf
+url.translation(en) http://b.example:8001/col/en.pdf
+url.translation(pt) http://b.example:8001/col/pt.pdf
+urlkey 1426387214-9164566186556927"""
+
+
+def test_relations_read_as_steps_and_back_to_verbs():
+    wanted = steps(".lastedition.translation(pt-BR).metadata(oai_dc)")
+
+    assert wanted == (("lastedition", None), ("translation", "pt-BR"), ("metadata", "oai_dc"))
+    assert verbs_of(wanted) == ("GetLastEdition", "GetTranslation(pt-BR)", "GetMetadata(oai_dc)")
+    assert steps("") == ()
+    assert steps("key") is None and steps(".archiveservice") is None
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ("pt-br,fr;q=0.8,en;q=0.5,pt;q=0.3", "pt"),  # Table 8.7: pt-br falls back to pt
+    ("en", "en"),
+    ("fr, en;q=0.2", "en"),
+    ("fr, de", ""),  # nothing acceptable: the original (the bare pair)
+    ("", ""),  # no preference: the original
+    ("pt;q=0, *", ""),  # "*" prefers the original to an unnamed language
+    ("de, pt;q=0.1", "pt"),
+    ("pt;q=0, en;q=0.9", "en"),
+])
+def test_bare_plus_picks_by_accept_language(header, expected):
+    hit = find_url(answer(B, EXAMPLE_9_3), steps(".translation"), preferences(header))
+
+    assert hit.relation == (f".translation({expected})" if expected else ".translation")
+
+
+def test_a_language_refused_with_q_0_is_never_taken():
+    pt_only = answer(B, "url.translation(pt) http://b.example:8001/pt.pdf")
+
+    assert find_url(pt_only, steps(".translation"), preferences("en, pt;q=0")) is None
+
+
+def test_an_archive_without_the_bare_pair_gives_nothing_for_an_unknown_language():
+    # §9.2: without the bare .translation relation the resolver says not found.
+    text = "\n".join(line for line in EXAMPLE_9_3.splitlines()
+                     if not line.split()[0].endswith(".translation"))
+
+    assert find_url(answer(B, text), steps(".translation"), preferences("fr")) is None
+    assert find_url(answer(B, text), steps(".translation"), preferences("pt")).url.endswith(
+        "pt.pdf")
+
+
+def test_an_explicit_language_takes_only_that_pair():
+    given = answer(B, EXAMPLE_9_3)
+
+    assert find_url(given, steps(".translation(pt)"), []).url.endswith("/pt.pdf")
+    assert find_url(given, steps(".translation(de)"), []) is None
+
+
+def test_a_bare_translation_of_metadata_may_be_the_metadata_themselves():
+    # "+:+" sent as a verb list "without repetition" is answered as "+:" (§8.2).
+    given = answer(B, "url.translation(pt).metadata http://b.example:8001/items/pt/metadata\n"
+                      "url.translation.metadata http://b.example:8001/items/en/metadata")
+
+    hit = find_url(given, steps(".translation.metadata.translation"), preferences("pt"))
+
+    assert hit.relation == ".translation(pt).metadata"
+
+
+def test_the_original_required_takes_the_one_archive_claiming_it():
+    copy = answer(C, "ibi {rep x/y/2020/01.01.00.00}\nstate Copy\nurl http://c.example/copy.pdf")
+    original = answer(B, "state Original\nurl http://b.example:8001/original.pdf")
+
+    chosen = choose([copy, original], (), [], original=True)
+
+    assert chosen.kind == "found" and chosen.answer is original
+    assert choose([copy, original], (), [], original=False).answer is copy  # first answer
+
+
+def test_two_originals_are_suspects():
+    first = answer(B, "state Original\nurl http://b.example:8001/a.pdf")
+    second = answer(C, "state Original\nurl http://c.example/a.pdf")
+    tombstone = answer(C, "state Deleted\ntimestamp 2020-01-01T00:00:00Z")
+
+    assert choose([first, second], (), [], original=True).suspects == [first, second]
+    assert choose([first, tombstone], (), [], original=True).kind == "conflict"
+
+
+def test_only_copies_when_the_original_is_required():
+    copy = answer(C, "state Copy\nurl http://c.example/copy.pdf")
+
+    chosen = choose([copy], (), [], original=True)
+
+    assert chosen.kind == "copies_only" and chosen.suspects == [copy]
+
+
+def test_a_tombstone_is_the_answer_when_nobody_has_the_url():
+    tombstone = answer(B, "ibi {rep x/y/2020/01.01.00.00}\nstate Deleted\n"
+                          "timestamp 2020-01-01T00:00:00Z")
+    assert choose([tombstone], (), [], original=False).kind == "deleted"
+
+
+def test_example_10_2_asks_again_with_the_next_edition():
+    # The first answer of §10.2: no url.lastedition.metadata(oai_dc), an ibi.nextedition.
+    first = answer(B, """archiveaddress mtc-m16c.sid.inpe.br
+ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}
+ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
+ibi.nextedition {rep sid.inpe.br/mtc-m18/2012/07.12.18.08}
+ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}""")
+    wanted = steps(".lastedition.metadata(oai_dc)")
+
+    chosen = choose([first], wanted, [], original=False)
+
+    assert chosen.kind == "hop"
+    assert chosen.hop == ("sid.inpe.br/mtc-m18/2012/07.12.18.08", wanted)  # same verbs
+
+
+def test_a_related_ibi_without_url_is_asked_for_with_the_rest_of_the_verbs():
+    # The Portuguese translation is known by its IBI only: ask for it, then its metadata.
+    given = answer(B, "ibi {rep a/b/2020/01.01.00.00}\n"
+                      "ibi.translation(pt) {rep a/b/2020/01.01.00.01 ibip LK47B6W/362SFKH}")
+
+    assert find_hop(given, steps(".translation(pt).metadata"), []) == (
+        "a/b/2020/01.01.00.01", (("metadata", None),))
+    assert find_hop(given, steps(".translation(de).metadata"), []) is None
+
+
+@pytest.mark.parametrize(("url", "ok"), [
+    ("http://b.example:8001/col/x/doc/a.pdf", True),
+    ("http://B.EXAMPLE:8001/col/x/doc/a.pdf", True),
+    ("https://b.example:8001/col/x", True),
+    ("http://b.example:8002/col/x", False),  # another port: another server
+    ("http://b.example/col/x", False),
+    ("//b.example:8001/col/x", False),  # scheme-relative
+    ("/col/x", False),  # relative: ours, not the Archive's
+    ("http://b.example:8001@evil.example/x", False),  # userinfo
+    ("http://evil.example#@b.example:8001/", False),
+    ("http:\\\\evil.example\\x", False),  # backslashes
+    ("http://evil.example\\@b.example:8001/", False),
+    ("javascript:alert(1)//b.example:8001", False),
+    ("http://b.example:8001/x\nLocation: http://evil.example/", False),
+    ("ftp://b.example:8001/x", False),
+])
+def test_only_urls_on_the_archives_own_address_are_taken(url, ok):
+    assert safe_url(url, "b.example:8001") is ok
+
+
+def test_port_80_may_be_written_or_not():
+    assert safe_url("http://c.example/x", "c.example")
+    assert safe_url("http://c.example:80/x", "c.example")
+    assert safe_url("https://c.example/x", "c.example")
+    assert not safe_url("http://c.example:8080/x", "c.example")
