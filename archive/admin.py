@@ -9,12 +9,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from . import selectors, services
+from .admin_copies import CopiesAdminMixin
 from .forms import ItemAdminForm, dc_field_name
 from .models import DC_ELEMENTS, Item, MintingState
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
     list_display = ["title", "ibi", "ibip", "state", "language", "updated"]
     list_filter = ["state", "language"]

@@ -56,6 +56,12 @@ def problem_of(row: ItemFile) -> str:
     return ""
 
 
+def record(row: ItemFile, problem: str) -> None:
+    """Stamp one row with the outcome of its check."""
+    ItemFile.objects.filter(pk=row.pk).update(checked_at=timezone.now(),
+                                              fixity_problem=problem[:255])
+
+
 def check(limit: int | None = None) -> Iterator[Finding]:
     """Check up to `limit` files (all when None), oldest-checked first; record and yield each.
 
@@ -69,8 +75,7 @@ def check(limit: int | None = None) -> Iterator[Finding]:
         if not batch:
             return
         for row in batch:
-            problem = problem_of(row)[:255]
-            ItemFile.objects.filter(pk=row.pk).update(checked_at=timezone.now(),
-                                                      fixity_problem=problem)
+            problem = problem_of(row)
+            record(row, problem)
             yield Finding(key=storage.file_key(row.item.ibi, row.name), problem=problem)
         done += len(batch)

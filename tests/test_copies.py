@@ -332,3 +332,50 @@ def test_refresh_reports_a_failing_source_and_goes_on(source):
     results = copies.refresh_copies()
     assert isinstance(results[record["ibi"]], copies.PeerFailed)
     assert the_copy().state == "Copy"
+
+
+@pytest.fixture
+def eager_tasks():
+    """Tasks in process even when CI sets a broker: these tests are about the admin's wiring."""
+    from ibirepo.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def librarian(client):
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("librarian", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    client.force_login(user)
+    return client
+
+
+def test_the_admin_copies_by_ibi_and_refreshes_selected_copies(source, librarian, eager_tasks):
+    record = held_elsewhere(source)
+    changelist = librarian.get("/admin/archive/item/", secure=True).content.decode()
+    assert 'href="/admin/archive/item/copy/"' in changelist
+    response = librarian.post("/admin/archive/item/copy/", {
+        "ibi": record["ibip"], "source": source.base_url}, secure=True, follow=True)
+    assert f"Copy of {record['ibip']}: created" in response.content.decode()
+    item = the_copy()
+    record["title"] = "Retitled"
+    record["timestamp"] = "2032-01-01T00:00:00Z"
+    response = librarian.post("/admin/archive/item/", {
+        "action": "refresh_copies", "_selected_action": [item.pk]}, secure=True, follow=True)
+    assert f"Copy of {item.ibi}: updated" in response.content.decode()
+    assert the_copy().title == "Retitled"
+
+
+def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian):
+    mine = services.item_deposit(title="Mine", uploads=[])
+    response = librarian.post("/admin/archive/item/copy/", {
+        "ibi": mine.ibi, "source": "gopher://x"}, secure=True)
+    form = response.context["form"]
+    assert "is held here as Original" in form.errors["ibi"][0]
+    assert "not the base URL" in form.errors["source"][0]
+    assert source.requests == []

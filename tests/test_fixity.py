@@ -102,3 +102,42 @@ def test_a_repaired_file_clears_its_problem(items, media):
 def test_oldest_needs_a_positive_number(items):
     _out, failed = run("--oldest", "0")
     assert failed is not None and "positive" in str(failed)
+
+
+@pytest.fixture
+def admin_client(client):
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_superuser("boss", password="x"))
+    return client
+
+
+def test_the_admin_lists_fixity_problems(items, media, admin_client):
+    flip_one_byte(media, items[0].ibi, "data.csv")
+    run()
+    page = admin_client.get("/admin/archive/itemfile/?fixity=problem", secure=True)
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert f"col/{items[0].ibi}/doc/data.csv" in text and "changed: sha256" in text
+    assert text.count("changed: sha256") == 1 and "report.pdf" not in text
+    # Checking again from the admin, after the byte is back: the problem is gone.
+    flip_one_byte(media, items[0].ibi, "data.csv")
+    row = ItemFile.objects.get(item=items[0], name="data.csv")
+    response = admin_client.post("/admin/archive/itemfile/", {
+        "action": "check_now", "_selected_action": [row.pk]}, secure=True, follow=True)
+    assert "1 files checked: 0 changed or missing" in response.content.decode()
+    assert ItemFile.objects.get(pk=row.pk).fixity_problem == ""
+    assert admin_client.get(f"/admin/archive/itemfile/{row.pk}/change/",
+                            secure=True).status_code == 200  # shown, read-only
+    assert admin_client.post(f"/admin/archive/itemfile/{row.pk}/delete/", {"post": "yes"},
+                             secure=True).status_code == 403
+
+
+def test_the_daily_task_checks_and_reports(items, media, settings):
+    from archive.copy_tasks import check_fixity
+
+    flip_one_byte(media, items[2].ibi, "report.pdf")
+    settings.IBI_FIXITY_BATCH = 4
+    assert check_fixity.apply().get() == "4 files checked: 0 changed or missing"
+    # The next batch starts with the two files never checked, items[2]'s.
+    assert check_fixity.apply().get() == "4 files checked: 1 changed or missing"
