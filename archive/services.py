@@ -6,6 +6,7 @@ crash leaves at worst orphan files under a never-committed IBI, which `manage.py
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO
@@ -48,6 +49,13 @@ class Upload:
     content_type: str = "application/octet-stream"
 
 
+def _clean_text(what: str, value: str) -> str:
+    """Text a database and an XML record can hold: no NUL or other control characters."""
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
+        raise ServiceError(f"{what} contains a control character")
+    return value.strip()
+
+
 def _clean_metadata(dc: dict[str, Iterable[str]] | None) -> list[DcValue]:
     rows = []
     for element, values in (dc or {}).items():
@@ -55,7 +63,8 @@ def _clean_metadata(dc: dict[str, Iterable[str]] | None) -> list[DcValue]:
             raise ServiceError(f"{element!r} is not a Dublin Core element")
         if isinstance(values, str):
             values = [values]
-        for position, value in enumerate(v.strip() for v in values if v and v.strip()):
+        values = [_clean_text(element, v) for v in values if v]
+        for position, value in enumerate(v for v in values if v):
             rows.append(DcValue(element=element, value=value, position=position))
     return rows
 
@@ -136,7 +145,7 @@ def item_deposit(
     transferable: bool = True,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record."""
-    title = (title or "").strip()
+    title = _clean_text("title", title or "")
     if not title:
         raise ServiceError("title is required")
     uploads = _clean_uploads(uploads)
@@ -229,6 +238,8 @@ def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
     if "target_file" in fields and fields["target_file"]:
         if not item.files.filter(name=fields["target_file"]).exists():
             raise ServiceError(f"target_file {fields['target_file']!r} is not one of the files")
+    if "title" in fields:
+        fields["title"] = _clean_text("title", fields["title"] or "")
     for name, value in fields.items():
         setattr(item, name, value)
     if not item.title.strip():

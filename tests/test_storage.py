@@ -39,3 +39,17 @@ def test_store_never_overwrites(media):
     with pytest.raises(storage.StorageConflict):
         storage.store(rep, "a.txt", io.BytesIO(b"second"))
     assert (media / storage.file_key(rep, "a.txt")).read_bytes() == b"first"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", ["title", "creator"])
+def test_control_characters_in_metadata_are_refused_before_anything_is_stored(field, media):
+    from archive import services
+    from archive.models import Item
+
+    title, dc = ("a\x00b", {}) if field == "title" else ("ok", {"creator": ["x\x00y"]})
+    with pytest.raises(services.ServiceError, match="control character"):
+        services.item_deposit(title=title, dc=dc, uploads=[
+            services.Upload(name="a.txt", file=io.BytesIO(b"a"))])
+    assert not Item.objects.filter(is_archive_service=False).exists()
+    assert not (media / "col").exists()
