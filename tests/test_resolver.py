@@ -1,0 +1,369 @@
+"""Persistent URLs at the site root (RTC-11 §8): the resolver through Django's test client.
+
+Items held here are resolved in process; other Archives are stand-ins on loopback
+(tests/servers.py) registered and included at this resolver.
+"""
+from __future__ import annotations
+
+import io
+import re
+from decimal import Decimal
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from archive import resolver_service, services
+from archive.models import Access, Item, RegisteredArchive
+from archive.services import Upload
+
+from .servers import FakeArchiveService, SilentServer
+
+pytestmark = pytest.mark.django_db
+
+HOST = "testserver"
+F_SERVICE = "ibi.test/f/2024/01.02.03.04"
+G_SERVICE = "ibi.test/g/2024/01.02.03.05"
+ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"  # an IBI held by a stand-in, not here
+NEXT = "ibi.test/elsewhere/2021/05.06.07.08"
+
+
+@pytest.fixture(autouse=True)
+def resolver_settings(settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")
+    settings.ARCHIVE_ADDRESS = HOST
+    settings.IBI_RESOLVER_TIMEOUT = 0.5
+    settings.IBI_RESOLVER_DEADLINE = 5
+    return services.ensure_archive_service()
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run Celery tasks in process even when the suite runs with a broker."""
+    from ibirepo.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def fake():
+    with FakeArchiveService(F_SERVICE) as archive:
+        include(archive, F_SERVICE)
+        yield archive
+
+
+def include(archive, service_ibi: str) -> RegisteredArchive:
+    return RegisteredArchive.objects.create(
+        archive_service_ibi=service_ibi, key_hash=resolver_service.hash_key("1234567890"),
+        included=True, address=archive.address)
+
+
+def deposit(*names: str, language: str = "en", title: str = "Ensuring persistence",
+            **links) -> Item:
+    uploads = [Upload(name=name, file=io.BytesIO(name.encode()), content_type="application/pdf")
+               for name in names or ("paper.pdf",)]
+    return services.item_deposit(title=title, uploads=uploads, language=language,
+                                 dc={"creator": ["Banon, Gerald"], "date": ["2009"]}, **links)
+
+
+def file(item: Item, name: str) -> str:
+    return f"http://{HOST}/col/{item.ibi}/doc/{quote(name)}"
+
+
+def holds(archive: FakeArchiveService, ibi: str, *, state: str = "Original", extra: str = ""):
+    """The stand-in answers urlRequests about ibi with its own URL for it."""
+    url = f"http://{archive.address}/col/{ibi}/doc/paper.pdf"
+
+    def respond(pairs):
+        if pairs.get("parsedibiurl.ibi", "").lower() != ibi.lower():
+            return 200, ""
+        return 200, (f"archiveaddress {archive.address}\ncontenttype Data\nibi {{rep {ibi}}}\n"
+                     f"ibi.archiveservice {{rep {archive.service_ibi}}}\n"
+                     f"ibi.platformsoftware {{}}\nstate {state}\n"
+                     f"timestamp 2024-01-02T03:04:05Z\nurl {url}\n"
+                     f"urlkey 1700000000-123456789012345678\n{extra}")
+    archive.respond = respond
+    return url
+
+
+# -- Held here: answered in process ------------------------------------------------------------
+
+def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fake):
+    first = deposit("paper.pdf", "reference.bib")
+    portuguese = deposit("artigo.pdf", language="pt", translation_of=first)
+    second = deposit("paper2.pdf", previous_edition=first)
+    base = f"http://{HOST}/items"
+    expected = {
+        f"/{first.ibi}": file(first, "paper.pdf"),
+        f"/{first.ibip.lower()}": file(first, "paper.pdf"),
+        f"/{first.ibi.upper()}!": file(second, "paper2.pdf"),
+        f"/{first.ibi}+(pt)": file(portuguese, "artigo.pdf"),
+        f"/{first.ibi}:": f"{base}/{first.ibi}/metadata",
+        f"/{first.ibi}!:(oai_dc)": f"{base}/{second.ibi}/oai_dc.xml",
+        f"/{first.ibi}/reference.bib": file(first, "reference.bib"),
+        f"/{first.ibi}?ibiurl.verblist=GetFileList": f"{base}/{first.ibi}/files",
+        f"/{first.ibi}??": f"{base}/{first.ibi}/metadata",  # the 2010 draft's metadata
+        f"/{first.ibip}?ibiurl.requireditemstatus=Original&lang=x": file(first, "paper.pdf"),
+    }
+    for path, url in expected.items():
+        response = client.get(path, headers={"accept-language": "pt-BR"})
+        assert (response.status_code, response["Location"]) == (302, url), path
+    assert client.get(f"/{first.ibi}+", headers={"accept-language": "pt-BR, en;q=0.8"}
+                      )["Location"] == file(portuguese, "artigo.pdf")
+    assert fake.asked == []
+
+
+def test_a_redirect_counts_the_access_here_after_the_commit(client,
+                                                            django_capture_on_commit_callbacks):
+    item = deposit()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.get(f"/{item.ibip}:(oai_dc)", REMOTE_ADDR="10.0.0.1",
+                              headers={"x-forwarded-for": "203.0.113.9, not-an-ip"})
+        client.head(f"/{item.ibi}")  # a link checker is not a reader
+
+    assert response.status_code == 302
+    access = Access.objects.get()
+    assert (access.item, access.kind, access.relation, access.client_ips) == (
+        item, "acknowledgment", ".metadata(oai_dc)", "203.0.113.9 10.0.0.1")
+
+
+def test_link_headers_name_editions_translations_and_metadata(client):
+    first = deposit()
+    deposit("artigo.pdf", language="pt-BR", translation_of=first)
+    second = deposit("paper2.pdf", previous_edition=first)
+    root = f"http://{HOST}"
+
+    old = client.get(f"/{first.ibi}")["Link"]
+    new = client.get(f"/{second.ibip}")["Link"]
+
+    assert f'<{root}/{first.ibi}:(oai_dc)>; rel="describedby"; type="application/xml"' in old
+    assert f'<{root}/{first.ibi}!>; rel="latest-version"' in old
+    assert f'<{root}/{first.ibi}+(pt-BR)>; rel="alternate"; hreflang="pt-BR"' in old
+    assert f'<{root}/{first.ibi}>; rel="predecessor-version"' in new
+    assert "latest-version" not in new
+    assert "Link" not in client.get(f"/{first.ibi}:")  # metadata: no editions of their own
+
+
+def test_a_deleted_item_answers_its_tombstone(client):
+    first = deposit()
+    second = deposit("paper2.pdf", previous_edition=first)
+    services.item_delete(item=first)
+
+    response = client.get(f"/{first.ibip}")
+
+    assert response.status_code == 410
+    page = response.content.decode()
+    assert f"This item was deleted on <time datetime=\"{first.updated:%Y-%m-%d}" in page
+    assert "Banon, Gerald (2009). Ensuring persistence." in page  # the citation
+    assert f'href="http://{HOST}/{second.ibi}"' in page  # the newer edition
+    assert not Access.objects.exists()
+
+
+def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):
+    item = deposit()
+
+    response = client.get(f"/{item.ibi}+(de)")
+
+    assert response.status_code == 404
+    assert "No translation in <span lang=\"de\">de</span>" in response.content.decode()
+
+
+@pytest.mark.parametrize(("path", "status", "says"), [
+    ("/LK47B6W/362SFKH!!", 400, "not one of the modifiers of Table 8.2"),
+    ("/LK47B6W/362SFKH?ibiurl.verblist=GetAll", 400, "unknown verb"),
+    ("/LK47B6W/362SFKH?ibiurl.requireditemstatus=Copy", 400, "only Original"),
+    ("/LK47B6W/362SFKH/../x", 400, "&#x27;..&#x27; in the file path"),
+    ("/iconet.com.br/banon/2009/13.09.22.01", 400, "month 13 out of range"),
+    ("/favicon.ico", 404, "does not start with an IBI"),
+    ("/LK47B6W/362SFKH", 404, "Not found"),
+])
+def test_what_is_not_a_resolvable_persistent_url(client, path, status, says):
+    response = client.get(path)
+
+    assert response.status_code == status
+    assert says in response.content.decode()
+
+
+def test_only_get_and_head(client):
+    item = deposit()
+
+    response = client.post(f"/{item.ibi}")
+
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+    assert client.head(f"/{item.ibi}").status_code == 302
+
+
+# -- Held elsewhere: every included Archive is asked --------------------------------------------
+
+def test_other_archives_get_the_pairs_of_table_8_9(client, fake):
+    url = holds(fake, ELSEWHERE)
+
+    response = client.get(f"/{ELSEWHERE}!:(oai_dc)/x.bib?ibiurl.requireditemstatus=Original",
+                          REMOTE_ADDR="150.163.2.175", headers={"accept-language": "pt"})
+
+    assert fake.requests("urlRequest") == [{
+        "servicesubject": "urlRequest", "clientinformation.ipaddress": "150.163.2.175",
+        "parsedibiurl.ibi": ELSEWHERE, "parsedibiurl.filepath": "/x.bib",
+        "parsedibiurl.verblist": "GetLastEdition GetMetadata(oai_dc)"}]  # Table 8.6: no more
+    assert response.status_code == 404  # the stand-in gave only its plain url
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url
+
+
+def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(
+        client, fake, eager_tasks, django_capture_on_commit_callbacks):
+    url = holds(fake, ELSEWHERE)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.get(f"/{ELSEWHERE.upper()}?a=b", REMOTE_ADDR="150.163.2.175")
+
+    assert response["Location"] == url
+    assert fake.requests("acknowledgment") == [{
+        "servicesubject": "acknowledgment", "clientinformation.ipaddress": "150.163.2.175",
+        "contenttype": "Data", "ibi": f"rep {ELSEWHERE}", "state": "Original", "url": url,
+        "url.persistent": f"http://{HOST}/{ELSEWHERE.upper()}?a=b",
+        "urlkey": "1700000000-123456789012345678"}]
+
+
+def test_example_10_2_the_next_edition_is_asked_for_at_every_archive(client, fake):
+    with FakeArchiveService(G_SERVICE) as other:
+        include(other, G_SERVICE)
+        fake.respond = lambda pairs: (200, "" if pairs["parsedibiurl.ibi"] != ELSEWHERE else (
+            f"archiveaddress {fake.address}\nibi {{rep {ELSEWHERE}}}\n"
+            f"ibi.archiveservice {{rep {F_SERVICE}}}\nibi.nextedition {{rep {NEXT}}}\n"
+            "ibi.platformsoftware {}\n"))
+        url = f"http://{other.address}/col/{NEXT}/oai_dc"
+        other.respond = lambda pairs: (200, "" if pairs["parsedibiurl.ibi"] != NEXT else (
+            f"contenttype.lastedition.metadata(oai_dc) Metadata\nibi {{rep {NEXT}}}\n"
+            f"state.lastedition.metadata(oai_dc) Original\nurl.lastedition.metadata(oai_dc) "
+            f"{url}\nurlkey 1426286454-36108967764060357\n"))
+
+        response = client.get(f"/{ELSEWHERE}!:(oai_dc)")
+
+        assert response["Location"] == url
+        second = other.requests("urlRequest")[-1]
+    assert (second["parsedibiurl.ibi"], second["parsedibiurl.verblist"]) == (
+        NEXT, "GetLastEdition GetMetadata(oai_dc)")
+
+
+def test_asking_again_stops_at_a_cycle(client, fake):
+    # Each edition names the other as its next one, and no URL ever comes.
+    def respond(pairs):
+        asked = pairs["parsedibiurl.ibi"]
+        following = ELSEWHERE if asked == NEXT else NEXT
+        return 200, f"ibi {{rep {asked}}}\nibi.nextedition {{rep {following}}}\n"
+    fake.respond = respond
+
+    assert client.get(f"/{ELSEWHERE}!").status_code == 404
+    assert [p["parsedibiurl.ibi"] for p in fake.requests("urlRequest")] == [ELSEWHERE, NEXT]
+
+
+def test_a_copy_held_here_is_enough_unless_the_original_is_required(client, fake):
+    item = deposit()
+    Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
+    url = holds(fake, item.ibi)
+
+    assert client.get(f"/{item.ibi}")["Location"] == file(item, "paper.pdf")
+    assert fake.requests("urlRequest") == []
+    assert client.get(f"/{item.ibi}?ibiurl.requireditemstatus=Original")["Location"] == url
+
+
+def test_two_archives_claiming_the_original_are_named_as_suspects(client, fake):
+    item = deposit()
+    holds(fake, item.ibi)
+    with FakeArchiveService(G_SERVICE) as other:
+        include(other, G_SERVICE)
+        holds(other, item.ibi)
+        Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
+
+        response = client.get(f"/{item.ibi}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 409
+    page = response.content.decode()
+    for name in (fake.address, F_SERVICE, other.address, G_SERVICE):
+        assert name in page
+
+
+def test_a_url_that_leaves_the_archives_address_is_never_taken(client, fake, caplog):
+    fake.respond = lambda pairs: (200, f"ibi {{rep {ELSEWHERE}}}\nstate Original\n"
+                                       "url http://evil.example/phish\n")
+
+    assert client.get(f"/{ELSEWHERE}").status_code == 404
+    assert "dropped url from ibi.test/f/2024/01.02.03.04" in caplog.text
+
+
+def test_a_silent_archive_is_said_on_the_not_found_page(client, fake):
+    with SilentServer() as silent:
+        include(silent, G_SERVICE)
+
+        response = client.get(f"/{ELSEWHERE}")
+
+    assert response.status_code == 404
+    assert "1 Archive did not answer in time" in response.content.decode()
+    assert len(fake.requests("urlRequest")) == 1
+
+
+def test_a_tombstone_from_another_archive(client, fake):
+    fake.respond = lambda pairs: (200, f"archiveaddress {fake.address}\nibi {{rep {ELSEWHERE}}}\n"
+                                       "state Deleted\ntimestamp 2023-04-05T06:07:08Z\n")
+
+    response = client.get(f"/{ELSEWHERE}")
+
+    assert response.status_code == 410
+    page = response.content.decode()
+    assert '<time datetime="2023-04-05T06:07:08Z">2023-04-05</time>' in page
+    assert f"{ELSEWHERE}. (n.d.). {fake.address}. http://{HOST}/{ELSEWHERE}" in page
+
+
+def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settings):
+    service = Item.objects.get(is_archive_service=True)
+    RegisteredArchive.objects.update(included=False)
+    with FakeArchiveService(service.ibi) as ourselves, FakeArchiveService(G_SERVICE) as denied:
+        include(ourselves, service.ibi.upper())
+        port = denied.address.rsplit(":", 1)[1]
+        include(denied, G_SERVICE)
+        RegisteredArchive.objects.filter(archive_service_ibi=G_SERVICE).update(
+            address=f"169.254.169.254:{port}")  # registered there, say, long ago
+
+        assert client.get(f"/{ELSEWHERE}").status_code == 404
+
+    assert fake.asked == [] and ourselves.asked == [] and denied.asked == []
+
+
+# -- Never a 500 ------------------------------------------------------------------------------
+
+_IBIS = st.sampled_from(["held", "HELD", "held-ibip", ELSEWHERE, "LK47B6W/362SFKH", "8JMKD3MGP8W/35MMLL8",
+                         "iconet.com.br/banon/2009/09.09.22.01",
+                         "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"])
+_MODIFIER = st.text(alphabet="!+:()ptBRoai_dcxyz-", max_size=12)
+_SEGMENT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
+_QUERY = st.lists(st.tuples(
+    st.sampled_from(["ibiurl.verblist", "ibiurl.requireditemstatus", "x", "ibiurl.", ""]),
+    st.text(alphabet="GetLastEditionTranslationMetadataFileList()+ ptoai_dcOriginal%&=",
+            max_size=30)), max_size=3)
+
+
+@hypothesis_settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ibi=_IBIS, modifier=_MODIFIER, segments=st.lists(_SEGMENT, max_size=3), query=_QUERY,
+       language=st.text(max_size=20))
+def test_no_persistent_url_is_a_server_error(client, fake, ibi, modifier, segments, query,
+                                             language):
+    # One item held here (with a translation and a newer edition), one Archive elsewhere.
+    held = Item.objects.filter(title="held").first()
+    if held is None:
+        held = deposit("paper.pdf", "a b.pdf", title="held")
+        deposit(language="pt", translation_of=held)
+        deposit(previous_edition=held)
+        holds(fake, ELSEWHERE)
+    ibi = {"held": held.ibi, "HELD": held.ibi.upper(), "held-ibip": held.ibip}.get(ibi, ibi)
+    path = "/" + quote(ibi + modifier, safe="/!+:()@") + "".join(
+        "/" + quote(s, safe="") for s in segments)
+    raw_query = "&".join(f"{quote(n)}={v}" for n, v in query)
+    for method in (client.get, client.head):
+        response = method(path, QUERY_STRING=raw_query,
+                          headers={"accept-language": re.sub(r"[^\x20-\x7e]", "", language)})
+        assert response.status_code in (302, 400, 404, 409, 410), (path, raw_query)
