@@ -336,8 +336,8 @@ def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settin
 
 # -- Never a 500 ------------------------------------------------------------------------------
 
-_IBIS = st.sampled_from(["held", "HELD", "held-ibip", ELSEWHERE, "LK47B6W/362SFKH", "8JMKD3MGP8W/35MMLL8",
-                         "iconet.com.br/banon/2009/09.09.22.01",
+_IBIS = st.sampled_from(["held", "HELD", "held-ibip", ELSEWHERE, "LK47B6W/362SFKH",
+                         "8JMKD3MGP8W/35MMLL8", "iconet.com.br/banon/2009/09.09.22.01",
                          "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"])
 _MODIFIER = st.text(alphabet="!+:()ptBRoai_dcxyz-", max_size=12)
 _SEGMENT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
