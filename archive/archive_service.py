@@ -1,10 +1,12 @@
 """The archive service of the resolution standard (RTC-11 §9): answers to the resolver.
 
-`answer` is MontarResposta (Algorithm 1): it reads the query strictly and dispatches on
-``servicesubject``. `url_list` is MontarListaDeURL (Algorithm 2) with every relation this Archive
-supports (Example 9.2). `url_request` is what the resolver gets: the list filtered by the verb
-list (FiltrarListaDeURL, Example 9.3). It computes only the relations the verbs ask for instead
-of filtering the full list afterwards; the pairs are the same.
+`answer` is MontarResposta (Algorithm 1): it reads the query strictly (service_requests.py)
+and dispatches on ``servicesubject``. `url_list` is MontarListaDeURL (Algorithm 2) with every
+relation this Archive supports (Example 9.2). `url_request` is what the resolver gets: the list
+filtered by the verb list (FiltrarListaDeURL, Example 9.3). It computes only the relations the
+verbs ask for instead of filtering the full list afterwards; the pairs are the same. A plain
+urlRequest is one query (the item, its next edition and the archive service together); each
+kind of relation asked adds at most one (selectors.py), whatever is on file.
 
 Example 10.1: a urlRequest without verbs is answered with the item itself, sorted by name::
 
@@ -47,7 +49,6 @@ Decisions where the standard leaves room:
 """
 from __future__ import annotations
 
-import ipaddress
 import re
 import secrets
 import time
@@ -56,7 +57,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from functools import cached_property
-from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -65,33 +65,19 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from . import ibi as ibilib
-from . import persistent_url, selectors
+from . import selectors
 from .models import Access, Item
-from .pairs import Pair, encode_value, quote_url, unquote_word
+from .pairs import Pair, quote_url
 
-SUBJECTS = ("inclusionConfirmationRequest", "urlRequest", "acknowledgment")
-MAX_QUERY_LENGTH = 8192
-_LIMITS = {  # longest value accepted per pair name; others get _DEFAULT_LIMIT
-    "clientinformation.ipaddress": 1000, "parsedibiurl.ibi": 255, "parsedibiurl.filepath": 1024,
-    "parsedibiurl.verblist": 512, "url": 4096, "url.persistent": 4096, "urlkey": 64,
-}
-_DEFAULT_LIMIT = 600
-_MAX_IPS = 32
-_BROKEN_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_KEY = re.compile(r"[0-9]{10,}(?:-[0-9]{10,})?")  # Table 7.1
+# Reading requests is pure; its names stay importable from here for views and the resolver.
+from .service_requests import ProtocolError, error_pairs, read_query, read_request  # noqa: F401
+
 _OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
 _TAG = re.compile(r"[a-z]{2}(?:-[A-Z]{2})?")  # Table 9.5: idioma ["-" país]
-# The persistent-URL parser reads verb lists; it needs some IBI in front, any one will do.
-_ANY_IBI_PATH = "/LK47B6W/362SFKH"
 
 LAST, TRANSLATION, METADATA = "lastedition", "translation", "metadata"
 EVERY_LANGUAGE = "*"  # a translation step of a bare GetTranslation: bare and every language
 Step = tuple[str, str | None]
-
-
-class ProtocolError(ValueError):
-    """A request the archive service refuses: 400 with ``error {message}``."""
 
 
 # -- Relations (Table 9.5) --------------------------------------------------------------------
@@ -454,149 +440,6 @@ def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: s
     return True
 
 
-# -- MontarResposta: reading the query ----------------------------------------------------------
-
-def read_query(query: str) -> dict[str, str]:
-    """The pairs of a raw query string, strictly: ASCII, sound % escapes, one ``=`` per pair,
-    every name once. Values are decoded byte for byte (ISO-8859-1) and checked per pair."""
-    if len(query) > MAX_QUERY_LENGTH:
-        raise ProtocolError(f"the query is longer than {MAX_QUERY_LENGTH} characters")
-    if not query.isascii():
-        raise ProtocolError("the query has non-ASCII characters: write them %XX (Table 6.1)")
-    if broken := _BROKEN_ESCAPE.search(query):
-        raise ProtocolError(f"broken % escape at {query[broken.start():broken.start() + 3]!r}")
-    if any(field.count("=") != 1 for field in query.split("&")) and query:
-        raise ProtocolError("every pair is name=value, joined by & (= in a value is %3D)")
-    try:
-        fields = parse_qsl(query, keep_blank_values=True, strict_parsing=True,
-                           encoding="latin-1", errors="strict")
-    except ValueError as exc:
-        raise ProtocolError(f"malformed query: {exc}") from None
-    found: dict[str, str] = {}
-    for name, value in fields:
-        if not name:
-            raise ProtocolError("a pair has no name")
-        if name in found:
-            raise ProtocolError(f"{name} is given more than once")
-        found[name] = value
-    return found
-
-
-def _value(fields: dict[str, str], name: str, *, required: bool = True,
-           ascii_only: bool = True) -> str | None:
-    value = fields.get(name)
-    if value is None:
-        if required:
-            raise ProtocolError(f"{name} is missing")
-        return None
-    if len(value) > _LIMITS.get(name, _DEFAULT_LIMIT):
-        raise ProtocolError(f"{name} is longer than {_LIMITS.get(name, _DEFAULT_LIMIT)} "
-                            "characters")
-    if ascii_only and not value.isascii():
-        raise ProtocolError(f"{name} has non-ASCII characters")
-    if _CONTROL.search(value):
-        raise ProtocolError(f"{name} has control characters")
-    return value
-
-
-def _ip_list(text: str) -> list[str]:
-    """Table 8.10: ``IP *(SP IP)``, the client first, then its proxies."""
-    ips = text.split(" ")
-    if len(ips) > _MAX_IPS:
-        raise ProtocolError(f"clientinformation.ipaddress lists more than {_MAX_IPS} IPs")
-    for ip in ips:
-        try:
-            ipaddress.ip_address(ip)
-        except ValueError:
-            raise ProtocolError(f"clientinformation.ipaddress: {ip!r} is not an IP") from None
-    return ips
-
-
-def _ibi(text: str, name: str) -> str:
-    try:
-        ibilib.parse(text)
-    except ValueError as exc:
-        raise ProtocolError(f"{name} is not an IBI: {exc}") from None
-    return text
-
-
-def _verbs(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return ()
-    try:
-        return persistent_url.parse(_ANY_IBI_PATH, urlencode({"ibiurl.verblist": text})).verbs
-    except persistent_url.PersistentUrlError as exc:
-        raise ProtocolError(f"parsedibiurl.verblist: {exc}") from None
-
-
-def _filepath(text: str | None) -> str | None:
-    """A path-absolute (RFC 3986), decoded; never anything that could leave the item."""
-    if text in (None, "", "/"):
-        return None
-    if not text.startswith("/") or text.startswith("//"):
-        raise ProtocolError("parsedibiurl.filepath is not a path such as /reference.bib")
-    if _BROKEN_ESCAPE.search(text):
-        raise ProtocolError("parsedibiurl.filepath has a broken % escape")
-    path = unquote_word(text)
-    if "\\" in path or any(unicodedata.category(c) in ("Cc", "Cs") for c in path):
-        raise ProtocolError("parsedibiurl.filepath has a backslash or a control character")
-    if any(part in ("", ".", "..") for part in path[1:].split("/")):
-        raise ProtocolError("parsedibiurl.filepath has an empty, '.' or '..' segment")
-    return path
-
-
-def _forms_text(text: str) -> None:
-    words = text.split(" ")
-    if len(words) not in (2, 4) or words[0::2] not in (["rep"], ["ibip"], ["rep", "ibip"]):
-        raise ProtocolError("ibi is not 'rep <name>', 'ibip <IBIp>' or both (Table 9.4)")
-    for word in words[1::2]:
-        _ibi(word, "ibi")
-
-
-def _http_url(text: str, name: str) -> str:
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc or " " in parts.netloc:
-        raise ProtocolError(f"{name} is not an http URL")
-    return text
-
-
-def _relation_of(persistent: str) -> str:
-    """The relation a persistent URL asked for: ``…/8JMKD3MGP8W/35MMLL8!:(oai_dc)`` →
-    ``.lastedition.metadata(oai_dc)``."""
-    parts = urlsplit(_http_url(persistent, "url.persistent"))
-    try:
-        return persistent_url.parse(parts.path, parts.query).relation()
-    except persistent_url.PersistentUrlError as exc:
-        raise ProtocolError(f"url.persistent: {exc}") from None
-
-
-def _acknowledgment(fields: dict[str, str]) -> dict:
-    """Table 8.11, read; what record_acknowledgment needs."""
-    ips = _ip_list(_value(fields, "clientinformation.ipaddress"))
-    if _value(fields, "contenttype") not in ("Data", "Metadata"):
-        raise ProtocolError("contenttype is neither Data nor Metadata")
-    if _value(fields, "state") not in ("Original", "Copy"):
-        raise ProtocolError("state is neither Original nor Copy")
-    given_ibi = _value(fields, "ibi", required=False)
-    if given_ibi is not None:
-        _forms_text(given_ibi)
-    # The URLs come back as the resolver copied them: escapes of other charsets included.
-    _http_url(_value(fields, "url", ascii_only=False), "url")
-    relation = _relation_of(_value(fields, "url.persistent", ascii_only=False))
-    urlkey = _value(fields, "urlkey")
-    if not _KEY.fullmatch(urlkey):
-        raise ProtocolError("urlkey is not a key of Table 7.1")
-    return {"urlkey": urlkey, "client_ips": ips, "relation": relation}
-
-
-def _url_request(fields: dict[str, str]) -> dict:
-    """Table 8.9, read; what url_request needs."""
-    return {"client_ips": _ip_list(_value(fields, "clientinformation.ipaddress")),
-            "ibi_text": _ibi(_value(fields, "parsedibiurl.ibi"), "parsedibiurl.ibi"),
-            "verbs": _verbs(_value(fields, "parsedibiurl.verblist", required=False)),
-            "filepath": _filepath(_value(fields, "parsedibiurl.filepath", required=False))}
-
-
 def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None
            ) -> list[Pair]:
     """MontarResposta (Algorithm 1) for a raw query string sent to `path`.
@@ -606,15 +449,7 @@ def answer(query: str, request: HttpRequest | None = None, *, path: str | None =
     the item in one query, so the path costs nothing more to check.
     """
     try:
-        fields = read_query(query)
-        subject = _value(fields, "servicesubject")
-        if subject == "urlRequest":
-            asked = _url_request(fields)
-        elif subject == "acknowledgment":
-            acknowledged = _acknowledgment(fields)
-        elif subject != "inclusionConfirmationRequest":
-            raise ProtocolError(f"unknown servicesubject {subject!r}: expected one of "
-                                f"{', '.join(SUBJECTS)}")
+        subject, asked = read_request(query)
     except ProtocolError:
         check_path(path)
         raise
@@ -624,14 +459,9 @@ def answer(query: str, request: HttpRequest | None = None, *, path: str | None =
                       filepath=asked["filepath"], request=request, filtered=True, path=path)
     check_path(path)
     if subject == "acknowledgment":
-        record_acknowledgment(**acknowledged)
+        record_acknowledgment(**asked)
         return [("notice", ["acknowledgment", "received"])]
     return [("confirmation", "yes")]
-
-
-def error_pairs(message: str) -> list[Pair]:
-    """``error {words of message}``, each word escaped so that it stays one word."""
-    return [("error", [encode_value(word) for word in message.split()] or ["error"])]
 
 
 def archive_info(request: HttpRequest | None = None) -> dict | None:

@@ -5,6 +5,7 @@ metadata pages are not identified items, so there is never an ``ibi.metadata…`
 """
 from __future__ import annotations
 
+import doctest
 import io
 import re
 from decimal import Decimal
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive import archive_service, persistent_url, selectors, services
+from archive import archive_service, persistent_url, selectors, service_requests, services
 from archive.models import Access, Item
 from archive.pairs import dumps, loads, to_dict
 from archive.services import Upload
@@ -613,6 +614,10 @@ def test_bad_requests_get_400_and_an_error_pair(client, service, query):
     pairs = loads(response.content.decode("ascii"))
     assert [name for name, _ in pairs] == ["error"]
     assert not Access.objects.exists()
+
+
+def test_the_request_reader_examples():
+    assert doctest.testmod(service_requests).failed == 0
 
 
 def test_only_get_is_answered(client, service):
