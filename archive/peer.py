@@ -13,14 +13,13 @@ followed because an Archive on S3 redirects downloads to its bucket. The request
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote, urlsplit
 
 import httpx
 from django.conf import settings
-from django.core.files import File
+from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from . import ibi as ibilib
 from . import storage
@@ -219,13 +218,15 @@ def file_url(base: str, rep: str, name: str) -> str:
     return f"{base}/col/{rep}/doc/{quote(name)}"
 
 
-def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile) -> File:
-    """The file in a temporary file (closed with the returned File), its checksum verified.
+def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
+             ) -> TemporaryUploadedFile:
+    """The file in a temporary file (close it when done), its checksum verified.
 
-    The File carries .sha256 and .size, so storage.store does not read it again.
+    It carries .sha256 and .size, so storage.store does not read it again.
     """
     url = file_url(base, rep, remote.name)
-    temp = tempfile.NamedTemporaryFile(dir=settings.FILE_UPLOAD_TEMP_DIR, suffix=".copy")
+    # A temporary upload: on the local disk, storing it is a rename, not a second write.
+    temp = TemporaryUploadedFile(remote.name, remote.content_type, remote.size, None)
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
@@ -258,12 +259,11 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile) -> Fil
     return _verified(temp, remote)
 
 
-def _verified(temp, remote: RemoteFile) -> File:
+def _verified(temp: TemporaryUploadedFile, remote: RemoteFile) -> TemporaryUploadedFile:
     temp.flush()
     temp.seek(0)
-    fetched = File(temp, name=remote.name)
-    fetched.sha256, fetched.size = remote.sha256, remote.size
-    return fetched
+    temp.sha256, temp.size = remote.sha256, remote.size
+    return temp
 
 
 def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
