@@ -363,8 +363,8 @@ def _local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
                                              client_ips=ips, request=request))
     if not pairs:
         return None
-    source = Source(address=selectors.archive_address(request),
-                    service_ibi=ibi_in(pairs.get("ibi.archiveservice") or []) or "")
+    service = pairs.get("ibi.archiveservice") or ["", ""]  # our own: rep <IBI> …
+    source = Source(address=selectors.archive_address(request), service_ibi=service[1])
     return Answer(source, _sanitized(source, pairs))
 
 
@@ -485,13 +485,14 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     wanted = steps(url.relation()) or ()
     extra = ("GetFileList",) if "GetFileList" in url.verbs else ()
     filepath = url.filepath
-    ibi_text = str(ibilib.parse(url.ibi))
+    asked = ibilib.parse(url.ibi)  # ValueError for an IBI of the right shape but no date
+    ibi_text = asked.text
     archives: list[RegisteredArchive] | None = None
     end = time.monotonic() + settings.IBI_RESOLVER_DEADLINE
     seen: set[tuple] = set()
     silent: list[str] = []
     for hops in range(MAX_HOPS):
-        seen.add((ibilib.parse(ibi_text), wanted, filepath))
+        seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
         local = _local_answer(ibi_text, verbs, filepath, ips, request)
         answers = [local] if local else []
@@ -515,15 +516,15 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             choice = choose(answers, wanted, prefs, original=original)
         if choice.kind != "hop":
             return _outcome(choice, ibi_text, wanted, hops, silent)
-        next_ibi, next_wanted = choice.hop
+        next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
         # asked before would bring nothing new.
         question = (ibilib.parse(next_ibi), next_wanted, filepath)
-        itself = ibis_in(choice.answer.forms()) | {ibilib.parse(ibi_text)}
+        itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent)
-        ibi_text, wanted = next_ibi, next_wanted
+        asked, ibi_text, wanted = question[0], question[0].text, next_wanted
     return Outcome("not_found", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS)
 
 

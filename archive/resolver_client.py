@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import ipaddress
 import re
 import socket
+import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -142,10 +144,17 @@ def _limits() -> dict:
             "networks": settings.IBI_RESOLVER_DENY_NETWORKS}
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    # Building a verifying context loads the CA bundle (tens of ms): once per process, not per
+    # round. Archives speak plain HTTP; an https resolver URL (switchon) is verified with it.
+    return httpx.create_ssl_context()
+
+
 def _client() -> httpx.AsyncClient:
     # No proxies from the environment, no redirects, no compression (a small gzip body could
     # expand past the size cap before we count it).
-    return httpx.AsyncClient(follow_redirects=False, trust_env=False, headers={
+    return httpx.AsyncClient(follow_redirects=False, trust_env=False, verify=_tls(), headers={
         "User-Agent": USER_AGENT, "Accept": "text/plain", "Accept-Encoding": "identity"})
 
 

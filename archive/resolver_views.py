@@ -8,6 +8,7 @@ URL. HEAD is answered like GET but sends no acknowledgment: a link checker is no
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
@@ -67,16 +68,15 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     query = request.META.get("QUERY_STRING", "")
     try:
         url = persistent_url.parse(escape_uri_path(request.path_info), query)
-        ibilib.parse(url.ibi)
+        ips = resolver.client_ips(request)
+        outcome = resolver.resolve(url, ips=ips, request=request,
+                                   accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     except persistent_url.NoIbiError:
         return _head(request, _alert(request, "archive/resolver_not_found.html",
                                      {"path": unquote_word(request.path_info)}, 404))
-    except ValueError as exc:  # PersistentUrlError included
+    except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver_bad_url.html",
                                      {"message": str(exc)}, 400))
-    ips = resolver.client_ips(request)
-    outcome = resolver.resolve(url, ips=ips, request=request,
-                               accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     response = _answer(request, url, outcome)
     if any(k == "translation" and not arg for k, arg in resolver.steps(url.relation()) or ()):
         patch_vary_headers(response, ["Accept-Language"])
@@ -144,7 +144,7 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     (oai_dc), latest-version / predecessor-version, alternate with hreflang per language."""
     answer, hit = outcome.answer, outcome.hit
     data = _data_relation(hit.relation)
-    item_ibi = resolver.ibi_in(answer.forms(data)) or (outcome.ibi if data == "" else None)
+    item_ibi = outcome.ibi if data == "" else resolver.ibi_in(answer.forms(data))
     if item_ibi is None:
         return []
     if answer.word("contenttype" + hit.relation) != "Data":
@@ -169,19 +169,30 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     return links
 
 
+# The previous edition and the family's languages of one item, in one query: this runs on every
+# redirect of an item held here, where the ORM's query building would cost more than the query.
+_RELATIONS_SQL = """
+SELECT 'p', prev.ibi FROM {t} i JOIN {t} prev ON prev.id = i.previous_edition_id
+ WHERE i.{field} IN ({marks})
+UNION ALL
+SELECT 'l', m.language FROM {t} i JOIN {t} m ON m.id = COALESCE(i.translation_of_id, i.id)
+       OR m.translation_of_id = COALESCE(i.translation_of_id, i.id)
+ WHERE i.{field} IN ({marks}) AND m.language <> '' AND m.state <> %s
+"""
+
+
 def _local_relations(item_ibi: str) -> tuple[str | None, dict[str, bool]]:
-    """The previous edition's IBI and the languages of the translation family of an item held
-    here (two small queries); languages as Table 9.5 tags."""
-    item = selectors.item_by_ibi(item_ibi, Item.objects.select_related("previous_edition")
-                                 .only("id", "translation_of_id", "language",
-                                       "previous_edition__ibi").order_by())
-    if item is None:
-        return None, {}
-    previous = item.previous_edition.ibi if item.previous_edition else None
-    root = item.translation_of_id or item.pk
-    tags = (Item.objects.filter(translation_of_id=root) | Item.objects.filter(pk=root)).exclude(
-        language="").exclude(state=Item.State.DELETED).values_list("language", flat=True)
-    languages = {tag: True for tag in tags if len(tag) <= 5}  # xx or xx-YY, as Table 9.5
+    """The previous edition's IBI and the languages (Table 9.5 tags) of the translation family
+    of an item held here."""
+    parsed = ibilib.parse(item_ibi)
+    found = selectors.spellings(parsed)
+    sql = _RELATIONS_SQL.format(t=Item._meta.db_table, marks=", ".join(["%s"] * len(found)),
+                                field="ibip" if parsed.form == "ibip" else "ibi")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*found, *found, Item.State.DELETED])
+        rows = cursor.fetchall()
+    previous = next((value for kind, value in rows if kind == "p"), None)
+    languages = {value: True for kind, value in rows if kind == "l" and len(value) <= 5}
     return previous, languages
 
 

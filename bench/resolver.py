@@ -1,0 +1,238 @@
+"""The resolver's cost: a persistent URL held here against a bare redirect, and ten Archives of
+which one never answers.
+
+    .venv/bin/python bench/resolver.py [--seconds 5] [--repeats 3] [--timeout 1.0] [--rounds 5]
+
+1. Held here. gunicorn (one sync worker, DEBUG off, SQLite in WAL mode, no broker) serves
+   ``GET /<ibi>`` of an item deposited here — parsed, answered by the archive service in
+   process, the access counted (an INSERT), a 302 with its Link header — and, for comparison,
+   a bench-only view returning a fixed 302 through the same middleware. wrk (Debian package
+   ``wrk``; else a Python httpx loop) drives one connection at a time for `seconds`,
+   alternating the two, `repeats` times. Target (issue 5): at most 1.3 × the bare redirect's
+   cost (ratio of req/s).
+2. Ten Archives. The same server with ten Archives included: nine stand-ins on loopback
+   (threads of this script answering like an archive service) and one socket that accepts
+   connections and never answers. IBI_RESOLVER_TIMEOUT is `timeout`. Each case is timed
+   `rounds` times with httpx: an IBI no Archive holds (every answer is needed, so the silent
+   one's timeout is waited once), an IBI one stand-in holds as Original (the round ends at
+   its answer), and the same with ``ibiurl.requireditemstatus=Original`` (every answer is
+   needed again). Target: about the per-Archive timeout, not ten times it.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {"DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "ALLOWED_HOSTS": "127.0.0.1",
+       "SECRET_KEY": "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+       "IBI_HOSTNAME": "bench.ibi.test", "IBI_IP": "192.0.2.1", "IBI_GRANULARITY": "0.001"}
+BENCH_URLS = '''
+from django.http import HttpResponseRedirect
+from django.urls import include, path
+
+
+def bare(request):
+    return HttpResponseRedirect("http://127.0.0.1/col/x/doc/paper.pdf")
+
+
+urlpatterns = [path("bench/redirect", bare), path("", include("ibirepo.urls"))]
+'''
+BENCH_SETTINGS = "from ibirepo.settings import *  # noqa: F403\nROOT_URLCONF = 'bench_urls'\n"
+HELD_BY_STAND_IN = "ibi.test/standin/2024/01.02.03.04"
+UNKNOWN = "ibi.test/nobody/2024/01.02.03.04"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def requests_per_second(url: str, seconds: int) -> float:
+    if shutil.which("wrk"):
+        out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", url], capture_output=True,
+                             text=True, check=True).stdout
+        # wrk counts only statuses over 399 as "Non-2xx or 3xx"; the 302 is checked before.
+        if "Socket errors" in out or "Non-2xx" in out:
+            raise SystemExit(f"wrk saw errors for {url}:\n{out}")
+        return float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+    import httpx
+
+    count, deadline = 0, time.monotonic() + seconds
+    with httpx.Client() as client:
+        start = time.monotonic()
+        while time.monotonic() < deadline:
+            assert client.get(url).status_code == 302
+            count += 1
+    return count / (time.monotonic() - start)
+
+
+class StandIn:
+    """An archive service on loopback: holds HELD_BY_STAND_IN (when `holder`) as Original."""
+
+    def __init__(self, service_ibi: str, holder: bool):
+        self.service_ibi = service_ibi
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(handler) -> None:  # noqa: N802, N805
+                pairs = dict(parse_qsl(urlsplit(handler.path).query))
+                body = ""
+                if pairs.get("servicesubject") == "acknowledgment":
+                    body = "notice {acknowledgment received}\n"
+                elif holder and pairs.get("parsedibiurl.ibi") == HELD_BY_STAND_IN:
+                    body = (f"contenttype Data\nibi {{rep {HELD_BY_STAND_IN}}}\nstate Original\n"
+                            f"url http://{self.address}/col/{HELD_BY_STAND_IN}/doc/a.pdf\n"
+                            "urlkey 1700000000-123456789012345678\n")
+                data = body.encode()
+                try:
+                    handler.send_response(200)
+                    handler.send_header("Content-Length", str(len(data)))
+                    handler.end_headers()
+                    handler.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(handler, *args) -> None:  # noqa: N805
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.server_port}"
+
+
+def timed(url: str, rounds: int, status: int) -> list[float]:
+    import httpx
+
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        response = httpx.get(url, timeout=60)
+        times.append(time.perf_counter() - start)
+        assert response.status_code == status, (url, response.status_code)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
+        env = {**os.environ, **ENV, "MEDIA_ROOT": f"{tmp}/media",
+               "IBI_RESOLVER_TIMEOUT": str(args.timeout)}
+        env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/db.sqlite3")
+        for name in ("CELERY_BROKER_URL", "AWS_STORAGE_BUCKET_NAME"):
+            env.pop(name, None)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT,
+                       env=env, check=True, capture_output=True)
+        os.environ.update({k: v for k, v in env.items() if k in ENV or k in (
+            "DATABASE_URL", "MEDIA_ROOT")})
+        os.environ["DJANGO_SETTINGS_MODULE"] = "ibirepo.settings"
+        sys.path.insert(0, str(ROOT))
+        import django
+
+        django.setup()
+        from django.db import connections
+
+        from archive import resolver_service, services
+        from archive.models import Access, RegisteredArchive
+
+        item = services.item_deposit(
+            title="Bench", language="en", dc={"creator": ["Banon, Gerald"]},
+            uploads=[services.Upload(name="paper.pdf", file=io.BytesIO(b"%PDF-1.4\n"),
+                                     content_type="application/pdf")])
+        connections.close_all()
+
+        Path(tmp, "bench_urls.py").write_text(BENCH_URLS)
+        Path(tmp, "bench_settings.py").write_text(BENCH_SETTINGS)
+        port = free_port()
+        server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
+                      "DJANGO_SETTINGS_MODULE": "bench_settings",
+                      "ARCHIVE_ADDRESS": f"127.0.0.1:{port}"}
+        server = subprocess.Popen(
+            [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            import httpx
+
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    httpx.get(f"{base}/bench/redirect", timeout=1)
+                    break
+                except httpx.TransportError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise SystemExit("gunicorn did not come up") from None
+                    time.sleep(0.1)
+            held = f"{base}/{item.ibi}"
+            assert httpx.get(held).headers["location"].endswith("/doc/paper.pdf")
+
+            resolved, bare = [], []
+            for _ in range(args.repeats):
+                bare.append(requests_per_second(f"{base}/bench/redirect", args.seconds))
+                resolved.append(requests_per_second(held, args.seconds))
+            counted = Access.objects.filter(item=item).count()
+            print(f"1. Held here, gunicorn 1 sync worker, one connection, "
+                  f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
+                  f"{args.seconds} s each:")
+            print(f"   bare redirect   {statistics.median(bare):7.0f} req/s  "
+                  f"({', '.join(f'{r:.0f}' for r in bare)})")
+            print(f"   /<ibi> resolved {statistics.median(resolved):7.0f} req/s  "
+                  f"({', '.join(f'{r:.0f}' for r in resolved)}); {counted} accesses counted")
+            print(f"   cost ratio {statistics.median(bare) / statistics.median(resolved):.2f} "
+                  "(target <= 1.3)\n")
+
+            stand_ins = [StandIn(f"ibi.test/archive{n}/2024/01.01.00.00", holder=n == 5)
+                         for n in range(9)]
+            silent = socket.socket()
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(128)
+            addresses = [s.address for s in stand_ins]
+            addresses.append(f"127.0.0.1:{silent.getsockname()[1]}")
+            key_hash = resolver_service.hash_key("1234567890")
+            for n, address in enumerate(addresses):
+                RegisteredArchive.objects.create(
+                    archive_service_ibi=f"ibi.test/archive{n}/2024/01.01.00.00",
+                    key_hash=key_hash, included=True, address=address)
+            connections.close_all()
+            print(f"2. Ten Archives included, one never answers; per-Archive timeout "
+                  f"{args.timeout:g} s; {args.rounds} rounds each (median, max):")
+            cases = [("an IBI nobody holds (404)", f"{base}/{UNKNOWN}", 404),
+                     ("held by one as Original (302)", f"{base}/{HELD_BY_STAND_IN}", 302),
+                     ("  … with requireditemstatus=Original",
+                      f"{base}/{HELD_BY_STAND_IN}?ibiurl.requireditemstatus=Original", 302)]
+            for name, url, status in cases:
+                times = timed(url, args.rounds, status)
+                print(f"   {name:40} {statistics.median(times):6.3f} s  {max(times):6.3f} s")
+            print(f"   (ten Archives asked one after the other would take >= "
+                  f"{args.timeout:g} s × the silent ones, and the others' time on top)")
+            silent.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
