@@ -13,6 +13,7 @@ followed because an Archive on S3 redirects downloads to its bucket. The request
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote, urlsplit
@@ -112,6 +113,13 @@ def _text(data: dict, name: str, *, required: bool = True, limit: int = 1000) ->
         return ""
     if not isinstance(value, str) or len(value) > limit:
         raise PeerError(f"the record's {name} is not a text of at most {limit} characters")
+    return _printable(name, value)
+
+
+def _printable(name: str, value: str) -> str:
+    # What a deposit here would refuse (archive.services), a copy refuses too.
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
+        raise PeerError(f"the record's {name} contains a control character")
     return value
 
 
@@ -189,7 +197,7 @@ def parse_record(data: dict, asked: str) -> Record:
         values = data.get(element) or []
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise PeerError(f"the record's {element} is not a list of texts")
-        dc[element] = tuple(values)
+        dc[element] = tuple(_printable(element, v) for v in values)
     translations = data.get("translations") or []
     if not isinstance(translations, list):
         raise PeerError("the record's translations are not a list")

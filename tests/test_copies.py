@@ -182,6 +182,8 @@ def test_a_longer_file_is_cut_off_at_its_announced_size(source):
     ({"state": "Lost"}, "state"),
     ({"timestamp": "yesterday"}, "ISO 8601"),
     ({"target_file": "other.pdf"}, "target file"),
+    ({"title": "bell\x07"}, "title contains a control character"),
+    ({"subject": ["ok", "nul\x00"]}, "subject contains a control character"),
 ])
 def test_a_strange_record_is_refused_with_a_clear_message(source, change, message):
     record = held_elsewhere(source)
