@@ -299,11 +299,14 @@ def _database_url() -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media):
+def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media,
+                                                                              tmp_path):
     record = held_elsewhere(source, files={"a.bin": b"A" * 70_000, "b.bin": b"B" * 90_000,
                                            "c.bin": b"C" * 10})
     gate = source.gate("b.bin")
-    env = {**os.environ, "DATABASE_URL": _database_url(), "MEDIA_ROOT": str(media)}
+    # TMPDIR: the killed process leaves its half-fetched temporary file there, not in /tmp.
+    env = {**os.environ, "DATABASE_URL": _database_url(), "MEDIA_ROOT": str(media),
+           "TMPDIR": str(tmp_path)}
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "copyitem", record["ibi"], "--from", source.base_url],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
