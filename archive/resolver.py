@@ -14,7 +14,8 @@
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
 4. `acknowledge` sends Table 8.11 to the chosen Archive after the commit (a Celery task) or,
-   for an answer of our own, counts the access here directly.
+   for an answer of our own, counts the access here, without HTTP (a task too: in process
+   without a broker, off the reader's request with one).
 
 `+` without a language is decided here (§9.2, Example 9.3): among the ``url…translation(xx)``
 pairs the browser's Accept-Language (q-values, read by Django's parser) picks; no acceptable
@@ -558,18 +559,18 @@ def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str, relation:
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
         return
+    from .tasks import count_access, send_acknowledgment
+
     source = outcome.answer.source
     if source.local:
-        transaction.on_commit(lambda: archive_service.record_acknowledgment(
-            urlkey=pairs["urlkey"], client_ips=list(ips), relation=relation))
-        return
-    transaction.on_commit(lambda: _enqueue(source.archive, pairs))
+        args = (pairs["urlkey"], list(ips), relation)
+        transaction.on_commit(lambda: _enqueue(count_access, args))
+    else:
+        transaction.on_commit(lambda: _enqueue(send_acknowledgment, (source.archive, pairs)))
 
 
-def _enqueue(archive_id: int, pairs: dict[str, str]) -> None:
-    from .tasks import send_acknowledgment
-
+def _enqueue(task, args: tuple) -> None:
     try:
-        send_acknowledgment.delay(archive_id, pairs)
+        task.delay(*args)
     except Exception:  # a broker outage must not turn a found URL into an error page
-        logger.exception("resolver: acknowledgment not enqueued for Archive %s", archive_id)
+        logger.exception("resolver: acknowledgment not enqueued (%s)", task.name)

@@ -44,3 +44,13 @@ def send_acknowledgment(self, archive_id: int, pairs: dict[str, str]) -> str:
             return f"not delivered: {reply.error}"
         raise AcknowledgmentNotDelivered(message)
     return "delivered"
+
+
+@shared_task
+def count_access(urlkey: str, client_ips: list[str], relation: str) -> bool:
+    """The acknowledgment of a URL this Archive gave its own resolver: counted directly, no
+    HTTP (the same code as an acknowledgment from another resolver). Idempotent: one access
+    per urlkey."""
+    from .archive_service import record_acknowledgment
+
+    return record_acknowledgment(urlkey=urlkey, client_ips=client_ips, relation=relation)

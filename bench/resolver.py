@@ -153,6 +153,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--alone", action="store_true",
                         help="no other database connection open while measuring")
+    parser.add_argument("--broker", default=None,
+                        help="CELERY_BROKER_URL for the server (e.g. redis://127.0.0.1:6379/14):"
+                             " accesses are then counted by tasks left in the queue, purged at "
+                             "the end")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
@@ -187,6 +191,8 @@ def main() -> None:
         server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
                       "DJANGO_SETTINGS_MODULE": "bench_settings",
                       "ARCHIVE_ADDRESS": f"127.0.0.1:{port}"}
+        if args.broker:
+            server_env["CELERY_BROKER_URL"] = args.broker
         server = subprocess.Popen(
             [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
              f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
@@ -223,7 +229,9 @@ def main() -> None:
                     found[name].append(requests_per_second(url, args.seconds, script))
             counted = Access.objects.filter(item=item).count()
             print(f"1. Held here, gunicorn 1 sync worker, {connections['default'].vendor}"
-                  f"{' (no other connection)' if args.alone else ''}, one client connection, "
+                  f"{' (no other connection)' if args.alone else ''}"
+                  f"{', accesses counted through the broker' if args.broker else ''}"
+                  ", one client connection, "
                   f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
                   f"{args.seconds} s each, median req/s (runs) and cost against the bare "
                   "redirect:")
@@ -263,6 +271,9 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+            if args.broker:
+                subprocess.run([str(ROOT / ".venv/bin/celery"), "-A", "ibirepo", "purge", "-f"],
+                               cwd=ROOT, env=server_env, capture_output=True, check=False)
 
 
 if __name__ == "__main__":

@@ -118,8 +118,8 @@ def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fa
     assert fake.asked == []
 
 
-def test_a_redirect_counts_the_access_here_after_the_commit(client,
-                                                            django_capture_on_commit_callbacks):
+def test_a_redirect_counts_the_access_here_after_the_commit(
+        client, eager_tasks, django_capture_on_commit_callbacks):
     item = deposit()
     with django_capture_on_commit_callbacks(execute=True):
         response = client.get(f"/{item.ibip}:(oai_dc)", REMOTE_ADDR="10.0.0.1",
