@@ -160,10 +160,15 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     previous, languages = _local_relations(item_ibi) if answer.source.local else (None, {})
     if previous:
         links.append(f'<{base}/{previous}>; rel="predecessor-version"')
-    for name in answer.pairs:  # languages an Archive named for a bare "+"
+    named: dict[str, str] = {}  # languages an Archive named for a bare "+", by item
+    for name in answer.pairs:
         given = resolver.steps(name[3:]) if name.startswith("ibi.") else None
         if given and len(given) == 1 and given[0][0] == "translation" and given[0][1]:
-            languages[given[0][1]] = True
+            member = resolver.ibi_in(answer.forms(name[3:])) or given[0][1]
+            # "pt" may stand for a "pt-BR" member (Table 9.5 aliases): name it once, exactly.
+            if len(given[0][1]) > len(named.get(member, "")):
+                named[member] = given[0][1]
+    languages.update(dict.fromkeys(named.values(), True))
     for language in sorted(languages):
         links.append(f'<{base}/{item_ibi}+({language})>; rel="alternate"; hreflang="{language}"')
     return links
