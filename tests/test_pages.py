@@ -267,7 +267,10 @@ def test_markup_in_titles_metadata_and_file_names_is_escaped_everywhere(client):
 
 
 def test_control_characters_do_not_break_the_xml_record(client):
-    odd = deposit(title="Bell\x07 and form feed\x0c", dc={"description": ["escape\x1b?"]})
+    # Deposits refuse control characters; older records may still hold them.
+    odd = deposit(title="placeholder", dc={"description": ["placeholder"]})
+    Item.objects.filter(pk=odd.pk).update(title="Bell\x07 and form feed\x0c")
+    odd.dc_values.update(value="escape\x1b?")
     response = client.get(reverse("archive:item_oai_dc", args=[odd.ibi]))
     root = ElementTree.fromstring(response.content)
     assert root.find(f"{DC}title").text == "Bell and form feed"
