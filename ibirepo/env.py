@@ -60,7 +60,10 @@ def env_list(name: str, default: list[str]) -> list[str]:
 def env_database(name: str, default: str) -> dict:
     url = env_str(name, default)
     try:
-        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        # Persistent connections; a health check would cost a round trip per request, so it
+        # is opt-in (DATABASE_HEALTH_CHECKS=1) for networks that drop idle connections.
+        config = dj_database_url.parse(
+            url, conn_max_age=60, conn_health_checks=env_bool("DATABASE_HEALTH_CHECKS", False))
     except (ValueError, KeyError) as exc:
         raise ImproperlyConfigured(f"{name} is not a database URL we can use: {exc}") from None
     if not config.get("ENGINE") or not config.get("NAME"):

@@ -97,7 +97,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
     # A file, not :memory:, so tests can run several OS processes against one test database;
     # one per test run, so that two runs at once never share it.
     DATABASES["default"]["TEST"] = {
