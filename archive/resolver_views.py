@@ -7,6 +7,8 @@ URL. HEAD is answered like GET but sends no acknowledgment: a link checker is no
 """
 from __future__ import annotations
 
+from urllib.parse import unquote, urlsplit
+
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -15,7 +17,7 @@ from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.encoding import escape_uri_path
 
 from . import ibi as ibilib
-from . import persistent_url, resolver, resolver_service, selectors
+from . import persistent_url, resolver, resolver_service, root_views, selectors
 from .citation import Citation, apa, bibtex
 from .models import Item
 from .pairs import unquote_word
@@ -77,6 +79,11 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver_bad_url.html",
                                      {"message": str(exc)}, 400))
+    if (outcome.kind == "found" and outcome.answer.source.local
+            and unquote(urlsplit(outcome.url).path) == request.path):
+        # Our own archive service: its URL is this very path. A web service, not a page:
+        # let it say what it wants (servicesubject) instead of redirecting to itself forever.
+        return root_views.archive_service(request, path)
     response = _answer(request, url, outcome)
     if any(k == "translation" and not arg for k, arg in resolver.steps(url.relation()) or ()):
         patch_vary_headers(response, ["Accept-Language"])

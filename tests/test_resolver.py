@@ -189,6 +189,15 @@ def test_what_is_not_a_resolvable_persistent_url(client, path, status, says):
     assert says in response.content.decode()
 
 
+def test_the_archive_services_own_url_is_the_service_not_a_redirect_to_itself(
+        client, resolver_settings):
+    service = resolver_settings
+
+    assert client.get(f"/{service.ibip}")["Location"] == f"http://{HOST}/{service.ibi}"
+    response = client.get(f"/{service.ibi}")
+    assert (response.status_code, response.content) == (400, b"error {servicesubject is missing}\n")
+
+
 def test_only_get_and_head(client):
     item = deposit()
 
