@@ -372,8 +372,8 @@ def _local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
 def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     """Included Archives with an address, this one left out (it answered in process)."""
     archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
-    ours = {service.ibi.lower(), service.ibip.lower()} if service else set()
-    return [a for a in archives if a.archive_service_ibi.lower() not in ours]
+    ours = ibis_in([service.ibi, service.ibip]) if service else set()
+    return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
 
 
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],

@@ -332,7 +332,8 @@ def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settin
     service = Item.objects.get(is_archive_service=True)
     RegisteredArchive.objects.update(included=False)
     with FakeArchiveService(service.ibi) as ourselves, FakeArchiveService(G_SERVICE) as denied:
-        include(ourselves, service.ibi.upper())
+        subdomain, word, rest = service.ibi.split("/", 2)
+        include(ourselves, f"{subdomain}/{word}@80/{rest}".upper())  # legacy spelling
         port = denied.address.rsplit(":", 1)[1]
         include(denied, G_SERVICE)
         RegisteredArchive.objects.filter(archive_service_ibi=G_SERVICE).update(
