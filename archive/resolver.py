@@ -332,8 +332,7 @@ def _is_url(name: str) -> bool:
 def _sanitized(source: Source, pairs: dict[str, Value]) -> dict[str, Value]:
     kept = {}
     for name, value in pairs.items():
-        if _is_url(name) and not (isinstance(value, str)
-                                            and safe_url(value, source.address)):
+        if _is_url(name) and not (isinstance(value, str) and safe_url(value, source.address)):
             logger.warning("resolver: dropped %s from %s: not a URL on its address %s",
                            name, source.service_ibi, source.address)
             continue
@@ -393,7 +392,7 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
     for reply in replies:
         archive = by_id[reply.tag]
         if not reply.ok:
-            if "settled" not in reply.error:
+            if not reply.cancelled:
                 logger.info("resolver: %s gave no answer: %s", archive.archive_service_ibi,
                             reply.error)
                 silent.append(archive.archive_service_ibi)

@@ -58,6 +58,7 @@ class Reply:
     error: str = ""
     elapsed: float = 0.0
     order: int = field(default=0, compare=False)  # arrival rank within its round
+    cancelled: bool = False  # not waited for: another reply settled the round
 
     @property
     def ok(self) -> bool:
@@ -234,8 +235,9 @@ async def ask_all(targets: Sequence[tuple[str, object]], pairs, *, deadline: flo
         for task in pending:
             task.cancel()
             base, tag = tasks[task]
-            reason = "not asked further: an answer settled it" if stopped else "deadline"
-            replies.append(Reply(base=base, tag=tag, error=reason, order=len(replies)))
+            reason = "not waited for: an answer settled it" if stopped else "deadline"
+            replies.append(Reply(base=base, tag=tag, error=reason, order=len(replies),
+                                 cancelled=stopped))
         if pending:
             await asyncio.wait(pending)
     return replies

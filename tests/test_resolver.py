@@ -312,7 +312,7 @@ def test_a_silent_archive_is_said_on_the_not_found_page(client, fake):
         response = client.get(f"/{ELSEWHERE}")
 
     assert response.status_code == 404
-    assert "1 Archive did not answer in time" in response.content.decode()
+    assert "1 Archive gave no usable answer in time" in response.content.decode()
     assert len(fake.requests("urlRequest")) == 1
 
 
