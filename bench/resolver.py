@@ -13,8 +13,9 @@ which one never answers.
    INSERT). wrk (Debian package ``wrk``; else a Python httpx loop) drives one connection at a
    time for `seconds` per case, round robin, `repeats` times. Unless --alone, the script
    keeps one more database connection open while measuring, as a second worker or a Celery
-   worker would: with none, SQLite checkpoints its WAL file (with fsync) every time the
-   request's connection closes. Target (issue 5): GET at most 1.3 × the bare redirect.
+   worker would: with connections that last one request (CONN_MAX_AGE=0) and none other
+   open, SQLite checkpoints its WAL file (with fsync) each time the request's connection
+   closes. Target (issue 5): GET at most 1.3 × the bare redirect.
 2. Ten Archives. The same server with ten Archives included: nine stand-ins on loopback
    (threads of this script answering like an archive service) and one socket that accepts
    connections and never answers. IBI_RESOLVER_TIMEOUT is `timeout`. Each case is timed
