@@ -9,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from . import selectors, services
-from .admin_copies import CopiesAdminMixin
+from .admin_copies import CopiesAdminMixin, ReadOnlyAdmin
 from .forms import ItemAdminForm, dc_field_name
 from .models import DC_ELEMENTS, Item, MintingState
 
@@ -127,16 +127,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(MintingState)
-class MintingStateAdmin(admin.ModelAdmin):
+class MintingStateAdmin(ReadOnlyAdmin):
     """Shown for audits; only the minting service ever writes it."""
 
     list_display = ["name", "last_date_for_suffix", "updated"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

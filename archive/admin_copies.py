@@ -20,6 +20,19 @@ from . import ibi as ibilib
 from .models import Item, ItemFile
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records that only services write: shown, never added, changed or deleted here."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class CopyForm(forms.Form):
     ibi = forms.CharField(label=_("IBI"), max_length=255,
                           help_text=_("either form, e.g. 8JMKD3MGP7W/3EPGUE5"))
@@ -108,7 +121,7 @@ class FixityFilter(admin.SimpleListFilter):
 
 
 @admin.register(ItemFile)
-class ItemFileFixityAdmin(admin.ModelAdmin):
+class ItemFileFixityAdmin(ReadOnlyAdmin):
     """Read-only: what fixity found, problems first; for those with archive.view_itemfile
     (administrators: librarians work on items). Rows change through services only."""
 
@@ -141,12 +154,4 @@ class ItemFileFixityAdmin(admin.ModelAdmin):
         self.message_user(request, _("%(n)d files checked: %(bad)d changed or missing.")
                           % {"n": queryset.count(), "bad": bad}, level)
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 

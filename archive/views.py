@@ -6,6 +6,7 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 """
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urlencode
 
@@ -163,30 +164,33 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     return response
 
 
-def item_files(request: HttpRequest, ibi: str) -> HttpResponse:
-    item = _item(request, ibi, "archive:item_files")
-    if isinstance(item, HttpResponse):
-        return item
-    if item.is_deleted:
-        return _tombstone(request, item)
+def _item_page(view: str):
+    """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one."""
+    def decorate(render_page):
+        @functools.wraps(render_page)
+        def page(request: HttpRequest, ibi: str) -> HttpResponse:
+            item = _item(request, ibi, view)
+            if isinstance(item, HttpResponse):
+                return item
+            if item.is_deleted:
+                return _tombstone(request, item)
+            return render_page(request, item)
+        return page
+    return decorate
+
+
+@_item_page("archive:item_files")
+def item_files(request: HttpRequest, item: Item) -> HttpResponse:
     return render(request, "archive/files.html", _context(request, item))
 
 
-def item_metadata(request: HttpRequest, ibi: str) -> HttpResponse:
-    item = _item(request, ibi, "archive:item_metadata")
-    if isinstance(item, HttpResponse):
-        return item
-    if item.is_deleted:
-        return _tombstone(request, item)
+@_item_page("archive:item_metadata")
+def item_metadata(request: HttpRequest, item: Item) -> HttpResponse:
     return render(request, "archive/metadata.html", _context(request, item))
 
 
-def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
-    item = _item(request, ibi, "archive:item_oai_dc")
-    if isinstance(item, HttpResponse):
-        return item
-    if item.is_deleted:
-        return _tombstone(request, item)
+@_item_page("archive:item_oai_dc")
+def item_oai_dc(request: HttpRequest, item: Item) -> HttpResponse:
     values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")

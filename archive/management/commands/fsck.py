@@ -12,21 +12,19 @@ Exit status 1 while problems remain.
 """
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Iterator
 from datetime import timedelta
 
 from django.core.files.storage import default_storage
 from django.core.management.base import (
-    BaseCommand,
     CommandError,
     CommandParser,
-    DjangoHelpFormatter,
 )
 from django.utils import timezone
 
 from archive import storage
+from archive.management.base import DocumentedCommand
 from archive.models import Item, ItemFile
 
 ROOT = "col"
@@ -53,17 +51,9 @@ def split_key(key: str) -> tuple[str, str] | None:
     return folder[len(ROOT) + 1:], name
 
 
-class HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    pass
 
-
-class Command(BaseCommand):
+class Command(DocumentedCommand):
     help = __doc__
-
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs):
-        # --help shows the module docstring as written: it documents the format.
-        return super().create_parser(prog_name, subcommand, formatter_class=HelpFormatter,
-                                     **kwargs)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fix-orphans", action="store_true",

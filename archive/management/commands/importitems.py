@@ -18,7 +18,6 @@ interrupted import resumes where it stopped. A failed item is reported and retri
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import mimetypes
@@ -30,14 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.core.management.base import (
-    BaseCommand,
     CommandError,
     CommandParser,
-    DjangoHelpFormatter,
 )
 from tqdm import tqdm
 
 from archive import selectors, services
+from archive.management.base import DocumentedCommand
 from archive.models import DC_ELEMENTS, Item
 
 FIELDS = {"title", "target_file", "language", "transferable", "previous_edition",
@@ -116,17 +114,9 @@ def _flag(value) -> bool:
     raise ValueError(f"transferable must be true or false, not {value!r}")
 
 
-class HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    pass
 
-
-class Command(BaseCommand):
+class Command(DocumentedCommand):
     help = __doc__
-
-    def create_parser(self, prog_name: str, subcommand: str, **kwargs):
-        # --help shows the module docstring as written: it documents the format.
-        return super().create_parser(prog_name, subcommand, formatter_class=HelpFormatter,
-                                     **kwargs)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("source", help="a CSV file or a folder with one subfolder per item")
