@@ -161,6 +161,9 @@ class DepositSerializer(DublinCoreFields):
     previous_edition = ItemIbiField(required=False, help_text="IBI of the previous edition")
     translation_of = ItemIbiField(required=False, help_text="IBI of the item translated")
     sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+    transferable = serializers.BooleanField(
+        required=False, default=True,
+        help_text="false: this Original may never migrate to another Archive")
 
 
 class AddFilesSerializer(serializers.Serializer):
@@ -292,6 +295,10 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                    responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
+        unknown = sorted(set(request.data) - set(form.fields))
+        if unknown:  # a misspelt element (creater=…) must not vanish silently
+            return Response({"detail": f"unknown field {', '.join(unknown)}"},
+                            status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         item = services.item_deposit(
@@ -299,7 +306,8 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
             target_file=data.get("target_file", ""), language=data.get("language", ""),
             previous_edition=data.get("previous_edition"),
             translation_of=data.get("translation_of"),
-            sha256=data.get("sha256") or None, dc=_dc(data))
+            sha256=data.get("sha256") or None, dc=_dc(data),
+            transferable=data["transferable"])
         return self.record(item, status.HTTP_201_CREATED)
 
 

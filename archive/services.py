@@ -78,8 +78,10 @@ def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> l
             name = storage.safe_name(upload.name)
         except storage.FileNameError as exc:
             raise ServiceError(str(exc)) from None
-        if name in seen:
+        if name in existing:
             raise Conflict(f"the item already has a file named {name!r}")
+        if name in seen:
+            raise ServiceError(f"two files would be named {name!r}")
         seen.add(name)
         clean.append(Upload(name=name, file=upload.file, content_type=upload.content_type))
     return clean

@@ -127,7 +127,7 @@ class MultiPartParser(RestMultiPartParser):
 
 
 class UploadLimitsMiddleware:
-    """413, not a 500 or a bare 400, when a form upload passes IBI_MAX_FILE_SIZE.
+    """413 or 400 with the reason, not a 500 or a bare 400, when a form upload passes a limit.
 
     Placed before CsrfViewMiddleware, which is the first to read an admin form's body: reading
     it here lets the refusal become a response. csrf_exempt views (the API) read their body
@@ -145,18 +145,23 @@ class UploadLimitsMiddleware:
                 and not getattr(view, "csrf_exempt", False)):
             try:
                 request.POST  # noqa: B018  (parse now, through the upload handlers)
-            except FileTooLarge as exc:
-                return too_large(request, exc)
+            except UPLOAD_REFUSALS as exc:
+                return refused(request, exc)
         return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if isinstance(exc, FileTooLarge):
-            return too_large(request, exc)
+        if isinstance(exc, UPLOAD_REFUSALS):
+            return refused(request, exc)
         return None
 
 
-def too_large(request: HttpRequest, exc: FileTooLarge) -> HttpResponse:
+UPLOAD_REFUSALS = (FileTooLarge, TooManyFiles, BadFileName)
+
+
+def refused(request: HttpRequest, exc: FileTooLarge | TooManyFiles | BadFileName
+            ) -> HttpResponse:
+    """The refusal with its reason: the librarian sees why, not a bare 400 or a debug page."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": str(exc)}, status=413)
-    return HttpResponse(f"Request too large: {exc}\n", status=413,
+        return JsonResponse({"detail": str(exc)}, status=exc.status)
+    return HttpResponse(f"Upload refused: {exc}\n", status=exc.status,
                         content_type="text/plain; charset=utf-8")

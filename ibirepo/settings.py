@@ -34,7 +34,8 @@ _DEV_SECRET_KEY = "dev-only-insecure-key-set-SECRET_KEY-in-production"
 SECRET_KEY = env_str("SECRET_KEY")
 if SECRET_KEY is None:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off (on your own machine: export DEBUG=1)")
     warnings.warn("SECRET_KEY is not set: using the development key", stacklevel=1)
     SECRET_KEY = _DEV_SECRET_KEY
 

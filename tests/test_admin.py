@@ -201,8 +201,10 @@ def test_too_many_or_too_large_files_are_refused_before_anything_is_stored(clien
     settings.IBI_MAX_FILES, settings.IBI_MAX_FILE_SIZE = 1, 3
     response = deposit(client, [upload("a.txt", b"a"), upload("b.txt", b"b")])
     assert response.status_code == 400
+    assert response.content.decode().startswith("Upload refused: ")
     response = deposit(client, [upload("big.txt", b"1234")])
     assert response.status_code == 413
+    assert response.content.decode().startswith("Upload refused: ")
     assert not Item.objects.filter(title="Relatório técnico").exists()
     assert stored_keys() == set()
 

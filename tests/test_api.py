@@ -421,9 +421,11 @@ def test_malformed_or_miscounted_checksums_are_400(api, media, sums):
     assert deposited() == 0 and stored(media) == []
 
 
-def test_the_same_name_twice_in_one_deposit_is_a_conflict(api, media):
+def test_the_same_name_twice_in_one_deposit_is_refused(api, media):
+    # A mistake within the request (400), not a clash with what is stored (409).
     response = raw_deposit(api, [("dir/x", b"1"), ("other/x", b"2")])
-    assert response.status_code == 409
+    assert response.status_code == 400
+    assert response.json() == {"detail": "two files would be named 'x'"}
     assert deposited() == 0 and stored(media) == []
 
 
@@ -505,3 +507,16 @@ def test_the_documentation_page_needs_no_network(anonymous):
     page = response.content.decode()
     assert "swagger-ui" in page and "drf_spectacular_sidecar" in page
     assert not re.search(r"""(src|href)=["']https?://""", page)
+
+
+def test_transferable_is_taken_at_deposit(api, media):
+    response = deposit(api, files=[upload("a.txt", b"a")], transferable="false")
+    assert response.status_code == 201
+    assert response.json()["transferable"] is False
+
+
+def test_an_unknown_field_is_refused_not_dropped(api, media):
+    response = deposit(api, files=[upload("a.txt", b"a")], creater="Bob")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "unknown field creater"}
+    assert deposited() == 0 and stored(media) == []
