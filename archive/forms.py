@@ -7,7 +7,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from . import services, storage
+from . import selectors, services, storage
 from .models import DC_ELEMENTS, Item, normalize_language, validate_language
 
 
@@ -59,15 +59,38 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                   "translation_of"]
         help_texts = {"target_file": _("the name of one of the files; default: the first")}
 
+    LINKS = ("previous_edition", "translation_of")
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.adding = self.instance.pk is None
+        self._unknown_links = self._links_by_ibi()
         if "upload" in self.fields:
             self.fields["upload"].required = self.adding
         if not self.adding:
             for element in DC_ELEMENTS:
                 self.initial.setdefault(dc_field_name(element),
                                         "\n".join(self.instance.dc(element)))
+
+    def _links_by_ibi(self) -> dict[str, str]:
+        """Accept an IBI (either form) typed where the pickers send an item's number.
+
+        Anything else that is not a number is cleared, with an error kept for clean(): the
+        admin's picker would fail on it when the page is drawn again.
+        """
+        unknown = {}
+        if not self.is_bound:
+            return unknown
+        for field in self.LINKS:
+            value = (self.data.get(field) or "").strip()
+            if not value or value.isdigit():
+                continue
+            item = selectors.item_by_ibi(value)
+            self.data = self.data.copy()
+            self.data[field] = str(item.pk) if item else ""
+            if item is None:
+                unknown[field] = value
+        return unknown
 
     def clean_language(self) -> str:
         language = self.cleaned_data.get("language", "").strip()
@@ -76,6 +99,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean()
+        for field, value in self._unknown_links.items():
+            self.add_error(field, _("no item here has the IBI %(ibi)r") % {"ibi": value})
         existing = set() if self.adding else set(self.instance.files.values_list("name",
                                                                                  flat=True))
         names: list[str] = []

@@ -350,3 +350,17 @@ def test_nobody_changes_the_minting_state_through_the_admin(db):
     assert client.get("/admin/archive/mintingstate/add/", secure=True).status_code == 403
     state.refresh_from_db()
     assert state.name == "default"
+
+
+def test_an_ibi_typed_as_the_previous_edition_is_found_or_named_unknown(client):
+    deposit(client, [upload("v1.txt", b"1")])
+    first = Item.objects.get(title="Relatório técnico")
+    response = client.post(ADD, deposit_data(title="Second", previous_edition=first.ibip.lower(),
+                                             upload=[upload("v2.txt", b"2")]), secure=True)
+    assert response.status_code == 302
+    assert Item.objects.get(title="Second").previous_edition == first
+    response = client.post(ADD, deposit_data(title="Third",
+                                             previous_edition="sid.inpe.br/x/2009/02.16.17.46",
+                                             upload=[upload("v3.txt", b"3")]), secure=True)
+    assert response.status_code == 200
+    assert "no item here has the IBI" in response.content.decode()
