@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from . import copy_tasks, fixity, peer, selectors
+from . import fixity, peer, selectors, tasks
 from . import ibi as ibilib
 from .models import Item, ItemFile
 
@@ -84,7 +84,7 @@ class CopiesAdminMixin:
         form = CopyForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             ibi, source = form.cleaned_data["ibi"], form.cleaned_data["source"]
-            _report(self, request, ibi, copy_tasks.copy_item.delay(ibi, source))
+            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
             return HttpResponseRedirect(reverse("admin:archive_item_changelist"))
         return TemplateResponse(request, "admin/archive/item/copy.html", {
             **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
@@ -96,7 +96,7 @@ class CopiesAdminMixin:
         copies = queryset.filter(state=Item.State.COPY).exclude(source_archive="")
         skipped = queryset.count() - copies.count()
         for ibi, source in copies.values_list("ibi", "source_archive"):
-            _report(self, request, ibi, copy_tasks.copy_item.delay(ibi, source))
+            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
         if skipped:
             self.message_user(request, _("%(n)d selected items are not copies: left alone.")
                               % {"n": skipped}, messages.WARNING)

@@ -113,12 +113,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-CELERY_IMPORTS = ["archive.copy_tasks"]
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
-    "refresh-copies": {"task": "archive.copy_tasks.refresh_copies",
+    "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
-    "check-fixity": {"task": "archive.copy_tasks.check_fixity",
+    "check-fixity": {"task": "archive.tasks.check_fixity",
                      "schedule": crontab(hour=3, minute=17)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.

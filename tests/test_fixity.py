@@ -134,7 +134,7 @@ def test_the_admin_lists_fixity_problems(items, media, admin_client):
 
 
 def test_the_daily_task_checks_and_reports(items, media, settings):
-    from archive.copy_tasks import check_fixity
+    from archive.tasks import check_fixity
 
     flip_one_byte(media, items[2].ibi, "report.pdf")
     settings.IBI_FIXITY_BATCH = 4
