@@ -27,3 +27,15 @@ def media(request, tmp_path):
                     "OPTIONS": {"location": root}},
     }
     return root
+
+
+@pytest.fixture
+def eager_tasks():
+    """Celery tasks in process even when the suite runs with a broker (CI's second pass):
+    for tests about what a task does, not about the broker (tests/test_worker.py is that)."""
+    from ibirepo.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before

@@ -340,17 +340,6 @@ def test_refresh_reports_a_failing_source_and_goes_on(source):
 
 
 @pytest.fixture
-def eager_tasks():
-    """Tasks in process even when CI sets a broker: these tests are about the admin's wiring."""
-    from ibirepo.celery import app
-
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = before
-
-
-@pytest.fixture
 def librarian(client):
     from django.contrib.auth.models import User
 

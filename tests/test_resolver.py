@@ -40,17 +40,6 @@ def resolver_settings(settings):
 
 
 @pytest.fixture
-def eager_tasks():
-    """Run Celery tasks in process even when the suite runs with a broker."""
-    from ibirepo.celery import app
-
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = before
-
-
-@pytest.fixture
 def fake():
     with FakeArchiveService(F_SERVICE) as archive:
         include(archive, F_SERVICE)
