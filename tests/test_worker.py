@@ -12,27 +12,27 @@ import time
 import uuid
 
 import pytest
+from celery import Celery
 from celery.contrib.testing.worker import start_worker
 from django.db import transaction
 
-from archive import services, tasks
+from archive import services
 from archive.models import ItemFile
-from ibirepo.celery import app
 
 
 @pytest.fixture
-def worker_queue(settings):
-    queue = f"test-{uuid.uuid4().hex}"  # never consume what another run left in the broker
-    keys = ("broker_url", "task_always_eager", "result_backend")
-    previous = {key: app.conf[key] for key in keys}
-    app.conf.update(broker_url=os.environ.get("CELERY_BROKER_URL") or "memory://",
-                    task_always_eager=False, result_backend=None)
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue],
-                          shutdown_timeout=30):
-            yield queue
-    finally:
-        app.conf.update(previous)
+def worker_app():
+    """A Celery app of its own, configured like the project's but never eager: the project's
+    app may hold a connection pool from an earlier test's configuration."""
+    test_app = Celery("ibirepo-worker-test")
+    test_app.config_from_object("django.conf:settings", namespace="CELERY")
+    test_app.conf.update(broker_url=os.environ.get("CELERY_BROKER_URL") or "memory://",
+                         task_always_eager=False, result_backend=None,
+                         task_default_queue=f"test-{uuid.uuid4().hex}")  # not a stale queue
+    test_app.finalize()  # binds the project's shared tasks to this app
+    with start_worker(test_app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        yield test_app
+    test_app.close()
 
 
 def wait_for(condition, timeout: float = 60) -> None:
@@ -44,11 +44,12 @@ def wait_for(condition, timeout: float = 60) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_task_enqueued_after_commit_runs_in_the_worker(worker_queue):
+def test_a_task_enqueued_after_commit_runs_in_the_worker(worker_app):
     item = services.item_deposit(title="Checked by the worker", uploads=[
         services.Upload(name="a.txt", file=io.BytesIO(b"fixity"))])
     with transaction.atomic():
-        transaction.on_commit(lambda: tasks.check_fixity.apply_async(queue=worker_queue))
+        check_fixity = worker_app.tasks["archive.tasks.check_fixity"]
+        transaction.on_commit(check_fixity.delay)
         assert not ItemFile.objects.filter(item=item, checked_at__isnull=False).exists()
     wait_for(lambda: ItemFile.objects.filter(item=item, checked_at__isnull=False).exists())
     assert ItemFile.objects.get(item=item).fixity_problem == ""
