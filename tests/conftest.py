@@ -39,3 +39,14 @@ def eager_tasks():
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = before
+
+
+def subprocess_database_url() -> str:
+    """DATABASE_URL of this run's test database, for subprocesses that must share it."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"

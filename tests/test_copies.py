@@ -14,11 +14,11 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
-from django.db import connection
 from rest_framework.test import APIClient
 
 from archive import copies, services, storage
 from archive.models import Item, ItemFile
+from tests.conftest import subprocess_database_url
 from tests.fake_archive import FakeArchive, forget, publish
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,13 +291,6 @@ def test_copyitem_reports_what_it_did(source):
     assert f"{record['ibi']}: unchanged" in out.getvalue()
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media,
                                                                               tmp_path):
@@ -305,7 +298,7 @@ def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(sou
                                            "c.bin": b"C" * 10})
     gate = source.gate("b.bin")
     # TMPDIR: the killed process leaves its half-fetched temporary file there, not in /tmp.
-    env = {**os.environ, "DATABASE_URL": _database_url(), "MEDIA_ROOT": str(media),
+    env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
            "TMPDIR": str(tmp_path)}
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "copyitem", record["ibi"], "--from", source.base_url],

@@ -10,11 +10,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from archive import ibi
 from archive.minting import MintingError, mint
 from archive.models import Item, MintingState
+from tests.conftest import subprocess_database_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,18 +139,11 @@ for _ in range(int(sys.argv[1])):
 """
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_eight_processes_mint_as_if_served_one_at_a_time(settings):
     """8 OS processes race for the lock; the result equals Algorithm 4 run sequentially."""
     MintingState.objects.all().delete()
-    env = {**os.environ, "DATABASE_URL": _database_url(), "IBI_GRANULARITY": "0.01",
+    env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "IBI_GRANULARITY": "0.01",
            "IBI_HOSTNAME": "mtc-m18.sid.inpe.br", "IBI_IP": "150.163.34.243"}
     procs = [subprocess.Popen([sys.executable, "-c", MINTER, "15"], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
