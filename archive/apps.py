@@ -17,6 +17,7 @@ class ArchiveConfig(AppConfig):
         )
 
         post_migrate.connect(_create_archive_service, sender=self)
+        post_migrate.connect(_install_answer_cache, sender=self)
 
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:
@@ -25,3 +26,12 @@ def _create_archive_service(sender, using="default", **kwargs) -> None:
 
     ensure_archive_service()
     ensure_librarians_group()
+
+
+def _install_answer_cache(sender, using="default", **kwargs) -> None:
+    """The change token that tells processes their cached answers are stale (answer_cache.py)."""
+    from django.db import connections
+
+    from .answer_cache import install
+
+    install(connections[using])

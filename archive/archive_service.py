@@ -64,8 +64,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from . import answer_cache, selectors
 from . import ibi as ibilib
-from . import selectors
 from .models import Access, Item
 from .pairs import Pair, quote_url
 
@@ -343,18 +343,38 @@ def _file_name(filepath: str | None) -> str | None:
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
            filepath: str | None, request: HttpRequest | None, filtered: bool,
            service: Item | None = None, path: str | None = None) -> list[Pair]:
+    """The answer, from the cache (answer_cache.py) when this process built it since the last
+    change to any item; only the urlkey is fresh then."""
+    key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
+           path, selectors.base_url(request))
+    current = answer_cache.token()
+    found = answer_cache.get(key, current)
+    if found is None:
+        found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
+                                request=request, filtered=filtered, service=service, path=path)
+        answer_cache.put(key, current, found)
+    pairs, keyed_item = found
+    if keyed_item is None:
+        return pairs
+    return sorted([*pairs, ("urlkey", issue_urlkey(keyed_item))])
+
+
+def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
+                    filepath: str | None, request: HttpRequest | None, filtered: bool,
+                    service: Item | None, path: str | None) -> tuple[list[Pair], int | None]:
+    """(The pairs without the urlkey, the item a urlkey is to be issued for or None)."""
     if service is None:
         service, item = selectors.service_and_item(ibi_text)
     else:
         item = selectors.item_with_next_edition(ibi_text)
     check_path(path, service)
     if service is None or item is None:  # no archive service, no Archive: nothing to say
-        return []
+        return [], None
     answer = dict(_archive_pairs(request, service))
     answer["ibi"] = forms(item)
     if item.is_deleted:
         answer.update(state=item.state, timestamp=timestamp(item))
-        return sorted(answer.items())
+        return sorted(answer.items()), None
     related = Related(item)
     if item.next_ibi:
         answer["ibi.nextedition"] = ibi_forms(item.next_ibi, item.next_ibip)
@@ -368,9 +388,8 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
     urls = _Urls(request, file_list, file_name, with_file)
     for relation, node in nodes:
         answer.update(_relation_pairs(relation, node, urls))
-    if not filtered or any(name.startswith("url") for name in answer):
-        answer["urlkey"] = issue_urlkey(item.pk)
-    return sorted(answer.items())
+    keyed = not filtered or any(name.startswith("url") for name in answer)
+    return sorted(answer.items()), item.pk if keyed else None
 
 
 def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,

@@ -14,8 +14,8 @@
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
 4. `acknowledge` sends Table 8.11 to the chosen Archive after the commit (a Celery task) or,
-   for an answer of our own, counts the access here, without HTTP (a task too: in process
-   without a broker, off the reader's request with one).
+   for an answer of our own, counts the access here, without HTTP, off the reader's request
+   (archive/access_counter.py).
 
 `+` without a language is decided here (§9.2, Example 9.3): among the ``url…translation(xx)``
 pairs the browser's Accept-Language (q-values, read by Django's parser) picks; no acceptable
@@ -45,10 +45,11 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from . import archive_service, selectors
+from . import access_counter, archive_service, selectors
 from . import ibi as ibilib
 from . import resolver_client as client
 from .models import Item, RegisteredArchive
@@ -420,6 +421,7 @@ class Outcome:
     silent: list[str] = field(default_factory=list)  # Archives that did not answer in time
     wanted: tuple[Step, ...] = ()
     hops: int = 0
+    asked_others: bool = False  # whether any other Archive was asked (else: our records only)
 
     @property
     def url(self) -> str:
@@ -448,13 +450,13 @@ def _translation_missing(answer: Answer | None, wanted: Sequence[Step]) -> bool:
 
 
 def _outcome(choice: Choice, ibi_text: str, wanted: tuple[Step, ...], hops: int,
-             silent: list[str]) -> Outcome:
+             silent: list[str], asked_others: bool) -> Outcome:
     kind = {"found": "found", "deleted": "deleted", "conflict": "conflict",
             "copies_only": "copies_only"}.get(choice.kind, "not_found")
     if kind == "not_found" and _translation_missing(choice.answer, wanted):
         kind = "translation_missing"
     return Outcome(kind, ibi_text, choice.answer, choice.hit, choice.suspects, silent, wanted,
-                   hops)
+                   hops, asked_others)
 
 
 def _stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs):
@@ -515,7 +517,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                 silent += [name for name in quiet if name not in silent]
             choice = choose(answers, wanted, prefs, original=original)
         if choice.kind != "hop":
-            return _outcome(choice, ibi_text, wanted, hops, silent)
+            return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -523,9 +525,11 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         question = (ibilib.parse(next_ibi), next_wanted, filepath)
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
-            return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent)
+            return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
+                            archives is not None)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
-    return Outcome("not_found", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS)
+    return Outcome("not_found", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
+                   asked_others=archives is not None)
 
 
 # -- Acknowledgment (Table 8.11) --------------------------------------------------------------
@@ -553,19 +557,34 @@ def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
 
 
 def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str, relation: str) -> None:
-    """After the commit: count a local access here, or send Table 8.11 to the chosen Archive
-    in the background (archive/tasks.py)."""
+    """After the commit: count a local access here (`count_local_access`), or send Table 8.11
+    to the chosen Archive in the background (archive/tasks.py)."""
+    if outcome.answer is not None and outcome.answer.source.local:
+        item_id = counted_item(outcome)
+        if item_id is not None:
+            count_local_access(item_id, ips, relation)
+        return
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
         return
-    from .tasks import count_access, send_acknowledgment
+    from .tasks import send_acknowledgment
 
-    source = outcome.answer.source
-    if source.local:
-        args = (pairs["urlkey"], list(ips), relation)
-        transaction.on_commit(lambda: _enqueue(count_access, args))
-    else:
-        transaction.on_commit(lambda: _enqueue(send_acknowledgment, (source.archive, pairs)))
+    archive = outcome.answer.source.archive
+    transaction.on_commit(lambda: _enqueue(send_acknowledgment, (archive, pairs)))
+
+
+def counted_item(outcome: Outcome) -> int | None:
+    """The item whose access our own answer asks to count (its urlkey's), or None when the
+    answer gives nothing an acknowledgment could carry."""
+    pairs = acknowledgment_pairs(outcome, [], "")
+    return archive_service.read_urlkey(pairs["urlkey"]) if pairs else None
+
+
+def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
+    """The acknowledgment our resolver owes our own archive service, without HTTP: the access
+    is counted after the commit, off the reader's request (archive/access_counter.py)."""
+    at = timezone.now()
+    transaction.on_commit(lambda: access_counter.count(item_id, ips, relation, at))
 
 
 def _enqueue(task, args: tuple) -> None:

@@ -7,6 +7,7 @@ URL. HEAD is answered like GET but sends no acknowledgment: a link checker is no
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
@@ -15,15 +16,17 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.encoding import escape_uri_path
+from django.utils.http import http_date
 
+from . import answer_cache, persistent_url, resolver, resolver_service, root_views, selectors
 from . import ibi as ibilib
-from . import persistent_url, resolver, resolver_service, root_views, selectors
 from .citation import Citation, apa, bibtex
 from .models import Item
 from .pairs import unquote_word
 from .root_views import render_pairs
 
 METHODS = ("GET", "HEAD")
+NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private"  # as Django writes it
 
 
 def resolver_service_view(request: HttpRequest) -> HttpResponse:
@@ -62,17 +65,26 @@ def _resolver_hint(request: HttpRequest) -> str | None:
 
 
 def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
-    """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page."""
+    """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
+
+    A URL found here without asking any other Archive is kept in the answer cache
+    (answer_cache.py) until an item changes; a GET still counts its access every time."""
     if request.method not in METHODS:
         response = HttpResponse(status=405)
         response["Allow"] = ", ".join(METHODS)
         return response
     query = request.META.get("QUERY_STRING", "")
+    accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
+    key = ("resolve", request.path_info, query, _base(request), accept_language)
+    current = answer_cache.token()
+    redirect = answer_cache.get(key, current)
+    if redirect is not None:
+        return redirect.respond(request)
+    ips = resolver.client_ips(request)
     try:
         url = persistent_url.parse(escape_uri_path(request.path_info), query)
-        ips = resolver.client_ips(request)
         outcome = resolver.resolve(url, ips=ips, request=request,
-                                   accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+                                   accept_language=accept_language)
     except persistent_url.NoIbiError:
         return _head(request, _alert(request, "archive/resolver_not_found.html",
                                      {"path": unquote_word(request.path_info)}, 404))
@@ -84,12 +96,44 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         # Our own archive service: its URL is this very path. A web service, not a page:
         # let it say what it wants (servicesubject) instead of redirecting to itself forever.
         return root_views.archive_service(request, path)
+    vary_language = any(k == "translation" and not arg
+                        for k, arg in resolver.steps(url.relation()) or ())
+    if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
+        redirect = _LocalRedirect(outcome.url, ", ".join(_links(request, outcome)),
+                                  vary_language, resolver.counted_item(outcome), url.relation())
+        answer_cache.put(key, current, redirect)
+        return redirect.respond(request)
     response = _answer(request, url, outcome)
-    if any(k == "translation" and not arg for k, arg in resolver.steps(url.relation()) or ()):
+    if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":
         resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation())
     return _head(request, response)
+
+
+@dataclass(frozen=True)
+class _LocalRedirect:
+    """A URL found here: what the redirect says, and whose access a GET counts (None: the
+    answer had nothing to count, see resolver.acknowledgment_pairs)."""
+
+    url: str
+    link: str
+    vary_language: bool
+    counted_item: int | None
+    relation: str
+
+    def respond(self, request: HttpRequest) -> HttpResponse:
+        response = HttpResponseRedirect(self.url)
+        if self.link:
+            response["Link"] = self.link
+        response["Expires"] = http_date()  # add_never_cache_headers, without re-parsing
+        response["Cache-Control"] = NEVER_CACHE
+        if self.vary_language:
+            response["Vary"] = "Accept-Language"
+        if request.method == "GET" and self.counted_item is not None:
+            resolver.count_local_access(self.counted_item, resolver.client_ips(request),
+                                        self.relation)
+        return _head(request, response)
 
 
 def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
@@ -99,7 +143,7 @@ def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
 
 
 def _base(request: HttpRequest) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
+    return f"{request.scheme}://{request.get_host()}"
 
 
 def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,

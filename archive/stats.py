@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
+from . import access_counter
 from .models import Access, Item
 
 _COUNTS = {
@@ -38,8 +39,10 @@ def item_statistics(item: Item) -> dict:
     """{"item": counts, "editions": family counts + per edition, "translations": same}.
 
     counts = {"downloads": n, "acknowledgments": n, "total": n}. Editions are listed in
-    chain order ("edition": 1, 2, …), translations by language.
+    chain order ("edition": 1, 2, …), translations by language. Accesses this process counted
+    in the background are written first.
     """
+    access_counter.flush()
     editions = _rows(Item.objects.filter(edition_family=item.edition_family or item.ibi),
                      "edition_number")
     root = item.translation_of_id or item.pk

@@ -1,6 +1,7 @@
 """Celery tasks: thin, idempotent, plain values in (ids and strings), enqueued after commit.
 
-Resolution: the acknowledgment to the chosen Archive, or the count of our own access.
+Resolution: the acknowledgment to the chosen Archive (our own accesses are counted in the
+request, archive_service.count_access).
 Copies and fixity: scheduled by CELERY_BEAT_SCHEDULE (settings) — `refresh_copies` hourly,
 `check_fixity` daily. A second delivery of any of them harms nothing: a copy that is current
 writes nothing, and a fixity check only stamps rows again.
@@ -52,15 +53,6 @@ def send_acknowledgment(self, archive_id: int, pairs: dict[str, str]) -> str:
         raise AcknowledgmentNotDelivered(message)
     return "delivered"
 
-
-@shared_task
-def count_access(urlkey: str, client_ips: list[str], relation: str) -> bool:
-    """The acknowledgment of a URL this Archive gave its own resolver: counted directly, no
-    HTTP (the same code as an acknowledgment from another resolver). Idempotent: one access
-    per urlkey."""
-    from .archive_service import record_acknowledgment
-
-    return record_acknowledgment(urlkey=urlkey, client_ips=client_ips, relation=relation)
 
 @shared_task(bind=True, max_retries=5)
 def copy_item(self, ibi: str, source: str) -> str:

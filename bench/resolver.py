@@ -2,20 +2,18 @@
 which one never answers.
 
     .venv/bin/python bench/resolver.py [--seconds 5] [--repeats 3] [--timeout 1.0] [--rounds 5]
-                                       [--alone]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<an empty database> .venv/bin/python …
 
 1. Held here. gunicorn (one sync worker, DEBUG off, no broker) serves, on one item deposited
    here: a bench-only view returning a fixed 302 without touching the database (the issue's
    baseline), a bench-only view doing one ORM query then a 302 (the floor of anything that
    looks an IBI up), ``HEAD /<ibi>`` (parsed, answered by the archive service in process, Link
-   header; no access counted) and ``GET /<ibi>`` (the same, and the access counted: an
-   INSERT). wrk (Debian package ``wrk``; else a Python httpx loop) drives one connection at a
-   time for `seconds` per case, round robin, `repeats` times. Unless --alone, the script
-   keeps one more database connection open while measuring, as a second worker or a Celery
-   worker would: with connections that last one request (CONN_MAX_AGE=0) and none other
-   open, SQLite checkpoints its WAL file (with fsync) each time the request's connection
-   closes. Target (issue 5): GET at most 1.3 × the bare redirect.
+   header; no access counted) and ``GET /<ibi>`` (the same, and the access counted by the
+   process's writer thread, archive/access_counter.py). The first request builds the answer;
+   the others find it in the answer cache (archive/answer_cache.py: one query for the change
+   token). wrk (Debian package ``wrk``; else a Python httpx loop) drives one connection at a
+   time for `seconds` per case, round robin, `repeats` times. Target (issue 5): GET at most
+   1.3 × the bare redirect.
 2. Ten Archives. The same server with ten Archives included: nine stand-ins on loopback
    (threads of this script answering like an archive service) and one socket that accepts
    connections and never answers. IBI_RESOLVER_TIMEOUT is `timeout`. Each case is timed
@@ -152,12 +150,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--alone", action="store_true",
-                        help="no other database connection open while measuring")
-    parser.add_argument("--broker", default=None,
-                        help="CELERY_BROKER_URL for the server (e.g. redis://127.0.0.1:6379/14):"
-                             " accesses are then counted by tasks left in the queue, purged at "
-                             "the end")
+
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
@@ -192,8 +185,6 @@ def main() -> None:
         server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
                       "DJANGO_SETTINGS_MODULE": "bench_settings",
                       "ARCHIVE_ADDRESS": f"127.0.0.1:{port}"}
-        if args.broker:
-            server_env["CELERY_BROKER_URL"] = args.broker
         server = subprocess.Popen(
             [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
              f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
@@ -221,17 +212,11 @@ def main() -> None:
                      "/<ibi> HEAD (no access counted)": (held, str(head)),
                      "/<ibi> GET (access counted)": (held, None)}
             found = {name: [] for name in cases}
-            # Another open connection, as a second worker or a Celery worker would hold: else
-            # SQLite checkpoints its WAL file when the one request's connection closes.
-            if not args.alone:
-                Access.objects.count()
             for _ in range(args.repeats):
                 for name, (url, script) in cases.items():
                     found[name].append(requests_per_second(url, args.seconds, script))
             counted = Access.objects.filter(item=item).count()
             print(f"1. Held here, gunicorn 1 sync worker, {connections['default'].vendor}"
-                  f"{' (no other connection)' if args.alone else ''}"
-                  f"{', accesses counted through the broker' if args.broker else ''}"
                   ", one client connection, "
                   f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
                   f"{args.seconds} s each, median req/s (runs) and cost against the bare "
@@ -272,9 +257,6 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
-            if args.broker:
-                subprocess.run([str(ROOT / ".venv/bin/celery"), "-A", "ibirepo", "purge", "-f"],
-                               cwd=ROOT, env=server_env, capture_output=True, check=False)
 
 
 if __name__ == "__main__":

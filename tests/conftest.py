@@ -29,6 +29,16 @@ def media(request, tmp_path):
     return root
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """The test database, and before it is dropped: the accesses counted in the background
+    written, the writer's connection closed (PostgreSQL refuses to drop a database in use)."""
+    yield
+    from archive import access_counter
+
+    access_counter.flush(close=True)
+
+
 @pytest.fixture
 def eager_tasks():
     """Celery tasks in process even when the suite runs with a broker (CI's second pass):

@@ -1,0 +1,135 @@
+"""Accesses counted off the reader's request: one writer thread per process.
+
+Every GET of a persistent URL held here counts one access (resolver.count_local_access), the
+acknowledgment §8.2 sends "in the background". Written in the request, its INSERT and commit
+would be the largest part of a redirect's cost (bench/resolver.py). So the request hands the
+row to this process's writer thread, which inserts whatever has queued since its last batch in
+one transaction; on PostgreSQL that commit does not wait for the disk either.
+
+* `flush()` waits until every row handed over so far is in the database: the statistics read
+  after it, and a graceful exit (atexit) runs it.
+* Inside a transaction (a caller's atomic block, or the one wrapping a test) the row is written
+  in that transaction instead, so that it commits or rolls back with it.
+* What can be lost: rows still queued when the process is killed without warning (SIGKILL,
+  power loss): the last milliseconds of counts. A database error is logged with the rows it
+  cost; an item removed meanwhile just has nothing left to count.
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import queue
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from .models import Access
+
+logger = logging.getLogger(__name__)
+
+IDLE_SECONDS = 30  # the writer closes its database connection after this long without work
+
+_SQL = (f"INSERT INTO {Access._meta.db_table} (item_id, kind, relation, urlkey, client_ips, at)"
+        " VALUES (%s, %s, %s, NULL, %s, %s)")
+Row = tuple[int, str, str, str, datetime]
+
+_lock = threading.Lock()
+_queue: queue.SimpleQueue = queue.SimpleQueue()
+_thread: threading.Thread | None = None
+_pid: int | None = None
+
+
+def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) -> None:
+    """Count one acknowledged access to item_id (see the module docstring for when)."""
+    row = (item_id, Access.Kind.ACKNOWLEDGMENT.value, relation, " ".join(client_ips), at)
+    if connection.in_atomic_block:
+        try:
+            _insert([row])
+        except IntegrityError:
+            logger.info("access to item %s not counted: the item is gone", item_id)
+        return
+    _writer_queue().put(row)
+
+
+@dataclass
+class _Mark:
+    """Set once the rows queued before it are written; close: then give the connection back."""
+
+    done: threading.Event
+    close: bool = False
+
+
+def flush(timeout: float = 10.0, *, close: bool = False) -> bool:
+    """Wait until the rows handed over so far are written (close: and the writer's database
+    connection is closed, e.g. before dropping a database); False if that took too long."""
+    if _thread is None or _pid != os.getpid() or not _thread.is_alive():
+        return True
+    mark = _Mark(threading.Event(), close)
+    _queue.put(mark)
+    return mark.done.wait(timeout)
+
+
+def _writer_queue() -> queue.SimpleQueue:
+    global _thread, _pid, _queue
+    with _lock:
+        if _thread is None or _pid != os.getpid() or not _thread.is_alive():
+            # First use, or in a forked child (a worker): a queue and a thread of its own.
+            _queue, _pid = queue.SimpleQueue(), os.getpid()
+            _thread = threading.Thread(target=_run, args=(_queue,), name="access-counter",
+                                       daemon=True)
+            _thread.start()
+    return _queue
+
+
+def _run(work: queue.SimpleQueue) -> None:
+    while True:
+        try:
+            batch = [work.get(timeout=IDLE_SECONDS)]
+        except queue.Empty:
+            connection.close()  # idle: give the connection back
+            continue
+        while True:
+            try:
+                batch.append(work.get_nowait())
+            except queue.Empty:
+                break
+        rows = [entry for entry in batch if isinstance(entry, tuple)]
+        if rows:
+            _write(rows)
+        marks = [entry for entry in batch if isinstance(entry, _Mark)]
+        if any(mark.close for mark in marks):
+            connection.close()
+        for mark in marks:
+            mark.done.set()
+
+
+def _write(rows: list[Row]) -> None:
+    try:
+        _insert(rows)
+    except IntegrityError:  # an item removed meanwhile: count the others one by one
+        for row in rows:
+            try:
+                _insert([row])
+            except IntegrityError:
+                logger.info("access to item %s not counted: the item is gone", row[0])
+    except DatabaseError:
+        logger.exception("%d accesses not counted", len(rows))
+        connection.close()  # the next batch starts on a fresh connection
+
+
+def _insert(rows: list[Row]) -> None:
+    params = [(*row[:4], connection.ops.adapt_datetimefield_value(row[4])) for row in rows]
+    own = not connection.in_atomic_block  # else the caller's transaction decides its commit
+    with transaction.atomic(), connection.cursor() as cursor:
+        if own and connection.vendor == "postgresql":
+            # Counts, not deposits: a crash of the database server may lose the last fraction
+            # of a second of them, and no commit waits for an fsync.
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        cursor.executemany(_SQL, params)
+
+
+atexit.register(flush, 5.0)

@@ -1,0 +1,136 @@
+"""Answers about items held here, kept in each process until any item or file changes.
+
+The archive service and the resolver answer most requests about the same few items again and
+again, and their answers depend only on the rows of ``archive_item`` and ``archive_itemfile``
+(besides the request's host and the settings). So each process keeps the answers it built, and
+the database tells when they are stale: database triggers give the one-row table
+``archive_changes`` a new random token whenever a row of those tables is inserted, updated or
+deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. A
+request reads the token (one tiny query) and uses an answer only when it was built under the
+same token; an answer is built only after its token was read, so it is never older than it.
+
+Rules that keep this exact:
+
+* Inside a transaction nothing is read from or written to the cache: that transaction may see
+  (or make) changes that are not committed yet, or never will be.
+* The token is random, not a counter, so a rolled-back change never brings back an old token.
+* On PostgreSQL the token changes at commit (a deferred trigger, once per transaction), so
+  concurrent writers wait for each other only for that instant.
+* A settings change (tests' ``override_settings``) empties the cache.
+
+The table and triggers are (re)installed after every ``migrate`` (`install`, connected in
+apps.py): a later migration that rebuilds ``archive_item`` on SQLite drops its triggers, and
+the next ``post_migrate`` puts them back.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from django.core.signals import setting_changed
+from django.db import DatabaseError
+from django.db import connection as default_connection
+from django.dispatch import receiver
+
+TABLE = "archive_changes"
+WATCHED = ("archive_item", "archive_itemfile")
+MAX_ENTRIES = 10_000
+
+_entries: dict[Hashable, Any] = {}
+_token: str | None = None
+
+
+def token() -> str | None:
+    """The current token, or None when the cache must not be used (inside a transaction, or
+    the table is missing: a database not migrated by this version)."""
+    if default_connection.in_atomic_block:
+        return None
+    with default_connection.cursor() as cursor:
+        try:
+            cursor.execute(f"SELECT token FROM {TABLE} WHERE id = 1")
+        except DatabaseError:  # no such table: a database this version did not migrate
+            return None
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def get(key: Hashable, current: str | None) -> Any | None:
+    """The answer stored under key for this token, or None."""
+    global _token
+    if current is None:
+        return None
+    if current != _token:
+        _entries.clear()
+        _token = current
+        return None
+    return _entries.get(key)
+
+
+def put(key: Hashable, current: str | None, value: Any) -> None:
+    """Keep value for key, if it was built under the token that is still ours."""
+    if current is None or current != _token:
+        return
+    if len(_entries) >= MAX_ENTRIES:
+        _entries.clear()
+    _entries[key] = value
+
+
+@receiver(setting_changed)
+def clear(**kwargs) -> None:
+    global _token
+    _entries.clear()
+    _token = None
+
+
+# -- The token's table and triggers -------------------------------------------------------------
+
+def _sqlite_sql() -> list[str]:
+    statements = [
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (id INTEGER PRIMARY KEY, token TEXT NOT NULL)",
+        f"INSERT OR IGNORE INTO {TABLE} (id, token) VALUES (1, lower(hex(randomblob(16))))",
+    ]
+    for table in WATCHED:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            statements.append(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()}_changes AFTER {event} "
+                f"ON {table} BEGIN UPDATE {TABLE} SET token = lower(hex(randomblob(16))) "
+                "WHERE id = 1; END")
+    return statements
+
+
+def _postgresql_sql() -> list[str]:
+    statements = [
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (id integer PRIMARY KEY, token text NOT NULL)",
+        f"INSERT INTO {TABLE} (id, token) VALUES (1, md5(random()::text)) "
+        "ON CONFLICT (id) DO NOTHING",
+        # Once per transaction, at commit: the row lock lasts an instant.
+        f"""CREATE OR REPLACE FUNCTION {TABLE}_renew() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'TRUNCATE'
+     OR current_setting('{TABLE}.renewed', true) IS DISTINCT FROM txid_current()::text THEN
+    UPDATE {TABLE} SET token = md5(random()::text || clock_timestamp()::text) WHERE id = 1;
+    PERFORM set_config('{TABLE}.renewed', txid_current()::text, true);
+  END IF;
+  RETURN NULL;
+END $$""",
+    ]
+    for table in WATCHED:
+        statements += [
+            f"DROP TRIGGER IF EXISTS {table}_changes ON {table}",
+            f"CREATE CONSTRAINT TRIGGER {table}_changes AFTER INSERT OR UPDATE OR DELETE "
+            f"ON {table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+            f"EXECUTE FUNCTION {TABLE}_renew()",
+            f"CREATE OR REPLACE TRIGGER {table}_truncate_changes AFTER TRUNCATE ON {table} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {TABLE}_renew()",
+        ]
+    return statements
+
+
+def install(connection=default_connection) -> None:
+    """Create the token's table and the triggers that renew it (idempotent)."""
+    sql = {"sqlite": _sqlite_sql, "postgresql": _postgresql_sql}.get(connection.vendor)
+    if sql is None:  # another database: no triggers, so no cache (token() gives None)
+        return
+    with connection.cursor() as cursor:
+        for statement in sql():
+            cursor.execute(statement)

@@ -1,0 +1,59 @@
+"""Accesses counted off the reader's request (archive/access_counter.py)."""
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from archive import access_counter, services
+from archive.models import Access
+from archive.services import Upload
+
+
+@pytest.fixture(autouse=True)
+def granularity(settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")
+
+
+def deposit():
+    return services.item_deposit(
+        title="Counted", uploads=[Upload(name="a.pdf", file=io.BytesIO(b"%PDF"),
+                                         content_type="application/pdf")])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_counts_what_the_requests_hand_over(client):
+    item = deposit()
+    for n in range(20):
+        assert client.get(f"/{item.ibi}", REMOTE_ADDR=f"10.0.0.{n}").status_code == 302
+    assert access_counter.flush()
+    rows = Access.objects.filter(item=item)
+    assert rows.count() == 20
+    assert sorted(rows.values_list("client_ips", flat=True)) == sorted(
+        f"10.0.0.{n}" for n in range(20))
+    assert set(rows.values_list("kind", "relation", "urlkey")) == {("acknowledgment", "", None)}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_access_to_an_item_gone_meanwhile_costs_the_others_nothing():
+    item = deposit()
+    now = timezone.now()
+    access_counter.count(item.pk + 1000, ["10.0.0.1"], "", now)  # no such item
+    access_counter.count(item.pk, ["10.0.0.2"], ".metadata", now)
+    assert access_counter.flush()
+    assert list(Access.objects.values_list("item_id", "relation", "client_ips")) == [
+        (item.pk, ".metadata", "10.0.0.2")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_inside_a_transaction_the_count_commits_or_rolls_back_with_it():
+    item = deposit()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())
+        assert Access.objects.count() == 1  # written at once, in this transaction
+        raise RuntimeError("roll back")
+    assert access_counter.flush()
+    assert Access.objects.count() == 0

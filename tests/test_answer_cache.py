@@ -1,0 +1,158 @@
+"""The answer cache (archive/answer_cache.py): answers about items held here are reused until
+any item or file changes, however it changes, and never while a transaction is open.
+
+These tests commit (transactional_db): the cache is off inside the transaction that wraps
+ordinary tests, as it is inside any transaction.
+"""
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+from urllib.parse import quote, urlencode
+
+import pytest
+from django.db import connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from archive import access_counter, answer_cache, services
+from archive.models import Access, Item, ItemFile
+from archive.pairs import loads, to_dict
+from archive.services import Upload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def service(settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")
+    settings.ARCHIVE_ADDRESS = "testserver"
+    return services.ensure_archive_service()
+
+
+def deposit(name: str = "paper.pdf") -> Item:
+    return services.item_deposit(
+        title="Cached", language="en",
+        uploads=[Upload(name=name, file=io.BytesIO(b"%PDF-1.4"), content_type="application/pdf")])
+
+
+def url_request(client, service, ibi: str, **more) -> dict:
+    pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "10.0.0.1",
+             "parsedibiurl.ibi": ibi, **{f"parsedibiurl.{k}": v for k, v in more.items()}}
+    response = client.get(f"/{service.ibi}",
+                          QUERY_STRING=urlencode(pairs, quote_via=quote, safe="/()"))
+    assert response.status_code == 200
+    return to_dict(loads(response.content.decode()))
+
+
+def queries(call) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return len(captured)
+
+
+def test_a_repeated_url_request_reads_only_the_change_token(client, service):
+    item = deposit()
+    first = url_request(client, service, item.ibi)
+    assert queries(lambda: url_request(client, service, item.ibi)) == 1
+    again = url_request(client, service, item.ibi)
+    assert {k: v for k, v in again.items() if k != "urlkey"} == \
+        {k: v for k, v in first.items() if k != "urlkey"}
+    assert again["urlkey"] != first["urlkey"]  # a fresh key per answer, cached or not
+
+
+def test_every_kind_of_write_to_items_or_files_renews_the_token(service):
+    item = deposit()
+    seen = [answer_cache.token()]
+
+    def renewed() -> bool:
+        seen.append(answer_cache.token())
+        return seen[-1] != seen[-2]
+
+    item.title = "Saved"
+    item.save()
+    assert renewed()
+    Item.objects.filter(pk=item.pk).update(title="Updated in bulk")
+    assert renewed()
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE archive_item SET title = %s WHERE id = %s", ["Raw", item.pk])
+    assert renewed()
+    ItemFile.objects.filter(item=item).delete()
+    assert renewed()
+    Access.objects.create(item=item, kind=Access.Kind.DOWNLOAD, at=timezone.now())
+    assert not renewed()  # counting an access changes no answer
+
+
+def test_a_change_made_behind_the_orms_back_is_seen_at_once(client, service):
+    item = deposit()
+    assert url_request(client, service, item.ibi)["state"] == "Original"
+    Item.objects.filter(pk=item.pk).update(state=Item.State.DELETED, deleted_at=timezone.now())
+    assert url_request(client, service, item.ibi)["state"] == "Deleted"
+
+
+def test_a_change_committed_by_another_connection_is_seen_at_once(client, service):
+    item = deposit()
+    assert "url" in url_request(client, service, item.ibi, filepath="/paper.pdf")
+    other = connections.create_connection("default")  # as another process would
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("DELETE FROM archive_itemfile WHERE item_id = %s", [item.pk])
+    finally:
+        other.close()
+    assert "url" not in url_request(client, service, item.ibi, filepath="/paper.pdf")
+
+
+def test_a_persistent_url_is_cached_yet_counts_every_access(client):
+    item = deposit()
+    assert client.get(f"/{item.ibi}")["Location"].endswith("/doc/paper.pdf")
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(f"/{item.ibi}", REMOTE_ADDR="10.0.0.7")
+    assert response.status_code == 302
+    assert response["Location"].endswith("/doc/paper.pdf")
+    assert 'rel="describedby"' in response["Link"]
+    reads = [q["sql"] for q in captured if q["sql"].startswith("SELECT")]
+    assert len(reads) == 1 and "archive_changes" in reads[0], reads  # the token only
+    assert access_counter.flush()  # counted off the request, by this process's writer
+    assert Access.objects.filter(item=item, kind="acknowledgment").count() == 2
+    assert Access.objects.latest("id").client_ips == "10.0.0.7"
+    client.head(f"/{item.ibi}")
+    assert access_counter.flush()
+    assert Access.objects.count() == 2  # a link checker is not a reader
+
+
+def test_a_removed_item_is_a_tombstone_right_after_its_cached_redirect(client):
+    item = deposit()
+    assert client.get(f"/{item.ibi}").status_code == 302
+    services.item_delete(item=item)
+    assert client.get(f"/{item.ibi}").status_code == 410
+
+
+def test_nothing_is_cached_inside_a_transaction(client, service):
+    item = deposit()
+    assert url_request(client, service, item.ibi)["state"] == "Original"
+    with pytest.raises(RuntimeError), transaction.atomic():
+        Item.objects.filter(pk=item.pk).update(state=Item.State.DELETED,
+                                               deleted_at=timezone.now())
+        assert answer_cache.token() is None
+        assert url_request(client, service, item.ibi)["state"] == "Deleted"
+        raise RuntimeError("roll back")
+    assert url_request(client, service, item.ibi)["state"] == "Original"
+
+
+def test_a_settings_change_empties_the_cache(client, service, settings):
+    item = deposit()
+    assert url_request(client, service, item.ibi)["ibi.platformsoftware"] == []
+    settings.IBI_PLATFORM_SOFTWARE = "dpi.inpe.br/banon/1998/08.02.08.56"
+    assert url_request(client, service, item.ibi)["ibi.platformsoftware"] == [
+        "rep", "dpi.inpe.br/banon/1998/08.02.08.56"]
+
+
+def test_the_triggers_come_back_after_every_migrate(service):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER IF EXISTS archive_item_update_changes" if
+                       connection.vendor == "sqlite" else
+                       "DROP TRIGGER IF EXISTS archive_item_changes ON archive_item")
+    answer_cache.install(connection)  # what post_migrate runs
+    before = answer_cache.token()
+    Item.objects.filter(pk=service.pk).update(title=service.title)
+    assert answer_cache.token() != before
