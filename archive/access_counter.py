@@ -6,12 +6,13 @@ would be the largest part of a redirect's cost (bench/resolver.py). So the reque
 row to this process's writer thread, which inserts whatever has queued since its last batch in
 one transaction; on PostgreSQL that commit does not wait for the disk either.
 
-* `flush()` waits until every row handed over so far is in the database: the statistics read
-  after it, and a graceful exit (atexit) runs it.
+* Rows are written in batches, one commit for whatever arrived within BATCH_SECONDS of the
+  first. `flush()` waits until every row handed over so far is in the database: the
+  statistics read after it, and a graceful exit (atexit) runs it.
 * Inside a transaction (a caller's atomic block, or the one wrapping a test) the row is written
   in that transaction instead, so that it commits or rolls back with it.
 * What can be lost: rows still queued when the process is killed without warning (SIGKILL,
-  power loss): the last milliseconds of counts. A database error is logged with the rows it
+  power loss): at most the last BATCH_SECONDS of counts. A database error is logged with the rows it
   cost; an item removed meanwhile just has nothing left to count.
 """
 from __future__ import annotations
@@ -32,20 +33,23 @@ from .models import Access
 logger = logging.getLogger(__name__)
 
 IDLE_SECONDS = 30  # the writer closes its database connection after this long without work
+BATCH_SECONDS = 0.1  # how long a row waits for others to share its commit (unless flushed)
 
 _SQL = (f"INSERT INTO {Access._meta.db_table} (item_id, kind, relation, urlkey, client_ips, at)"
         " VALUES (%s, %s, %s, NULL, %s, %s)")
-Row = tuple[int, str, str, str, datetime]
+Row = tuple[int, str, str, str, object]  # the time as the database takes it
 
 _lock = threading.Lock()
 _queue: queue.SimpleQueue = queue.SimpleQueue()
 _thread: threading.Thread | None = None
 _pid: int | None = None
+_flushing = threading.Event()
 
 
 def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) -> None:
     """Count one acknowledged access to item_id (see the module docstring for when)."""
-    row = (item_id, Access.Kind.ACKNOWLEDGMENT.value, relation, " ".join(client_ips), at)
+    row = (item_id, Access.Kind.ACKNOWLEDGMENT.value, relation, " ".join(client_ips),
+           connection.ops.adapt_datetimefield_value(at))
     if connection.in_atomic_block:
         try:
             _insert([row])
@@ -70,6 +74,7 @@ def flush(timeout: float = 10.0, *, close: bool = False) -> bool:
         return True
     mark = _Mark(threading.Event(), close)
     _queue.put(mark)
+    _flushing.set()
     return mark.done.wait(timeout)
 
 
@@ -92,6 +97,11 @@ def _run(work: queue.SimpleQueue) -> None:
         except queue.Empty:
             connection.close()  # idle: give the connection back
             continue
+        if not isinstance(batch[0], _Mark):
+            # One commit for every row of the next moment: a commit per row would cost the
+            # serving process more than writing in the request did.
+            _flushing.wait(BATCH_SECONDS)
+        _flushing.clear()
         while True:
             try:
                 batch.append(work.get_nowait())
@@ -122,14 +132,13 @@ def _write(rows: list[Row]) -> None:
 
 
 def _insert(rows: list[Row]) -> None:
-    params = [(*row[:4], connection.ops.adapt_datetimefield_value(row[4])) for row in rows]
     own = not connection.in_atomic_block  # else the caller's transaction decides its commit
     with transaction.atomic(), connection.cursor() as cursor:
         if own and connection.vendor == "postgresql":
             # Counts, not deposits: a crash of the database server may lose the last fraction
             # of a second of them, and no commit waits for an fsync.
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        cursor.executemany(_SQL, params)
+        cursor.executemany(_SQL, rows)
 
 
 atexit.register(flush, 5.0)
