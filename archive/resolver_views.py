@@ -16,17 +16,15 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.encoding import escape_uri_path
-from django.utils.http import http_date
 
 from . import answer_cache, persistent_url, resolver, resolver_service, root_views, selectors
 from . import ibi as ibilib
 from .citation import Citation, apa, bibtex
 from .models import Item
 from .pairs import unquote_word
-from .root_views import render_pairs
+from .root_views import never_cache, render_pairs
 
 METHODS = ("GET", "HEAD")
-NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private"  # as Django writes it
 
 
 def resolver_service_view(request: HttpRequest) -> HttpResponse:
@@ -126,8 +124,7 @@ class _LocalRedirect:
         response = HttpResponseRedirect(self.url)
         if self.link:
             response["Link"] = self.link
-        response["Expires"] = http_date()  # add_never_cache_headers, without re-parsing
-        response["Cache-Control"] = NEVER_CACHE
+        never_cache(response)
         if self.vary_language:
             response["Vary"] = "Accept-Language"
         if request.method == "GET" and self.counted_item is not None:
