@@ -104,9 +104,7 @@ def in_process(ibi: str, rounds: int) -> dict[str, tuple[int, float]]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from archive import archive_service
-
-    from archive import answer_cache
+    from archive import answer_cache, archive_service
 
     def uncached(call):
         # The cost of building an answer (the first request after any change): with the
