@@ -26,7 +26,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    DatabaseError,
+    IntegrityError,
+    connection,
+    connections,
+    transaction,
+)
 
 from .models import Access
 
@@ -35,9 +42,11 @@ logger = logging.getLogger(__name__)
 IDLE_SECONDS = 30  # the writer closes its database connection after this long without work
 BATCH_SECONDS = 0.1  # how long a row waits for others to share its commit (unless flushed)
 
-_SQL = (f"INSERT INTO {Access._meta.db_table} (item_id, kind, relation, urlkey, client_ips, at)"
-        " VALUES (%s, %s, %s, NULL, %s, %s)")
-Row = tuple[int, str, str, str, object]  # the time as the database takes it
+_INSERT = (f"INSERT INTO {Access._meta.db_table} (item_id, kind, relation, urlkey, client_ips, at)"
+           " VALUES ")
+_ROW = "(%s, %s, %s, NULL, %s, %s)"
+ROWS_PER_STATEMENT = 500  # 2 500 parameters: within every SQLite's and PostgreSQL's limits
+Row = tuple[int, str, str, datetime]  # item, relation, client IPs, time
 
 _lock = threading.Lock()
 _queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -48,9 +57,8 @@ _flushing = threading.Event()
 
 def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) -> None:
     """Count one acknowledged access to item_id (see the module docstring for when)."""
-    row = (item_id, Access.Kind.ACKNOWLEDGMENT.value, relation, " ".join(client_ips),
-           connection.ops.adapt_datetimefield_value(at))
-    if connection.in_atomic_block:
+    row = (item_id, relation, " ".join(client_ips), at)
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block:
         try:
             _insert([row])
         except IntegrityError:
@@ -80,6 +88,9 @@ def flush(timeout: float = 10.0, *, close: bool = False) -> bool:
 
 def _writer_queue() -> queue.SimpleQueue:
     global _thread, _pid, _queue
+    thread = _thread
+    if thread is not None and _pid == os.getpid() and thread.is_alive():
+        return _queue
     with _lock:
         if _thread is None or _pid != os.getpid() or not _thread.is_alive():
             # First use, or in a forked child (a worker): a queue and a thread of its own.
@@ -133,12 +144,20 @@ def _write(rows: list[Row]) -> None:
 
 def _insert(rows: list[Row]) -> None:
     own = not connection.in_atomic_block  # else the caller's transaction decides its commit
+    kind = Access.Kind.ACKNOWLEDGMENT.value
+    at = connection.ops.adapt_datetimefield_value
     with transaction.atomic(), connection.cursor() as cursor:
         if own and connection.vendor == "postgresql":
             # Counts, not deposits: a crash of the database server may lose the last fraction
             # of a second of them, and no commit waits for an fsync.
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        cursor.executemany(_SQL, rows)
+        # One statement per ROWS_PER_STATEMENT rows, not one per row: the serving thread
+        # waits for the interpreter lock each time this thread takes it back from the driver.
+        for start in range(0, len(rows), ROWS_PER_STATEMENT):
+            chunk = rows[start:start + ROWS_PER_STATEMENT]
+            cursor.execute(_INSERT + ", ".join([_ROW] * len(chunk)),
+                           [value for item_id, relation, ips, when in chunk
+                            for value in (item_id, kind, relation, ips, at(when))])
 
 
 atexit.register(flush, 5.0)

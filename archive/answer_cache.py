@@ -5,9 +5,23 @@ again, and their answers depend only on the rows of ``archive_item`` and ``archi
 (besides the request's host and the settings). So each process keeps the answers it built, and
 the database tells when they are stale: database triggers give the one-row table
 ``archive_changes`` a new random token whenever a row of those tables is inserted, updated or
-deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. A
-request reads the token (one tiny query) and uses an answer only when it was built under the
-same token; an answer is built only after its token was read, so it is never older than it.
+deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. An
+answer is used only under the token it was built under, and built only after its token was
+read, so it is never older than its token.
+
+How a request learns the token, without a round trip to the database:
+
+* SQLite: it reads the row, straight from the driver (a few microseconds, in process).
+* PostgreSQL: the trigger also announces the new token (``NOTIFY archive_changes``). The first
+  time a connection serves the cache it LISTENs and reads the row; after that a request only
+  picks up what has arrived on the connection's socket, which never waits. A transaction
+  committed on that very connection is announced to it before its commit returns, so a
+  process always sees its own changes at once. Another process's commit is seen as soon as
+  PostgreSQL has delivered its announcement, microseconds after the commit; a request that
+  comes in that instant gets the answer of just before the commit, as if it had come a moment
+  earlier. A database whose trigger does not announce yet (one not migrated by this version),
+  or a deployment that turned listening off (``DATABASE_LISTEN``, e.g. behind a pooler in
+  transaction mode, which does not pass announcements on), is read on every request instead.
 
 Rules that keep this exact:
 
@@ -15,7 +29,8 @@ Rules that keep this exact:
   (or make) changes that are not committed yet, or never will be.
 * The token is random, not a counter, so a rolled-back change never brings back an old token.
 * On PostgreSQL the token changes at commit (a deferred trigger, once per transaction), so
-  concurrent writers wait for each other only for that instant.
+  concurrent writers wait for each other only for that instant, and announcements arrive in
+  the order of the commits.
 * A settings change (tests' ``override_settings``) empties the cache.
 
 The table and triggers are (re)installed after every ``migrate`` (`install`, connected in
@@ -24,11 +39,13 @@ the next ``post_migrate`` puts them back.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable
 from typing import Any
 
+from django.conf import settings
 from django.core.signals import setting_changed
-from django.db import DatabaseError
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db import connection as default_connection
 from django.dispatch import receiver
 
@@ -42,16 +59,72 @@ _token: str | None = None
 
 def token() -> str | None:
     """The current token, or None when the cache must not be used (inside a transaction, or
-    the table is missing: a database not migrated by this version)."""
-    if default_connection.in_atomic_block:
+    the table is missing: a database not migrated by this version). Read with the driver, not
+    the ORM: this runs on every request."""
+    connection = connections[DEFAULT_DB_ALIAS]  # once: each look through the proxy costs
+    if connection.in_atomic_block:
         return None
-    with default_connection.cursor() as cursor:
+    try:
+        connection.ensure_connection()
+        if connection.vendor == "postgresql" and settings.DATABASE_LISTEN:
+            return _announced(connection.connection)
+        if connection.vendor in ("postgresql", "sqlite"):
+            row = connection.connection.execute(_READ).fetchone()
+            return row[0] if row else None
+    except (DatabaseError, connection.Database.Error):
+        return None  # e.g. no such table: a database this version did not migrate
+    return None
+
+
+_READ = f"SELECT token FROM {TABLE} WHERE id = 1"
+
+
+class _Listener:
+    """What one PostgreSQL connection has heard: the latest token announced to it."""
+
+    def __init__(self, raw) -> None:
+        self.token: str | None = None
+        self.heard = 0
+        # Announcements read while the connection runs a query (e.g. its own commit's).
+        raw.add_notify_handler(self.hear)
         try:
-            cursor.execute(f"SELECT token FROM {TABLE} WHERE id = 1")
-        except DatabaseError:  # no such table: a database this version did not migrate
-            return None
-        row = cursor.fetchone()
-    return row[0] if row else None
+            with raw.cursor() as cursor:
+                cursor.execute(f"LISTEN {TABLE}")
+                while True:  # until a reading with no announcement in between: the latest
+                    heard = self.heard
+                    cursor.execute(f"SELECT ({_READ}), (SELECT bool_or(prosrc LIKE "
+                                   f"'%pg_notify%') FROM pg_proc WHERE proname = "
+                                   f"'{TABLE}_renew')")
+                    token, self.announced = cursor.fetchone()
+                    if heard == self.heard:
+                        break
+        except BaseException:
+            raw.remove_notify_handler(self.hear)
+            raise
+        self.token = token
+
+    def hear(self, notify) -> None:
+        if notify.channel == TABLE:
+            self.token = notify.payload
+            self.heard += 1
+
+
+_listeners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # raw connection → _Listener
+
+
+def _announced(raw) -> str | None:
+    """The token, from what PostgreSQL announced to this connection so far."""
+    listener = _listeners.get(raw)
+    if listener is None:
+        listener = _listeners[raw] = _Listener(raw)
+    if not listener.announced:  # an older trigger, which does not announce: read the row
+        return raw.execute(_READ).fetchone()[0]
+    pgconn = raw.pgconn
+    pgconn.consume_input()  # what has arrived on the socket; never waits
+    while (notify := pgconn.notifies()) is not None:
+        if notify.relname.decode() == TABLE:
+            listener.token = notify.extra.decode()
+    return listener.token
 
 
 def get(key: Hashable, current: str | None) -> Any | None:
@@ -105,10 +178,13 @@ def _postgresql_sql() -> list[str]:
         "ON CONFLICT (id) DO NOTHING",
         # Once per transaction, at commit: the row lock lasts an instant.
         f"""CREATE OR REPLACE FUNCTION {TABLE}_renew() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE renewed text;
 BEGIN
   IF TG_OP = 'TRUNCATE'
      OR current_setting('{TABLE}.renewed', true) IS DISTINCT FROM txid_current()::text THEN
-    UPDATE {TABLE} SET token = md5(random()::text || clock_timestamp()::text) WHERE id = 1;
+    UPDATE {TABLE} SET token = md5(random()::text || clock_timestamp()::text) WHERE id = 1
+      RETURNING token INTO renewed;
+    PERFORM pg_notify('{TABLE}', renewed);  -- delivered at commit, in commit order
     PERFORM set_config('{TABLE}.renewed', txid_current()::text, true);
   END IF;
   RETURN NULL;

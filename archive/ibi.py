@@ -41,6 +41,7 @@ Decisions where the standard leaves room (each one is tested in tests/test_ibi.p
 from __future__ import annotations
 
 import calendar
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -403,6 +404,11 @@ def parse(text: str) -> Ibi:
     """
     if not isinstance(text, str):
         raise TypeError(f"an IBI is a str, not {type(text).__name__}")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of the text; the same IBIs are asked often
+def _parse(text: str) -> Ibi:
     if not text:
         raise IbiError("empty IBI")
     if len(text) > _MAX_LENGTH:  # refused before any big-number arithmetic on its digits

@@ -35,6 +35,7 @@ Decisions where the standard leaves room:
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import re
@@ -346,15 +347,19 @@ def _sanitized(source: Source, pairs: dict[str, Value]) -> dict[str, Value]:
 def client_ips(request: HttpRequest) -> list[str]:
     """Table 8.10: the client first, then its proxies (X-Forwarded-For, then REMOTE_ADDR).
     Only valid IPs are passed on; the list only informs the Archives' statistics."""
-    given = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-    given.append(request.META.get("REMOTE_ADDR", ""))
+    return list(_valid_ips(request.META.get("HTTP_X_FORWARDED_FOR", ""),
+                           request.META.get("REMOTE_ADDR", "")))
+
+
+@functools.lru_cache(maxsize=1024)  # the same readers and proxies come back
+def _valid_ips(forwarded_for: str, remote_addr: str) -> tuple[str, ...]:
     ips = []
-    for text in given:
+    for text in [*forwarded_for.split(","), remote_addr]:
         try:
             ips.append(str(ipaddress.ip_address(text.strip())))
         except ValueError:
             continue
-    return ips[:MAX_CLIENT_IPS] or ["0.0.0.0"]
+    return tuple(ips[:MAX_CLIENT_IPS]) or ("0.0.0.0",)
 
 
 def _local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
@@ -582,9 +587,9 @@ def counted_item(outcome: Outcome) -> int | None:
 
 def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
     """The acknowledgment our resolver owes our own archive service, without HTTP: the access
-    is counted after the commit, off the reader's request (archive/access_counter.py)."""
-    at = timezone.now()
-    transaction.on_commit(lambda: access_counter.count(item_id, ips, relation, at))
+    is counted off the reader's request, or with the transaction it is in
+    (archive/access_counter.py)."""
+    access_counter.count(item_id, ips, relation, timezone.now())
 
 
 def _enqueue(task, args: tuple) -> None:

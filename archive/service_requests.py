@@ -12,6 +12,7 @@ here touches the database.
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import unicodedata
@@ -89,11 +90,18 @@ def ip_list(text: str) -> list[str]:
     if len(ips) > _MAX_IPS:
         raise ProtocolError(f"clientinformation.ipaddress lists more than {_MAX_IPS} IPs")
     for ip in ips:
-        try:
-            ipaddress.ip_address(ip)
-        except ValueError:
-            raise ProtocolError(f"clientinformation.ipaddress: {ip!r} is not an IP") from None
+        if not _is_ip(ip):
+            raise ProtocolError(f"clientinformation.ipaddress: {ip!r} is not an IP")
     return ips
+
+
+@functools.lru_cache(maxsize=1024)  # the same readers and resolvers come back
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def ibi(text: str, name: str) -> str:
@@ -104,6 +112,7 @@ def ibi(text: str, name: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of a short text from a small language
 def verbs(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()

@@ -102,6 +102,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test run, so that two runs at once never share it.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"ibirepo-test-{os.getpid()}.sqlite3")}
+# PostgreSQL announces answer-cache changes to listening connections (archive/answer_cache.py);
+# off: each request reads the change token instead (behind a transaction-mode pooler).
+DATABASE_LISTEN = env_bool("DATABASE_LISTEN", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Celery: no broker → tasks run eagerly in-process ---------------------------------------

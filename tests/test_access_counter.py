@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -57,3 +58,15 @@ def test_inside_a_transaction_the_count_commits_or_rolls_back_with_it():
         raise RuntimeError("roll back")
     assert access_counter.flush()
     assert Access.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_larger_than_one_statement_is_written_whole_with_its_times():
+    item = deposit()
+    start = timezone.now()
+    times = [start + timedelta(microseconds=n) for n in range(
+        access_counter.ROWS_PER_STATEMENT * 2 + 7)]
+    for n, at in enumerate(times):
+        access_counter.count(item.pk, [f"10.0.{n // 256}.{n % 256}"], "", at)
+    assert access_counter.flush()
+    assert sorted(Access.objects.filter(item=item).values_list("at", flat=True)) == times
