@@ -5,21 +5,24 @@ req/s against a bare Django view on the same server.
                                               [--seconds 5] [--repeats 3]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<an empty database> .venv/bin/python …
 
-1. In process, on a throw-away database: items are bulk-created in groups of ten (an English
-   chain of five editions, and a Portuguese chain of five, each edition a translation of its
-   English one), each with a file row. For every size the same item (the first edition of an
-   English chain) is asked `rounds` times with the verb lists below, each time with the answer
-   cache emptied (so the answer is built, as on the first request after any change); the
-   report is the number of SQL queries and the median time.
-   Targets (issue 4): the queries do not grow with the number of items, and the time at the
-   largest size is at most 1.2 × the smallest.
-2. Over HTTP: gunicorn (one sync worker, DEBUG off) on the same database serves the archive
+1. In process, on throw-away databases, one per size (the largest in DATABASE_URL's, the
+   others beside it: files, or databases created on the same server and dropped after): items
+   are bulk-created in groups of ten (an English chain of five editions, and a Portuguese chain
+   of five, each edition a translation of its English one), each with a file row. The same
+   item (the first edition of an English chain) is asked with the verb lists below, each time
+   with the answer cache emptied (so the answer is built, as on the first request after any
+   change). The sizes' databases take turns, ten blocks of `rounds`/10 calls each, so that the
+   machine's drift falls on every size alike; the report is the number of SQL queries and the
+   best block's median time. Targets (issue 4): the queries do not grow with the number of
+   items, and the time at the largest size is at most 1.2 × the smallest.
+2. Over HTTP: gunicorn (one sync worker, DEBUG off) on the largest database serves the archive
    service and, for comparison, two bench-only views through the same middleware: one
    returning a fixed text/plain body, one returning the archive service's IBI read with one
    raw query (the floor of any answer from the database). wrk (Debian package `wrk`; else a
    Python httpx loop) drives one connection at a time for `seconds`, alternating the three,
    `repeats` times; after the first request the answer comes from the answer cache (no query:
-   the change token is read in process on SQLite, announced by PostgreSQL). Target: the answer costs at most 2 × the bare view (ratio of req/s).
+   the change token is read in process on SQLite, announced by PostgreSQL). Target: the
+   answer costs at most 2 × the bare view (ratio of req/s).
 """
 from __future__ import annotations
 
@@ -35,9 +38,10 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+BLOCKS = 10  # turns each size's database takes in part 1
 PK0 = 1_000_000  # bulk rows get explicit ids above the archive service's
 BASE_DATE = 1_500_000_000
 VERBS = {
@@ -98,9 +102,20 @@ def populate(first: int, count: int) -> None:
         cursor.execute("ANALYZE")
 
 
-def in_process(ibi: str, rounds: int) -> dict[str, tuple[int, float]]:
-    """(queries, ms) of url_request per verb list, and of the full url_list. The time is the
-    best of five blocks' medians: other jobs on the machine only ever add time."""
+def use_database(name: str) -> None:
+    """Point the default connection at another database of the same server (or file)."""
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = name
+
+
+def in_process(ibi: str, rounds: int, databases: dict[int, str]
+               ) -> dict[int, dict[str, tuple[int, float]]]:
+    """Per size: (queries, ms) of url_request per verb list, and of the full url_list. The
+    sizes' databases take turns, block by block, so that the machine's drift falls on every
+    size alike; the time is the best of BLOCKS blocks' medians (other jobs only ever add
+    time)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -119,21 +134,54 @@ def in_process(ibi: str, rounds: int) -> dict[str, tuple[int, float]]:
              for name, verbs in VERBS.items()}
     calls["full list (Ex. 9.2, not served)"] = uncached(
         lambda: archive_service.url_list(ibi_text=ibi))
-    found = {}
+    found: dict[int, dict[str, tuple[int, float]]] = {size: {} for size in databases}
     for name, call in calls.items():
-        call()  # warm caches of the first call
-        with CaptureQueriesContext(connection) as captured:
-            call()
-        blocks = []
-        for _ in range(5):
-            times = []
-            for _ in range(max(1, rounds // 5)):
-                start = time.perf_counter()
-                call()
-                times.append(time.perf_counter() - start)
-            blocks.append(statistics.median(times))
-        found[name] = (len(captured), min(blocks) * 1000)
+        queries, blocks = {}, {size: [] for size in databases}
+        for _ in range(BLOCKS):
+            for size, database in databases.items():
+                use_database(database)
+                call()  # a fresh connection: warm it and the statement caches
+                with CaptureQueriesContext(connection) as captured:
+                    call()
+                queries[size] = len(captured)
+                times = []
+                for _ in range(max(1, rounds // BLOCKS)):
+                    start = time.perf_counter()
+                    call()
+                    times.append(time.perf_counter() - start)
+                blocks[size].append(statistics.median(times))
+        for size in databases:
+            found[size][name] = (queries[size], min(blocks[size]) * 1000)
     return found
+
+
+def sibling(url: str, size: int, tmp: str) -> str:
+    """A database beside url's for `size` items: a file in tmp, or one more on the server."""
+    if not url.startswith("postgres"):
+        return f"sqlite:///{tmp}/db-{size}.sqlite3"
+    parts = urlsplit(url)
+    return parts._replace(path=f"{parts.path}_{size}").geturl()
+
+
+def create_database(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(urlsplit(url)._replace(path="/postgres").geturl(),
+                         autocommit=True) as conn:
+        name = urlsplit(url).path.lstrip("/")
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(url: str) -> None:
+    import psycopg
+    from django.db import connection
+
+    connection.close()
+
+    with psycopg.connect(urlsplit(url)._replace(path="/postgres").geturl(),
+                         autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}"')
 
 
 def free_port() -> int:
@@ -219,37 +267,55 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
+    sizes = sorted(set(args.sizes))
     with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
         env = {**os.environ, **ENV, "MEDIA_ROOT": f"{tmp}/media"}
         env.setdefault("DATABASE_URL", f"sqlite:///{tmp}/db.sqlite3")
         for name in ("CELERY_BROKER_URL", "AWS_STORAGE_BUCKET_NAME"):
             env.pop(name, None)
-        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT,
-                       env=env, check=True, capture_output=True)
+        # The largest size in DATABASE_URL's database (served over HTTP after), each smaller
+        # one in a database of its own beside it.
+        largest = env["DATABASE_URL"]
+        urls = {size: largest if size == sizes[-1] else sibling(largest, size, tmp)
+                for size in sizes}
+        for url in urls.values():
+            if url != largest and url.startswith("postgres"):
+                create_database(url)
+            subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=ROOT,
+                           env={**env, "DATABASE_URL": url}, check=True, capture_output=True)
         os.environ.update({k: v for k, v in env.items() if k in ENV or k in (
             "DATABASE_URL", "MEDIA_ROOT")})
         os.environ["DJANGO_SETTINGS_MODULE"] = "ibirepo.settings"
         sys.path.insert(0, str(ROOT))
+        import dj_database_url
         import django
 
         django.setup()
         from archive.models import Item
 
-        service = Item.objects.get(is_archive_service=True)
-        asked = PK0 + (min(args.sizes) // 20) * 10  # an English first edition mid-way
-        on_file, results = 0, {}
-        for size in sorted(args.sizes):
-            start = time.perf_counter()
-            populate(on_file, size - on_file)
-            on_file = size
-            print(f"{size} items on file ({time.perf_counter() - start:.1f} s to create)",
-                  flush=True)
+        databases = {size: dj_database_url.parse(url)["NAME"] for size, url in urls.items()}
+        try:
+            for size, database in databases.items():
+                use_database(database)
+                start = time.perf_counter()
+                populate(0, size)
+                print(f"{size} items on file ({time.perf_counter() - start:.1f} s to create)",
+                      flush=True)
+            asked = PK0 + (sizes[0] // 20) * 10  # an English first edition mid-way
             item = Item.objects.get(pk=asked)
-            results[size] = in_process(item.ibip, args.rounds)
+            service = Item.objects.get(is_archive_service=True)
+            results = in_process(item.ibip, args.rounds, databases)
+        finally:
+            for url in urls.values():
+                if url != largest and url.startswith("postgres"):
+                    drop_database(url)
+        use_database(databases[sizes[-1]])
+        for size in sizes:
+            print(f"{size} items on file, {args.rounds} calls each, databases taking turns")
             for name, (queries, ms) in results[size].items():
                 print(f"  {name:45} {queries} queries  {ms:.3f} ms", flush=True)
-        small, large = results[min(args.sizes)], results[max(args.sizes)]
-        print(f"\n{'urlRequest':45} queries {min(args.sizes)} → {max(args.sizes)}   time ratio")
+        small, large = results[sizes[0]], results[sizes[-1]]
+        print(f"\n{'urlRequest':45} queries {sizes[0]} → {sizes[-1]}   time ratio")
         for name in small:
             print(f"  {name:43} {small[name][0]} → {large[name][0]}"
                   f"          {large[name][1] / small[name][1]:.2f}")
@@ -257,7 +323,7 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        print(f"\nHTTP, gunicorn 1 sync worker, {max(args.sizes)} items, one connection, "
+        print(f"\nHTTP, gunicorn 1 sync worker, {sizes[-1]} items, one connection, "
               f"{'wrk' if shutil.which('wrk') else 'httpx loop'}:")
         http = over_http(env, tmp, service.ibi, item.ibip, args.seconds, args.repeats)
         for name, (answer, bare, one) in http.items():
