@@ -180,16 +180,22 @@ class Access(models.Model):
         DOWNLOAD = "download", _("download")
         ACKNOWLEDGMENT = "acknowledgment", _("acknowledgment")
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="accesses")
+    # Every GET of a persistent URL writes a row: no index that a query does not need. The
+    # (item, kind) index serves lookups by item too; only acknowledgments have a urlkey.
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="accesses",
+                             db_index=False)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     relation = models.CharField(max_length=100, blank=True)
-    urlkey = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # NULL, not "": an access without a urlkey stays out of the unique constraint's index.
+    urlkey = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     client_ips = models.CharField(max_length=1000, blank=True)
     at = models.DateTimeField(db_index=True)
 
     class Meta:
         ordering = ["-at"]
         indexes = [models.Index(fields=["item", "kind"], name="access_item_kind")]
+        constraints = [models.UniqueConstraint(fields=["urlkey"], name="access_urlkey_once",
+                                               condition=models.Q(urlkey__isnull=False))]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.item.ibi} {self.relation}"

@@ -84,7 +84,7 @@ def dispatch(request: HttpRequest, path: str) -> HttpResponse:
         return resolver_views.resolver_service_view(request)
     # A lenient look at the query is enough to route; the service reads it strictly, and
     # checks the path in the query it needs anyway.
-    if "servicesubject" in request.GET:
+    if request.META.get("QUERY_STRING") and "servicesubject" in request.GET:
         try:
             return archive_service(request, path)
         except service.NotTheService:

@@ -184,6 +184,14 @@ def drop_database(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}"')
 
 
+def pinned(command: list[str], cpu: int) -> list[str]:
+    """command on one CPU (taskset), server and load generator apart: the scheduler then
+    moves neither, which narrows the spread between runs. Unpinned where that cannot be."""
+    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        return ["taskset", "-c", str(cpu), *command]
+    return command
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -207,8 +215,8 @@ def wait_until_up(url: str, proc: subprocess.Popen) -> None:
 
 def requests_per_second(url: str, seconds: int) -> float:
     if shutil.which("wrk"):
-        out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", url], capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(pinned(["wrk", "-t1", "-c1", f"-d{seconds}s", url], 0),
+                             capture_output=True, text=True, check=True).stdout
         if "Non-2xx" in out:
             raise SystemExit(f"wrk saw errors for {url}:\n{out}")
         return float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
@@ -232,8 +240,8 @@ def over_http(env: dict, tmp: str, service_ibi: str, ibip: str, seconds: int,
     server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
                   "DJANGO_SETTINGS_MODULE": "bench_settings"}
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
+        pinned([str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--workers", "1"], 1), cwd=ROOT, env=server_env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -70,6 +70,14 @@ HELD_BY_STAND_IN = "ibi.test/standin/2024/01.02.03.04"
 UNKNOWN = "ibi.test/nobody/2024/01.02.03.04"
 
 
+def pinned(command: list[str], cpu: int) -> list[str]:
+    """command on one CPU (taskset), server and load generator apart: the scheduler then
+    moves neither, which narrows the spread between runs. Unpinned where that cannot be."""
+    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        return ["taskset", "-c", str(cpu), *command]
+    return command
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,7 +88,7 @@ def requests_per_second(url: str, seconds: int, head: str | None = None) -> floa
     """One connection at a time; `head`: a wrk script file that sends HEAD instead of GET."""
     if shutil.which("wrk"):
         script = ["-s", head] if head else []
-        out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", *script, url],
+        out = subprocess.run(pinned(["wrk", "-t1", "-c1", f"-d{seconds}s", *script, url], 0),
                              capture_output=True, text=True, check=True).stdout
         # wrk counts only statuses over 399 as "Non-2xx or 3xx"; the 302 is checked before.
         if "Socket errors" in out or "Non-2xx" in out:
@@ -187,8 +195,8 @@ def main() -> None:
                       "DJANGO_SETTINGS_MODULE": "bench_settings",
                       "ARCHIVE_ADDRESS": f"127.0.0.1:{port}"}
         server = subprocess.Popen(
-            [str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
-             f"127.0.0.1:{port}", "--workers", "1"], cwd=ROOT, env=server_env,
+            pinned([str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", "1"], 1), cwd=ROOT, env=server_env,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         try:

@@ -31,12 +31,13 @@ def media(request, tmp_path):
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
-    """The test database, and before it is dropped: the accesses counted in the background
-    written, the writer's connection closed (PostgreSQL refuses to drop a database in use)."""
+    """The test database, and before it is dropped: the accesses still pending written, and
+    any batch the helper thread is writing finished, so that its connection is closed
+    (PostgreSQL refuses to drop a database in use)."""
     yield
     from archive import access_counter
 
-    access_counter.flush(close=True)
+    access_counter.flush()
 
 
 @pytest.fixture

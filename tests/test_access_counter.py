@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from datetime import timedelta
 from decimal import Decimal
 
@@ -70,3 +71,29 @@ def test_a_batch_larger_than_one_statement_is_written_whole_with_its_times():
         access_counter.count(item.pk, [f"10.0.{n // 256}.{n % 256}"], "", at)
     assert access_counter.flush()
     assert sorted(Access.objects.filter(item=item).values_list("at", flat=True)) == times
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_due_batch_is_written_when_the_next_request_finishes(client, monkeypatch):
+    item = deposit()
+    monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0)  # every batch due at once
+    assert client.get(f"/{item.ibi}").status_code == 302
+    # Written after the response, by the request's own thread: no flush, no helper needed.
+    assert Access.objects.filter(item=item).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
+    item = deposit()
+    written = threading.Event()
+    write = access_counter._write
+
+    def observed(rows):
+        write(rows)
+        written.set()
+
+    monkeypatch.setattr(access_counter, "_write", observed)
+    monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
+    access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())  # e.g. a Celery task's
+    assert written.wait(timeout=10)
+    assert Access.objects.filter(item=item).count() == 1

@@ -14,12 +14,19 @@ from urllib.parse import quote, urlencode, urlsplit
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive import archive_service, persistent_url, selectors, service_requests, services
+from archive import (
+    archive_service,
+    persistent_url,
+    root_views,
+    selectors,
+    service_requests,
+    services,
+)
 from archive.models import Access, Item
 from archive.pairs import dumps, loads, to_dict
 from archive.services import Upload
@@ -764,3 +771,20 @@ def test_any_query_gets_a_pair_list_or_a_protocol_error(service, fields, raw):
     text = dumps(pairs)
     assert text.isascii() and loads(text) == [(n, v) for n, v in pairs]
     assert not Access.objects.exists()
+
+
+@pytest.mark.parametrize(("url", "view"), [
+    ("/sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "repository-name"),
+    ("/sid.inpe.br/mtc-m19/2013/09.04.12.27.57:(oai_dc)/file.pdf", "repository-name"),
+    ("/8JMKD3MGP7W/3EPGUE5", "archive:dispatch"),
+    ("/.well-known/security.txt", "archive:dispatch"),
+    ("/favicon.ico", "archive:dispatch"),
+    ("/items/sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "archive:item"),
+    ("/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/a.pdf", "archive:download"),
+    ("/api/archive", "api-archive"),
+])
+def test_repository_names_take_a_shortcut_to_the_same_view(url, view):
+    match = resolve(url)
+    assert match.view_name == view
+    if "dispatch" in view or view == "repository-name":
+        assert match.func is root_views.dispatch
