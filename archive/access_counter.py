@@ -68,22 +68,22 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) 
     global _since
     row = (item_id, relation, " ".join(client_ips), at)
     if connections[DEFAULT_DB_ALIAS].in_atomic_block:
-        try:
-            _insert([row])
-        except IntegrityError:
-            logger.info("access to item %s not counted: the item is gone", item_id)
+        _insert([row])  # its foreign key is checked at the caller's commit
         return
     with _lock:
-        if not _pending:
+        first = not _pending
+        if first:
             _since = time.monotonic()
             _start_helper()
-            _arrived.set()
         _pending.append(row)
+    if first:
+        _arrived.set()  # after the append: the helper must find the row when it looks
 
 
 def flush(timeout: float = 10.0) -> bool:
-    """Write every pending row now; False if a batch being written took longer than timeout."""
-    if not _writing.acquire(timeout=timeout):
+    """Write every pending row now; False if a batch being written took longer than timeout,
+    or if called inside a transaction (the rows would share its fate: they stay pending)."""
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block or not _writing.acquire(timeout=timeout):
         return False
     try:
         _write(_take(due_only=False))
@@ -95,6 +95,7 @@ def flush(timeout: float = 10.0) -> bool:
 def _write_due(**kwargs) -> None:
     """Write the pending batch if it is due, unless another thread is writing one."""
     if _pending and time.monotonic() - _since >= BATCH_SECONDS \
+            and not connections[DEFAULT_DB_ALIAS].in_atomic_block \
             and _writing.acquire(blocking=False):
         try:
             _write(_take(due_only=True))
@@ -143,7 +144,7 @@ def _write(rows: list[Row]) -> None:
                 _insert([row])
             except IntegrityError:
                 logger.info("access to item %s not counted: the item is gone", row[0])
-    except DatabaseError:
+    except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
         logger.exception("%d accesses not counted", len(rows))
 
 
@@ -156,7 +157,8 @@ def _insert(rows: list[Row]) -> None:
                 # Counts, not deposits: a crash of the database server may lose the last
                 # fraction of a second of them, and no commit waits for an fsync.
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            with cursor.cursor.copy(_COPY) as copy:  # PostgreSQL's fastest way in
+            # PostgreSQL's fastest way in, on the driver's cursor: its errors made Django's.
+            with connection.wrap_database_errors, cursor.cursor.copy(_COPY) as copy:
                 for item_id, relation, ips, when in rows:
                     copy.write_row((item_id, kind, relation, ips, when))
             return
@@ -171,10 +173,9 @@ def _insert(rows: list[Row]) -> None:
 
 def _forget_in_child() -> None:
     """A forked worker starts with no batch and no helper: the parent's rows are the parent's."""
-    global _pending, _helper, _lock, _writing
+    global _pending, _helper, _lock, _writing, _arrived
     _pending, _helper = [], None
-    _lock, _writing = threading.Lock(), threading.Lock()
-    _arrived.clear()
+    _lock, _writing, _arrived = threading.Lock(), threading.Lock(), threading.Event()
 
 
 request_finished.connect(_write_due, dispatch_uid="archive.access_counter")

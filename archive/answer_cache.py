@@ -53,8 +53,8 @@ TABLE = "archive_changes"
 WATCHED = ("archive_item", "archive_itemfile")
 MAX_ENTRIES = 10_000
 
-_entries: dict[Hashable, Any] = {}
-_token: str | None = None
+# (token, answers built under it), replaced as a whole when the token changes.
+_generation: tuple[str | None, dict[Hashable, Any]] = (None, {})
 
 
 def token() -> str | None:
@@ -118,7 +118,8 @@ def _announced(raw) -> str | None:
     if listener is None:
         listener = _listeners[raw] = _Listener(raw)
     if not listener.announced:  # an older trigger, which does not announce: read the row
-        return raw.execute(_READ).fetchone()[0]
+        row = raw.execute(_READ).fetchone()
+        return row[0] if row else None
     pgconn = raw.pgconn
     pgconn.consume_input()  # what has arrived on the socket; never waits
     while (notify := pgconn.notifies()) is not None:
@@ -129,30 +130,32 @@ def _announced(raw) -> str | None:
 
 def get(key: Hashable, current: str | None) -> Any | None:
     """The answer stored under key for this token, or None."""
-    global _token
+    global _generation
     if current is None:
         return None
-    if current != _token:
-        _entries.clear()
-        _token = current
+    token, entries = _generation
+    if current != token:
+        _generation = (current, {})  # a new generation: what was built before is dropped
         return None
-    return _entries.get(key)
+    return entries.get(key)
 
 
 def put(key: Hashable, current: str | None, value: Any) -> None:
-    """Keep value for key, if it was built under the token that is still ours."""
-    if current is None or current != _token:
+    """Keep value for key, if it was built under the token that is still ours. The check and
+    the store use the same generation: a build that a newer token overtook meanwhile (another
+    thread) lands in the dropped generation, never in the new one."""
+    token, entries = _generation
+    if current is None or current != token:
         return
-    if len(_entries) >= MAX_ENTRIES:
-        _entries.clear()
-    _entries[key] = value
+    if len(entries) >= MAX_ENTRIES:
+        entries.clear()
+    entries[key] = value
 
 
 @receiver(setting_changed)
 def clear(**kwargs) -> None:
-    global _token
-    _entries.clear()
-    _token = None
+    global _generation
+    _generation = (None, {})
 
 
 # -- The token's table and triggers -------------------------------------------------------------

@@ -97,3 +97,13 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
     access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())  # e.g. a Celery task's
     assert written.wait(timeout=10)
     assert Access.objects.filter(item=item).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_inside_a_transaction_leaves_the_batch_for_later():
+    item = deposit()
+    access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())
+    with transaction.atomic():
+        assert not access_counter.flush()  # a rollback here must not take the counts along
+    assert access_counter.flush()
+    assert Access.objects.filter(item=item).count() == 1

@@ -204,3 +204,13 @@ def test_without_listening_another_connections_change_is_read_at_once(service, s
     finally:
         other.close()
     assert answer_cache.token() != before  # read on this request, not waited for
+
+
+def test_an_answer_built_under_an_overtaken_token_is_never_served_under_the_new_one():
+    answer_cache.clear()
+    assert answer_cache.get("k", "T1") is None  # a build under T1 begins
+    assert answer_cache.get("other", "T2") is None  # another thread saw T2 meanwhile
+    answer_cache.put("k", "T1", "built from data before T2")
+    assert answer_cache.get("k", "T2") is None
+    answer_cache.put("k", "T2", "fresh")
+    assert answer_cache.get("k", "T2") == "fresh"
