@@ -163,25 +163,26 @@ def sibling(url: str, size: int, tmp: str) -> str:
     return parts._replace(path=f"{parts.path}_{size}").geturl()
 
 
-def create_database(url: str) -> None:
+def _on_server(url: str, *statements: str) -> None:
+    """Run statements ({name}: url's database) on its server's maintenance database."""
     import psycopg
 
+    name = urlsplit(url).path.lstrip("/")
     with psycopg.connect(urlsplit(url)._replace(path="/postgres").geturl(),
                          autocommit=True) as conn:
-        name = urlsplit(url).path.lstrip("/")
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        for statement in statements:
+            conn.execute(statement.format(name=name))
+
+
+def create_database(url: str) -> None:
+    _on_server(url, 'DROP DATABASE IF EXISTS "{name}"', 'CREATE DATABASE "{name}"')
 
 
 def drop_database(url: str) -> None:
-    import psycopg
     from django.db import connection
 
     connection.close()
-
-    with psycopg.connect(urlsplit(url)._replace(path="/postgres").geturl(),
-                         autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}"')
+    _on_server(url, 'DROP DATABASE IF EXISTS "{name}"')
 
 
 def pinned(command: list[str], cpu: int) -> list[str]:

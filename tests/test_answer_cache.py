@@ -93,6 +93,16 @@ def test_a_change_made_behind_the_orms_back_is_seen_at_once(client, service):
     assert url_request(client, service, item.ibi)["state"] == "Deleted"
 
 
+def commit_elsewhere(sql: str, params: list) -> None:
+    """Run sql on a connection of its own, in autocommit, as another process would."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute(sql, params)
+    finally:
+        other.close()
+
+
 def announced(before: str | None) -> str | None:
     """The token once this connection knows of a change after `before`. SQLite reads the row;
     PostgreSQL announces another connection's commit to ours a moment after it: wait until
@@ -109,12 +119,7 @@ def test_a_change_committed_by_another_connection_is_seen(client, service):
     item = deposit()
     assert "url" in url_request(client, service, item.ibi, filepath="/paper.pdf")
     before = answer_cache.token()
-    other = connections.create_connection("default")  # as another process would
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("DELETE FROM archive_itemfile WHERE item_id = %s", [item.pk])
-    finally:
-        other.close()
+    commit_elsewhere("DELETE FROM archive_itemfile WHERE item_id = %s", [item.pk])
     assert announced(before) != before
     assert "url" not in url_request(client, service, item.ibi, filepath="/paper.pdf")
 
@@ -184,12 +189,7 @@ def test_a_trigger_that_does_not_announce_is_read_on_every_request(service):
                 SET token = md5(random()::text) WHERE id = 1; RETURN NULL; END $$""")
     connection.close()  # a new connection: it checks the trigger when it starts listening
     before = answer_cache.token()
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
-    finally:
-        other.close()
+    commit_elsewhere("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
     assert answer_cache.token() != before  # read, not waited for
     answer_cache.install(connection)
 
@@ -197,12 +197,7 @@ def test_a_trigger_that_does_not_announce_is_read_on_every_request(service):
 def test_without_listening_another_connections_change_is_read_at_once(service, settings):
     settings.DATABASE_LISTEN = False  # e.g. behind a pooler that does not pass NOTIFY on
     before = answer_cache.token()
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
-    finally:
-        other.close()
+    commit_elsewhere("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
     assert answer_cache.token() != before  # read on this request, not waited for
 
 
