@@ -11,18 +11,23 @@ class ArchiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import (
-            admin_resolver,  # noqa: F401  (registers RegisteredArchive's admin)
-            checks,  # noqa: F401  (registers the system checks)
-        )
+        from . import checks  # noqa: F401  (registers the system checks)
 
         post_migrate.connect(_create_archive_service, sender=self)
         post_migrate.connect(_install_answer_cache, sender=self)
 
+    def mint_ibi(self) -> tuple[str, str]:
+        """A new IBI, (repository name, IBIp), for Item.save: an IBI at save time, however the
+        item is created. The minting service is identifiers/minting.py."""
+        from .identifiers.minting import mint
+
+        minted = mint()
+        return minted.rep, minted.ibip
+
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:
     """The archive service is itself an identified item, created on the first migrate."""
-    from .services import ensure_archive_service, ensure_librarians_group
+    from .deposit.services import ensure_archive_service, ensure_librarians_group
 
     ensure_archive_service()
     ensure_librarians_group()
@@ -32,6 +37,6 @@ def _install_answer_cache(sender, using="default", **kwargs) -> None:
     """The change token that tells processes their cached answers are stale (answer_cache.py)."""
     from django.db import connections
 
-    from .answer_cache import install
+    from .archive_service.answer_cache import install
 
     install(connections[using])

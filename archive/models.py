@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -107,10 +108,9 @@ class Item(models.Model):
     def save(self, *args, **kwargs) -> None:
         # The promise of the issue: an IBI at save time, however the item is created.
         if not self.ibi:
-            from .minting import mint
-
-            minted = mint()
-            self.ibi, self.ibip = minted.rep, minted.ibip
+            # Through the app config: this module imports no package of the app, so that
+            # identifiers/minting.py, which reads MintingState from here, is no circle.
+            self.ibi, self.ibip = apps.get_app_config(self._meta.app_label).mint_ibi()
         if not self.edition_family:
             previous = self.previous_edition
             self.edition_family = previous.edition_family if previous else self.ibi
@@ -161,12 +161,6 @@ class ItemFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item.ibi}/doc/{self.name}"
-
-    @property
-    def key(self) -> str:
-        from .storage import file_key
-
-        return file_key(self.item.ibi, self.name)
 
 
 class Access(models.Model):

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from . import downloads, oai, root_views, views
+from .harvest import oai
+from .resolver import views as resolver_views
+from .site import downloads, views
 
 app_name = "archive"
 
@@ -17,6 +19,6 @@ urlpatterns = [
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
-    # resolver, persistent URLs /<ibi>[modifier][/path]. See archive/root_views.py.
-    re_path(r"^(?P<path>.+)$", root_views.dispatch, name="dispatch"),
+    # resolver, persistent URLs /<ibi>[modifier][/path]. See archive/resolver/views.py.
+    re_path(r"^(?P<path>.+)$", resolver_views.dispatch, name="dispatch"),
 ]

@@ -62,7 +62,7 @@ def bare(request):
 
 
 def one_query(request):
-    from archive.selectors import archive_service_or_none
+    from archive.deposit.selectors import archive_service_or_none
 
     return HttpResponse(archive_service_or_none().ibi, content_type="text/plain; charset=us-ascii")
 
@@ -77,7 +77,7 @@ def populate(first: int, count: int) -> None:
     """Items first … first+count-1 (see the module docstring), in batches."""
     from django.db import connection
 
-    from archive import ibi as ibilib
+    from archive.identifiers import ibi as ibilib
     from archive.models import Item, ItemFile
 
     items, files = [], []
@@ -119,7 +119,8 @@ def in_process(ibi: str, rounds: int, databases: dict[int, str]
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from archive import answer_cache, archive_service
+    from archive.archive_service import answer_cache
+    from archive.archive_service import answers as archive_service
 
     def uncached(call):
         # The cost of building an answer (the first request after any change): with the

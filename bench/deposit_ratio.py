@@ -1,4 +1,4 @@
-"""A 1 MB deposit (archive.services.item_deposit) against a plain FileSystemStorage.save.
+"""A 1 MB deposit (archive.deposit.services.item_deposit) against a plain FileSystemStorage.save.
 
     .venv/bin/python bench/deposit_ratio.py [--rounds 200] [--size 1000000]
 
@@ -50,7 +50,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from archive import services
+    from archive.deposit import services
 
     call_command("migrate", verbosity=0)
     data = os.urandom(args.size)

@@ -23,7 +23,7 @@ WORKER = """
 import os, sys, time
 import django
 django.setup()
-from archive.minting import mint
+from archive.identifiers.minting import mint
 start, deadline = float(sys.argv[1]), float(sys.argv[2])
 time.sleep(max(0, start - time.time()))
 count = 0

@@ -179,8 +179,9 @@ def main() -> None:
         django.setup()
         from django.db import connections
 
-        from archive import resolver_service, services
+        from archive.deposit import services
         from archive.models import Access, RegisteredArchive
+        from archive.resolver import service as resolver_service
 
         item = services.item_deposit(
             title="Bench", language="en", dc={"creator": ["Banon, Gerald"]},

@@ -72,7 +72,7 @@ def env_database(name: str, default: str) -> dict:
 
 
 def env_hostname(name: str, default: str) -> str:
-    from archive import ibi
+    from archive.identifiers import ibi
 
     value = env_str(name, default)
     try:

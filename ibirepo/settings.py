@@ -62,7 +62,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before CSRF, the first to read a form's body: an oversized upload becomes a 413 page.
-    "archive.uploads.UploadLimitsMiddleware",
+    "archive.deposit.uploads.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -162,7 +162,7 @@ STORAGES = {
 # Every upload, whatever its size, streams to a temporary file (FILE_UPLOAD_TEMP_DIR, default
 # the system's), hashed on the way in, within IBI_MAX_FILE_SIZE and IBI_MAX_FILES
 # (archive/uploads.py); the handler counts files, so Django's own cap is off.
-FILE_UPLOAD_HANDLERS = ["archive.uploads.ChecksummingUploadHandler"]
+FILE_UPLOAD_HANDLERS = ["archive.deposit.uploads.ChecksummingUploadHandler"]
 DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
@@ -218,7 +218,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "archive.api.exception_handler",
+    "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "IBI repository API",

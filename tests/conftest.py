@@ -35,7 +35,7 @@ def django_db_setup(django_db_setup):
     any batch the helper thread is writing finished, so that its connection is closed
     (PostgreSQL refuses to drop a database in use)."""
     yield
-    from archive import access_counter
+    from archive.accesses import counter as access_counter
 
     access_counter.flush()
 

@@ -16,8 +16,8 @@ from urllib.parse import unquote, urlsplit
 
 from django.core.files.storage import default_storage
 
-from archive import ibi as ibilib
-from archive import storage
+from archive.deposit import storage
+from archive.identifiers import ibi as ibilib
 from archive.models import Item
 
 GATE_TIMEOUT = 30

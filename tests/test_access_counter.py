@@ -10,9 +10,10 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from archive import access_counter, services
+from archive.accesses import counter as access_counter
+from archive.deposit import services
+from archive.deposit.services import Upload
 from archive.models import Access
-from archive.services import Upload
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from archive import services, storage
+from archive.deposit import services, storage
 from archive.models import Item, MintingState
 
 ADD = "/admin/archive/item/add/"

@@ -17,10 +17,12 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from archive import access_counter, answer_cache, services
+from archive.accesses import counter as access_counter
+from archive.archive_service import answer_cache
+from archive.deposit import services
+from archive.deposit.services import Upload
 from archive.models import Access, Item, ItemFile
-from archive.pairs import loads, to_dict
-from archive.services import Upload
+from archive.protocol.pairs import loads, to_dict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,7 +16,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from archive import services
+from archive.deposit import services
 from archive.models import DcValue, Item, ItemFile
 
 ITEMS = "/api/items/"

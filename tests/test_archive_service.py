@@ -19,17 +19,14 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive import (
-    archive_service,
-    persistent_url,
-    root_views,
-    selectors,
-    service_requests,
-    services,
-)
+from archive.archive_service import answers as archive_service
+from archive.archive_service import requests as service_requests
+from archive.deposit import selectors, services
+from archive.deposit.services import Upload
 from archive.models import Access, Item
-from archive.pairs import dumps, loads, to_dict
-from archive.services import Upload
+from archive.protocol import persistent_url
+from archive.protocol.pairs import dumps, loads, to_dict
+from archive.resolver import views as resolver_views
 
 pytestmark = pytest.mark.django_db
 
@@ -787,4 +784,4 @@ def test_repository_names_take_a_shortcut_to_the_same_view(url, view):
     match = resolve(url)
     assert match.view_name == view
     if "dispatch" in view or view == "repository-name":
-        assert match.func is root_views.dispatch
+        assert match.func is resolver_views.dispatch

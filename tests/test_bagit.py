@@ -11,9 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from archive import bagit, ibi, services, storage
-from archive.minting import mint
+from archive.deposit import services, storage
+from archive.identifiers import ibi
+from archive.identifiers.minting import mint
 from archive.models import Access, DcValue, Item, ItemFile
+from archive.preservation import bagit
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect, sync_playwright
 from pytest_django.live_server_helper import LiveServer
 
-from archive import services
+from archive.deposit import services
 from archive.models import Item
 
 CHROMIUM = "/usr/bin/chromium"

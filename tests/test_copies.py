@@ -16,8 +16,9 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from archive import copies, services, storage
+from archive.deposit import services, storage
 from archive.models import Item, ItemFile
+from archive.preservation import copies
 from tests.conftest import subprocess_database_url
 from tests.fake_archive import FakeArchive, forget, publish
 

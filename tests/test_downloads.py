@@ -12,9 +12,9 @@ from django.core.files.storage import default_storage
 from django.utils.http import http_date
 from werkzeug.http import parse_options_header
 
-from archive import services, storage
+from archive.deposit import services, storage
+from archive.deposit.selectors import file_url
 from archive.models import Access
-from archive.selectors import file_url
 
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
 

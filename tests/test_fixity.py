@@ -9,8 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from archive import fixity, services, storage
+from archive.deposit import services, storage
 from archive.models import ItemFile
+from archive.preservation import fixity
 
 pytestmark = pytest.mark.django_db
 
@@ -134,7 +135,7 @@ def test_the_admin_lists_fixity_problems(items, media, admin_client):
 
 
 def test_the_daily_task_checks_and_reports(items, media, settings):
-    from archive.tasks import check_fixity
+    from archive.preservation.tasks import check_fixity
 
     flip_one_byte(media, items[2].ibi, "report.pdf")
     settings.IBI_FIXITY_BATCH = 4

@@ -9,7 +9,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from archive import services, storage
+from archive.deposit import services, storage
 from tests.test_s3 import bucket, keys, s3_endpoint  # noqa: F401  (the loopback S3 fixtures)
 
 pytestmark = pytest.mark.django_db

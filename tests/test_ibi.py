@@ -12,8 +12,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from archive import ibi as ibi_module
-from archive.ibi import (
+from archive.identifiers import ibi as ibi_module
+from archive.identifiers.ibi import (
     IBIP_DIGITS,
     IBIP_EPOCH,
     IPV4_DIGITS,

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from archive import ibi
+from archive.identifiers import ibi
 
 
 def run(*args: str) -> str:

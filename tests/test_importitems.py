@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 
-from archive import storage
+from archive.deposit import storage
 from archive.models import Item
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from archive import copies, services
+from archive.deposit import services
 from archive.models import Item
+from archive.preservation import copies
 from tests.fake_archive import FakeArchive, forget, publish
 
 pytestmark = pytest.mark.django_db

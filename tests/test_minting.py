@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from archive import ibi
-from archive.minting import MintingError, mint
+from archive.identifiers import ibi
+from archive.identifiers.minting import MintingError, mint
 from archive.models import Item, MintingState
 from tests.conftest import subprocess_database_url
 
@@ -131,7 +131,7 @@ import json, os, sys
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
 django.setup()
-from archive.minting import mint
+from archive.identifiers.minting import mint
 for _ in range(int(sys.argv[1])):
     m = mint()
     print(json.dumps({"rep": m.rep, "ibip": m.ibip, "date": str(m.date),

@@ -16,10 +16,10 @@ from oaipmh_scythe import Scythe
 from oaipmh_scythe.exceptions import IdDoesNotExist, NoRecordsMatch, NoSetHierarchy
 from oaipmh_scythe.iterator import OAIResponseIterator
 
-from archive import ibi as ibilib
-from archive import services
+from archive.deposit import services
+from archive.deposit.services import Upload
+from archive.identifiers import ibi as ibilib
 from archive.models import Item
-from archive.services import Upload
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ERROR_CODES = {"badArgument", "badResumptionToken", "badVerb", "cannotDisseminateFormat",

@@ -9,10 +9,10 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
-from archive import services
-from archive.citation import Citation, apa, bibtex, bibtex_escape
+from archive.deposit import services
+from archive.deposit.services import Upload
 from archive.models import Item
-from archive.services import Upload
+from archive.site.citation import Citation, apa, bibtex, bibtex_escape
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from archive.pairs import (
+from archive.protocol.pairs import (
     PairListError,
     dumps,
     encode_value,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from archive.persistent_url import PersistentUrl, PersistentUrlError, parse
+from archive.protocol.persistent_url import PersistentUrl, PersistentUrlError, parse
 
 IBIP = "LK47B6W/362SFKH"
 REPOSITORY = "iconet.com.br/banon/2009/09.09.22.01"  # the same item (Example 8.1)

@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive import resolver_service, services
+from archive.deposit import services
+from archive.deposit.services import Upload
 from archive.models import Access, Item, RegisteredArchive
-from archive.services import Upload
+from archive.resolver import service as resolver_service
 
 from .servers import FakeArchiveService, SilentServer
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from archive import resolver_client as client
-from archive.pairs import to_dict
+from archive.protocol import client
+from archive.protocol.pairs import to_dict
 
 from .servers import FakeArchiveService, SilentServer
 

@@ -178,17 +178,17 @@ def test_two_archives_one_resolver(network):
 
 
 def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
-    """IBI_SWITCHON_RESOLVER and IBI_SWITCHON_KEY with archive/gunicorn_hooks.py: included
+    """IBI_SWITCHON_RESOLVER and IBI_SWITCHON_KEY with ibirepo/gunicorn.py: included
     when the server is ready, excluded when it stops."""
     resolver = network.start("r")
     archive = network.prepare("c", IBI_SWITCHON_RESOLVER=resolver.url, IBI_SWITCHON_KEY=KEY)
-    service = archive.shell("from archive import selectors; "
+    service = archive.shell("from archive.deposit import selectors; "
                             "print(selectors.archive_service().ibi)")
     resolver.manage("registerarchive", service, KEY)
     state = ("from archive.models import RegisteredArchive as R; "
              "r = R.objects.get(); print(r.included, r.address)")
 
-    archive.start(extra_args=("-c", "python:archive.gunicorn_hooks"))
+    archive.start(extra_args=("-c", "python:ibirepo.gunicorn"))
     poll(lambda: resolver.shell(state), f"True {archive.address}", "after start-up")
     assert archive.stop() == 0
     poll(lambda: resolver.shell(state), f"False {archive.address}", "after shutdown")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from archive.pairs import loads, to_dict
-from archive.resolver import (
+from archive.protocol.pairs import loads, to_dict
+from archive.resolver.resolve import (
     Answer,
     Source,
     choose,

@@ -11,9 +11,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from archive import resolver_service, services
+from archive.deposit import services
 from archive.models import RegisteredArchive
-from archive.resolver_service import hash_key, key_matches, register_archive
+from archive.resolver import service as resolver_service
+from archive.resolver.service import hash_key, key_matches, register_archive
 
 from .servers import FakeArchiveService, SilentServer
 

@@ -23,7 +23,7 @@ from django.core.files.storage import default_storage
 from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
 
-from archive import services, storage
+from archive.deposit import services, storage
 from archive.models import Access, ItemFile
 
 pytestmark = pytest.mark.django_db
@@ -102,7 +102,7 @@ def test_a_file_larger_than_one_multipart_chunk_keeps_its_checksum(bucket, tmp_p
         item = services.item_deposit(title="Big", uploads=[services.Upload("big.bin", fh)])
     row = item.files.get()
     assert row.size == 10 * 1024 * 1024
-    stored = fetch(bucket, row.key)
+    stored = fetch(bucket, storage.file_key(item.ibi, row.name))
     assert hashlib.sha256(stored).hexdigest() == row.sha256 == hashlib.sha256(
         big.read_bytes()).hexdigest()
 
@@ -192,13 +192,13 @@ django.setup()
 from django.core.management import call_command
 from django.core.files.storage import default_storage
 from django.test import Client
-from archive import services
+from archive.deposit import services, storage
 call_command("migrate", verbosity=0)
 item = services.item_deposit(title="Env", uploads=[
     services.Upload("env.txt", io.BytesIO(b"configured by the environment"), "text/plain")])
 response = Client().get(f"/col/{item.ibi}/doc/env.txt")
 print(json.dumps({"backend": type(default_storage._wrapped).__name__,
-                  "key": item.files.get().key, "status": response.status_code,
+                  "key": storage.file_key(item.ibi, "env.txt"), "status": response.status_code,
                   "location": response["Location"]}))
 """
 

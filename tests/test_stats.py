@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from archive import services, stats
+from archive.accesses import selectors as stats
+from archive.deposit import services
 from archive.models import Access
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from archive import storage
+from archive.deposit import storage
 
 
 def test_the_key_is_four_directories_from_the_ibi():
@@ -44,7 +44,7 @@ def test_store_never_overwrites(media):
 @pytest.mark.django_db
 @pytest.mark.parametrize("field", ["title", "creator"])
 def test_control_characters_in_metadata_are_refused_before_anything_is_stored(field, media):
-    from archive import services
+    from archive.deposit import services
     from archive.models import Item
 
     title, dc = ("a\x00b", {}) if field == "title" else ("ok", {"creator": ["x\x00y"]})

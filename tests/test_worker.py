@@ -16,7 +16,7 @@ from celery import Celery
 from celery.contrib.testing.worker import start_worker
 from django.db import transaction
 
-from archive import services
+from archive.deposit import services
 from archive.models import ItemFile
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from django import template
 
+from ..accesses.selectors import item_statistics as _item_statistics
 from ..models import Item
-from ..stats import item_statistics as _item_statistics
 
 register = template.Library()
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import copies, services
+from archive.deposit import services
+from archive.preservation import copies
 
 
 def describe(ibi: str, result: copies.CopyResult) -> str:

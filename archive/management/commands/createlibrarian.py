@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from archive.services import ensure_librarians_group
+from archive.deposit.services import ensure_librarians_group
 
 
 class Command(BaseCommand):

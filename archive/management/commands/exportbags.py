@@ -13,8 +13,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import bagit, selectors
+from archive.deposit import selectors
 from archive.models import Item
+from archive.preservation import bagit
 
 
 class Command(BaseCommand):

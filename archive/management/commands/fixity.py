@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import fixity
+from archive.preservation import fixity
 
 
 class Command(BaseCommand):

@@ -23,7 +23,7 @@ from django.core.management.base import (
 )
 from django.utils import timezone
 
-from archive import storage
+from archive.deposit import storage
 from archive.management.base import DocumentedCommand
 from archive.models import Item, ItemFile
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import ibi
-from archive.minting import MintingError, mint
+from archive.identifiers import ibi
+from archive.identifiers.minting import MintingError, mint
 
 
 def _iso(when) -> str:

@@ -34,7 +34,7 @@ from django.core.management.base import (
 )
 from tqdm import tqdm
 
-from archive import selectors, services
+from archive.deposit import selectors, services
 from archive.management.base import DocumentedCommand
 from archive.models import DC_ELEMENTS, Item
 

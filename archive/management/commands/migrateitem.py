@@ -17,7 +17,8 @@ import os
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import copies, services
+from archive.deposit import services
+from archive.preservation import copies
 
 
 class Command(BaseCommand):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from archive import bagit
+from archive.preservation import bagit
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from archive.resolver_service import register_archive
+from archive.resolver.service import register_archive
 
 
 class Command(BaseCommand):

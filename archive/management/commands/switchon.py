@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from archive.switch import SwitchError, switch
+from archive.resolver.switch import SwitchError, switch
 
 
 class Command(BaseCommand):

@@ -1,0 +1,10 @@
+"""The librarian's admin: thin ModelAdmins over deposit's services.
+
+Django's admin autodiscovery imports this package; each module registers its own ModelAdmins.
+- items: deposit, describe, link and tombstone items (forms: the deposit form).
+- copies: copies from other Archives and the files fixity found changed.
+- resolver: the Archives registered at this resolver.
+"""
+from . import items, resolver  # noqa: F401  (register their ModelAdmins)
+
+__all__ = ["copies", "forms", "items", "resolver"]

@@ -1,0 +1,158 @@
+"""Admin for copies and fixity: "Copy from another Archive", "Refresh from source", and the
+files whose stored bytes fixity found changed or missing.
+
+`CopiesAdminMixin` is mixed into ItemAdmin (archive/admin.py), whose import registers the
+fixity changelist (an ItemFile admin) too. Work that talks to other Archives goes through the
+Celery tasks (in process when no broker is set).
+"""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+
+from ..deposit import selectors, storage
+from ..identifiers import ibi as ibilib
+from ..models import Item, ItemFile
+from ..preservation import fixity, peer, tasks
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records that only services write: shown, never added, changed or deleted here."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class CopyForm(forms.Form):
+    ibi = forms.CharField(label=_("IBI"), max_length=255,
+                          help_text=_("either form, e.g. 8JMKD3MGP7W/3EPGUE5"))
+    source = forms.CharField(label=_("Archive holding it"), max_length=255,
+                             help_text=_("its base URL, e.g. https://archive-b.example.org"))
+
+    def clean_ibi(self) -> str:
+        text = self.cleaned_data["ibi"].strip()
+        try:
+            ibilib.parse(text)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        held = selectors.item_by_ibi(text)
+        if held is not None and held.state != Item.State.COPY:
+            raise forms.ValidationError(_("%(ibi)s is held here as %(state)s: an Archive "
+                                          "cannot also hold a copy of it") %
+                                        {"ibi": held.ibi, "state": held.state})
+        return text
+
+    def clean_source(self) -> str:
+        try:
+            return peer.base_url(self.cleaned_data["source"])
+        except peer.PeerError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+def _report(modeladmin, request: HttpRequest, ibi: str, outcome) -> None:
+    if not outcome.ready():
+        modeladmin.message_user(request, _("Copy of %(ibi)s queued.") % {"ibi": ibi})
+        return
+    text = str(outcome.result)
+    level = messages.ERROR if text.startswith(("failed", "refused")) else messages.SUCCESS
+    modeladmin.message_user(request, _("Copy of %(ibi)s: %(outcome)s") %
+                            {"ibi": ibi, "outcome": text}, level)
+
+
+class CopiesAdminMixin:
+    """For ItemAdmin: a "copy from another Archive" page and a "refresh" action."""
+
+    actions = ["refresh_copies"]
+
+    def get_urls(self):
+        return [path("copy/", self.admin_site.admin_view(self.copy_view),
+                     name="archive_item_copy"), *super().get_urls()]
+
+    def copy_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = CopyForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            ibi, source = form.cleaned_data["ibi"], form.cleaned_data["source"]
+            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
+            return HttpResponseRedirect(reverse("admin:archive_item_changelist"))
+        return TemplateResponse(request, "admin/archive/item/copy.html", {
+            **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
+            "title": _("Copy an item from another Archive")})
+
+    @admin.action(description=_("Refresh selected copies from their source"),
+                  permissions=["change"])
+    def refresh_copies(self, request: HttpRequest, queryset) -> None:
+        copies = queryset.filter(state=Item.State.COPY).exclude(source_archive="")
+        skipped = queryset.count() - copies.count()
+        for ibi, source in copies.values_list("ibi", "source_archive"):
+            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
+        if skipped:
+            self.message_user(request, _("%(n)d selected items are not copies: left alone.")
+                              % {"n": skipped}, messages.WARNING)
+
+
+class FixityFilter(admin.SimpleListFilter):
+    title = _("fixity")
+    parameter_name = "fixity"
+
+    def lookups(self, request, model_admin):
+        return [("problem", _("changed or missing")), ("intact", _("intact")),
+                ("unchecked", _("never checked"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "problem":
+            return queryset.exclude(fixity_problem="")
+        if self.value() == "intact":
+            return queryset.filter(fixity_problem="", checked_at__isnull=False)
+        if self.value() == "unchecked":
+            return queryset.filter(checked_at__isnull=True)
+        return queryset
+
+
+@admin.register(ItemFile)
+class ItemFileFixityAdmin(ReadOnlyAdmin):
+    """Read-only: what fixity found, problems first; for those with archive.view_itemfile
+    (administrators: librarians work on items). Rows change through services only."""
+
+    list_display = ["key_column", "size", "checked_at", "problem_column"]
+    list_filter = [FixityFilter]
+    search_fields = ["item__ibi", "item__ibip", "name"]
+    list_select_related = ["item"]
+    actions = ["check_now"]
+    list_per_page = 100
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).order_by("-fixity_problem", "checked_at", "pk")
+
+    @admin.display(description=_("file"), ordering="item__ibi")
+    def key_column(self, obj: ItemFile) -> str:
+        return storage.file_key(obj.item.ibi, obj.name)
+
+    @admin.display(description=_("problem"), ordering="fixity_problem")
+    def problem_column(self, obj: ItemFile) -> str:
+        return obj.fixity_problem or ("—" if obj.checked_at else _("not checked yet"))
+
+    @admin.action(description=_("Check the selected files now"), permissions=["view"])
+    def check_now(self, request: HttpRequest, queryset) -> None:
+        bad = 0
+        for row in queryset.select_related("item"):
+            problem = fixity.problem_of(row)
+            fixity.record(row, problem)
+            bad += bool(problem)
+        level = messages.ERROR if bad else messages.SUCCESS
+        self.message_user(request, _("%(n)d files checked: %(bad)d changed or missing.")
+                          % {"n": queryset.count(), "bad": bad}, level)
+
+

@@ -1,0 +1,179 @@
+"""The librarian's deposit form: several files at once, Dublin Core, links; writes via services."""
+from __future__ import annotations
+
+import mimetypes
+
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from ..deposit import selectors, services, storage
+from ..models import DC_ELEMENTS, Item, normalize_language, validate_language
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Django's documented multiple-file pattern; cleans to a list, [] when nothing was sent."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None) -> list:
+        single_file_clean = super().clean
+        if isinstance(data, list | tuple):
+            result = [single_file_clean(d, initial) for d in data]
+        else:
+            result = [single_file_clean(data, initial)] if data else []
+        result = [f for f in result if f]
+        if self.required and not result:
+            raise forms.ValidationError(self.error_messages["required"], code="required")
+        return result
+
+
+def dc_field_name(element: str) -> str:
+    return f"dc_{element}"
+
+
+# One textarea per Dublin Core element, one value per line: the whole deposit is then a single
+# form, so it reaches the services in one call and a refused deposit never leaves half an item.
+DublinCoreFields = type("DublinCoreFields", (forms.Form,), {
+    dc_field_name(element): forms.CharField(
+        label=element, required=False, help_text=_("one value per line"),
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+    for element in DC_ELEMENTS
+})
+
+
+class ItemAdminForm(DublinCoreFields, forms.ModelForm):
+    upload = MultipleFileField(
+        label=_("files"), required=False,
+        help_text=_("choose one or more files; names are reduced to a bare file name"))
+
+    class Meta:
+        model = Item
+        fields = ["title", "language", "target_file", "transferable", "previous_edition",
+                  "translation_of"]
+        help_texts = {"target_file": _("the name of one of the files; default: the first")}
+
+    LINKS = ("previous_edition", "translation_of")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.adding = self.instance.pk is None
+        self._unknown_links = self._links_by_ibi()
+        if "upload" in self.fields:
+            self.fields["upload"].required = self.adding
+        if not self.adding:
+            for element in DC_ELEMENTS:
+                self.initial.setdefault(dc_field_name(element),
+                                        "\n".join(self.instance.dc(element)))
+
+    def _links_by_ibi(self) -> dict[str, str]:
+        """Accept an IBI (either form) typed where the pickers send an item's number.
+
+        Anything else that is not a number is cleared, with an error kept for clean(): the
+        admin's picker would fail on it when the page is drawn again.
+        """
+        unknown = {}
+        if not self.is_bound:
+            return unknown
+        for field in self.LINKS:
+            value = (self.data.get(field) or "").strip()
+            if not value or value.isdigit():
+                continue
+            item = selectors.item_by_ibi(value)
+            self.data = self.data.copy()
+            self.data[field] = str(item.pk) if item else ""
+            if item is None:
+                unknown[field] = value
+        return unknown
+
+    def clean_language(self) -> str:
+        language = self.cleaned_data.get("language", "").strip()
+        validate_language(language)
+        return normalize_language(language) if language else ""
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        for field, value in self._unknown_links.items():
+            self.add_error(field, _("no item here has the IBI %(ibi)r") % {"ibi": value})
+        existing = set() if self.adding else set(self.instance.files.values_list("name",
+                                                                                 flat=True))
+        names: list[str] = []
+        for upload in cleaned.get("upload") or []:
+            try:
+                name = storage.safe_name(upload.name)
+            except storage.FileNameError as exc:
+                self.add_error("upload", f"{upload.name!r}: {exc}")
+                continue
+            if name in existing or name in names:
+                self.add_error("upload", _("two files would be named %(name)r") % {"name": name})
+            if upload.size > settings.IBI_MAX_FILE_SIZE:
+                self.add_error("upload", _("%(name)s is larger than %(max)s bytes") % {
+                    "name": name, "max": settings.IBI_MAX_FILE_SIZE})
+            names.append(name)
+        if len(existing) + len(names) > settings.IBI_MAX_FILES:
+            self.add_error("upload", _("an item holds at most %(max)s files") % {
+                "max": settings.IBI_MAX_FILES})
+        if "target_file" in self.fields:
+            cleaned["target_file"] = self._clean_target(cleaned.get("target_file", ""),
+                                                        names, existing)
+        return cleaned
+
+    def _clean_target(self, target: str, names: list[str], existing: set[str]) -> str:
+        if not target:
+            return names[0] if self.adding and names else self.instance.target_file
+        try:
+            target = storage.safe_name(target)
+        except storage.FileNameError as exc:
+            self.add_error("target_file", str(exc))
+            return target
+        if target not in names and target not in existing:
+            self.add_error("target_file", _("%(name)r is not one of the files") % {
+                "name": target})
+        return target
+
+    def _post_clean(self) -> None:
+        # After field, form and model validation, the services do the writing. They run here,
+        # not in ModelAdmin.save_model, so that a refusal (ServiceError) becomes a form error
+        # shown to the librarian instead of a 500. UserCreationForm uses this hook likewise.
+        super()._post_clean()
+        if self.errors:
+            return
+        try:
+            self.instance = self._write()
+        except services.ServiceError as exc:
+            self.add_error(None, str(exc))
+
+    def _write(self) -> Item:
+        data = self.cleaned_data
+        dc = {element: data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
+              if dc_field_name(element) in data}
+        uploads = [services.Upload(name=f.name, file=f, content_type=_content_type(f.name))
+                   for f in data.get("upload") or []]
+        if self.adding:
+            return services.item_deposit(
+                title=data["title"], uploads=uploads, target_file=data["target_file"],
+                language=data["language"], previous_edition=data.get("previous_edition"),
+                translation_of=data.get("translation_of"), dc=dc,
+                transferable=data["transferable"])
+        item = self.instance
+        if uploads:
+            services.item_add_files(item=item, uploads=uploads)
+        changes = {name: data[name] for name in ("title", "language", "target_file",
+                                                 "translation_of", "transferable")
+                   if name in data}
+        return services.item_update(item=item, dc=dc, **changes)
+
+
+def _content_type(name: str) -> str:
+    # From the (already safe) name, not from what the browser claimed.
+    try:
+        name = storage.safe_name(name)
+    except storage.FileNameError:
+        pass
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"

@@ -1,0 +1,134 @@
+"""The librarian's admin: deposit, describe, link and tombstone items; all writes via services."""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from django.contrib import admin
+from django.template.defaultfilters import filesizeformat
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from ..deposit import selectors, services, storage
+from ..models import DC_ELEMENTS, Item, MintingState
+from .copies import CopiesAdminMixin, ReadOnlyAdmin
+from .forms import ItemAdminForm, dc_field_name
+
+
+@admin.register(Item)
+class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
+    form = ItemAdminForm
+    list_display = ["title", "ibi", "ibip", "state", "language", "updated"]
+    list_filter = ["state", "language"]
+    search_fields = ["ibi", "ibip", "title"]
+    autocomplete_fields = ["previous_edition", "translation_of"]
+    list_per_page = 50
+    dublin_core = (_("Dublin Core"), {"fields": [dc_field_name(e) for e in DC_ELEMENTS]})
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return [
+                (None, {"fields": ["title", "upload", "target_file", "language",
+                                   "transferable"]}),
+                (_("Links"), {"fields": ["previous_edition", "translation_of"],
+                              "description": _("Find an item by its IBI (either form) or "
+                                               "title. Editions are linked at deposit only.")}),
+                self.dublin_core,
+            ]
+        editable = self.has_change_permission(request, obj)
+        return [
+            (_("Identification"), {"fields": ["ibi", "ibip", "state", "edition",
+                                              "created", "updated", "deleted_at"]}),
+            (None, {"fields": ["title", "target_file", "language", "transferable"]}),
+            (_("Files"), {"fields": ["file_table", "upload"] if editable else ["file_table"]}),
+            (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
+            # A view-only page (a tombstone) has no form fields to show the values in.
+            self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return []
+        # The IBI fields are read-only everywhere; editions are linked at deposit only.
+        return ["ibi", "ibip", "state", "edition", "created", "updated", "deleted_at",
+                "file_table", "previous_edition"]
+
+    @admin.display(description=_("edition"))
+    def edition(self, obj: Item) -> str:
+        return f"{obj.edition_number} (first: {obj.edition_family})"
+
+    @admin.display(description=_("values"))
+    def dc_values(self, obj: Item) -> str:
+        return format_html_join("", "<div>{}: {}</div>",
+                                ((v.element, v.value) for v in obj.dc_values.all()))
+
+    @admin.display(description=_("files"))
+    def file_table(self, obj: Item) -> str:
+        rows = format_html_join("", (
+            "<tr><td><a href=\"/{}\">{}</a></td><td>{}</td><td>{}</td>"
+            "<td><code>{}</code></td><td>{}</td></tr>"), (
+            (quote(storage.file_key(obj.ibi, f.name)), f.name, filesizeformat(f.size), f.size,
+             f.sha256, f.content_type)
+            for f in obj.files.order_by("name")))
+        return format_html(
+            '<table class="ibi-files"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th>'
+            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            _("name"), _("size"), _("bytes"), "sha256", _("content type"), rows)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="",
+                           obj=None):
+        # The persistent URL depends on the request (host, scheme), which readonly fields lack.
+        if obj is not None:
+            context["persistent_url"] = selectors.persistent_url(obj, request)
+            context["landing_url"] = selectors.landing_url(obj, request)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def get_search_results(self, request, queryset, search_term):
+        # A whole IBI in any spelling (other case, legacy @port, IBIp) finds just its item;
+        # anything else (a title word, part of an IBI) is an ordinary search.
+        item = selectors.item_by_ibi(search_term.strip(), queryset) if search_term else None
+        if item is not None:
+            found, may_have_duplicates = queryset.filter(pk=item.pk), False
+        else:
+            found, may_have_duplicates = super().get_search_results(request, queryset,
+                                                                    search_term)
+        if request.resolver_match and request.resolver_match.url_name == "autocomplete":
+            # Links point at live, ordinary items only.
+            found = found.filter(is_archive_service=False).exclude(state=Item.State.DELETED)
+        return found, may_have_duplicates
+
+    def save_model(self, request, obj, form, change) -> None:
+        """Nothing left to do: the form's services already stored the files and the row."""
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        if obj is not None and obj.is_deleted:
+            return False  # a tombstone is shown read-only
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        if obj is not None and (obj.is_archive_service or obj.is_deleted):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    # -- Delete makes a tombstone ----------------------------------------------------------
+
+    def get_deleted_objects(self, objs, request):
+        """Only the items themselves are touched (no cascade), and never the archive service."""
+        objs = list(objs)
+        deletable = [str(o) for o in objs if not o.is_archive_service]
+        protected = [_("%(item)s: the archive service cannot be deleted") % {"item": o}
+                     for o in objs if o.is_archive_service]
+        return deletable, {Item._meta.verbose_name_plural: len(deletable)}, set(), protected
+
+    def delete_model(self, request, obj: Item) -> None:
+        services.item_delete(item=obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for item in queryset.filter(is_archive_service=False):
+            services.item_delete(item=item)
+
+
+@admin.register(MintingState)
+class MintingStateAdmin(ReadOnlyAdmin):
+    """Shown for audits; only the minting service ever writes it."""
+
+    list_display = ["name", "last_date_for_suffix", "updated"]

@@ -1,0 +1,87 @@
+"""Admin page of the resolver: register Archives (RTC-11 §7.1), see who is switched on.
+
+Registration is the administrative act of the standard: the archive service IBI and the
+registration key the Archive's administrator chose. The key is typed once, hashed at once
+(`resolver_service.hash_key`) and never shown, logged or kept in an error report. The Archive
+switches itself on and off (inclusionRequest / exclusionRequest); the administrator may only
+switch an Archive off here, e.g. one under suspicion.
+"""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils import timezone
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.debug import sensitive_post_parameters
+
+from ..models import RegisteredArchive
+from ..resolver import service as resolver_service
+
+
+class RegisteredArchiveForm(forms.ModelForm):
+    registration_key = forms.CharField(
+        label=_("Registration key"), required=False, strip=True, max_length=200,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text=_("Table 7.1: 10 or more digits, optionally '-' and 10 or more digits "
+                    "(e.g. 1234567890-1234567890). Stored hashed; leave empty to keep the "
+                    "current key."))
+
+    class Meta:
+        model = RegisteredArchive
+        fields = ["archive_service_ibi", "email"]
+
+    def clean_archive_service_ibi(self) -> str:
+        try:
+            text = resolver_service.canonical_ibi(self.cleaned_data["archive_service_ibi"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        found = resolver_service.registered(text)
+        if found is not None and found.pk != self.instance.pk:
+            raise forms.ValidationError(_("This archive service IBI is registered already."))
+        return text
+
+    def clean_registration_key(self) -> str:
+        key = self.cleaned_data["registration_key"]
+        if not key and self.instance.pk is None:
+            raise forms.ValidationError(_("A new Archive needs its registration key."))
+        if key and not resolver_service.valid_key(key):
+            raise forms.ValidationError(_("Not a key of Table 7.1: 10 or more digits, "
+                                          "optionally '-' and 10 or more digits."))
+        return key
+
+    def save(self, commit: bool = True) -> RegisteredArchive:
+        archive = super().save(commit=False)
+        if self.cleaned_data["registration_key"]:
+            archive.key_hash = resolver_service.hash_key(self.cleaned_data["registration_key"])
+        if commit:
+            archive.save()
+        return archive
+
+
+@admin.register(RegisteredArchive)
+class RegisteredArchiveAdmin(admin.ModelAdmin):
+    form = RegisteredArchiveForm
+    list_display = ["archive_service_ibi", "included", "address", "included_at", "excluded_at"]
+    list_filter = ["included"]
+    search_fields = ["archive_service_ibi", "address", "email"]
+    readonly_fields = ["address", "ip", "platform_version", "included", "included_at",
+                       "excluded_at", "registered_at"]
+    fieldsets = [
+        (None, {"fields": ["archive_service_ibi", "registration_key", "email"]}),
+        (_("Switched on by the Archive (inclusionRequest)"), {"fields": [
+            "included", "address", "ip", "platform_version", "included_at", "excluded_at",
+            "registered_at"]}),
+    ]
+    actions = ["switch_off"]
+
+    @method_decorator(sensitive_post_parameters("registration_key"))
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @admin.action(description=_("Switch the selected Archives off (no longer asked)"))
+    def switch_off(self, request, queryset) -> None:
+        count = queryset.filter(included=True).update(included=False,
+                                                      excluded_at=timezone.now())
+        self.message_user(request, _("%(count)d Archive(s) switched off.") % {"count": count},
+                          messages.SUCCESS)

@@ -1,0 +1,78 @@
+"""/api/items/<ibi>/statistics (access counts) and /api/items/<ibi>/handover (migration).
+
+Thin views over archive.stats and archive.copies; see archive.copies for the hand-over
+protocol between two Archives.
+"""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, DjangoModelPermissions
+from rest_framework.response import Response
+
+from ..accesses import selectors as stats
+from ..preservation import copies
+from .items import IBI_PARAMETER, ItemSerializer, _errors, _OneItem
+
+
+class CountsSerializer(serializers.Serializer):
+    downloads = serializers.IntegerField()
+    acknowledgments = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class FamilySerializer(CountsSerializer):
+    items = serializers.ListField(child=serializers.DictField(),
+                                 help_text="each member: ibi, counts, edition or language")
+
+
+class StatisticsSerializer(serializers.Serializer):
+    item = CountsSerializer()
+    editions = FamilySerializer()
+    translations = FamilySerializer()
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemStatistics(_OneItem):
+    """Accesses of the item: downloads here and acknowledgments from resolvers, for the item,
+    its edition family and its translation family."""
+
+    permission_classes = [AllowAny]
+    serializer_class = StatisticsSerializer
+
+    @extend_schema(responses={200: StatisticsSerializer, **_errors(404)})
+    def get(self, request, ibi: str) -> Response:
+        return Response(stats.item_statistics(self.get_object()))
+
+
+class HandOverPermissions(DjangoModelPermissions):
+    # Giving the Original away is as weighty as changing and deleting the item here.
+    perms_map = {**DjangoModelPermissions.perms_map,
+                 "POST": ["%(app_label)s.change_%(model_name)s",
+                          "%(app_label)s.delete_%(model_name)s"]}
+
+
+class HandOverSerializer(serializers.Serializer):
+    target = serializers.URLField(help_text="base URL of the Archive that holds a complete "
+                                  "Copy and becomes the Original's")
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemHandOver(_OneItem):
+    """Migration, at the Original's Archive: once the target holds a complete, current Copy,
+    this Archive's record becomes a Copy of the target's (archive.copies explains the order).
+    Idempotent for the same target."""
+
+    permission_classes = [HandOverPermissions]
+    serializer_class = ItemSerializer
+
+    def get_serializer_class(self):
+        return HandOverSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(request=HandOverSerializer,
+                   responses={200: ItemSerializer, **_errors(400, 401, 403, 404, 409)})
+    def post(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        form = HandOverSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        return self.record(copies.hand_over(item=item, target=form.validated_data["target"]))

@@ -1,0 +1,386 @@
+"""The REST API under /api/: serializers that translate, views that delegate to services.
+
+Reads go through selectors, writes through archive.services; a ServiceError becomes its own
+status with {"detail": …}. Files arrive through archive.uploads (hashed on the way, limits
+enforced while reading), so nothing here touches bytes.
+"""
+from __future__ import annotations
+
+import mimetypes
+import re
+from datetime import UTC, datetime
+
+from django.core.exceptions import SuspiciousOperation
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as rest_exception_handler
+
+from ..deposit import selectors, services
+from ..deposit.uploads import FileTooLarge, MultiPartParser
+from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
+
+MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
+
+
+def iso_utc(moment: datetime) -> str:
+    """2014-01-02T17:23:57Z, the timestamp form of the resolution standard."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# -- Serializers -------------------------------------------------------------------------------
+
+class DcElementField(serializers.ListField):
+    """The values of one Dublin Core element, named by the field, as a list of strings."""
+
+    child = serializers.CharField(allow_blank=True)
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def get_attribute(self, item: Item) -> list[str]:
+        return item.dc(self.field_name)
+
+
+class DublinCoreFields(serializers.Serializer):
+    creator = DcElementField()
+    subject = DcElementField()
+    description = DcElementField()
+    publisher = DcElementField()
+    contributor = DcElementField()
+    date = DcElementField()
+    type = DcElementField()
+    format = DcElementField()
+    identifier = DcElementField()
+    source = DcElementField()
+    relation = DcElementField()
+    coverage = DcElementField()
+    rights = DcElementField()
+
+
+class FileSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ItemFile
+        fields = ["name", "size", "sha256", "content_type", "url"]
+
+    def get_url(self, file: ItemFile) -> str:
+        return selectors.file_url(file.item, file.name, self.context.get("request"))
+
+
+class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
+    """An item's record: both IBI forms, state, files with their URLs, Dublin Core, links."""
+
+    timestamp = serializers.SerializerMethodField(help_text="last update, ISO 8601 UTC")
+    files = FileSerializer(many=True)
+    persistent_url = serializers.SerializerMethodField()
+    landing_url = serializers.SerializerMethodField()
+    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    next_edition = serializers.SerializerMethodField()
+    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
+
+    class Meta:
+        model = Item
+        fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
+                  "files", "persistent_url", "landing_url", *DC_ELEMENTS, "previous_edition",
+                  "next_edition", "translation_of", "translations", "transferable", "created",
+                  "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
+
+    def get_fields(self) -> dict:
+        # A record is output only: writes go through the input serializers below.
+        fields = super().get_fields()
+        for field in fields.values():
+            field.read_only = True
+        return fields
+
+    def get_timestamp(self, item: Item) -> str:
+        # A copy's timestamp is its original's, as the archive service answers it.
+        if item.state == Item.State.COPY and item.origin_timestamp:
+            return iso_utc(item.origin_timestamp)
+        return iso_utc(item.updated)
+
+    def get_persistent_url(self, item: Item) -> str:
+        return selectors.persistent_url(item, self.context.get("request"))
+
+    def get_landing_url(self, item: Item) -> str:
+        return selectors.landing_url(item, self.context.get("request"))
+
+    def get_next_edition(self, item: Item) -> str | None:
+        following = getattr(item, "next_edition", None)  # reverse one-to-one: may not exist
+        return following.ibi if following is not None else None
+
+
+class ItemIbiField(serializers.CharField):
+    """An IBI in either form, any case, naming an item of this repository."""
+
+    def to_internal_value(self, data) -> Item:
+        text = super().to_internal_value(data)
+        item = selectors.item_by_ibi(text, selectors.public_items())
+        if item is None:
+            raise ValidationError(f"no item of this repository has the IBI {text!r}")
+        return item
+
+
+class ChecksumsField(serializers.ListField):
+    """sha256 of each file, in order: repeated fields, or one field separated by commas."""
+
+    child = serializers.RegexField(r"^[0-9a-fA-F]{64}$", error_messages={
+        "invalid": "a sha256 is 64 hexadecimal digits"})
+
+    def to_internal_value(self, data) -> list[str]:
+        values = [data] if isinstance(data, str) else data
+        if isinstance(values, list):
+            values = [part for value in values for part in re.split(r"[\s,]+", str(value))
+                      if part]
+        return super().to_internal_value(values)
+
+
+def files_field() -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
+        help_text="one or more files (repeat the field)")
+
+
+class DepositSerializer(DublinCoreFields):
+    title = serializers.CharField(max_length=1000)
+    files = files_field()
+    target_file = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="the default file; the first one if empty")
+    language = serializers.CharField(required=False, allow_blank=True, max_length=35,
+                                     help_text="BCP 47, e.g. pt-BR")
+    previous_edition = ItemIbiField(required=False, help_text="IBI of the previous edition")
+    translation_of = ItemIbiField(required=False, help_text="IBI of the item translated")
+    sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+    transferable = serializers.BooleanField(
+        required=False, default=True,
+        help_text="false: this Original may never migrate to another Archive")
+
+
+class AddFilesSerializer(serializers.Serializer):
+    files = files_field()
+    sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+
+
+class ItemUpdateSerializer(DublinCoreFields):
+    """What PATCH may change; a DC element given replaces all values of that element."""
+
+    title = serializers.CharField(max_length=1000, required=False)
+    language = serializers.CharField(required=False, allow_blank=True, max_length=35)
+    target_file = serializers.CharField(required=False, allow_blank=True)
+    translation_of = ItemIbiField(required=False, allow_null=True, allow_blank=True,
+                                  help_text="IBI of the item translated; empty or null: none")
+    transferable = serializers.BooleanField(required=False)
+
+    def validate_translation_of(self, value):
+        return value or None
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+def _uploads(files) -> list[services.Upload]:
+    uploads = []
+    for file in files:
+        # The client's content type is kept only when it looks like one.
+        declared = (file.content_type or "").strip().lower()
+        if not MIME_TYPE.fullmatch(declared) or declared == "application/octet-stream":
+            declared = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        uploads.append(services.Upload(name=file.name, file=file, content_type=declared))
+    return uploads
+
+
+def _dc(data: dict) -> dict[str, list[str]]:
+    return {element: data[element] for element in DC_ELEMENTS if element in data}
+
+
+# -- Views -------------------------------------------------------------------------------------
+
+class ItemPermissions(DjangoModelPermissionsOrAnonReadOnly):
+    """Anonymous reads; writes need archive.add_item / change_item / delete_item."""
+
+
+class AddFilesPermissions(ItemPermissions):
+    perms_map = {**ItemPermissions.perms_map, "POST": ["%(app_label)s.change_%(model_name)s"]}
+
+
+class ItemPagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+IBI_PARAMETER = OpenApiParameter(
+    "ibi", OpenApiTypes.STR, OpenApiParameter.PATH,
+    description="Either form of the IBI, any case, slashes as they are: "
+                "sid.inpe.br/mtc-m19/2013/09.04.12.27.57 or 8JMKD3MGP7W/3EPGUE5")
+ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
+    400: "bad request", 401: "no or bad token", 403: "missing permission",
+    404: "no such item", 409: "checksum mismatch or conflict", 413: "a file is too large",
+}.items()}
+
+
+def _errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: ERRORS[code] for code in codes}
+
+
+class _ItemRecordMixin:
+    def record(self, item: Item, status_code: int = status.HTTP_200_OK) -> Response:
+        """The item re-read with everything its record shows, after a write."""
+        item = selectors.with_details(Item.objects.filter(pk=item.pk)).get()
+        data = ItemSerializer(item, context=self.get_serializer_context()).data
+        headers = {}
+        if status_code == status.HTTP_201_CREATED:
+            headers["Location"] = self.request.build_absolute_uri(
+                reverse("api:item", args=[item.ibi]))
+        return Response(data, status=status_code, headers=headers)
+
+
+def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
+    """?state= (any case), ?language= (pt also finds pt-BR), ?search= (words in title/creator)."""
+    state = params.get("state", "").strip()
+    if state:
+        states = {value.lower(): value for value in Item.State.values}
+        if state.lower() not in states:
+            raise ValidationError({"state": f"one of {', '.join(Item.State.values)}"})
+        items = items.filter(state=states[state.lower()])
+    language = params.get("language", "").strip()
+    if language:
+        items = items.filter(Q(language__iexact=language)
+                             | Q(language__istartswith=f"{language}-"))
+    for word in params.get("search", "").split():
+        creators = DcValue.objects.filter(item=OuterRef("pk"), element="creator",
+                                          value__icontains=word)
+        items = items.filter(Q(title__icontains=word) | Exists(creators))
+    return items
+
+
+class ItemList(_ItemRecordMixin, generics.ListAPIView):
+    """GET: the repository's items, newest first (the archive service is not listed).
+    POST: deposit a new item (multipart)."""
+
+    serializer_class = ItemSerializer
+    permission_classes = [ItemPermissions]
+    parser_classes = [MultiPartParser]
+    pagination_class = ItemPagination
+
+    def get_queryset(self) -> QuerySet[Item]:
+        return filter_items(selectors.with_details(selectors.public_items()),
+                            self.request.query_params)
+
+    def get_serializer_class(self):
+        # The browsable API renders its POST form from this.
+        return DepositSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(parameters=[
+        OpenApiParameter("state", OpenApiTypes.STR, enum=Item.State.values),
+        OpenApiParameter("language", OpenApiTypes.STR,
+                         description="BCP 47 tag; a bare language also finds its regions"),
+        OpenApiParameter("search", OpenApiTypes.STR,
+                         description="words that must each occur in the title or a creator"),
+    ])
+    def get(self, request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request={"multipart/form-data": DepositSerializer},
+                   responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
+    def post(self, request) -> Response:
+        form = DepositSerializer(data=request.data)
+        unknown = sorted(set(request.data) - set(form.fields))
+        if unknown:  # a misspelt element (creater=…) must not vanish silently
+            return Response({"detail": f"unknown field {', '.join(unknown)}"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        item = services.item_deposit(
+            title=data["title"], uploads=_uploads(data["files"]),
+            target_file=data.get("target_file", ""), language=data.get("language", ""),
+            previous_edition=data.get("previous_edition"),
+            translation_of=data.get("translation_of"),
+            sha256=data.get("sha256") or None, dc=_dc(data),
+            transferable=data["transferable"])
+        return self.record(item, status.HTTP_201_CREATED)
+
+
+class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
+    serializer_class = ItemSerializer
+
+    def get_queryset(self) -> QuerySet[Item]:
+        return selectors.with_details(selectors.public_items())
+
+    def get_object(self) -> Item:
+        item = selectors.item_by_ibi(self.kwargs["ibi"], self.get_queryset())
+        if item is None:
+            raise NotFound(f"no item of this repository has the IBI {self.kwargs['ibi']!r}")
+        self.check_object_permissions(self.request, item)
+        return item
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemDetail(_OneItem):
+    """One item by IBI: read, change its metadata, delete it (a tombstone stays)."""
+
+    permission_classes = [ItemPermissions]
+    parser_classes = [JSONParser, MultiPartParser]
+
+    @extend_schema(responses={200: ItemSerializer, **_errors(404)})
+    def get(self, request, ibi: str) -> Response:
+        return Response(self.get_serializer(self.get_object()).data)
+
+    @extend_schema(request=ItemUpdateSerializer,
+                   responses={200: ItemSerializer, **_errors(400, 401, 403, 404, 409)})
+    def patch(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        form = ItemUpdateSerializer(data=request.data, partial=True)
+        fixed = sorted(set(request.data) - set(form.fields))
+        if fixed:
+            return Response({"detail": f"cannot change {', '.join(fixed)}"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        form.is_valid(raise_exception=True)
+        fields = dict(form.validated_data)
+        dc = {element: fields.pop(element) for element in DC_ELEMENTS if element in fields}
+        services.item_update(item=item, dc=dc or None, **fields)
+        return self.record(item)
+
+    @extend_schema(request=None, responses={200: ItemSerializer, **_errors(401, 403, 404)})
+    def delete(self, request, ibi: str) -> Response:
+        return self.record(services.item_delete(item=self.get_object()))
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemFiles(_OneItem):
+    """Add files to an item; a name the item already has is a conflict, never an overwrite."""
+
+    permission_classes = [AddFilesPermissions]
+    parser_classes = [MultiPartParser]
+
+    def get_serializer_class(self):
+        return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(request={"multipart/form-data": AddFilesSerializer},
+                   responses={201: ItemSerializer, **_errors(400, 401, 403, 404, 409, 413)})
+    def post(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        form = AddFilesSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        services.item_add_files(item=item, uploads=_uploads(form.validated_data["files"]),
+                                sha256=form.validated_data.get("sha256") or None)
+        return self.record(item, status.HTTP_201_CREATED)
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    """DRF's handler, plus the repository's own refusals, each as {"detail": …}."""
+    if isinstance(exc, services.ServiceError | FileTooLarge):
+        return Response({"detail": str(exc)}, status=exc.status)
+    if isinstance(exc, SuspiciousOperation):  # too many files or fields: Django's limits
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    return rest_exception_handler(exc, context)

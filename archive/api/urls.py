@@ -1,0 +1,37 @@
+"""/api/…: items by IBI, the OpenAPI schema and its documentation page (served offline)."""
+from __future__ import annotations
+
+from django.urls import path, register_converter
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import copies, items
+
+
+class ItemIbiConverter:
+    """An IBI in a path, slashes and all. Anything is accepted here, so that the view answers
+    a JSON 404 for an unknown or malformed IBI instead of the site's HTML one."""
+
+    regex = r".+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return str(value)
+
+
+register_converter(ItemIbiConverter, "item_ibi")
+
+app_name = "api"
+
+urlpatterns = [
+    path("items/", items.ItemList.as_view(), name="items"),
+    path("items/<item_ibi:ibi>/files", items.ItemFiles.as_view(), name="item-files"),
+    path("items/<item_ibi:ibi>/statistics", copies.ItemStatistics.as_view(),
+         name="item-statistics"),
+    path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
+         name="item-handover"),
+    path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]

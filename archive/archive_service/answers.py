@@ -1,0 +1,499 @@
+"""The archive service of the resolution standard (RTC-11 §9): answers to the resolver.
+
+`answer` is MontarResposta (Algorithm 1): it reads the query strictly (service_requests.py)
+and dispatches on ``servicesubject``. `url_list` is MontarListaDeURL (Algorithm 2) with every
+relation this Archive supports (Example 9.2). `url_request` is what the resolver gets: the list
+filtered by the verb list (FiltrarListaDeURL, Example 9.3). It computes only the relations the
+verbs ask for instead of filtering the full list afterwards; the pairs are the same. A plain
+urlRequest is one query (the item, its next edition and the archive service together); each
+kind of relation asked adds at most one (selectors.py), whatever is on file.
+
+Example 10.1: a urlRequest without verbs is answered with the item itself, sorted by name::
+
+    archiveaddress mtc-m16c.sid.inpe.br
+    contenttype Data
+    ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}
+    ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
+    ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
+    state Original
+    timestamp 2009-07-21T14:43:31Z
+    url http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/…
+    urlkey 1427244889-5349022633744855
+
+Decisions where the standard leaves room:
+
+* Relations (Table 9.5): "", ``.lastedition``, ``.translation``, ``.translation(xx[-YY])``,
+  ``.metadata``, ``.metadata(oai_dc)`` and all their compositions. ``.translation(xx)`` is the
+  member of the item's translation family (its original and the original's translations) in
+  language xx; the original counts as a translation of itself (Example 8.3). A member tagged
+  ``pt-BR`` also answers ``.translation(pt)`` when no member is plain ``pt``. The bare
+  ``.translation`` is the item itself: the resolver falls back to it when no language of the
+  user's matches (Example 8.3), and it is how an item without a language is reached (§9.2).
+* Metadata pages are not identified items: no ``ibi.metadata…`` pair (CRIARPARIBI gives "").
+  They carry no language of their own, so only the bare ``.metadata.translation`` is answered,
+  equal to ``.metadata`` (as in Example 9.2).
+* ``.lastedition`` follows the whole chain at once (we hold it flattened); ``ibi.nextedition``
+  is the next edition only, for resolvers that walk the chain (§10.2).
+* A related item that is deleted has its ``ibi<rel>`` pair and no URL, hence no other pair:
+  a resolver asking for it gets the ``state Deleted`` answer. A deleted item asked for directly
+  is answered with its tombstone whatever the verbs, so the resolver can say it was removed.
+* An item without files is reached at its landing page. ``clientinformation.ipaddress`` does
+  not change the URLs.
+* Filtering: the verbs give one relation pattern (bare GetTranslation: every language and the
+  bare one). Besides its pairs the answer keeps the Archive's three pairs, ``ibi`` and
+  ``ibi.nextedition``, and the ``urlkey`` only when there is a URL to acknowledge (Example 10.2).
+* urlkey (Table 7.1 grammar): ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``,
+  signed with SECRET_KEY, so a urlRequest writes nothing. An acknowledgment is counted once,
+  when its key is ours, at most IBI_URLKEY_MAX_AGE seconds old and not counted before (the
+  unique Access.urlkey); every well-formed acknowledgment is answered alike.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from functools import cached_property
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from ..deposit import selectors
+from ..identifiers import ibi as ibilib
+from ..models import Access, Item
+from ..protocol.pairs import Pair, quote_url
+from . import answer_cache
+
+# Reading requests is pure; its names stay importable from here for views and the resolver.
+from .requests import ProtocolError, error_pairs, read_query, read_request  # noqa: F401
+
+_OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
+_TAG = re.compile(r"[a-z]{2}(?:-[A-Z]{2})?")  # Table 9.5: idioma ["-" país]
+
+LAST, TRANSLATION, METADATA = "lastedition", "translation", "metadata"
+EVERY_LANGUAGE = "*"  # a translation step of a bare GetTranslation: bare and every language
+Step = tuple[str, str | None]
+
+
+# -- Relations (Table 9.5) --------------------------------------------------------------------
+
+_FIRST = [(), ((LAST, None),), ((TRANSLATION, EVERY_LANGUAGE),),
+          ((LAST, None), (TRANSLATION, EVERY_LANGUAGE)),
+          ((TRANSLATION, EVERY_LANGUAGE), (LAST, None))]
+_SECOND = [(), ((METADATA, ""),), ((METADATA, "oai_dc"),),
+           ((METADATA, ""), (TRANSLATION, EVERY_LANGUAGE)),
+           ((METADATA, "oai_dc"), (TRANSLATION, EVERY_LANGUAGE))]
+# ([u [t]] | [t [u]]) [m [t]]: every relation pattern this Archive answers.
+ALL_PATTERNS: list[tuple[Step, ...]] = [a + b for a in _FIRST for b in _SECOND]
+
+
+def pattern_of(verbs: Iterable[str]) -> tuple[Step, ...]:
+    """The relation pattern of a verb list: ``GetLastEdition GetMetadata(oai_dc)`` →
+    ``.lastedition.metadata(oai_dc)``; GetFileList changes URLs, not the relation."""
+    steps: list[Step] = []
+    for verb in verbs:
+        name, _, argument = verb.partition("(")
+        argument = argument.rstrip(")")
+        if name == "GetLastEdition":
+            steps.append((LAST, None))
+        elif name == "GetTranslation":
+            steps.append((TRANSLATION, argument or EVERY_LANGUAGE))
+        elif name == "GetMetadata":
+            steps.append((METADATA, argument))
+    return tuple(steps)
+
+
+def relation_templates() -> list[str]:
+    """Every relation answered, with xx / xx-YY standing for the languages on file."""
+    names = set()
+    for pattern in ALL_PATTERNS:
+        texts = [""]
+        for position, (kind, argument) in enumerate(pattern):
+            if kind == LAST:
+                endings = [".lastedition"]
+            elif kind == METADATA:
+                endings = [f".metadata({argument})" if argument else ".metadata"]
+            elif any(k == METADATA for k, _ in pattern[:position]):
+                endings = [".translation"]
+            else:
+                endings = [".translation", ".translation(xx)", ".translation(xx-YY)"]
+            texts = [t + e for t in texts for e in endings]
+        names.update(texts)
+    return sorted(names)
+
+
+# -- What the relations of one item lead to ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Node:
+    """An information item: an item's data (metadata None) or its metadata in a format."""
+
+    item: Item
+    metadata: str | None = None
+
+
+def _tags(language: str) -> tuple[list[str], list[str]]:
+    """Relation tags of a BCP 47 tag: exact ones, and the plain language as a weaker alias."""
+    exact = [language] if _TAG.fullmatch(language) else []
+    primary = language.split("-")[0]
+    alias = [primary] if primary != language and re.fullmatch("[a-z]{2}", primary) else []
+    return exact, alias
+
+
+class Related:
+    """The item asked about and what its relations reach, loaded lazily: one query per kind
+    of relation used (last edition, translation families, their last editions), so at most
+    three queries however many items, editions or translations are on file."""
+
+    def __init__(self, item: Item):
+        self.item = item  # from selectors.item_with_next_edition
+
+    @cached_property
+    def last(self) -> Item:
+        if not self.item.next_ibi:
+            return self.item
+        newest = selectors.newest_editions([self.item])
+        return newest.get(self.item.edition_family, self.item)
+
+    @cached_property
+    def _members(self) -> list[Item]:
+        # Translations are reached from the item and from its last edition (Table 9.5).
+        return selectors.translation_families([self.item, self.last])
+
+    @cached_property
+    def _members_last(self) -> dict[str, Item]:
+        return selectors.newest_editions(self.family(self.item))
+
+    def family(self, item: Item) -> list[Item]:
+        root = item.translation_of_id or item.pk
+        found = [m for m in self._members if m.pk == root or m.translation_of_id == root]
+        return found or [item]
+
+    def last_of(self, item: Item) -> Item:
+        if item.pk in (self.item.pk, self.last.pk):
+            return self.last
+        return self._members_last.get(item.edition_family, item)
+
+    def languages(self, item: Item) -> dict[str, Item]:
+        """Tag → member of item's family; item itself first, then live items, then originals."""
+        members = sorted(self.family(item), key=lambda m: (
+            m.pk != item.pk, m.is_deleted, m.translation_of_id is not None, m.pk))
+        found: dict[str, Item] = {}
+        for which in (0, 1):  # exact tags before aliases
+            for member in members:
+                for tag in _tags(member.language)[which]:
+                    found.setdefault(tag, member)
+        return dict(sorted(found.items()))
+
+
+def expand(related: Related, pattern: Sequence[Step]) -> list[tuple[str, Node]]:
+    """(relation, information item) for a relation pattern; nothing where a language lacks."""
+    found = [("", Node(related.item))]
+    for kind, argument in pattern:
+        step: list[tuple[str, Node]] = []
+        for relation, node in found:
+            if kind == LAST:
+                step.append((relation + ".lastedition", Node(related.last_of(node.item))))
+            elif kind == METADATA:
+                text = f".metadata({argument})" if argument else ".metadata"
+                step.append((relation + text, Node(node.item, argument)))
+            elif node.metadata is not None:  # metadata pages have no language of their own
+                if argument == EVERY_LANGUAGE:
+                    step.append((relation + ".translation", node))
+            else:
+                choices = related.languages(node.item)
+                if argument == EVERY_LANGUAGE:
+                    step.append((relation + ".translation", node))
+                    step += [(f"{relation}.translation({tag})", Node(member))
+                             for tag, member in choices.items()]
+                elif argument in choices:
+                    step.append((f"{relation}.translation({argument})", Node(choices[argument])))
+        found = step
+    return found
+
+
+# -- Pairs ------------------------------------------------------------------------------------
+
+def forms(item: Item) -> list[str]:
+    """Table 9.4: ``rep <repository name> ibip <IBIp>``."""
+    return ibi_forms(item.ibi, item.ibip)
+
+
+def ibi_forms(rep: str, ibip: str) -> list[str]:
+    return ["rep", rep] + (["ibip", ibip] if ibip else [])
+
+
+def platform_software_forms() -> list[str]:
+    """IBI_PLATFORM_SOFTWARE (one IBI or both forms, with or without rep/ibip) as forms, or
+    [] (written ``{}``) when unset or not IBIs: better no name than a wrong one."""
+    found: dict[str, str] = {}
+    for word in (settings.IBI_PLATFORM_SOFTWARE or "").split():
+        if word in ("rep", "ibip"):
+            continue
+        try:
+            found[ibilib.parse(word).form] = word
+        except ValueError:
+            return []
+    return [word for form in ("rep", "ibip") if form in found for word in (form, found[form])]
+
+
+def timestamp(item: Item) -> str:
+    """Last update (a copy: its original's; a tombstone: its removal), ISO 8601 UTC."""
+    when = item.updated
+    if item.state == Item.State.COPY and item.origin_timestamp:
+        when = item.origin_timestamp
+    elif item.is_deleted and item.deleted_at:
+        when = item.deleted_at
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def item_url(item: Item, request: HttpRequest | None) -> str:
+    if item.is_archive_service:
+        return f"{selectors.base_url(request)}/{item.ibi}"
+    if item.target_file:
+        return selectors.file_url(item, item.target_file, request)
+    return selectors.landing_url(item, request)
+
+
+@dataclass
+class _Urls:
+    """CRIARPARURL: <r,i>1 the item, <r,i,y>2 a file of it, <r,i,z>3 its file list."""
+
+    request: HttpRequest | None
+    file_list: bool
+    file_name: str | None
+    with_file: set[int]
+
+    def __call__(self, node: Node) -> str | None:
+        item = node.item
+        if item.is_deleted:
+            return None
+        if node.metadata is not None:
+            # Metadata pages have no files, hence no file list and no file path.
+            if self.file_list or self.file_name is not None or item.is_archive_service:
+                return None
+            return selectors.metadata_url(item, self.request, node.metadata)
+        if self.file_list:  # the verb list prevails over the file path
+            return None if item.is_archive_service else selectors.file_list_url(item, self.request)
+        if self.file_name is not None:
+            if item.pk not in self.with_file:
+                return None
+            return selectors.file_url(item, self.file_name, self.request)
+        return item_url(item, self.request)
+
+
+def _relation_pairs(relation: str, node: Node, urls: _Urls) -> list[Pair]:
+    found: list[Pair] = []
+    if node.metadata is None:
+        found.append(("ibi" + relation, forms(node.item)))
+    url = urls(node)
+    if url is None:
+        return found
+    return found + [
+        ("url" + relation, quote_url(url)),
+        ("contenttype" + relation, "Data" if node.metadata is None else "Metadata"),
+        ("state" + relation, node.item.state),
+        ("timestamp" + relation, timestamp(node.item)),
+    ]
+
+
+def _archive_pairs(request: HttpRequest | None, service: Item) -> list[Pair]:
+    return [("archiveaddress", selectors.archive_address(request)),
+            ("ibi.archiveservice", forms(service)),
+            ("ibi.platformsoftware", platform_software_forms())]
+
+
+class NotTheService(Exception):
+    """The request was sent to a path that is not this Archive's archive service IBI."""
+
+
+def is_service_path(path: str, service: Item | None) -> bool:
+    """Whether path is exactly the archive service's IBI: either form, any case, legacy port."""
+    if service is None:
+        return False
+    if path.lower() in (service.ibi.lower(), service.ibip.lower()):
+        return True
+    try:
+        asked = ibilib.parse(path)
+        return ibilib.parse(service.ibi if asked.form == "rep" else service.ibip) == asked
+    except ValueError:
+        return False
+
+
+def check_path(path: str | None, service: Item | None = None) -> None:
+    """NotTheService unless path (None: known already) is the archive service's IBI."""
+    if path is not None and not is_service_path(
+            path, service or selectors.archive_service_or_none()):
+        raise NotTheService(path)
+
+
+def _file_name(filepath: str | None) -> str | None:
+    """The file a path names in our flat doc/ folders, or "" for a path naming none."""
+    if filepath is None:
+        return None
+    name = filepath[1:]
+    return "" if "/" in name else unicodedata.normalize("NFC", name)
+
+
+def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
+           filepath: str | None, request: HttpRequest | None, filtered: bool,
+           service: Item | None = None, path: str | None = None) -> list[Pair]:
+    """The answer, from the cache (answer_cache.py) when this process built it since the last
+    change to any item; only the urlkey is fresh then."""
+    key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
+           path, selectors.base_url(request))
+    current = answer_cache.token()
+    found = answer_cache.get(key, current)
+    if found is None:
+        found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
+                                request=request, filtered=filtered, service=service, path=path)
+        answer_cache.put(key, current, found)
+    pairs, keyed_item = found
+    if keyed_item is None:
+        return pairs
+    return sorted([*pairs, ("urlkey", issue_urlkey(keyed_item))])
+
+
+def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
+                    filepath: str | None, request: HttpRequest | None, filtered: bool,
+                    service: Item | None, path: str | None) -> tuple[list[Pair], int | None]:
+    """(The pairs without the urlkey, the item a urlkey is to be issued for or None)."""
+    if service is None:
+        service, item = selectors.service_and_item(ibi_text)
+    else:
+        item = selectors.item_with_next_edition(ibi_text)
+    check_path(path, service)
+    if service is None or item is None:  # no archive service, no Archive: nothing to say
+        return [], None
+    answer = dict(_archive_pairs(request, service))
+    answer["ibi"] = forms(item)
+    if item.is_deleted:
+        answer.update(state=item.state, timestamp=timestamp(item))
+        return sorted(answer.items()), None
+    related = Related(item)
+    if item.next_ibi:
+        answer["ibi.nextedition"] = ibi_forms(item.next_ibi, item.next_ibip)
+    nodes = [found for pattern in patterns for found in expand(related, pattern)]
+    file_name = _file_name(filepath)
+    with_file: set[int] = set()
+    if file_name and not file_list:
+        with_file = selectors.items_with_file(
+            {n.item.pk for _, n in nodes if n.metadata is None and not n.item.is_deleted},
+            file_name)
+    urls = _Urls(request, file_list, file_name, with_file)
+    for relation, node in nodes:
+        answer.update(_relation_pairs(relation, node, urls))
+    keyed = not filtered or any(name.startswith("url") for name in answer)
+    return sorted(answer.items()), item.pk if keyed else None
+
+
+def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
+                client_ips: Sequence[str] = (), request: HttpRequest | None = None,
+                service: Item | None = None) -> list[Pair]:
+    """The answer to a urlRequest (MontarListaDeURL filtered by the verbs); [] when the IBI is
+    not here. For the resolver, too, when the IBI is held locally: no HTTP needed.
+
+    `verbs` are canonical verbs of Table 8.4 (PersistentUrl.verbs), `filepath` a decoded
+    path-absolute such as ``/reference.bib`` (PersistentUrl.filepath). `client_ips` is accepted
+    for the standard's sake; it changes nothing here. `service`: the archive service item, if
+    the caller has it already.
+    """
+    return _build(ibi_text, [pattern_of(verbs)], file_list="GetFileList" in verbs,
+                  filepath=filepath, request=request, filtered=True, service=service)
+
+
+def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
+             request: HttpRequest | None = None) -> list[Pair]:
+    """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
+    return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
+                  request=request, filtered=False)
+
+
+# -- urlkeys and acknowledgments ----------------------------------------------------------------
+
+def _mac(seconds: str, item_id: str, nonce: str) -> str:
+    digest = salted_hmac("archive.urlkey", f"{seconds}-{item_id}-{nonce}",
+                         algorithm="sha256").digest()
+    return f"{int.from_bytes(digest[:8], 'big') % 10**15:015d}"
+
+
+def issue_urlkey(item_id: int, now: float | None = None) -> str:
+    """A fresh key for one answer about item_id, e.g. ``1426203276-1284619307551928371640421``."""
+    seconds = str(int(time.time() if now is None else now))
+    nonce = f"{secrets.randbelow(10**8):08d}"
+    return f"{seconds}-{item_id}{nonce}{_mac(seconds, str(item_id), nonce)}"
+
+
+def read_urlkey(key: str, now: float | None = None) -> int | None:
+    """The item id of a key this Archive issued less than IBI_URLKEY_MAX_AGE ago, else None."""
+    match = _OUR_KEY.fullmatch(key)
+    if not match:
+        return None
+    seconds, item_id, nonce, mac = match.groups()
+    if not constant_time_compare(mac, _mac(seconds, item_id, nonce)):
+        return None
+    age = (time.time() if now is None else now) - int(seconds)
+    if not -60 <= age <= settings.IBI_URLKEY_MAX_AGE:  # a minute of clock skew between workers
+        return None
+    return int(item_id)
+
+
+def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: str,
+                          now: float | None = None) -> bool:
+    """Count the access an acknowledgment reports, once per key we issued; False otherwise."""
+    item_id = read_urlkey(urlkey, now)
+    if item_id is None:
+        return False
+    try:
+        with transaction.atomic():
+            Access.objects.create(item_id=item_id, kind=Access.Kind.ACKNOWLEDGMENT,
+                                  relation=relation, urlkey=urlkey,
+                                  client_ips=" ".join(client_ips), at=timezone.now())
+    except IntegrityError:  # acknowledged before
+        return False
+    return True
+
+
+def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None
+           ) -> list[Pair]:
+    """MontarResposta (Algorithm 1) for a raw query string sent to `path`.
+
+    Raises ProtocolError for a bad request, and NotTheService when path is given and is not the
+    archive service's IBI (nothing is done then). A urlRequest finds the archive service and
+    the item in one query, so the path costs nothing more to check.
+    """
+    try:
+        subject, asked = read_request(query)
+    except ProtocolError:
+        check_path(path)
+        raise
+    if subject == "urlRequest":
+        verbs = asked["verbs"]
+        return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
+                      filepath=asked["filepath"], request=request, filtered=True, path=path)
+    check_path(path)
+    if subject == "acknowledgment":
+        record_acknowledgment(**asked)
+        return [("notice", ["acknowledgment", "received"])]
+    return [("confirmation", "yes")]
+
+
+def archive_info(request: HttpRequest | None = None) -> dict | None:
+    """What /api/archive tells: who this Archive is and which relations it answers."""
+    service = selectors.archive_service_or_none()
+    if service is None:
+        return None
+    software = platform_software_forms()
+    return {
+        "archiveaddress": selectors.archive_address(request),
+        "archiveserviceibi": service.ibi,
+        "archiveserviceibip": service.ibip,
+        "platformsoftware": dict(zip(software[0::2], software[1::2], strict=True)),
+        "relations": relation_templates(),
+    }

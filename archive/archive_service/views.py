@@ -1,0 +1,27 @@
+"""The archive service at ``/<archive service IBI>?servicesubject=…`` (RTC-11 §6.1, §9).
+
+Thin: archive_service/answers.py reads the query and builds the answer; this module turns it
+into an HTTP answer. Routed here by resolver/views.py's `dispatch`, the site's catch-all.
+"""
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+
+from ..protocol.responses import render_pairs
+from . import answers as service
+
+
+def archive_service(request: HttpRequest, path: str) -> HttpResponse:
+    """The archive service at /<path>: GET only (§6.1); bad requests get 400 and
+    ``error {…}``. NotTheService when path is not its IBI."""
+    if request.method != "GET":
+        service.check_path(path)
+        response = render_pairs(request, service.error_pairs(
+            f"method {request.method} not allowed: the archive service answers GET"), 405)
+        response["Allow"] = "GET"
+        return response
+    try:
+        pairs = service.answer(request.META.get("QUERY_STRING", ""), request, path=path)
+    except service.ProtocolError as exc:
+        return render_pairs(request, service.error_pairs(str(exc)), 400)
+    return render_pairs(request, pairs)

@@ -1,0 +1,8 @@
+"""Items and their files: deposit, files, metadata, editions, translations, tombstones.
+
+- services: every write (`item_deposit`, `add_files`, `set_metadata`, `tombstone`, …).
+- selectors: every read of items by IBI and of their relations, and the URLs handed out.
+- storage: the uniform layout col/<repository name>/doc/<file> on Django's storage API.
+- uploads: bounded-memory uploads, the checksum on the way in.
+"""
+__all__ = ["selectors", "services", "storage", "uploads"]

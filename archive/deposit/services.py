@@ -1,0 +1,292 @@
+"""Writes: deposit, new files, metadata, tombstones, the archive service item, the librarians.
+
+Every function is keyword-only and raises ServiceError subclasses, which views turn into 4xx.
+Files are stored before the row commits and removed again if anything after them fails, so a
+crash leaves at worst orphan files under a never-committed IBI, which `manage.py fsck` finds.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import IO
+
+from django.conf import settings
+from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..identifiers.minting import mint
+from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
+from . import storage
+
+
+class ServiceError(Exception):
+    """A request the repository refuses; `status` is the HTTP status views answer with."""
+
+    status = 400
+
+
+class ChecksumMismatch(ServiceError):
+    status = 409
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+class TooLarge(ServiceError):
+    status = 413
+
+
+@dataclass
+class Upload:
+    """A file on its way in: a name as the client sent it and a readable binary file."""
+
+    name: str
+    file: IO[bytes]
+    content_type: str = "application/octet-stream"
+
+
+def _clean_text(what: str, value: str) -> str:
+    """Text a database and an XML record can hold: no NUL or other control characters."""
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
+        raise ServiceError(f"{what} contains a control character")
+    return value.strip()
+
+
+def _clean_metadata(dc: dict[str, Iterable[str]] | None) -> list[DcValue]:
+    rows = []
+    for element, values in (dc or {}).items():
+        if element not in DC_ELEMENTS:
+            raise ServiceError(f"{element!r} is not a Dublin Core element")
+        if isinstance(values, str):
+            values = [values]
+        values = [_clean_text(element, v) for v in values if v]
+        for position, value in enumerate(v for v in values if v):
+            rows.append(DcValue(element=element, value=value, position=position))
+    return rows
+
+
+def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
+    if len(uploads) + len(existing) > settings.IBI_MAX_FILES:
+        raise ServiceError(f"an item holds at most {settings.IBI_MAX_FILES} files")
+    clean, seen = [], set(existing)
+    for upload in uploads:
+        try:
+            name = storage.safe_name(upload.name)
+        except storage.FileNameError as exc:
+            raise ServiceError(str(exc)) from None
+        if name in existing:
+            raise Conflict(f"the item already has a file named {name!r}")
+        if name in seen:
+            raise ServiceError(f"two files would be named {name!r}")
+        seen.add(name)
+        clean.append(Upload(name=name, file=upload.file, content_type=upload.content_type))
+    return clean
+
+
+def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[str, int]]:
+    """Checksums and sizes, compared with the client's before anything is stored."""
+    sums = []
+    for upload in uploads:
+        sha = getattr(upload.file, "sha256", None)
+        size = getattr(upload.file, "size", None)
+        if sha is None or size is None:
+            sha, size = storage.sha256_of(upload.file)
+        if size > settings.IBI_MAX_FILE_SIZE:
+            raise TooLarge(f"{upload.name} is larger than {settings.IBI_MAX_FILE_SIZE} bytes")
+        sums.append((sha, size))
+    if expected is not None:
+        if len(expected) != len(uploads):
+            raise ServiceError(f"{len(expected)} sha256 values for {len(uploads)} files")
+        for upload, (sha, _size), claimed in zip(uploads, sums, expected, strict=True):
+            if sha != claimed.strip().lower():
+                raise ChecksumMismatch(f"sha256 of {upload.name} is {sha}, not {claimed}")
+    return sums
+
+
+def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
+    stored: list[str] = []
+    try:
+        for upload, (sha, size) in zip(uploads, sums, strict=True):
+            upload.file.sha256, upload.file.size = sha, size
+            storage.store(rep, upload.name, upload.file)
+            stored.append(upload.name)
+    except storage.StorageConflict as exc:
+        storage.remove(rep, stored)
+        raise Conflict(str(exc)) from None
+    except BaseException:
+        storage.remove(rep, stored)
+        raise
+    return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type)
+            for u, (sha, size) in zip(uploads, sums, strict=True)]
+
+
+def _full_clean(item: Item) -> None:
+    try:
+        # is_archive_service: services never create the archive service, and checking its
+        # conditional unique constraint costs a query per deposit.
+        item.full_clean(exclude=["ibi", "ibip", "is_archive_service"])
+    except ValidationError as exc:
+        raise ServiceError("; ".join(
+            f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())) from None
+
+
+def item_deposit(
+    *,
+    title: str,
+    uploads: list[Upload],
+    target_file: str = "",
+    language: str = "",
+    previous_edition: Item | None = None,
+    translation_of: Item | None = None,
+    sha256: list[str] | None = None,
+    dc: dict[str, Iterable[str]] | None = None,
+    transferable: bool = True,
+) -> Item:
+    """Deposit a new Original: mint its IBI, store its files, commit its record."""
+    title = _clean_text("title", title or "")
+    if not title:
+        raise ServiceError("title is required")
+    uploads = _clean_uploads(uploads)
+    names = [u.name for u in uploads]
+    target_file = storage.safe_name(target_file) if target_file else (names[0] if names else "")
+    if target_file and target_file not in names:
+        raise ServiceError(f"target_file {target_file!r} is not one of the files")
+    metadata = _clean_metadata(dc)
+    item = Item(title=title, language=normalize_language(language) if language else "",
+                target_file=target_file, previous_edition=previous_edition,
+                translation_of=translation_of, transferable=transferable)
+    _check_links(item)
+    _full_clean(item)
+    sums = _checksums(uploads, sha256)
+
+    minted = mint()
+    item.ibi, item.ibip = minted.rep, minted.ibip
+    files = _store_all(item.ibi, uploads, sums)
+    try:
+        with transaction.atomic():
+            item.save()
+            for row in metadata:
+                row.item = item
+            DcValue.objects.bulk_create(metadata)
+            for f in files:
+                f.item = item
+            ItemFile.objects.bulk_create(files)
+    except IntegrityError:
+        # Lost a race the checks above could not see, e.g. two new editions of one item.
+        storage.remove(item.ibi, names)
+        raise Conflict("a concurrent change took this edition link or file name; "
+                       "reload and try again") from None
+    except BaseException:
+        storage.remove(item.ibi, names)
+        raise
+    return item
+
+
+def _check_links(item: Item) -> None:
+    previous = item.previous_edition
+    if previous is not None:
+        newer = Item.objects.filter(previous_edition=previous).exclude(pk=item.pk).first()
+        if newer is not None:
+            raise Conflict(f"{previous.ibi} already has a newer edition: {newer.ibi}")
+        if previous.is_archive_service:
+            raise ServiceError("the archive service has no editions")
+    if item.translation_of is not None and item.translation_of.is_archive_service:
+        raise ServiceError("the archive service has no translations")
+
+
+def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | None = None
+                   ) -> list[ItemFile]:
+    """Add files to an existing item; existing names are never overwritten."""
+    if item.is_deleted:
+        raise Conflict(f"{item.ibi} is deleted")
+    uploads = _clean_uploads(uploads, existing=set(item.files.values_list("name", flat=True)))
+    sums = _checksums(uploads, sha256)
+    files = _store_all(item.ibi, uploads, sums)
+    try:
+        with transaction.atomic():
+            for f in files:
+                f.item = item
+            ItemFile.objects.bulk_create(files)
+            if not item.target_file and files:
+                item.target_file = files[0].name
+            item.save(update_fields=["target_file", "updated"])
+    except IntegrityError:
+        storage.remove(item.ibi, [u.name for u in uploads])
+        raise Conflict("a concurrent upload took one of these file names") from None
+    except BaseException:
+        storage.remove(item.ibi, [u.name for u in uploads])
+        raise
+    return files
+
+
+@transaction.atomic
+def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
+                **fields) -> Item:
+    """Change metadata (title, language, target file, links, Dublin Core); never the IBI."""
+    if item.is_deleted:
+        raise Conflict(f"{item.ibi} is deleted")
+    # Editions are linked at deposit only: the chain is flattened into edition_family.
+    allowed = {"title", "language", "target_file", "translation_of",
+               "transferable"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ServiceError(f"cannot change {', '.join(sorted(unknown))}")
+    if "language" in fields and fields["language"]:
+        fields["language"] = normalize_language(fields["language"])
+    if "target_file" in fields and fields["target_file"]:
+        if not item.files.filter(name=fields["target_file"]).exists():
+            raise ServiceError(f"target_file {fields['target_file']!r} is not one of the files")
+    if "title" in fields:
+        fields["title"] = _clean_text("title", fields["title"] or "")
+    for name, value in fields.items():
+        setattr(item, name, value)
+    if not item.title.strip():
+        raise ServiceError("title is required")
+    _check_links(item)
+    _full_clean(item)
+    item.save()
+    if dc is not None:
+        rows = _clean_metadata(dc)
+        item.dc_values.filter(element__in=list(dc)).delete()
+        for row in rows:
+            row.item = item
+        DcValue.objects.bulk_create(rows)
+    return item
+
+
+@transaction.atomic
+def item_delete(*, item: Item) -> Item:
+    """Tombstone: the record and its IBI stay forever with state Deleted; files are kept."""
+    if item.is_archive_service:
+        raise ServiceError("the archive service cannot be deleted")
+    if not item.is_deleted:
+        item.state = Item.State.DELETED
+        item.deleted_at = timezone.now()
+        item.save(update_fields=["state", "deleted_at", "updated"])
+    return item
+
+
+def ensure_archive_service() -> Item:
+    """The archive service item: Original, not transferable, one per repository."""
+    existing = Item.objects.filter(is_archive_service=True).first()
+    if existing is not None:
+        return existing
+    return Item.objects.create(
+        title=f"Archive service of {settings.IBI_HOSTNAME}", language="en",
+        is_archive_service=True, transferable=False, state=Item.State.ORIGINAL)
+
+
+# Dublin Core and files are edited through the item (admin form, API): no separate rights.
+LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item"]
+
+
+def ensure_librarians_group() -> Group:
+    group, _ = Group.objects.get_or_create(name="Librarians")
+    perms = Permission.objects.filter(content_type__app_label="archive",
+                                      codename__in=LIBRARIAN_PERMISSIONS)
+    group.permissions.set(perms)
+    return group

@@ -1,0 +1,6 @@
+"""RTC-10, the generation standard: the pure IBI codec and the minting service.
+
+- ibi: repository names and IBIp, both ways, and the temporal distributor (no Django).
+- minting: Algorithm 4 over the database-held state; `mint()` gives the next IBI.
+"""
+__all__ = ["ibi", "minting"]

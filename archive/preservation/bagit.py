@@ -1,0 +1,298 @@
+"""A file tree that can rebuild the repository: one BagIt bag per item, under the same layout.
+
+    <tree>/col/<repository name>/bagit.txt
+                                 bag-info.txt          External-Identifier: both IBI forms
+                                 manifest-sha256.txt   the payload's checksums
+                                 tagmanifest-sha256.txt
+                                 ibi-item.json         the database record (FORMAT below)
+                                 data/doc/<files>      the item's files, as in col/<rep>/doc/
+
+Bags are made and checked by bagit-python (the Library of Congress implementation). The item's
+record is a tag file, so the tag manifest covers it: everything `rebuild` reads is checked.
+An item's bag is written beside its final place and renamed into it, so a tree never holds
+half a bag; an export whose record is unchanged is left alone (files never change in place).
+bagit-python changes the working directory while it works: run exports from commands or
+tasks, not from web requests.
+
+`rebuild` walks such a tree, validates every bag, stores the files (keeping those already
+stored with the right sha256) and recreates items, Dublin Core, files, editions,
+translations, states, timestamps and both IBI forms. Items already in the database are left
+as they are. The archive service keeps the tree's IBI only in an otherwise empty repository
+(a fresh `migrate` mints a new one): an Archive's name must not change under a live one.
+Access statistics are not part of the tree.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+
+import bagit
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import DatabaseError, transaction
+
+from ..deposit import storage
+from ..identifiers import ibi as ibilib
+from ..identifiers.minting import exact_decimal
+from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, MintingState
+
+FORMAT = "ibirepo-item/1"
+RECORD = "ibi-item.json"
+_TIMES = ("created", "updated", "deleted_at", "copied_at", "origin_timestamp")
+
+
+class BagFailure(RuntimeError):
+    """A bag that cannot be written or read back."""
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def record_of(item: Item) -> dict:
+    """What the database knows of an item, as ibi-item.json holds it."""
+    return {
+        "format": FORMAT,
+        "ibi": item.ibi, "ibip": item.ibip, "state": item.state,
+        "transferable": item.transferable, "is_archive_service": item.is_archive_service,
+        "title": item.title, "language": item.language, "target_file": item.target_file,
+        "previous_edition": item.previous_edition.ibi if item.previous_edition_id else None,
+        "translation_of": item.translation_of.ibi if item.translation_of_id else None,
+        "edition_family": item.edition_family, "edition_number": item.edition_number,
+        **{name: _time(getattr(item, name)) for name in _TIMES},
+        "source_archive": item.source_archive,
+        "dc": {e: item.dc(e) for e in DC_ELEMENTS if item.dc(e)},
+        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256,
+                   "content_type": f.content_type, "created": _time(f.created)}
+                  for f in item.files.order_by("name")],
+    }
+
+
+def _dump(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+# -- Export ---------------------------------------------------------------------------------------
+
+def bag_folder(root: Path, rep: str) -> Path:
+    return Path(root, storage.item_folder(rep))
+
+
+def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
+    """Write the item's bag under root; False when an identical one is there already."""
+    record = record_of(item)
+    final = bag_folder(root, item.ibi)
+    existing = final / RECORD
+    if not force and existing.is_file() and existing.read_text("utf-8") == _dump(record):
+        return False
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".bag-", dir=final.parent))
+    try:
+        doc = work / "doc"
+        doc.mkdir()
+        for row in record["files"]:
+            with storage.open_file(item.ibi, row["name"]) as src, \
+                    open(doc / row["name"], "wb") as dst:
+                shutil.copyfileobj(src, dst, storage.CHUNK)
+        info = {"External-Identifier": [item.ibi, item.ibip],
+                "External-Description": " ".join(item.title.split()),
+                "Bag-Group-Identifier": item.edition_family or item.ibi}
+        bag = bagit.make_bag(str(work), info, checksums=["sha256"])
+        made = {path: sums["sha256"] for path, sums in bag.payload_entries().items()}
+        wanted = {f"data/doc/{row['name']}": row["sha256"] for row in record["files"]}
+        if made != wanted:  # storage gave other bytes than the rows record: say so, stop
+            bad = sorted(k for k in wanted if made.get(k) != wanted[k])
+            raise BagFailure(f"{item.ibi}: stored bytes differ from the record: {bad}; "
+                             "run manage.py fixity")
+        # An item without files still needs its (empty) payload manifest (RFC 8493 §2.1.3),
+        # which bagit-python writes only for files it found.
+        (work / "manifest-sha256.txt").touch()
+        (work / RECORD).write_text(_dump(record), "utf-8")
+        bag.save()  # the tag manifest now covers the record and the manifest
+        old = final.with_name(final.name + ".old")
+        if final.exists():
+            os.replace(final, old)
+        os.replace(work, final)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return True
+
+
+# -- Rebuild --------------------------------------------------------------------------------------
+
+@dataclass
+class Rebuilt:
+    created: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # bag folder → why
+    files_stored: int = 0
+    files_kept: int = 0
+    other_service: str | None = None  # the tree's archive service, not taken over
+
+
+def find_bags(root: Path) -> Iterator[Path]:
+    """Folders under root/col holding a bagit.txt, skipping unfinished (hidden) ones."""
+    for folder, dirs, files in os.walk(Path(root, "col")):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if "bagit.txt" in files:
+            dirs[:] = []
+            yield Path(folder)
+
+
+def read_bag(path: Path, root: Path) -> dict:
+    """The item record of a valid bag, checked against the bag's place and manifest."""
+    try:
+        bag = bagit.Bag(str(path))
+        bag.validate()
+    except bagit.BagError as exc:
+        raise BagFailure(f"not a valid bag: {exc}") from None
+    if RECORD not in bag.tagfile_entries():
+        raise BagFailure(f"{RECORD} is missing or not in the tag manifest")
+    record = json.loads((path / RECORD).read_text("utf-8"))
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise BagFailure(f"{RECORD} is not of format {FORMAT}")
+    rep = path.relative_to(Path(root, "col")).as_posix()
+    try:
+        ibis = ibilib.parse(record["ibi"]), ibilib.parse(record["ibip"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BagFailure(f"{RECORD} has no valid IBI: {exc}") from None
+    if record["ibi"] != rep or ibis[0].form != "rep" or ibis[1].form != "ibip":
+        raise BagFailure(f"{RECORD} names {record['ibi']}, the bag lives at col/{rep}")
+    if record.get("state") not in Item.State.values:
+        raise BagFailure(f"state {record.get('state')!r} is not one of {Item.State.values}")
+    payload = {p: sums["sha256"] for p, sums in bag.payload_entries().items()}
+    listed = {}
+    for row in record.get("files", []):
+        name = row.get("name", "")
+        if storage.safe_name(name) != name:
+            raise BagFailure(f"{name!r} is not a bare file name")
+        listed[f"data/doc/{name}"] = row.get("sha256")
+    if listed != payload:
+        raise BagFailure(f"{RECORD} and the payload manifest list different files")
+    return record
+
+
+def _store(path: Path, rep: str, row: dict, report: Rebuilt) -> None:
+    key = storage.file_key(rep, row["name"])
+    if default_storage.exists(key):
+        with storage.open_file(rep, row["name"]) as stored:
+            if storage.sha256_of(stored) == (row["sha256"], row["size"]):
+                report.files_kept += 1
+                return
+        default_storage.delete(key)  # the bag is what the repository held: it wins
+    with open(path / "data" / "doc" / row["name"], "rb") as src:
+        payload = File(src, name=row["name"])
+        payload.sha256, payload.size = row["sha256"], row["size"]
+        storage.store(rep, row["name"], payload)
+    report.files_stored += 1
+
+
+def _when(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _create(record: dict, empty_before: bool) -> Item:
+    with transaction.atomic():
+        fields = {
+            "ibi": record["ibi"], "ibip": record["ibip"], "state": record["state"],
+            "transferable": bool(record.get("transferable", True)),
+            "title": record["title"], "language": record.get("language", ""),
+            "target_file": record.get("target_file", ""),
+            "edition_family": record.get("edition_family") or record["ibi"],
+            "edition_number": int(record.get("edition_number") or 1),
+            "source_archive": record.get("source_archive", ""),
+            **{name: _when(record.get(name)) for name in _TIMES},
+        }
+        service = (Item.objects.select_for_update().filter(is_archive_service=True).first()
+                   if record.get("is_archive_service") else None)
+        if service is not None:
+            if not empty_before:
+                return service
+            item = service
+            Item.objects.filter(pk=item.pk).update(**fields)
+        else:
+            item = Item.objects.create(
+                **fields, is_archive_service=bool(record.get("is_archive_service")))
+            Item.objects.filter(pk=item.pk).update(
+                created=fields["created"] or item.created,
+                updated=fields["updated"] or item.updated)
+        item.dc_values.all().delete()
+        DcValue.objects.bulk_create(
+            DcValue(item=item, element=e, value=v, position=p)
+            for e, values in record.get("dc", {}).items() if e in DC_ELEMENTS
+            for p, v in enumerate(values))
+        for row in record.get("files", []):
+            made = ItemFile.objects.create(item=item, name=row["name"], size=row["size"],
+                                           sha256=row["sha256"],
+                                           content_type=row.get("content_type")
+                                           or "application/octet-stream")
+            if row.get("created"):
+                ItemFile.objects.filter(pk=made.pk).update(created=_when(row["created"]))
+    return item
+
+
+def _link(records: list[dict]) -> None:
+    by_ibi = dict(Item.objects.filter(ibi__in=[r["ibi"] for r in records])
+                  .values_list("ibi", "pk"))
+    with transaction.atomic():
+        for record in records:
+            links = {}
+            for name in ("previous_edition", "translation_of"):
+                if record.get(name) and record[name] in by_ibi:
+                    links[f"{name}_id"] = by_ibi[record[name]]
+            if links:
+                Item.objects.filter(pk=by_ibi[record["ibi"]]).update(**links)
+
+
+def _advance_minting(records: list[dict]) -> None:
+    """Never mint again a date the rebuilt items carry: last-date-for-suffix moves past them."""
+    if not records:
+        return
+    newest = max(ibilib.parse(r["ibi"]).date for r in records)
+    with transaction.atomic():
+        state, _ = MintingState.objects.select_for_update().get_or_create(name="default")
+        if not state.last_date_for_suffix or Decimal(state.last_date_for_suffix) < newest:
+            state.last_date_for_suffix = str(exact_decimal(newest))
+            state.save(update_fields=["last_date_for_suffix", "updated"])
+
+
+def rebuild(root: Path) -> Rebuilt:
+    """Recreate the items of every valid bag under root/col; report what failed and why."""
+    report = Rebuilt()
+    empty_before = not Item.objects.filter(is_archive_service=False).exists()
+    made: list[dict] = []
+    for path in find_bags(root):
+        where = path.relative_to(root).as_posix()
+        try:
+            record = read_bag(path, root)
+        except (BagFailure, storage.FileNameError, ValueError, KeyError) as exc:
+            report.failed[where] = str(exc)
+            continue
+        if Item.objects.filter(ibi=record["ibi"]).exists() or (
+                Item.objects.filter(ibip=record["ibip"]).exists()):
+            report.existing.append(record["ibi"])
+            continue
+        if record.get("is_archive_service") and not empty_before:
+            report.other_service = record["ibi"]
+            continue
+        try:
+            for row in record.get("files", []):
+                _store(path, record["ibi"], row, report)
+            _create(record, empty_before)
+        except (KeyError, TypeError, ValueError, DatabaseError, storage.StorageConflict) as exc:
+            report.failed[where] = f"{type(exc).__name__}: {exc}"
+            continue
+        report.created.append(record["ibi"])
+        made.append(record)
+    _link(made)
+    _advance_minting(made)
+    return report

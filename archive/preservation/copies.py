@@ -1,0 +1,524 @@
+"""Copies of items held by other Archives, kept fresh, and Originals migrated (RTC-11 §5.2).
+
+An IBI has one Original in the whole system and any number of Copies, all under the same
+IBI; an Archive never holds both for one IBI. Everything here talks to other Archives running
+this software through their REST API (archive.peer).
+
+Copying (`copy_item`), idempotent and resumable:
+
+1. Refuse when the IBI is held here as Original (or was, and is now a tombstone).
+2. Fetch the record; for each file, keep what storage already holds with the right sha256
+   (left by an interrupted run), replace a partial or different one, fetch the rest into a
+   temporary file while hashing it and store it only when its checksum is right.
+3. Only then create or update the row, its Dublin Core and its file rows in one transaction.
+   A crash before 3 leaves files under an IBI with no row (fsck calls them orphans, the next
+   run keeps them); never a Copy row pointing at missing files. Nothing differs → nothing is
+   written, so a second run changes nothing.
+
+The copy keeps both IBI forms as the source spells them, its state is Copy, and it records
+its provenance: `source_archive` (the base URL copied from), `copied_at` (when its content
+last changed here) and `origin_timestamp` (the source's timestamp, which the archive service
+answers for a Copy). Edition and translation links are made when the related item is held
+here too, whichever of the two is copied first.
+
+Decision — deleted at the source: the copy becomes a tombstone too (state Deleted, files
+kept, like a deposit deleted here). A resolver taking the first answer must not keep serving
+what the Original's Archive withdrew. A tombstone stays one.
+
+Refreshing (`refresh_copies`, hourly): every Copy is copied again from its source_archive; the
+record's timestamp (or anything else in it) differing from ours is what makes a run write.
+
+Migration of a transferable Original from Archive S to Archive T, run at T by
+`migrateitem <IBI> --from S --token <S's API token>`:
+
+  step                                  S        T        requireditemstatus=Original
+  1. T copies the item from S           Original Copy     S
+  2. T asks S to hand over (POST        Copy     Copy     none (one round trip)
+     /api/items/<ibi>/handover): S checks that T holds it as a complete, current Copy
+     (same files and timestamp), then commits Copy, source_archive = T
+  3. T, on S's 200, commits Original    Copy     Original T
+
+Two Originals are never visible: S gives the Original up before T takes it, and S's
+transaction (row locked, unchanged since the check) makes the hand-over happen once. The
+window without an Original is one HTTP answer and one UPDATE wide; during it every Archive
+still answers the item as a Copy, so plain resolution goes on working. If T never sees the
+answer (a crash, a lost connection), S stays a Copy pointing at T and T a Copy of S: running
+`migrateitem` again finds S already handed over to T and finishes step 3. We accept that
+short, self-repairing gap because the opposite order (T first) would show the resolver two
+Originals, which RTC-11 §8.2 treats as an Archive under suspicion. The refresh task does not
+finish a migration by itself: from the records alone the two sides look alike (each a Copy
+pointing at the other), so only the side that asked may promote itself; it logs the case.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from ..deposit import selectors, services, storage
+from ..identifiers import ibi as ibilib
+from ..models import DcValue, Item, ItemFile, normalize_language
+from . import peer
+from .peer import PeerError, Record
+
+logger = logging.getLogger(__name__)
+
+
+class CopyRefused(services.Conflict):
+    """This Archive will not copy (or hand over) the item, for the reason given."""
+
+
+class PeerFailed(services.ServiceError):
+    """The other Archive could not be asked or answered nonsense: 502 for the API."""
+
+    status = 502
+
+
+@dataclass
+class CopyResult:
+    item: Item | None
+    outcome: str  # created | updated | unchanged | deleted | promoted
+    fetched: list[str] = field(default_factory=list)  # files downloaded by this run
+    kept: list[str] = field(default_factory=list)  # found stored already, checksum right
+
+
+@contextmanager
+def _client(http: httpx.Client | None) -> Iterator[httpx.Client]:
+    if http is not None:
+        yield http
+        return
+    with peer.client() as fresh:
+        yield fresh
+
+
+def same_archive(a: str, b: str) -> bool:
+    """Two base URLs of one Archive: scheme and a trailing slash aside, any case of host."""
+    if not a or not b:
+        return False
+    x, y = urlsplit(a), urlsplit(b)
+    default = {"http": 80, "https": 443}
+    return ((x.hostname, x.port or default.get(x.scheme), x.path.rstrip("/"))
+            == (y.hostname, y.port or default.get(y.scheme), y.path.rstrip("/")))
+
+
+def own_base_url() -> str:
+    return peer.base_url(selectors.base_url())
+
+
+# -- Finding the local record -------------------------------------------------------------------
+
+def _local(rep: str, ibip: str, *, lock: bool = False) -> Item | None:
+    """The item held here under either form, or None; CopyRefused if the forms disagree."""
+    rows = Item.objects.filter(Q(ibi__in=selectors.spellings(ibilib.parse(rep)))
+                               | Q(ibip__in=selectors.spellings(ibilib.parse(ibip))))
+    found = list((rows.select_for_update() if lock else rows).order_by("pk")[:2])
+    if not found:
+        return None
+    item = found[0]
+    if len(found) > 1 or ibilib.parse(item.ibi) != ibilib.parse(rep) \
+            or ibilib.parse(item.ibip) != ibilib.parse(ibip):
+        raise CopyRefused(f"{rep} and {ibip} name different items here: they cannot be "
+                          "one copied item")
+    return item
+
+
+def _refuse_original(item: Item | None) -> None:
+    if item is None:
+        return
+    if item.state == Item.State.ORIGINAL or (item.is_deleted and not item.source_archive):
+        held = "as Original" if not item.is_deleted else "as a deleted Original"
+        raise CopyRefused(f"{item.ibi} is held here {held}: an Archive cannot also hold a "
+                          "copy of it (RTC-11 §5.2)")
+
+
+# -- Copying --------------------------------------------------------------------------------------
+
+def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> CopyResult:
+    """Copy (or refresh the copy of) the item `ibi` held by the Archive at `source`."""
+    try:
+        parsed = ibilib.parse(ibi)
+    except ValueError as exc:
+        raise services.ServiceError(f"{ibi!r} is not an IBI: {exc}") from None
+    try:
+        source = peer.base_url(source)
+    except PeerError as exc:
+        raise services.ServiceError(str(exc)) from None
+    # Before any network: an Original here is never overwritten by anyone's copy.
+    _refuse_original(selectors.item_by_ibi(str(parsed)))
+    with _client(http) as client:
+        try:
+            record = peer.fetch_record(client, source, ibi)
+        except PeerError as exc:
+            raise PeerFailed(str(exc)) from None
+        return copy_record(record, source=source, http=client)
+
+
+def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResult:
+    local = _local(record.ibi, record.ibip)
+    _refuse_original(local)
+    if record.state == Item.State.DELETED:
+        if local is None:
+            raise CopyRefused(f"{record.ibi} is deleted at {source}: there is nothing to copy")
+        return _tombstone(local, record)
+    if local is not None and local.is_deleted:
+        raise CopyRefused(f"the copy of {record.ibi} here is a tombstone; it stays one")
+    if record.state == Item.State.COPY and same_archive(record.source_archive, own_base_url()) \
+            and local is not None and same_archive(local.source_archive, source):
+        logger.warning("%s: %s says it handed the Original over to us, and we hold a Copy of "
+                       "it: an unfinished migration; run migrateitem to finish it",
+                       record.ibi, source)
+    result = CopyResult(item=local, outcome="unchanged")
+    try:
+        _ensure_files(record, source, http, local, result)
+    except PeerError as exc:
+        raise PeerFailed(str(exc)) from None
+    for attempt in (1, 2):
+        try:
+            result.item, result.outcome = _commit(record, source, result)
+            break
+        except IntegrityError:
+            # Another run created the row first: the second attempt updates it instead.
+            if attempt == 2:
+                raise
+    if result.fetched or result.outcome != "unchanged":
+        logger.info("copy of %s from %s: %s, %d files fetched, %d kept", record.ibi, source,
+                    result.outcome, len(result.fetched), len(result.kept))
+    return result
+
+
+def _trusted(local: Item | None) -> dict[str, tuple[int, str]]:
+    """Files committed for the local copy that fixity has not found wrong."""
+    if local is None:
+        return {}
+    rows = local.files.filter(fixity_problem="").values_list("name", "size", "sha256")
+    return {name: (size, sha) for name, size, sha in rows}
+
+
+def _stored_matches(rep: str, remote: peer.RemoteFile) -> bool | None:
+    """None: nothing stored; else whether the stored bytes are exactly the remote file's."""
+    key = storage.file_key(rep, remote.name)
+    if not default_storage.exists(key):
+        return None
+    if default_storage.size(key) != remote.size:
+        return False
+    with storage.open_file(rep, remote.name) as stored:
+        return storage.sha256_of(stored) == (remote.sha256, remote.size)
+
+
+def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item | None,
+                  result: CopyResult) -> None:
+    trusted = _trusted(local)
+    for remote in record.files:
+        key = storage.file_key(record.ibi, remote.name)
+        if trusted.get(remote.name) == (remote.size, remote.sha256) \
+                and default_storage.exists(key):
+            continue  # committed before and not found wrong since: fixity watches it
+        matches = _stored_matches(record.ibi, remote)
+        if matches:
+            result.kept.append(remote.name)
+            continue
+        if matches is False:  # partial, stale or damaged: the source's bytes win
+            default_storage.delete(key)
+        fetched = peer.download(http, source, record.ibi, remote)
+        try:
+            storage.store(record.ibi, remote.name, fetched)
+        except storage.StorageConflict:
+            # A concurrent run stored it meanwhile; keep it if it is the right file.
+            if not _stored_matches(record.ibi, remote):
+                raise PeerError(f"{key} was written concurrently with other bytes; "
+                                "run the copy again") from None
+        finally:
+            fetched.close()
+        result.fetched.append(remote.name)
+
+
+def _desired(record: Record, source: str) -> dict:
+    return {
+        "title": record.title,
+        "language": normalize_language(record.language) if record.language else "",
+        "target_file": record.target_file,
+        "transferable": record.transferable,
+        "state": Item.State.COPY,
+        "source_archive": source,
+        "origin_timestamp": record.timestamp,
+    }
+
+
+def _dc_rows(record: Record) -> list[tuple[str, str, int]]:
+    return sorted((element, value, position) for element, values in record.dc.items()
+                  for position, value in enumerate(values))
+
+
+def _commit(record: Record, source: str, result: CopyResult) -> tuple[Item, str]:
+    now = timezone.now()
+    with transaction.atomic():
+        item = _local(record.ibi, record.ibip, lock=True)
+        _refuse_original(item)  # again, under the lock
+        if item is not None and item.is_deleted:
+            raise CopyRefused(f"the copy of {record.ibi} here is a tombstone; it stays one")
+        created = item is None
+        if created:
+            item = Item(ibi=record.ibi, ibip=record.ibip)
+        desired = _desired(record, source)
+        changed = created or any(getattr(item, k) != v for k, v in desired.items())
+        for name, value in desired.items():
+            setattr(item, name, value)
+        changed |= _link_editions(item, record)
+        changed |= _link_translation(item, record)
+        dc_changed = created or _dc_rows(record) != sorted(
+            item.dc_values.values_list("element", "value", "position"))
+        files_changed = created or _files_differ(item, record)
+        if not (changed or dc_changed or files_changed or result.fetched or result.kept):
+            return item, "unchanged"
+        item.copied_at = now
+        _full_clean(item)
+        item.save()
+        if dc_changed:
+            item.dc_values.all().delete()
+            DcValue.objects.bulk_create(DcValue(item=item, element=e, value=v, position=p)
+                                        for e, v, p in _dc_rows(record))
+        dropped = _sync_files(item, record, now, set(result.fetched) | set(result.kept))
+        _link_followers(item, record)
+    # Files the source no longer lists go once their rows are gone for good.
+    transaction.on_commit(lambda: storage.remove(item.ibi, dropped))
+    return item, "created" if created else "updated"
+
+
+def _full_clean(item: Item) -> None:
+    try:
+        item.full_clean(exclude=["ibi", "ibip"])
+    except ValidationError as exc:
+        raise CopyRefused(f"the record of {item.ibi} cannot be kept here: "
+                          + "; ".join(f"{k}: {' '.join(v)}" for k, v in
+                                      exc.message_dict.items())) from None
+
+
+def _files_differ(item: Item, record: Record) -> bool:
+    ours = set(item.files.values_list("name", "size", "sha256", "content_type"))
+    return ours != {(f.name, f.size, f.sha256, f.content_type) for f in record.files}
+
+
+def _sync_files(item: Item, record: Record, now, verified: set[str]) -> list[str]:
+    rows = {row.name: row for row in item.files.all()}
+    wanted = {f.name: f for f in record.files}
+    for name, remote in wanted.items():
+        row = rows.get(name)
+        if row is None:
+            ItemFile.objects.create(item=item, name=name, size=remote.size,
+                                    sha256=remote.sha256, content_type=remote.content_type,
+                                    checked_at=now)
+        elif (row.size, row.sha256, row.content_type) != (
+                remote.size, remote.sha256, remote.content_type) or name in verified:
+            row.size, row.sha256, row.content_type = remote.size, remote.sha256, \
+                remote.content_type
+            row.checked_at, row.fixity_problem = now, ""  # its bytes were verified just now
+            row.save(update_fields=["size", "sha256", "content_type", "checked_at",
+                                    "fixity_problem"])
+    dropped = sorted(set(rows) - set(wanted))
+    item.files.filter(name__in=dropped).delete()
+    return dropped
+
+
+# -- Links between copies: whichever of two related items arrives first ------------------------
+
+def _reflatten(first: Item) -> None:
+    """Carry first's edition family and numbers along the chain after it."""
+    current = first
+    while (following := Item.objects.filter(previous_edition=current).first()) is not None:
+        family, number = current.edition_family, current.edition_number + 1
+        if (following.edition_family, following.edition_number) == (family, number):
+            return
+        following.edition_family, following.edition_number = family, number
+        following.save(update_fields=["edition_family", "edition_number"])
+        current = following
+
+
+def _link_editions(item: Item, record: Record) -> bool:
+    previous = selectors.item_by_ibi(record.previous_edition) if record.previous_edition \
+        else None
+    if previous is not None and (previous.pk == item.pk or Item.objects.filter(
+            previous_edition=previous).exclude(pk=item.pk).exists()):
+        previous = None  # that edition has another next edition here: leave the chain alone
+    wanted = ((previous.pk, previous.edition_family, previous.edition_number + 1)
+              if previous else (None, item.ibi, 1))
+    if (item.previous_edition_id, item.edition_family, item.edition_number) == wanted:
+        return False
+    item.previous_edition = previous
+    _pk, item.edition_family, item.edition_number = wanted
+    return True
+
+
+def _link_translation(item: Item, record: Record) -> bool:
+    original = selectors.item_by_ibi(record.translation_of) if record.translation_of else None
+    if original is not None and original.pk == item.pk:
+        original = None
+    if item.translation_of_id == (original.pk if original else None):
+        return False
+    item.translation_of = original
+    return True
+
+
+def _link_followers(item: Item, record: Record) -> None:
+    """Copies held here that the record names as this item's next edition or translations,
+    copied before it and so left unlinked, are linked now."""
+    if record.next_edition:
+        following = selectors.item_by_ibi(record.next_edition)
+        if following is not None and following.state == Item.State.COPY \
+                and following.previous_edition_id is None and following.pk != item.pk \
+                and not Item.objects.filter(previous_edition=item).exists():
+            following.previous_edition = item
+            following.save(update_fields=["previous_edition"])
+    _reflatten(item)
+    for text in record.translations:
+        translation = selectors.item_by_ibi(text)
+        if translation is not None and translation.state == Item.State.COPY \
+                and translation.translation_of_id is None and translation.pk != item.pk:
+            translation.translation_of = item
+            translation.save(update_fields=["translation_of"])
+
+
+def _tombstone(local: Item, record: Record) -> CopyResult:
+    with transaction.atomic():
+        item = _local(record.ibi, record.ibip, lock=True)
+        if item.is_deleted:
+            return CopyResult(item=item, outcome="unchanged")
+        item.state = Item.State.DELETED
+        item.deleted_at = record.deleted_at or timezone.now()
+        item.origin_timestamp = record.timestamp
+        item.copied_at = timezone.now()
+        item.save()
+    logger.info("copy of %s: deleted at its source, now a tombstone", item.ibi)
+    return CopyResult(item=item, outcome="deleted")
+
+
+# -- Keeping copies fresh -------------------------------------------------------------------------
+
+def copies_to_refresh() -> list[tuple[str, str]]:
+    """(IBI, source) of every live Copy, least recently copied first."""
+    rows = (Item.objects.filter(state=Item.State.COPY).exclude(source_archive="")
+            .order_by("copied_at", "pk").values_list("ibi", "source_archive"))
+    return list(rows)
+
+
+def refresh_copies(*, http: httpx.Client | None = None) -> dict[str, CopyResult | Exception]:
+    """Copy every Copy again from its source; a failure of one is reported, not raised."""
+    results: dict[str, CopyResult | Exception] = {}
+    with _client(http) as client:
+        for ibi, source in copies_to_refresh():
+            try:
+                results[ibi] = copy_item(ibi=ibi, source=source, http=client)
+            except services.ServiceError as exc:
+                logger.warning("refreshing the copy of %s from %s failed: %s", ibi, source, exc)
+                results[ibi] = exc
+    return results
+
+
+# -- Migration ------------------------------------------------------------------------------------
+
+def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> Item:
+    """At the Original's Archive: become a Copy of target's, once target holds it complete.
+
+    Idempotent: handing over again to the same target answers the item as it is.
+    """
+    try:
+        target = peer.base_url(target)
+    except PeerError as exc:
+        raise services.ServiceError(str(exc)) from None
+    if item.state == Item.State.COPY and same_archive(item.source_archive, target):
+        return item
+    if item.is_archive_service or not item.transferable:
+        raise CopyRefused(f"{item.ibi} is not transferable: its Original stays here")
+    if item.state != Item.State.ORIGINAL:
+        raise CopyRefused(f"{item.ibi} is held here as {item.state}: only an Original can "
+                          "be handed over")
+    if same_archive(target, own_base_url()):
+        raise CopyRefused("an Archive cannot hand an Original over to itself")
+    with _client(http) as client:
+        try:
+            record = peer.fetch_record(client, target, item.ibi)
+        except PeerError as exc:
+            raise PeerFailed(f"the target's copy could not be checked: {exc}") from None
+    ours = {(f.name, f.size, f.sha256) for f in item.files.all()}
+    theirs = {(f.name, f.size, f.sha256) for f in record.files}
+    if record.state != Item.State.COPY:
+        raise CopyRefused(f"{target} holds {item.ibi} as {record.state}, not as a Copy")
+    if ibilib.parse(record.ibip) != ibilib.parse(item.ibip):
+        raise CopyRefused(f"{target} holds {item.ibi} under another IBIp: {record.ibip}")
+    stamp = item.updated.replace(microsecond=0)
+    if ours != theirs or record.timestamp != stamp:
+        raise CopyRefused(f"the copy at {target} is not complete and current (timestamp "
+                          f"{record.timestamp:%Y-%m-%dT%H:%M:%SZ}, ours {stamp:%Y-%m-%dT%H:%M:%SZ};"
+                          f" {len(theirs & ours)} of {len(ours)} files alike): refresh it first")
+    with transaction.atomic():
+        locked = Item.objects.select_for_update().get(pk=item.pk)
+        if locked.state != Item.State.ORIGINAL or locked.updated != item.updated:
+            raise CopyRefused(f"{item.ibi} changed during the hand-over: try again")
+        locked.state = Item.State.COPY
+        locked.source_archive = target
+        locked.origin_timestamp = stamp
+        locked.copied_at = timezone.now()
+        locked.save()
+    logger.info("%s handed over to %s: the Original is there, a Copy here", locked.ibi, target)
+    return locked
+
+
+def migrate_item(*, ibi: str, source: str, token: str, self_url: str | None = None,
+                 http: httpx.Client | None = None) -> CopyResult:
+    """At the target: copy the Original held at source, have source hand it over, become it."""
+    try:
+        source = peer.base_url(source)
+        self_url = peer.base_url(self_url or own_base_url())
+    except PeerError as exc:
+        raise services.ServiceError(str(exc)) from None
+    with _client(http) as client:
+        local = selectors.item_by_ibi(ibi)
+        if local is not None and local.state == Item.State.ORIGINAL:
+            if _handed_to_us(client, source, ibi, self_url):
+                return CopyResult(item=local, outcome="unchanged")  # migrated before
+            _refuse_original(local)
+        copied = copy_item(ibi=ibi, source=source, http=client)
+        if copied.item.is_deleted:
+            raise CopyRefused(f"{copied.item.ibi} is deleted: there is nothing to migrate")
+        try:
+            answer = peer.hand_over_request(client, source, copied.item.ibi, target=self_url,
+                                            token=token)
+            record = peer.parse_record(answer, copied.item.ibi)
+        except PeerError as exc:
+            raise PeerFailed(str(exc)) from None
+        if record.state != Item.State.COPY or not same_archive(record.source_archive, self_url):
+            raise PeerFailed(f"{source} answered the hand-over without handing {ibi} over")
+        return _promote(copied.item, source, copied)
+
+
+def _handed_to_us(client: httpx.Client, source: str, ibi: str, self_url: str) -> bool:
+    try:
+        record = peer.fetch_record(client, source, ibi)
+    except PeerError:
+        return False
+    return record.state == Item.State.COPY and same_archive(record.source_archive, self_url)
+
+
+def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
+    with transaction.atomic():
+        locked = Item.objects.select_for_update().get(pk=item.pk)
+        if locked.state == Item.State.ORIGINAL:
+            return CopyResult(item=locked, outcome="unchanged", fetched=copied.fetched)
+        if locked.state != Item.State.COPY or not same_archive(locked.source_archive, source):
+            raise CopyRefused(f"{locked.ibi} changed here during the migration")
+        # The Original keeps the timestamp it had at its former Archive.
+        Item.objects.filter(pk=locked.pk).update(
+            state=Item.State.ORIGINAL, source_archive="", origin_timestamp=None,
+            updated=locked.origin_timestamp or timezone.now())
+    locked.refresh_from_db()
+    logger.info("%s migrated from %s: the Original is here now", locked.ibi, source)
+    return CopyResult(item=locked, outcome="promoted", fetched=copied.fetched,
+                      kept=copied.kept)

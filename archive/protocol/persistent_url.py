@@ -1,0 +1,243 @@
+"""Persistent URLs of the resolution standard: what the resolver reads from ``/<ibi>[mdf][/path]``.
+
+RTC-11 §8.1, Tables 8.1–8.5::
+
+    URL-persistente = "http://urlib.net/" IBI [mdf] [path-absolute] ["?" pergunta]
+    mdf = ([u [t]] | [t [u]]) [m [t]]      u = "!"   t = "+" ["(" idioma ["-" país] ")"]
+                                           m = ":" ["(" "oai_dc" ")"]
+    ibiurl.verblist = verbo *("+" verbo)   ; GetTranslation[(..)] GetLastEdition
+                                           ; GetMetadata[(oai_dc)] GetFileList
+
+Example 8.8 of the standard (Table 8.8 lists what the resolver extracted)::
+
+    >>> url = parse("/LK47B6W/362SFKH+",
+    ...             "ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata")
+    >>> url.ibi, url.filepath, url.required_item_status, url.verblist_text()
+    ('LK47B6W/362SFKH', None, 'Original', 'GetTranslation GetMetadata')
+    >>> url.relation()                      # the archive-service relation of Table 9.5
+    '.translation.metadata'
+
+Pure Python: no Django import. The IBI is only checked for its shape here (Tables 6.1 and 7.1 of
+the generation standard); archive/ibi.py knows what it means.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from archive.protocol.pairs import unquote_word
+
+
+class PersistentUrlError(ValueError):
+    """A path or query that is not a persistent URL of RTC-11 §8.1; the message says why."""
+
+
+class NoIbiError(PersistentUrlError):
+    """The path does not even start with an IBI: some other page, not a bad persistent URL."""
+
+
+_IBIP_WORD = re.compile("[2-9A-HJ-NP-UWXa-hj-np-uwx]+")  # Table 7.1: no 0 O 1 I V Y Z
+_IBIP_LAST = re.compile(r"([2-9A-HJ-NP-UWXa-hj-np-uwx]+)(.*)", re.S)
+_HOST_WORD = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_SUBDOMAIN = re.compile(rf"(?:{_HOST_WORD}\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?")
+_FIRST_WORD = re.compile(rf"{_HOST_WORD}(?:[.@][0-9]+)?")  # "@": names minted before Aug. 2010
+_YEAR = re.compile("[0-9]{4,}")
+_DATE_LAST = re.compile(r"([0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]{2}(?:\.[0-9]+)?)?)(.*)",
+                        re.S)
+
+_MODIFIER_TOKEN = re.compile(r"([!+:])(?:\(([^()]*)\))?")
+_VERB = re.compile(r"([A-Za-z]+)(?:\(([^()]*)\))?")
+_LANGUAGE = re.compile("([A-Za-z]{2,3})(?:-([A-Za-z]{2}))?")
+_VERB_NAMES = {v.lower(): v for v in ("GetTranslation", "GetLastEdition", "GetMetadata",
+                                      "GetFileList")}
+_SYNONYMS = {"!": "GetLastEdition", "+": "GetTranslation", ":": "GetMetadata"}  # Table 8.5
+_SYMBOLS = {verb: symbol for symbol, verb in _SYNONYMS.items()}
+_RELATIONS = {"GetLastEdition": ".lastedition", "GetTranslation": ".translation",
+              "GetMetadata": ".metadata"}  # Table 9.5
+# Table 8.2, plus the empty modifier; the same 15 strings as the grammar mdf above.
+_COMPOSITIONS = frozenset(["", ":", ":+", "!", "!+", "!:", "!+:", "!:+", "!+:+",
+                           "+", "+!", "+:", "+!:", "+:+", "+!:+"])
+
+
+@dataclass(frozen=True)
+class PersistentUrl:
+    """What the resolver captures from a persistent URL (Table 8.6), without the client data."""
+
+    ibi: str  # as written, without the modifier
+    modifier: str = ""  # as written, e.g. "!+(pt-BR):"
+    verbs: tuple[str, ...] = ()  # parsedibiurl.verblist, e.g. ("GetLastEdition", "GetMetadata")
+    filepath: str | None = None  # parsedibiurl.filepath, decoded, e.g. "/reference.bib"
+    required_item_status: str | None = None  # "Original" or None
+
+    def verblist_text(self) -> str:
+        """The value of the ``parsedibiurl.verblist`` pair: the verbs separated by spaces."""
+        return " ".join(self.verbs)
+
+    def relation(self) -> str:
+        """The relation of Table 9.5 the verbs ask for, e.g. ``!:(oai_dc)`` →
+        ``.lastedition.metadata(oai_dc)``; ``""`` is the item itself. GetFileList is no relation.
+        """
+        parts = []
+        for verb in self.verbs:
+            name, paren, argument = verb.partition("(")
+            if name in _RELATIONS:
+                parts.append(_RELATIONS[name] + paren + argument)
+        return "".join(parts)
+
+
+def _language(tag: str) -> str:
+    match = _LANGUAGE.fullmatch(tag)
+    if not match:
+        raise PersistentUrlError(f"bad language tag {tag!r}: expected language[-COUNTRY], "
+                                 "e.g. pt-BR")
+    language, country = match.groups()
+    return language.lower() + (f"-{country.upper()}" if country else "")
+
+
+def _verb(name: str, argument: str | None) -> str:
+    """The canonical spelling of a verb of Table 8.4 (names and oai_dc are case-insensitive)."""
+    canonical = _VERB_NAMES.get(name.lower())
+    if canonical is None:
+        raise PersistentUrlError(f"unknown verb {name!r} (Table 8.4: GetTranslation, "
+                                 "GetLastEdition, GetMetadata, GetFileList)")
+    if argument is None:
+        return canonical
+    if canonical == "GetTranslation":
+        return f"GetTranslation({_language(argument)})"
+    if canonical == "GetMetadata":
+        if argument.lower() != "oai_dc":
+            raise PersistentUrlError(f"unknown metadata format {argument!r}: only oai_dc")
+        return "GetMetadata(oai_dc)"
+    raise PersistentUrlError(f"{canonical} takes no argument, got ({argument})")
+
+
+def _check_composition(verbs: list[str], what: str) -> None:
+    symbols = "".join(_SYMBOLS.get(v.partition("(")[0], "") for v in verbs)
+    if symbols not in _COMPOSITIONS:
+        raise PersistentUrlError(f"{what} composes {symbols!r}, which is not one of the "
+                                 "modifiers of Table 8.2")
+
+
+def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
+    """(IBI, modifier text, remaining raw segments).
+
+    The repository-name shape is tried first: a name minted for a two-label host such as
+    ``banner.net`` starts ``net/banner/…``, which also looks like an IBIp, whereas an IBIp
+    followed by a file path ``/YYYY/MM.DD.hh.mm`` is far-fetched.
+    """
+    words = [unquote_word(s) for s in segments[:4]]
+    if (len(words) == 4 and _SUBDOMAIN.fullmatch(words[0]) and _FIRST_WORD.fullmatch(words[1])
+            and _YEAR.fullmatch(words[2]) and (last := _DATE_LAST.fullmatch(words[3]))):
+        return "/".join([*words[:3], last[1]]), last[2], segments[4:]
+    if (len(words) >= 2 and _IBIP_WORD.fullmatch(words[0])
+            and (last := _IBIP_LAST.fullmatch(words[1]))):
+        return f"{words[0]}/{last[1]}", last[2], segments[2:]
+    start = "/" + "/".join(segments[:4])
+    raise NoIbiError(f"no IBI at the start of {start!r}: expected an IBIp "
+                             "(e.g. LK47B6W/362SFKH) or a repository name "
+                             "(e.g. iconet.com.br/banon/2009/09.09.22.01)")
+
+
+def _modifier_verbs(ibi: str, modifier: str) -> list[str]:
+    verbs, pos = [], 0
+    while pos < len(modifier):
+        token = _MODIFIER_TOKEN.match(modifier, pos)
+        if not token:
+            raise PersistentUrlError(f"unexpected {modifier[pos]!r} after the IBI {ibi!r} "
+                                     f"(a modifier is made of '!', '+(..)' and ':(..)')")
+        symbol, argument = token.groups()
+        if symbol == "!" and argument is not None:
+            raise PersistentUrlError(f"'!' takes no argument, got ({argument})")
+        verbs.append(_verb(_SYNONYMS[symbol], argument))
+        pos = token.end()
+    _check_composition(verbs, f"the modifier {modifier!r}")
+    return verbs
+
+
+def _filepath(segments: list[str]) -> str | None:
+    if not segments or segments == [""]:
+        return None
+    path = unquote_word("/" + "/".join(segments))
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in path):
+        raise PersistentUrlError(f"control character in the file path {path!r}")
+    if "\\" in path:
+        raise PersistentUrlError(f"backslash in the file path {path!r}")
+    parts = path[1:].split("/")
+    if ".." in parts:
+        raise PersistentUrlError(f"'..' in the file path {path!r}")
+    if "." in parts or "" in parts:
+        raise PersistentUrlError(f"empty or '.' segment in the file path {path!r}")
+    return path
+
+
+def _query_pairs(query: str) -> dict[str, str]:
+    try:
+        fields = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+    except ValueError as error:
+        raise PersistentUrlError(f"malformed query {query!r}: Table 8.1 wants name=value pairs "
+                                 "joined by '&'") from error
+    found: dict[str, str] = {}
+    for name, value in fields:
+        if name.startswith("ibiurl."):  # other pairs are for the item itself, not for us
+            if name in found:
+                raise PersistentUrlError(f"{name} is given more than once")
+            found[name] = value
+    return found
+
+
+def _listed_verbs(verblist: str) -> list[str]:
+    # Verbs are joined by "+"; form-decoding turns a raw "+" into a space, so take either.
+    if verblist == "":
+        return []
+    verbs = []
+    for text in re.split("[+ ]", verblist):
+        match = _VERB.fullmatch(text)
+        if not match:
+            raise PersistentUrlError(f"bad verb {text!r} in ibiurl.verblist={verblist!r}")
+        verbs.append(_verb(*match.groups()))
+    return verbs
+
+
+def parse(path: str, query: str = "") -> PersistentUrl:
+    """Read a persistent URL from its path (percent-encoded, as it arrived) and raw query string.
+
+    ``path`` may also carry the query after a ``?``. The 2010 draft's trailing ``??`` (the query
+    ``?``) asks for the metadata, like ``:``. The verb list is the modifier's verbs as written,
+    then each ``ibiurl.verblist`` verb not already there (§8.2, Table 8.6)::
+
+        >>> parse("/8JMKD3MGP8W/35MMLL8!:(oai_dc)").verbs
+        ('GetLastEdition', 'GetMetadata(oai_dc)')
+        >>> url = parse("/sid.inpe.br/mtc-m18@80/2009/02.16.17.46??")
+        >>> url.ibi, url.verbs
+        ('sid.inpe.br/mtc-m18@80/2009/02.16.17.46', ('GetMetadata',))
+
+    Anything else raises `PersistentUrlError` saying what is wrong.
+    """
+    if "?" in path:
+        if query:
+            raise PersistentUrlError("the path contains '?' and a query was given as well")
+        path, _, query = path.partition("?")
+    if not path.startswith("/"):
+        raise PersistentUrlError(f"a persistent URL path starts with '/', got {path!r}")
+    legacy_metadata = query.startswith("?")
+    query = query.removeprefix("?")
+
+    ibi, modifier, rest = _split_ibi(path[1:].split("/"))
+    verbs = _modifier_verbs(ibi, modifier)
+    asked = _query_pairs(query)
+    extra = (["GetMetadata"] if legacy_metadata else []) + _listed_verbs(
+        asked.get("ibiurl.verblist", ""))
+    for verb in extra:
+        if verb not in verbs:
+            verbs.append(verb)
+    _check_composition(verbs, f"the verb list {' '.join(verbs)!r}")
+
+    status = asked.get("ibiurl.requireditemstatus")
+    if status is not None:
+        if status.lower() != "original":
+            raise PersistentUrlError(f"ibiurl.requireditemstatus={status!r}: only Original")
+        status = "Original"
+    return PersistentUrl(ibi, modifier, tuple(verbs), _filepath(rest), status)

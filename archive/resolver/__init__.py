@@ -1,0 +1,9 @@
+"""The resolver (RTC-11 §7–§8): persistent URLs to one URL, here or at another Archive.
+
+- resolve: the resolution process of Figure 8.1, the fan-out and the choice.
+- service: the resolver service: registration, inclusion, exclusion.
+- switch: this Archive switching itself on and off at a resolver.
+- tasks: the acknowledgment sent to the chosen Archive.
+- views: the HTTP edge, including the site's catch-all route.
+"""
+__all__ = ["resolve", "service", "switch", "tasks", "views"]

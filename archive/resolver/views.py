@@ -1,0 +1,313 @@
+"""HTTP edges of the resolver: the site's catch-all route, persistent URLs, the resolver service.
+
+`dispatch(request, path)`, the catch-all ``/<path>`` (every URL no other route took), sends
+1. ``/<archive service IBI>?servicesubject=…`` (the IBI in either form, any case, legacy ``@``
+   port) to the archive service (RTC-11 §6.1, §9; archive_service/views.py);
+2. ``/J8LNKB5R7W/3FUQHC5`` to the resolver service (§7.2, resolver/service.py);
+3. everything else to the resolver: persistent URLs ``/<ibi>[mdf][/path]`` (§8).
+
+Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
+turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
+404 translation missing, 409 suspect Archives, 410 tombstone; 400 for what is no persistent
+URL. HEAD is answered like GET but sends no acknowledgment: a link checker is not a reader.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.encoding import escape_uri_path
+
+from ..archive_service import answer_cache
+from ..archive_service import views as archive_service_views
+from ..archive_service.answers import NotTheService, error_pairs
+from ..deposit import selectors
+from ..identifiers import ibi as ibilib
+from ..models import Item
+from ..protocol import persistent_url
+from ..protocol.pairs import unquote_word
+from ..protocol.responses import never_cache, render_pairs
+from ..site.citation import Citation, apa, bibtex
+from . import resolve as resolver
+from . import service as resolver_service
+
+METHODS = ("GET", "HEAD")
+
+
+def resolver_service_view(request: HttpRequest) -> HttpResponse:
+    """``/J8LNKB5R7W/3FUQHC5?servicesubject=inclusionRequest|exclusionRequest`` (§7.2)."""
+    if request.method != "GET":
+        response = render_pairs(request, error_pairs(
+            f"method {request.method} not allowed: the resolver service answers GET"), 405)
+        response["Allow"] = "GET"
+        return response
+    try:
+        pairs = resolver_service.answer(request.META.get("QUERY_STRING", ""))
+    except resolver_service.Refused as exc:
+        return render_pairs(request, error_pairs(str(exc)), exc.status)
+    return render_pairs(request, pairs)
+
+
+def is_resolver_service(path: str) -> bool:
+    return path.upper() == resolver_service.SERVICE_IBI
+
+
+# -- Persistent URLs --------------------------------------------------------------------------
+
+def _alert(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
+    context.setdefault("resolver_hint", _resolver_hint(request))
+    response = render(request, template, context, status=status)
+    add_never_cache_headers(response)
+    return response
+
+
+def _resolver_hint(request: HttpRequest) -> str | None:
+    """The resolver our persistent URLs name, when it is another one: worth a try."""
+    other = (settings.IBI_RESOLVER_URL or "").rstrip("/")
+    return other if other and other != request.build_absolute_uri("/").rstrip("/") else None
+
+
+def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
+    """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
+
+    A URL found here without asking any other Archive is kept in the answer cache
+    (answer_cache.py) until an item changes; a GET still counts its access every time."""
+    if request.method not in METHODS:
+        response = HttpResponse(status=405)
+        response["Allow"] = ", ".join(METHODS)
+        return response
+    query = request.META.get("QUERY_STRING", "")
+    accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
+    key = ("resolve", request.path_info, query, _base(request), accept_language)
+    current = answer_cache.token()
+    redirect = answer_cache.get(key, current)
+    if redirect is not None:
+        return redirect.respond(request)
+    ips = resolver.client_ips(request)
+    try:
+        url = persistent_url.parse(escape_uri_path(request.path_info), query)
+        outcome = resolver.resolve(url, ips=ips, request=request,
+                                   accept_language=accept_language)
+    except persistent_url.NoIbiError:
+        return _head(request, _alert(request, "archive/resolver_not_found.html",
+                                     {"path": unquote_word(request.path_info)}, 404))
+    except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
+        return _head(request, _alert(request, "archive/resolver_bad_url.html",
+                                     {"message": str(exc)}, 400))
+    if (outcome.kind == "found" and outcome.answer.source.local
+            and unquote(urlsplit(outcome.url).path) == request.path):
+        # Our own archive service: its URL is this very path. A web service, not a page:
+        # let it say what it wants (servicesubject) instead of redirecting to itself forever.
+        return archive_service_views.archive_service(request, path)
+    vary_language = any(k == "translation" and not arg
+                        for k, arg in resolver.steps(url.relation()) or ())
+    if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
+        redirect = _LocalRedirect(outcome.url, ", ".join(_links(request, outcome)),
+                                  vary_language, resolver.counted_item(outcome), url.relation())
+        answer_cache.put(key, current, redirect)
+        return redirect.respond(request)
+    response = _answer(request, url, outcome)
+    if vary_language:
+        patch_vary_headers(response, ["Accept-Language"])
+    if outcome.kind == "found" and request.method == "GET":
+        resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation())
+    return _head(request, response)
+
+
+@dataclass(frozen=True)
+class _LocalRedirect:
+    """A URL found here: what the redirect says, and whose access a GET counts (None: the
+    answer had nothing to count, see resolver.acknowledgment_pairs)."""
+
+    url: str
+    link: str
+    vary_language: bool
+    counted_item: int | None
+    relation: str
+
+    def respond(self, request: HttpRequest) -> HttpResponse:
+        response = HttpResponseRedirect(self.url)
+        if self.link:
+            response["Link"] = self.link
+        never_cache(response)
+        if self.vary_language:
+            response["Vary"] = "Accept-Language"
+        if request.method == "GET" and self.counted_item is not None:
+            resolver.count_local_access(self.counted_item, resolver.client_ips(request),
+                                        self.relation)
+        return _head(request, response)
+
+
+def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    if request.method == "HEAD":
+        response.content = b""
+    return response
+
+
+def _base(request: HttpRequest) -> str:
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
+            outcome: resolver.Outcome) -> HttpResponse:
+    if outcome.kind == "found":
+        response = HttpResponseRedirect(outcome.url)
+        if links := _links(request, outcome):
+            response["Link"] = ", ".join(links)
+        add_never_cache_headers(response)
+        return response
+    context = {"outcome": outcome, "asked": url, "ibi": outcome.ibi, "base": _base(request),
+               "silent": outcome.silent}
+    if outcome.kind == "deleted":
+        return _alert(request, "archive/resolver_tombstone.html",
+                      {**context, **_tombstone(request, outcome)}, 410)
+    if outcome.kind == "conflict":
+        return _alert(request, "archive/resolver_conflict.html",
+                      {**context, "suspects": _suspects(outcome.suspects)}, 409)
+    if outcome.kind == "translation_missing":
+        return _alert(request, "archive/resolver_translation_missing.html",
+                      {**context, "language": outcome.missing_language}, 404)
+    if outcome.kind == "copies_only":
+        context["copies"] = _suspects(outcome.suspects)
+    return _alert(request, "archive/resolver_not_found.html", context, 404)
+
+
+def _suspects(answers: list[resolver.Answer]) -> list[dict]:
+    """Who answered what, for the alert pages."""
+    found = []
+    for answer in answers:
+        words = sorted((k, v) for k, v in answer.pairs.items() if isinstance(v, str))
+        found.append({"address": answer.source.address, "service_ibi": answer.source.service_ibi,
+                      "local": answer.source.local,
+                      "state": next((v for k, v in words if k.startswith("state")), ""),
+                      "url": next((v for k, v in words if k == "url" or k.startswith("url.")),
+                                  "")})
+    return found
+
+
+# -- Link headers -----------------------------------------------------------------------------
+
+def _data_relation(relation: str) -> str:
+    """The part of a relation before its metadata step: whose data the metadata describe."""
+    return relation.split(".metadata")[0]
+
+
+def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
+    """RFC 8288 links of the redirect, all to persistent URLs of this resolver: describedby
+    (oai_dc), latest-version / predecessor-version, alternate with hreflang per language."""
+    answer, hit = outcome.answer, outcome.hit
+    data = _data_relation(hit.relation)
+    item_ibi = outcome.ibi if data == "" else resolver.ibi_in(answer.forms(data))
+    if item_ibi is None:
+        return []
+    if answer.word("contenttype" + hit.relation) != "Data":
+        return []  # metadata: no editions or translations of their own (our Archive's view)
+    base = _base(request)
+    links = [f'<{base}/{item_ibi}:(oai_dc)>; rel="describedby"; type="application/xml"']
+    # ibi.nextedition is about the IBI asked: it tells on the item itself only (which a
+    # translation relation may lead back to, e.g. "+" in the original's language).
+    itself = data == "" or bool(resolver.ibis_in(answer.forms(data))
+                                & resolver.ibis_in(answer.forms()))
+    if itself and ".lastedition" not in hit.relation and "ibi.nextedition" in answer.pairs:
+        links.append(f'<{base}/{item_ibi}!>; rel="latest-version"')
+    previous, languages = _local_relations(item_ibi) if answer.source.local else (None, {})
+    if previous:
+        links.append(f'<{base}/{previous}>; rel="predecessor-version"')
+    named: dict[str, str] = {}  # languages an Archive named for a bare "+", by item
+    for name in answer.pairs:
+        given = resolver.steps(name[3:]) if name.startswith("ibi.") else None
+        if given and len(given) == 1 and given[0][0] == "translation" and given[0][1]:
+            member = resolver.ibi_in(answer.forms(name[3:])) or given[0][1]
+            # "pt" may stand for a "pt-BR" member (Table 9.5 aliases): name it once, exactly.
+            if len(given[0][1]) > len(named.get(member, "")):
+                named[member] = given[0][1]
+    languages.update(dict.fromkeys(named.values(), True))
+    for language in sorted(languages):
+        links.append(f'<{base}/{item_ibi}+({language})>; rel="alternate"; hreflang="{language}"')
+    return links
+
+
+# The previous edition and the family's languages of one item, in one query: this runs on every
+# redirect of an item held here, where the ORM's query building would cost more than the query.
+_RELATIONS_SQL = """
+SELECT 'p', prev.ibi FROM {t} i JOIN {t} prev ON prev.id = i.previous_edition_id
+ WHERE i.{field} IN ({marks})
+UNION ALL
+SELECT 'l', m.language FROM {t} i JOIN {t} m ON m.id = COALESCE(i.translation_of_id, i.id)
+       OR m.translation_of_id = COALESCE(i.translation_of_id, i.id)
+ WHERE i.{field} IN ({marks}) AND m.language <> '' AND m.state <> %s
+"""
+
+
+def _local_relations(item_ibi: str) -> tuple[str | None, dict[str, bool]]:
+    """The previous edition's IBI and the languages (Table 9.5 tags) of the translation family
+    of an item held here."""
+    parsed = ibilib.parse(item_ibi)
+    found = selectors.spellings(parsed)
+    sql = _RELATIONS_SQL.format(t=Item._meta.db_table, marks=", ".join(["%s"] * len(found)),
+                                field="ibip" if parsed.form == "ibip" else "ibi")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*found, *found, Item.State.DELETED])
+        rows = cursor.fetchall()
+    previous = next((value for kind, value in rows if kind == "p"), None)
+    languages = {value: True for kind, value in rows if kind == "l" and len(value) <= 5}
+    return previous, languages
+
+
+# -- Tombstones -------------------------------------------------------------------------------
+
+def _year(item: Item) -> str:
+    for value in item.dc("date"):
+        if value[:4].isdigit():
+            return value[:4]
+    return str(item.created.year)
+
+
+def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
+    """Citation, date of deletion and newer edition of a deleted item: from our own records
+    when it was ours, else from what its Archive said (IBI, timestamp, ibi.nextedition)."""
+    answer = outcome.answer
+    base = _base(request)
+    forms = answer.forms()
+    rep = resolver.ibi_in(forms) or outcome.ibi
+    context = {"forms": dict(zip(forms[0::2], forms[1::2], strict=False)),
+               "deleted_at": answer.word("timestamp"), "archive": answer.source,
+               "persistent_url": f"{base}/{rep}", "newer": None, "title": None}
+    item = selectors.item_by_ibi(rep) if answer.source.local else None
+    if item is not None:
+        editions = selectors.editions(item)
+        newer = editions["next"] or editions["latest"]
+        publishers = item.dc("publisher")
+        citation = Citation(title=item.title, url=context["persistent_url"],
+                            authors=item.dc("creator"), year=_year(item),
+                            publisher=publishers[0] if publishers else answer.source.address,
+                            identifier=item.ibi)
+        context.update(title=item.title, newer={"ibi": newer.ibi, "title": newer.title,
+                                                "url": f"{base}/{newer.ibi}"} if newer else None)
+    else:
+        following = resolver.ibi_in(answer.forms(".nextedition"))
+        if following:
+            context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
+        citation = Citation(title=rep, url=context["persistent_url"],
+                            publisher=answer.source.address, identifier=rep)
+    context["citation"] = {"apa": apa(citation), "bibtex": bibtex(citation)}
+    return context
+
+
+def dispatch(request: HttpRequest, path: str) -> HttpResponse:
+    """The catch-all route: the archive service, the resolver service, or a persistent URL."""
+    if is_resolver_service(path):
+        return resolver_service_view(request)
+    # A lenient look at the query is enough to route; the service reads it strictly, and
+    # checks the path in the query it needs anyway.
+    if request.META.get("QUERY_STRING") and "servicesubject" in request.GET:
+        try:
+            return archive_service_views.archive_service(request, path)
+        except NotTheService:
+            pass
+    return persistent_url_view(request, path)

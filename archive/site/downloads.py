@@ -1,0 +1,219 @@
+"""Downloads at /col/<repository name>/doc/<file>: the URLib layout (RTC-11 §5.2), served here.
+
+What this view promises, and why:
+
+- Only a file recorded as an ItemFile of the item the path names is ever opened, and its
+  storage key is built from that database row, never from the request: `..`, `%2e%2e`,
+  backslashes, extra segments or another item's file name find no row and answer 404.
+  Names are percent-decoded as UTF-8, or as Latin-1 as in RTC-11's example URL.
+- Local storage: the bytes stream from `default_storage.open` in chunks (FileResponse). The
+  ETag is the file's sha256 (strong: files are never overwritten) and Last-Modified its
+  deposit time; If-None-Match / If-Modified-Since answer 304 (Django's conditional logic), a
+  single byte range answers 206 (werkzeug parses Range and If-Range), an unsatisfiable one 416.
+  Several ranges are ignored (a full 200), which HTTP allows.
+- S3 (`storages.backends.s3.S3Storage`): a GET answers 302 to a presigned GET URL of the
+  configured bucket, valid for AWS_QUERYSTRING_EXPIRE seconds (300 by default), carrying the
+  Content-Type and Content-Disposition as signed `response-*` overrides. We redirect rather
+  than proxy so that a web worker never carries the bytes; S3 then answers ranges itself. The
+  target is `default_storage.url()` of our own bucket and endpoint, never anything from the
+  request. HEAD and 304 are answered here, from the database, without touching the bucket.
+- Whatever a browser could execute (HTML, SVG, XML, scripts, anything unknown) is sent as an
+  attachment: only an allow-list of passive types is shown inline, and always with
+  `X-Content-Type-Options: nosniff`.
+- A full download — a 200 GET, or a GET without Range redirected to S3 — counts one
+  Access(kind="download"): a single INSERT. HEAD, 304 and partial requests count nothing.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from urllib.parse import unquote
+
+from django.core.files.storage import default_storage
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+)
+from django.utils import timezone
+from django.utils.cache import get_conditional_response
+from django.utils.http import content_disposition_header, http_date, parse_header_parameters
+from django.views.decorators.http import require_safe
+from storages.backends.s3 import S3Storage
+from werkzeug.http import parse_if_range_header, parse_range_header
+
+from ..deposit.selectors import item_by_ibi
+from ..deposit.storage import file_key
+from ..models import Access, Item, ItemFile
+
+logger = logging.getLogger(__name__)
+
+# Passive types a browser shows without running anything; everything else is an attachment.
+INLINE_TYPES = frozenset({
+    "application/pdf", "text/plain", "text/csv",
+    "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/tiff",
+    "audio/mpeg", "audio/ogg", "audio/wav", "audio/flac", "video/mp4", "video/webm", "video/ogg",
+})
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*")
+_CHARSET = re.compile(r"[A-Za-z0-9._:-]{1,40}")
+
+
+def content_type_of(stored: str) -> str:
+    """The stored (client-given) content type, reduced to something safe to send back.
+
+    >>> content_type_of("Text/Plain; charset=UTF-8; x=y")
+    'text/plain; charset=UTF-8'
+    """
+    media, params = parse_header_parameters(stored or "")
+    media = media.lower()
+    if not _MEDIA_TYPE.fullmatch(media):
+        return "application/octet-stream"
+    charset = params.get("charset", "")
+    if media.startswith("text/") and _CHARSET.fullmatch(charset):
+        return f"{media}; charset={charset}"
+    return media
+
+
+def is_inline(content_type: str) -> bool:
+    return content_type.split(";")[0] in INLINE_TYPES
+
+
+def _find(rest: str) -> ItemFile:
+    """The ItemFile named by `<4 segments of the repository name>/doc/<file>`, or 404."""
+    parts = rest.split("/")
+    if len(parts) != 6 or parts[4] != "doc" or not all(parts):
+        raise Http404("not a path of the form col/<repository name>/doc/<file>")
+    name = parts[5]
+    if name in (".", "..") or "\\" in name:
+        raise Http404("not a file name")
+    item = item_by_ibi("/".join(parts[:4]))
+    # The layout is keyed by repository name: an IBIp never names a folder.
+    if item is None:
+        raise Http404("no such item")
+    files = ItemFile.objects.filter(item=item)
+    found = files.filter(name=name).first()
+    if found is None and "%" in name:
+        # RTC-11's own example escapes Latin-1 (Relat%f3rio%20Final.pdf); Django leaves the
+        # bytes that are not UTF-8 percent-encoded, so read them as Latin-1 once more.
+        legacy = unquote(name, encoding="latin-1")
+        found = files.filter(name=legacy).first() if legacy != name else None
+    if found is None:
+        raise Http404("no such file")
+    found.item = item
+    return found
+
+
+class _Slice:
+    """Bytes [start, stop) of an open file, read in chunks: the body of a 206.
+
+    A file-like rather than a generator: FileResponse closes it even if never read.
+    """
+
+    def __init__(self, fh, start: int, stop: int) -> None:
+        fh.seek(start)
+        self._fh, self._left = fh, stop - start
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._left if size < 0 else min(size, self._left)
+        data = self._fh.read(size) if size else b""
+        self._left -= len(data)
+        return data
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _byte_range(request: HttpRequest, size: int, etag: str, modified: int):
+    """(start, stop) for a single satisfiable range, "unsatisfiable", or None for a full 200."""
+    header = request.headers.get("Range")
+    if not header:
+        return None
+    if_range = request.headers.get("If-Range")
+    if if_range:
+        validator = parse_if_range_header(if_range)
+        if validator.date is not None:
+            if int(validator.date.timestamp()) != modified:
+                return None
+        elif f'"{validator.etag}"' != etag:
+            return None
+    parsed = parse_range_header(header)
+    if parsed is None or parsed.units != "bytes" or len(parsed.ranges) != 1:
+        return None  # malformed or several ranges: ignoring Range is always allowed
+    start = parsed.ranges[0][0]
+    if start < 0 and size:
+        # The last -start bytes; a suffix longer than the file is the whole file (RFC 9110).
+        return max(size + start, 0), size
+    return parsed.range_for_length(size) or "unsatisfiable"
+
+
+def _count_download(request: HttpRequest, item: Item) -> None:
+    Access.objects.create(item=item, kind=Access.Kind.DOWNLOAD, at=timezone.now(),
+                          client_ips=request.META.get("REMOTE_ADDR", "")[:1000])
+
+
+def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
+    response["ETag"] = etag
+    response["Last-Modified"] = http_date(modified)
+    response["Accept-Ranges"] = "bytes"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@require_safe
+def download(request: HttpRequest, rest: str) -> HttpResponse:
+    found = _find(rest)
+    item = found.item
+    if item.is_deleted:
+        return HttpResponse(f"{item.ibi} was deleted\n", status=410, content_type="text/plain")
+
+    etag, modified = f'"{found.sha256}"', int(found.created.timestamp())
+    ctype = content_type_of(found.content_type)
+    disposition = content_disposition_header(not is_inline(ctype), found.name)
+    probe = _headers(HttpResponse(), etag, modified)
+    conditional = get_conditional_response(request, etag=etag, last_modified=modified,
+                                           response=probe)
+    if conditional is not probe:
+        return conditional
+
+    if request.method == "HEAD":
+        # Answered from the database: nothing opened, locally or in the bucket.
+        response = _headers(HttpResponse(content_type=ctype), etag, modified)
+        response["Content-Length"] = str(found.size)
+        response["Content-Disposition"] = disposition
+        return response
+
+    key = file_key(found.item.ibi, found.name)
+    if isinstance(default_storage, S3Storage):
+        url = default_storage.url(key, parameters={"ResponseContentType": ctype,
+                                                   "ResponseContentDisposition": disposition})
+        response = HttpResponseRedirect(url)
+        response["Cache-Control"] = "private, no-store"  # the signature expires
+        if "Range" not in request.headers:
+            _count_download(request, item)
+        return response
+
+    try:
+        fh = default_storage.open(key, "rb")
+    except FileNotFoundError:
+        logger.error("%s is recorded but missing from storage (see manage.py fsck)", key)
+        raise Http404("file missing from storage") from None
+    size = fh.size
+    wanted = _byte_range(request, size, etag, modified)
+    if wanted == "unsatisfiable":
+        fh.close()
+        response = _headers(HttpResponse(status=416), etag, modified)
+        response["Content-Range"] = f"bytes */{size}"
+        return response
+    if wanted is None:
+        response = _headers(FileResponse(fh, content_type=ctype), etag, modified)
+        _count_download(request, item)
+    else:
+        start, stop = wanted
+        response = _headers(FileResponse(_Slice(fh, start, stop), content_type=ctype,
+                                         status=206), etag, modified)
+        response["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
+        response["Content-Length"] = str(stop - start)
+    response["Content-Disposition"] = disposition
+    return response

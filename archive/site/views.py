@@ -1,0 +1,197 @@
+"""Public HTML pages: home, search and browse, an item's landing, file list and metadata pages.
+
+Thin: reads go through selectors, citations and oai_dc records through pure modules.
+Deleted items answer with a tombstone (HTTP 410); other spellings of an IBI (the IBIp, upper
+case, the legacy @port) redirect to the canonical /items/<repository name>.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from urllib.parse import urlencode
+
+from django import forms
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from ..deposit import selectors
+from ..harvest import oai_dc
+from ..models import DC_ELEMENTS, Item, validate_language
+from .citation import Citation, apa, bibtex
+
+PAGE_SIZE = 20
+# Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
+# an item with more files than this announces none of them in its Link header.
+SIGNPOSTING_MAX_ITEMS = 20
+# A media type we may repeat in a Link header: type/subtype, nothing that could break quoting.
+MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    items = selectors.listed_items()
+    return render(request, "archive/home.html", {
+        "recent": items.order_by("-created", "-id").prefetch_related("dc_values")[:10],
+        "figures": selectors.collection_figures(),
+        "facets": _facet_links(request, selectors.facets(items), {}),
+    })
+
+
+# -- Search and browse -------------------------------------------------------------------------
+
+class SearchForm(forms.Form):
+    q = forms.CharField(label="Search", max_length=200, required=False)
+    creator = forms.CharField(max_length=1000, required=False)
+    subject = forms.CharField(max_length=1000, required=False)
+    year = forms.RegexField(regex=r"^[0-9]{4}\Z", required=False,
+                            error_messages={"invalid": "Give the year as four digits."})
+    language = forms.CharField(max_length=35, required=False, validators=[validate_language])
+    sort = forms.ChoiceField(label="Order", required=False,
+                             choices=[("", "Newest first"), ("title", "Title, A to Z")])
+
+    FILTERS = ("creator", "subject", "year", "language")
+
+
+def search(request: HttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return render(request, "archive/search.html", {"form": form}, status=400)
+    criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
+    items = selectors.search_items(**criteria)
+    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
+    details = selectors.with_details(Item.objects.filter(pk__in=[i.pk for i in page.object_list]))
+    by_pk = {item.pk: item for item in details}
+    page.object_list = [by_pk[i.pk] for i in page.object_list]
+    active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
+    return render(request, "archive/search.html", {
+        "form": form, "page": page, "criteria": criteria,
+        "active": [(k, v, _query(criteria, **{k: None})) for k, v in active.items()],
+        "facets": _facet_links(request, selectors.facets(items), criteria),
+        "page_base": f"{_query(criteria) or '?'}{'&' if criteria else ''}page=",
+    })
+
+
+def _query(criteria: dict[str, str], **changes: str | None) -> str:
+    """?q=…&creator=… of criteria with changes applied (None removes a criterion)."""
+    query = urlencode({k: v for k, v in {**criteria, **changes}.items() if v})
+    return f"?{query}" if query else ""
+
+
+def _facet_links(request, facets, criteria):
+    return {name: [(value, count, reverse("archive:search") + _query(criteria, **{name: value}))
+                   for value, count in values]
+            for name, values in facets.items()}
+
+
+# -- An item's pages ---------------------------------------------------------------------------
+
+def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
+    """The item named by ibi, or a permanent redirect to its canonical URL; 404 if none."""
+    item = selectors.item_by_ibi(ibi, selectors.with_details())
+    if item is None:
+        raise Http404("No item has this IBI.")
+    if ibi != item.ibi:
+        return redirect(reverse(view, args=[item.ibi]), permanent=True)
+    return item
+
+
+def _year(item: Item) -> str:
+    for value in item.dc("date"):
+        if value[:4].isdigit():
+            return value[:4]
+    return str(item.created.year)
+
+
+def _citation(request: HttpRequest, item: Item) -> dict[str, str]:
+    publishers = item.dc("publisher")
+    c = Citation(title=item.title, url=selectors.persistent_url(item, request),
+                 authors=item.dc("creator"), year=_year(item),
+                 publisher=publishers[0] if publishers else selectors.archive_address(request),
+                 identifier=item.ibi)
+    return {"bibtex": bibtex(c), "apa": apa(c)}
+
+
+def _files(request: HttpRequest, item: Item) -> list[dict]:
+    return [{"file": f, "url": selectors.file_url(item, f.name, request),
+             "is_target": f.name == item.target_file} for f in item.files.all()]
+
+
+def _context(request: HttpRequest, item: Item) -> dict:
+    return {
+        "item": item,
+        "persistent_url": selectors.persistent_url(item, request),
+        "citation": _citation(request, item),
+        "dc": [(name, item.dc(name)) for name in DC_ELEMENTS if item.dc(name)],
+        "files": _files(request, item),
+        "editions": selectors.editions(item),
+        "translations": list(item.translations.all()),
+        "links": {"files": selectors.file_list_url(item, request),
+                  "metadata": selectors.metadata_url(item, request),
+                  "oai_dc": selectors.metadata_url(item, request, "oai_dc")},
+    }
+
+
+def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
+    """The Signposting Link header: cite-as, describedby (oai_dc) and one item per file."""
+    links = [f'<{selectors.persistent_url(item, request)}>; rel="cite-as"']
+    if not item.is_deleted:
+        links.append(f'<{selectors.metadata_url(item, request, "oai_dc")}>; rel="describedby"; '
+                     f'type="application/xml"; formats="{oai_dc.NS_OAI_DC}"')
+        for f in files if len(files) <= SIGNPOSTING_MAX_ITEMS else []:
+            kind = (f["file"].content_type or "").split(";")[0].strip().lower()
+            typed = f'; type="{kind}"' if MEDIA_TYPE.fullmatch(kind) else ""
+            links.append(f'<{f["url"]}>; rel="item"{typed}')
+    return ", ".join(links)
+
+
+def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
+    context = _context(request, item)
+    newer = context["editions"]["next"] or context["editions"]["latest"]
+    response = render(request, "archive/tombstone.html", {**context, "newer": newer}, status=410)
+    response["Link"] = _signposting(request, item, [])
+    return response
+
+
+def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
+    item = _item(request, ibi, "archive:item")
+    if isinstance(item, HttpResponse):
+        return item
+    if item.is_deleted:
+        return _tombstone(request, item)
+    context = _context(request, item)
+    response = render(request, "archive/item.html", context)
+    response["Link"] = _signposting(request, item, context["files"])
+    return response
+
+
+def _item_page(view: str):
+    """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one."""
+    def decorate(render_page):
+        @functools.wraps(render_page)
+        def page(request: HttpRequest, ibi: str) -> HttpResponse:
+            item = _item(request, ibi, view)
+            if isinstance(item, HttpResponse):
+                return item
+            if item.is_deleted:
+                return _tombstone(request, item)
+            return render_page(request, item)
+        return page
+    return decorate
+
+
+@_item_page("archive:item_files")
+def item_files(request: HttpRequest, item: Item) -> HttpResponse:
+    return render(request, "archive/files.html", _context(request, item))
+
+
+@_item_page("archive:item_metadata")
+def item_metadata(request: HttpRequest, item: Item) -> HttpResponse:
+    return render(request, "archive/metadata.html", _context(request, item))
+
+
+@_item_page("archive:item_oai_dc")
+def item_oai_dc(request: HttpRequest, item: Item) -> HttpResponse:
+    values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
+    return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
+                        content_type="application/xml; charset=utf-8")
