@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup migrate lint clean
+.PHONY: run test setup browser migrate lint clean
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -22,11 +22,21 @@ migrate: setup
 run: migrate
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: setup
+# The browser tests (tests/test_browser.py) drive Debian's Chromium through Playwright, which
+# downloads no browser of its own: a fresh machine gets Debian's package here.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "== installing Debian's chromium for the browser tests"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-logo
 
 clean:
 	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache

@@ -9,11 +9,11 @@ which one never answers.
    baseline), a bench-only view doing one ORM query then a 302 (the floor of anything that
    looks an IBI up), ``HEAD /<ibi>`` (parsed, answered by the archive service in process, Link
    header; no access counted) and ``GET /<ibi>`` (the same, and the access counted by the
-   process's writer thread, archive/access_counter.py). The first request builds the answer;
-   the others find it in the answer cache (archive/answer_cache.py: the change token is read
-   in process on SQLite, announced by PostgreSQL; no round trip). wrk (Debian package
-   ``wrk``; else a Python httpx loop) drives one connection at a time for `seconds` per case,
-   round robin, `repeats` times. Target (issue 5): GET at most
+   process's writer thread, archive/accesses/counter.py). The first request builds the answer;
+   the others find it in the answer cache (archive/archive_service/answer_cache.py: the
+   change token is read in process on SQLite, announced by PostgreSQL; no round trip). wrk (Debian
+   package ``wrk``; else a Python httpx loop) drives one connection at a time for `seconds` per
+   case, round robin, `repeats` times. Target (issue 5): GET at most
    1.3 × the bare redirect.
 2. Ten Archives. The same server with ten Archives included: nine stand-ins on loopback
    (threads of this script answering like an archive service) and one socket that accepts

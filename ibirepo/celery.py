@@ -9,5 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
 
 app = Celery("ibirepo")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-# The archive app keeps its tasks with the package they serve, not in one archive/tasks.py.
+# The archive app keeps its tasks with the packages they serve (docs/architecture.md).
 app.autodiscover_tasks(["archive.preservation", "archive.resolver"])

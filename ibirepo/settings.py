@@ -102,7 +102,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test run, so that two runs at once never share it.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"ibirepo-test-{os.getpid()}.sqlite3")}
-# PostgreSQL announces answer-cache changes to listening connections (archive/answer_cache.py);
+# PostgreSQL announces answer-cache changes to listening connections
+# (archive/archive_service/answer_cache.py);
 # off: each request reads the change token instead (behind a transaction-mode pooler).
 DATABASE_LISTEN = env_bool("DATABASE_LISTEN", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -161,7 +162,7 @@ STORAGES = {
 }
 # Every upload, whatever its size, streams to a temporary file (FILE_UPLOAD_TEMP_DIR, default
 # the system's), hashed on the way in, within IBI_MAX_FILE_SIZE and IBI_MAX_FILES
-# (archive/uploads.py); the handler counts files, so Django's own cap is off.
+# (archive/deposit/uploads.py); the handler counts files, so Django's own cap is off.
 FILE_UPLOAD_HANDLERS = ["archive.deposit.uploads.ChecksummingUploadHandler"]
 DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000

@@ -12,7 +12,7 @@ hypothesis_settings.load_profile("repository")
 def media(request, tmp_path):
     """Every Django test stores its files in a fresh folder through the default storage.
 
-    Pure-module tests (archive/ibi.py, pairs.py, persistent_url.py) also run with
+    Pure-module tests (archive/identifiers/ibi.py, pairs.py, persistent_url.py) also run with
     `-p no:django`; they then get the folder and nothing else.
     """
     root = tmp_path / "media"

@@ -1,4 +1,4 @@
-"""Accesses counted off the reader's request (archive/access_counter.py)."""
+"""Accesses counted off the reader's request (archive/accesses/counter.py)."""
 from __future__ import annotations
 
 import io

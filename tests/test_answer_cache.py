@@ -1,5 +1,5 @@
-"""The answer cache (archive/answer_cache.py): answers about items held here are reused until
-any item or file changes, however it changes, and never while a transaction is open.
+"""The answer cache (archive/archive_service/answer_cache.py): answers about items held here are
+reused until any item or file changes, however it changes, and never while a transaction is open.
 
 These tests commit (transactional_db): the cache is off inside the transaction that wraps
 ordinary tests, as it is inside any transaction.

@@ -1,4 +1,4 @@
-"""The pair list of RTC-11 §6.2 (Table 6.2): archive/pairs.py."""
+"""The pair list of RTC-11 §6.2 (Table 6.2): archive/protocol/pairs.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Persistent URLs of RTC-11 §8.1 (Tables 8.1–8.5): archive/persistent_url.py."""
+"""Persistent URLs of RTC-11 §8.1 (Tables 8.1–8.5): archive/protocol/persistent_url.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The resolver's outgoing HTTP (archive/resolver_client.py) against stand-ins on loopback."""
+"""The resolver's outgoing HTTP (archive/protocol/client.py) against stand-ins on loopback."""
 from __future__ import annotations
 
 import pytest

@@ -1,7 +1,7 @@
 """Admin for copies and fixity: "Copy from another Archive", "Refresh from source", and the
 files whose stored bytes fixity found changed or missing.
 
-`CopiesAdminMixin` is mixed into ItemAdmin (archive/admin.py), whose import registers the
+`CopiesAdminMixin` is mixed into ItemAdmin (archive/admin/items.py), whose import registers the
 fixity changelist (an ItemFile admin) too. Work that talks to other Archives goes through the
 Celery tasks (in process when no broker is set).
 """

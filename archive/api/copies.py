@@ -1,7 +1,7 @@
 """/api/items/<ibi>/statistics (access counts) and /api/items/<ibi>/handover (migration).
 
-Thin views over archive.stats and archive.copies; see archive.copies for the hand-over
-protocol between two Archives.
+Thin views over archive.accesses.selectors and archive.preservation.copies; see the latter for
+the hand-over protocol between two Archives.
 """
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ class HandOverSerializer(serializers.Serializer):
 @extend_schema(parameters=[IBI_PARAMETER])
 class ItemHandOver(_OneItem):
     """Migration, at the Original's Archive: once the target holds a complete, current Copy,
-    this Archive's record becomes a Copy of the target's (archive.copies explains the order).
+    this Archive's record becomes a Copy of the target's (archive.preservation.copies explains
+    the order).
     Idempotent for the same target."""
 
     permission_classes = [HandOverPermissions]

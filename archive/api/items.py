@@ -1,7 +1,7 @@
 """The REST API under /api/: serializers that translate, views that delegate to services.
 
-Reads go through selectors, writes through archive.services; a ServiceError becomes its own
-status with {"detail": …}. Files arrive through archive.uploads (hashed on the way, limits
+Reads go through selectors, writes through archive.deposit.services; a ServiceError becomes its own
+status with {"detail": …}. Files arrive through archive.deposit.uploads (hashed on the way, limits
 enforced while reading), so nothing here touches bytes.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The archive service of the resolution standard (RTC-11 §9): answers to the resolver.
 
-`answer` is MontarResposta (Algorithm 1): it reads the query strictly (service_requests.py)
+`answer` is MontarResposta (Algorithm 1): it reads the query strictly (requests.py)
 and dispatches on ``servicesubject``. `url_list` is MontarListaDeURL (Algorithm 2) with every
 relation this Archive supports (Example 9.2). `url_request` is what the resolver gets: the list
 filtered by the verb list (FiltrarListaDeURL, Example 9.3). It computes only the relations the

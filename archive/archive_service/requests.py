@@ -1,7 +1,7 @@
 """Requests to the archive service (RTC-11 §6.1, Tables 8.9 and 8.11), read strictly.
 
 `read_request` turns a raw query string into the subject and what it asks, or raises
-ProtocolError saying what is wrong; archive/archive_service.py answers. Pure Python: nothing
+ProtocolError saying what is wrong; archive/archive_service/answers.py answers. Pure Python: nothing
 here touches the database.
 
     >>> subject, asked = read_request(

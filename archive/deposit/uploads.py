@@ -4,7 +4,7 @@ Installed for the whole site by settings.FILE_UPLOAD_HANDLERS, so the admin and 
 
 - every file goes to a temporary file on disk, never into memory;
 - its sha256 and size are computed while it arrives and attached to it (`.sha256`, `.size`),
-  so archive.services never reads it a second time;
+  so archive.deposit.services never reads it a second time;
 - a file over IBI_MAX_FILE_SIZE stops the upload at once (413), more than IBI_MAX_FILES files
   stop it too (400), and a name the repository would refuse is refused before any byte of it
   reaches the disk (400).

@@ -117,7 +117,7 @@ def _text(data: dict, name: str, *, required: bool = True, limit: int = 1000) ->
 
 
 def _printable(name: str, value: str) -> str:
-    # What a deposit here would refuse (archive.services), a copy refuses too.
+    # What a deposit here would refuse (archive.deposit.services), a copy refuses too.
     if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
         raise PeerError(f"the record's {name} contains a control character")
     return value
@@ -276,7 +276,8 @@ def _verified(temp: TemporaryUploadedFile, remote: RemoteFile) -> TemporaryUploa
 
 def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
                       token: str) -> dict:
-    """Ask the Archive holding the Original to hand it over to target (see archive.copies)."""
+    """Ask the Archive holding the Original to hand it over to target (see
+    archive.preservation.copies)."""
     url = f"{item_api_url(base, ibi)}/handover"
     try:
         response = http.post(url, json={"target": target},

@@ -18,7 +18,7 @@ Example 8.8 of the standard (Table 8.8 lists what the resolver extracted)::
     '.translation.metadata'
 
 Pure Python: no Django import. The IBI is only checked for its shape here (Tables 6.1 and 7.1 of
-the generation standard); archive/ibi.py knows what it means.
+the generation standard); archive/identifiers/ibi.py knows what it means.
 """
 
 from __future__ import annotations

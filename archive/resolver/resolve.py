@@ -5,7 +5,7 @@
 1. An IBI held here is answered by this Archive's own archive service, in process
    (`archive_service.url_request`, the code that answers other resolvers): no network hop.
    That answer settles it, except when the Original is required and we hold a Copy.
-2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/resolver_client.py),
+2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/protocol/client.py),
    each within IBI_RESOLVER_TIMEOUT, the whole resolution within IBI_RESOLVER_DEADLINE.
 3. Selection (`choose`): with ``ibiurl.requireditemstatus=Original`` exactly one Archive
    claiming the Original is taken and two or more are suspects (an alert); otherwise the first
@@ -15,7 +15,7 @@
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
 4. `acknowledge` sends Table 8.11 to the chosen Archive after the commit (a Celery task) or,
    for an answer of our own, counts the access here, without HTTP, off the reader's request
-   (archive/access_counter.py).
+   (archive/accesses/counter.py).
 
 `+` without a language is decided here (§9.2, Example 9.3): among the ``url…translation(xx)``
 pairs the browser's Accept-Language (q-values, read by Django's parser) picks; no acceptable
@@ -589,7 +589,7 @@ def counted_item(outcome: Outcome) -> int | None:
 def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
     """The acknowledgment our resolver owes our own archive service, without HTTP: the access
     is counted off the reader's request, or with the transaction it is in
-    (archive/access_counter.py)."""
+    (archive/accesses/counter.py)."""
     access_counter.count(item_id, ips, relation, timezone.now())
 
 

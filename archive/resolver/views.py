@@ -94,10 +94,10 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         outcome = resolver.resolve(url, ips=ips, request=request,
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:
-        return _head(request, _alert(request, "archive/resolver_not_found.html",
+        return _head(request, _alert(request, "archive/resolver/not_found.html",
                                      {"path": unquote_word(request.path_info)}, 404))
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
-        return _head(request, _alert(request, "archive/resolver_bad_url.html",
+        return _head(request, _alert(request, "archive/resolver/bad_url.html",
                                      {"message": str(exc)}, 400))
     if (outcome.kind == "found" and outcome.answer.source.local
             and unquote(urlsplit(outcome.url).path) == request.path):
@@ -164,17 +164,17 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
     context = {"outcome": outcome, "asked": url, "ibi": outcome.ibi, "base": _base(request),
                "silent": outcome.silent}
     if outcome.kind == "deleted":
-        return _alert(request, "archive/resolver_tombstone.html",
+        return _alert(request, "archive/resolver/tombstone.html",
                       {**context, **_tombstone(request, outcome)}, 410)
     if outcome.kind == "conflict":
-        return _alert(request, "archive/resolver_conflict.html",
+        return _alert(request, "archive/resolver/conflict.html",
                       {**context, "suspects": _suspects(outcome.suspects)}, 409)
     if outcome.kind == "translation_missing":
-        return _alert(request, "archive/resolver_translation_missing.html",
+        return _alert(request, "archive/resolver/translation_missing.html",
                       {**context, "language": outcome.missing_language}, 404)
     if outcome.kind == "copies_only":
         context["copies"] = _suspects(outcome.suspects)
-    return _alert(request, "archive/resolver_not_found.html", context, 404)
+    return _alert(request, "archive/resolver/not_found.html", context, 404)
 
 
 def _suspects(answers: list[resolver.Answer]) -> list[dict]:

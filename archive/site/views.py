@@ -31,7 +31,7 @@ MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
 
 def home(request: HttpRequest) -> HttpResponse:
     items = selectors.listed_items()
-    return render(request, "archive/home.html", {
+    return render(request, "archive/site/home.html", {
         "recent": items.order_by("-created", "-id").prefetch_related("dc_values")[:10],
         "figures": selectors.collection_figures(),
         "facets": _facet_links(request, selectors.facets(items), {}),
@@ -56,7 +56,7 @@ class SearchForm(forms.Form):
 def search(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     if not form.is_valid():
-        return render(request, "archive/search.html", {"form": form}, status=400)
+        return render(request, "archive/site/search.html", {"form": form}, status=400)
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
     items = selectors.search_items(**criteria)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -64,7 +64,7 @@ def search(request: HttpRequest) -> HttpResponse:
     by_pk = {item.pk: item for item in details}
     page.object_list = [by_pk[i.pk] for i in page.object_list]
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
-    return render(request, "archive/search.html", {
+    return render(request, "archive/site/search.html", {
         "form": form, "page": page, "criteria": criteria,
         "active": [(k, v, _query(criteria, **{k: None})) for k, v in active.items()],
         "facets": _facet_links(request, selectors.facets(items), criteria),
@@ -148,7 +148,7 @@ def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
 def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
     context = _context(request, item)
     newer = context["editions"]["next"] or context["editions"]["latest"]
-    response = render(request, "archive/tombstone.html", {**context, "newer": newer}, status=410)
+    response = render(request, "archive/site/tombstone.html", {**context, "newer": newer}, status=410)
     response["Link"] = _signposting(request, item, [])
     return response
 
@@ -160,7 +160,7 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, item)
     context = _context(request, item)
-    response = render(request, "archive/item.html", context)
+    response = render(request, "archive/site/item.html", context)
     response["Link"] = _signposting(request, item, context["files"])
     return response
 
@@ -182,12 +182,12 @@ def _item_page(view: str):
 
 @_item_page("archive:item_files")
 def item_files(request: HttpRequest, item: Item) -> HttpResponse:
-    return render(request, "archive/files.html", _context(request, item))
+    return render(request, "archive/site/files.html", _context(request, item))
 
 
 @_item_page("archive:item_metadata")
 def item_metadata(request: HttpRequest, item: Item) -> HttpResponse:
-    return render(request, "archive/metadata.html", _context(request, item))
+    return render(request, "archive/site/metadata.html", _context(request, item))
 
 
 @_item_page("archive:item_oai_dc")

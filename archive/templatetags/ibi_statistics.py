@@ -1,4 +1,4 @@
-"""{% item_statistics item as stats %}: the access statistics of archive.stats for a page."""
+"""{% item_statistics item as stats %}: the access statistics (accesses/selectors.py) for a page."""
 from __future__ import annotations
 
 from django import template

@@ -1,10 +1,10 @@
 """`manage.py exportbags <folder> [IBI …] [--force]` — the collection as BagIt bags.
 
 Writes one bag per item (all items, tombstones and the archive service included, unless IBIs
-are given) at <folder>/col/<repository name>/, the layout archive/bagit.py describes, with
-manifest-sha256. An item whose bag already holds its current record is skipped (files never
-change in place); --force writes every bag again. `manage.py rebuild <folder>` recreates the
-database from such a tree. Exit status 1 if any item could not be exported.
+are given) at <folder>/col/<repository name>/, the layout archive/preservation/bagit.py
+describes, with manifest-sha256. An item whose bag already holds its current record is skipped
+(files never change in place); --force writes every bag again. `manage.py rebuild <folder>`
+recreates the database from such a tree. Exit status 1 if any item could not be exported.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ it (as `copyitem` does), then asks that Archive, with a token of a librarian the
 change and delete items, to hand the Original over: it checks that this Archive holds a
 complete, current Copy and turns its own record into a Copy of ours; only then does our record
 become the Original. Never two Originals; the moment without one is a single HTTP answer (see
-archive/copies.py). If anything stops it midway, run it again: it finishes what was started.
+archive/preservation/copies.py). If anything stops it midway, run it again: it finishes what
+was started.
 
 --self-url is this Archive's base URL as the other one must reach it (default: from
 ARCHIVE_ADDRESS). The token may also come from the environment variable IBI_PEER_TOKEN, which

@@ -1,11 +1,11 @@
 """`manage.py rebuild <folder>` — recreate the database from a tree of BagIt bags.
 
 The tree is what `exportbags` writes: <folder>/col/<repository name>/ bags with an
-ibi-item.json record each (archive/bagit.py). Every bag is validated (all checksums); its
-files are stored under col/<repository name>/doc/ (files already stored with the right sha256
-are kept) and its item recreated with its Dublin Core, files, edition and translation links,
-state, timestamps and both IBI forms. Items already in the database are left alone, so a
-rebuild can be run again after fixing a bag. Minting moves past the newest restored IBI.
+ibi-item.json record each (archive/preservation/bagit.py). Every bag is validated (all
+checksums); its files are stored under col/<repository name>/doc/ (files already stored with
+the right sha256 are kept) and its item recreated with its Dublin Core, files, edition and
+translation links, state, timestamps and both IBI forms. Items already in the database are left
+alone, so a rebuild can be run again after fixing a bag. Minting moves past the newest restored IBI.
 Exit status 1 if any bag failed.
 """
 from __future__ import annotations
