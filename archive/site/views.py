@@ -148,7 +148,8 @@ def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
 def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
     context = _context(request, item)
     newer = context["editions"]["next"] or context["editions"]["latest"]
-    response = render(request, "archive/site/tombstone.html", {**context, "newer": newer}, status=410)
+    response = render(request, "archive/site/tombstone.html", {**context, "newer": newer},
+                      status=410)
     response["Link"] = _signposting(request, item, [])
     return response
 
