@@ -46,7 +46,7 @@ def url_request(client, service, ibi: str, **more) -> dict:
     response = client.get(f"/{service.ibi}",
                           QUERY_STRING=urlencode(pairs, quote_via=quote, safe="/()"))
     assert response.status_code == 200
-    return to_dict(loads(response.content.decode()))
+    return to_dict(loads(response.content.decode(), strict=True))
 
 
 def queries(call) -> int:

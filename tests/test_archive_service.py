@@ -65,7 +65,7 @@ def url_request(client, service, ibi: str, **more):
     response = ask(client, service, pairs)
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "text/plain; charset=us-ascii"
-    return to_dict(loads(response.content.decode("ascii")))
+    return to_dict(loads(response.content.decode("ascii"), strict=True))
 
 
 def forms(item: Item) -> list[str]:
@@ -106,7 +106,7 @@ def test_example_7_4_confirms_inclusion_at_either_form_in_any_case(client, servi
 
         assert response.status_code == 200
         assert response["Content-Type"] == "text/plain; charset=us-ascii"
-        assert response.content == b"confirmation yes\n"
+        assert response.content == b"confirmation yes"
 
 
 def test_example_6_2_answer_has_the_nine_pairs_of_the_standard(client, service):
@@ -151,7 +151,7 @@ def test_ibi_platformsoftware_is_empty_braces_without_a_platform_ibi(client, ser
     response = ask(client, service, {"servicesubject": "urlRequest", "parsedibiurl.ibi": item.ibi,
                                      "clientinformation.ipaddress": "150.163.2.175"})
 
-    assert b"\nibi.platformsoftware {}\n" in response.content  # Table 9.3
+    assert b"\r\nibi.platformsoftware {}\r\n" in response.content  # Table 9.3
 
 
 def test_section_10_1_resolution_and_acknowledgment(client, service):
@@ -162,7 +162,7 @@ def test_section_10_1_resolution_and_acknowledgment(client, service):
                            f"http://urlib.net:80/{item.ibip}")
 
     assert response.status_code == 200
-    assert response.content == b"notice {acknowledgment received}\n"
+    assert response.content == b"notice {acknowledgment received}"
     access = Access.objects.get()
     assert (access.item, access.kind, access.relation, access.urlkey, access.client_ips) == (
         item, "acknowledgment", "", answer["urlkey"], CLIENT)
@@ -388,7 +388,7 @@ def test_section_10_2_next_edition_chain_and_acknowledgment(client, service):
     response = acknowledge(client, service, again, relation,
                            f"http://urlib.net:80/{first.ibip}!:(oai_dc)")
 
-    assert response.content == b"notice {acknowledgment received}\n"
+    assert response.content == b"notice {acknowledgment received}"
     access = Access.objects.get()
     assert (access.item, access.relation) == (second, relation)
 
@@ -498,7 +498,7 @@ def test_an_acknowledgment_counts_once(client, service, answered):
 
     for _ in range(2):
         response = acknowledge(client, service, answer, "", f"http://urlib.net/{item.ibip}")
-        assert response.content == b"notice {acknowledgment received}\n"
+        assert response.content == b"notice {acknowledgment received}"
 
     assert Access.objects.filter(kind="acknowledgment").count() == 1
 
@@ -514,7 +514,7 @@ def test_keys_we_did_not_issue_count_nothing(client, service, answered):
     for key in forged:
         response = acknowledge(client, service, {**answer, "urlkey": key}, "",
                                f"http://urlib.net/{item.ibip}")
-        assert response.content == b"notice {acknowledgment received}\n"
+        assert response.content == b"notice {acknowledgment received}"
 
     assert not Access.objects.exists()
 
@@ -553,7 +553,7 @@ def test_example_8_9_acknowledgment_is_read_as_the_standard_writes_it(client, se
 
     response = client.get(f"/{service.ibi}", QUERY_STRING=query)
 
-    assert response.content == b"notice {acknowledgment received}\n"
+    assert response.content == b"notice {acknowledgment received}"
     assert not Access.objects.exists()  # not a key of ours
 
 
@@ -615,7 +615,7 @@ def test_bad_requests_get_400_and_an_error_pair(client, service, query):
     response = client.get(f"/{service.ibi}", QUERY_STRING=query)
 
     assert response.status_code == 400
-    pairs = loads(response.content.decode("ascii"))
+    pairs = loads(response.content.decode("ascii"), strict=True)
     assert [name for name, _ in pairs] == ["error"]
     assert not Access.objects.exists()
 
@@ -628,7 +628,7 @@ def test_only_get_is_answered(client, service):
     response = client.post(f"/{service.ibi}?servicesubject=inclusionConfirmationRequest")
 
     assert response.status_code == 405 and response["Allow"] == "GET"
-    assert loads(response.content.decode())[0][0] == "error"
+    assert loads(response.content.decode(), strict=True)[0][0] == "error"
 
 
 # -- Format: JSON on request; the route --------------------------------------------------------
@@ -766,7 +766,7 @@ def test_any_query_gets_a_pair_list_or_a_protocol_error(service, fields, raw):
     except archive_service.ProtocolError as exc:
         pairs = archive_service.error_pairs(str(exc))
     text = dumps(pairs)
-    assert text.isascii() and loads(text) == [(n, v) for n, v in pairs]
+    assert text.isascii() and loads(text, strict=True) == [(n, v) for n, v in pairs]
     assert not Access.objects.exists()
 
 

@@ -66,7 +66,7 @@ def test_it_reads_example_6_2_exactly():
                 "Relat%f3rio%20Final.pdf"),
         ("urlkey", "1426203276-5985125171467764"),
     ]
-    assert dumps(pairs) == EXAMPLE_6_2 + "\n"
+    assert dumps(pairs) == EXAMPLE_6_2.replace("\n", "\r\n")
 
 
 def test_it_decodes_the_iso_8859_1_escape_of_example_6_2():
@@ -80,7 +80,7 @@ def test_it_reads_example_9_3_and_writes_it_back():
 
     assert to_dict(pairs)["ibi.translation(pt)"] == [
         "rep", "sid.inpe.br/mtc-m18@80/2009/08.25.19.43"]
-    assert dumps(pairs) == EXAMPLE_9_3 + "\n"
+    assert dumps(pairs) == EXAMPLE_9_3.replace("\n", "\r\n")
 
 
 def test_it_reads_the_examples_of_table_6_2_and_of_section_9():
@@ -96,17 +96,28 @@ def test_it_reads_crlf_lf_several_spaces_after_a_name_and_one_final_line_break()
     assert loads("") == []
 
 
+def test_strict_reading_takes_only_table_6_2s_separators():
+    assert loads("a1 {a2 a3} a4 a5\r\nb c", strict=True) == [
+        ("a1", ["a2", "a3"]), ("a4", "a5"), ("b", "c")]
+    for text, message in [("a b\nc d", "expected a space or CRLF, found a line feed"),
+                          ("a b\r\n", "the text ends with a separator"),
+                          ("a b ", "the text ends with a separator")]:
+        with pytest.raises(PairListError, match=message):
+            loads(text, strict=True)
+
+
 def test_it_writes_one_pair_a_line_with_braces_for_lists():
     text = dumps([("status.archive", "included"), ("notice", "acknowledgment received"),
                   ("ibi", ["rep", "x/y"]), ("ibi.platformsoftware", []), ("one", ["w"])])
 
-    assert text == ("status.archive included\nnotice {acknowledgment received}\n"
-                    "ibi {rep x/y}\nibi.platformsoftware {}\none w\n")
+    assert text == ("status.archive included\r\nnotice {acknowledgment received}\r\n"
+                    "ibi {rep x/y}\r\nibi.platformsoftware {}\r\none w")
+    assert loads(text, strict=True) == loads(text)
 
 
 def test_it_escapes_what_a_word_cannot_hold_as_utf_8():
     assert dumps([("title", ["Relatório", "{x}", "a\tb"])]) == (
-        "title {Relat%C3%B3rio %7Bx%7D a%09b}\n")
+        "title {Relat%C3%B3rio %7Bx%7D a%09b}")
     assert encode_value("Relatório Final 100%") == "Relat%C3%B3rio%20Final%20100%25"
 
 
@@ -117,7 +128,7 @@ def test_quote_url_makes_a_url_one_word_and_keeps_its_escapes():
         "http://h/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/Relat%C3%B3rio%20Final.pdf")
     assert quote_url("http://h/a%20b?x=1&y={2}#f") == "http://h/a%20b?x=1&y=%7B2%7D#f"
     assert quote_url("http://h/100%") == "http://h/100%25"
-    assert dumps([("url", quote_url(url))]) == f"url {quote_url(url)}\n"
+    assert dumps([("url", quote_url(url))]) == f"url {quote_url(url)}"
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -185,7 +185,7 @@ def test_the_archive_services_own_url_is_the_service_not_a_redirect_to_itself(
 
     assert client.get(f"/{service.ibip}")["Location"] == f"http://{HOST}/{service.ibi}"
     response = client.get(f"/{service.ibi}")
-    assert (response.status_code, response.content) == (400, b"error {servicesubject is missing}\n")
+    assert (response.status_code, response.content) == (400, b"error {servicesubject is missing}")
 
 
 def test_only_get_and_head(client):

@@ -84,7 +84,7 @@ def test_example_7_2_includes_a_registered_archive_that_confirms(client, archive
     response = send(client, request_pairs(archive))
 
     assert response.status_code == 200
-    assert response.content == b"status.archive included\nstatus.confirmation successful\n"
+    assert response.content == b"status.archive included\r\nstatus.confirmation successful"
     assert archive.asked == [{"servicesubject": "inclusionConfirmationRequest"}]  # Ex. 7.4
     found = RegisteredArchive.objects.get()
     assert (found.included, found.address, found.ip, found.platform_version, found.email) == (
@@ -97,7 +97,7 @@ def test_an_archive_that_does_not_confirm_is_included_unconfirmed(client):
     with SilentServer() as silent:
         response = send(client, request_pairs(silent))
 
-    assert response.content == b"status.archive included\nstatus.confirmation unsuccessful\n"
+    assert response.content == b"status.archive included\r\nstatus.confirmation unsuccessful"
     assert RegisteredArchive.objects.get().included
 
 
@@ -107,7 +107,7 @@ def test_example_7_3_excludes_and_the_address_may_change_at_the_next_inclusion(c
 
     response = send(client, request_pairs(archive, "exclusionRequest"))
 
-    assert response.content == b"status.archive excluded\n"
+    assert response.content == b"status.archive excluded"
     found = RegisteredArchive.objects.get()
     assert not found.included and found.excluded_at is not None
     with FakeArchiveService(SERVICE) as moved:

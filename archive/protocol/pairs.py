@@ -14,9 +14,13 @@ Example 6.2 (an Archive's answer to a urlRequest), as read by `loads`::
     ...               "ibip 8JMKD3MGP7W/3EPGUE5}\\n")
     >>> pairs[1]
     ('ibi', ['rep', 'sid.inpe.br/mtc-m19/2013/09.04.12.27.57', 'ibip', '8JMKD3MGP7W/3EPGUE5'])
-    >>> print(dumps(pairs), end="")
-    contenttype Data
-    ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}
+    >>> dumps(pairs).split("\\r\\n")
+    ['contenttype Data', 'ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}']
+
+We write pairs separated by CRLF and nothing after the last one, as Table 6.2 says (its
+``space`` is SP or CRLF). We read what other Archives write more freely: SP, CRLF, or a bare
+LF as Unix programs write it, and one line break at the end; `loads(text, strict=True)` reads
+Table 6.2 to the letter.
 
 Characters a word cannot hold are written ``%XX``, one per byte (§6.2). The standard's own example
 wrote ``ó`` in ISO-8859-1 (``Relat%f3rio``); we write UTF-8 and read both (`unquote_word`).
@@ -113,24 +117,23 @@ def _value_text(value: Value) -> str:
 
 
 def dumps(pairs: list[Pair]) -> str:
-    """Write pairs as a pair list, one ``name value`` per line.
+    """Write pairs as a pair list of Table 6.2, one ``name value`` per line: CRLF between pairs,
+    none after the last.
 
     A str value is split at spaces into words; a list value is a list of words. Zero or several
     words are written in braces, one word bare. Characters a word cannot hold are escaped
     ``%XX`` (UTF-8) but ``%`` is kept, so escape free text with `encode_value` first when it may
     contain ``%``::
 
-        >>> print(dumps([("notice", "acknowledgment received"), ("ibi.platformsoftware", [])]),
-        ...       end="")
-        notice {acknowledgment received}
-        ibi.platformsoftware {}
+        >>> dumps([("notice", "acknowledgment received"), ("ibi.platformsoftware", [])])
+        'notice {acknowledgment received}\\r\\nibi.platformsoftware {}'
     """
     lines = []
     for name, value in pairs:
         if not _WORD.fullmatch(name):
             raise PairListError(f"name {name!r} is not a word of Table 6.2")
-        lines.append(f"{name} {_value_text(value)}\n")
-    return "".join(lines)
+        lines.append(f"{name} {_value_text(value)}")
+    return "\r\n".join(lines)
 
 
 def _error(text: str, pos: int, message: str) -> PairListError:
@@ -174,18 +177,20 @@ def _value(text: str, pos: int) -> tuple[Value, int]:
     return words, pos + 1
 
 
-def loads(text: str) -> list[Pair]:
-    """Read a pair list strictly (Table 6.2); words are returned as written, not unquoted.
+def loads(text: str, *, strict: bool = False) -> list[Pair]:
+    """Read a pair list (Table 6.2); words are returned as written, not unquoted.
 
     Pairs are separated by one space or one line break (CRLF, or LF as Unix programs write it);
-    one final line break is allowed. Anything else raises `PairListError` saying where::
+    one final line break is allowed. With `strict`, only what Table 6.2 allows: one SP or one
+    CRLF between pairs, nothing after the last. Anything else raises `PairListError` saying
+    where::
 
         >>> loads("notice {acknowledgment received}")
         [('notice', ['acknowledgment', 'received'])]
         >>> loads("state")
         Traceback (most recent call last):
         ...
-        archive.pairs.PairListError: pair list, line 1 column 1: name 'state' has no value
+        archive.protocol.pairs.PairListError: pair list, line 1 column 1: name 'state' has no value
     """
     pairs: list[Pair] = []
     pos = 0
@@ -202,12 +207,15 @@ def loads(text: str) -> list[Pair]:
         pairs.append((name, value))
         if pos == len(text):
             break
-        separator = next((s for s in ("\r\n", "\n", " ") if text.startswith(s, pos)), None)
+        separators = ("\r\n", " ") if strict else ("\r\n", "\n", " ")
+        separator = next((s for s in separators if text.startswith(s, pos)), None)
         if separator is None:
-            raise _error(text, pos, f"expected a space or a line break, found {_found(text, pos)}")
+            expected = "a space or CRLF" if strict else "a space or a line break"
+            raise _error(text, pos, f"expected {expected}, found {_found(text, pos)}")
         pos += len(separator)
-        if pos == len(text) and separator == " ":
-            raise _error(text, pos - 1, "the text ends with a space")
+        if pos == len(text) and (strict or separator == " "):
+            raise _error(text, pos - len(separator), "the text ends with a separator"
+                         if strict else "the text ends with a space")
     return pairs
 
 

@@ -37,4 +37,5 @@ class Command(BaseCommand):
         if not answer.ok:
             raise CommandError(f"the resolver at {resolver} refused or did not answer: "
                                f"{answer.text}")
-        self.stdout.write(answer.text, ending="")
+        # One pair a line on the terminal (the wire's CRLF is not for people).
+        self.stdout.write(answer.text.replace("\r\n", "\n"))
