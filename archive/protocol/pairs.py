@@ -14,8 +14,10 @@ Example 6.2 (an Archive's answer to a urlRequest), as read by `loads`::
     ...               "ibip 8JMKD3MGP7W/3EPGUE5}\\n")
     >>> pairs[1]
     ('ibi', ['rep', 'sid.inpe.br/mtc-m19/2013/09.04.12.27.57', 'ibip', '8JMKD3MGP7W/3EPGUE5'])
-    >>> dumps(pairs).split("\\r\\n")
-    ['contenttype Data', 'ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}']
+    >>> for line in dumps(pairs).split("\\r\\n"):
+    ...     print(line)
+    contenttype Data
+    ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}
 
 We write pairs separated by CRLF and nothing after the last one, as Table 6.2 says (its
 ``space`` is SP or CRLF). We read what other Archives write more freely: SP, CRLF, or a bare
