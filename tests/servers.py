@@ -191,11 +191,13 @@ Responder = Callable[[dict[str, str]], tuple[int, str | bytes]]
 class FakeArchiveService:
     """An archive service on loopback whose answers the test writes: `respond(query pairs)`
     returns (status, text/plain body as str or raw bytes). By default it confirms inclusions,
-    acknowledges, and knows no IBI. Every request's decoded query pairs are kept in `asked`."""
+    acknowledges, and knows no IBI. Every request's decoded query pairs are kept in `asked`, its
+    raw query string in `queries`."""
 
     service_ibi: str
     respond: Responder | None = None
     asked: list[dict[str, str]] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)  # the same requests, as they came
 
     def __post_init__(self) -> None:
         fake = self
@@ -205,6 +207,7 @@ class FakeArchiveService:
                 parts = urlsplit(self.path)
                 pairs = dict(parse_qsl(parts.query, keep_blank_values=True))
                 fake.asked.append(pairs)
+                fake.queries.append(parts.query)
                 status, body = fake.answer(parts.path, pairs)
                 data = body if isinstance(body, bytes) else body.encode("utf-8")
                 try:

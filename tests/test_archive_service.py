@@ -340,12 +340,31 @@ def test_example_9_11_a_file_path_gives_that_file(client, service):
     assert other.ibi not in str(foreign)
 
 
-def test_a_file_path_is_decoded_once_more_as_a_path(client, service):
+@pytest.mark.parametrize("escaped", [
+    "/Relat%C3%B3rio%20Final.pdf",  # UTF-8, what browsers and our resolver send
+    "/Relat%F3rio%20Final.pdf",  # ISO-8859-1, as in Example 6.2
+    "/Relat%f3rio%20Final.pdf",
+])
+def test_a_non_ascii_file_path_travels_as_the_escapes_of_its_bytes(client, service, escaped):
     item = deposit("Relatório Final.pdf")
+    query = (f"servicesubject=urlRequest&clientinformation.ipaddress={CLIENT}&"
+             f"parsedibiurl.ibi={item.ibip}&parsedibiurl.filepath={escaped}")
 
-    answer = url_request(client, service, item.ibi, filepath="/Relat%C3%B3rio%20Final.pdf")
+    response = client.get(f"/{service.ibi}", QUERY_STRING=query)
 
+    assert response.status_code == 200, response.content
+    answer = to_dict(loads(response.content.decode("ascii"), strict=True))
     assert answer["url"] == file_url(item, "Relatório Final.pdf")
+    assert answer["url"].endswith("/doc/Relat%C3%B3rio%20Final.pdf")
+
+
+def test_a_file_path_is_decoded_once_only(client, service):
+    deposit("Relatório Final.pdf")
+    item = deposit("Relat%C3%B3rio.pdf")  # a name that looks escaped is a name
+
+    answer = url_request(client, service, item.ibi, filepath="/Relat%C3%B3rio.pdf")
+
+    assert answer["url"] == file_url(item, "Relat%C3%B3rio.pdf")
 
 
 def test_example_9_12_get_file_list_gives_the_file_list_page(client, service):
@@ -588,14 +607,15 @@ BAD = {
     "empty field": f"{URL_REQUEST}&&{IBI}",
     "pair without name": f"{URL_REQUEST}&{IBI}&=x",
     "dot dot": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/../x",
-    "encoded dot dot": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/%252e%252e/x",
+    "encoded dot dot": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/%2e%2e/x",
     "dot dot inside": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a/../../x",
     "backslash": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/..%5Cx",
-    "encoded backslash": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%255Cb",
+    "encoded backslash": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%5Cb",
     "relative path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=reference.bib",
     "network path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=//etc/passwd",
     "windows path": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=C:%5Cx",
-    "encoded NUL": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%2500",
+    "encoded NUL": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%00",
+    "encoded Latin-1 control": f"{URL_REQUEST}&{IBI}&parsedibiurl.filepath=/a%85b",
     "unknown verb": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetEverything",
     "unknown format": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata(marc)",
     "bad composition": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata%20GetLastEdition",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import subprocess
 from decimal import Decimal
 from urllib.parse import quote, urlsplit
 
@@ -91,11 +92,26 @@ def test_any_file_name_round_trips_through_the_url_and_the_disposition(client, n
     assert params["filename"] == name
 
 
-def test_a_file_name_with_non_ascii_uses_rfc_5987(client):
+def test_a_file_name_with_non_ascii_uses_rfc_8187_and_an_ascii_fallback(client):
     item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
     response = client.get(path(item, "Relatório Final.pdf"))
     assert response["Content-Disposition"] == (
-        "inline; filename*=utf-8''Relat%C3%B3rio%20Final.pdf")
+        "inline; filename=\"Relatorio Final.pdf\"; filename*=UTF-8''Relat%C3%B3rio%20Final.pdf")
+
+
+def test_curl_remote_header_name_saves_the_ascii_fallback(live_server, tmp_path):
+    """curl -OJ reads only filename=: it saves the file under the fallback name, not under the
+    last segment of the URL."""
+    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    url = live_server.url + path(item, "Relatório Final.pdf")
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    subprocess.run(["curl", "-sSfOJ", url], cwd=saved, check=True, timeout=30)
+
+    assert [p.name for p in saved.iterdir()] == ["Relatorio Final.pdf"]
+    assert (saved / "Relatorio Final.pdf").read_bytes() == PDF
 
 
 @pytest.mark.parametrize(("name", "ctype"), [

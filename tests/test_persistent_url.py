@@ -153,7 +153,8 @@ def test_it_refuses_compositions_not_in_table_8_2(modifier):
     ("/", "no IBI"),
     ("/LK47B6W0/362SFKH", "no IBI"),
     ("/sid.inpe.br/mtc-m18/09/02.16.17.46", "no IBI"),
-    ("/sid.inpe.br/mtc-m18/2009/2.16.17.46", "no IBI"),
+    ("/sid.inpe.br/mtc-m18/2009/2.16.17.46", "is no repository name: after the year"),
+    ("/localhost/archive/2026/11.22.99", "is no repository name: after the year"),
     ("LK47B6W/362SFKH", "starts with '/'"),
 ])
 def test_it_refuses_malformed_ibis_and_modifiers(path, message):

@@ -163,12 +163,25 @@ def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):
     assert "No translation in <span lang=\"de\">de</span>" in response.content.decode()
 
 
+@pytest.mark.parametrize("escaped", ["Relat%C3%B3rio%20Final.pdf", "Relat%F3rio%20Final.pdf",
+                                     "Relat%f3rio Final.pdf"])
+def test_a_non_ascii_file_path_resolves_in_utf_8_and_in_iso_8859_1(client, escaped):
+    item = services.item_deposit(title="Relatório", uploads=[
+        Upload("Relatório Final.pdf", io.BytesIO(b"%PDF-1.4"), "application/pdf")])
+
+    response = client.get(f"/{item.ibip}/{escaped}")
+
+    assert response.status_code == 302, response.content[:300]
+    assert response["Location"].endswith(f"/col/{item.ibi}/doc/Relat%C3%B3rio%20Final.pdf")
+
+
 @pytest.mark.parametrize(("path", "status", "says"), [
     ("/LK47B6W/362SFKH!!", 400, "not one of the modifiers of Table 8.2"),
     ("/LK47B6W/362SFKH?ibiurl.verblist=GetAll", 400, "unknown verb"),
     ("/LK47B6W/362SFKH?ibiurl.requireditemstatus=Copy", 400, "only Original"),
     ("/LK47B6W/362SFKH/../x", 400, "&#x27;..&#x27; in the file path"),
     ("/iconet.com.br/banon/2009/13.09.22.01", 400, "month 13 out of range"),
+    ("/localhost/archive/2026/11.22.99", 400, "is no repository name"),
     ("/favicon.ico", 404, "does not start with an IBI"),
     ("/LK47B6W/362SFKH", 404, "Not found"),
 ])
@@ -211,6 +224,17 @@ def test_other_archives_get_the_pairs_of_table_8_9(client, fake):
         "parsedibiurl.verblist": "GetLastEdition GetMetadata(oai_dc)"}]  # Table 8.6: no more
     assert response.status_code == 404  # the stand-in gave only its plain url
     assert client.get(f"/{ELSEWHERE}")["Location"] == url
+
+
+@pytest.mark.parametrize("escaped", ["Relat%C3%B3rio%20Final.pdf", "Relat%F3rio%20Final.pdf"])
+def test_a_non_ascii_file_path_is_sent_once_escaped_in_utf_8(client, fake, escaped):
+    holds(fake, ELSEWHERE)
+
+    client.get(f"/{ELSEWHERE}/{escaped}")
+
+    sent = [q for q in fake.queries if "servicesubject=urlRequest" in q]
+    assert len(sent) == 1
+    assert "&parsedibiurl.filepath=/Relat%C3%B3rio%20Final.pdf" in sent[0]
 
 
 def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(

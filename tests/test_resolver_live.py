@@ -193,3 +193,23 @@ def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
     assert archive.stop() == 0
     poll(lambda: resolver.shell(state), f"False {archive.address}", "after shutdown")
     assert re.search(r"switching this Archive off", archive.log.read_text())
+
+
+def test_a_non_ascii_file_name_is_reached_through_either_archive_in_either_encoding(network):
+    """§6.1, Example 6.2: non-ASCII bytes travel as %XX, UTF-8 (what browsers send) or
+    ISO-8859-1 (the standard's own example); the resolver A passes the path on to B once
+    escaped, and B finds the file whichever encoding reached it."""
+    a, b = network.start("d"), network.start("e")
+    a.manage("registerarchive", b.archive_service_ibi(), KEY)
+    b.manage("switchon", "--resolver", a.url, "--key", KEY)
+    item = deposit(b, b.librarian_token(), "Relatório", "Relatório Final.pdf")
+    expected = f"{b.url}/col/{item['ibi']}/doc/Relat%C3%B3rio%20Final.pdf"
+
+    for server in (a, b):
+        for escaped in ("Relat%C3%B3rio%20Final.pdf", "Relat%F3rio%20Final.pdf"):
+            for ibi in (item["ibi"], item["ibip"]):
+                response = httpx.get(f"{server.url}/{ibi}/{escaped}", timeout=30)
+                assert response.status_code == 302, (server.name, escaped, response.text[:300])
+                assert response.headers["location"] == expected
+    download = httpx.get(expected, timeout=30)
+    assert download.status_code == 200 and download.content == PDF + "Relatório Final.pdf".encode()

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..identifiers import ibi as ibilib
 from ..protocol import persistent_url
-from ..protocol.pairs import Pair, encode_value, unquote_word
+from ..protocol.pairs import Pair, decode_bytes, encode_value
 
 SUBJECTS = ("inclusionConfirmationRequest", "urlRequest", "acknowledgment")
 MAX_QUERY_LENGTH = 8192
@@ -123,14 +123,21 @@ def verbs(text: str | None) -> tuple[str, ...]:
 
 
 def filepath(text: str | None) -> str | None:
-    """A path-absolute (RFC 3986), decoded; never anything that could leave the item."""
+    """A path-absolute (RFC 3986) as the query carried it, decoded once; never anything that
+    could leave the item.
+
+    `read_query` gave each byte of the value as one character (ISO-8859-1). Non-ASCII
+    characters travel as the ``%XX`` of their bytes (§6.1), UTF-8 or, as in Example 6.2,
+    ISO-8859-1: both are read (`decode_bytes`)::
+
+        >>> filepath("/Relat\\xc3\\xb3rio Final.pdf"), filepath("/Relat\\xf3rio Final.pdf")
+        ('/Relatório Final.pdf', '/Relatório Final.pdf')
+    """
     if text in (None, "", "/"):
         return None
     if not text.startswith("/") or text.startswith("//"):
         raise ProtocolError("parsedibiurl.filepath is not a path such as /reference.bib")
-    if _BROKEN_ESCAPE.search(text):
-        raise ProtocolError("parsedibiurl.filepath has a broken % escape")
-    path = unquote_word(text)
+    path = decode_bytes(text.encode("latin-1"))
     if "\\" in path or any(unicodedata.category(c) in ("Cc", "Cs") for c in path):
         raise ProtocolError("parsedibiurl.filepath has a backslash or a control character")
     if any(part in ("", ".", "..") for part in path[1:].split("/")):
@@ -187,7 +194,8 @@ def url_request(fields: dict[str, str]) -> dict:
     return {"client_ips": ip_list(value(fields, "clientinformation.ipaddress")),
             "ibi_text": ibi(value(fields, "parsedibiurl.ibi"), "parsedibiurl.ibi"),
             "verbs": verbs(value(fields, "parsedibiurl.verblist", required=False)),
-            "filepath": filepath(value(fields, "parsedibiurl.filepath", required=False))}
+            "filepath": filepath(value(fields, "parsedibiurl.filepath", required=False,
+                                       ascii_only=False))}
 
 
 def read_request(query: str) -> tuple[str, dict]:

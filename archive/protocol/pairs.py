@@ -83,11 +83,19 @@ def quote_url(url: str) -> str:
     return _LONE_PERCENT.sub("%25", quote(url, safe=_URL_SAFE))
 
 
-def _decode_bytes(match: re.Match[str]) -> str:
-    raw = bytes.fromhex(match.group().replace("%", ""))
-    # UTF-8 first; each byte that is not part of valid UTF-8 is read as ISO-8859-1 (§6.2 example).
+def decode_bytes(raw: bytes) -> str:
+    """Bytes that travelled as ``%XX``, as text: UTF-8 where they are valid UTF-8, each other
+    byte as ISO-8859-1, the coding of the standard's own example (§6.2)::
+
+        >>> decode_bytes(b"Relat\\xc3\\xb3rio"), decode_bytes(b"Relat\\xf3rio")
+        ('Relatório', 'Relatório')
+    """
     text = raw.decode("utf-8", "surrogateescape")
     return "".join(chr(ord(c) - 0xDC00) if "\udc80" <= c <= "\udcff" else c for c in text)
+
+
+def _decode_bytes(match: re.Match[str]) -> str:
+    return decode_bytes(bytes.fromhex(match.group().replace("%", "")))
 
 
 def unquote_word(word: str) -> str:

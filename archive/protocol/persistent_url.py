@@ -136,6 +136,11 @@ def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
             and (last := _IBIP_LAST.fullmatch(words[1]))):
         return f"{words[0]}/{last[1]}", last[2], segments[2:]
     start = "/" + "/".join(segments[:4])
+    if (len(words) >= 3 and _SUBDOMAIN.fullmatch(words[0]) and _FIRST_WORD.fullmatch(words[1])
+            and _YEAR.fullmatch(words[2])):
+        # subdomain/word/year: a repository name with a broken date, not some other page.
+        raise PersistentUrlError(f"{start!r} is no repository name: after the year comes the "
+                                 "date MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57")
     raise NoIbiError(f"no IBI at the start of {start!r}: expected an IBIp "
                              "(e.g. LK47B6W/362SFKH) or a repository name "
                              "(e.g. iconet.com.br/banon/2009/09.09.22.01)")

@@ -21,7 +21,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
-from django.utils.encoding import escape_uri_path
+from django.utils.encoding import iri_to_uri
 
 from ..archive_service import answer_cache
 from ..archive_service import views as archive_service_views
@@ -90,7 +90,10 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         return redirect.respond(request)
     ips = resolver.client_ips(request)
     try:
-        url = persistent_url.parse(escape_uri_path(request.path_info), query)
+        # path_info is decoded, but bytes that were no UTF-8 (Example 6.2's Latin-1 %F3) stay
+        # %XX: iri_to_uri encodes the rest and leaves those as they are, so the parser decodes
+        # every byte exactly once.
+        url = persistent_url.parse(iri_to_uri(request.path_info), query)
         outcome = resolver.resolve(url, ips=ips, request=request,
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:

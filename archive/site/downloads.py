@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import unquote
+import unicodedata
+from urllib.parse import quote, unquote
 
 from django.core.files.storage import default_storage
 from django.http import (
@@ -42,7 +43,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header, http_date, parse_header_parameters
 from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
-from werkzeug.http import parse_if_range_header, parse_range_header
+from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key
@@ -78,6 +79,22 @@ def content_type_of(stored: str) -> str:
 
 def is_inline(content_type: str) -> bool:
     return content_type.split(";")[0] in INLINE_TYPES
+
+
+def disposition(name: str, *, attachment: bool) -> str:
+    """Content-Disposition (RFC 6266) for a file name. A non-ASCII name gets ``filename*`` (RFC
+    8187) and an ASCII ``filename`` beside it for the clients that read only that one, such as
+    ``curl -OJ``: accents dropped, other characters ``_``::
+
+        >>> print(disposition("Relatório Final.pdf", attachment=False))
+        inline; filename="Relatorio Final.pdf"; filename*=UTF-8''Relat%C3%B3rio%20Final.pdf
+    """
+    if name.isascii():
+        return content_disposition_header(attachment, name)
+    fallback = "".join(c if c.isascii() else "_" for c in unicodedata.normalize("NFKD", name)
+                       if unicodedata.category(c) != "Mn")
+    return dump_options_header("attachment" if attachment else "inline", {
+        "filename": fallback, "filename*": "UTF-8''" + quote(name, safe="!#$&+^`|~")})
 
 
 def _find(rest: str) -> ItemFile:
@@ -170,7 +187,7 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
 
     etag, modified = f'"{found.sha256}"', int(found.created.timestamp())
     ctype = content_type_of(found.content_type)
-    disposition = content_disposition_header(not is_inline(ctype), found.name)
+    header = disposition(found.name, attachment=not is_inline(ctype))
     probe = _headers(HttpResponse(), etag, modified)
     conditional = get_conditional_response(request, etag=etag, last_modified=modified,
                                            response=probe)
@@ -181,13 +198,13 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
         # Answered from the database: nothing opened, locally or in the bucket.
         response = _headers(HttpResponse(content_type=ctype), etag, modified)
         response["Content-Length"] = str(found.size)
-        response["Content-Disposition"] = disposition
+        response["Content-Disposition"] = header
         return response
 
     key = file_key(found.item.ibi, found.name)
     if isinstance(default_storage, S3Storage):
         url = default_storage.url(key, parameters={"ResponseContentType": ctype,
-                                                   "ResponseContentDisposition": disposition})
+                                                   "ResponseContentDisposition": header})
         response = HttpResponseRedirect(url)
         response["Cache-Control"] = "private, no-store"  # the signature expires
         if "Range" not in request.headers:
@@ -215,5 +232,5 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
                                          status=206), etag, modified)
         response["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
         response["Content-Length"] = str(stop - start)
-    response["Content-Disposition"] = disposition
+    response["Content-Disposition"] = header
     return response
