@@ -237,6 +237,26 @@ def test_a_non_ascii_file_path_is_sent_once_escaped_in_utf_8(client, fake, escap
     assert "&parsedibiurl.filepath=/Relat%C3%B3rio%20Final.pdf" in sent[0]
 
 
+def test_an_archive_registered_by_name_may_answer_with_urls_on_the_ip_it_was_reached_at(
+        client, fake):
+    """Registered as localhost:<port> (its archiveaddress at inclusion), the stand-in hands out
+    URLs on 127.0.0.1:<port>, the IP the resolver reached it at: they are followed."""
+    port = fake.address.rpartition(":")[2]
+    RegisteredArchive.objects.filter(archive_service_ibi=F_SERVICE).update(
+        address=f"localhost:{port}")
+    url = holds(fake, ELSEWHERE)
+    assert url.startswith(f"http://127.0.0.1:{port}/")
+
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url
+
+
+def test_an_answers_archiveaddress_cannot_move_its_urls_to_another_host(client, fake):
+    fake.respond = lambda pairs: (200, f"archiveaddress evil.example\nibi {{rep {ELSEWHERE}}}\n"
+                                       "state Original\nurl http://evil.example/phish\n")
+
+    assert client.get(f"/{ELSEWHERE}").status_code == 404
+
+
 def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(
         client, fake, eager_tasks, django_capture_on_commit_callbacks):
     url = holds(fake, ELSEWHERE)

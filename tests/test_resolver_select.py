@@ -180,6 +180,28 @@ def test_only_urls_on_the_archives_own_address_are_taken(url, ok):
     assert safe_url(url, "b.example:8001") is ok
 
 
+@pytest.mark.parametrize(("url", "ok"), [
+    ("http://150.163.2.174/col/x", True),  # its archiveip
+    ("http://150.163.2.174:80/col/x", True),
+    ("http://mtc-m16d.sid.inpe.br:80/col/x", True),  # an explicit :80
+    ("http://mtc-m16d.sid.inpe.br:8080/col/x", True),  # the port its answer vouched for
+    ("http://150.163.2.174:8080/col/x", True),
+    ("http://150.163.2.175/col/x", False),  # a neighbour
+    ("http://urlib.net/col/x", False),  # a name it never registered: not looked up
+    ("http://evil.example:8080/col/x", False),
+])
+def test_an_archive_may_use_its_registered_ip_and_a_port_its_answer_vouches_for(url, ok):
+    assert safe_url(url, "mtc-m16d.sid.inpe.br", ["150.163.2.174"],
+                    vouched="mtc-m16d.sid.inpe.br:8080") is ok
+
+
+def test_an_answer_cannot_vouch_for_another_host():
+    assert not safe_url("http://evil.example/x", "b.example", [], vouched="evil.example")
+    assert not safe_url("http://evil.example:8001/x", "b.example:8001", [],
+                        vouched="evil.example:8001")
+    assert not safe_url("http://b.example:9/x", "b.example:8001", [], vouched="not an address")
+
+
 def test_port_80_may_be_written_or_not():
     assert safe_url("http://c.example/x", "c.example")
     assert safe_url("http://c.example:80/x", "c.example")

@@ -55,6 +55,7 @@ class Reply:
     tag: object = None  # the caller's name for the target (a RegisteredArchive id …)
     pairs: list[Pair] | None = None
     status: int | None = None
+    ip: str = ""  # the IP the request went to, when the resolver pinned it
     error: str = ""
     elapsed: float = 0.0
     order: int = field(default=0, compare=False)  # arrival rank within its round
@@ -160,10 +161,11 @@ def _client() -> httpx.AsyncClient:
 
 
 async def _request(client: httpx.AsyncClient, base: str, pairs, *, networks: Sequence[str],
-                   max_bytes: int, pin: bool) -> tuple[int, bytes]:
+                   max_bytes: int, pin: bool) -> tuple[int, bytes, str]:
     parts = urlsplit(base)
     url = f"{base}?{query_string(pairs)}"
     headers = {}
+    ip = ""
     if pin:  # connect to the address we checked, name the host in the header
         host, port = split_address(parts.netloc)
         ip = (await _checked_ips(host, port, networks))[0]
@@ -176,7 +178,7 @@ async def _request(client: httpx.AsyncClient, base: str, pairs, *, networks: Seq
             body += chunk
             if len(body) > max_bytes:
                 raise AddressError(f"answer longer than {max_bytes} bytes")
-        return response.status_code, bytes(body)
+        return response.status_code, bytes(body), ip
 
 
 async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = None,
@@ -190,8 +192,8 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
 
     try:
         async with asyncio.timeout(timeout):
-            status, body = await _request(client, base, pairs, networks=networks,
-                                          max_bytes=max_bytes, pin=pin)
+            status, body, ip = await _request(client, base, pairs, networks=networks,
+                                              max_bytes=max_bytes, pin=pin)
     except TimeoutError:
         return reply(error=f"no answer within {timeout:g} s")
     except AddressError as exc:
@@ -200,9 +202,10 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
         return reply(error=f"{type(exc).__name__}: {exc}"[:300])
     if status != 200:
         said = re.sub(r"[^\x20-\x7e]+", " ", body[:300].decode("ascii", "replace")).strip()
-        return reply(status=status, error=f"HTTP {status}" + (f": {said}" if said else ""))
+        return reply(status=status, ip=ip,
+                     error=f"HTTP {status}" + (f": {said}" if said else ""))
     try:
-        return reply(status=status, pairs=loads(body.decode("ascii")))
+        return reply(status=status, ip=ip, pairs=loads(body.decode("ascii")))
     except (UnicodeDecodeError, PairListError) as exc:
         return reply(status=status, error=f"not a pair list: {exc}"[:300])
 

@@ -30,8 +30,16 @@ Decisions where the standard leaves room:
   Original ends the round at once: no other answer can be better.
 * A tombstone (``state Deleted``) counts as the Original's word: with the Original required it
   is a claim like any other (two claims → suspects).
-* A URL is only ever taken when it points at the Archive that gave it: its host and port are
-  that Archive's registered address (ours for local answers). Other URLs are dropped, logged.
+* A URL is only ever taken when it points at the Archive that gave it (`safe_url`). Its host
+  must be one of that Archive's spellings the resolver knows before it asks: the registered
+  address (the ``archiveaddress`` its inclusion gave, which the resolver confirmed by calling
+  it back), the ``archiveip`` of that inclusion, or the IP the resolver reached it at. The port
+  is the registered address's (80 may be written or left out, 443 too for https), or the port
+  of the answer's own ``archiveaddress`` pair when that names one of those hosts: an Archive
+  may move to another port of its own host, never to another host. A host name the Archive
+  did not register is not looked up (no DNS on an answer's say-so): an Archive whose URLs use
+  another name includes itself under that name. Our own answers use our address. Other URLs
+  are dropped, logged.
 """
 from __future__ import annotations
 
@@ -178,6 +186,7 @@ class Source:
     address: str  # host[:port] its URLs must point at
     service_ibi: str
     archive: int | None = None  # RegisteredArchive id
+    hosts: tuple[str, ...] = ()  # other spellings of its host: its archiveip, the IP reached
 
     @property
     def local(self) -> bool:
@@ -308,21 +317,58 @@ def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
 
 # -- URLs we may redirect to ------------------------------------------------------------------
 
-def safe_url(url: str, address: str) -> bool:
-    """Whether url is an absolute http(s) URL on exactly this host[:port] (Django's own check
+def allowed_netlocs(address: str, hosts: Sequence[str] = (), vouched: str | None = None
+                    ) -> set[str]:
+    """The host[:port] a URL from the Archive at address may name (see the module docstring):
+    address's host and the other hosts on address's port, plus vouched's port (the answer's
+    ``archiveaddress``) when vouched names one of those hosts::
+
+        >>> sorted(allowed_netlocs("mtc-m16d.sid.inpe.br", ["150.163.2.174"]))
+        ['150.163.2.174', '150.163.2.174:80', 'mtc-m16d.sid.inpe.br', 'mtc-m16d.sid.inpe.br:80']
+        >>> sorted(allowed_netlocs("a.example:8001", [], vouched="a.example:8002"))
+        ['a.example:8001', 'a.example:8002']
+        >>> allowed_netlocs("a.example:8001", [], vouched="evil.example:8001")
+        {'a.example:8001'}
+    """
+    try:
+        host, port = client.split_address(address)
+    except client.AddressError:
+        return set()
+    names = {host}
+    for other in hosts:
+        try:
+            names.add(client.split_address(f"[{other}]" if ":" in other else other)[0])
+        except client.AddressError:
+            continue
+    ports = {port}
+    if vouched:
+        try:
+            vouched_host, vouched_port = client.split_address(vouched)
+        except client.AddressError:
+            vouched_host = ""
+        if vouched_host in names:
+            ports.add(vouched_port)
+    allowed = set()
+    for name in names:
+        shown = f"[{name}]" if ":" in name else name
+        allowed |= {f"{shown}:{p}" for p in ports}
+        allowed |= {shown} if ports & {80, 443} else set()
+    return allowed
+
+
+def safe_url(url: str, address: str, hosts: Sequence[str] = (), vouched: str | None = None
+             ) -> bool:
+    """Whether url is an absolute http(s) URL on one of `allowed_netlocs` (Django's own check
     refuses scheme-relative, backslash, control-character and userinfo tricks)::
 
         >>> safe_url("http://a.example:8001/col/x/doc/f.pdf", "a.example:8001")
         True
         >>> safe_url("http://a.example:8001@evil.example/", "a.example:8001")
         False
+        >>> safe_url("http://127.0.0.1:8001/col/x/doc/f.pdf", "localhost:8001", ["127.0.0.1"])
+        True
     """
-    try:
-        host, port = client.split_address(address)
-    except client.AddressError:
-        return False
-    shown = f"[{host}]" if ":" in host else host
-    allowed = {f"{shown}:{port}"} | ({shown} if port in (80, 443) else set())
+    allowed = allowed_netlocs(address, hosts, vouched)
     if (not isinstance(url, str) or len(url) > 4096 or not _URL_CHARS.fullmatch(url)
             or not url.lower().startswith(("http://", "https://"))):
         return False
@@ -336,8 +382,11 @@ def _is_url(name: str) -> bool:
 
 def _sanitized(source: Source, pairs: dict[str, Value]) -> dict[str, Value]:
     kept = {}
+    vouched = pairs.get("archiveaddress")
+    vouched = vouched if isinstance(vouched, str) else None
     for name, value in pairs.items():
-        if _is_url(name) and not (isinstance(value, str) and safe_url(value, source.address)):
+        if _is_url(name) and not (isinstance(value, str) and safe_url(
+                value, source.address, source.hosts, vouched)):
             logger.warning("resolver: dropped %s from %s: not a URL on its address %s",
                            name, source.service_ibi, source.address)
             continue
@@ -377,6 +426,11 @@ def _local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
     return Answer(source, _sanitized(source, pairs))
 
 
+def _source(archive: RegisteredArchive, reply: client.Reply) -> Source:
+    hosts = tuple(dict.fromkeys(ip for ip in (archive.ip, reply.ip) if ip))
+    return Source(archive.address, archive.archive_service_ibi, archive.pk, hosts)
+
+
 def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     """Included Archives with an address, this one left out (it answered in process)."""
     archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
@@ -412,7 +466,7 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
             logger.warning("resolver: %s answered badly: %s", archive.archive_service_ibi, exc)
             continue
         if found:
-            source = Source(archive.address, archive.archive_service_ibi, archive.pk)
+            source = _source(archive, reply)
             answers.append(Answer(source, _sanitized(source, found)))
     return answers, silent
 
@@ -480,7 +534,7 @@ def _stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs):
             return False
         if archive is None or not pairs:
             return False
-        source = Source(archive.address, archive.archive_service_ibi, archive.pk)
+        source = _source(archive, reply)
         answer = Answer(source, _sanitized(source, pairs))
         hit = None if answer.deleted else find_url(answer, wanted, prefs)
         return hit is not None and state_of(answer, hit.relation) == "Original"
