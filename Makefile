@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup browser migrate lint clean
+.PHONY: run test setup system-packages migrate lint clean
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -22,16 +22,21 @@ migrate: setup
 run: migrate
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The browser tests (tests/test_browser.py) drive Debian's Chromium through Playwright, which
-# downloads no browser of its own: a fresh machine gets Debian's package here.
+# What the suite needs from Debian, installed once on a fresh machine: Chromium for the browser
+# tests (Playwright drives it; it downloads no browser of its own) and nginx for the production
+# front (tests/test_front.py runs deploy/nginx.conf).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "== installing Debian's chromium for the browser tests"; \
+system-packages:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
+	if [ -n "$$missing" ]; then \
+	  echo "== installing Debian's$$missing for the tests"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
-test: setup browser
+test: setup system-packages
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup

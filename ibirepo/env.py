@@ -26,6 +26,15 @@ def env_str(name: str, default: str | None = None) -> str | None:
     return default if value in (None, "") else value
 
 
+def env_url_prefix(name: str) -> str:
+    """An absolute URL path that starts and ends with "/", e.g. /_protected/; "" when unset."""
+    value = env_str(name, "")
+    if value and not (value.startswith("/") and value.endswith("/") and len(value) > 2
+                      and value.isascii() and " " not in value and "?" not in value):
+        raise ImproperlyConfigured(f"{name}={value!r}: give a path such as /_protected/")
+    return value
+
+
 def env_bool(name: str, default: bool) -> bool:
     value = _raw(name)
     if value is None:

@@ -25,6 +25,7 @@ from .env import (
     env_networks,
     env_seconds,
     env_str,
+    env_url_prefix,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -131,7 +132,7 @@ IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media"))).resolve()
 MEDIA_URL = "/media/"
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles"))).resolve()
 STATICFILES_DIRS = [BASE_DIR / "static"]
 AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME")
 if AWS_STORAGE_BUCKET_NAME:
@@ -166,6 +167,9 @@ STORAGES = {
 FILE_UPLOAD_HANDLERS = ["archive.deposit.uploads.ChecksummingUploadHandler"]
 DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
+# Behind nginx (deploy/nginx.conf): downloads from the local disk are handed to nginx with
+# X-Accel-Redirect under this internal location, so gunicorn never streams file bytes.
+IBI_ACCEL_REDIRECT = env_url_prefix("IBI_ACCEL_REDIRECT")
 
 # --- Identification subsystem (generation standard) ----------------------------------------
 IBI_PLACEHOLDER_HOSTNAME = "archive.localhost"

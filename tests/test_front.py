@@ -1,0 +1,310 @@
+"""Production's front: nginx (deploy/nginx.conf) → gunicorn (deploy/gunicorn.conf.py), on loopback.
+
+The shipped configurations, rendered for free ports: nginx terminates TLS, buffers requests and
+answers, serves /static/ and sends downloads that Django hands over with X-Accel-Redirect;
+gunicorn runs threaded workers. Each test is the attack or the use it answers: a deposit over
+HTTPS, a download that gunicorn never streams, slow clients that must not hold a worker, and
+readers stalled on a silent Archive that must not block everyone else.
+
+`make test` runs it on SQLite with tasks in process; `.ci/run` runs it once more against
+PostgreSQL, with Redis as the broker of a real Celery worker (IBI_TEST_FRONT_DATABASE_URL,
+IBI_TEST_FRONT_BROKER_URL): the deployment the README's production section shows.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import grp
+import hashlib
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .servers import ROOT, FakeArchiveService, LiveServers, _python, free_port
+
+KEY = "1234567890-0987654321"
+SILENT_SERVICE = "ibi.test/silent/2024/01.02.03.04"
+DEADLINE = 4  # seconds a resolution may wait for the silent Archive
+PDF = b"%PDF-1.4\n" + bytes(range(256)) * 64 + b"\n%%EOF\n"
+
+
+class Front:
+    def __init__(self, root: Path, server) -> None:
+        self.root, self.server = root, server
+        self.http_port, self.https_port = free_port(), free_port()
+        self.http = f"http://127.0.0.1:{self.http_port}"
+        self.https = f"https://127.0.0.1:{self.https_port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        prefix = self.root / "nginx"
+        prefix.mkdir()
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                        "-subj", "/CN=127.0.0.1", "-keyout", prefix / "tls.key",
+                        "-out", prefix / "tls.pem"], check=True, capture_output=True)
+        user = pwd.getpwuid(os.getuid()).pw_name
+        group = grp.getgrgid(os.getgid()).gr_name
+        env = {**os.environ, "IBI_NGINX_USER": f"{user} {group}", "IBI_NGINX_PREFIX": str(prefix),
+               "IBI_HTTP_LISTEN": f"127.0.0.1:{self.http_port}",
+               "IBI_HTTPS_LISTEN": f"127.0.0.1:{self.https_port}",
+               "IBI_TLS_CERT": str(prefix / "tls.pem"), "IBI_TLS_KEY": str(prefix / "tls.key"),
+               "IBI_UPSTREAM": self.server.address,
+               "IBI_STATIC_ROOT": self.server.env["STATIC_ROOT"],
+               "IBI_MEDIA_ROOT": self.server.env["MEDIA_ROOT"], "IBI_MAX_BODY": "64m"}
+        config = subprocess.run([str(ROOT / "deploy" / "render-nginx")], env=env, check=True,
+                                capture_output=True, text=True).stdout
+        (prefix / "nginx.conf").write_text(config)
+        self.process = subprocess.Popen(
+            [nginx(), "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL, stderr=(prefix / "stderr.log").open("wb"))
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, (prefix / "stderr.log").read_text()
+            try:
+                if httpx.get(self.http + "/", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, (prefix / "error.log").read_text()
+            time.sleep(0.05)  # polling interval, not a synchronisation
+
+    def log(self) -> list[str]:
+        return (self.root / "nginx" / "access.log").read_text().splitlines()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+def nginx() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists()
+                                      else None)
+    assert found, "Debian's nginx is missing: `make test` installs it (see the Makefile)"
+    return found
+
+
+@pytest.fixture(scope="module")
+def front(tmp_path_factory):
+    root = tmp_path_factory.mktemp("front")
+    settings = {"IBI_ACCEL_REDIRECT": "/_protected/", "SECURE_PROXY_SSL_HEADER": "1",
+                "SECURE_SSL_REDIRECT": "1", "SESSION_COOKIE_SECURE": "1",
+                "CSRF_COOKIE_SECURE": "1", "STATIC_ROOT": str(root / "static"),
+                "IBI_RESOLVER_TIMEOUT": str(DEADLINE), "IBI_RESOLVER_DEADLINE": str(DEADLINE),
+                "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "8"}
+    if os.environ.get("IBI_TEST_FRONT_DATABASE_URL"):
+        settings["DATABASE_URL"] = os.environ["IBI_TEST_FRONT_DATABASE_URL"]
+    if os.environ.get("IBI_TEST_FRONT_BROKER_URL"):
+        settings["CELERY_BROKER_URL"] = os.environ["IBI_TEST_FRONT_BROKER_URL"]
+    with LiveServers(root) as servers:
+        server = servers.prepare("front", **settings)
+        server.manage("collectstatic", "--no-input")
+        # The shipped configuration; the bind flag of tests/servers.py picks the free port.
+        server.start(extra_args=("-c", str(ROOT / "deploy" / "gunicorn.conf.py")))
+        worker = None
+        if "CELERY_BROKER_URL" in settings:
+            worker = subprocess.Popen(
+                [str(Path(_python()).parent / "celery"), "-A", "ibirepo", "worker",
+                 "--pool", "solo", "--loglevel", "INFO"], cwd=ROOT, env=server.env,
+                stdout=(root / "worker.log").open("wb"), stderr=subprocess.STDOUT)
+        proxy = Front(root, server)
+        proxy.start()
+        try:
+            yield proxy
+        finally:
+            proxy.stop()
+            if worker is not None:
+                worker.terminate()
+                worker.wait(timeout=30)
+
+
+def test_a_deposit_over_https_and_its_persistent_url_over_http(front):
+    token = front.server.librarian_token()
+    with httpx.Client(verify=False, timeout=30) as client:
+        plain = client.get(f"{front.http}/api/items/")
+        assert plain.status_code == 301 and plain.headers["location"].startswith("https://")
+        created = client.post(f"{front.https}/api/items/", data={"title": "Behind nginx"},
+                              files={"files": ("paper.pdf", PDF, "application/pdf")},
+                              headers={"Authorization": f"Token {token}"})
+    assert created.status_code == 201, created.text
+    item = created.json()
+    # The resolution protocol stays on plain HTTP (RTC-11 speaks http://).
+    assert item["persistent_url"].startswith("http://")
+    resolved = httpx.get(f"{front.http}/{item['ibip']}", timeout=30)
+    assert resolved.status_code == 302
+    assert resolved.headers["location"].endswith(f"/col/{item['ibi']}/doc/paper.pdf")
+
+
+def test_downloads_are_sent_by_nginx_not_streamed_by_gunicorn(front):
+    token = front.server.librarian_token("downloads")
+    created = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
+                         data={"title": "Sent by nginx"},
+                         files={"files": ("Relatório.pdf", PDF, "application/pdf")},
+                         headers={"Authorization": f"Token {token}"})
+    path = f"/col/{created.json()['ibi']}/doc/Relat%C3%B3rio.pdf"
+
+    whole = httpx.get(front.http + path, timeout=30)
+    assert whole.status_code == 200 and whole.content == PDF
+    assert whole.headers["etag"] == f'"{hashlib.sha256(PDF).hexdigest()}"'
+    assert whole.headers["content-disposition"] == (
+        "inline; filename=Relatorio.pdf; filename*=UTF-8''Relat%C3%B3rio.pdf")
+    assert whole.headers["x-content-type-options"] == "nosniff"
+    part = httpx.get(front.http + path, headers={"Range": "bytes=9-18"}, timeout=30)
+    assert part.status_code == 206 and part.content == PDF[9:19]
+    assert "x-accel-redirect" not in whole.headers
+    handed = [line for line in front.log() if path in line and "accel=/_protected/col/" in line]
+    assert len(handed) == 2
+    # gunicorn itself answers only the headers: nginx sends the bytes.
+    direct = httpx.get(front.server.url + path, timeout=30)
+    assert direct.content == b""
+    assert direct.headers["x-accel-redirect"].startswith("/_protected/col/")
+
+
+def test_static_files_never_reach_gunicorn(front):
+    response = httpx.get(f"{front.http}/static/admin/css/base.css", timeout=30)
+
+    assert response.status_code == 200 and b"body" in response.content
+    assert "max-age=604800" in response.headers["cache-control"]
+    line = next(line for line in reversed(front.log()) if "/static/admin/css/base.css" in line)
+    assert "upstream=-" in line
+
+
+def test_slow_clients_do_not_hold_the_workers(front):
+    """Four times as many trickling clients as workers: headers that never end, and a body that
+    never arrives. nginx holds them; gunicorn never sees them."""
+    stalled = []
+    for _ in range(8):
+        sock = socket.create_connection(("127.0.0.1", front.http_port))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        stalled.append(sock)
+    for _ in range(4):
+        sock = socket.create_connection(("127.0.0.1", front.http_port))
+        sock.sendall(b"POST /api/items/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Type: application/octet-stream\r\nContent-Length: 10000000\r\n\r\n"
+                     + b"x" * 1024)
+        stalled.append(sock)
+    try:
+        start = time.monotonic()
+        response = httpx.get(f"{front.http}/", timeout=10)
+        took = time.monotonic() - start
+    finally:
+        for sock in stalled:
+            sock.close()
+    assert response.status_code == 200
+    assert took < 2, f"the home page took {took:.2f} s behind 12 slow clients"
+
+
+class CountingSilentArchive:
+    """Accepts connections, counts them, never answers: an Archive that stalls."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.accepted: list[socket.socket] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.socket.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with self.changed:
+                self.accepted.append(connection)
+                self.changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: len(self.accepted) >= count, timeout)
+
+    def close(self) -> None:
+        self.socket.close()
+        for connection in self.accepted:
+            connection.close()
+
+
+def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
+    """Six readers resolve an IBI that a registered Archive stalls on (each waits up to the
+    deadline); meanwhile the site, and persistent URLs held here, answer at once."""
+    token = front.server.librarian_token("stalled")
+    here = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
+                      data={"title": "Held here"},
+                      files={"files": ("here.pdf", PDF, "application/pdf")},
+                      headers={"Authorization": f"Token {token}"}).json()
+    silent = CountingSilentArchive()
+    front.server.manage("registerarchive", SILENT_SERVICE, KEY)
+    front.server.shell("from archive.models import RegisteredArchive as R; "
+                       f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}')"
+                       f".update(included=True, address='{silent.address}')")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            stalled = [pool.submit(httpx.get, f"{front.http}/LK47B6W/362SFK{c}", timeout=30)
+                       for c in "HJKLMN"]
+            assert silent.wait_for(6, timeout=20), "the resolutions never reached the Archive"
+            start = time.monotonic()
+            home = httpx.get(f"{front.http}/", timeout=30)
+            local = httpx.get(f"{front.http}/{here['ibip']}", timeout=30)
+            took = time.monotonic() - start
+            assert not any(f.done() for f in stalled), "the stalled readers were not stalled"
+            results = [f.result() for f in stalled]
+    finally:
+        silent.close()
+        front.server.shell("from archive.models import RegisteredArchive as R; "
+                           f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}').delete()")
+    assert home.status_code == 200 and local.status_code == 302
+    assert took < 1.5, f"home page and a local persistent URL took {took:.2f} s"
+    assert [r.status_code for r in results] == [404] * 6
+
+
+def test_a_large_upload_is_buffered_by_nginx_and_stored_whole(front):
+    token = front.server.librarian_token("large")
+    big = os.urandom(20 * 1024 * 1024)
+    created = httpx.post(f"{front.https}/api/items/", verify=False, timeout=120,
+                         data={"title": "Large"},
+                         files={"files": ("large.bin", big, "application/octet-stream")},
+                         headers={"Authorization": f"Token {token}"})
+    assert created.status_code == 201, created.text[:300]
+    fetched = httpx.get(f"{front.http}/col/{created.json()['ibi']}/doc/large.bin", timeout=120)
+    assert fetched.status_code == 200 and hashlib.sha256(fetched.content).digest() == \
+        hashlib.sha256(big).digest()
+
+
+def test_a_resolution_elsewhere_is_acknowledged_after_the_answer(front):
+    """nginx → gunicorn → (Redis → the Celery worker, in CI) → the chosen Archive: the
+    acknowledgment of Table 8.11 leaves after the reader has the redirect."""
+    elsewhere = "ibi.test/elsewhere/2024/01.02.03.05"
+    service = "ibi.test/fake/2024/01.02.03.04"
+    with FakeArchiveService(service) as fake:
+        url = f"http://{fake.address}/col/{elsewhere}/doc/paper.pdf"
+        fake.respond = lambda pairs: (200, (
+            f"archiveaddress {fake.address}\r\ncontenttype Data\r\nibi {{rep {elsewhere}}}\r\n"
+            f"state Original\r\ntimestamp 2024-01-02T03:04:05Z\r\nurl {url}\r\n"
+            "urlkey 1700000000-123456789012345678")
+            if pairs.get("parsedibiurl.ibi") == elsewhere else "")
+        front.server.manage("registerarchive", service, KEY)
+        front.server.shell("from archive.models import RegisteredArchive as R; "
+                           f"R.objects.filter(archive_service_ibi='{service}')"
+                           f".update(included=True, address='{fake.address}')")
+        try:
+            response = httpx.get(f"{front.http}/{elsewhere}", timeout=30)
+            assert response.status_code == 302 and response.headers["location"] == url
+            deadline = time.monotonic() + 30
+            while not fake.requests("acknowledgment"):
+                assert time.monotonic() < deadline, "no acknowledgment reached the Archive"
+                time.sleep(0.05)  # polling interval, not a synchronisation
+        finally:
+            front.server.shell("from archive.models import RegisteredArchive as R; "
+                               f"R.objects.filter(archive_service_ibi='{service}').delete()")
+    (ack,) = fake.requests("acknowledgment")
+    assert ack["url"] == url and ack["urlkey"] == "1700000000-123456789012345678"
