@@ -92,6 +92,21 @@ def test_any_file_name_round_trips_through_the_url_and_the_disposition(client, n
     assert params["filename"] == name
 
 
+def test_behind_nginx_a_download_is_handed_over_and_counted(client, settings):
+    settings.IBI_ACCEL_REDIRECT = "/_protected/"
+    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+
+    response = client.get(path(item, "Relatório Final.pdf"))
+
+    assert response.status_code == 200 and response.content == b""
+    assert response["X-Accel-Redirect"] == (
+        f"/_protected/col/{item.ibi}/doc/Relat%C3%B3rio%20Final.pdf")
+    assert response["ETag"] == f'"{hashlib.sha256(PDF).hexdigest()}"'
+    assert downloads(item) == 1
+    ranged = client.get(path(item, "Relatório Final.pdf"), HTTP_RANGE="bytes=0-9")
+    assert ranged["X-Accel-Redirect"] and downloads(item) == 1  # a range is no new download
+
+
 def test_a_file_name_with_non_ascii_uses_rfc_8187_and_an_ascii_fallback(client):
     item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
     response = client.get(path(item, "Relatório Final.pdf"))

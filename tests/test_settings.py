@@ -52,6 +52,8 @@ def test_placeholders_are_warned_about():
     ("DEBUG", "maybe", "DEBUG='maybe' is not a boolean"),
     ("DATABASE_URL", "nosuch://x", "DATABASE_URL"),
     ("ARCHIVE_ADDRESS", "http://evil/x", "ARCHIVE_ADDRESS"),
+    ("IBI_ACCEL_REDIRECT", "_protected", "IBI_ACCEL_REDIRECT='_protected': give a path"),
+    ("IBI_ACCEL_REDIRECT", "/a b/", "give a path such as /_protected/"),
 ])
 def test_bad_values_stop_the_start(name, value, message):
     result = manage("check", **{**PRODUCTION, name: value})
