@@ -161,6 +161,24 @@ def test_a_target_file_that_is_not_deposited_is_refused(api, media):
     assert deposited() == 0 and stored(media) == []
 
 
+@pytest.mark.parametrize("target", ["report\x01.pdf", "report\x7f.pdf", "evil\u202efdp.pdf",
+                                    "report\u2066.pdf", "report\n.pdf"])
+def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(api, media, target):
+    response = deposit(api, target_file=target)
+    assert response.status_code == 400
+    assert "target_file: file names must not contain control or bidirectional" in (
+        response.json()["detail"])
+    assert deposited() == 0 and stored(media) == []
+
+
+def test_patch_refuses_a_control_or_bidi_character_in_target_file(api):
+    record = deposit(api).json()
+    response = api.patch(ITEMS + record["ibi"], {"target_file": "report\u202e.pdf"},
+                         format="json", secure=True)
+    assert response.status_code == 400 and "control or bidirectional" in (
+        response.json()["detail"])
+
+
 # -- Reading -----------------------------------------------------------------------------------
 
 def test_an_item_is_read_by_either_form_in_any_case_anonymously(api, anonymous):
