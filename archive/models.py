@@ -89,6 +89,10 @@ class Item(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True, db_index=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Shown on the tombstone. db_default: rows loaded by COPY or plain SQL, which name only
+    # the columns they know, still get "".
+    deletion_reason = models.CharField(max_length=1000, blank=True, default="", db_default="",
+                                       editable=False)
     # Copies (RTC-11 §5.2): where the Original lives and the original's timestamp we copied.
     source_archive = models.CharField(max_length=255, blank=True, editable=False)
     copied_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -218,10 +218,13 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
     assert titles() == ["Solar wind", "Vento solar", "Ventos"]
     assert titles(state="deleted") == ["Ventos"]
     assert titles(state="Original") == ["Solar wind", "Vento solar"]
-    assert titles(language="pt") == ["Vento solar", "Ventos"]
+    # A tombstone (Ventos) is found by what it shows, its title and state: not by its
+    # language or creators, which it no longer shows.
+    assert titles(language="pt") == ["Vento solar"]
     assert titles(language="PT-br") == ["Vento solar"]
     assert titles(search="solar") == ["Solar wind", "Vento solar"]
-    assert titles(search="banon") == ["Solar wind", "Ventos"]
+    assert titles(search="banon") == ["Solar wind"]
+    assert titles(search="ventos") == ["Ventos"]
     assert titles(search="banon solar") == ["Solar wind"]
     assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
 
@@ -538,3 +541,85 @@ def test_an_unknown_field_is_refused_not_dropped(api, media):
     assert response.status_code == 400
     assert response.json() == {"detail": "unknown field creater"}
     assert deposited() == 0 and stored(media) == []
+
+
+# -- Tombstones: one policy on every route -----------------------------------------------------
+
+TOMBSTONE_FIELDS = {"ibi", "ibip", "state", "title", "timestamp", "persistent_url", "citation",
+                    "deleted_at", "deletion_reason", "newer_edition"}
+
+
+@pytest.fixture
+def tombstone(api):
+    """A deleted item with a description, creators and a file, and a newer edition."""
+    record = deposit(api, title="Retracted study", creator=["Silva, Secret"],
+                     description=["The confidential abstract"], subject=["hidden"]).json()
+    newer = deposit(api, title="Corrected study", previous_edition=record["ibi"]).json()
+    response = api.delete(ITEMS + record["ibi"], {"reason": "Retracted at the authors' request"},
+                          format="json", secure=True)
+    assert response.status_code == 200
+    return record, newer, response.json()
+
+
+def assert_is_tombstone(data: dict, record: dict, newer: dict) -> None:
+    assert set(data) == TOMBSTONE_FIELDS
+    assert (data["ibi"], data["ibip"], data["state"]) == (record["ibi"], record["ibip"],
+                                                          "Deleted")
+    assert data["title"] == "Retracted study" and data["deleted_at"]
+    assert data["deletion_reason"] == "Retracted at the authors' request"
+    assert data["newer_edition"] == newer["ibi"]
+    assert data["persistent_url"] == record["persistent_url"]
+    assert "Retracted study" in data["citation"]
+    text = json.dumps(data)
+    assert "confidential" not in text and "hidden" not in text and "report.pdf" not in text
+
+
+def test_delete_answers_the_tombstone_with_its_reason(tombstone):
+    record, newer, answer = tombstone
+    assert_is_tombstone(answer, record, newer)
+
+
+def test_get_of_a_tombstone_gives_only_the_tombstone(anonymous, tombstone):
+    record, newer, _ = tombstone
+    for ibi in (record["ibi"], record["ibip"]):
+        response = anonymous.get(ITEMS + ibi, secure=True)
+        assert response.status_code == 200
+        assert_is_tombstone(response.json(), record, newer)
+
+
+def test_a_list_or_search_shows_a_tombstone_not_its_record(anonymous, tombstone):
+    record, newer, _ = tombstone
+    for query in ("?state=Deleted", "?search=retracted", ""):
+        results = anonymous.get(ITEMS + query, secure=True).json()["results"]
+        found = [r for r in results if r["ibi"] == record["ibi"]]
+        assert len(found) == 1, query
+        assert_is_tombstone(found[0], record, newer)
+
+
+def test_a_tombstone_is_not_found_by_its_creators(anonymous, tombstone):
+    assert anonymous.get(ITEMS + "?search=Secret", secure=True).json()["count"] == 0
+
+
+def test_the_file_list_of_a_tombstone_is_410_with_the_tombstone(anonymous, tombstone):
+    record, newer, _ = tombstone
+    response = anonymous.get(f"{ITEMS}{record['ibi']}/files", secure=True)
+    assert response.status_code == 410
+    assert_is_tombstone(response.json(), record, newer)
+    live = anonymous.get(f"{ITEMS}{newer['ibi']}/files", secure=True)
+    assert live.status_code == 200 and [f["name"] for f in live.json()] == ["report.pdf"]
+
+
+def test_the_site_tombstone_shows_the_reason(client, tombstone):
+    record, newer, _ = tombstone
+    page = client.get(f"/items/{record['ibi']}")
+    html = page.content.decode()
+    assert page.status_code == 410 and "Reason: Retracted at the authors" in html
+    assert "confidential" not in html and "report.pdf" not in html
+
+
+def test_a_delete_reason_with_a_control_character_is_refused(api):
+    record = deposit(api).json()
+    response = api.delete(ITEMS + record["ibi"], {"reason": "bad\x07"}, format="json",
+                          secure=True)
+    assert response.status_code == 400
+    assert not Item.objects.get(ibi=record["ibi"]).is_deleted

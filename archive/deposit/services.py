@@ -266,14 +266,21 @@ def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
 
 
 @transaction.atomic
-def item_delete(*, item: Item) -> Item:
-    """Tombstone: the record and its IBI stay forever with state Deleted; files are kept."""
+def item_delete(*, item: Item, reason: str = "") -> Item:
+    """Tombstone: the record and its IBI stay forever with state Deleted; files are kept.
+
+    `reason` is shown on the tombstone; deleting a tombstone again changes nothing.
+    """
     if item.is_archive_service:
         raise ServiceError("the archive service cannot be deleted")
+    reason = _clean_text("reason", reason or "")
+    if len(reason) > Item._meta.get_field("deletion_reason").max_length:
+        raise ServiceError("the reason is limited to 1000 characters")
     if not item.is_deleted:
         item.state = Item.State.DELETED
         item.deleted_at = timezone.now()
-        item.save(update_fields=["state", "deleted_at", "updated"])
+        item.deletion_reason = reason
+        item.save(update_fields=["state", "deleted_at", "deletion_reason", "updated"])
     return item
 
 
