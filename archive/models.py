@@ -167,6 +167,24 @@ class ItemFile(models.Model):
         return f"{self.item.ibi}/doc/{self.name}"
 
 
+class IdempotencyKey(models.Model):
+    """A client's Idempotency-Key for a deposit (archive/deposit/idempotency.py): per user,
+    with a hash of the request and, once deposited, the item. Kept IDEMPOTENCY_TTL."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="+")
+    created = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_key_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.key}"
+
+
 class Access(models.Model):
     """One counted access: a download here, or an acknowledgment from a resolver.
 

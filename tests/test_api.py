@@ -623,3 +623,111 @@ def test_a_delete_reason_with_a_control_character_is_refused(api):
                           secure=True)
     assert response.status_code == 400
     assert not Item.objects.get(ibi=record["ibi"]).is_deleted
+
+
+# -- Idempotency-Key: a retried deposit is not a duplicate --------------------------------------
+
+def keyed(client: APIClient, key: str, title: str = "Keyed report", data: bytes = PDF,
+          **fields):
+    return client.post(ITEMS, {"title": title, "files": [upload("report.pdf", data)], **fields},
+                       format="multipart", secure=True, headers={"Idempotency-Key": key})
+
+
+def test_a_retried_deposit_with_its_key_replays_the_same_item(api, media):
+    first = keyed(api, "retry-1", creator=["Silva"])
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first
+    again = keyed(api, "retry-1", creator=["Silva"])  # the client lost the first answer
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json() and again["Location"] == first["Location"]
+    assert deposited() == 1 and len(stored(media)) == 1
+
+
+def test_the_same_key_with_another_body_is_409_and_deposits_nothing(api, media):
+    assert keyed(api, "k").status_code == 201
+    for changed in ({"title": "Other title"}, {"data": PDF + b"x"},
+                    {"creator": ["Someone else"]}):
+        response = keyed(api, "k", **changed)
+        assert response.status_code == 409, changed
+        assert "used for another request" in response.json()["detail"]
+    assert deposited() == 1 and len(stored(media)) == 1
+
+
+def test_users_do_not_share_keys(api, media):
+    other = User.objects.create_user("bia")
+    other.groups.add(services.ensure_librarians_group())
+    mine, theirs = keyed(api, "shared"), keyed(token_client(other), "shared")
+    assert mine.status_code == theirs.status_code == 201
+    assert mine.json()["ibi"] != theirs.json()["ibi"] and deposited() == 2
+
+
+def test_a_failed_deposit_releases_its_key(api):
+    refused = keyed(api, "fix-me", target_file="missing.pdf")
+    assert refused.status_code == 400
+    assert keyed(api, "fix-me").status_code == 201
+
+
+def test_keys_expire_after_a_day(api):
+    from datetime import timedelta
+
+    from archive.models import IdempotencyKey
+
+    first = keyed(api, "old").json()
+    IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
+                                  - timedelta(hours=24, seconds=1))
+    again = keyed(api, "old")
+    assert again.status_code == 201 and again.json()["ibi"] != first["ibi"]
+
+
+def test_a_bad_key_is_a_400(api):
+    assert keyed(api, "x" * 256).status_code == 400
+    assert deposited() == 0
+
+
+def test_the_schema_documents_the_idempotency_key(anonymous):
+    schema = json.loads(anonymous.get("/api/schema/", {"format": "json"}, secure=True).content)
+    post = schema["paths"]["/api/items/"]["post"]
+    header = [p for p in post["parameters"] if p["name"] == "Idempotency-Key"]
+    assert header and header[0]["in"] == "header" and "409" in header[0]["description"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_requests_with_one_key_make_one_item(media):
+    """The second request, while the first deposits, gets 409 "in progress"; one item only."""
+    user = User.objects.create_user("ana")
+    user.groups.add(services.ensure_librarians_group())
+    token = Token.objects.create(user=user).key
+    released = threading.Event()
+    original = services.item_deposit
+    answers: list = []
+
+    def slow_deposit(**kwargs):
+        assert released.wait(30)  # hold the first request mid-deposit
+        return original(**kwargs)
+
+    def client_request() -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        try:
+            response = keyed(client, "same")
+            answers.append(response)
+            if response.status_code == 409:
+                released.set()
+        finally:
+            connection.close()
+
+    with mock.patch.object(services, "item_deposit", slow_deposit):
+        threads = [threading.Thread(target=client_request) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [201, 409]
+    busy = next(r for r in answers if r.status_code == 409)
+    assert "in progress" in busy.json()["detail"]
+    assert deposited() == 1 and len(stored(media)) == 1
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    replay = keyed(client, "same")  # the retry after the first finished: the same item
+    assert replay.status_code == 201 and replay.json()["ibi"] == next(
+        r for r in answers if r.status_code == 201).json()["ibi"]

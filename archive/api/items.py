@@ -23,7 +23,7 @@ from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as rest_exception_handler
 
-from ..deposit import selectors, services
+from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
 from ..site import citation
@@ -341,8 +341,16 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request={"multipart/form-data": DepositSerializer},
-                   responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
+    @extend_schema(
+        request={"multipart/form-data": DepositSerializer},
+        parameters=[OpenApiParameter(
+            "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
+            description="Optional, 1-255 printable ASCII characters, kept 24 hours per user. "
+                        "The same key with the same fields and files answers the same 201 "
+                        "(header Idempotent-Replayed: true) without a second item; with other "
+                        "fields or files, or while the first request is still depositing, "
+                        "409.")],
+        responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -351,14 +359,29 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                             status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        item = services.item_deposit(
-            title=data["title"], uploads=_uploads(data["files"]),
-            target_file=data.get("target_file", ""), language=data.get("language", ""),
-            previous_edition=data.get("previous_edition"),
-            translation_of=data.get("translation_of"),
-            sha256=data.get("sha256") or None, dc=_dc(data),
-            transferable=data["transferable"])
-        return self.record(item, status.HTTP_201_CREATED)
+
+        def deposit() -> Item:
+            return services.item_deposit(
+                title=data["title"], uploads=_uploads(data["files"]),
+                target_file=data.get("target_file", ""), language=data.get("language", ""),
+                previous_edition=data.get("previous_edition"),
+                translation_of=data.get("translation_of"),
+                sha256=data.get("sha256") or None, dc=_dc(data),
+                transferable=data["transferable"])
+
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return self.record(deposit(), status.HTTP_201_CREATED)
+        fields = {name: request.data.getlist(name) for name in request.data
+                  if name != "files"}
+        files = [(f.name, getattr(f, "sha256", "")) for f in data["files"]]
+        item, replayed = idempotency.once(
+            user=request.user, key=key, deposit=deposit,
+            request_fingerprint=idempotency.fingerprint(fields, files))
+        response = self.record(item, status.HTTP_201_CREATED)
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
 
 
 class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
