@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from archive.protocol.responses import render_pairs
+
 NUL = "\x00"
 
 
@@ -37,6 +39,10 @@ def _has_nul(params) -> bool:
 
 
 def _refuse(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    """In the caller's language: JSON for the API, the RTC-11 pair list for the archive and
+    resolver services (their other refusals are pair lists too), plain text elsewhere."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": message}, status=status)
+    if any("servicesubject" in key for key in request.GET):
+        return render_pairs(request, [("error", message)], status=status)
     return HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
