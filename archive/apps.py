@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import os
+
 from django.apps import AppConfig
+from django.conf import settings
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +15,9 @@ class ArchiveConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
+
+        # Uploads wait there (settings.FILE_UPLOAD_TEMP_DIR); Django would not create it.
+        os.makedirs(settings.FILE_UPLOAD_TEMP_DIR, mode=0o700, exist_ok=True)
 
         post_migrate.connect(_create_archive_service, sender=self)
         post_migrate.connect(_install_answer_cache, sender=self)

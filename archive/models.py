@@ -89,6 +89,10 @@ class Item(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True, db_index=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Shown on the tombstone. db_default: rows loaded by COPY or plain SQL, which name only
+    # the columns they know, still get "".
+    deletion_reason = models.CharField(max_length=1000, blank=True, default="", db_default="",
+                                       editable=False)
     # Copies (RTC-11 §5.2): where the Original lives and the original's timestamp we copied.
     source_archive = models.CharField(max_length=255, blank=True, editable=False)
     copied_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -161,6 +165,24 @@ class ItemFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item.ibi}/doc/{self.name}"
+
+
+class IdempotencyKey(models.Model):
+    """A client's Idempotency-Key for a deposit (archive/deposit/idempotency.py): per user,
+    with a hash of the request and, once deposited, the item. Kept IDEMPOTENCY_TTL."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="+")
+    created = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_key_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.key}"
 
 
 class Access(models.Model):

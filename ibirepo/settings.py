@@ -59,6 +59,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Early: a NUL in a path or query is refused before any view or query sees it.
+    "ibirepo.middleware.RefuseNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -161,9 +163,14 @@ STORAGES = {
     "default": _default_storage,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-# Every upload, whatever its size, streams to a temporary file (FILE_UPLOAD_TEMP_DIR, default
-# the system's), hashed on the way in, within IBI_MAX_FILE_SIZE and IBI_MAX_FILES
-# (archive/deposit/uploads.py); the handler counts files, so Django's own cap is off.
+# Every upload, whatever its size, streams to a temporary file, hashed on the way in, within
+# IBI_MAX_FILE_SIZE and IBI_MAX_FILES (archive/deposit/uploads.py); the handler counts files,
+# so Django's own cap is off. The temporary files live in a folder of ours, not the system's
+# /tmp: a process killed mid-upload leaves its file there, and `manage.py fsck` sweeps it.
+# Created at start (ArchiveConfig.ready), beside MEDIA_ROOT by default.
+IBI_UPLOAD_TEMP_DIR = Path(env_str("IBI_UPLOAD_TEMP_DIR",
+                                   str(MEDIA_ROOT.parent / "upload-tmp"))).resolve()
+FILE_UPLOAD_TEMP_DIR = str(IBI_UPLOAD_TEMP_DIR)
 FILE_UPLOAD_HANDLERS = ["archive.deposit.uploads.ChecksummingUploadHandler"]
 DATA_UPLOAD_MAX_NUMBER_FILES = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000

@@ -21,6 +21,10 @@ def media(request, tmp_path):
         return root
     settings = request.getfixturevalue("settings")
     settings.MEDIA_ROOT = root
+    # Uploads wait beside it, as in production: never in the checkout's own upload-tmp/.
+    uploads = tmp_path / "upload-tmp"
+    uploads.mkdir(exist_ok=True)
+    settings.FILE_UPLOAD_TEMP_DIR = settings.IBI_UPLOAD_TEMP_DIR = str(uploads)
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",

@@ -218,6 +218,15 @@ def test_a_target_file_that_is_not_among_the_files_is_a_form_error(client):
     assert stored_keys() == set()
 
 
+@pytest.mark.parametrize("target", ["a\x01.txt", "evil\u202etxt.exe"])
+def test_a_control_or_bidi_character_in_target_file_is_a_form_error(client, target):
+    response = deposit(client, [upload("a.txt", b"a")], target_file=target)
+    assert response.status_code == 200
+    assert "must not contain control or bidirectional" in response.content.decode()
+    assert not Item.objects.filter(title="Relatório técnico").exists()
+    assert stored_keys() == set()
+
+
 def test_a_deposit_without_files_or_title_is_a_form_error(client):
     response = client.post(ADD, deposit_data(title=""), secure=True)
     assert response.status_code == 200

@@ -161,6 +161,24 @@ def test_a_target_file_that_is_not_deposited_is_refused(api, media):
     assert deposited() == 0 and stored(media) == []
 
 
+@pytest.mark.parametrize("target", ["report\x01.pdf", "report\x7f.pdf", "evil\u202efdp.pdf",
+                                    "report\u2066.pdf", "report\n.pdf"])
+def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(api, media, target):
+    response = deposit(api, target_file=target)
+    assert response.status_code == 400
+    assert "target_file: file names must not contain control or bidirectional" in (
+        response.json()["detail"])
+    assert deposited() == 0 and stored(media) == []
+
+
+def test_patch_refuses_a_control_or_bidi_character_in_target_file(api):
+    record = deposit(api).json()
+    response = api.patch(ITEMS + record["ibi"], {"target_file": "report\u202e.pdf"},
+                         format="json", secure=True)
+    assert response.status_code == 400 and "control or bidirectional" in (
+        response.json()["detail"])
+
+
 # -- Reading -----------------------------------------------------------------------------------
 
 def test_an_item_is_read_by_either_form_in_any_case_anonymously(api, anonymous):
@@ -200,10 +218,13 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
     assert titles() == ["Solar wind", "Vento solar", "Ventos"]
     assert titles(state="deleted") == ["Ventos"]
     assert titles(state="Original") == ["Solar wind", "Vento solar"]
-    assert titles(language="pt") == ["Vento solar", "Ventos"]
+    # A tombstone (Ventos) is found by what it shows, its title and state: not by its
+    # language or creators, which it no longer shows.
+    assert titles(language="pt") == ["Vento solar"]
     assert titles(language="PT-br") == ["Vento solar"]
     assert titles(search="solar") == ["Solar wind", "Vento solar"]
-    assert titles(search="banon") == ["Solar wind", "Ventos"]
+    assert titles(search="banon") == ["Solar wind"]
+    assert titles(search="ventos") == ["Ventos"]
     assert titles(search="banon solar") == ["Solar wind"]
     assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
 
@@ -520,3 +541,193 @@ def test_an_unknown_field_is_refused_not_dropped(api, media):
     assert response.status_code == 400
     assert response.json() == {"detail": "unknown field creater"}
     assert deposited() == 0 and stored(media) == []
+
+
+# -- Tombstones: one policy on every route -----------------------------------------------------
+
+TOMBSTONE_FIELDS = {"ibi", "ibip", "state", "title", "timestamp", "persistent_url", "citation",
+                    "deleted_at", "deletion_reason", "newer_edition"}
+
+
+@pytest.fixture
+def tombstone(api):
+    """A deleted item with a description, creators and a file, and a newer edition."""
+    record = deposit(api, title="Retracted study", creator=["Silva, Secret"],
+                     description=["The confidential abstract"], subject=["hidden"]).json()
+    newer = deposit(api, title="Corrected study", previous_edition=record["ibi"]).json()
+    response = api.delete(ITEMS + record["ibi"], {"reason": "Retracted at the authors' request"},
+                          format="json", secure=True)
+    assert response.status_code == 200
+    return record, newer, response.json()
+
+
+def assert_is_tombstone(data: dict, record: dict, newer: dict) -> None:
+    assert set(data) == TOMBSTONE_FIELDS
+    assert (data["ibi"], data["ibip"], data["state"]) == (record["ibi"], record["ibip"],
+                                                          "Deleted")
+    assert data["title"] == "Retracted study" and data["deleted_at"]
+    assert data["deletion_reason"] == "Retracted at the authors' request"
+    assert data["newer_edition"] == newer["ibi"]
+    assert data["persistent_url"] == record["persistent_url"]
+    assert "Retracted study" in data["citation"]
+    text = json.dumps(data)
+    assert "confidential" not in text and "hidden" not in text and "report.pdf" not in text
+
+
+def test_delete_answers_the_tombstone_with_its_reason(tombstone):
+    record, newer, answer = tombstone
+    assert_is_tombstone(answer, record, newer)
+
+
+def test_get_of_a_tombstone_gives_only_the_tombstone(anonymous, tombstone):
+    record, newer, _ = tombstone
+    for ibi in (record["ibi"], record["ibip"]):
+        response = anonymous.get(ITEMS + ibi, secure=True)
+        assert response.status_code == 200
+        assert_is_tombstone(response.json(), record, newer)
+
+
+def test_a_list_or_search_shows_a_tombstone_not_its_record(anonymous, tombstone):
+    record, newer, _ = tombstone
+    for query in ("?state=Deleted", "?search=retracted", ""):
+        results = anonymous.get(ITEMS + query, secure=True).json()["results"]
+        found = [r for r in results if r["ibi"] == record["ibi"]]
+        assert len(found) == 1, query
+        assert_is_tombstone(found[0], record, newer)
+
+
+def test_a_tombstone_is_not_found_by_its_creators(anonymous, tombstone):
+    assert anonymous.get(ITEMS + "?search=Secret", secure=True).json()["count"] == 0
+
+
+def test_the_file_list_of_a_tombstone_is_410_with_the_tombstone(anonymous, tombstone):
+    record, newer, _ = tombstone
+    response = anonymous.get(f"{ITEMS}{record['ibi']}/files", secure=True)
+    assert response.status_code == 410
+    assert_is_tombstone(response.json(), record, newer)
+    live = anonymous.get(f"{ITEMS}{newer['ibi']}/files", secure=True)
+    assert live.status_code == 200 and [f["name"] for f in live.json()] == ["report.pdf"]
+
+
+def test_the_site_tombstone_shows_the_reason(client, tombstone):
+    record, newer, _ = tombstone
+    page = client.get(f"/items/{record['ibi']}")
+    html = page.content.decode()
+    assert page.status_code == 410 and "Reason: Retracted at the authors" in html
+    assert "confidential" not in html and "report.pdf" not in html
+
+
+def test_a_delete_reason_with_a_control_character_is_refused(api):
+    record = deposit(api).json()
+    response = api.delete(ITEMS + record["ibi"], {"reason": "bad\x07"}, format="json",
+                          secure=True)
+    assert response.status_code == 400
+    assert not Item.objects.get(ibi=record["ibi"]).is_deleted
+
+
+# -- Idempotency-Key: a retried deposit is not a duplicate --------------------------------------
+
+def keyed(client: APIClient, key: str, title: str = "Keyed report", data: bytes = PDF,
+          **fields):
+    return client.post(ITEMS, {"title": title, "files": [upload("report.pdf", data)], **fields},
+                       format="multipart", secure=True, headers={"Idempotency-Key": key})
+
+
+def test_a_retried_deposit_with_its_key_replays_the_same_item(api, media):
+    first = keyed(api, "retry-1", creator=["Silva"])
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first
+    again = keyed(api, "retry-1", creator=["Silva"])  # the client lost the first answer
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json() and again["Location"] == first["Location"]
+    assert deposited() == 1 and len(stored(media)) == 1
+
+
+def test_the_same_key_with_another_body_is_409_and_deposits_nothing(api, media):
+    assert keyed(api, "k").status_code == 201
+    for changed in ({"title": "Other title"}, {"data": PDF + b"x"},
+                    {"creator": ["Someone else"]}):
+        response = keyed(api, "k", **changed)
+        assert response.status_code == 409, changed
+        assert "used for another request" in response.json()["detail"]
+    assert deposited() == 1 and len(stored(media)) == 1
+
+
+def test_users_do_not_share_keys(api, media):
+    other = User.objects.create_user("bia")
+    other.groups.add(services.ensure_librarians_group())
+    mine, theirs = keyed(api, "shared"), keyed(token_client(other), "shared")
+    assert mine.status_code == theirs.status_code == 201
+    assert mine.json()["ibi"] != theirs.json()["ibi"] and deposited() == 2
+
+
+def test_a_failed_deposit_releases_its_key(api):
+    refused = keyed(api, "fix-me", target_file="missing.pdf")
+    assert refused.status_code == 400
+    assert keyed(api, "fix-me").status_code == 201
+
+
+def test_keys_expire_after_a_day(api):
+    from datetime import timedelta
+
+    from archive.models import IdempotencyKey
+
+    first = keyed(api, "old").json()
+    IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
+                                  - timedelta(hours=24, seconds=1))
+    again = keyed(api, "old")
+    assert again.status_code == 201 and again.json()["ibi"] != first["ibi"]
+
+
+def test_a_bad_key_is_a_400(api):
+    assert keyed(api, "x" * 256).status_code == 400
+    assert deposited() == 0
+
+
+def test_the_schema_documents_the_idempotency_key(anonymous):
+    schema = json.loads(anonymous.get("/api/schema/", {"format": "json"}, secure=True).content)
+    post = schema["paths"]["/api/items/"]["post"]
+    header = [p for p in post["parameters"] if p["name"] == "Idempotency-Key"]
+    assert header and header[0]["in"] == "header" and "409" in header[0]["description"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_requests_with_one_key_make_one_item(media):
+    """The second request, while the first deposits, gets 409 "in progress"; one item only."""
+    user = User.objects.create_user("ana")
+    user.groups.add(services.ensure_librarians_group())
+    token = Token.objects.create(user=user).key
+    released = threading.Event()
+    original = services.item_deposit
+    answers: list = []
+
+    def slow_deposit(**kwargs):
+        assert released.wait(30)  # hold the first request mid-deposit
+        return original(**kwargs)
+
+    def client_request() -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        try:
+            response = keyed(client, "same")
+            answers.append(response)
+            if response.status_code == 409:
+                released.set()
+        finally:
+            connection.close()
+
+    with mock.patch.object(services, "item_deposit", slow_deposit):
+        threads = [threading.Thread(target=client_request) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [201, 409]
+    busy = next(r for r in answers if r.status_code == 409)
+    assert "in progress" in busy.json()["detail"]
+    assert deposited() == 1 and len(stored(media)) == 1
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    replay = keyed(client, "same")  # the retry after the first finished: the same item
+    assert replay.status_code == 201 and replay.json()["ibi"] == next(
+        r for r in answers if r.status_code == 201).json()["ibi"]

@@ -142,3 +142,51 @@ def test_the_daily_task_checks_and_reports(items, media, settings):
     assert check_fixity.apply().get() == "4 files checked: 0 changed or missing"
     # The next batch starts with the two files never checked, items[2]'s.
     assert check_fixity.apply().get() == "4 files checked: 1 changed or missing"
+
+
+# -- A damaged file is not served with its old checksum ---------------------------------------
+
+def test_a_damaged_file_answers_503_until_it_is_restored_and_checked_again(items, media, client):
+    item = items[0]
+    url = f"/col/{item.ibi}/doc/report.pdf"
+    good = client.get(url)
+    assert good.status_code == 200
+    original = (media / storage.file_key(item.ibi, "report.pdf")).read_bytes()
+
+    flip_one_byte(media, item.ibi, "report.pdf")
+    run("--all")
+    for method in ("get", "head"):
+        damaged = getattr(client, method)(url)
+        assert damaged.status_code == 503, method
+        assert damaged["Retry-After"] == "3600"
+        assert "ETag" not in damaged and damaged["Cache-Control"] == "no-store"
+    text = client.get(url).content.decode()
+    assert text.startswith(f"report.pdf of {item.ibi} is temporarily unavailable: its stored "
+                           "copy failed the last fixity check")
+    # Not even a conditional request with the old ETag gets a 304 vouching for the bytes.
+    assert client.get(url, headers={"If-None-Match": good["ETag"]}).status_code == 503
+    # The persistent URL still resolves; the download it leads to is the 503.
+    resolved = client.get(f"/{item.ibi}/report.pdf")
+    assert resolved.status_code == 302 and resolved["Location"].endswith(url)
+    # The other files of the item are served as before.
+    assert client.get(f"/col/{item.ibi}/doc/data.csv").status_code == 200
+
+    (media / storage.file_key(item.ibi, "report.pdf")).write_bytes(original)
+    run("--all")
+    restored = client.get(url)
+    assert restored.status_code == 200 and restored["ETag"] == good["ETag"]
+    assert b"".join(restored.streaming_content) == original
+
+
+def test_the_item_admin_page_shows_a_damaged_file(items, media, client):
+    from django.contrib.auth.models import User
+
+    librarian = User.objects.create_user("ana", is_staff=True)
+    librarian.groups.add(services.ensure_librarians_group())
+    client.force_login(librarian)
+    flip_one_byte(media, items[0].ibi, "report.pdf")
+    run("--all")
+    page = client.get(f"/admin/archive/item/{items[0].pk}/change/", secure=True)
+    html = page.content.decode()
+    assert "DAMAGED, not served: changed: sha256 " in html
+    assert "intact, checked" in html  # data.csv

@@ -2,6 +2,11 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
+import socket
+import subprocess
+import time
 from decimal import Decimal
 
 import pytest
@@ -10,6 +15,7 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
 from archive.deposit import services, storage
+from tests.servers import ROOT, LiveServers, _python
 from tests.test_s3 import bucket, keys, s3_endpoint  # noqa: F401  (the loopback S3 fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +112,55 @@ def test_it_walks_s3_as_it_walks_the_disk(request):
     assert f"missing  col/{item.ibi}/doc/b.txt" in out and failed is not None
     assert f"removed  {orphan} (no item has this IBI)" in out
     assert keys(s3) == [storage.file_key(item.ibi, "a.txt")]
+
+
+# -- Uploads left by a killed process ---------------------------------------------------------
+
+def test_a_server_killed_mid_upload_leaves_its_temp_file_in_our_folder_and_fsck_sweeps_it(
+        tmp_path):
+    with LiveServers(tmp_path) as servers:
+        server = servers.prepare("killed")
+        token = server.librarian_token()
+        uploads = server.root / "upload-tmp"  # beside MEDIA_ROOT: the default
+        server.start("runserver")
+        assert sorted(uploads.iterdir()) == []
+
+        boundary = "kill-boundary"
+        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nBig\r\n'
+                f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+                f'filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n').encode()
+        length = len(head) + 50 * 1024 * 1024  # announced, never all sent
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall((f"POST /api/items/ HTTP/1.1\r\nHost: {server.address}\r\n"
+                          f"Authorization: Token {token}\r\n"
+                          f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+                          f"Content-Length: {length}\r\n\r\n").encode() + head)
+            deadline = time.monotonic() + 30
+            left: list = []
+            while not left:  # poll until the upload has reached the disk
+                sock.sendall(b"\x00" * 256 * 1024)
+                left = [p for p in uploads.iterdir() if p.stat().st_size > 0]
+                assert time.monotonic() < deadline, server.log.read_text()[-2000:]
+            server.process.send_signal(signal.SIGKILL)
+            server.process.wait(timeout=20)
+
+        assert server.process.returncode == -signal.SIGKILL
+        assert [p.name for p in uploads.iterdir()] == [left[0].name]
+        assert left[0].name.endswith(".upload.bin")
+
+        young = server.manage("fsck", check=False).stdout
+        assert "0 stale uploads swept" in young and left[0].exists()  # --min-age 3600
+        swept = server.manage("fsck", "--min-age", "0", check=False)
+        assert f"swept    {left[0]} (" in swept.stdout
+        assert "1 stale uploads swept" in swept.stdout and swept.returncode == 0
+        assert list(uploads.iterdir()) == []
+
+
+def test_the_upload_folder_can_be_chosen_and_is_created_at_start(tmp_path):
+    chosen = tmp_path / "elsewhere" / "uploads"
+    env = {**os.environ, "DEBUG": "1", "IBI_UPLOAD_TEMP_DIR": str(chosen),
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    code = "from django.conf import settings; print(settings.FILE_UPLOAD_TEMP_DIR)"
+    done = subprocess.run([_python(), "manage.py", "shell", "-v", "0", "-c", code],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert done.stdout.strip() == str(chosen) and chosen.is_dir()

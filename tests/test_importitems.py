@@ -171,3 +171,133 @@ def test_it_imports_a_folder_of_item_folders(tmp_path):
 def test_a_missing_source_is_a_clear_error(tmp_path):
     _out, _err, failed = run(tmp_path / "nowhere.csv")
     assert "neither a CSV file nor a folder" in str(failed)
+
+
+# -- Attacks: paths that lead out of the import folder ----------------------------------------
+# Whatever is imported becomes a public download: a path that reaches outside the folder
+# must fail its item with the reason, and nothing of that item may be stored.
+
+SECRET = b"root:x:0:0:secret\n"
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A secret beside the import folder, and the folder itself with one honest file."""
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "key.pem").write_bytes(SECRET)
+    root = tmp_path / "import" / "batch"
+    (root / "files" / "sub").mkdir(parents=True)
+    (root / "files" / "ok.txt").write_bytes(b"fine")
+    return root
+
+
+def nothing_stored(media) -> bool:
+    return [p for p in media.rglob("*") if p.is_file()] == []
+
+
+def csv_attack(root, files: str):
+    source = root / "items.csv"
+    write_csv(source, [{"id": "evil", "title": "Attack", "files": files}])
+    return run(source)
+
+
+DOTS = "'..' is not allowed in an import path"
+ABSOLUTE = "absolute paths are not allowed in an import"
+
+
+@pytest.mark.parametrize(("files", "refused", "reason"), [
+    ("../../secret.txt", "../../secret.txt", DOTS),
+    ("files/ok.txt; ../../secret.txt", "../../secret.txt", DOTS),
+    ("files/sub/../../../../secret.txt", "files/sub/../../../../secret.txt", DOTS),
+    ("files\\..\\..\\..\\secret.txt", "files\\..\\..\\..\\secret.txt", DOTS),
+    ("{abs}", "{abs}", ABSOLUTE),
+    ("C:\\Windows\\win.ini", "C:\\Windows\\win.ini", ABSOLUTE),
+])
+def test_a_csv_path_out_of_the_folder_fails_its_item_and_stores_nothing(
+        outside, media, files, refused, reason):
+    secret = outside.parent.parent / "secret.txt"
+    files, refused = files.format(abs=secret), refused.format(abs=secret)
+    out, _err, failed = csv_attack(outside, files)
+    assert failed is not None and "0 imported, 0 skipped, 1 failed" in out
+    assert f"failed evil: {refused!r}: {reason}" in out
+    assert imported() == [] and nothing_stored(media)
+
+
+def test_a_csv_path_through_a_symlink_to_a_file_outside_is_refused(outside, media):
+    (outside / "files" / "innocent.txt").symlink_to(outside.parent.parent / "secret.txt")
+    out, _err, failed = csv_attack(outside, "files/ok.txt;files/innocent.txt")
+    assert failed is not None
+    assert ("failed evil: 'files/innocent.txt': 'innocent.txt' is a symbolic link; "
+            "links are not followed in an import") in out
+    assert imported() == [] and nothing_stored(media)
+
+
+def test_a_csv_path_through_a_symlinked_folder_is_refused(outside, media):
+    (outside / "files" / "keys").symlink_to(outside.parent.parent / "private")
+    out, _err, failed = csv_attack(outside, "files/keys/key.pem")
+    assert failed is not None
+    assert "failed evil: 'files/keys/key.pem': 'keys' is a symbolic link" in out
+    assert imported() == [] and nothing_stored(media)
+
+
+def test_a_symlink_inside_the_folder_to_a_file_inside_is_refused_too(outside, media):
+    # Links are not followed at all: one that points inside today may point elsewhere later.
+    (outside / "files" / "alias.txt").symlink_to(outside / "files" / "ok.txt")
+    out, _err, failed = csv_attack(outside, "files/alias.txt")
+    assert failed is not None and "'alias.txt' is a symbolic link" in out
+    assert imported() == [] and nothing_stored(media)
+
+
+def test_a_dot_dot_that_stays_inside_is_refused_as_well(outside, media):
+    out, _err, failed = csv_attack(outside, "files/sub/../ok.txt")
+    assert failed is not None and "'..' is not allowed in an import path" in out
+    assert imported() == [] and nothing_stored(media)
+
+
+def test_a_fifo_is_not_read(outside, media):
+    import os
+
+    os.mkfifo(outside / "files" / "pipe")
+    out, _err, failed = csv_attack(outside, "files/pipe")
+    assert failed is not None and "failed evil: 'pipe' is not a regular file" in out
+    assert imported() == [] and nothing_stored(media)
+
+
+@pytest.fixture
+def folder(outside):
+    """A folder import: one honest item folder beside whatever the attack adds."""
+    root = outside.parent / "folders"
+    (root / "001-fine").mkdir(parents=True)
+    (root / "001-fine" / "fine.txt").write_bytes(b"fine")
+    (root / "002-evil").mkdir()
+    (root / "002-evil" / "paper.pdf").write_bytes(b"%PDF")
+    return root
+
+
+def test_a_symlink_to_a_file_in_an_item_folder_fails_that_item(folder, media):
+    (folder / "002-evil" / "secret.txt").symlink_to(folder.parent.parent / "secret.txt")
+    out, _err, failed = run(folder)
+    assert failed is not None and "1 imported, 0 skipped, 1 failed" in out
+    assert ("failed 002-evil: 'secret.txt': 'secret.txt' is a symbolic link; links are not "
+            "followed in an import") in out
+    assert [i.title for i in imported()] == ["001-fine"]
+    assert [p.name for p in media.rglob("*") if p.is_file()] == ["fine.txt"]
+
+
+def test_a_symlinked_item_folder_fails_as_an_item(folder, media):
+    (folder / "003-link").symlink_to(folder.parent.parent / "private")
+    out, _err, failed = run(folder)
+    assert failed is not None and "2 imported, 0 skipped, 1 failed" in out
+    assert "failed 003-link: '003-link' is a symbolic link" in out
+    assert sorted(i.title for i in imported()) == ["001-fine", "002-evil"]
+    assert "key.pem" not in [p.name for p in media.rglob("*")]
+
+
+def test_a_symlinked_metadata_file_is_not_read(folder, media):
+    (folder.parent.parent / "meta.json").write_text('{"title": "From outside"}')
+    (folder / "002-evil" / "metadata.json").symlink_to(folder.parent.parent / "meta.json")
+    out, _err, failed = run(folder)
+    assert failed is not None and "failed 002-evil: 'metadata.json': " in out
+    assert "is a symbolic link" in out
+    assert [i.title for i in imported()] == ["001-fine"]

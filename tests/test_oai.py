@@ -257,6 +257,10 @@ VALUE = st.one_of(
 @given(st.lists(st.tuples(ARGUMENT, VALUE), max_size=5))
 def test_no_request_is_a_server_error(pairs):
     response = Client().get(f"/oai?{urlencode(pairs)}")
+    if any("\x00" in text for pair in pairs for text in pair):
+        # Refused on every route before any view (ibirepo/middleware.py, tests/test_nul.py).
+        assert response.status_code == 400
+        return
     assert response.status_code == 200
     root = etree.fromstring(response.content)
     code = error_code(root)

@@ -65,14 +65,14 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     def file_table(self, obj: Item) -> str:
         rows = format_html_join("", (
             "<tr><td><a href=\"/{}\">{}</a></td><td>{}</td><td>{}</td>"
-            "<td><code>{}</code></td><td>{}</td></tr>"), (
+            "<td><code>{}</code></td><td>{}</td><td{}>{}</td></tr>"), (
             (quote(storage.file_key(obj.ibi, f.name)), f.name, filesizeformat(f.size), f.size,
-             f.sha256, f.content_type)
+             f.sha256, f.content_type, *_fixity_cell(f))
             for f in obj.files.order_by("name")))
         return format_html(
             '<table class="ibi-files"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th>'
-            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
-            _("name"), _("size"), _("bytes"), "sha256", _("content type"), rows)
+            "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            _("name"), _("size"), _("bytes"), "sha256", _("content type"), _("fixity"), rows)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="",
                            obj=None):
@@ -125,6 +125,18 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     def delete_queryset(self, request, queryset) -> None:
         for item in queryset.filter(is_archive_service=False):
             services.item_delete(item=item)
+
+
+def _fixity_cell(file) -> tuple[str, str]:
+    """(attributes, text) of a file's fixity cell: a damaged file is not served (503) until a
+    check passes again, so the librarian must see it here, not only in Item files."""
+    if file.fixity_problem:
+        return (format_html(' class="errornote" title="{}"',
+                            _("not served until restored and checked again")),
+                format_html("{}: {}", _("DAMAGED, not served"), file.fixity_problem))
+    if file.checked_at:
+        return "", format_html("{} {}", _("intact, checked"), file.checked_at.date())
+    return "", _("not checked yet")
 
 
 @admin.register(MintingState)

@@ -23,9 +23,10 @@ from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as rest_exception_handler
 
-from ..deposit import selectors, services
+from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
+from ..site import citation
 
 MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 
@@ -77,8 +78,44 @@ class FileSerializer(serializers.ModelSerializer):
         return selectors.file_url(file.item, file.name, self.context.get("request"))
 
 
+class TombstoneSerializer(serializers.ModelSerializer):
+    """A deleted item's record, wherever the API shows one (an item, a list, a search): the
+    site's tombstone policy (archive/site/views.py `_tombstone`). Its identifiers, state,
+    title, citation, the date and reason of its deletion and the newer edition; never its
+    description, other metadata or files."""
+
+    timestamp = serializers.SerializerMethodField(help_text="last change, ISO 8601 UTC")
+    persistent_url = serializers.SerializerMethodField()
+    citation = serializers.SerializerMethodField(help_text="as the tombstone page cites it")
+    newer_edition = serializers.SerializerMethodField(
+        help_text="IBI of the next (else latest) edition, if any")
+
+    class Meta:
+        model = Item
+        fields = ["ibi", "ibip", "state", "title", "timestamp", "persistent_url", "citation",
+                  "deleted_at", "deletion_reason", "newer_edition"]
+        read_only_fields = fields
+
+    def get_timestamp(self, item: Item) -> str:
+        return iso_utc(item.updated)
+
+    def get_persistent_url(self, item: Item) -> str:
+        return selectors.persistent_url(item, self.context.get("request"))
+
+    def get_citation(self, item: Item) -> str:
+        request = self.context.get("request")
+        return citation.apa(citation.of_item(
+            item, url=selectors.persistent_url(item, request),
+            publisher=selectors.archive_address(request)))
+
+    def get_newer_edition(self, item: Item) -> str | None:
+        newer = selectors.newer_edition(item)
+        return newer.ibi if newer is not None else None
+
+
 class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
-    """An item's record: both IBI forms, state, files with their URLs, Dublin Core, links."""
+    """An item's record: both IBI forms, state, files with their URLs, Dublin Core, links.
+    A deleted item's record is its tombstone (TombstoneSerializer), here and in lists."""
 
     timestamp = serializers.SerializerMethodField(help_text="last update, ISO 8601 UTC")
     files = FileSerializer(many=True)
@@ -102,6 +139,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         for field in fields.values():
             field.read_only = True
         return fields
+
+    def to_representation(self, item: Item) -> dict:
+        if item.is_deleted:
+            return TombstoneSerializer(item, context=self.context).data
+        return super().to_representation(item)
 
     def get_timestamp(self, item: Item) -> str:
         # A copy's timestamp is its original's, as the archive service answers it.
@@ -185,6 +227,11 @@ class ItemUpdateSerializer(DublinCoreFields):
         return value or None
 
 
+class DeleteSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=1000,
+                                   help_text="shown on the tombstone, e.g. a retraction")
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
@@ -253,14 +300,17 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
         if state.lower() not in states:
             raise ValidationError({"state": f"one of {', '.join(Item.State.values)}"})
         items = items.filter(state=states[state.lower()])
+    # A tombstone shows neither language nor creators (TombstoneSerializer), so neither finds
+    # it: only its title does.
+    live = ~Q(state=Item.State.DELETED)
     language = params.get("language", "").strip()
     if language:
-        items = items.filter(Q(language__iexact=language)
-                             | Q(language__istartswith=f"{language}-"))
+        items = items.filter(live & (Q(language__iexact=language)
+                                     | Q(language__istartswith=f"{language}-")))
     for word in params.get("search", "").split():
         creators = DcValue.objects.filter(item=OuterRef("pk"), element="creator",
                                           value__icontains=word)
-        items = items.filter(Q(title__icontains=word) | Exists(creators))
+        items = items.filter(Q(title__icontains=word) | (Exists(creators) & live))
     return items
 
 
@@ -291,8 +341,16 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request={"multipart/form-data": DepositSerializer},
-                   responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
+    @extend_schema(
+        request={"multipart/form-data": DepositSerializer},
+        parameters=[OpenApiParameter(
+            "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
+            description="Optional, 1-255 printable ASCII characters, kept 24 hours per user. "
+                        "The same key with the same fields and files answers the same 201 "
+                        "(header Idempotent-Replayed: true) without a second item; with other "
+                        "fields or files, or while the first request is still depositing, "
+                        "409.")],
+        responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -301,14 +359,29 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                             status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        item = services.item_deposit(
-            title=data["title"], uploads=_uploads(data["files"]),
-            target_file=data.get("target_file", ""), language=data.get("language", ""),
-            previous_edition=data.get("previous_edition"),
-            translation_of=data.get("translation_of"),
-            sha256=data.get("sha256") or None, dc=_dc(data),
-            transferable=data["transferable"])
-        return self.record(item, status.HTTP_201_CREATED)
+
+        def deposit() -> Item:
+            return services.item_deposit(
+                title=data["title"], uploads=_uploads(data["files"]),
+                target_file=data.get("target_file", ""), language=data.get("language", ""),
+                previous_edition=data.get("previous_edition"),
+                translation_of=data.get("translation_of"),
+                sha256=data.get("sha256") or None, dc=_dc(data),
+                transferable=data["transferable"])
+
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return self.record(deposit(), status.HTTP_201_CREATED)
+        fields = {name: request.data.getlist(name) for name in request.data
+                  if name != "files"}
+        files = [(f.name, getattr(f, "sha256", "")) for f in data["files"]]
+        item, replayed = idempotency.once(
+            user=request.user, key=key, deposit=deposit,
+            request_fingerprint=idempotency.fingerprint(fields, files))
+        response = self.record(item, status.HTTP_201_CREATED)
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
 
 
 class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
@@ -351,9 +424,14 @@ class ItemDetail(_OneItem):
         services.item_update(item=item, dc=dc or None, **fields)
         return self.record(item)
 
-    @extend_schema(request=None, responses={200: ItemSerializer, **_errors(401, 403, 404)})
+    @extend_schema(request=DeleteSerializer,
+                   responses={200: TombstoneSerializer, **_errors(400, 401, 403, 404)})
     def delete(self, request, ibi: str) -> Response:
-        return self.record(services.item_delete(item=self.get_object()))
+        item = self.get_object()
+        form = DeleteSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        return self.record(services.item_delete(item=item,
+                                                reason=form.validated_data.get("reason", "")))
 
 
 @extend_schema(parameters=[IBI_PARAMETER])
@@ -365,6 +443,19 @@ class ItemFiles(_OneItem):
 
     def get_serializer_class(self):
         return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(responses={200: FileSerializer(many=True),
+                              410: OpenApiResponse(TombstoneSerializer,
+                                                   description="deleted: its tombstone"),
+                              **_errors(404)})
+    def get(self, request, ibi: str) -> Response:
+        """The item's files; a deleted item lists none: 410 with its tombstone."""
+        item = self.get_object()
+        context = self.get_serializer_context()
+        if item.is_deleted:
+            return Response(TombstoneSerializer(item, context=context).data,
+                            status=status.HTTP_410_GONE)
+        return Response(FileSerializer(item.files.all(), many=True, context=context).data)
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
                    responses={201: ItemSerializer, **_errors(400, 401, 403, 404, 409, 413)})

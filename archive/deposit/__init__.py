@@ -4,5 +4,7 @@
 - selectors: every read of items by IBI and of their relations, and the URLs handed out.
 - storage: the uniform layout col/<repository name>/doc/<file> on Django's storage API.
 - uploads: bounded-memory uploads, the checksum on the way in.
+- idempotency: Idempotency-Key, a deposit at most once per key.
+- bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
 """
-__all__ = ["selectors", "services", "storage", "uploads"]
+__all__ = ["bulk_import", "idempotency", "selectors", "services", "storage", "uploads"]

@@ -260,6 +260,12 @@ def facets(items: QuerySet[Item], size: int = 10) -> dict[str, list[tuple[str, i
     }
 
 
+def newer_edition(item: Item) -> Item | None:
+    """What a tombstone points readers to: the next edition, else the latest, else None."""
+    found = editions(item)
+    return found["next"] or found["latest"]
+
+
 def editions(item: Item) -> dict[str, Item | None]:
     """Previous, next and latest edition of item (None where there is none or it is item)."""
     try:

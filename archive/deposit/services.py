@@ -69,15 +69,20 @@ def _clean_metadata(dc: dict[str, Iterable[str]] | None) -> list[DcValue]:
     return rows
 
 
+def _safe_name(what: str, name: str) -> str:
+    """storage.safe_name, its refusal a ServiceError (a 400), not a ValueError (a 500)."""
+    try:
+        return storage.safe_name(name)
+    except storage.FileNameError as exc:
+        raise ServiceError(f"{what}: {exc}") from None
+
+
 def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
     if len(uploads) + len(existing) > settings.IBI_MAX_FILES:
         raise ServiceError(f"an item holds at most {settings.IBI_MAX_FILES} files")
     clean, seen = [], set(existing)
     for upload in uploads:
-        try:
-            name = storage.safe_name(upload.name)
-        except storage.FileNameError as exc:
-            raise ServiceError(str(exc)) from None
+        name = _safe_name("file name", upload.name)
         if name in existing:
             raise Conflict(f"the item already has a file named {name!r}")
         if name in seen:
@@ -152,7 +157,8 @@ def item_deposit(
         raise ServiceError("title is required")
     uploads = _clean_uploads(uploads)
     names = [u.name for u in uploads]
-    target_file = storage.safe_name(target_file) if target_file else (names[0] if names else "")
+    target_file = (_safe_name("target_file", target_file) if target_file
+                   else (names[0] if names else ""))
     if target_file and target_file not in names:
         raise ServiceError(f"target_file {target_file!r} is not one of the files")
     metadata = _clean_metadata(dc)
@@ -238,6 +244,7 @@ def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
     if "language" in fields and fields["language"]:
         fields["language"] = normalize_language(fields["language"])
     if "target_file" in fields and fields["target_file"]:
+        fields["target_file"] = _safe_name("target_file", fields["target_file"])
         if not item.files.filter(name=fields["target_file"]).exists():
             raise ServiceError(f"target_file {fields['target_file']!r} is not one of the files")
     if "title" in fields:
@@ -259,14 +266,21 @@ def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
 
 
 @transaction.atomic
-def item_delete(*, item: Item) -> Item:
-    """Tombstone: the record and its IBI stay forever with state Deleted; files are kept."""
+def item_delete(*, item: Item, reason: str = "") -> Item:
+    """Tombstone: the record and its IBI stay forever with state Deleted; files are kept.
+
+    `reason` is shown on the tombstone; deleting a tombstone again changes nothing.
+    """
     if item.is_archive_service:
         raise ServiceError("the archive service cannot be deleted")
+    reason = _clean_text("reason", reason or "")
+    if len(reason) > Item._meta.get_field("deletion_reason").max_length:
+        raise ServiceError("the reason is limited to 1000 characters")
     if not item.is_deleted:
         item.state = Item.State.DELETED
         item.deleted_at = timezone.now()
-        item.save(update_fields=["state", "deleted_at", "updated"])
+        item.deletion_reason = reason
+        item.save(update_fields=["state", "deleted_at", "deletion_reason", "updated"])
     return item
 
 

@@ -181,6 +181,8 @@ def parse_record(data: dict, asked: str) -> Record:
     if state not in Item.State.values:
         raise PeerError(f"the record's state {state!r} is not one of {Item.State.values}")
     files = data.get("files")
+    if files is None and state == Item.State.DELETED:
+        files = []  # a tombstone's record lists no files (the API's tombstone policy)
     if not isinstance(files, list):
         raise PeerError("the record has no file list")
     if len(files) > settings.IBI_MAX_FILES:

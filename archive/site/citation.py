@@ -29,6 +29,15 @@ class Citation:
     identifier: str = ""  # the IBI, as a note
 
 
+def of_item(item, *, url: str, publisher: str) -> Citation:
+    """The citation of an Item (duck-typed: title, ibi, created, dc(element)); `publisher` when
+    the item names none; the year of its dc:date, else of its deposit."""
+    publishers = item.dc("publisher")
+    year = next((d[:4] for d in item.dc("date") if d[:4].isdigit()), str(item.created.year))
+    return Citation(title=item.title, url=url, authors=item.dc("creator"), year=year,
+                    publisher=publishers[0] if publishers else publisher, identifier=item.ibi)
+
+
 def bibtex_escape(text: str) -> str:
     r"""`bibtex_escape("50% & {x}") == r"50\% \& \{x\}"`; line breaks become spaces."""
     text = " ".join(text.split())

@@ -20,6 +20,11 @@ What this view promises, and why:
 - Whatever a browser could execute (HTML, SVG, XML, scripts, anything unknown) is sent as an
   attachment: only an allow-list of passive types is shown inline, and always with
   `X-Content-Type-Options: nosniff`.
+- A file whose last fixity check found its bytes changed or missing (ItemFile.fixity_problem,
+  archive/preservation/fixity.py) answers 503 with Retry-After, GET and HEAD alike, never its
+  old checksum as ETag; once it is restored and a check passes, it is served again. (Serving a
+  verified Copy from another Archive instead is left to the resolver: the persistent URL still
+  redirects here.)
 - A full download — a 200 GET, or a GET without Range redirected to S3 — counts one
   Access(kind="download"): a single INSERT. HEAD, 304 and partial requests count nothing.
 """
@@ -166,6 +171,22 @@ def _byte_range(request: HttpRequest, size: int, etag: str, modified: int):
     return parsed.range_for_length(size) or "unsatisfiable"
 
 
+# A librarian restores a damaged file from a backup or a Copy, then fixity runs again: hours.
+DAMAGED_RETRY_AFTER = 3600
+
+
+def _damaged(found: ItemFile) -> HttpResponse:
+    """503: the stored bytes failed their last fixity check; the librarians see it in the
+    admin (Item files, and the item's page) and the file answers again once a check passes."""
+    response = HttpResponse(
+        f"{found.name} of {found.item.ibi} is temporarily unavailable: its stored copy failed "
+        "the last fixity check and is being restored. Please try again later.\n",
+        status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(DAMAGED_RETRY_AFTER)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def _count_download(request: HttpRequest, item: Item) -> None:
     Access.objects.create(item=item, kind=Access.Kind.DOWNLOAD, at=timezone.now(),
                           client_ips=request.META.get("REMOTE_ADDR", "")[:1000])
@@ -185,6 +206,10 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
     item = found.item
     if item.is_deleted:
         return HttpResponse(f"{item.ibi} was deleted\n", status=410, content_type="text/plain")
+    if found.fixity_problem:
+        # Before the conditional answers: the ETag is the recorded sha256, which these bytes
+        # no longer have, so neither a 304 nor a 200 may vouch for them.
+        return _damaged(found)
 
     etag, modified = f'"{found.sha256}"', int(found.created.timestamp())
     ctype = content_type_of(found.content_type)

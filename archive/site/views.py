@@ -19,7 +19,7 @@ from django.urls import reverse
 from ..deposit import selectors
 from ..harvest import oai_dc
 from ..models import DC_ELEMENTS, Item, validate_language
-from .citation import Citation, apa, bibtex
+from .citation import apa, bibtex, of_item
 
 PAGE_SIZE = 20
 # Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
@@ -96,19 +96,9 @@ def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
     return item
 
 
-def _year(item: Item) -> str:
-    for value in item.dc("date"):
-        if value[:4].isdigit():
-            return value[:4]
-    return str(item.created.year)
-
-
 def _citation(request: HttpRequest, item: Item) -> dict[str, str]:
-    publishers = item.dc("publisher")
-    c = Citation(title=item.title, url=selectors.persistent_url(item, request),
-                 authors=item.dc("creator"), year=_year(item),
-                 publisher=publishers[0] if publishers else selectors.archive_address(request),
-                 identifier=item.ibi)
+    c = of_item(item, url=selectors.persistent_url(item, request),
+                publisher=selectors.archive_address(request))
     return {"bibtex": bibtex(c), "apa": apa(c)}
 
 
@@ -146,10 +136,12 @@ def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
 
 
 def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
+    """The one tombstone policy (the API's TombstoneSerializer and OAI-PMH's deleted headers
+    follow it): identifiers, state, title, citation, date and reason of deletion, the newer
+    edition; never the description, the files or the rest of the metadata."""
     context = _context(request, item)
-    newer = context["editions"]["next"] or context["editions"]["latest"]
-    response = render(request, "archive/site/tombstone.html", {**context, "newer": newer},
-                      status=410)
+    response = render(request, "archive/site/tombstone.html",
+                      {**context, "newer": selectors.newer_edition(item)}, status=410)
     response["Link"] = _signposting(request, item, [])
     return response
 

@@ -9,13 +9,21 @@
 only those older than --min-age seconds: a deposit in progress has stored its files but not yet
 committed them. The storage is walked with listdir, so S3 works as the local disk does.
 Exit status 1 while problems remain.
+
+Every run also sweeps the upload folder (FILE_UPLOAD_TEMP_DIR, IBI_UPLOAD_TEMP_DIR): a file
+there older than --min-age is what a process killed mid-upload left behind ("swept" lines);
+an upload in progress is younger.
 """
 from __future__ import annotations
 
 import os
+import stat
+import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.core.management.base import (
     CommandError,
@@ -89,10 +97,26 @@ class Command(DocumentedCommand):
                 problems += 1
                 self.stdout.write(f"orphan   {key} ({where})")
 
+        swept = self._sweep_uploads(min_age)
         self.stdout.write(f"{len(expected)} files recorded, {len(stored)} stored: "
-                          f"{problems} problems, {removed} orphans removed")
+                          f"{problems} problems, {removed} orphans removed, "
+                          f"{swept} stale uploads swept")
         if problems:
             raise CommandError(f"{problems} problems found")
+
+    def _sweep_uploads(self, min_age: int) -> int:
+        folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
+        cutoff = time.time() - min_age
+        swept = 0
+        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+            # lstat: a link is swept as a link, never followed out of the folder.
+            info = path.lstat()
+            if stat.S_ISDIR(info.st_mode) or info.st_mtime > cutoff:
+                continue
+            path.unlink(missing_ok=True)
+            swept += 1
+            self.stdout.write(f"swept    {path} ({info.st_size} bytes, a stale upload)")
+        return swept
 
     def _remove(self, key: str, parts: tuple[str, str] | None, min_age: int) -> bool:
         age = timezone.now() - default_storage.get_modified_time(key)

@@ -12,6 +12,10 @@ Folder: one subfolder per item holding its files, and optionally `metadata.json`
 above (Dublin Core values as a string or a list); without it the subfolder's name is the
 title. The id is the subfolder's name. Names starting with "." (.DS_Store …) are skipped.
 
+Only regular files inside the source folder are read (the CSV's folder for a CSV): a path
+with `..`, an absolute path or a symbolic link anywhere (to a file or to an item folder) fails
+its item with the reason, and nothing of that item is imported (archive/deposit/bulk_import.py).
+
 Each imported item is appended to a journal, `<source>.imported.jsonl` beside the source
 (or --journal), as {"id", "ibi", "ibip"}; a second run skips the ids found there, so an
 interrupted import resumes where it stopped. A failed item is reported and retried next run.
@@ -34,7 +38,7 @@ from django.core.management.base import (
 )
 from tqdm import tqdm
 
-from archive.deposit import selectors, services
+from archive.deposit import bulk_import, selectors, services
 from archive.management.base import DocumentedCommand
 from archive.models import DC_ELEMENTS, Item
 
@@ -69,8 +73,11 @@ def read_csv(path: Path) -> Iterator[Entry]:
             entry = Entry(id=cells.get("id") or cells["files"] or f"line {line}")
             if None in row:
                 entry.error = f"line {line} has more cells than the header"
-            entry.paths = [path.parent / p.strip() for p in cells["files"].split(";")
-                           if p.strip()]
+            try:
+                entry.paths = [bulk_import.import_path(path.parent, p)
+                               for p in cells["files"].split(";") if p.strip()]
+            except bulk_import.UnsafePath as exc:
+                entry.error = entry.error or str(exc)
             entry.metadata = {
                 k: [v.strip() for v in value.split("|")] if k in DC_ELEMENTS else value
                 for k, value in cells.items() if k in FIELDS and value}
@@ -78,23 +85,28 @@ def read_csv(path: Path) -> Iterator[Entry]:
 
 
 def read_folder(path: Path) -> Iterator[Entry]:
+    # A link to a folder is listed too (is_dir follows it), so that it fails as an item.
     for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
         entry = Entry(id=sub.name, metadata={"title": sub.name})
         try:
+            bulk_import.check_item_folder(path, sub)
             children = sorted(c for c in sub.iterdir() if not c.name.startswith("."))
-            nested = [c.name for c in children if c.is_dir()]
+            nested = [c.name for c in children if c.is_dir() and not c.is_symlink()]
             if nested:
                 raise ValueError(f"subfolders are not supported: {', '.join(nested)}")
-            entry.paths = [c for c in children if c.name != METADATA_FILE]
-            if (sub / METADATA_FILE).exists():
-                entry.metadata = {"title": sub.name, **_metadata_json(sub / METADATA_FILE)}
+            entry.paths = [bulk_import.folder_file(path, c) for c in children]
+            metadata = next((p for p in entry.paths if p.name == METADATA_FILE), None)
+            entry.paths = [p for p in entry.paths if p.name != METADATA_FILE]
+            if metadata is not None:
+                entry.metadata = {"title": sub.name, **_metadata_json(metadata)}
         except (OSError, ValueError) as exc:
             entry.error = str(exc)
         yield entry
 
 
 def _metadata_json(path: Path) -> dict:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    with bulk_import.open_import_file(path) as f:
+        data = json.loads(f.read().decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError(f"{path.name} must hold a JSON object")
     unknown = set(data) - FIELDS
@@ -198,7 +210,7 @@ class Command(DocumentedCommand):
               for e in DC_ELEMENTS if e in meta}
         with ExitStack() as stack:
             uploads = [services.Upload(
-                name=p.name, file=stack.enter_context(p.open("rb")),
+                name=p.name, file=stack.enter_context(bulk_import.open_import_file(p)),
                 content_type=mimetypes.guess_type(p.name)[0] or "application/octet-stream")
                 for p in entry.paths]
             return services.item_deposit(

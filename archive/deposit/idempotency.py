@@ -1,0 +1,78 @@
+"""Idempotency-Key for deposits: a client that lost the answer retries without a duplicate.
+
+A key belongs to one user and is kept for IDEMPOTENCY_TTL. Its first request claims it (a row
+committed before the deposit starts), deposits, and records the item:
+
+- the same key and the same request again → the same item (the API replays its 201);
+- the same key and another request (other fields or files) → 409;
+- the same key while its first request is still depositing → 409 "in progress": the second
+  request does not wait (a deposit may take minutes of upload), the client retries later;
+- a deposit that fails releases the key, so that the corrected request may use it.
+
+"The same request" is its fingerprint: the sha256 of its fields and of its files' names and
+checksums (`fingerprint`), so a retry need not send byte-identical multipart framing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import IdempotencyKey, Item
+from .services import Conflict, ServiceError
+
+IDEMPOTENCY_TTL = timedelta(hours=24)
+MAX_KEY_LENGTH = 255
+
+
+def fingerprint(fields: dict[str, list[str]], files: list[tuple[str, str]]) -> str:
+    """sha256 of a request: its fields (each name's values, in order) and its files (name,
+    sha256), in order; the order of the field names does not matter.
+
+    >>> fingerprint({"title": ["T"]}, [("a.pdf", "0" * 64)]) == fingerprint(
+    ...     {"title": ["T"]}, [("a.pdf", "0" * 64)])
+    True
+    """
+    canonical = json.dumps({"fields": sorted(fields.items()), "files": files},
+                           ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def check_key(key: str) -> str:
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
+        raise ServiceError(f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII "
+                           "characters")
+    return key
+
+
+def once(*, user, key: str, request_fingerprint: str, deposit: Callable[[], Item]
+         ) -> tuple[Item, bool]:
+    """(item, replayed): `deposit()` run at most once per (user, key) within the TTL."""
+    key = check_key(key)
+    now = timezone.now()
+    # Expired keys go on any keyed write: no task to schedule, and the table stays small.
+    IdempotencyKey.objects.filter(created__lt=now - IDEMPOTENCY_TTL).delete()
+    try:
+        with transaction.atomic():
+            claim = IdempotencyKey.objects.create(user=user, key=key, created=now,
+                                                  fingerprint=request_fingerprint)
+    except IntegrityError:
+        existing = IdempotencyKey.objects.select_related("item").get(user=user, key=key)
+        if existing.fingerprint != request_fingerprint:
+            raise Conflict("this Idempotency-Key was used for another request; use a new "
+                           "key for a new deposit") from None
+        if existing.item is None:
+            raise Conflict("a request with this Idempotency-Key is in progress; retry it "
+                           "later") from None
+        return existing.item, True
+    try:
+        item = deposit()
+    except BaseException:
+        claim.delete()
+        raise
+    IdempotencyKey.objects.filter(pk=claim.pk).update(item=item)
+    return item, False
