@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -137,3 +138,20 @@ def env_networks(name: str, default: list[str]) -> tuple[str, ...]:
         except ValueError:
             raise ImproperlyConfigured(f"{name}: {text!r} is not an IP network") from None
     return tuple(texts)
+
+
+def env_urls(name: str) -> tuple[str, ...]:
+    """Comma-separated http(s) base URLs without query or credentials, trailing slash dropped."""
+    urls = []
+    for text in env_list(name, []):
+        parts = urlsplit(text)
+        try:
+            parts.port  # noqa: B018 (raises ValueError on a bad port)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {text!r} has a bad port") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+                or parts.fragment or parts.username or parts.password:
+            raise ImproperlyConfigured(f"{name}: {text!r} is not a base URL such as "
+                                       "https://archive.example.org")
+        urls.append(text.rstrip("/"))
+    return tuple(urls)

@@ -25,6 +25,7 @@ from .env import (
     env_networks,
     env_seconds,
     env_str,
+    env_urls,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -186,14 +187,21 @@ IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 # Each included Archive gets IBI_RESOLVER_TIMEOUT seconds to answer a urlRequest; one persistent
 # URL (all its hops) gets IBI_RESOLVER_DEADLINE; an answer longer than IBI_RESOLVER_MAX_RESPONSE
 # bytes is dropped. The resolver never connects to an address in IBI_RESOLVER_DENY_NETWORKS
-# (link-local and cloud metadata addresses by default; loopback stays allowed).
+# (link-local, cloud metadata and private addresses by default; loopback stays allowed). A
+# campus federation whose Archives live on 10.x sets its own list without 10.0.0.0/8.
 IBI_RESOLVER_TIMEOUT = env_seconds("IBI_RESOLVER_TIMEOUT", 3.0, low=0.05, high=60)
 IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high=300)
 IBI_RESOLVER_MAX_RESPONSE = env_int("IBI_RESOLVER_MAX_RESPONSE", 65536, low=1024, high=2**24)
 IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
     "169.254.0.0/16", "fe80::/10",  # link-local, where 169.254.169.254 answers on most clouds
     "fd00:ec2::254/128", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32",
+    # Private networks, where the services behind the firewall live: RFC 1918, IPv6 unique
+    # local addresses (RFC 4193) and carrier-grade NAT (RFC 6598).
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "100.64.0.0/10",
 ])
+# Other Archives that copies, migration and hand-over may talk to, besides those registered
+# at this resolver (RegisteredArchive addresses): base URLs, e.g. https://archive-b.example.org.
+IBI_PEER_ARCHIVES = env_urls("IBI_PEER_ARCHIVES")
 # This Archive's side: the administrator's address sent with inclusionRequest (default
 # admin@IBI_HOSTNAME), and the resolver and key `switchon`/`switchoff` use when not given.
 IBI_ARCHIVE_ADMIN_EMAIL = env_str("IBI_ARCHIVE_ADMIN_EMAIL", "")
