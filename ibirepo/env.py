@@ -155,3 +155,22 @@ def env_urls(name: str) -> tuple[str, ...]:
                                        "https://archive.example.org")
         urls.append(text.rstrip("/"))
     return tuple(urls)
+
+
+def env_cache(name: str, fallback: str | None) -> dict:
+    """Django's cache: Redis at the URL in name (else fallback), else per-process memory."""
+    url = env_str(name, fallback)
+    if url is None:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(f"{name}: {url.split('@')[-1]!r} is not a redis:// URL")
+    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate in DRF's syntax: <number>/<second|minute|hour|day>, e.g. 10/hour."""
+    value = env_str(name, default)
+    number, _, period = value.partition("/")
+    if not number.isdigit() or int(number) < 1 or period[:1] not in ("s", "m", "h", "d"):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a rate such as 10/hour")
+    return value

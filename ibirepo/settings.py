@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 from celery.schedules import crontab
@@ -16,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from .env import (
     env_address,
     env_bool,
+    env_cache,
     env_database,
     env_granularity,
     env_hostname,
@@ -23,6 +25,7 @@ from .env import (
     env_ip,
     env_list,
     env_networks,
+    env_rate,
     env_seconds,
     env_str,
     env_urls,
@@ -54,11 +57,14 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "archive",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A read on a connection the database dropped is run again; a write is a 503.
+    "archive.site.dropped_connections.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -68,6 +74,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login (archive/site/throttling.py).
+    "axes.middleware.AxesMiddleware",
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "ibirepo.urls"
@@ -108,6 +120,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # off: each request reads the change token instead (behind a transaction-mode pooler).
 DATABASE_LISTEN = env_bool("DATABASE_LISTEN", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache: counts of rate limits (archive/site/throttling.py) ---------------------------------
+# Redis when CACHE_URL (or REDIS_URL) names one, so that every process shares the counts; a
+# per-process local memory otherwise (enough for `make run`, not for several workers).
+CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
+
+# --- Rate limits (README "Rate limits") -----------------------------------------------------
+# Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
+# which any client can write, is ignored.
+NUM_PROXIES = env_int("NUM_PROXIES", 0, low=0, high=10)
+# The admin login: django-axes locks an IP out after AXES_FAILURE_LIMIT wrong passwords for
+# AXES_COOLOFF_TIME, counted in the database, answered 429 with Retry-After.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, low=1, high=1000)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("AXES_COOLOFF_SECONDS", 900, low=1,
+                                              high=30 * 86400))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",))
+# Wrong registration keys sent to the resolver service, per client IP (DRF's rate syntax).
+IBI_RESOLVER_SERVICE_FAILURES = env_rate("IBI_RESOLVER_SERVICE_FAILURES", "10/hour")
 
 # --- Celery: no broker → tasks run eagerly in-process ---------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -220,7 +255,7 @@ OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "archive.site.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -228,6 +263,13 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["archive.site.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
+        "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
+        "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
+    },
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "IBI repository API",
