@@ -80,7 +80,10 @@ def test_a_write_after_the_kill_is_a_503_with_retry_after_and_writes_nothing(cli
     assert "send the request again" in response.json()["detail"]
     assert Item.objects.count() == before
     # Sent again, it is done.
-    again = client.post("/api/items/", {"title": "Whole"}, secure=True, **headers)
+    upload = io.BytesIO(b"x")
+    upload.name = "x.txt"
+    again = client.post("/api/items/", {"title": "Whole", "files": [upload]}, secure=True,
+                        **headers)
     assert again.status_code == 201, again.content
     assert Item.objects.count() == before + 1
 
