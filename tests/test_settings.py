@@ -52,6 +52,11 @@ def test_placeholders_are_warned_about():
     ("DEBUG", "maybe", "DEBUG='maybe' is not a boolean"),
     ("DATABASE_URL", "nosuch://x", "DATABASE_URL"),
     ("ARCHIVE_ADDRESS", "http://evil/x", "ARCHIVE_ADDRESS"),
+    ("IBI_PEER_ARCHIVES", "archive-b.example.org", "IBI_PEER_ARCHIVES: 'archive-b.example.org' "
+                                                   "is not a base URL"),
+    ("IBI_PEER_ARCHIVES", "https://user:pw@b.example.org", "is not a base URL"),
+    ("CACHE_URL", "memcached://x:11211", "CACHE_URL: 'memcached://x:11211' is not a redis://"),
+    ("API_THROTTLE_TOKEN_FAILURES", "many", "API_THROTTLE_TOKEN_FAILURES='many' is not a rate"),
 ])
 def test_bad_values_stop_the_start(name, value, message):
     result = manage("check", **{**PRODUCTION, name: value})
