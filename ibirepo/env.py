@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -146,3 +147,39 @@ def env_networks(name: str, default: list[str]) -> tuple[str, ...]:
         except ValueError:
             raise ImproperlyConfigured(f"{name}: {text!r} is not an IP network") from None
     return tuple(texts)
+
+
+def env_urls(name: str) -> tuple[str, ...]:
+    """Comma-separated http(s) base URLs without query or credentials, trailing slash dropped."""
+    urls = []
+    for text in env_list(name, []):
+        parts = urlsplit(text)
+        try:
+            parts.port  # noqa: B018 (raises ValueError on a bad port)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {text!r} has a bad port") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+                or parts.fragment or parts.username or parts.password:
+            raise ImproperlyConfigured(f"{name}: {text!r} is not a base URL such as "
+                                       "https://archive.example.org")
+        urls.append(text.rstrip("/"))
+    return tuple(urls)
+
+
+def env_cache(name: str, fallback: str | None) -> dict:
+    """Django's cache: Redis at the URL in name (else fallback), else per-process memory."""
+    url = env_str(name, fallback)
+    if url is None:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(f"{name}: {url.split('@')[-1]!r} is not a redis:// URL")
+    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate in DRF's syntax: <number>/<second|minute|hour|day>, e.g. 10/hour."""
+    value = env_str(name, default)
+    number, _, period = value.partition("/")
+    if not number.isdigit() or int(number) < 1 or period[:1] not in ("s", "m", "h", "d"):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a rate such as 10/hour")
+    return value

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 from celery.schedules import crontab
@@ -16,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from .env import (
     env_address,
     env_bool,
+    env_cache,
     env_database,
     env_granularity,
     env_hostname,
@@ -23,9 +25,11 @@ from .env import (
     env_ip,
     env_list,
     env_networks,
+    env_rate,
     env_seconds,
     env_str,
     env_url_prefix,
+    env_urls,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -54,6 +58,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "archive",
 ]
 
@@ -61,6 +66,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Early: a NUL in a path or query is refused before any view or query sees it.
     "ibirepo.middleware.RefuseNulMiddleware",
+    # A read on a connection the database dropped is run again; a write is a 503.
+    "archive.site.dropped_connections.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -70,6 +77,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login (archive/site/throttling.py).
+    "axes.middleware.AxesMiddleware",
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "ibirepo.urls"
@@ -110,6 +123,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # off: each request reads the change token instead (behind a transaction-mode pooler).
 DATABASE_LISTEN = env_bool("DATABASE_LISTEN", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache: counts of rate limits (archive/site/throttling.py) ---------------------------------
+# Redis when CACHE_URL (or REDIS_URL) names one, so that every process shares the counts; a
+# per-process local memory otherwise (enough for `make run`, not for several workers).
+CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
+
+# --- Rate limits (README "Rate limits") -----------------------------------------------------
+# Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
+# which any client can write, is ignored.
+NUM_PROXIES = env_int("NUM_PROXIES", 0, low=0, high=10)
+# The admin login: django-axes locks an IP out after AXES_FAILURE_LIMIT wrong passwords for
+# AXES_COOLOFF_TIME, counted in the database, answered 429 with Retry-After.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, low=1, high=1000)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("AXES_COOLOFF_SECONDS", 900, low=1,
+                                              high=30 * 86400))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",))
+# Wrong registration keys sent to the resolver service, per client IP (DRF's rate syntax).
+IBI_RESOLVER_SERVICE_FAILURES = env_rate("IBI_RESOLVER_SERVICE_FAILURES", "10/hour")
 
 # --- Celery: no broker → tasks run eagerly in-process ---------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -197,14 +233,21 @@ IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 # Each included Archive gets IBI_RESOLVER_TIMEOUT seconds to answer a urlRequest; one persistent
 # URL (all its hops) gets IBI_RESOLVER_DEADLINE; an answer longer than IBI_RESOLVER_MAX_RESPONSE
 # bytes is dropped. The resolver never connects to an address in IBI_RESOLVER_DENY_NETWORKS
-# (link-local and cloud metadata addresses by default; loopback stays allowed).
+# (link-local, cloud metadata and private addresses by default; loopback stays allowed). A
+# campus federation whose Archives live on 10.x sets its own list without 10.0.0.0/8.
 IBI_RESOLVER_TIMEOUT = env_seconds("IBI_RESOLVER_TIMEOUT", 3.0, low=0.05, high=60)
 IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high=300)
 IBI_RESOLVER_MAX_RESPONSE = env_int("IBI_RESOLVER_MAX_RESPONSE", 65536, low=1024, high=2**24)
 IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
     "169.254.0.0/16", "fe80::/10",  # link-local, where 169.254.169.254 answers on most clouds
     "fd00:ec2::254/128", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32",
+    # Private networks, where the services behind the firewall live: RFC 1918, IPv6 unique
+    # local addresses (RFC 4193) and carrier-grade NAT (RFC 6598).
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "100.64.0.0/10",
 ])
+# Other Archives that copies, migration and hand-over may talk to, besides those registered
+# at this resolver (RegisteredArchive addresses): base URLs, e.g. https://archive-b.example.org.
+IBI_PEER_ARCHIVES = env_urls("IBI_PEER_ARCHIVES")
 # This Archive's side: the administrator's address sent with inclusionRequest (default
 # admin@IBI_HOSTNAME), and the resolver and key `switchon`/`switchoff` use when not given.
 IBI_ARCHIVE_ADMIN_EMAIL = env_str("IBI_ARCHIVE_ADMIN_EMAIL", "")
@@ -223,7 +266,7 @@ OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "archive.site.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -231,6 +274,13 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["archive.site.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
+        "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
+        "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
+    },
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "IBI repository API",

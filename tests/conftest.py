@@ -33,6 +33,17 @@ def media(request, tmp_path):
     return root
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache(request):
+    """Rate-limit counts (archive/throttling.py) start from nothing in every Django test: a
+    test's wrong tokens must not throttle the next test's client."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """The test database, and before it is dropped: the accesses still pending written, and

@@ -33,8 +33,9 @@ def fast_minting(settings):
 
 
 @pytest.fixture
-def source():
+def source(settings):
     archive = FakeArchive()
+    settings.IBI_PEER_ARCHIVES = (archive.base_url,)  # an explicitly configured Archive
     yield archive
     archive.close()
 
@@ -300,7 +301,7 @@ def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(sou
     gate = source.gate("b.bin")
     # TMPDIR: the killed process leaves its half-fetched temporary file there, not in /tmp.
     env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
-           "TMPDIR": str(tmp_path)}
+           "TMPDIR": str(tmp_path), "IBI_PEER_ARCHIVES": source.base_url}
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "copyitem", record["ibi"], "--from", source.base_url],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -26,8 +26,9 @@ def fast_minting(settings):
 
 
 @pytest.fixture
-def peer():
+def peer(settings):
     archive = FakeArchive()
+    settings.IBI_PEER_ARCHIVES = (archive.base_url,)  # an explicitly configured Archive
     yield archive
     archive.close()
 
@@ -115,9 +116,13 @@ def test_hand_over_needs_the_right_to_change_and_delete(peer, original):
     assert hand_over(api, original, peer.base_url).status_code == 403
 
 
-def test_an_unreachable_target_or_a_bad_url(original, librarian_api):
+def test_an_unreachable_target_or_a_bad_url(original, librarian_api, settings):
+    settings.IBI_PEER_ARCHIVES = ("http://127.0.0.1:1",)
     response = hand_over(librarian_api, original, "http://127.0.0.1:1")
-    assert response.status_code == 502 and "could not be checked" in response.json()["detail"]
+    assert response.status_code == 502
+    assert response.json()["detail"] == ("the target's copy could not be checked: item "
+                                         f"{original.ibi}: http://127.0.0.1:1/api/items/"
+                                         f"{original.ibi} is not reachable")
     assert hand_over(librarian_api, original, "not a url").status_code == 400
     response = hand_over(librarian_api, original, SELF)
     assert response.status_code == 409 and "to itself" in response.json()["detail"]

@@ -132,7 +132,15 @@ def test_the_default_denied_networks_cover_link_local_and_cloud_metadata(ip, set
     assert client.denied(ip, project.IBI_RESOLVER_DENY_NETWORKS)
 
 
-@pytest.mark.parametrize("ip", ["127.0.0.1", "::1", "150.163.34.243", "10.1.2.3"])
+@pytest.mark.parametrize("ip", ["10.1.2.3", "172.31.255.1", "192.168.0.1", "fd00::1",
+                                "fc12::1", "100.64.0.1", "::ffff:10.0.0.1"])
+def test_the_default_denied_networks_cover_private_ranges(ip):
+    from ibirepo import settings as project
+
+    assert client.denied(ip, project.IBI_RESOLVER_DENY_NETWORKS)
+
+
+@pytest.mark.parametrize("ip", ["127.0.0.1", "::1", "150.163.34.243", "172.32.0.1"])
 def test_loopback_and_ordinary_addresses_are_allowed(ip):
     from ibirepo import settings as project
 

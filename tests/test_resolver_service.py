@@ -92,13 +92,30 @@ def test_example_7_2_includes_a_registered_archive_that_confirms(client, archive
     assert found.included_at is not None
 
 
-def test_an_archive_that_does_not_confirm_is_included_unconfirmed(client):
+def test_an_archive_that_does_not_confirm_is_not_included(client):
     register_archive(archive_service_ibi=SERVICE.replace("mtc-m21", "MTC-m21@80"), key=KEY)
     with SilentServer() as silent:
         response = send(client, request_pairs(silent))
 
+    assert response.content == b"status.archive excluded\r\nstatus.confirmation unsuccessful"
+    assert not RegisteredArchive.objects.get().included
+
+
+def test_an_inclusion_whose_confirmation_is_refused_changes_nothing(client, archive):
+    # The attack: a holder of the key points the resolver at an address that never vouched
+    # for the Archive. The included Archive must keep the address that last confirmed.
+    register_archive(archive_service_ibi=SERVICE, key=KEY)
+    send(client, request_pairs(archive))
+    before = snapshot()
+    with FakeArchiveService(SERVICE) as impostor:
+        impostor.answer = lambda path, pairs: (200, "confirmation no\n")
+        response = send(client, request_pairs(impostor, archiveip="203.0.113.9",
+                                              archiveplatformversion="9999"))
+    assert impostor.asked == [{"servicesubject": "inclusionConfirmationRequest"}]
+
+    assert response.status_code == 200
     assert response.content == b"status.archive included\r\nstatus.confirmation unsuccessful"
-    assert RegisteredArchive.objects.get().included
+    assert snapshot() == before
 
 
 def test_example_7_3_excludes_and_the_address_may_change_at_the_next_inclusion(client, archive):

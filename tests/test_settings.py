@@ -54,6 +54,11 @@ def test_placeholders_are_warned_about():
     ("ARCHIVE_ADDRESS", "http://evil/x", "ARCHIVE_ADDRESS"),
     ("IBI_ACCEL_REDIRECT", "_protected", "IBI_ACCEL_REDIRECT='_protected': give a path"),
     ("IBI_ACCEL_REDIRECT", "/a b/", "give a path such as /_protected/"),
+    ("IBI_PEER_ARCHIVES", "archive-b.example.org", "IBI_PEER_ARCHIVES: 'archive-b.example.org' "
+                                                   "is not a base URL"),
+    ("IBI_PEER_ARCHIVES", "https://user:pw@b.example.org", "is not a base URL"),
+    ("CACHE_URL", "memcached://x:11211", "CACHE_URL: 'memcached://x:11211' is not a redis://"),
+    ("API_THROTTLE_TOKEN_FAILURES", "many", "API_THROTTLE_TOKEN_FAILURES='many' is not a rate"),
 ])
 def test_bad_values_stop_the_start(name, value, message):
     result = manage("check", **{**PRODUCTION, name: value})

@@ -43,7 +43,10 @@ def downloads(server) -> int:
 
 
 def test_copy_resolve_migrate_and_check_fixity_between_two_archives(network):
-    a, b = network.start("a"), network.start("b")
+    # A knows B once B is included at A's resolver; B is told about A (the hand-over's target
+    # and the source of B's refreshes) in IBI_PEER_ARCHIVES.
+    a = network.start("a")
+    b = network.start("b", IBI_PEER_ARCHIVES=a.url)
     a.manage("registerarchive", b.archive_service_ibi(), KEY, "--email", "admin@b.ibi.test")
     assert "included" in b.manage("switchon", "--resolver", a.url, "--key", KEY).stdout
     b_token = b.librarian_token()

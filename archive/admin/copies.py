@@ -55,7 +55,7 @@ class CopyForm(forms.Form):
 
     def clean_source(self) -> str:
         try:
-            return peer.base_url(self.cleaned_data["source"])
+            return peer.allowed_base(self.cleaned_data["source"])
         except peer.PeerError as exc:
             raise forms.ValidationError(str(exc)) from None
 

@@ -110,6 +110,13 @@ def same_archive(a: str, b: str) -> bool:
             == (y.hostname, y.port or default.get(y.scheme), y.path.rstrip("/")))
 
 
+def _allowed(base: str) -> str:
+    try:
+        return peer.allowed_base(base)
+    except PeerError as exc:
+        raise services.ServiceError(str(exc)) from None
+
+
 def own_base_url() -> str:
     return peer.base_url(selectors.base_url())
 
@@ -148,12 +155,9 @@ def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> Cop
         parsed = ibilib.parse(ibi)
     except ValueError as exc:
         raise services.ServiceError(f"{ibi!r} is not an IBI: {exc}") from None
-    try:
-        source = peer.base_url(source)
-    except PeerError as exc:
-        raise services.ServiceError(str(exc)) from None
     # Before any network: an Original here is never overwritten by anyone's copy.
     _refuse_original(selectors.item_by_ibi(str(parsed)))
+    source = _allowed(source)
     with _client(http) as client:
         try:
             record = peer.fetch_record(client, source, ibi)
@@ -442,6 +446,7 @@ def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> I
                           "be handed over")
     if same_archive(target, own_base_url()):
         raise CopyRefused("an Archive cannot hand an Original over to itself")
+    target = _allowed(target)
     with _client(http) as client:
         try:
             record = peer.fetch_record(client, target, item.ibi)
@@ -475,10 +480,10 @@ def migrate_item(*, ibi: str, source: str, token: str, self_url: str | None = No
                  http: httpx.Client | None = None) -> CopyResult:
     """At the target: copy the Original held at source, have source hand it over, become it."""
     try:
-        source = peer.base_url(source)
         self_url = peer.base_url(self_url or own_base_url())
     except PeerError as exc:
         raise services.ServiceError(str(exc)) from None
+    source = _allowed(source)
     with _client(http) as client:
         local = selectors.item_by_ibi(ibi)
         if local is not None and local.state == Item.State.ORIGINAL:

@@ -6,13 +6,29 @@ file to a temporary file while hashing it, stopping as soon as it grows past its
 size, so memory stays bounded and nothing unverified is ever stored.
 
 Files are fetched from the peer's own download path (`<base>/col/<rep>/doc/<name>`), built
-here from the base URL the operator gave, never from a URL in the answer; redirects are
-followed because an Archive on S3 redirects downloads to its bucket. The request carries
+here from the base URL the operator gave, never from a URL in the answer. The request carries
 `Range: bytes=0-`: a copy is not a reader, and the peer counts only full 200 downloads.
+
+A base URL typed by a librarian is a request this server makes on their behalf, so
+(server-side request forgery):
+
+* only an allowed Archive is asked (`allowed_base`): one registered at this resolver (its
+  RegisteredArchive address, plain http) or one listed in IBI_PEER_ARCHIVES;
+* every connection goes through the resolver's `GuardedTransport`: the host resolved once,
+  no address in IBI_RESOLVER_DENY_NETWORKS, the checked address pinned;
+* records and hand-overs follow no redirect and are read up to MAX_RECORD_BYTES. File
+  downloads alone follow redirects (MAX_REDIRECTS), each hop guarded the same way, because an
+  Archive on S3 redirects downloads to its bucket; those bytes only ever meet a length cap
+  and a checksum;
+* whatever went wrong on the way, the error says "not reachable" and nothing more (the
+  detail goes to the log): a closed port, a silent one and one that speaks something else
+  than HTTP look alike, so the form is no port scanner.
 """
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,12 +40,20 @@ from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from ..deposit import storage
 from ..identifiers import ibi as ibilib
-from ..models import DC_ELEMENTS, Item
+from ..models import DC_ELEMENTS, Item, RegisteredArchive
+from ..protocol import client as guarded
+
+logger = logging.getLogger(__name__)
 
 CHUNK = 1024 * 1024
 TIMEOUT = httpx.Timeout(30.0)
 USER_AGENT = "ibirepo-copy/1"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+# An item record of IBI_MAX_FILES = 100 files is some 30 kB: room for the largest, and a bound
+# on what a peer can make us hold in memory.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+MAX_REDIRECTS = 3
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class PeerError(RuntimeError):
@@ -80,9 +104,60 @@ def base_url(text: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
+def _endpoint(scheme: str, host: str, port: int | None) -> tuple[str, str, int]:
+    return scheme, host.lower().strip("[]"), port or DEFAULT_PORTS[scheme]
+
+
+def _allowed_endpoints() -> set[tuple[str, str, int]]:
+    found = set()
+    for url in settings.IBI_PEER_ARCHIVES:
+        parts = urlsplit(url)
+        found.add(_endpoint(parts.scheme, parts.hostname, parts.port))
+    for address in RegisteredArchive.objects.exclude(address="").values_list("address",
+                                                                             flat=True):
+        try:
+            found.add(_endpoint("http", *guarded.split_address(address)))
+        except guarded.AddressError:
+            continue  # recorded before the address rules tightened: not a peer
+    return found
+
+
+def allowed_base(text: str) -> str:
+    """The base URL of an Archive this one may ask, checked before any connection, or
+    PeerError: not a base URL, not an allowed Archive, or in a denied network."""
+    base = base_url(text)
+    parts = urlsplit(base)
+    endpoint = _endpoint(parts.scheme, parts.hostname, parts.port)
+    if endpoint not in _allowed_endpoints():
+        raise PeerError(f"{base} is not an allowed Archive: register it at this resolver or "
+                        "list it in IBI_PEER_ARCHIVES")
+    try:
+        guarded.checked_ips(endpoint[1], endpoint[2], settings.IBI_RESOLVER_DENY_NETWORKS)
+    except guarded.AddressError as exc:
+        logger.warning("%s refused: %s", base, exc)
+        raise PeerError(f"{base} is not reachable") from None
+    return base
+
+
 def client() -> httpx.Client:
-    return httpx.Client(timeout=TIMEOUT, follow_redirects=True,
-                        headers={"User-Agent": USER_AGENT})
+    return httpx.Client(
+        timeout=TIMEOUT, follow_redirects=False, max_redirects=MAX_REDIRECTS, trust_env=False,
+        transport=guarded.GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS),
+        headers={"User-Agent": USER_AGENT})
+
+
+def _unreachable(what: str, url: str, exc: Exception) -> PeerError:
+    logger.warning("%s: %s: %s: %s", what, url, type(exc).__name__, exc)
+    return PeerError(f"{what}: {url} is not reachable")
+
+
+def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > MAX_RECORD_BYTES:
+            raise PeerError(f"{what}: {url} answered more than {MAX_RECORD_BYTES} bytes")
+    return bytes(body)
 
 
 def item_api_url(base: str, ibi: str) -> str:
@@ -91,15 +166,18 @@ def item_api_url(base: str, ibi: str) -> str:
 
 def get_json(http: httpx.Client, url: str, what: str) -> dict:
     try:
-        response = http.get(url, headers={"Accept": "application/json"})
+        with http.stream("GET", url, headers={"Accept": "application/json"},
+                         follow_redirects=False) as response:
+            status = response.status_code
+            body = _read_capped(response, what, url) if status == 200 else b""
     except httpx.HTTPError as exc:
-        raise PeerError(f"{what}: {url} could not be reached ({exc})") from None
-    if response.status_code == 404:
+        raise _unreachable(what, url, exc) from None
+    if status == 404:
         raise PeerError(f"{what}: {url} answered 404, no such item there")
-    if response.status_code != 200:
-        raise PeerError(f"{what}: {url} answered {response.status_code}")
+    if status != 200:
+        raise PeerError(f"{what}: {url} answered {status}")
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
         raise PeerError(f"{what}: {url} did not answer JSON") from None
     if not isinstance(data, dict):
@@ -244,7 +322,8 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
         return _verified(temp, remote)
     try:
         digest, size = hashlib.sha256(), 0
-        with http.stream("GET", url, headers={"Range": "bytes=0-"}) as response:
+        with http.stream("GET", url, headers={"Range": "bytes=0-"},
+                         follow_redirects=True) as response:
             if response.status_code not in (200, 206) or (
                     response.status_code == 206
                     and not response.headers.get("Content-Range", "").startswith("bytes 0-")):
@@ -262,7 +341,7 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
                                 f"with {remote.sha256}")
     except httpx.HTTPError as exc:
         temp.close()
-        raise PeerError(f"{url} could not be fetched ({exc})") from None
+        raise _unreachable(remote.name, url, exc) from None
     except BaseException:
         temp.close()
         raise
@@ -282,13 +361,14 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
     archive.preservation.copies)."""
     url = f"{item_api_url(base, ibi)}/handover"
     try:
-        response = http.post(url, json={"target": target},
-                             headers={"Authorization": f"Token {token}",
-                                      "Accept": "application/json"})
+        with http.stream("POST", url, json={"target": target}, follow_redirects=False,
+                         headers={"Authorization": f"Token {token}",
+                                  "Accept": "application/json"}) as response:
+            body = _read_capped(response, "hand-over", url)
     except httpx.HTTPError as exc:
-        raise PeerError(f"hand-over: {url} could not be reached ({exc})") from None
+        raise _unreachable("hand-over", url, exc) from None
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
         data = {}
     if response.status_code != 200:

@@ -10,12 +10,16 @@ round trip on the reader's critical path.
 
 What the resolver will not do, whatever an Archive registered or answered:
 
-* connect to an address in ``IBI_RESOLVER_DENY_NETWORKS`` (link-local and cloud metadata by
-  default). The host is resolved once, every address is checked, and the connection goes to
-  the checked address with the ``Host`` header set, so a DNS answer cannot change in between;
+* connect to an address in ``IBI_RESOLVER_DENY_NETWORKS`` (link-local, cloud metadata and
+  private ranges by default). The host is resolved once, every address is checked, and the
+  connection goes to the checked address with the ``Host`` header set, so a DNS answer cannot
+  change in between;
 * follow a redirect, accept a compressed body, read more than ``IBI_RESOLVER_MAX_RESPONSE``
   bytes, or wait longer than the per-Archive timeout;
 * take anything but a 200 answer that is an ASCII pair list (Table 6.2).
+
+`GuardedTransport` brings the same address rules to the synchronous httpx clients that talk
+to other Archives' REST API (archive/preservation/peer.py).
 """
 from __future__ import annotations
 
@@ -123,21 +127,69 @@ def denied(ip: str, networks: Sequence[str]) -> bool:
                if ipaddress.ip_network(n, strict=False).version == address.version)
 
 
-async def _checked_ips(host: str, port: int, networks: Sequence[str]) -> list[str]:
+def _allowed_ips(host: str, ips: list[str], networks: Sequence[str]) -> list[str]:
+    bad = [ip for ip in ips if denied(ip, networks)]
+    if bad or not ips:
+        raise AddressError(f"{host} resolves to a denied address ({', '.join(bad)})")
+    return ips
+
+
+def _literal(host: str) -> list[str] | None:
     try:
         ipaddress.ip_address(host)
-        ips = [host]
     except ValueError:
+        return None
+    return [host]
+
+
+async def _checked_ips(host: str, port: int, networks: Sequence[str]) -> list[str]:
+    ips = _literal(host)
+    if ips is None:
         try:
             infos = await asyncio.get_running_loop().getaddrinfo(
                 host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise AddressError(f"{host} does not resolve: {exc}") from None
         ips = list(dict.fromkeys(info[4][0] for info in infos))
-    bad = [ip for ip in ips if denied(ip, networks)]
-    if bad or not ips:
-        raise AddressError(f"{host} resolves to a denied address ({', '.join(bad)})")
-    return ips
+    return _allowed_ips(host, ips, networks)
+
+
+def checked_ips(host: str, port: int, networks: Sequence[str]) -> list[str]:
+    """The addresses host resolves to, once none of them is denied; else AddressError."""
+    ips = _literal(host)
+    if ips is None:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise AddressError(f"{host} does not resolve: {exc}") from None
+        ips = list(dict.fromkeys(info[4][0] for info in infos))
+    return _allowed_ips(host, ips, networks)
+
+
+class GuardedTransport(httpx.HTTPTransport):
+    """Each request, redirects included, goes to an address checked against the deny-list.
+
+    The host is resolved once per request and the connection made to the checked address; the
+    ``Host`` header (set by the client from the URL) and, for https, the TLS server name keep
+    naming the host, so certificates are verified against it. A denied host is an
+    ``httpx.ConnectError``: callers treat it as any other unreachable Archive.
+    """
+
+    def __init__(self, networks: Sequence[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.networks = tuple(networks)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        port = request.url.port or (443 if request.url.scheme == "https" else 80)
+        try:
+            ip = checked_ips(host, port, self.networks)[0]
+        except AddressError as exc:
+            raise httpx.ConnectError(str(exc), request=request) from None
+        if request.url.scheme == "https":
+            request.extensions = {**request.extensions, "sni_hostname": host}
+        request.url = request.url.copy_with(host=ip)
+        return super().handle_request(request)
 
 
 def _limits() -> dict:

@@ -15,8 +15,11 @@ Archive for its ``inclusionConfirmationRequest`` (Example 7.4) and answers::
     status.archive included
     status.confirmation successful
 
-(``unsuccessful`` when no ``confirmation yes`` came: the Archive is included all the same, as
-§7.2 says), or ``status.archive excluded`` for ``exclusionRequest``.
+or ``status.archive excluded`` for ``exclusionRequest``. When no ``confirmation yes`` came,
+nothing changes: the answer is ``status.confirmation unsuccessful`` with the Archive's status
+as it was. §7.2 would include it all the same, but then anyone holding a key could point the
+resolver at an address that never vouched for the Archive; an unconfirmed address is not
+recorded, and an included Archive keeps the address that last confirmed.
 
 Keys: only ``p2$<salt>$<PBKDF2-SHA256>`` is stored (fits RegisteredArchive.key_hash), compared
 with ``hmac.compare_digest``; an unknown Archive costs the same hashing time as a known one.
@@ -216,10 +219,11 @@ def answer(query: str) -> list[Pair]:
         address = check_address(fields["archiveaddress"])
     except client.AddressError as exc:
         raise Refused(f"archiveaddress: {exc}") from None
-    confirmed = confirm(address, archive.archive_service_ibi)
+    if not confirm(address, archive.archive_service_ibi):
+        return [("status.archive", "included" if archive.included else "excluded"),
+                ("status.confirmation", "unsuccessful")]
     RegisteredArchive.objects.filter(pk=archive.pk).update(
         included=True, included_at=now, address=address, ip=fields["archiveip"],
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
-    return [("status.archive", "included"),
-            ("status.confirmation", "successful" if confirmed else "unsuccessful")]
+    return [("status.archive", "included"), ("status.confirmation", "successful")]

@@ -33,6 +33,7 @@ from ..protocol import persistent_url
 from ..protocol.pairs import unquote_word
 from ..protocol.responses import never_cache, render_pairs
 from ..site.citation import Citation, apa, bibtex
+from ..site.throttling import FailureThrottle, too_many
 from . import resolve as resolver
 from . import service as resolver_service
 
@@ -46,9 +47,19 @@ def resolver_service_view(request: HttpRequest) -> HttpResponse:
             f"method {request.method} not allowed: the resolver service answers GET"), 405)
         response["Allow"] = "GET"
         return response
+    # Each key checked costs a 60 000-iteration PBKDF2: a client past its refused keys is
+    # answered before any hashing.
+    failures = FailureThrottle("resolver_service")
+    wait = failures.retry_after(request)
+    if wait is not None:
+        return too_many(wait, render_pairs(request, error_pairs(
+            f"too many refused registration keys from this client: try again in {wait} s"),
+            429))
     try:
         pairs = resolver_service.answer(request.META.get("QUERY_STRING", ""))
     except resolver_service.Refused as exc:
+        if exc.status == 403:
+            failures.record(request)
         return render_pairs(request, error_pairs(str(exc)), exc.status)
     return render_pairs(request, pairs)
 

@@ -1,0 +1,102 @@
+"""Rate limits of the HTTP edges, on DRF's throttles and Django's cache (README "Rate limits").
+
+What each guards, and why it counts what it counts:
+
+* `WriteThrottle`: API writes (POST, PUT, PATCH, DELETE) per user, API_THROTTLE_WRITES.
+* `FailureThrottle`: failures per client IP, checked *before* the costly work and recorded
+  only when it failed, so a client that keeps its credentials right is never slowed, however
+  many failures another client piles up. `ThrottledTokenAuthentication` uses it for wrong API
+  tokens (API_THROTTLE_TOKEN_FAILURES); the resolver service for refused registration keys
+  (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-iteration PBKDF2.
+* The admin login: django-axes (settings.py), whose lockout answer is `lockout_response`.
+
+The counts live in Django's default cache: shared by every process when it is Redis
+(CACHE_URL or REDIS_URL), per process with the local-memory default. The client IP is
+REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front the address they saw
+(X-Forwarded-For, counted from the right): a header a client writes itself is never believed.
+"""
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed, Throttled
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class WriteThrottle(UserRateThrottle):
+    """Writes per user (per IP for anonymous ones); reads are not counted."""
+
+    scope = "write"
+
+    def get_rate(self) -> str:
+        # DRF copies the rates into a class attribute at import; read the settings instead.
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+
+    def allow_request(self, request, view) -> bool:
+        return request.method in SAFE_METHODS or super().allow_request(request, view)
+
+
+class FailureThrottle(SimpleRateThrottle):
+    """Failures per client IP within the rate's window (DEFAULT_THROTTLE_RATES[scope])."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        super().__init__()
+
+    def get_rate(self) -> str:
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+
+    def get_cache_key(self, request, view=None) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def retry_after(self, request: HttpRequest) -> int | None:
+        """Seconds until the next attempt is heard, or None when it may go ahead now."""
+        self.key = self.get_cache_key(request)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        if len(self.history) < self.num_requests:
+            return None
+        return max(1, math.ceil(self.wait()))
+
+    def record(self, request: HttpRequest) -> None:
+        self.retry_after(request)  # loads and prunes the history
+        self.history.insert(0, self.now)
+        self.cache.set(self.key, self.history, self.duration)
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """DRF's token authentication; a client past its wrong tokens is answered 429 unasked."""
+
+    def authenticate(self, request):
+        throttle = FailureThrottle("token_failure")
+        wait = throttle.retry_after(request)
+        if wait is not None:
+            raise Throttled(wait)
+        try:
+            return super().authenticate(request)
+        except AuthenticationFailed:
+            throttle.record(request)
+            raise
+
+
+def too_many(wait: int, response: HttpResponse) -> HttpResponse:
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def lockout_response(request: HttpRequest, original_response=None, credentials=None
+                     ) -> HttpResponse:
+    """django-axes' answer to a locked-out admin login: 429 with Retry-After."""
+    cool_off = settings.AXES_COOLOFF_TIME or timedelta(hours=1)
+    return too_many(math.ceil(cool_off.total_seconds()), HttpResponse(
+        "Too many failed logins from this address: try again later.\n", status=429,
+        content_type="text/plain; charset=utf-8"))

@@ -1,0 +1,105 @@
+"""The database kills our connections between two requests (a restart, a failover, an
+administrator's pg_terminate_backend): a read is answered all the same, a write is a 503 with
+Retry-After that wrote nothing, and neither is ever a 500.
+
+Always against a real PostgreSQL, whatever the suite runs on: a gunicorn worker of
+tests/servers.py on a database of its own, keeping its connection between requests
+(CONN_MAX_AGE), whose backends the test terminates from another connection.
+"""
+from __future__ import annotations
+
+import os
+
+import httpx
+import psycopg
+import pytest
+
+from .servers import LiveServers
+
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
+
+
+def kill_backends(dbname: str) -> int:
+    """What an administrator (or a failover) does, from a connection of its own."""
+    with psycopg.connect(**PG, autocommit=True) as admin:
+        return admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()", [dbname]).fetchone()[0]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    dbname = f"ibirepo_drops_{os.getpid()}"
+    with psycopg.connect(**PG, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+    try:
+        with LiveServers(tmp_path_factory.mktemp("drops")) as servers:
+            # One worker: every request meets the connection the test kills.
+            live = servers.start("drops", extra_args=("--workers", "1"),
+                                 DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{dbname}")
+            live.dbname = dbname
+            live.token = live.librarian_token()
+            yield live
+    finally:
+        with psycopg.connect(**PG, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+
+
+def deposit(server, title: str) -> httpx.Response:
+    return httpx.post(f"{server.url}/api/items/", data={"title": title},
+                      files={"files": ("x.txt", b"x", "text/plain")},
+                      headers={"Authorization": f"Token {server.token}"}, timeout=30)
+
+
+def items(server) -> int:
+    return int(server.shell("from archive.models import Item; "
+                            "print(Item.objects.filter(is_archive_service=False).count())"))
+
+
+def test_a_read_after_the_kill_is_retried_once_and_answered(server):
+    item = deposit(server, "Report").json()
+    assert httpx.get(f"{server.url}/api/items/{item['ibi']}", timeout=30).status_code == 200
+    assert kill_backends(server.dbname) >= 1
+
+    response = httpx.get(f"{server.url}/api/items/{item['ibi']}", timeout=30)
+
+    assert response.status_code == 200 and response.json()["title"] == "Report"
+
+
+def test_a_page_read_after_the_kill_is_answered_too(server):
+    item = deposit(server, "Page").json()
+    assert httpx.get(f"{server.url}/items/{item['ibi']}", timeout=30).status_code == 200
+    assert kill_backends(server.dbname) >= 1
+    assert httpx.get(f"{server.url}/items/{item['ibi']}", timeout=30).status_code == 200
+
+
+def test_a_write_after_the_kill_is_a_503_with_retry_after_and_writes_nothing(server):
+    assert httpx.get(f"{server.url}/api/items/", timeout=30).status_code == 200
+    before = items(server)
+    assert kill_backends(server.dbname) >= 1
+
+    response = deposit(server, "Half")
+
+    assert response.status_code == 503
+    assert int(response.headers["Retry-After"]) > 0
+    assert "send the request again" in response.json()["detail"]
+    assert items(server) == before
+    # Sent again, it is done.
+    again = deposit(server, "Whole")
+    assert again.status_code == 201, again.text
+    assert items(server) == before + 1
+
+
+@pytest.mark.django_db
+def test_a_real_database_error_is_still_a_500(client, monkeypatch):
+    from django.db import OperationalError
+
+    from archive.deposit import selectors
+
+    def broken(*args, **kwargs):
+        raise OperationalError("a bug, not a dropped connection")
+
+    monkeypatch.setattr(selectors, "item_by_ibi", broken)
+    client.raise_request_exception = False
+    assert client.get("/api/items/LK47B6W/362SFKH", secure=True).status_code == 500
