@@ -140,6 +140,7 @@ AXES_COOLOFF_TIME = timedelta(seconds=env_int("AXES_COOLOFF_SECONDS", 900, low=1
                                               high=30 * 86400))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no banner on every command's stderr (commands print one line to people)
 AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
 AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
 AXES_IPWARE_META_PRECEDENCE_ORDER = (
