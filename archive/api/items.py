@@ -14,7 +14,12 @@ from django.core.exceptions import SuspiciousOperation
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -26,6 +31,7 @@ from rest_framework.views import exception_handler as rest_exception_handler
 from ..deposit import selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
+from .schema import StrictInput, errors
 
 MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 
@@ -84,9 +90,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     files = FileSerializer(many=True)
     persistent_url = serializers.SerializerMethodField()
     landing_url = serializers.SerializerMethodField()
-    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                    allow_null=True)
     next_edition = serializers.SerializerMethodField()
-    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                  allow_null=True)
     translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
 
     class Meta:
@@ -148,10 +156,11 @@ class ChecksumsField(serializers.ListField):
 def files_field() -> serializers.ListField:
     return serializers.ListField(
         child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
+        min_length=1,
         help_text="one or more files (repeat the field)")
 
 
-class DepositSerializer(DublinCoreFields):
+class DepositSerializer(StrictInput, DublinCoreFields):
     title = serializers.CharField(max_length=1000)
     files = files_field()
     target_file = serializers.CharField(required=False, allow_blank=True,
@@ -171,7 +180,7 @@ class AddFilesSerializer(serializers.Serializer):
     sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
 
 
-class ItemUpdateSerializer(DublinCoreFields):
+class ItemUpdateSerializer(StrictInput, DublinCoreFields):
     """What PATCH may change; a DC element given replaces all values of that element."""
 
     title = serializers.CharField(max_length=1000, required=False)
@@ -183,10 +192,6 @@ class ItemUpdateSerializer(DublinCoreFields):
 
     def validate_translation_of(self, value):
         return value or None
-
-
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 def _uploads(files) -> list[services.Upload]:
@@ -215,24 +220,39 @@ class AddFilesPermissions(ItemPermissions):
 
 
 class ItemPagination(PageNumberPagination):
+    """?page= from 1 (another is a 404, DRF's answer); ?page_size= from 1, at most 200."""
+
     page_size_query_param = "page_size"
     max_page_size = 200
 
+    def get_page_size(self, request) -> int:
+        # DRF falls back to the default on a page_size it cannot read; a client that asked
+        # for something else should hear so rather than get a page it did not ask for.
+        given = request.query_params.get(self.page_size_query_param)
+        if given is None:
+            return self.page_size
+        if not given.isascii() or not given.isdigit() or int(given) < 1:
+            raise ValidationError({"page_size": ["a whole number from 1"]})
+        return min(int(given), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"]["minimum"] = 1
+                parameter["description"] = (f"Number of results to return per page, "
+                                            f"at most {self.max_page_size} (more is cut).")
+        return parameters
+
 
 IBI_PARAMETER = OpenApiParameter(
-    "ibi", OpenApiTypes.STR, OpenApiParameter.PATH,
+    # Two or four segments (IBIp, repository name), none empty: anything else is a 404.
+    "ibi", {"type": "string", "maxLength": 255, "pattern": r"^[^/\s]+(/[^/\s]+){1,3}$"},
+    OpenApiParameter.PATH, examples=[
+        OpenApiExample("repository name", "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"),
+        OpenApiExample("IBIp", "8JMKD3MGP7W/3EPGUE5")],
     description="Either form of the IBI, any case, slashes as they are: "
                 "sid.inpe.br/mtc-m19/2013/09.04.12.27.57 or 8JMKD3MGP7W/3EPGUE5")
-ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
-    400: "bad request", 401: "no or bad token", 403: "missing permission",
-    404: "no such item", 409: "checksum mismatch or conflict", 413: "a file is too large",
-}.items()}
-
-
-def _errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: ERRORS[code] for code in codes}
-
-
 class _ItemRecordMixin:
     def record(self, item: Item, status_code: int = status.HTTP_200_OK) -> Response:
         """The item re-read with everything its record shows, after a write."""
@@ -251,7 +271,7 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
     if state:
         states = {value.lower(): value for value in Item.State.values}
         if state.lower() not in states:
-            raise ValidationError({"state": f"one of {', '.join(Item.State.values)}"})
+            raise ValidationError({"state": [f"one of {', '.join(Item.State.values)}"]})
         items = items.filter(state=states[state.lower()])
     language = params.get("language", "").strip()
     if language:
@@ -287,12 +307,14 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                          description="BCP 47 tag; a bare language also finds its regions"),
         OpenApiParameter("search", OpenApiTypes.STR,
                          description="words that must each occur in the title or a creator"),
-    ])
+    ], responses={200: ItemSerializer(many=True),
+                  **errors(400, 404, e400="an unknown state",
+                           e404="no such page (pages count from 1)")})
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(request={"multipart/form-data": DepositSerializer},
-                   responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
+                   responses={201: ItemSerializer, **errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -332,12 +354,18 @@ class ItemDetail(_OneItem):
     permission_classes = [ItemPermissions]
     parser_classes = [JSONParser, MultiPartParser]
 
-    @extend_schema(responses={200: ItemSerializer, **_errors(404)})
+    @extend_schema(responses={
+        200: ItemSerializer,
+        410: OpenApiResponse(ItemSerializer, description="deleted: the tombstone's record"),
+        **errors(404)})
     def get(self, request, ibi: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
+        item = self.get_object()
+        # A tombstone is still read, but as what it is: gone, as its persistent URL answers.
+        return Response(self.get_serializer(item).data,
+                        status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
 
     @extend_schema(request=ItemUpdateSerializer,
-                   responses={200: ItemSerializer, **_errors(400, 401, 403, 404, 409)})
+                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = ItemUpdateSerializer(data=request.data, partial=True)
@@ -351,7 +379,7 @@ class ItemDetail(_OneItem):
         services.item_update(item=item, dc=dc or None, **fields)
         return self.record(item)
 
-    @extend_schema(request=None, responses={200: ItemSerializer, **_errors(401, 403, 404)})
+    @extend_schema(request=None, responses={200: ItemSerializer, **errors(401, 403, 404)})
     def delete(self, request, ibi: str) -> Response:
         return self.record(services.item_delete(item=self.get_object()))
 
@@ -367,7 +395,7 @@ class ItemFiles(_OneItem):
         return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
-                   responses={201: ItemSerializer, **_errors(400, 401, 403, 404, 409, 413)})
+                   responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)
