@@ -6,7 +6,6 @@ enforced while reading), so nothing here touches bytes.
 """
 from __future__ import annotations
 
-import mimetypes
 import re
 from datetime import UTC, datetime
 
@@ -32,8 +31,6 @@ from ..deposit import selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
 from .schema import StrictInput, errors
-
-MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 
 
 def iso_utc(moment: datetime) -> str:
@@ -195,14 +192,9 @@ class ItemUpdateSerializer(StrictInput, DublinCoreFields):
 
 
 def _uploads(files) -> list[services.Upload]:
-    uploads = []
-    for file in files:
-        # The client's content type is kept only when it looks like one.
-        declared = (file.content_type or "").strip().lower()
-        if not MIME_TYPE.fullmatch(declared) or declared == "application/octet-stream":
-            declared = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        uploads.append(services.Upload(name=file.name, file=file, content_type=declared))
-    return uploads
+    # The declared type is a hint the deposit weighs (archive.deposit.content_types).
+    return [services.Upload(name=file.name, file=file, content_type=file.content_type or "")
+            for file in files]
 
 
 def _dc(data: dict) -> dict[str, list[str]]:

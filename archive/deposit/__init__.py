@@ -4,5 +4,6 @@
 - selectors: every read of items by IBI and of their relations, and the URLs handed out.
 - storage: the uniform layout col/<repository name>/doc/<file> on Django's storage API.
 - uploads: bounded-memory uploads, the checksum on the way in.
+- content_types: the one rule for the content type a file is stored with.
 """
-__all__ = ["selectors", "services", "storage", "uploads"]
+__all__ = ["content_types", "selectors", "services", "storage", "uploads"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import json
-import mimetypes
 import os
 import sys
 from collections.abc import Iterator
@@ -197,10 +196,9 @@ class Command(DocumentedCommand):
         dc = {e: [meta[e]] if isinstance(meta[e], str) else meta[e]
               for e in DC_ELEMENTS if e in meta}
         with ExitStack() as stack:
-            uploads = [services.Upload(
-                name=p.name, file=stack.enter_context(p.open("rb")),
-                content_type=mimetypes.guess_type(p.name)[0] or "application/octet-stream")
-                for p in entry.paths]
+            # No declared type: deposit.content_types guesses from the name, as for every path.
+            uploads = [services.Upload(name=p.name, file=stack.enter_context(p.open("rb")))
+                       for p in entry.paths]
             return services.item_deposit(
                 title=str(meta.get("title", "")), uploads=uploads,
                 target_file=meta.get("target_file", ""), language=meta.get("language", ""),
