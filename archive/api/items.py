@@ -52,6 +52,10 @@ class DcElementField(serializers.ListField):
     def get_attribute(self, item: Item) -> list[str]:
         return item.dc(self.field_name)
 
+    def to_internal_value(self, data) -> list[str]:
+        # One value is a list of one, in JSON as in a form (where a field may simply not repeat).
+        return super().to_internal_value([data] if isinstance(data, str) else data)
+
 
 class DublinCoreFields(serializers.Serializer):
     creator = DcElementField()
@@ -259,9 +263,10 @@ class _ItemRecordMixin:
 
 def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
     """?state= (any case), ?language= (pt also finds pt-BR), ?search= (words in title/creator)."""
-    state = params.get("state", "").strip()
-    if state:
+    state = params.get("state")
+    if state is not None:  # given, it must name a state: `?state=` is no wildcard
         states = {value.lower(): value for value in Item.State.values}
+        state = state.strip()
         if state.lower() not in states:
             raise ValidationError({"state": [f"one of {', '.join(Item.State.values)}"]})
         items = items.filter(state=states[state.lower()])

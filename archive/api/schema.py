@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from drf_spectacular import openapi
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions, serializers
 
@@ -52,6 +52,16 @@ class StrictInputExtension(OpenApiSerializerExtension):
         if direction == "request":
             schema["additionalProperties"] = False
         return schema
+
+
+class DcElementFieldExtension(OpenApiSerializerFieldExtension):
+    """A Dublin Core element: a list of strings out; in, one string or a list of them."""
+
+    target_class = "archive.api.items.DcElementField"
+
+    def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
+        values = {"type": "array", "items": {"type": "string"}}
+        return values if direction == "response" else {"anyOf": [{"type": "string"}, values]}
 
 
 class ErrorSerializer(serializers.Serializer):
