@@ -101,3 +101,22 @@ def test_a_deleted_item_and_its_statistics_are_gone_but_still_read(api):
     assert gone.status_code == 410 and gone.json()["state"] == "Deleted"
     stats = APIClient().get(ITEMS + record["ibi"] + "/statistics", secure=True)
     assert stats.status_code == 410 and "item" in stats.json()
+
+
+def test_a_target_file_with_a_control_character_is_a_400_not_a_500(api):
+    response = api.post(ITEMS, {"title": "T", "target_file": "a\x01.txt",
+                                "files": [SimpleUploadedFile("a.txt", b"a")]},
+                        format="multipart", secure=True)
+    assert response.status_code == 400 and "target_file" in response.json()["detail"]
+
+
+def test_one_dublin_core_value_needs_no_list(api):
+    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+                      format="multipart", secure=True).json()
+    changed = api.patch(ITEMS + record["ibi"], {"creator": "Banon, G."}, format="json",
+                        secure=True)
+    assert changed.status_code == 200 and changed.json()["creator"] == ["Banon, G."]
+
+
+def test_an_empty_state_filter_is_a_400(api):
+    assert api.get(ITEMS, {"state": ""}, secure=True).status_code == 400

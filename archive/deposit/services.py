@@ -154,7 +154,11 @@ def item_deposit(
         raise ServiceError("title is required")
     uploads = _clean_uploads(uploads)
     names = [u.name for u in uploads]
-    target_file = storage.safe_name(target_file) if target_file else (names[0] if names else "")
+    try:
+        target_file = storage.safe_name(target_file) if target_file else (names[0] if names
+                                                                           else "")
+    except storage.FileNameError as exc:  # found by schemathesis: a 500 before
+        raise ServiceError(f"target_file: {exc}") from None
     if target_file and target_file not in names:
         raise ServiceError(f"target_file {target_file!r} is not one of the files")
     metadata = _clean_metadata(dc)
