@@ -273,7 +273,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "archive.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["archive.site.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {

@@ -301,7 +301,9 @@ def test_delete_leaves_a_readable_tombstone(api, anonymous, media):
     response = api.delete(ITEMS + record["ibi"], secure=True)
     assert response.status_code == 200
     assert response.json()["state"] == "Deleted" and response.json()["deleted_at"]
-    tombstone = anonymous.get(ITEMS + record["ibip"], secure=True).json()
+    gone = anonymous.get(ITEMS + record["ibip"], secure=True)
+    assert gone.status_code == 410  # as its persistent URL answers; the record is the body
+    tombstone = gone.json()
     assert (tombstone["ibi"], tombstone["state"]) == (record["ibi"], "Deleted")
     assert api.patch(ITEMS + record["ibi"], {"title": "Back"}, format="json",
                      secure=True).status_code == 409

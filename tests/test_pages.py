@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.models import Item
+from archive.models import Item, ItemFile
 from archive.site.citation import Citation, apa, bibtex, bibtex_escape
 
 pytestmark = pytest.mark.django_db
@@ -176,7 +176,9 @@ def test_landing_page_signposting(client, item):
 
 
 def test_signposting_quotes_odd_file_names_and_skips_huge_file_lists(client, settings):
-    odd = deposit(files=[('a "b", <c>; d.txt', b"x", 'text/plain"; x=<y>')])
+    odd = deposit(files=[('a "b", <c>; d.txt', b"x", "text/plain")])
+    # As an older deposit stored a client's type, unchecked (deposit.content_types decides now).
+    ItemFile.objects.filter(item=odd).update(content_type='text/plain"; x=<y>')
     link = client.get(landing(odd))["Link"]
     assert f'/col/{odd.ibi}/doc/a%20%22b%22%2C%20%3Cc%3E%3B%20d.txt>; rel="item"' in link
     assert link.endswith('rel="item"')  # the odd content type is left out

@@ -1,8 +1,6 @@
 """The librarian's deposit form: several files at once, Dublin Core, links; writes via services."""
 from __future__ import annotations
 
-import mimetypes
-
 from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
@@ -153,7 +151,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         data = self.cleaned_data
         dc = {element: data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
               if dc_field_name(element) in data}
-        uploads = [services.Upload(name=f.name, file=f, content_type=_content_type(f.name))
+        # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
+        uploads = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
                    for f in data.get("upload") or []]
         if self.adding:
             return services.item_deposit(
@@ -169,11 +168,3 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                    if name in data}
         return services.item_update(item=item, dc=dc, **changes)
 
-
-def _content_type(name: str) -> str:
-    # From the (already safe) name, not from what the browser claimed.
-    try:
-        name = storage.safe_name(name)
-    except storage.FileNameError:
-        pass
-    return mimetypes.guess_type(name)[0] or "application/octet-stream"

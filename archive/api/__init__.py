@@ -4,5 +4,6 @@
 - copies: an item's statistics and its hand-over.
 - archive: /api/archive.
 - urls: the routes.
+- schema: the OpenAPI schema's own rules (anonymous reads, the shape of errors).
 """
-__all__ = ["archive", "copies", "items", "urls"]
+__all__ = ["archive", "copies", "items", "schema", "urls"]

@@ -10,11 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..archive_service import answers as archive_service
+from .schema import errors
 
 
 @extend_schema(
     summary="This Archive: address, archive service IBI and the relations it answers",
-    responses=inline_serializer("Archive", {
+    responses={200: inline_serializer("Archive", {
         "archiveaddress": serializers.CharField(help_text="host[:port] (RTC-11 §6.1)"),
         "archiveserviceibi": serializers.CharField(help_text="repository name"),
         "archiveserviceibip": serializers.CharField(help_text="IBIp"),
@@ -23,7 +24,7 @@ from ..archive_service import answers as archive_service
         "relations": serializers.ListField(
             child=serializers.CharField(),
             help_text="relations of Table 9.5 answered; xx / xx-YY stand for languages"),
-    }),
+    }), **errors(404, e404="no archive service yet (migrate has not run)")},
 )
 @api_view(["GET"])
 @permission_classes([AllowAny])

@@ -5,14 +5,15 @@ the hand-over protocol between two Archives.
 """
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, DjangoModelPermissions
 from rest_framework.response import Response
 
 from ..accesses import selectors as stats
 from ..preservation import copies
-from .items import IBI_PARAMETER, ItemSerializer, _errors, _OneItem
+from .items import IBI_PARAMETER, ItemSerializer, TombstoneSerializer, _OneItem
+from .schema import errors
 
 
 class CountsSerializer(serializers.Serializer):
@@ -40,9 +41,16 @@ class ItemStatistics(_OneItem):
     permission_classes = [AllowAny]
     serializer_class = StatisticsSerializer
 
-    @extend_schema(responses={200: StatisticsSerializer, **_errors(404)})
+    @extend_schema(responses={
+        200: StatisticsSerializer,
+        410: OpenApiResponse(TombstoneSerializer, description="deleted: its tombstone"),
+        **errors(404)})
     def get(self, request, ibi: str) -> Response:
-        return Response(stats.item_statistics(self.get_object()))
+        item = self.get_object()
+        if item.is_deleted:  # the tombstone policy: nothing but the tombstone
+            return Response(TombstoneSerializer(item, context=self.get_serializer_context()).data,
+                            status=status.HTTP_410_GONE)
+        return Response(stats.item_statistics(item))
 
 
 class HandOverPermissions(DjangoModelPermissions):
@@ -71,7 +79,7 @@ class ItemHandOver(_OneItem):
         return HandOverSerializer if self.request.method == "POST" else ItemSerializer
 
     @extend_schema(request=HandOverSerializer,
-                   responses={200: ItemSerializer, **_errors(400, 401, 403, 404, 409)})
+                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409, 502)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = HandOverSerializer(data=request.data)

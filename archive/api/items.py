@@ -6,7 +6,6 @@ enforced while reading), so nothing here touches bytes.
 """
 from __future__ import annotations
 
-import mimetypes
 import re
 from datetime import UTC, datetime
 
@@ -14,7 +13,12 @@ from django.core.exceptions import SuspiciousOperation
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -27,8 +31,7 @@ from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
 from ..site import citation
-
-MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
+from .schema import StrictInput, errors
 
 
 def iso_utc(moment: datetime) -> str:
@@ -49,6 +52,10 @@ class DcElementField(serializers.ListField):
 
     def get_attribute(self, item: Item) -> list[str]:
         return item.dc(self.field_name)
+
+    def to_internal_value(self, data) -> list[str]:
+        # One value is a list of one, in JSON as in a form (where a field may simply not repeat).
+        return super().to_internal_value([data] if isinstance(data, str) else data)
 
 
 class DublinCoreFields(serializers.Serializer):
@@ -121,9 +128,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     files = FileSerializer(many=True)
     persistent_url = serializers.SerializerMethodField()
     landing_url = serializers.SerializerMethodField()
-    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                    allow_null=True)
     next_edition = serializers.SerializerMethodField()
-    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True)
+    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                  allow_null=True)
     translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
 
     class Meta:
@@ -190,10 +199,11 @@ class ChecksumsField(serializers.ListField):
 def files_field() -> serializers.ListField:
     return serializers.ListField(
         child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
+        min_length=1,
         help_text="one or more files (repeat the field)")
 
 
-class DepositSerializer(DublinCoreFields):
+class DepositSerializer(StrictInput, DublinCoreFields):
     title = serializers.CharField(max_length=1000)
     files = files_field()
     target_file = serializers.CharField(required=False, allow_blank=True,
@@ -213,7 +223,7 @@ class AddFilesSerializer(serializers.Serializer):
     sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
 
 
-class ItemUpdateSerializer(DublinCoreFields):
+class ItemUpdateSerializer(StrictInput, DublinCoreFields):
     """What PATCH may change; a DC element given replaces all values of that element."""
 
     title = serializers.CharField(max_length=1000, required=False)
@@ -232,19 +242,10 @@ class DeleteSerializer(serializers.Serializer):
                                    help_text="shown on the tombstone, e.g. a retraction")
 
 
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 def _uploads(files) -> list[services.Upload]:
-    uploads = []
-    for file in files:
-        # The client's content type is kept only when it looks like one.
-        declared = (file.content_type or "").strip().lower()
-        if not MIME_TYPE.fullmatch(declared) or declared == "application/octet-stream":
-            declared = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        uploads.append(services.Upload(name=file.name, file=file, content_type=declared))
-    return uploads
+    # The declared type is a hint the deposit weighs (archive.deposit.content_types).
+    return [services.Upload(name=file.name, file=file, content_type=file.content_type or "")
+            for file in files]
 
 
 def _dc(data: dict) -> dict[str, list[str]]:
@@ -262,22 +263,39 @@ class AddFilesPermissions(ItemPermissions):
 
 
 class ItemPagination(PageNumberPagination):
+    """?page= from 1 (another is a 404, DRF's answer); ?page_size= from 1, at most 200."""
+
     page_size_query_param = "page_size"
     max_page_size = 200
 
+    def get_page_size(self, request) -> int:
+        # DRF falls back to the default on a page_size it cannot read; a client that asked
+        # for something else should hear so rather than get a page it did not ask for.
+        given = request.query_params.get(self.page_size_query_param)
+        if given is None:
+            return self.page_size
+        if not given.isascii() or not given.isdigit() or int(given) < 1:
+            raise ValidationError({"page_size": ["a whole number from 1"]})
+        return min(int(given), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"]["minimum"] = 1
+                parameter["description"] = (f"Number of results to return per page, "
+                                            f"at most {self.max_page_size} (more is cut).")
+        return parameters
+
 
 IBI_PARAMETER = OpenApiParameter(
-    "ibi", OpenApiTypes.STR, OpenApiParameter.PATH,
+    # Two or four segments (IBIp, repository name), none empty: anything else is a 404.
+    "ibi", {"type": "string", "maxLength": 255, "pattern": r"^[^/\s]+(/[^/\s]+){1,3}$"},
+    OpenApiParameter.PATH, examples=[
+        OpenApiExample("repository name", "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"),
+        OpenApiExample("IBIp", "8JMKD3MGP7W/3EPGUE5")],
     description="Either form of the IBI, any case, slashes as they are: "
                 "sid.inpe.br/mtc-m19/2013/09.04.12.27.57 or 8JMKD3MGP7W/3EPGUE5")
-ERRORS = {code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
-    400: "bad request", 401: "no or bad token", 403: "missing permission",
-    404: "no such item", 409: "checksum mismatch or conflict", 413: "a file is too large",
-}.items()}
-
-
-def _errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: ERRORS[code] for code in codes}
 
 
 class _ItemRecordMixin:
@@ -294,11 +312,12 @@ class _ItemRecordMixin:
 
 def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
     """?state= (any case), ?language= (pt also finds pt-BR), ?search= (words in title/creator)."""
-    state = params.get("state", "").strip()
-    if state:
+    state = params.get("state")
+    if state is not None:  # given, it must name a state: `?state=` is no wildcard
         states = {value.lower(): value for value in Item.State.values}
+        state = state.strip()
         if state.lower() not in states:
-            raise ValidationError({"state": f"one of {', '.join(Item.State.values)}"})
+            raise ValidationError({"state": [f"one of {', '.join(Item.State.values)}"]})
         items = items.filter(state=states[state.lower()])
     # A tombstone shows neither language nor creators (TombstoneSerializer), so neither finds
     # it: only its title does.
@@ -337,7 +356,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                          description="BCP 47 tag; a bare language also finds its regions"),
         OpenApiParameter("search", OpenApiTypes.STR,
                          description="words that must each occur in the title or a creator"),
-    ])
+    ], responses={200: ItemSerializer(many=True),
+                  **errors(400, 404, e400="an unknown state",
+                           e404="no such page (pages count from 1)")})
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -350,7 +371,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                         "(header Idempotent-Replayed: true) without a second item; with other "
                         "fields or files, or while the first request is still depositing, "
                         "409.")],
-        responses={201: ItemSerializer, **_errors(400, 401, 403, 409, 413)})
+        responses={201: ItemSerializer, **errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -405,12 +426,18 @@ class ItemDetail(_OneItem):
     permission_classes = [ItemPermissions]
     parser_classes = [JSONParser, MultiPartParser]
 
-    @extend_schema(responses={200: ItemSerializer, **_errors(404)})
+    @extend_schema(responses={
+        200: ItemSerializer,
+        410: OpenApiResponse(TombstoneSerializer, description="deleted: its tombstone"),
+        **errors(404)})
     def get(self, request, ibi: str) -> Response:
-        return Response(self.get_serializer(self.get_object()).data)
+        item = self.get_object()
+        # A tombstone is still read, but as what it is: gone, as its persistent URL answers.
+        return Response(self.get_serializer(item).data,
+                        status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
 
     @extend_schema(request=ItemUpdateSerializer,
-                   responses={200: ItemSerializer, **_errors(400, 401, 403, 404, 409)})
+                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = ItemUpdateSerializer(data=request.data, partial=True)
@@ -425,7 +452,7 @@ class ItemDetail(_OneItem):
         return self.record(item)
 
     @extend_schema(request=DeleteSerializer,
-                   responses={200: TombstoneSerializer, **_errors(400, 401, 403, 404)})
+                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404)})
     def delete(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = DeleteSerializer(data=request.data)
@@ -447,7 +474,7 @@ class ItemFiles(_OneItem):
     @extend_schema(responses={200: FileSerializer(many=True),
                               410: OpenApiResponse(TombstoneSerializer,
                                                    description="deleted: its tombstone"),
-                              **_errors(404)})
+                              **errors(404)})
     def get(self, request, ibi: str) -> Response:
         """The item's files; a deleted item lists none: 410 with its tombstone."""
         item = self.get_object()
@@ -458,7 +485,7 @@ class ItemFiles(_OneItem):
         return Response(FileSerializer(item.files.all(), many=True, context=context).data)
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
-                   responses={201: ItemSerializer, **_errors(400, 401, 403, 404, 409, 413)})
+                   responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)

@@ -11,7 +11,7 @@ class ItemIbiConverter:
     """An IBI in a path, slashes and all. Anything is accepted here, so that the view answers
     a JSON 404 for an unknown or malformed IBI instead of the site's HTML one."""
 
-    regex = r".+"
+    regex = r"[\s\S]+"  # any character, a newline too (`.` would leave it to the HTML 404)
 
     def to_python(self, value: str) -> str:
         return value

@@ -6,5 +6,7 @@
 - uploads: bounded-memory uploads, the checksum on the way in.
 - idempotency: Idempotency-Key, a deposit at most once per key.
 - bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
+- content_types: the one rule for the content type a file is stored with.
 """
-__all__ = ["bulk_import", "idempotency", "selectors", "services", "storage", "uploads"]
+__all__ = ["bulk_import", "content_types", "idempotency", "selectors", "services", "storage",
+           "uploads"]

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from ..identifiers.minting import mint
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
-from . import storage
+from . import content_types, storage
 
 
 class ServiceError(Exception):
@@ -42,11 +42,12 @@ class TooLarge(ServiceError):
 
 @dataclass
 class Upload:
-    """A file on its way in: a name as the client sent it and a readable binary file."""
+    """A file on its way in: a name as the client sent it, a readable binary file, and the
+    content type the client declared if any (only a hint: see content_types.stored_type)."""
 
     name: str
     file: IO[bytes]
-    content_type: str = "application/octet-stream"
+    content_type: str = ""
 
 
 def _clean_text(what: str, value: str) -> str:
@@ -88,7 +89,8 @@ def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> l
         if name in seen:
             raise ServiceError(f"two files would be named {name!r}")
         seen.add(name)
-        clean.append(Upload(name=name, file=upload.file, content_type=upload.content_type))
+        clean.append(Upload(name=name, file=upload.file,
+                            content_type=content_types.stored_type(name, upload.content_type)))
     return clean
 
 

@@ -38,7 +38,7 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, transaction
 
-from ..deposit import storage
+from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
 from ..identifiers.minting import exact_decimal
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, MintingState
@@ -233,8 +233,8 @@ def _create(record: dict, empty_before: bool) -> Item:
         for row in record.get("files", []):
             made = ItemFile.objects.create(item=item, name=row["name"], size=row["size"],
                                            sha256=row["sha256"],
-                                           content_type=row.get("content_type")
-                                           or "application/octet-stream")
+                                           content_type=content_types.stored_type(
+                                               row["name"], row.get("content_type")))
             if row.get("created"):
                 ItemFile.objects.filter(pk=made.pk).update(created=_when(row["created"]))
     return item

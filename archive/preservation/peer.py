@@ -38,7 +38,7 @@ import httpx
 from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
-from ..deposit import storage
+from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
 from ..models import DC_ELEMENTS, Item, RegisteredArchive
 from ..protocol import client as guarded
@@ -242,7 +242,8 @@ def _file(data) -> RemoteFile:
     if not isinstance(sha, str) or len(sha) != 64 or set(sha) - set("0123456789abcdef"):
         raise PeerError(f"{name}: sha256 is not 64 lower-case hexadecimal digits")
     content_type = _text(data, "content_type", required=False, limit=255)
-    return RemoteFile(name, size, sha, content_type or "application/octet-stream")
+    # The other Archive's type is a claim like a client's: the same rule as a deposit here.
+    return RemoteFile(name, size, sha, content_types.stored_type(name, content_type))
 
 
 def parse_record(data: dict, asked: str) -> Record:

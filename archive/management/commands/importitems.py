@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import json
-import mimetypes
 import os
 import sys
 from collections.abc import Iterator
@@ -209,9 +208,9 @@ class Command(DocumentedCommand):
         dc = {e: [meta[e]] if isinstance(meta[e], str) else meta[e]
               for e in DC_ELEMENTS if e in meta}
         with ExitStack() as stack:
+            # No declared type: deposit.content_types guesses from the name, as for every path.
             uploads = [services.Upload(
-                name=p.name, file=stack.enter_context(bulk_import.open_import_file(p)),
-                content_type=mimetypes.guess_type(p.name)[0] or "application/octet-stream")
+                name=p.name, file=stack.enter_context(bulk_import.open_import_file(p)))
                 for p in entry.paths]
             return services.item_deposit(
                 title=str(meta.get("title", "")), uploads=uploads,

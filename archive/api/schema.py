@@ -1,0 +1,108 @@
+"""The OpenAPI schema's own rules, beyond what drf-spectacular infers from the views.
+
+- Anonymous reads: drf-spectacular adds the empty security requirement `{}` only for exactly
+  AllowAny and IsAuthenticatedOrReadOnly; our item permissions (DjangoModelPermissions that let
+  anonymous users read) allow anonymous GET too, and the schema says so.
+- Closed inputs: a StrictInput serializer's view refuses fields it does not know (400), so its
+  schema says `additionalProperties: false`.
+- Errors: {"detail": "…"}, or for fields that fail validation {"<field>": ["…"]} (DRF's
+  shape; a list field's errors are keyed by position: {"files": {"0": ["…"]}}).
+"""
+from __future__ import annotations
+
+from drf_spectacular import openapi
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import permissions, serializers
+
+
+def allows_anonymous(permission: permissions.BasePermission, method: str) -> bool:
+    """Whether this permission lets a request without credentials through for `method`."""
+    if isinstance(permission, permissions.AllowAny):
+        return True
+    safe = method.upper() in permissions.SAFE_METHODS
+    if isinstance(permission, permissions.IsAuthenticatedOrReadOnly):
+        return safe
+    if isinstance(permission, permissions.DjangoModelPermissions):
+        # DjangoModelPermissionsOrAnonReadOnly and its subclasses; perms_map names none for reads.
+        return (safe and not permission.authenticated_users_only
+                and not permission.perms_map.get(method.upper(), [None]))
+    return False
+
+
+class AutoSchema(openapi.AutoSchema):
+    def get_auth(self) -> list[dict]:
+        auths = super().get_auth()
+        if {} not in auths and all(allows_anonymous(p, self.method)
+                                   for p in self.view.get_permissions()):
+            auths.append({})
+        return auths
+
+
+class StrictInput(serializers.Serializer):
+    """A request body whose view refuses unknown fields (a misspelt element must not vanish)."""
+
+
+class StrictInputExtension(OpenApiSerializerExtension):
+    target_class = StrictInput
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
+
+
+class DcElementFieldExtension(OpenApiSerializerFieldExtension):
+    """A Dublin Core element: a list of strings out; in, one string or a list of them."""
+
+    target_class = "archive.api.items.DcElementField"
+
+    def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
+        values = {"type": "array", "items": {"type": "string"}}
+        return values if direction == "response" else {"anyOf": [{"type": "string"}, values]}
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+# Raw schema: DRF's field errors are an object keyed by field name, which no serializer states.
+FIELD_ERRORS = {
+    "type": "object",
+    "description": '{"detail": "…"}, or {"<field>": ["…"]} for fields that fail validation',
+    "properties": {"detail": {"type": "string"}},
+    "additionalProperties": {"anyOf": [
+        {"type": "array", "items": {"type": "string"}},
+        {"type": "object"},
+    ]},
+    "minProperties": 1,
+}
+
+ERRORS = {
+    400: OpenApiResponse(FIELD_ERRORS, description="bad request"),
+    401: OpenApiResponse(ErrorSerializer, description="no or bad token"),
+    403: OpenApiResponse(ErrorSerializer, description="missing permission"),
+    404: OpenApiResponse(ErrorSerializer, description="no such item"),
+    409: OpenApiResponse(ErrorSerializer, description="checksum mismatch or conflict"),
+    413: OpenApiResponse(ErrorSerializer, description="a file is too large"),
+    502: OpenApiResponse(ErrorSerializer, description="another Archive could not be reached "
+                         "or answered badly"),
+    429: OpenApiResponse(ErrorSerializer, description="too many writes, or too many wrong "
+                         "tokens from this address: wait Retry-After seconds"),
+    503: OpenApiResponse(ErrorSerializer, description="the database connection was lost: "
+                         "send the request again after Retry-After seconds"),
+}
+# Any operation may meet these: the rate limits (site/throttling.py) and a dropped database
+# connection (site/dropped_connections.py).
+ALWAYS = (429, 503)
+
+
+def errors(*codes: int, **descriptions: str) -> dict[int, OpenApiResponse]:
+    """The error answers of an operation; `e404="…"` says what a 404 means there."""
+    answers = {code: ERRORS[code] for code in (*codes, *ALWAYS)}
+    for key, text in descriptions.items():
+        code = int(key.removeprefix("e"))
+        answers[code] = OpenApiResponse(answers[code].response, description=text)
+    return answers

@@ -1,0 +1,97 @@
+"""One rule for a stored file's content type, whichever way the file came in (API, admin,
+importitems, copies, BagIt): archive/deposit/content_types.py. Downloads then send whatever a
+browser could run as an attachment."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from archive.deposit import services
+from archive.deposit.content_types import is_script_capable, stored_type
+from archive.models import ItemFile
+
+pytestmark = pytest.mark.django_db
+HTML = b"<!doctype html><script>alert(document.cookie)</script>"
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")
+
+
+@pytest.fixture
+def librarian() -> User:
+    user = User.objects.create_user("ana", password="x", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    return user
+
+
+def through_the_api(librarian, name: str, declared: str) -> str:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=librarian).key}")
+    response = client.post("/api/items/", {
+        "title": "T", "files": [SimpleUploadedFile(name, HTML, content_type=declared)]},
+        format="multipart", secure=True)
+    assert response.status_code == 201, response.json()
+    return response.json()["files"][0]["content_type"]
+
+
+def through_the_admin(librarian, name: str, declared: str) -> str:
+    client = Client()
+    client.force_login(librarian)
+    client.post("/admin/archive/item/add/", {
+        "title": "T", "language": "en", "transferable": "on",
+        "upload": [SimpleUploadedFile(name, HTML, content_type=declared)]}, secure=True)
+    return ItemFile.objects.filter(name=name).latest("pk").content_type
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("page.html", "text/html"),
+    ("notes.txt", "text/plain"),
+    ("no-extension", "application/octet-stream"),
+])
+def test_a_declared_text_html_gets_the_same_stored_type_through_the_api_and_the_admin(
+        librarian, name, expected):
+    assert through_the_api(librarian, name, "text/html") == expected
+    assert through_the_admin(librarian, name, "text/html") == expected
+
+
+@pytest.mark.parametrize(("name", "declared", "expected"), [
+    ("notes.txt", "text/html", "text/plain"),
+    ("notes.txt", "text/plain; charset=ISO-8859-1", "text/plain; charset=ISO-8859-1"),
+    ("page.html", "text/plain", "text/html"),
+    ("data", "application/vnd.example+json", "application/vnd.example+json"),
+    ("data", "image/svg+xml", "application/octet-stream"),
+    ("data", "application/xhtml+xml", "application/octet-stream"),
+    ("data", "text/javascript", "application/octet-stream"),
+    ("data", "text/html\r\nX-Evil: 1", "application/octet-stream"),
+    ("data", "", "application/octet-stream"),
+])
+def test_the_rule(name, declared, expected):
+    assert stored_type(name, declared) == expected
+
+
+@pytest.mark.parametrize("media", ["text/html", "image/svg+xml", "text/xml", "application/xml",
+                                   "application/xhtml+xml", "application/javascript"])
+def test_script_capable_types(media):
+    assert is_script_capable(media)
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("page.html", "attachment"), ("drawing.svg", "attachment"), ("data.xml", "attachment"),
+    ("notes.txt", "inline"),
+])
+def test_html_svg_and_xml_deposited_through_the_api_download_as_attachments(
+        librarian, name, kind):
+    through_the_api(librarian, name, "text/html")
+    row = ItemFile.objects.select_related("item").get(name=name)
+    response = Client().get(f"/col/{row.item.ibi}/doc/{name}")
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith(f"{kind};")
+    assert response["X-Content-Type-Options"] == "nosniff"
