@@ -585,7 +585,7 @@ def test_get_of_a_tombstone_gives_only_the_tombstone(anonymous, tombstone):
     record, newer, _ = tombstone
     for ibi in (record["ibi"], record["ibip"]):
         response = anonymous.get(ITEMS + ibi, secure=True)
-        assert response.status_code == 200
+        assert response.status_code == 410  # gone, as its persistent URL answers
         assert_is_tombstone(response.json(), record, newer)
 
 
