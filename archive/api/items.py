@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
 )
 from rest_framework import generics, serializers, status
@@ -169,6 +170,13 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     def get_next_edition(self, item: Item) -> str | None:
         following = getattr(item, "next_edition", None)  # reverse one-to-one: may not exist
         return following.ibi if following is not None else None
+
+
+def records(*, many: bool = False) -> PolymorphicProxySerializer:
+    """In the schema, what ItemSerializer gives: a live item's record or a tombstone."""
+    return PolymorphicProxySerializer(
+        component_name="ItemOrTombstone", serializers=[ItemSerializer, TombstoneSerializer],
+        resource_type_field_name=None, many=many)
 
 
 class ItemIbiField(serializers.CharField):
@@ -356,7 +364,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                          description="BCP 47 tag; a bare language also finds its regions"),
         OpenApiParameter("search", OpenApiTypes.STR,
                          description="words that must each occur in the title or a creator"),
-    ], responses={200: ItemSerializer(many=True),
+    ], responses={200: records(many=True),
                   **errors(400, 404, e400="an unknown state",
                            e404="no such page (pages count from 1)")})
     def get(self, request, *args, **kwargs) -> Response:
@@ -371,7 +379,8 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                         "(header Idempotent-Replayed: true) without a second item; with other "
                         "fields or files, or while the first request is still depositing, "
                         "409.")],
-        responses={201: ItemSerializer, **errors(400, 401, 403, 409, 413)})
+        # A replayed key answers the item as it is now: a tombstone if it was deleted since.
+        responses={201: records(), **errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -467,6 +476,7 @@ class ItemFiles(_OneItem):
 
     permission_classes = [AddFilesPermissions]
     parser_classes = [MultiPartParser]
+    pagination_class = None  # an item's files are few: one list
 
     def get_serializer_class(self):
         return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
