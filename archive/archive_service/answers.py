@@ -151,19 +151,19 @@ def _tags(language: str) -> tuple[list[str], list[str]]:
     return exact, alias
 
 
-def held_elsewhere(ibi: str, language: str = "") -> Item:
+def _held_elsewhere(ibi: str, language: str = "") -> Item:
     """An item a Copy's Original relates to and this Archive does not hold: named, unsaved."""
     return Item(ibi=ibi, ibip="", language=language)
 
 
-def known_last(newest: Item) -> Item | None:
+def _known_last(newest: Item) -> Item | None:
     """The newest edition held here, unless it is a Copy whose Original has a later one."""
     if newest.state == Item.State.COPY and newest.origin_relations.get(".nextedition"):
         return None
     return newest
 
 
-def next_edition_forms(item: Item) -> list[str] | None:
+def _next_edition_forms(item: Item) -> list[str] | None:
     """``ibi.nextedition``: the next edition held here, else the one a Copy's Original has."""
     if item.next_ibi:
         return ibi_forms(item.next_ibi, item.next_ibip)
@@ -176,7 +176,7 @@ class Related:
     """The item asked about and what its relations reach, loaded lazily: one query per kind
     of relation used (last edition, translation families, their last editions), so at most
     three queries however many items, editions or translations are on file. A last edition
-    not known here is None (`known_last`)."""
+    not known here is None (`_known_last`)."""
 
     def __init__(self, item: Item):
         self.item = item  # from selectors.item_with_next_edition
@@ -184,9 +184,9 @@ class Related:
     @cached_property
     def last(self) -> Item | None:
         if not self.item.next_ibi:
-            return known_last(self.item)
+            return _known_last(self.item)
         newest = selectors.newest_editions([self.item])
-        return known_last(newest.get(self.item.edition_family, self.item))
+        return _known_last(newest.get(self.item.edition_family, self.item))
 
     @cached_property
     def _members(self) -> list[Item]:
@@ -207,14 +207,14 @@ class Related:
             return None
         if item.pk == self.item.pk or (self.last is not None and item.pk == self.last.pk):
             return self.last
-        return known_last(self._members_last.get(item.edition_family, item))
+        return _known_last(self._members_last.get(item.edition_family, item))
 
     def languages(self, item: Item) -> dict[str, Item]:
         """Tag → member of item's family; item itself first, then live items, then originals,
         then the members held elsewhere that the family's Copies remember."""
         members = sorted(self.family(item), key=lambda m: (
             m.pk != item.pk, m.is_deleted, m.translation_of_id is not None, m.pk))
-        members += [held_elsewhere(ibi, relation[len(".translation("):-1])
+        members += [_held_elsewhere(ibi, relation[len(".translation("):-1])
                     for copy in members if copy.state == Item.State.COPY
                     for relation, ibi in sorted(copy.origin_relations.items())
                     if relation.startswith(".translation(")]
@@ -417,7 +417,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
         answer.update(state=item.state, timestamp=timestamp(item))
         return sorted(answer.items()), None, item.state
     related = Related(item)
-    if following := next_edition_forms(item):
+    if following := _next_edition_forms(item):
         answer["ibi.nextedition"] = following
     nodes = [found for pattern in patterns for found in expand(related, pattern)]
     file_name = _file_name(filepath)
