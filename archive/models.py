@@ -97,6 +97,13 @@ class Item(models.Model):
     source_archive = models.CharField(max_length=255, blank=True, editable=False)
     copied_at = models.DateTimeField(null=True, blank=True, editable=False)
     origin_timestamp = models.DateTimeField(null=True, blank=True, editable=False)
+    # A Copy's view of its Original's relations (Table 9.5) at the last copy, for those not
+    # held here: {".nextedition": <IBI>, ".translation(pt)": <IBI>, …}. The archive service
+    # names them (ibi<relation>) so that a resolver asks the Archives that hold them. A
+    # database default, so that bulk COPY loads need not name the column.
+    origin_relations = models.JSONField(
+        default=dict, db_default=models.Value({}, models.JSONField()), blank=True,
+        editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]

@@ -805,3 +805,42 @@ def test_repository_names_take_a_shortcut_to_the_same_view(url, view):
     assert match.view_name == view
     if "dispatch" in view or view == "repository-name":
         assert match.func is resolver_views.dispatch
+
+
+# -- A Copy and its Original's relations ------------------------------------------------------
+
+OTHER_EDITION = "ibi.test/b/2021/01.01.00.00"
+OTHER_PT = "ibi.test/b/2021/02.02.00.00"
+
+
+def test_a_copy_names_the_relations_it_does_not_hold_and_marks_what_it_holds(client, service):
+    item = deposit("first.pdf")
+    Item.objects.filter(pk=item.pk).update(state=Item.State.COPY, origin_relations={
+        ".nextedition": OTHER_EDITION, ".translation(pt-BR)": OTHER_PT})
+
+    translations = url_request(client, service, item.ibi, verblist="GetTranslation")
+    last = url_request(client, service, item.ibi, verblist="GetLastEdition")
+
+    # What it holds: marked Copy. What it does not: named, without URL, state or key.
+    assert translations["state.translation(en)"] == "Copy"
+    assert translations["url.translation(en)"] == file_url(item, "first.pdf")
+    assert translations["ibi.translation(pt-BR)"] == translations["ibi.translation(pt)"] \
+        == ["rep", OTHER_PT]
+    assert not any(name.startswith(("url.translation(pt", "state.translation(pt"))
+                   for name in translations)
+    # Not its own last edition: the next one is named for resolvers to walk (§10.2).
+    assert last["ibi.nextedition"] == ["rep", OTHER_EDITION]
+    assert not any(name.endswith(".lastedition") for name in last)
+    assert "urlkey" not in last
+
+
+def test_a_translation_held_here_goes_before_the_one_a_copy_remembers(client, service):
+    item = deposit("first.pdf")
+    pt = deposit("primeira.pdf", language="pt", translation_of=item)
+    Item.objects.filter(pk=item.pk).update(state=Item.State.COPY,
+                                           origin_relations={".translation(pt)": OTHER_PT})
+
+    answer = url_request(client, service, item.ibi, verblist="GetTranslation(pt)")
+
+    assert answer["ibi.translation(pt)"] == forms(pt)
+    assert answer["url.translation(pt)"] == file_url(pt, "primeira.pdf")

@@ -283,6 +283,30 @@ def test_editions_and_translations_link_whichever_arrives_first(source):
             == "unchanged"
 
 
+def test_a_copy_keeps_its_originals_relations_and_refreshes_them(source):
+    first = services.item_deposit(title="First", uploads=[], language="en")
+    second = services.item_deposit(title="Second", uploads=[], previous_edition=first)
+    pt = services.item_deposit(title="Primeira", uploads=[], translation_of=first,
+                               language="pt-br")
+    records = [publish(APIClient(), i)[0] for i in (first, second, pt)]
+    for item in (pt, second, first):
+        forget(item)
+    for record in records:
+        source.add(record, {})
+
+    copies.copy_item(ibi=records[0]["ibi"], source=source.base_url)
+    copies.copy_item(ibi=records[2]["ibi"], source=source.base_url)
+
+    got = {i.title: i for i in Item.objects.filter(state="Copy")}
+    assert got["First"].origin_relations == {".nextedition": records[1]["ibi"],
+                                             ".translation(pt-BR)": records[2]["ibi"]}
+    assert got["Primeira"].origin_relations == {".translation(en)": records[0]["ibi"]}
+    # The Original's relations change: the refresh brings them along.
+    records[0]["next_edition"], records[0]["translations"] = None, []
+    assert copies.copy_item(ibi=records[0]["ibi"], source=source.base_url).outcome == "updated"
+    assert Item.objects.get(title="First").origin_relations == {}
+
+
 def test_copyitem_reports_what_it_did(source):
     record = held_elsewhere(source)
     out = io.StringIO()

@@ -138,11 +138,12 @@ def held_at_peer(peer, original):
 
 
 def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
+    held_at_peer["next_edition"] = "ibi.test/elsewhere/2030/01.01.00.00"  # a Copy remembers it
     result = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
                                  token="right-token")
     assert result.outcome == "promoted"
     item = result.item
-    assert (item.state, item.source_archive) == ("Original", "")
+    assert (item.state, item.source_archive, item.origin_relations) == ("Original", "", {})
     assert item.updated.strftime("%Y-%m-%dT%H:%M:%SZ") == held_at_peer["timestamp"]
     assert peer.handed_over == [{"target": SELF}]
     assert held_at_peer["state"] == "Copy"

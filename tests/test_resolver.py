@@ -315,6 +315,31 @@ def test_a_copy_held_here_is_enough_unless_the_original_is_required(client, fake
     assert client.get(f"/{item.ibi}?ibiurl.requireditemstatus=Original")["Location"] == url
 
 
+def test_a_copy_held_here_does_not_settle_its_last_edition_nor_its_translations(client, fake):
+    item = deposit()
+    Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
+    third = f"http://{fake.address}/col/{NEXT}/doc/third.pdf"
+    pt = f"http://{fake.address}/col/{ELSEWHERE}/doc/pt.pdf"
+    holds(fake, item.ibi, extra=f"state.lastedition Original\nurl.lastedition {third}\n"
+                                f"state.translation(pt) Original\nurl.translation(pt) {pt}\n")
+
+    assert client.get(f"/{item.ibi}!")["Location"] == third
+    assert client.get(f"/{item.ibi}!")["Location"] == third  # asked again: not kept as ours
+    assert client.get(f"/{item.ibi}+(pt)")["Location"] == pt
+    assert len(fake.requests("urlRequest")) == 3
+    assert client.get(f"/{item.ibi}")["Location"] == file(item, "paper.pdf")
+    assert len(fake.requests("urlRequest")) == 3  # the item itself: the Copy is enough
+
+
+def test_a_copy_held_here_is_the_last_edition_when_no_other_archive_says_more(client, fake):
+    item = deposit()
+    Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
+
+    assert client.get(f"/{item.ibi}!")["Location"] == file(item, "paper.pdf")
+    assert client.get(f"/{item.ibi}!?ibiurl.requireditemstatus=Original").status_code == 404
+    assert len(fake.requests("urlRequest")) == 2
+
+
 def test_two_archives_claiming_the_original_are_named_as_suspects(client, fake):
     item = deposit()
     holds(fake, item.ibi)

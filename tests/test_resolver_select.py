@@ -12,6 +12,7 @@ from archive.resolver.resolve import (
     find_url,
     preferences,
     safe_url,
+    settles,
     steps,
     verbs_of,
 )
@@ -127,6 +128,86 @@ def test_only_copies_when_the_original_is_required():
     chosen = choose([copy], (), [], original=True)
 
     assert chosen.kind == "copies_only" and chosen.suspects == [copy]
+
+
+# -- Our own answer: does it settle the round, or must the other Archives be asked? ----------
+
+ITEM = "example/here/2020/01.01.00.00"
+COPY_OF_FIRST = f"""ibi {{rep {ITEM}}}
+state Copy
+url http://here.example/col/first.pdf
+state.lastedition Copy
+ibi.lastedition {{rep {ITEM}}}
+url.lastedition http://here.example/col/first.pdf
+state.translation(en) Copy
+ibi.translation(en) {{rep {ITEM}}}
+url.translation(en) http://here.example/col/first.pdf
+state.metadata Copy
+url.metadata http://here.example/items/first/metadata"""
+
+
+def settled(text: str, held: str, relation: str, *, original: bool = False) -> bool:
+    wanted = steps(relation)
+    return settles(choose([answer(HERE, text)], wanted, [], original=original), held, wanted,
+                   original=original)
+
+
+@pytest.mark.parametrize("relation", ["", ".lastedition", ".translation(en)", ".metadata"])
+def test_an_originals_url_settles_every_request(relation):
+    text = COPY_OF_FIRST.replace("Copy", "Original")
+
+    assert settled(text, "Original", relation)
+    assert settled(text, "Original", relation, original=True)
+
+
+def test_a_copy_settles_a_request_for_the_item_itself():
+    assert settled(COPY_OF_FIRST, "Copy", "")
+
+
+@pytest.mark.parametrize("relation", [".lastedition", ".translation(en)", ".metadata"])
+def test_a_copy_does_not_settle_a_relation_its_original_may_have_changed(relation):
+    assert not settled(COPY_OF_FIRST, "Copy", relation)
+
+
+@pytest.mark.parametrize("relation", ["", ".lastedition"])
+def test_a_copy_never_settles_when_the_original_is_required(relation):
+    # For the last edition the Copy names itself: a hop back to itself, nothing new here.
+    assert not settled(COPY_OF_FIRST, "Copy", relation, original=True)
+
+
+def test_a_copy_without_the_translation_asked_does_not_settle_but_an_original_does():
+    # Our Copy has no pt: its Original may have one now. Our Original has none: nobody has.
+    text = f"ibi {{rep {ITEM}}}"
+
+    assert not settled(text, "Copy", ".translation(pt)")
+    assert settled(text, "Original", ".translation(pt)")
+
+
+def test_a_copy_naming_another_item_of_its_originals_relations_settles_on_the_hop():
+    # The hop is asked of every Archive in its turn: the local answer has done its part.
+    text = (f"ibi {{rep {ITEM}}}\nibi.nextedition {{rep example/b/2021/01.01.00.00}}\n"
+            "ibi.translation(pt) {rep example/b/2021/02.02.00.00}")
+
+    assert settled(text, "Copy", ".lastedition")
+    assert settled(text, "Copy", ".lastedition", original=True)
+    assert settled(text, "Copy", ".translation(pt)")
+
+
+def test_a_tombstone_settles_whoever_holds_it():
+    text = f"ibi {{rep {ITEM}}}\nstate Deleted\ntimestamp 2020-01-01T00:00:00Z"
+
+    assert settled(text, "Deleted", ".lastedition")
+    assert settled(text, "Deleted", "", original=True)
+
+
+def test_for_a_relation_an_originals_url_goes_before_a_copys():
+    here = answer(HERE, COPY_OF_FIRST)
+    there = answer(B, "state Original\nurl http://b.example:8001/col/first.pdf\n"
+                      "state.lastedition Original\n"
+                      "url.lastedition http://b.example:8001/col/third.pdf")
+
+    assert choose([here, there], steps(".lastedition"), [], original=False).answer is there
+    assert choose([here, there], (), [], original=False).answer is here  # the item itself
 
 
 def test_a_tombstone_is_the_answer_when_nobody_has_the_url():

@@ -39,6 +39,11 @@ Decisions where the standard leaves room:
   is answered with its tombstone whatever the verbs, so the resolver can say it was removed.
 * An item without files is reached at its landing page. ``clientinformation.ipaddress`` does
   not change the URLs.
+* A Copy answers what it holds, marked state Copy, and names what its Original's relations
+  reach but is not held here (`Item.origin_relations`, kept by preservation/copies.py): its
+  ``ibi.nextedition``, its ``ibi.translation(xx)`` pairs, without URLs. A Copy whose Original
+  has a later edition not held here is not its own last edition: no ``.lastedition`` pairs
+  then, and a resolver walks ``ibi.nextedition`` to the Archive that holds it (§10.2).
 * Filtering: the verbs give one relation pattern (bare GetTranslation: every language and the
   bare one). Besides its pairs the answer keeps the Archive's three pairs, ``ibi`` and
   ``ibi.nextedition``, and the ``urlkey`` only when there is a URL to acknowledge (Example 10.2).
@@ -146,25 +151,47 @@ def _tags(language: str) -> tuple[list[str], list[str]]:
     return exact, alias
 
 
+def _held_elsewhere(ibi: str, language: str = "") -> Item:
+    """An item a Copy's Original relates to and this Archive does not hold: named, unsaved."""
+    return Item(ibi=ibi, ibip="", language=language)
+
+
+def _known_last(newest: Item) -> Item | None:
+    """The newest edition held here, unless it is a Copy whose Original has a later one."""
+    if newest.state == Item.State.COPY and newest.origin_relations.get(".nextedition"):
+        return None
+    return newest
+
+
+def _next_edition_forms(item: Item) -> list[str] | None:
+    """``ibi.nextedition``: the next edition held here, else the one a Copy's Original has."""
+    if item.next_ibi:
+        return ibi_forms(item.next_ibi, item.next_ibip)
+    following = item.origin_relations.get(".nextedition") \
+        if item.state == Item.State.COPY else None
+    return ibi_forms(following, "") if following else None
+
+
 class Related:
     """The item asked about and what its relations reach, loaded lazily: one query per kind
     of relation used (last edition, translation families, their last editions), so at most
-    three queries however many items, editions or translations are on file."""
+    three queries however many items, editions or translations are on file. A last edition
+    not known here is None (`_known_last`)."""
 
     def __init__(self, item: Item):
         self.item = item  # from selectors.item_with_next_edition
 
     @cached_property
-    def last(self) -> Item:
+    def last(self) -> Item | None:
         if not self.item.next_ibi:
-            return self.item
+            return _known_last(self.item)
         newest = selectors.newest_editions([self.item])
-        return newest.get(self.item.edition_family, self.item)
+        return _known_last(newest.get(self.item.edition_family, self.item))
 
     @cached_property
     def _members(self) -> list[Item]:
         # Translations are reached from the item and from its last edition (Table 9.5).
-        return selectors.translation_families([self.item, self.last])
+        return selectors.translation_families(filter(None, [self.item, self.last]))
 
     @cached_property
     def _members_last(self) -> dict[str, Item]:
@@ -175,15 +202,22 @@ class Related:
         found = [m for m in self._members if m.pk == root or m.translation_of_id == root]
         return found or [item]
 
-    def last_of(self, item: Item) -> Item:
-        if item.pk in (self.item.pk, self.last.pk):
+    def last_of(self, item: Item) -> Item | None:
+        if item.pk is None:  # held elsewhere: its editions are not known here
+            return None
+        if item.pk == self.item.pk or (self.last is not None and item.pk == self.last.pk):
             return self.last
-        return self._members_last.get(item.edition_family, item)
+        return _known_last(self._members_last.get(item.edition_family, item))
 
     def languages(self, item: Item) -> dict[str, Item]:
-        """Tag → member of item's family; item itself first, then live items, then originals."""
+        """Tag → member of item's family; item itself first, then live items, then originals,
+        then the members held elsewhere that the family's Copies remember."""
         members = sorted(self.family(item), key=lambda m: (
             m.pk != item.pk, m.is_deleted, m.translation_of_id is not None, m.pk))
+        members += [_held_elsewhere(ibi, relation[len(".translation("):-1])
+                    for copy in members if copy.state == Item.State.COPY
+                    for relation, ibi in sorted(copy.origin_relations.items())
+                    if relation.startswith(".translation(")]
         found: dict[str, Item] = {}
         for which in (0, 1):  # exact tags before aliases
             for member in members:
@@ -199,7 +233,9 @@ def expand(related: Related, pattern: Sequence[Step]) -> list[tuple[str, Node]]:
         step: list[tuple[str, Node]] = []
         for relation, node in found:
             if kind == LAST:
-                step.append((relation + ".lastedition", Node(related.last_of(node.item))))
+                last = related.last_of(node.item)
+                if last is not None:
+                    step.append((relation + ".lastedition", Node(last)))
             elif kind == METADATA:
                 text = f".metadata({argument})" if argument else ".metadata"
                 step.append((relation + text, Node(node.item, argument)))
@@ -272,7 +308,7 @@ class _Urls:
 
     def __call__(self, node: Node) -> str | None:
         item = node.item
-        if item.is_deleted:
+        if item.is_deleted or item.pk is None:  # held elsewhere: named, not reached here
             return None
         if node.metadata is not None:
             # Metadata pages have no files, hence no file list and no file path.
@@ -343,9 +379,11 @@ def _file_name(filepath: str | None) -> str | None:
 
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
            filepath: str | None, request: HttpRequest | None, filtered: bool,
-           service: Item | None = None, path: str | None = None) -> list[Pair]:
-    """The answer, from the cache (answer_cache.py) when this process built it since the last
-    change to any item; only the urlkey is fresh then."""
+           service: Item | None = None, path: str | None = None
+           ) -> tuple[list[Pair], str | None]:
+    """The answer and the state the item is held in here (None: not held), from the cache
+    (answer_cache.py) when this process built it since the last change to any item; only the
+    urlkey is fresh then."""
     key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
            path, selectors.base_url(request))
     current = answer_cache.token()
@@ -354,43 +392,46 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
         found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
                                 request=request, filtered=filtered, service=service, path=path)
         answer_cache.put(key, current, found)
-    pairs, keyed_item = found
+    pairs, keyed_item, held = found
     if keyed_item is None:
-        return pairs
-    return sorted([*pairs, ("urlkey", issue_urlkey(keyed_item))])
+        return pairs, held
+    return sorted([*pairs, ("urlkey", issue_urlkey(keyed_item))]), held
 
 
 def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
                     filepath: str | None, request: HttpRequest | None, filtered: bool,
-                    service: Item | None, path: str | None) -> tuple[list[Pair], int | None]:
-    """(The pairs without the urlkey, the item a urlkey is to be issued for or None)."""
+                    service: Item | None, path: str | None
+                    ) -> tuple[list[Pair], int | None, str | None]:
+    """(The pairs without the urlkey, the item a urlkey is to be issued for or None, the
+    item's state here or None)."""
     if service is None:
         service, item = selectors.service_and_item(ibi_text)
     else:
         item = selectors.item_with_next_edition(ibi_text)
     check_path(path, service)
     if service is None or item is None:  # no archive service, no Archive: nothing to say
-        return [], None
+        return [], None, None
     answer = dict(_archive_pairs(request, service))
     answer["ibi"] = forms(item)
     if item.is_deleted:
         answer.update(state=item.state, timestamp=timestamp(item))
-        return sorted(answer.items()), None
+        return sorted(answer.items()), None, item.state
     related = Related(item)
-    if item.next_ibi:
-        answer["ibi.nextedition"] = ibi_forms(item.next_ibi, item.next_ibip)
+    if following := _next_edition_forms(item):
+        answer["ibi.nextedition"] = following
     nodes = [found for pattern in patterns for found in expand(related, pattern)]
     file_name = _file_name(filepath)
     with_file: set[int] = set()
     if file_name and not file_list:
         with_file = selectors.items_with_file(
-            {n.item.pk for _, n in nodes if n.metadata is None and not n.item.is_deleted},
+            {n.item.pk for _, n in nodes
+             if n.metadata is None and not n.item.is_deleted and n.item.pk is not None},
             file_name)
     urls = _Urls(request, file_list, file_name, with_file)
     for relation, node in nodes:
         answer.update(_relation_pairs(relation, node, urls))
     keyed = not filtered or any(name.startswith("url") for name in answer)
-    return sorted(answer.items()), item.pk if keyed else None
+    return sorted(answer.items()), item.pk if keyed else None, item.state
 
 
 def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
@@ -404,6 +445,16 @@ def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | Non
     for the standard's sake; it changes nothing here. `service`: the archive service item, if
     the caller has it already.
     """
+    return held_answer(ibi_text=ibi_text, verbs=verbs, filepath=filepath, request=request,
+                       service=service)[0]
+
+
+def held_answer(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
+                request: HttpRequest | None = None, service: Item | None = None
+                ) -> tuple[list[Pair], str | None]:
+    """`url_request`, and the state the item is held in here (None: not held). Our own
+    resolver needs both: an Original's answer settles a resolution, a Copy's not always
+    (resolver/resolve.py `settles`), and a filtered answer need not say the item's state."""
     return _build(ibi_text, [pattern_of(verbs)], file_list="GetFileList" in verbs,
                   filepath=filepath, request=request, filtered=True, service=service)
 
@@ -412,7 +463,7 @@ def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None =
              request: HttpRequest | None = None) -> list[Pair]:
     """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
     return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
-                  request=request, filtered=False)
+                  request=request, filtered=False)[0]
 
 
 # -- urlkeys and acknowledgments ----------------------------------------------------------------
@@ -476,7 +527,7 @@ def answer(query: str, request: HttpRequest | None = None, *, path: str | None =
     if subject == "urlRequest":
         verbs = asked["verbs"]
         return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
-                      filepath=asked["filepath"], request=request, filtered=True, path=path)
+                      filepath=asked["filepath"], request=request, filtered=True, path=path)[0]
     check_path(path)
     if subject == "acknowledgment":
         record_acknowledgment(**asked)

@@ -21,6 +21,12 @@ last changed here) and `origin_timestamp` (the source's timestamp, which the arc
 answers for a Copy). Edition and translation links are made when the related item is held
 here too, whichever of the two is copied first.
 
+A Copy also keeps its Original's relations as the source's records name them
+(`origin_relations`): the next edition and the members of the translation family by language,
+refreshed with the copy. The archive service names those not held here, so that a resolver
+asking for the last edition or a translation of a Copy goes on to the Archives holding them
+instead of settling on the Copy (RTC-11 §8.2).
+
 Decision — deleted at the source: the copy becomes a tombstone too (state Deleted, files
 kept, like a deposit deleted here). A resolver taking the first answer must not keep serving
 what the Original's Archive withdrew. A tombstone stays one.
@@ -185,9 +191,10 @@ def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResul
         _ensure_files(record, source, http, local, result)
     except PeerError as exc:
         raise PeerFailed(str(exc)) from None
+    relations = origin_relations(record, source, http)
     for attempt in (1, 2):
         try:
-            result.item, result.outcome = _commit(record, source, result)
+            result.item, result.outcome = _commit(record, source, relations, result)
             break
         except IntegrityError:
             # Another run created the row first: the second attempt updates it instead.
@@ -245,7 +252,40 @@ def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item |
         result.fetched.append(remote.name)
 
 
-def _desired(record: Record, source: str) -> dict:
+def origin_relations(record: Record, source: str, http: httpx.Client) -> dict[str, str]:
+    """The Original's relations (Table 9.5 names → IBI) as the source's records give them:
+    ``.nextedition``, and ``.translation(<tag>)`` for each live member of its translation
+    family but itself, read from the members' own records (only they say their language).
+
+    A member whose record cannot be read now is left out rather than failing the copy: a
+    relation missing here only sends the resolver to the other Archives, as for any Copy.
+    """
+    relations = {".nextedition": record.next_edition} if record.next_edition else {}
+    root = _member(http, source, record.translation_of) if record.translation_of else record
+    if root is None:
+        return relations
+    members = [root, *filter(None, (_member(http, source, ibi) for ibi in root.translations
+                                    if not _same_ibi(ibi, record.ibi)))]
+    for member in members:
+        if member.language and member.state != Item.State.DELETED \
+                and not _same_ibi(member.ibi, record.ibi):
+            relations[f".translation({normalize_language(member.language)})"] = member.ibi
+    return relations
+
+
+def _member(http: httpx.Client, source: str, ibi: str) -> Record | None:
+    try:
+        return peer.fetch_record(http, source, ibi)
+    except PeerError as exc:
+        logger.info("copy: the relation to %s is left out for now: %s", ibi, exc)
+        return None
+
+
+def _same_ibi(a: str, b: str) -> bool:
+    return ibilib.parse(a) == ibilib.parse(b)
+
+
+def _desired(record: Record, source: str, relations: dict[str, str]) -> dict:
     return {
         "title": record.title,
         "language": normalize_language(record.language) if record.language else "",
@@ -254,6 +294,7 @@ def _desired(record: Record, source: str) -> dict:
         "state": Item.State.COPY,
         "source_archive": source,
         "origin_timestamp": record.timestamp,
+        "origin_relations": relations,
     }
 
 
@@ -262,7 +303,8 @@ def _dc_rows(record: Record) -> list[tuple[str, str, int]]:
                   for position, value in enumerate(values))
 
 
-def _commit(record: Record, source: str, result: CopyResult) -> tuple[Item, str]:
+def _commit(record: Record, source: str, relations: dict[str, str], result: CopyResult
+            ) -> tuple[Item, str]:
     now = timezone.now()
     with transaction.atomic():
         item = _local(record.ibi, record.ibip, lock=True)
@@ -272,7 +314,7 @@ def _commit(record: Record, source: str, result: CopyResult) -> tuple[Item, str]
         created = item is None
         if created:
             item = Item(ibi=record.ibi, ibip=record.ibip)
-        desired = _desired(record, source)
+        desired = _desired(record, source, relations)
         changed = created or any(getattr(item, k) != v for k, v in desired.items())
         for name, value in desired.items():
             setattr(item, name, value)
@@ -520,9 +562,10 @@ def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
         if locked.state != Item.State.COPY or not same_archive(locked.source_archive, source):
             raise CopyRefused(f"{locked.ibi} changed here during the migration")
         # The Original keeps the timestamp it had at its former Archive.
+        # Its relations are now the ones held here, as for any Original.
         Item.objects.filter(pk=locked.pk).update(
             state=Item.State.ORIGINAL, source_archive="", origin_timestamp=None,
-            updated=locked.origin_timestamp or timezone.now())
+            origin_relations={}, updated=locked.origin_timestamp or timezone.now())
     locked.refresh_from_db()
     logger.info("%s migrated from %s: the Original is here now", locked.ibi, source)
     return CopyResult(item=locked, outcome="promoted", fetched=copied.fetched,

@@ -3,13 +3,17 @@
 `resolve` runs the resolution process of Figure 8.1 for a parsed persistent URL:
 
 1. An IBI held here is answered by this Archive's own archive service, in process
-   (`archive_service.url_request`, the code that answers other resolvers): no network hop.
-   That answer settles it, except when the Original is required and we hold a Copy.
+   (`archive_service.held_answer`, the code that answers other resolvers): no network hop.
+   That answer settles it when it satisfies the request for sure (`settles`): an Original's
+   answer does; a Copy's does for the item itself, but not when the Original is required,
+   nor for a relation (``!``, ``+``, ``:``) it cannot reach or vouch for. A Copy's relations
+   are its Original's as of the last copy, and the Archive holding the Original knows better.
 2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/protocol/client.py),
    each within IBI_RESOLVER_TIMEOUT, the whole resolution within IBI_RESOLVER_DEADLINE.
 3. Selection (`choose`): with ``ibiurl.requireditemstatus=Original`` exactly one Archive
    claiming the Original is taken and two or more are suspects (an alert); otherwise the first
-   answer with the wanted URL is taken (the local one first, then by arrival). An answer
+   answer with the wanted URL is taken (the local one first, then by arrival), and for a
+   relation the first whose URL is an Original's, when one is (`choose`). An answer
    without that URL but naming a related IBI on the way (``ibi.translation(pt)``,
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
@@ -290,9 +294,14 @@ class Choice:
 
 def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences, *,
            original: bool) -> Choice:
-    """§8.2 on the non-empty answers of one round, in the order they count (local first)."""
+    """§8.2 on the non-empty answers of one round, in the order they count (local first).
+
+    For a relation an Original's URL goes before a Copy's: a Copy's relations are those of
+    its Original when it was copied (a later edition, a new translation are not in them)."""
     hits = [(a, find_url(a, wanted, prefs)) for a in answers if not a.deleted]
     with_url = [(a, hit) for a, hit in hits if hit is not None]
+    if wanted:
+        with_url.sort(key=lambda found: state_of(found[0], found[1].relation) != "Original")
     tombstones = [a for a in answers if a.deleted]
     if original:
         claims = [(a, hit) for a, hit in with_url if state_of(a, hit.relation) == "Original"]
@@ -313,6 +322,30 @@ def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
     if with_url:  # only copies, and the Original was required
         return Choice("copies_only", with_url[0][0], suspects=[a for a, _ in with_url])
     return Choice("none", answers[0] if answers else None)
+
+
+def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
+            original: bool) -> bool:
+    """Whether our own answer, about an item held here in state `held`, ends the round
+    without asking the other Archives (§8.2: the first answer that satisfies the request).
+
+    A URL whose state is Original settles it. A Copy's URL settles only a request for the
+    item itself (a file, its file list) without the Original required: what the Copy holds
+    is what its Original held. Otherwise an Original's word (a hop it names, no such
+    translation, a tombstone) settles it: the relations of an Original are held where it is.
+    A Copy's does not, except a tombstone (deleted at its source) and a hop to another IBI
+    its Original relates to, which is asked of every Archive in turn.
+    """
+    if choice.kind == "found":
+        if state_of(choice.answer, choice.hit.relation) == "Original":
+            return True
+        return not original and not wanted
+    if choice.kind == "copies_only":
+        return False
+    if held != "Copy" or choice.kind == "deleted":
+        return True
+    return choice.kind == "hop" and ibilib.parse(choice.hop[0]) not in ibis_in(
+        choice.answer.forms())
 
 
 # -- URLs we may redirect to ------------------------------------------------------------------
@@ -415,15 +448,17 @@ def _valid_ips(forwarded_for: str, remote_addr: str) -> tuple[str, ...]:
 
 
 def _local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
-                  ips: Sequence[str], request: HttpRequest | None) -> Answer | None:
-    """This Archive's own answer, in process (one query for a plain URL)."""
-    pairs = dict(archive_service.url_request(ibi_text=ibi_text, verbs=verbs, filepath=filepath,
-                                             client_ips=ips, request=request))
+                  request: HttpRequest | None) -> tuple[Answer | None, str | None]:
+    """This Archive's own answer, in process (one query for a plain URL), and the state the
+    item is held in here."""
+    found, held = archive_service.held_answer(ibi_text=ibi_text, verbs=verbs,
+                                              filepath=filepath, request=request)
+    pairs = dict(found)
     if not pairs:
-        return None
+        return None, None
     service = pairs.get("ibi.archiveservice") or ["", ""]  # our own: rep <IBI> …
     source = Source(address=selectors.archive_address(request), service_ibi=service[1])
-    return Answer(source, _sanitized(source, pairs))
+    return Answer(source, _sanitized(source, pairs)), held
 
 
 def _source(archive: RegisteredArchive, reply: client.Reply) -> Source:
@@ -558,10 +593,10 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
-        local = _local_answer(ibi_text, verbs, filepath, ips, request)
+        local, held = _local_answer(ibi_text, verbs, filepath, request)
         answers = [local] if local else []
         choice = choose(answers, wanted, prefs, original=original) if local else None
-        if choice is None or choice.kind == "copies_only":
+        if choice is None or not settles(choice, held, wanted, original=original):
             if archives is None:
                 archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
