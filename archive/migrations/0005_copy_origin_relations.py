@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0002_access_fewer_indexes'),
+        ('archive', '0004_idempotency_key'),
     ]
 
     operations = [
