@@ -56,6 +56,22 @@ def django_db_setup(django_db_setup):
 
 
 @pytest.fixture
+def librarian_api(db):
+    """A REST client with a librarian's token (staff, in the Librarians group)."""
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from archive.deposit import services
+
+    user = User.objects.create_user("librarian", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+@pytest.fixture
 def eager_tasks():
     """Celery tasks in process even when the suite runs with a broker (CI's second pass):
     for tests about what a task does, not about the broker (tests/test_worker.py is that)."""

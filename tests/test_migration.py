@@ -6,7 +6,6 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from archive.deposit import services
@@ -31,15 +30,6 @@ def peer(settings):
     settings.IBI_PEER_ARCHIVES = (archive.base_url,)  # an explicitly configured Archive
     yield archive
     archive.close()
-
-
-@pytest.fixture
-def librarian_api():
-    user = User.objects.create_user("librarian", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return api
 
 
 @pytest.fixture

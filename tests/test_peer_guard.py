@@ -17,8 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
@@ -37,15 +35,6 @@ def quick(settings):
     settings.IBI_GRANULARITY = Decimal("0.01")
     settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
     settings.IBI_PEER_ARCHIVES = ()
-
-
-@pytest.fixture
-def librarian_api():
-    user = User.objects.create_user("librarian", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return api
 
 
 @pytest.fixture
