@@ -58,7 +58,7 @@ from django.urls import include, path
 
 
 def bare(request):
-    return HttpResponse("confirmation yes\\n", content_type="text/plain; charset=us-ascii")
+    return HttpResponse("confirmation yes", content_type="text/plain; charset=us-ascii")
 
 
 def one_query(request):
