@@ -75,7 +75,7 @@ def test_every_package_says_what_it_is_and_names_its_public_face():
 
 
 def test_other_packages_use_only_a_packages_public_face():
-    graph = grimp.build_graph("archive", cache_dir=None)
+    graph = grimp.build_graph("archive", "ibirepo", cache_dir=None)
     public = {name: set(importlib.import_module(f"archive.{name}").__all__)
               for name in packages()}
     private_uses = []

@@ -7,4 +7,5 @@ Django's admin autodiscovery imports this package; each module registers its own
 """
 from . import items, resolver  # noqa: F401  (register their ModelAdmins)
 
-__all__ = ["copies", "forms", "items", "resolver"]
+# Nothing: the admin is reached through its site, never imported by another package.
+__all__: list[str] = []

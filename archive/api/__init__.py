@@ -6,4 +6,5 @@
 - urls: the routes.
 - schema: the OpenAPI schema's own rules (anonymous reads, the shape of errors).
 """
-__all__ = ["archive", "copies", "items", "schema", "urls"]
+# What the project uses: the routes, /api/archive, and the schema and error rules settings name.
+__all__ = ["archive", "items", "schema", "urls"]

@@ -6,4 +6,5 @@
 - tasks: the acknowledgment sent to the chosen Archive.
 - views: the HTTP edge, including the site's catch-all route.
 """
-__all__ = ["resolve", "service", "switch", "tasks", "views"]
+# What other packages use; resolve and tasks are the views' own (Celery finds the tasks).
+__all__ = ["service", "switch", "views"]

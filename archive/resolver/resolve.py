@@ -17,9 +17,9 @@
    without that URL but naming a related IBI on the way (``ibi.translation(pt)``,
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
-4. `acknowledge` sends Table 8.11 to the chosen Archive after the commit (a Celery task) or,
-   for an answer of our own, counts the access here, without HTTP, off the reader's request
-   (archive/accesses/counter.py).
+4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
+   the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
+   access here, without HTTP, off the reader's request (archive/accesses/counter.py).
 
 `+` without a language is decided here (§9.2, Example 9.3): among the ``url…translation(xx)``
 pairs the browser's Accept-Language (q-values, read by Django's parser) picks; no acceptable
@@ -56,7 +56,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -70,7 +69,6 @@ from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, Value, to_dict
 from ..protocol.persistent_url import PersistentUrl
-from .tasks import send_acknowledgment
 
 logger = logging.getLogger(__name__)
 
@@ -653,19 +651,20 @@ def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
     return pairs
 
 
-def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str, relation: str) -> None:
-    """After the commit: count a local access here (`count_local_access`), or send Table 8.11
-    to the chosen Archive in the background (resolver/tasks.py)."""
+def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
+                relation: str) -> tuple[int, dict[str, str]] | None:
+    """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
+    (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
+    None when nothing is owed."""
     if outcome.answer is not None and outcome.answer.source.local:
         item_id = counted_item(outcome)
         if item_id is not None:
             count_local_access(item_id, ips, relation)
-        return
+        return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
-        return
-    archive = outcome.answer.source.archive
-    transaction.on_commit(lambda: _enqueue(send_acknowledgment, (archive, pairs)))
+        return None
+    return outcome.answer.source.archive, pairs
 
 
 def counted_item(outcome: Outcome) -> int | None:
@@ -680,10 +679,3 @@ def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
     is counted off the reader's request, or with the transaction it is in
     (archive/accesses/counter.py)."""
     access_counter.count(item_id, ips, relation, timezone.now())
-
-
-def _enqueue(task, args: tuple) -> None:
-    try:
-        task.delay(*args)
-    except Exception:  # a broker outage must not turn a found URL into an error page
-        logger.exception("resolver: acknowledgment not enqueued (%s)", task.name)

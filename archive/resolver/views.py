@@ -13,11 +13,12 @@ URL. HEAD is answered like GET but sends no acknowledgment: a link checker is no
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
@@ -36,6 +37,9 @@ from ..site.citation import Citation, apa, bibtex
 from ..site.throttling import FailureThrottle, too_many
 from . import resolve as resolver
 from . import service as resolver_service
+from . import tasks
+
+logger = logging.getLogger(__name__)
 
 METHODS = ("GET", "HEAD")
 
@@ -129,7 +133,9 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":
-        resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation())
+        owed = resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation())
+        if owed is not None:
+            transaction.on_commit(lambda: _send_acknowledgment(*owed))
     return _head(request, response)
 
 
@@ -325,3 +331,11 @@ def dispatch(request: HttpRequest, path: str) -> HttpResponse:
         except NotTheService:
             pass
     return persistent_url_view(request, path)
+
+
+def _send_acknowledgment(archive_id: int, pairs: dict[str, str]) -> None:
+    """Table 8.11 to the chosen Archive, in the background (resolver/tasks.py)."""
+    try:
+        tasks.send_acknowledgment.delay(archive_id, pairs)
+    except Exception:  # a broker outage must not turn a found URL into an error page
+        logger.exception("resolver: acknowledgment not enqueued")
