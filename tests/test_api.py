@@ -272,6 +272,16 @@ def test_patch_refuses_the_fields_it_cannot_change(api, body):
     assert api.get(ITEMS + record["ibi"], secure=True).json() == record
 
 
+@pytest.mark.parametrize("body", [[None, None], ["title"], "title", 3])
+def test_patch_refuses_a_body_that_is_no_object(api, body):
+    """Found by schemathesis once it had a real item to PATCH: a JSON list was a 500."""
+    record = deposit(api).json()
+    response = api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
+    assert response.status_code == 400
+    assert response.json() == {"detail": "the body must be a JSON object of fields"}
+    assert api.get(ITEMS + record["ibi"], secure=True).json() == record
+
+
 def test_patch_refuses_a_bad_language_or_target_file(api):
     record = deposit(api).json()
     for body in ({"language": "not a tag"}, {"target_file": "missing.pdf"}, {"title": ""}):

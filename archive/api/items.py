@@ -7,6 +7,7 @@ enforced while reading), so nothing here touches bytes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from django.core.exceptions import SuspiciousOperation
@@ -449,6 +450,9 @@ class ItemDetail(_OneItem):
                    responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
+        if not isinstance(request.data, Mapping):
+            return Response({"detail": "the body must be a JSON object of fields"},
+                            status=status.HTTP_400_BAD_REQUEST)
         form = ItemUpdateSerializer(data=request.data, partial=True)
         fixed = sorted(set(request.data) - set(form.fields))
         if fixed:
