@@ -9,7 +9,7 @@ NUL = "\x00"
 
 
 class RefuseNulMiddleware:
-    """A NUL character in the path, the query or a urlencoded form answers 404 / 400.
+    """A NUL character in the path, the query, a cookie or a urlencoded form answers 404 / 400.
 
     PostgreSQL cannot hold NUL in text, so a NUL reaching a query is a 500 there (and a
     silent miss on SQLite); no IBI, file name or parameter of ours contains one. Checking here,
@@ -26,6 +26,10 @@ class RefuseNulMiddleware:
             return _refuse(request, 404, "No resource has a NUL character in its path.")
         if _has_nul(request.GET):
             return _refuse(request, 400, "A NUL character is not allowed in a query parameter.")
+        if any(NUL in name or NUL in value for name, value in request.COOKIES.items()):
+            # No browser sends one, but a quoted cookie's "\000" escape decodes to NUL, and the
+            # session's lookup would carry it to the database.
+            return _refuse(request, 400, "A NUL character is not allowed in a cookie.")
         if (request.method == "POST"
                 and request.content_type == "application/x-www-form-urlencoded"
                 and _has_nul(request.POST)):

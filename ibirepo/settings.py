@@ -142,9 +142,8 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no banner on every command's stderr (commands print one line to people)
 AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
-AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",))
+# The same client address as the API's throttles (NUM_PROXIES): behind nginx, not nginx's.
+AXES_CLIENT_IP_CALLABLE = "archive.site.throttling.client_ip"
 # Wrong registration keys sent to the resolver service, per client IP (DRF's rate syntax).
 IBI_RESOLVER_SERVICE_FAILURES = env_rate("IBI_RESOLVER_SERVICE_FAILURES", "10/hour")
 
@@ -238,6 +237,10 @@ IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 # campus federation whose Archives live on 10.x sets its own list without 10.0.0.0/8.
 IBI_RESOLVER_TIMEOUT = env_seconds("IBI_RESOLVER_TIMEOUT", 3.0, low=0.05, high=60)
 IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high=300)
+# At most IBI_RESOLVER_MAX_WAITING resolutions of one process wait for other Archives at once;
+# one more is answered 503 with Retry-After at once, so readers stalled on a slow Archive never
+# take every thread of a worker (deploy/gunicorn.conf.py sets half its threads).
+IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10000)
 IBI_RESOLVER_MAX_RESPONSE = env_int("IBI_RESOLVER_MAX_RESPONSE", 65536, low=1024, high=2**24)
 IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
     "169.254.0.0/16", "fe80::/10",  # link-local, where 169.254.169.254 answers on most clouds

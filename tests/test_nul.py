@@ -120,3 +120,13 @@ def test_a_nul_in_a_deposit_field_is_a_400_and_creates_nothing(librarian, field)
 def test_a_nul_free_request_is_answered_as_before(client, item):
     assert get(client, "/api/items/?search=Report").json()["count"] == 1
     assert get(client, f"/col/{item.ibi}/doc/report.pdf").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/admin/", "/api/items/", "/"])
+def test_a_cookie_whose_escape_decodes_to_nul_is_a_400(client, path):
+    """A quoted cookie value's octal escape (\\000) becomes NUL in Django's parser; the session
+    lookup then carried it to PostgreSQL (a 500 there)."""
+    response = client.get(path, HTTP_COOKIE='sessionid="abcdefghijkl\\000mnop"', secure=True)
+    assert response.status_code == 400
+    assert b"NUL character is not allowed in a cookie" in response.content
+

@@ -52,6 +52,25 @@ def test_a_forged_forwarded_for_header_does_not_reset_the_count(client, settings
     assert login(client, "x", ATTACKER).status_code == 429
 
 
+def test_behind_a_proxy_the_lockout_counts_the_address_the_proxy_saw(client, settings):
+    """Behind nginx (NUM_PROXIES=1) every request comes from 127.0.0.1: the admin's lockout
+    counts the address nginx appended to X-Forwarded-For, never nginx's, nor what a client
+    wrote into the header itself."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    User.objects.create_superuser("boss", "boss@example.org", "right-password")
+    for n in range(settings.AXES_FAILURE_LIMIT + 2):
+        client.post("/admin/login/", {"username": "boss", "password": f"x{n}"},
+                    REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"{READER}, {ATTACKER}",
+                    secure=True)
+    attacker = client.post("/admin/login/", {"username": "boss", "password": "right-password"},
+                           REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=ATTACKER, secure=True)
+    assert attacker.status_code == 429
+    boss = client.post("/admin/login/?next=/admin/", {"username": "boss",
+                                                      "password": "right-password"},
+                       REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=READER, secure=True)
+    assert boss.status_code == 302
+
+
 def test_wrong_api_tokens_are_answered_429_before_the_30th(client):
     user = User.objects.create_user("librarian")
     right = Token.objects.create(user=user).key

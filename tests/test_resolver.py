@@ -6,6 +6,7 @@ Items held here are resolved in process; other Archives are stand-ins on loopbac
 from __future__ import annotations
 
 import io
+import math
 import re
 from decimal import Decimal
 from urllib.parse import quote
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import Access, Item, RegisteredArchive
+from archive.resolver import resolve as resolver
 from archive.resolver import service as resolver_service
 
 from .servers import FakeArchiveService, SilentServer
@@ -372,6 +374,24 @@ def test_a_silent_archive_is_said_on_the_not_found_page(client, fake):
 
     assert response.status_code == 404
     assert "1 Archive gave no usable answer in time" in response.content.decode()
+    assert len(fake.requests("urlRequest")) == 1
+
+
+def test_a_resolution_past_the_waiting_limit_is_a_503_at_once(client, fake, settings):
+    """IBI_RESOLVER_MAX_WAITING resolutions already wait on other Archives: one more is told
+    to come back (503, Retry-After) without asking anyone; a URL held here still answers."""
+    settings.IBI_RESOLVER_MAX_WAITING = 2
+    with resolver._waiting_slot(), resolver._waiting_slot():
+        busy = client.get(f"/{ELSEWHERE}")
+    assert busy.status_code == 503
+    assert busy["Retry-After"] == str(math.ceil(settings.IBI_RESOLVER_DEADLINE))
+    assert "Too many readers are waiting for other Archives" in busy.content.decode()
+    assert fake.requests("urlRequest") == []
+    # The places come back: the same URL asks the Archive again.
+    fake.respond = lambda pairs: (200, f"archiveaddress {fake.address}\r\n"
+                                       f"ibi {{rep {ELSEWHERE}}}\r\nstate Original\r\n"
+                                       f"url http://{fake.address}/col/{ELSEWHERE}/doc/a.pdf")
+    assert client.get(f"/{ELSEWHERE}").status_code == 302
     assert len(fake.requests("urlRequest")) == 1
 
 

@@ -51,8 +51,10 @@ import functools
 import ipaddress
 import logging
 import re
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -471,6 +473,31 @@ def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
 
 
+class ResolverBusy(Exception):
+    """IBI_RESOLVER_MAX_WAITING resolutions of this process already wait for other Archives."""
+
+
+_waiting = 0
+_waiting_lock = threading.Lock()
+
+
+@contextmanager
+def _waiting_slot() -> Iterator[None]:
+    """One of the IBI_RESOLVER_MAX_WAITING places for a resolution that waits on other Archives
+    (up to IBI_RESOLVER_DEADLINE), or ResolverBusy at once: slow Archives may hold that many
+    threads of a worker, never all of them, so pages and local persistent URLs keep answering."""
+    global _waiting
+    with _waiting_lock:
+        if _waiting >= settings.IBI_RESOLVER_MAX_WAITING:
+            raise ResolverBusy
+        _waiting += 1
+    try:
+        yield
+    finally:
+        with _waiting_lock:
+            _waiting -= 1
+
+
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                     deadline: float, stop) -> tuple[list[Answer], list[str]]:
     """The non-empty answers in arrival order, and the Archives that gave none."""
@@ -483,7 +510,10 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
         except client.AddressError:
             logger.warning("resolver: Archive %s has an unusable address",
                            archive.archive_service_ibi)
-    replies = client.ask_all_sync(targets, pairs, deadline=deadline, stop=stop) if targets else []
+    replies = []
+    if targets:
+        with _waiting_slot():
+            replies = client.ask_all_sync(targets, pairs, deadline=deadline, stop=stop)
     answers, silent = [], []
     for reply in replies:
         archive = by_id[reply.tag]

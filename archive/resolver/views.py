@@ -14,6 +14,7 @@ URL. HEAD is answered like GET but sends no acknowledgment: a link checker is no
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -117,6 +118,11 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver/bad_url.html",
                                      {"message": str(exc)}, 400))
+    except resolver.ResolverBusy:
+        retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
+        response = _alert(request, "archive/resolver/busy.html", {"retry": retry}, 503)
+        response["Retry-After"] = str(retry)
+        return _head(request, response)
     if (outcome.kind == "found" and outcome.answer.source.local
             and unquote(urlsplit(outcome.url).path) == request.path):
         # Our own archive service: its URL is this very path. A web service, not a page:
