@@ -176,6 +176,12 @@ def test_static_files_never_reach_gunicorn(front):
     assert "upstream=-" in line
 
 
+def test_a_method_nginx_refuses_itself_says_what_is_allowed(front):
+    response = httpx.request("TRACE", f"{front.http}/api/items/", timeout=30)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE"
+
+
 def test_slow_clients_do_not_hold_the_workers(front):
     """Far more trickling clients than gunicorn has threads (2 workers × 8): headers that never
     end, and bodies that never arrive. nginx holds them; gunicorn never sees them."""
