@@ -1,9 +1,9 @@
 """Request hygiene for every route, before any view or query runs."""
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 
-from archive.protocol.responses import render_pairs
+from archive.protocol.responses import refusal
 
 NUL = "\x00"
 
@@ -23,30 +23,20 @@ class RefuseNulMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if NUL in request.path:
-            return _refuse(request, 404, "No resource has a NUL character in its path.")
+            return refusal(request, 404, "No resource has a NUL character in its path.")
         if _has_nul(request.GET):
-            return _refuse(request, 400, "A NUL character is not allowed in a query parameter.")
+            return refusal(request, 400, "A NUL character is not allowed in a query parameter.")
         if any(NUL in name or NUL in value for name, value in request.COOKIES.items()):
             # No browser sends one, but a quoted cookie's "\000" escape decodes to NUL, and the
             # session's lookup would carry it to the database.
-            return _refuse(request, 400, "A NUL character is not allowed in a cookie.")
+            return refusal(request, 400, "A NUL character is not allowed in a cookie.")
         if (request.method == "POST"
                 and request.content_type == "application/x-www-form-urlencoded"
                 and _has_nul(request.POST)):
-            return _refuse(request, 400, "A NUL character is not allowed in a form field.")
+            return refusal(request, 400, "A NUL character is not allowed in a form field.")
         return self.get_response(request)
 
 
 def _has_nul(params) -> bool:
     return any(NUL in key or any(NUL in value for value in values)
                for key, values in params.lists())
-
-
-def _refuse(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    """In the caller's language: JSON for the API, the RTC-11 pair list for the archive and
-    resolver services (their other refusals are pair lists too), plain text elsewhere."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message}, status=status)
-    if any("servicesubject" in key for key in request.GET):
-        return render_pairs(request, [("error", message)], status=status)
-    return HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")

@@ -103,3 +103,20 @@ def test_a_real_database_error_is_still_a_500(client, monkeypatch):
     monkeypatch.setattr(selectors, "item_by_ibi", broken)
     client.raise_request_exception = False
     assert client.get("/api/items/LK47B6W/362SFKH", secure=True).status_code == 500
+
+
+@pytest.mark.parametrize(("path", "type_", "body"), [
+    ("/api/items/", "application/json", b'{"detail": "the database connection was lost: '
+                                        b'send the request again"}'),
+    ("/x.org/a/2024/01.02.03.04?servicesubject=urlRequest", "text/plain; charset=us-ascii",
+     b"error {the database connection was lost: send the request again}"),
+    ("/", "text/plain; charset=utf-8",
+     b"the database connection was lost: send the request again\n"),
+])
+def test_the_503_speaks_each_callers_language(rf, path, type_, body):
+    """JSON for the API, a Table 6.2 pair list (no LF) for the services, a line elsewhere."""
+    from archive.site.dropped_connections import unavailable
+
+    response = unavailable(rf.post(path))
+    assert response.status_code == 503 and response["Retry-After"] == "2"
+    assert response["Content-Type"] == type_ and response.content == body

@@ -39,7 +39,7 @@ def url_request(server, ibi: str, verbs: str) -> dict:
         "servicesubject": "urlRequest", "clientinformation.ipaddress": "192.0.2.9",
         "parsedibiurl.ibi": ibi, "parsedibiurl.verblist": verbs})
     assert response.status_code == 200, response.text
-    return to_dict(loads(response.text))
+    return to_dict(loads(response.text, strict=True))
 
 
 def test_a_local_copy_does_not_settle_what_its_original_knows_better(network):

@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 
 from django.db import InterfaceError, OperationalError, connections
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
+
+from ..protocol.responses import refusal
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +41,7 @@ def close_dropped() -> bool:
 
 
 def unavailable(request: HttpRequest) -> HttpResponse:
-    if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": MESSAGE}, status=503)
-    else:
-        response = HttpResponse(MESSAGE + "\n", status=503,
-                                content_type="text/plain; charset=utf-8")
+    response = refusal(request, 503, MESSAGE)
     response["Retry-After"] = str(RETRY_AFTER)
     return response
 
