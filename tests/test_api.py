@@ -690,6 +690,62 @@ def test_keys_expire_after_a_day(api):
     assert again.status_code == 201 and again.json()["ibi"] != first["ibi"]
 
 
+class Killed(BaseException):
+    """The process dies: nothing after this point of the request runs."""
+
+
+def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(api, media,
+                                                                          monkeypatch):
+    from datetime import timedelta
+
+    from archive.deposit.idempotency import IDEMPOTENCY_ABANDONED
+    from archive.models import IdempotencyKey
+
+    def killed(**fields):
+        raise Killed
+
+    with monkeypatch.context() as dying:
+        dying.setattr(services, "item_deposit", killed)
+        dying.setattr(IdempotencyKey, "delete", lambda self: None)  # no clean-up runs either
+        with pytest.raises(Killed):
+            keyed(api, "killed")
+    assert IdempotencyKey.objects.get().item is None and deposited() == 0
+    # Soon after, the claim may still be a deposit at work: the retry is told to wait.
+    waiting = keyed(api, "killed")
+    assert waiting.status_code == 409 and "in progress" in waiting.json()["detail"]
+    # Past IDEMPOTENCY_ABANDONED nobody is at work on it: the retry deposits, once.
+    IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
+                                  - IDEMPOTENCY_ABANDONED - timedelta(seconds=1))
+    assert keyed(api, "killed", title="Other").status_code == 409  # still another request
+    taken = keyed(api, "killed")
+    assert taken.status_code == 201 and "Idempotent-Replayed" not in taken
+    again = keyed(api, "killed")
+    assert again["Idempotent-Replayed"] == "true" and again.json()["ibi"] == taken.json()["ibi"]
+    assert deposited() == 1 and len(stored(media)) == 1
+
+
+def test_the_key_is_linked_in_the_items_own_transaction(api, monkeypatch):
+    """Killed right after the item's commit, a deposit has already recorded its key: the
+    retry replays it instead of depositing a duplicate."""
+    from archive.models import IdempotencyKey
+
+    real = services.item_deposit
+
+    def killed_after_commit(**fields):
+        real(**fields)
+        raise Killed
+
+    with monkeypatch.context() as dying:
+        dying.setattr(services, "item_deposit", killed_after_commit)
+        dying.setattr(IdempotencyKey, "delete", lambda self: None)
+        with pytest.raises(Killed):
+            keyed(api, "late")
+    assert IdempotencyKey.objects.get().item is not None
+    again = keyed(api, "late")
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert deposited() == 1
+
+
 def test_a_bad_key_is_a_400(api):
     assert keyed(api, "x" * 256).status_code == 400
     assert deposited() == 0

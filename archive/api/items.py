@@ -391,14 +391,14 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
 
-        def deposit() -> Item:
+        def deposit(on_saved=None) -> Item:
             return services.item_deposit(
                 title=data["title"], uploads=_uploads(data["files"]),
                 target_file=data.get("target_file", ""), language=data.get("language", ""),
                 previous_edition=data.get("previous_edition"),
                 translation_of=data.get("translation_of"),
                 sha256=data.get("sha256") or None, dc=_dc(data),
-                transferable=data["transferable"])
+                transferable=data["transferable"], on_saved=on_saved)
 
         key = request.headers.get("Idempotency-Key")
         if key is None:

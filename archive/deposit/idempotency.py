@@ -7,7 +7,11 @@ committed before the deposit starts), deposits, and records the item:
 - the same key and another request (other fields or files) → 409;
 - the same key while its first request is still depositing → 409 "in progress": the second
   request does not wait (a deposit may take minutes of upload), the client retries later;
-- a deposit that fails releases the key, so that the corrected request may use it.
+- a deposit that fails releases the key, so that the corrected request may use it;
+- the item is linked to its key in the deposit's own transaction, so a process killed at any
+  point leaves either the item with its key (a retry replays it) or neither; a claim left
+  without an item by a killed process is taken over by the next retry once it is
+  IDEMPOTENCY_ABANDONED old (no deposit runs that long: gunicorn's timeout is 2 minutes).
 
 "The same request" is its fingerprint: the sha256 of its fields and of its files' names and
 checksums (`fingerprint`), so a retry need not send byte-identical multipart framing.
@@ -26,6 +30,7 @@ from ..models import IdempotencyKey, Item
 from .services import Conflict, ServiceError
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
+IDEMPOTENCY_ABANDONED = timedelta(minutes=15)
 MAX_KEY_LENGTH = 255
 
 
@@ -49,9 +54,10 @@ def check_key(key: str) -> str:
     return key
 
 
-def once(*, user, key: str, request_fingerprint: str, deposit: Callable[[], Item]
-         ) -> tuple[Item, bool]:
-    """(item, replayed): `deposit()` run at most once per (user, key) within the TTL."""
+def once(*, user, key: str, request_fingerprint: str,
+         deposit: Callable[[Callable[[Item], None]], Item]) -> tuple[Item, bool]:
+    """(item, replayed): `deposit(on_saved)` run at most once per (user, key) within the TTL;
+    it calls `on_saved(item)` in the transaction that saves the item."""
     key = check_key(key)
     now = timezone.now()
     # Expired keys go on any keyed write: no task to schedule, and the table stays small.
@@ -65,14 +71,20 @@ def once(*, user, key: str, request_fingerprint: str, deposit: Callable[[], Item
         if existing.fingerprint != request_fingerprint:
             raise Conflict("this Idempotency-Key was used for another request; use a new "
                            "key for a new deposit") from None
-        if existing.item is None:
+        if existing.item is not None:
+            return existing.item, True
+        # No item yet: still depositing, or its process was killed (then take the claim over,
+        # once, by the claim's own timestamp: two retries cannot both win it).
+        taken = IdempotencyKey.objects.filter(
+            pk=existing.pk, item=None, created=existing.created,
+            created__lt=now - IDEMPOTENCY_ABANDONED).update(created=now)
+        if not taken:
             raise Conflict("a request with this Idempotency-Key is in progress; retry it "
                            "later") from None
-        return existing.item, True
+        claim = existing
     try:
-        item = deposit()
+        item = deposit(lambda item: IdempotencyKey.objects.filter(pk=claim.pk).update(item=item))
     except BaseException:
         claim.delete()
         raise
-    IdempotencyKey.objects.filter(pk=claim.pk).update(item=item)
     return item, False

@@ -7,7 +7,7 @@ crash leaves at worst orphan files under a never-committed IBI, which `manage.py
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
 
@@ -152,8 +152,12 @@ def item_deposit(
     sha256: list[str] | None = None,
     dc: dict[str, Iterable[str]] | None = None,
     transferable: bool = True,
+    on_saved: Callable[[Item], None] | None = None,
 ) -> Item:
-    """Deposit a new Original: mint its IBI, store its files, commit its record."""
+    """Deposit a new Original: mint its IBI, store its files, commit its record.
+
+    `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
+    item or not at all (idempotency.py links the client's key to the item so)."""
     title = _clean_text("title", title or "")
     if not title:
         raise ServiceError("title is required")
@@ -183,6 +187,8 @@ def item_deposit(
             for f in files:
                 f.item = item
             ItemFile.objects.bulk_create(files)
+            if on_saved is not None:
+                on_saved(item)
     except IntegrityError:
         # Lost a race the checks above could not see, e.g. two new editions of one item.
         storage.remove(item.ibi, names)
