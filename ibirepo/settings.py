@@ -146,6 +146,9 @@ AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "archive.site.throttling.client_ip"
 # Wrong registration keys sent to the resolver service, per client IP (DRF's rate syntax).
 IBI_RESOLVER_SERVICE_FAILURES = env_rate("IBI_RESOLVER_SERVICE_FAILURES", "10/hour")
+# Every request to the resolver service, per client IP: Archives send a few (inclusion,
+# switching on and off); each one with a key costs a PBKDF2, right keys included.
+IBI_RESOLVER_SERVICE_RATE = env_rate("IBI_RESOLVER_SERVICE_RATE", "60/minute")
 
 # --- Celery: no broker → tasks run eagerly in-process ---------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -283,6 +286,7 @@ REST_FRAMEWORK = {
         "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
         "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
         "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
+        "resolver_service_requests": IBI_RESOLVER_SERVICE_RATE,
     },
     "NUM_PROXIES": NUM_PROXIES,
 }

@@ -127,6 +127,23 @@ def test_wrong_registration_keys_are_answered_429_before_the_30th(client, settin
         assert right.status_code == 200 and b"status.archive included" in right.content
 
 
+def test_the_resolver_service_answers_each_client_a_limited_number_of_times(client, settings):
+    """Right keys cost a PBKDF2 too: past IBI_RESOLVER_SERVICE_RATE a client is answered 429
+    before any key is looked at; another client is not slowed."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "resolver_service_requests": "5/hour"}}
+    settings.IBI_RESOLVER_TIMEOUT = 0.5
+    register_archive(archive_service_ibi=SERVICE, key=KEY)
+    with FakeArchiveService(SERVICE) as archive:
+        statuses = [resolver_service(client, KEY, archive.address, ATTACKER).status_code
+                    for _ in range(8)]
+        assert statuses == [200] * 5 + [429] * 3
+        last = resolver_service(client, KEY, archive.address, ATTACKER)
+        assert last.content.startswith(b"error {too many requests from this client")
+        assert int(last["Retry-After"]) > 0
+        assert resolver_service(client, KEY, archive.address, READER).status_code == 200
+
+
 COUNT_IN_ANOTHER_PROCESS = """
 import django, sys
 django.setup()

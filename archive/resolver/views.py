@@ -52,14 +52,16 @@ def resolver_service_view(request: HttpRequest) -> HttpResponse:
             f"method {request.method} not allowed: the resolver service answers GET"), 405)
         response["Allow"] = "GET"
         return response
-    # Each key checked costs a 60 000-iteration PBKDF2: a client past its refused keys is
-    # answered before any hashing.
+    # Each key checked costs a 60 000-iteration PBKDF2: a client past its requests or its
+    # refused keys is answered before any hashing.
+    requests = FailureThrottle("resolver_service_requests")
     failures = FailureThrottle("resolver_service")
-    wait = failures.retry_after(request)
-    if wait is not None:
-        return too_many(wait, render_pairs(request, error_pairs(
-            f"too many refused registration keys from this client: try again in {wait} s"),
-            429))
+    for throttle, what in ((requests, "requests"), (failures, "refused registration keys")):
+        wait = throttle.retry_after(request)
+        if wait is not None:
+            return too_many(wait, render_pairs(request, error_pairs(
+                f"too many {what} from this client: try again in {wait} s"), 429))
+    requests.record(request)
     try:
         pairs = resolver_service.answer(request.META.get("QUERY_STRING", ""))
     except resolver_service.Refused as exc:

@@ -7,7 +7,8 @@ What each guards, and why it counts what it counts:
   only when it failed, so a client that keeps its credentials right is never slowed, however
   many failures another client piles up. `ThrottledTokenAuthentication` uses it for wrong API
   tokens (API_THROTTLE_TOKEN_FAILURES); the resolver service for refused registration keys
-  (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-iteration PBKDF2.
+  (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-iteration PBKDF2, and, recorded
+  on every request, for all its requests per client (IBI_RESOLVER_SERVICE_RATE).
 * The admin login: django-axes (settings.py), whose lockout answer is `lockout_response`.
 
 The counts live in Django's default cache: shared by every process when it is Redis
