@@ -704,9 +704,11 @@ def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(api, me
     def killed(**fields):
         raise Killed
 
+    from django.db.models import QuerySet
+
     with monkeypatch.context() as dying:
         dying.setattr(services, "item_deposit", killed)
-        dying.setattr(IdempotencyKey, "delete", lambda self: None)  # no clean-up runs either
+        dying.setattr(QuerySet, "delete", lambda self: (0, {}))  # no clean-up runs either
         with pytest.raises(Killed):
             keyed(api, "killed")
     assert IdempotencyKey.objects.get().item is None and deposited() == 0
@@ -735,15 +737,42 @@ def test_the_key_is_linked_in_the_items_own_transaction(api, monkeypatch):
         real(**fields)
         raise Killed
 
+    from django.db.models import QuerySet
+
     with monkeypatch.context() as dying:
         dying.setattr(services, "item_deposit", killed_after_commit)
-        dying.setattr(IdempotencyKey, "delete", lambda self: None)
+        dying.setattr(QuerySet, "delete", lambda self: (0, {}))  # no clean-up runs either
         with pytest.raises(Killed):
             keyed(api, "late")
     assert IdempotencyKey.objects.get().item is not None
     again = keyed(api, "late")
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     assert deposited() == 1
+
+
+def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(api, media,
+                                                                      monkeypatch):
+    """The first request outlived IDEMPOTENCY_ABANDONED and a retry took its claim over: the
+    first may neither link its item (rolled back, 409) nor release the retry's claim."""
+    from datetime import timedelta
+
+    from archive.models import IdempotencyKey
+
+    real = services.item_deposit
+
+    def overtaken(**fields):
+        # Meanwhile a retry took the claim over (it is the retry's timestamp now).
+        IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
+                                      + timedelta(minutes=20))
+        return real(**fields)
+
+    with monkeypatch.context() as slow:
+        slow.setattr(services, "item_deposit", overtaken)
+        late = keyed(api, "slow")
+    assert late.status_code == 409 and "took it over" in late.json()["detail"]
+    assert deposited() == 0 and stored(media) == []
+    claim = IdempotencyKey.objects.get()
+    assert claim.item is None  # still the retry's
 
 
 def test_a_bad_key_is_a_400(api):

@@ -11,7 +11,8 @@ committed before the deposit starts), deposits, and records the item:
 - the item is linked to its key in the deposit's own transaction, so a process killed at any
   point leaves either the item with its key (a retry replays it) or neither; a claim left
   without an item by a killed process is taken over by the next retry once it is
-  IDEMPOTENCY_ABANDONED old (no deposit runs that long: gunicorn's timeout is 2 minutes).
+  IDEMPOTENCY_ABANDONED old. Should the first request still be at work (a deposit slower
+  than that), it has lost the key: its item is rolled back and it answers 409.
 
 "The same request" is its fingerprint: the sha256 of its fields and of its files' names and
 checksums (`fingerprint`), so a retry need not send byte-identical multipart framing.
@@ -82,9 +83,19 @@ def once(*, user, key: str, request_fingerprint: str,
             raise Conflict("a request with this Idempotency-Key is in progress; retry it "
                            "later") from None
         claim = existing
+    # The claim's timestamp is its owner's token: a first request slower than
+    # IDEMPOTENCY_ABANDONED, whose claim was taken over, can neither link its item (its
+    # deposit rolls back with a 409) nor release the claim of the request that took it.
+    mine = IdempotencyKey.objects.filter(pk=claim.pk, created=now, item=None)
+
+    def link(item: Item) -> None:
+        if not mine.update(item=item):
+            raise Conflict("another request with this Idempotency-Key took it over; retry "
+                           "to get its answer")
+
     try:
-        item = deposit(lambda item: IdempotencyKey.objects.filter(pk=claim.pk).update(item=item))
+        item = deposit(link)
     except BaseException:
-        claim.delete()
+        mine.delete()
         raise
     return item, False
