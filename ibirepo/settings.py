@@ -133,6 +133,9 @@ CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
 # Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
 # which any client can write, is ignored.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, low=0, high=10)
+# …believed only on connections from these addresses (nginx on this machine by default): a
+# client reaching gunicorn directly is counted by its own address whatever it writes.
+IBI_TRUSTED_PROXIES = env_networks("IBI_TRUSTED_PROXIES", ["127.0.0.0/8", "::1/128"])
 # The admin login: django-axes locks an IP out after AXES_FAILURE_LIMIT wrong passwords for
 # AXES_COOLOFF_TIME, counted in the database, answered 429 with Retry-After.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, low=1, high=1000)

@@ -71,6 +71,29 @@ def test_behind_a_proxy_the_lockout_counts_the_address_the_proxy_saw(client, set
     assert boss.status_code == 302
 
 
+def test_a_client_that_reaches_the_server_directly_cannot_name_its_address(client, settings):
+    """NUM_PROXIES=1, but the connection is not from a trusted proxy (IBI_TRUSTED_PROXIES):
+    X-Forwarded-For is the attacker's own writing and is not believed."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    user = User.objects.create_user("librarian")
+    right = Token.objects.create(user=user).key
+    statuses = [client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {n:040x}",
+                           REMOTE_ADDR=ATTACKER, HTTP_X_FORWARDED_FOR=f"192.0.2.{n}",
+                           secure=True).status_code for n in range(30)]
+    assert 429 in statuses
+    assert client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {right}", REMOTE_ADDR=READER,
+                      HTTP_X_FORWARDED_FOR=ATTACKER, secure=True).status_code == 200
+    # Nor may a trusted proxy's header smuggle something that is no address into the counts.
+    User.objects.create_superuser("boss", "boss@example.org", "right-password")
+    response = client.post("/admin/login/", {"username": "boss", "password": "wrong"},
+                           REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="not-an-ip",
+                           secure=True)
+    assert response.status_code == 200
+    from axes.models import AccessAttempt
+
+    assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["127.0.0.1"]
+
+
 def test_wrong_api_tokens_are_answered_429_before_the_30th(client):
     user = User.objects.create_user("librarian")
     right = Token.objects.create(user=user).key

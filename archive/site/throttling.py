@@ -18,6 +18,8 @@ REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front the address they saw
 """
 from __future__ import annotations
 
+import functools
+import ipaddress
 import math
 from datetime import timedelta
 
@@ -35,6 +37,9 @@ class WriteThrottle(UserRateThrottle):
     """Writes per user (per IP for anonymous ones); reads are not counted."""
 
     scope = "write"
+
+    def get_ident(self, request) -> str:
+        return client_ip(request)
 
     def get_rate(self) -> str:
         # DRF copies the rates into a class attribute at import; read the settings instead.
@@ -55,7 +60,7 @@ class FailureThrottle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def get_cache_key(self, request, view=None) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
 
     def retry_after(self, request: HttpRequest) -> int | None:
         """Seconds until the next attempt is heard, or None when it may go ahead now."""
@@ -90,9 +95,30 @@ class ThrottledTokenAuthentication(TokenAuthentication):
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The address every rate limit counts: REMOTE_ADDR, or behind NUM_PROXIES trusted proxies
-    the one they saw (DRF's rule, X-Forwarded-For from the right); django-axes uses it too."""
-    return BaseThrottle().get_ident(request)
+    """The address every rate limit counts, django-axes's lockout included: REMOTE_ADDR, or,
+    when the connection comes from one of IBI_TRUSTED_PROXIES and NUM_PROXIES is set, the
+    address those proxies saw (DRF's rule: X-Forwarded-For counted from the right). A client
+    reaching the server directly cannot name its own address; only a valid IP is returned."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    chosen = (BaseThrottle().get_ident(request)
+              if api_settings.NUM_PROXIES
+              and _trusted(remote, tuple(settings.IBI_TRUSTED_PROXIES))
+              else remote)
+    for text in (chosen, remote):
+        try:
+            return str(ipaddress.ip_address(text.strip()))
+        except ValueError:
+            continue
+    return "0.0.0.0"
+
+
+@functools.lru_cache(maxsize=1024)
+def _trusted(address: str, networks: tuple[str, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(network, strict=False) for network in networks)
 
 
 def too_many(wait: int, response: HttpResponse) -> HttpResponse:
