@@ -1,0 +1,6 @@
+"""An item described in the formats PID clients, citation managers and harvesters speak.
+
+- record: `Record`, the one plain description every format is built from (pure).
+- selectors: `record_of(item, request)`, the Record of a stored item.
+"""
+__all__ = ["record", "selectors"]
