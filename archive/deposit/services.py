@@ -16,6 +16,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..identifiers.minting import mint
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
@@ -203,13 +204,33 @@ def item_deposit(
 def _check_links(item: Item) -> None:
     previous = item.previous_edition
     if previous is not None:
+        if item.pk is not None and previous.pk == item.pk:
+            raise ServiceError(_("an item cannot be its own previous edition"))
         newer = Item.objects.filter(previous_edition=previous).exclude(pk=item.pk).first()
         if newer is not None:
-            raise Conflict(f"{previous.ibi} already has a newer edition: {newer.ibi}")
+            raise Conflict(_("%(previous)s already has a newer edition: %(newer)s")
+                           % {"previous": previous.ibi, "newer": newer.ibi})
         if previous.is_archive_service:
-            raise ServiceError("the archive service has no editions")
-    if item.translation_of is not None and item.translation_of.is_archive_service:
-        raise ServiceError("the archive service has no translations")
+            raise ServiceError(_("the archive service has no editions"))
+    _check_translation(item, item.translation_of)
+
+
+def _check_translation(item: Item, original: Item | None) -> None:
+    """A translation points at the original itself: never at itself, nor at a translation
+    (whose original is the one to name), nor may an item with translations become one."""
+    if original is None:
+        return
+    if original.is_archive_service:
+        raise ServiceError(_("the archive service has no translations"))
+    if item.pk is not None and original.pk == item.pk:
+        raise ServiceError(_("an item cannot be a translation of itself"))
+    if original.translation_of_id is not None:
+        raise ServiceError(
+            _("%(ibi)s is itself a translation: name its original, %(original)s")
+            % {"ibi": original.ibi, "original": original.translation_of.ibi})
+    if item.pk is not None and item.translations.exists():
+        raise ServiceError(_("%(ibi)s has translations of its own, so it cannot be a "
+                             "translation") % {"ibi": item.ibi})
 
 
 def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | None = None
@@ -307,7 +328,7 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item"]
 
 
 def ensure_librarians_group() -> Group:
-    group, _ = Group.objects.get_or_create(name="Librarians")
+    group, _created = Group.objects.get_or_create(name="Librarians")
     perms = Permission.objects.filter(content_type__app_label="archive",
                                       codename__in=LIBRARIAN_PERMISSIONS)
     group.permissions.set(perms)
