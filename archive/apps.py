@@ -19,6 +19,7 @@ class ArchiveConfig(AppConfig):
         # Uploads wait there (settings.FILE_UPLOAD_TEMP_DIR); Django would not create it.
         os.makedirs(settings.FILE_UPLOAD_TEMP_DIR, mode=0o700, exist_ok=True)
 
+        _brand_the_admin()
         post_migrate.connect(_create_archive_service, sender=self)
         post_migrate.connect(_install_answer_cache, sender=self)
 
@@ -29,6 +30,14 @@ class ArchiveConfig(AppConfig):
 
         minted = mint()
         return minted.rep, minted.ibip
+
+
+def _brand_the_admin() -> None:
+    """The admin says whose repository it is, not "Django administration"."""
+    from django.contrib import admin
+
+    admin.site.site_header = admin.site.site_title = settings.IBI_REPOSITORY_NAME
+    admin.site.index_title = _("Collection and deposits")
 
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:

@@ -301,25 +301,37 @@ def test_delete_makes_a_tombstone_and_the_record_stays(client):
     assert again.status_code == 403
 
 
-def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(client):
+def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admin_client):
+    """A superuser sees the archive service record, and still cannot delete it."""
     a, b = existing_item("A"), existing_item("B")
     service = Item.objects.get(is_archive_service=True)
     data = {"action": "delete_selected", "_selected_action": [a.pk, b.pk, service.pk]}
-    refused = client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
     assert "archive service cannot be deleted" in refused.content.decode()
     assert Item.objects.filter(state=Item.State.DELETED).count() == 0
     data["_selected_action"] = [a.pk, b.pk]
-    confirm = client.post("/admin/archive/item/", data, secure=True)
+    confirm = admin_client.post("/admin/archive/item/", data, secure=True)
     assert "tombstones" in confirm.content.decode()
-    client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
     assert set(Item.objects.filter(state=Item.State.DELETED)) == {a, b}
 
 
-def test_the_archive_service_cannot_be_deleted(client):
+def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(client):
+    a = existing_item("A")
+    service = Item.objects.get(is_archive_service=True)
+    client.post("/admin/archive/item/", {"action": "delete_selected", "post": "yes",
+                                         "_selected_action": [a.pk, service.pk]}, secure=True)
+    service.refresh_from_db()
+    assert service.state == Item.State.ORIGINAL
+    assert Item.objects.get(pk=a.pk).state == Item.State.DELETED
+
+
+def test_the_archive_service_cannot_be_deleted(client, admin_client):
     service = Item.objects.get(is_archive_service=True)
     url = f"/admin/archive/item/{service.pk}/delete/"
-    assert client.get(url, secure=True).status_code == 403
-    assert client.post(url, {"post": "yes"}, secure=True).status_code == 403
+    assert admin_client.get(url, secure=True).status_code == 403
+    assert admin_client.post(url, {"post": "yes"}, secure=True).status_code == 403
+    assert client.post(url, {"post": "yes"}, secure=True).status_code == 302  # not found
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
 
@@ -373,3 +385,46 @@ def test_an_ibi_typed_as_the_previous_edition_is_found_or_named_unknown(client):
                                              upload=[upload("v3.txt", b"3")]), secure=True)
     assert response.status_code == 200
     assert "no item here has the IBI" in response.content.decode()
+
+
+# -- The librarian's day ------------------------------------------------------------------------
+
+def test_after_a_plain_save_the_librarian_lands_on_the_new_item_with_its_ibis(client):
+    response = deposit(client, [upload("a.txt", b"a")])
+    item = Item.objects.get(title="Relatório técnico")
+    assert response.status_code == 302
+    assert response["Location"] == change_url(item)
+    page = client.get(response["Location"], secure=True).content.decode()
+    assert item.ibi in page and item.ibip in page
+    assert f"/{item.ibi}" in page  # the persistent URL
+
+
+def test_save_and_add_another_still_goes_to_a_blank_form(client):
+    response = client.post(ADD, {**deposit_data(), "upload": [upload("a.txt", b"a")],
+                                 "_addanother": "1"}, secure=True)
+    assert response["Location"] == ADD
+
+
+def test_pickers_rank_the_typed_title_then_older_editions_first(client):
+    first = existing_item("Satellite images")
+    second = services.item_deposit(
+        title="Satellite images", uploads=[services.Upload("b.txt", upload("b.txt", b"2"))],
+        previous_edition=first)
+    other = existing_item("Atlas of satellite images")
+    base = "/admin/autocomplete/?app_label=archive&model_name=item&field_name=translation_of"
+    response = client.get(f"{base}&term=satellite images", secure=True)
+    ids = [r["id"] for r in response.json()["results"]]
+    assert ids == [str(first.pk), str(second.pk), str(other.pk)]
+
+
+def test_the_archive_service_record_is_not_among_the_librarians_items(client):
+    service = Item.objects.get(is_archive_service=True)
+    page = client.get("/admin/archive/item/", secure=True).content.decode()
+    assert service.ibi not in page
+    assert client.get(change_url(service), secure=True).status_code == 302  # not found here
+
+
+def test_the_admin_names_the_repository_not_django(client, settings):
+    page = client.get("/admin/", secure=True).content.decode()
+    assert "Django administration" not in page
+    assert settings.IBI_REPOSITORY_NAME in page

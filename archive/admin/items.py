@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.options import IS_POPUP_VAR
+from django.db.models import Case, IntegerField, Value, When
+from django.http import HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
@@ -92,9 +96,33 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             found, may_have_duplicates = super().get_search_results(request, queryset,
                                                                     search_term)
         if request.resolver_match and request.resolver_match.url_name == "autocomplete":
-            # Links point at live, ordinary items only.
+            # Links point at live, ordinary items only; the title the librarian typed ranks
+            # first, then titles that start with it, each family oldest edition first.
             found = found.filter(is_archive_service=False).exclude(state=Item.State.DELETED)
+            term = search_term.strip()
+            found = found.annotate(rank=Case(
+                When(title__iexact=term, then=Value(0)),
+                When(title__istartswith=term, then=Value(1)),
+                default=Value(2), output_field=IntegerField(),
+            )).order_by("rank", "title", "edition_number", "created", "pk")
         return found, may_have_duplicates
+
+    def get_queryset(self, request):
+        # The archive service item is the Archive's own record (RTC-11 §5.1), kept by the
+        # services; only a superuser sees it among the librarian's items.
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(is_archive_service=False)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        """After a plain Save the librarian lands on the new item, its IBIs and persistent URL
+        in view (Django would go back to the list)."""
+        if any(key in request.POST for key in ("_addanother", "_continue", IS_POPUP_VAR)):
+            return super().response_add(request, obj, post_url_continue)
+        self.message_user(request, _("Deposited “%(title)s”: %(ibi)s, %(ibip)s.") % {
+            "title": obj.title, "ibi": obj.ibi, "ibip": obj.ibip}, messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:archive_item_change", args=[obj.pk]))
 
     def save_model(self, request, obj, form, change) -> None:
         """Nothing left to do: the form's services already stored the files and the row."""
