@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup system-packages migrate lint clean
+.PHONY: run test setup system-packages migrate lint clean messages
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -14,7 +14,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The translations (locale/*/LC_MESSAGES/django.po) compiled by Babel, in Python: no system
+# gettext needed to run. Recompiled when a catalogue changes.
+CATALOGUES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+%.mo: %.po $(STAMP)
+	$(BIN)/pybabel compile --statistics -i $< -o $@
+
+setup: $(STAMP) $(CATALOGUES)
 
 migrate: setup
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
@@ -23,21 +29,29 @@ run: migrate
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # What the suite needs from Debian, installed once on a fresh machine: Chromium for the browser
-# tests (Playwright drives it; it downloads no browser of its own) and nginx for the production
-# front (tests/test_front.py runs deploy/nginx.conf).
+# tests (Playwright drives it; it downloads no browser of its own), nginx for the production
+# front (tests/test_front.py runs deploy/nginx.conf), and GNU gettext, whose xgettext the
+# translation tests run (makemessages).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
+	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium nginx >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
 test: setup system-packages
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# After changing marked strings: refresh the pt-BR catalogue (needs GNU gettext's xgettext),
+# translate what is new in locale/pt_BR/LC_MESSAGES/django.po, then `make setup` compiles it.
+messages: setup
+	$(BIN)/python manage.py makemessages -l pt_BR --no-obsolete --ignore=.venv --ignore=bench \
+	  --ignore=tests --ignore=docs --ignore=staticfiles --ignore=media
 
 lint: setup
 	$(BIN)/ruff check .

@@ -47,6 +47,14 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use 1/0, true/false, yes/no)")
 
 
+def env_choice(name: str, default: str, choices: list[str]) -> str:
+    """One of choices, any case: `LANGUAGE_CODE=PT-BR` gives "pt-br"."""
+    value = (env_str(name, default) or default).lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r}: choose one of {', '.join(choices)}")
+    return value
+
+
 def env_int(name: str, default: int, *, low: int, high: int) -> int:
     value = _raw(name)
     if value in (None, ""):

@@ -18,6 +18,7 @@ from .env import (
     env_address,
     env_bool,
     env_cache,
+    env_choice,
     env_database,
     env_granularity,
     env_hostname,
@@ -70,6 +71,9 @@ MIDDLEWARE = [
     "archive.site.dropped_connections.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The reader's language: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE.
+    # URLs carry no language prefix, so persistent URLs and item URLs never change with it.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before CSRF, the first to read a form's body: an oversized upload becomes a 413 page.
     "archive.deposit.uploads.UploadLimitsMiddleware",
@@ -98,6 +102,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -309,7 +314,13 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Time and language ----------------------------------------------------------------------
-LANGUAGE_CODE = "en"
+# Pages, the admin, messages and API errors speak Brazilian Portuguese and English (locale/);
+# LANGUAGE_CODE is what a reader whose browser asks for neither gets.
+LANGUAGES = [("pt-br", "Português (Brasil)"), ("en", "English")]
+LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", [code for code, _name in LANGUAGES])
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -13,6 +13,8 @@ urlpatterns = [
     # same view as archive.urls' last route, which takes everything else (IBIp forms too).
     re_path(r"^(?P<path>[^./][^/]*\.[^/]*/.+)$", resolver_views.dispatch, name="repository-name"),
     path("admin/", admin.site.urls),
+    # The language switcher's form posts here (django.views.i18n.set_language).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("api/archive", archive_api.archive_info, name="api-archive"),
     path("api/", include("archive.api.urls")),
     # Last: archive.urls ends with the catch-all /<ibi>… of the archive service and resolver.
