@@ -92,14 +92,16 @@ def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse
 
 
 def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
-    """``<…/timemap/link/<ibi>>; rel="timemap"`` for a persistent URL that found an item held
-    here (or its tombstone); None otherwise: the chains of other Archives are not known here.
-    No query: the TimeMap of any edition's IBI is the chain's."""
+    """``<…/timemap/link/<ibi>>; rel="timemap"`` for a persistent URL that found the data of
+    an item held here (or its tombstone); None otherwise: the chains of other Archives are not
+    known here. No query: the TimeMap of any edition's IBI is the chain's."""
     answer = outcome.answer
     if answer is None or not answer.source.local or outcome.kind not in ("found", "deleted"):
         return None
     if outcome.kind == "found":
-        data = outcome.hit.relation.split(".metadata")[0]  # whose data (or metadata) it is
+        if answer.word("contenttype" + outcome.hit.relation) != "Data":
+            return None  # metadata, a file list: no editions of their own (as views._links)
+        data = outcome.hit.relation
         item_ibi = outcome.ibi if data == "" else resolver.ibi_in(answer.forms(data))
     else:
         item_ibi = resolver.ibi_in(answer.forms()) or outcome.ibi

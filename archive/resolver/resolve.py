@@ -17,6 +17,8 @@
    without that URL but naming a related IBI on the way (``ibi.translation(pt)``,
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
+   Every round (the question, the Archives asked, their answers, the choice) is kept in
+   ``Outcome.rounds``, for inspection (``?info``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
    the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
    access here, without HTTP, off the reader's request (archive/accesses/counter.py).
