@@ -71,7 +71,7 @@ class Edition:
     deleted: bool = False
 
     @property
-    def datetime(self) -> datetime:
+    def moment(self) -> datetime:
         """Its Memento-Datetime: the creation in UTC, to the second (what an HTTP date says)."""
         return self.created.astimezone(UTC).replace(microsecond=0)
 
@@ -107,7 +107,7 @@ def choose(chain: Sequence[Edition], when: datetime) -> Edition:
     the first edition when `when` is before all of them. `chain` is oldest first, not empty."""
     current = chain[0]
     for edition in chain:
-        if edition.datetime <= when:
+        if edition.moment <= when:
             current = edition
     return current
 
@@ -156,7 +156,8 @@ from="Wed, 01 Jan 2020 00:00:00 GMT"; until="Wed, 01 Jan 2020 00:00:00 GMT",
     """
     lines = [_link(original, "original timegate"),
              _link(self_url, "self", type=LINK_FORMAT, **{
-                 "from": http_date(chain[0].created), "until": http_date(chain[-1].created)})]
+                 "from": http_date(min(e.created for e in chain)),
+                 "until": http_date(max(e.created for e in chain))})]
     for edition in chain:
         lines.append(_link(url_of(edition), memento_rel(chain, edition),
                            datetime=http_date(edition.created)))
