@@ -6,6 +6,7 @@ standard library.
 """
 from __future__ import annotations
 
+import doctest
 import io
 import json
 from decimal import Decimal
@@ -96,6 +97,10 @@ def test_only_the_inspection_words_leave_the_query():
     assert inspection.split_query("informal=1&noredirect=") == ("html", "informal=1")
     with pytest.raises(ValueError, match="info=json"):
         inspection.split_query("info=xml")
+
+
+def test_the_worked_examples_of_the_module_hold():
+    assert doctest.testmod(inspection).failed == 0
 
 
 def test_other_unknown_query_words_are_as_strict_as_before(client, archive):

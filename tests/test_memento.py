@@ -6,6 +6,7 @@ standard library's RFC 5322 parser, not by the code under test.
 """
 from __future__ import annotations
 
+import doctest
 import email.utils
 import io
 from datetime import UTC, datetime
@@ -128,6 +129,13 @@ def test_the_ibip_form_is_a_timegate_too(client, chain):
     response = ask(client, f"/{chain[2].ibip}", "Wed, 01 Dec 2021 12:00:00 GMT")
     assert response.status_code == 302
     assert response["Location"] == f"{BASE}/{chain[1].ibi}"
+
+
+def test_head_asks_the_timegate_too(client, chain):
+    response = client.head(f"/{chain[0].ibi}!",
+                           headers={"accept-datetime": "Wed, 01 Dec 2021 12:00:00 GMT"})
+    assert (response.status_code, response["Location"]) == (302, f"{BASE}/{chain[1].ibi}")
+    assert response.content == b""
 
 
 def test_a_memento_client_following_the_timegate_lands_on_the_memento(client, chain):
@@ -257,3 +265,8 @@ def test_the_choice_uses_whole_seconds_like_http_dates():
     assert memento.choose(chain, datetime(2020, 3, 1, 10, 0, 0, tzinfo=UTC)).ibi == "a/1"
     assert memento.choose(chain, datetime(2021, 3, 1, 9, 59, 59, tzinfo=UTC)).ibi == "a/1"
     assert memento.choose(chain, datetime(2021, 3, 1, 10, 0, 0, tzinfo=UTC)).ibi == "a/2"
+
+
+def test_the_worked_examples_of_the_module_hold():
+    results = doctest.testmod(memento)
+    assert results.attempted >= 5 and results.failed == 0
