@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from .harvest import oai
+from .resolver import memento_views
 from .resolver import views as resolver_views
 from .site import downloads, views
 
@@ -18,6 +19,8 @@ urlpatterns = [
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
+    # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.
+    path("timemap/link/<path:ibi>", memento_views.timemap, name="timemap"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
     # resolver, persistent URLs /<ibi>[modifier][/path]. See archive/resolver/views.py.
     re_path(r"^(?P<path>.+)$", resolver_views.dispatch, name="dispatch"),

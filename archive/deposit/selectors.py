@@ -60,6 +60,17 @@ def last_edition(item: Item) -> Item:
     return newest or item
 
 
+def edition_chain(item: Item) -> list[Item]:
+    """Every edition of item's chain held here, oldest first (deleted ones included): one
+    query. Editions held on other Archives are not known here."""
+    if not item.edition_family:
+        return [item]
+    chain = list(Item.objects.filter(edition_family=item.edition_family)
+                 .only("id", "ibi", "ibip", "state", "created", "edition_number",
+                       "edition_family").order_by("edition_number", "id"))
+    return chain or [item]
+
+
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------
 # Every urlRequest runs some of these reads. They are raw SQL because compiling the same queries
 # through the ORM costs about ten times running them (bench/archive_service.py): plain SQL that

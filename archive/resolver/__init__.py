@@ -4,7 +4,10 @@
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.
 - tasks: the acknowledgment sent to the chosen Archive.
-- views: the HTTP edge, including the site's catch-all route.
+- memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap (pure).
+- inspection: what a resolution found, for ``?noredirect`` / ``?info``.
+- views: the HTTP edge, including the site's catch-all route; memento_views and
+  inspection_views, its Memento and inspection parts (the TimeMap has a route of its own).
 """
 # What other packages use; resolve and tasks are the views' own (Celery finds the tasks).
-__all__ = ["service", "switch", "views"]
+__all__ = ["memento_views", "service", "switch", "views"]

@@ -17,6 +17,8 @@
    without that URL but naming a related IBI on the way (``ibi.translation(pt)``,
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
    the rest of the verbs, at most MAX_HOPS times and never twice the same question.
+   Every round (the question, the Archives asked, their answers, the choice) is kept in
+   ``Outcome.rounds``, for inspection (``?info``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
    the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
    access here, without HTTP, off the reader's request (archive/accesses/counter.py).
@@ -536,6 +538,21 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
 
 # -- The resolution process -------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Round:
+    """One question of the resolution and what it met, kept for inspection (``?info``): the
+    IBI and steps asked, the other Archives asked ((id, archive service IBI, address); this
+    Archive is always asked first, in process), the non-empty answers, those silent, the
+    choice."""
+
+    ibi: str
+    wanted: tuple[Step, ...]
+    asked: tuple[tuple[int, str, str], ...]
+    answers: tuple[Answer, ...]
+    silent: tuple[str, ...]
+    choice: Choice
+
+
 @dataclass
 class Outcome:
     kind: str  # found | deleted | conflict | copies_only | not_found | translation_missing
@@ -547,6 +564,7 @@ class Outcome:
     wanted: tuple[Step, ...] = ()
     hops: int = 0
     asked_others: bool = False  # whether any other Archive was asked (else: our records only)
+    rounds: list[Round] = field(default_factory=list)  # every question asked, in order
 
     @property
     def url(self) -> str:
@@ -575,13 +593,13 @@ def _translation_missing(answer: Answer | None, wanted: Sequence[Step]) -> bool:
 
 
 def _outcome(choice: Choice, ibi_text: str, wanted: tuple[Step, ...], hops: int,
-             silent: list[str], asked_others: bool) -> Outcome:
+             silent: list[str], asked_others: bool, rounds: list[Round]) -> Outcome:
     kind = {"found": "found", "deleted": "deleted", "conflict": "conflict",
             "copies_only": "copies_only"}.get(choice.kind, "not_found")
     if kind == "not_found" and _translation_missing(choice.answer, wanted):
         kind = "translation_missing"
     return Outcome(kind, ibi_text, choice.answer, choice.hit, choice.suspects, silent, wanted,
-                   hops, asked_others)
+                   hops, asked_others, rounds)
 
 
 def _stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs):
@@ -618,12 +636,15 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     end = time.monotonic() + settings.IBI_RESOLVER_DEADLINE
     seen: set[tuple] = set()
     silent: list[str] = []
+    rounds: list[Round] = []
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
         local, held = _local_answer(ibi_text, verbs, filepath, request)
         answers = [local] if local else []
         choice = choose(answers, wanted, prefs, original=original) if local else None
+        others: list[RegisteredArchive] = []
+        quiet: list[str] = []
         if choice is None or not settles(choice, held, wanted, original=original):
             if archives is None:
                 archives = remote_archives(selectors.archive_service_or_none())
@@ -638,11 +659,16 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                     pairs["parsedibiurl.verblist"] = " ".join(verbs)
                 stop = None if original else _stop_on_original(archives, wanted, prefs)
                 remote, quiet = _remote_answers(archives, pairs, left, stop)
+                others = archives
                 answers += remote
                 silent += [name for name in quiet if name not in silent]
             choice = choose(answers, wanted, prefs, original=original)
+        rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
+                                                    for a in others),
+                            tuple(answers), tuple(quiet), choice))
         if choice.kind != "hop":
-            return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None)
+            return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None,
+                            rounds)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -651,10 +677,10 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
-                            archives is not None)
+                            archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
     return Outcome("not_found", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
-                   asked_others=archives is not None)
+                   asked_others=archives is not None, rounds=rounds)
 
 
 # -- Acknowledgment (Table 8.11) --------------------------------------------------------------

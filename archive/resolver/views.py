@@ -36,9 +36,9 @@ from ..protocol.pairs import unquote_word
 from ..protocol.responses import never_cache, render_pairs
 from ..site.citation import Citation, apa, bibtex
 from ..site.throttling import FailureThrottle, too_many
+from . import inspection, inspection_views, memento_views, tasks
 from . import resolve as resolver
 from . import service as resolver_service
-from . import tasks
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +100,23 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         response["Allow"] = ", ".join(METHODS)
         return response
     query = request.META.get("QUERY_STRING", "")
+    # ?noredirect / ?info (inspection.py) and Accept-Datetime (memento_views.py) come before
+    # the answer cache: its keys know neither.
+    try:
+        inspected, rest = inspection.split_query(query)
+    except ValueError as exc:
+        return _head(request, _alert(request, "archive/resolver/bad_url.html",
+                                     {"message": str(exc)}, 400))
+    if inspected is not None:
+        return inspection_views.inspect(request, rest, inspected)
+    if "HTTP_ACCEPT_DATETIME" in request.META:
+        return memento_views.negotiate(request, query,
+                                       lambda: _resolved(request, path, query))
+    return _resolved(request, path, query)
+
+
+def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
+    """The persistent URL resolved: the answer of a plain GET or HEAD."""
     accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
     key = ("resolve", request.path_info, query, _base(request), accept_language)
     current = answer_cache.token()
@@ -132,12 +149,16 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         return archive_service_views.archive_service(request, path)
     vary_language = any(k == "translation" and not arg
                         for k, arg in resolver.steps(url.relation()) or ())
+    timemap = memento_views.timemap_link(request, outcome)
     if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
-        redirect = _LocalRedirect(outcome.url, ", ".join(_links(request, outcome)),
+        links = [*_links(request, outcome), *([timemap] if timemap else [])]
+        redirect = _LocalRedirect(outcome.url, ", ".join(links),
                                   vary_language, resolver.counted_item(outcome), url.relation())
         answer_cache.put(key, current, redirect)
         return redirect.respond(request)
     response = _answer(request, url, outcome)
+    if timemap:
+        response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":

@@ -1,0 +1,79 @@
+"""HTTP edge of the inspection of a persistent URL (``?noredirect``, ``?info``): see inspection.py.
+
+Called by views.py `persistent_url_view` when the query holds ``noredirect`` or ``info``. The
+resolution is the plain one (resolve.py `resolve`), but its outcome is shown, never followed:
+no redirect, no acknowledgment, no access counted, nothing taken from or put in the answer
+cache. JSON for ``?info=json`` or a client whose Accept prefers application/json, else the
+page ``archive/resolver/inspection.html``; both 200 whatever the resolution found (the
+inspection itself succeeded), 400 for what is no persistent URL, 503 when too many
+resolutions wait already.
+"""
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.encoding import iri_to_uri
+from django.utils.translation import gettext as _
+
+from ..deposit import selectors
+from ..identifiers import ibi as ibilib
+from ..protocol import persistent_url
+from ..protocol.responses import never_cache
+from . import inspection
+from . import resolve as resolver
+
+
+def _wants_json(request: HttpRequest, mode: str) -> bool:
+    if mode == "json":
+        return True
+    if "info=html" in request.META.get("QUERY_STRING", "").split("&"):
+        return False
+    accept = request.META.get("HTTP_ACCEPT", "")
+    return bool(accept) and request.get_preferred_type(
+        ["text/html", "application/json"]) == "application/json"
+
+
+def _error(request: HttpRequest, as_json: bool, message: str, status: int) -> HttpResponse:
+    if as_json:
+        response = JsonResponse({"error": message}, status=status)
+    else:
+        response = render(request, "archive/resolver/inspection.html",
+                          {"error": message}, status=status)
+    response["Vary"] = "Accept"
+    return never_cache(response)
+
+
+def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
+    """``GET|HEAD /<ibi>[mdf][/path]?info`` (or ``?noredirect``): what the resolution found."""
+    as_json = _wants_json(request, mode)
+    try:
+        url = persistent_url.parse(iri_to_uri(request.path_info), query)
+        outcome = resolver.resolve(url, ips=resolver.client_ips(request), request=request,
+                                   accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+    except persistent_url.NoIbiError as exc:
+        return _error(request, as_json, str(exc), 404)
+    except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:
+        return _error(request, as_json, str(exc), 400)
+    except resolver.ResolverBusy:
+        retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
+        response = _error(request, as_json, _("Too many resolutions are waiting for other "
+                                              "Archives: try again in %(retry)s s.")
+                          % {"retry": retry}, 503)
+        response["Retry-After"] = str(retry)
+        return response
+    service = selectors.archive_service_or_none()
+    here = (service.ibi if service else "", selectors.archive_address(request))
+    persistent = request.build_absolute_uri(request.path) + (f"?{query}" if query else "")
+    data = inspection.report(url, outcome, persistent, here,
+                             request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+    if as_json:
+        response = JsonResponse(data, json_dumps_params={"indent": 2})
+    else:
+        response = render(request, "archive/resolver/inspection.html", {"report": data})
+    response["Vary"] = "Accept, Accept-Language"
+    if request.method == "HEAD":
+        response.content = b""
+    return never_cache(response)

@@ -1,0 +1,133 @@
+"""HTTP edges of Memento (RFC 7089): the TimeGate on persistent URLs, Mementos, the TimeMap.
+
+The pattern, the URIs and the choices are in memento.py; this module only reads the request
+and writes the headers. Called by views.py `persistent_url_view` for a request that carries
+``Accept-Datetime`` (`negotiate`) and for the ``rel="timemap"`` link of every persistent URL of
+an item held here (`timemap_link`); `timemap` is the route ``/timemap/link/<ibi>``.
+
+A TimeGate's answer depends on ``Accept-Datetime``: it is never put in the answer cache
+(answer_cache.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
+cacheable. A Memento's answer is the plain answer (cached as ever) with its headers added per
+request. The TimeGate's redirect names the Memento's plain persistent URL, without the query.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.cache import patch_vary_headers
+from django.utils.encoding import iri_to_uri
+from django.utils.translation import gettext as _
+
+from ..deposit import selectors
+from ..identifiers import ibi as ibilib
+from ..models import Item
+from ..protocol import persistent_url
+from ..protocol.responses import never_cache
+from . import memento
+from . import resolve as resolver
+
+
+def _base(request: HttpRequest) -> str:
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def _text(message: str, status: int) -> HttpResponse:
+    response = HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+    return never_cache(response)
+
+
+def _chain(item: Item) -> list[memento.Edition]:
+    return [memento.Edition(e.ibi, e.created, e.is_deleted) for e in selectors.edition_chain(item)]
+
+
+def _uris(request: HttpRequest, item: Item) -> tuple[str, str, Callable]:
+    """(URI-R, the TimeMap's URI, URI-M of an edition) of item's chain."""
+    base = _base(request)
+    family = item.edition_family or item.ibi
+    return (f"{base}/{family}!", f"{base}/timemap/link/{family}",
+            lambda edition: f"{base}/{edition.ibi}")
+
+
+def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse]
+              ) -> HttpResponse:
+    """A persistent URL asked with ``Accept-Datetime``: the TimeGate's 302 to the Memento of
+    the edition current then, or the Memento's own answer (`plain()`, the answer without
+    ``Accept-Datetime``) with its Memento headers. A malformed date is a 400. Persistent URLs
+    that are no TimeGate (a file, a translation, metadata, an item not held here) answer
+    `plain()`: RFC 7089 has such resources ignore the header."""
+    try:
+        when = memento.parse_accept_datetime(request.META["HTTP_ACCEPT_DATETIME"])
+    except ValueError as exc:
+        return _text(_("Bad Accept-Datetime (RFC 7089 §2.1.1): %(error)s") % {"error": exc}, 400)
+    try:
+        url = persistent_url.parse(iri_to_uri(request.path_info), query)
+    except (persistent_url.PersistentUrlError, ibilib.IbiError):
+        return plain()  # its alert page says what is wrong
+    relation = url.relation()
+    if url.filepath is not None or relation not in ("", ".lastedition") or (
+            "GetFileList" in url.verbs):
+        return plain()
+    item = selectors.item_by_ibi(url.ibi)
+    if item is None or item.is_archive_service:
+        return plain()
+    chain = _chain(item)
+    chosen = memento.choose(chain, when)
+    original, timemap_uri, url_of = _uris(request, item)
+    if relation == "" and chosen.ibi == item.ibi:
+        # The Memento itself (a client following our redirect sends the date again).
+        response = plain()
+        response["Memento-Datetime"] = memento.http_date(chosen.created)
+        links = memento.memento_links(original, timemap_uri)
+        response["Link"] = ", ".join(
+            [link for link in response.get("Link", "").split(", ")
+             if link and 'rel="timemap"' not in link] + links)
+    else:
+        response = HttpResponseRedirect(url_of(chosen))
+        response["Link"] = ", ".join(memento.timegate_links(original, timemap_uri, chain,
+                                                            chosen, url_of))
+        never_cache(response)
+    patch_vary_headers(response, ["accept-datetime"])
+    return response
+
+
+def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
+    """``<…/timemap/link/<ibi>>; rel="timemap"`` for a persistent URL that found the data of
+    an item held here (or its tombstone); None otherwise: the chains of other Archives are not
+    known here. No query: the TimeMap of any edition's IBI is the chain's."""
+    answer = outcome.answer
+    if answer is None or not answer.source.local or outcome.kind not in ("found", "deleted"):
+        return None
+    if outcome.kind == "found":
+        if answer.word("contenttype" + outcome.hit.relation) != "Data":
+            return None  # metadata, a file list: no editions of their own (as views._links)
+        data = outcome.hit.relation
+        item_ibi = outcome.ibi if data == "" else resolver.ibi_in(answer.forms(data))
+    else:
+        item_ibi = resolver.ibi_in(answer.forms()) or outcome.ibi
+    if item_ibi is None:
+        return None
+    return (f'<{_base(request)}/timemap/link/{item_ibi}>; rel="timemap"; '
+            f'type="{memento.LINK_FORMAT}"')
+
+
+def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
+    """``GET /timemap/link/<ibi>``: the TimeMap of the chain of an item held here."""
+    if request.method not in ("GET", "HEAD"):
+        response = _text(_("Method not allowed: a TimeMap answers GET and HEAD."), 405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    try:
+        ibilib.parse(ibi)
+    except ValueError as exc:
+        return _text(_("Not an IBI: %(error)s") % {"error": exc}, 404)
+    item = selectors.item_by_ibi(ibi)
+    if item is None or item.is_archive_service:
+        return _text(_("No item with the IBI %(ibi)s is held here; the editions held by other "
+                       "Archives are not known here.") % {"ibi": ibi}, 404)
+    original, _timemap, url_of = _uris(request, item)
+    self_url = _base(request) + iri_to_uri(request.path)
+    body = memento.timemap(original, self_url, _chain(item), url_of)
+    response = HttpResponse(body if request.method == "GET" else b"",
+                            content_type=memento.LINK_FORMAT)
+    return never_cache(response)

@@ -1,0 +1,236 @@
+"""Inspection without redirect: ``/<ibi>?noredirect`` and ``?info`` show what the resolution found.
+
+In process for items held here and for stand-in Archives (tests/servers.py); then two real
+Archives on loopback, A resolving an item held by B. The HTML is read by lxml, the JSON by the
+standard library.
+"""
+from __future__ import annotations
+
+import doctest
+import io
+import json
+from decimal import Decimal
+from urllib.parse import quote
+
+import httpx
+import lxml.html
+import pytest
+
+from archive.deposit import services
+from archive.deposit.services import Upload
+from archive.models import Access, Item, RegisteredArchive
+from archive.resolver import inspection
+from archive.resolver import service as resolver_service
+
+from .servers import FakeArchiveService, LiveServers
+
+HOST = "testserver"
+F_SERVICE = "ibi.test/f/2024/01.02.03.04"
+ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"
+KEY = "1234567890-0987654321"
+KEYS = {"persistent_url", "ibi", "modifier", "verbs", "filepath", "required_item_status",
+        "outcome", "url", "reason", "chosen", "silent", "rounds"}
+ANSWER_KEYS = {"archive", "address", "local", "answered", "silent", "state", "timestamp",
+               "url", "chosen"}
+
+
+@pytest.fixture
+def archive(db, settings):
+    settings.IBI_GRANULARITY = Decimal("0.001")
+    settings.ARCHIVE_ADDRESS = HOST
+    settings.IBI_RESOLVER_TIMEOUT = 0.5
+    settings.IBI_RESOLVER_DEADLINE = 5
+    return services.ensure_archive_service()
+
+
+@pytest.fixture
+def fake(archive):
+    with FakeArchiveService(F_SERVICE) as stand_in:
+        RegisteredArchive.objects.create(
+            archive_service_ibi=F_SERVICE, key_hash=resolver_service.hash_key("1234567890"),
+            included=True, address=stand_in.address)
+        yield stand_in
+
+
+def deposit(name: str = "paper.pdf", **links) -> Item:
+    upload = Upload(name=name, file=io.BytesIO(name.encode()), content_type="application/pdf")
+    return services.item_deposit(title="Ensuring persistence", uploads=[upload], language="en",
+                                 dc={"creator": ["Banon, Gerald"]}, **links)
+
+
+def file(item: Item, name: str) -> str:
+    return f"http://{HOST}/col/{item.ibi}/doc/{quote(name)}"
+
+
+def report(client, path: str, **headers) -> dict:
+    response = client.get(path, headers=headers)
+    assert response.status_code == 200, response.content[:500]
+    assert response["Content-Type"] == "application/json"
+    assert "Location" not in response
+    data = json.loads(response.content)
+    assert set(data) == KEYS
+    for each in data["rounds"]:
+        assert {a_key for archive in each["archives"] for a_key in archive} <= ANSWER_KEYS
+    return data
+
+
+def page(client, path: str, **headers) -> lxml.html.HtmlElement:
+    response = client.get(path, headers=headers)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    assert "Location" not in response
+    return lxml.html.fromstring(response.content)
+
+
+def text(element) -> str:
+    return " ".join(element.text_content().split())
+
+
+# -- The query ----------------------------------------------------------------------------------
+
+def test_only_the_inspection_words_leave_the_query():
+    assert inspection.split_query("") == (None, "")
+    assert inspection.split_query("noredirect&ibiurl.verblist=GetMetadata") == (
+        "html", "ibiurl.verblist=GetMetadata")
+    assert inspection.split_query("info=html") == ("html", "")
+    assert inspection.split_query("info=json&noredirect") == ("json", "")
+    assert inspection.split_query("informal=1&noredirect=") == ("html", "informal=1")
+    with pytest.raises(ValueError, match="info=json"):
+        inspection.split_query("info=xml")
+
+
+def test_the_worked_examples_of_the_module_hold():
+    assert doctest.testmod(inspection).failed == 0
+
+
+def test_other_unknown_query_words_are_as_strict_as_before(client, archive):
+    item = deposit()
+    assert client.get(f"/{item.ibi}?noredirect&foo").status_code == 400  # "foo": no pair
+    assert client.get(f"/{item.ibi}?foo").status_code == 400
+    assert client.get(f"/{item.ibi}?info=xml").status_code == 400
+    kept = client.get(f"/{item.ibi}?lang=x")  # a pair for the item itself: ignored, as ever
+    assert kept.status_code == 302
+
+
+# -- Held here ----------------------------------------------------------------------------------
+
+def test_an_item_held_here_is_shown_not_followed(client, archive, fake):
+    item = deposit()
+    for path in (f"/{item.ibi}?info=json", f"/{item.ibip}?noredirect"):
+        data = report(client, path, accept="application/json")
+        assert (data["outcome"], data["url"]) == ("found", file(item, "paper.pdf"))
+        assert data["chosen"]["local"] and data["chosen"]["state"] == "Original"
+        assert data["chosen"]["timestamp"].startswith(f"{item.created:%Y-%m-%d}")
+        assert "no other Archive was asked" in data["reason"]
+        (only,) = data["rounds"]
+        assert [(a["local"], a["answered"], a["chosen"]) for a in only["archives"]] == [
+            (True, True, True)]
+    assert fake.asked == []  # settled here, as a plain request is
+    assert not Access.objects.exists()  # an inspection is no reading
+
+
+def test_the_inspection_page_shows_the_answers_and_the_choice(client, archive):
+    first = deposit()
+    second = deposit("paper2.pdf", previous_edition=first)
+    html = page(client, f"/{first.ibi}!?info")
+    assert file(second, "paper2.pdf") in text(html.xpath("//code[@class='url']")[0])
+    assert "found" in text(html.xpath("//*[@class='outcome']")[0])
+    rows = html.xpath("//section[@class='round']//tbody/tr")
+    assert rows and "this Archive" in text(rows[0]) and "Original" in text(rows[0])
+    assert rows[0].get("class") == "chosen"
+    assert html.xpath("//meta[@name='robots']/@content") == ["noindex"]
+
+
+def test_a_tombstone_is_reported_deleted(client, archive):
+    item = deposit()
+    services.item_delete(item=item, reason="withdrawn")
+    data = report(client, f"/{item.ibi}?info=json")
+    assert data["outcome"] == "deleted" and data["url"] is None
+    assert data["chosen"]["state"] == "Deleted" and data["chosen"]["local"]
+    assert "deleted" in data["reason"]
+    html = page(client, f"/{item.ibi}?noredirect")
+    assert "Deleted" in text(html.xpath("//section[@class='round']//tbody/tr")[0])
+
+
+def test_a_modifier_that_hops_shows_every_round(client, archive, fake):
+    """An item held elsewhere whose stand-in names the next edition: two rounds."""
+    nxt = "ibi.test/elsewhere/2021/05.06.07.08"
+    url = f"http://{fake.address}/col/{nxt}/doc/paper.pdf"
+
+    def respond(pairs):
+        asked = pairs.get("parsedibiurl.ibi", "").lower()
+        common = (f"archiveaddress {fake.address}\ncontenttype Data\n"
+                  f"ibi.archiveservice {{rep {F_SERVICE}}}\nibi.platformsoftware {{}}\n")
+        if asked == ELSEWHERE:
+            return 200, common + (f"ibi {{rep {ELSEWHERE}}}\nibi.nextedition {{rep {nxt}}}\n"
+                                  "state Original\ntimestamp 2024-01-02T03:04:05Z\n")
+        if asked == nxt:
+            return 200, common + (f"ibi {{rep {nxt}}}\ncontenttype.lastedition Data\n"
+                                  "state.lastedition Original\n"
+                                  "timestamp.lastedition 2024-02-03T04:05:06Z\n"
+                                  f"url.lastedition {url}\n"
+                                  "urlkey 1700000000-123456789012345678\n")
+        return 200, ""
+    fake.respond = respond
+
+    data = report(client, f"/{ELSEWHERE}!?info=json")
+    assert (data["outcome"], data["url"]) == ("found", url)
+    assert [r["choice"] for r in data["rounds"]] == ["hop", "found"]
+    assert data["rounds"][0]["next_ibi"] == nxt
+    remote = data["rounds"][1]["archives"][1]
+    assert (remote["archive"], remote["address"], remote["state"], remote["timestamp"],
+            remote["chosen"]) == (F_SERVICE, fake.address, "Original", "2024-02-03T04:05:06Z",
+                                  True)
+    here = data["rounds"][1]["archives"][0]
+    assert (here["local"], here["answered"], here["chosen"]) == (True, False, False)
+    assert fake.requests("acknowledgment") == []  # nothing owed: nothing was followed
+
+
+def test_nothing_found_and_bad_urls(client, archive):
+    data = report(client, "/ibi.test/nobody/2020/01.01.00.00?info=json")
+    assert data["outcome"] == "not_found" and data["chosen"] is None
+    bad = client.get("/ibi.test/nobody/2020/13.01.00.00?info=json")
+    assert bad.status_code == 400 and "error" in json.loads(bad.content)
+    assert client.get("/ibi.test/nobody/2020/13.01.00.00?info").status_code == 400
+
+
+# -- Two real Archives on loopback ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory):
+    with LiveServers(tmp_path_factory.mktemp("inspection-net")) as servers:
+        yield servers
+
+
+def test_a_resolver_shows_what_another_archive_answered(network):
+    a, b = network.start("a"), network.start("b")
+    b_service = b.archive_service_ibi()
+    a.manage("registerarchive", b_service, KEY, "--email", "admin@b.ibi.test")
+    b.manage("switchon", "--resolver", a.url, "--key", KEY)
+    token = b.librarian_token()
+    made = httpx.post(f"{b.url}/api/items/", data={"title": "Held by B"},
+                      files=[("files", ("paper.pdf", b"%PDF-1.4\n%%EOF\n", "application/pdf"))],
+                      headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert made.status_code == 201, made.text
+    item = made.json()
+
+    resolver = httpx.Client(base_url=a.url, follow_redirects=False, timeout=30)
+    answer = resolver.get(f"/{item['ibi']}?info=json")
+    assert answer.status_code == 200 and "location" not in answer.headers
+    data = answer.json()
+    assert data["outcome"] == "found"
+    assert data["url"] == f"{b.url}/col/{item['ibi']}/doc/paper.pdf"
+    assert (data["chosen"]["archive"], data["chosen"]["address"], data["chosen"]["state"]) == (
+        b_service, b.address, "Original")
+    assert data["chosen"]["timestamp"]
+    archives = data["rounds"][0]["archives"]
+    assert [(x["local"], x["answered"], x["chosen"]) for x in archives] == [
+        (True, False, False), (False, True, True)]
+    assert archives[1]["archive"] == b_service
+
+    shown = resolver.get(f"/{item['ibip']}?noredirect", headers={"Accept": "text/html"})
+    assert shown.status_code == 200
+    html = lxml.html.fromstring(shown.content)
+    rows = html.xpath("//section[@class='round']//tbody/tr")
+    assert b.address in text(rows[1]) and rows[1].get("class") == "chosen"
+    assert data["url"] in text(html.xpath("//code[@class='url']")[0])
