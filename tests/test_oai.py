@@ -264,7 +264,9 @@ ARGUMENT = st.sampled_from(["verb", "identifier", "metadataPrefix", "from", "unt
                             "resumptionToken", "other"])
 VALUE = st.one_of(
     st.sampled_from(["Identify", "ListRecords", "ListIdentifiers", "GetRecord", "ListSets",
-                     "ListMetadataFormats", "oai_dc", "2020-01-01", "2020-01-01T00:00:00Z",
+                     "ListMetadataFormats", "oai_dc", "oai_datacite", "oai_openaire",
+                     "openaire", "type", "type:text", "language:pt-BR", "language:",
+                     "2020-01-01", "2020-01-01T00:00:00Z",
                      "9999-12-31", "9999-12-31T23:59:59Z", "0000-01-01", ""]),
     st.text(max_size=30))
 

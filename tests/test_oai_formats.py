@@ -200,6 +200,17 @@ def test_headers_carry_their_items_set_specs(live_server, harvester, collection)
         assert sorted(header.setSpecs) == expected[name], name
 
 
+def test_a_new_type_is_a_set_at_once(live_server, harvester, collection):
+    """The dc:type values read for sets are kept between requests until an item changes."""
+    assert "type:book" not in {s.setSpec for s in harvester.list_sets()}
+    book = deposit("A book", types=["Livro"])
+    assert "type:book" in {s.setSpec for s in harvester.list_sets()}
+    headers = list(harvester.list_identifiers(metadata_prefix="oai_dc", set_="type:book"))
+    assert [h.identifier for h in headers] == [oai_id(live_server, book)]
+    services.item_update(item=book, dc={"type": ["Dataset"]})
+    assert "type:book" not in {s.setSpec for s in harvester.list_sets()}
+
+
 @pytest.mark.parametrize("prefix", list(PREFIXES))
 def test_resumption_keeps_the_set_and_the_format(live_server, collection, prefix):
     with Scythe(f"{live_server.url}/oai", iterator=OAIResponseIterator) as scythe:

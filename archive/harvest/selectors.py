@@ -9,17 +9,28 @@ from __future__ import annotations
 
 from django.db.models import CharField, OuterRef, Q, QuerySet, Subquery, Value
 
+from ..archive_service import answer_cache
 from ..deposit import selectors
 from ..metadata.vocabularies import TEXT, Kind, all_kinds, kind_of
 from ..models import DcValue, Item
 from . import sets
 
+_TYPES_KEY = ("harvest", "recognised dc:type values")
+
 
 def recognised_types() -> dict[str, Kind]:
-    """Each distinct dc:type value of the public items that names a Kind, with its Kind."""
-    values = (DcValue.objects.filter(element="type", item__is_archive_service=False)
-              .values_list("value", flat=True).distinct().order_by())
-    return {v: k for v in values if (k := kind_of(v)) is not None}
+    """Each distinct dc:type value of the public items that names a Kind, with its Kind.
+
+    Every page of a harvest needs it, and it is a scan of the collection's dc:type values: it
+    is kept in the answer cache, which forgets it as soon as any item changes."""
+    current = answer_cache.token()
+    found = answer_cache.get(_TYPES_KEY, current)
+    if found is None:
+        values = (DcValue.objects.filter(element="type", item__is_archive_service=False)
+                  .values_list("value", flat=True).distinct().order_by())
+        found = {v: k for v in values if (k := kind_of(v)) is not None}
+        answer_cache.put(_TYPES_KEY, current, found)
+    return found
 
 
 def _annotated(items: QuerySet[Item], types: dict[str, Kind]) -> QuerySet[Item]:
