@@ -3,5 +3,8 @@
 - record: `Record`, the one plain description every format is built from (pure).
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
 - selectors: `record_of(item, request)`, the Record of a stored item.
+- datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).
+- openaire: a Record as an OpenAIRE Guidelines v4 record (`resource`, `to_bytes`; pure).
+- vocabularies: dc:type read as COAR / DataCite / OpenAIRE resource types, `xml_text` (pure).
 """
-__all__ = ["formats", "record", "selectors"]
+__all__ = ["datacite", "formats", "openaire", "record", "selectors", "vocabularies"]
