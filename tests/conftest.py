@@ -44,6 +44,17 @@ def fresh_cache(request):
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def default_language(request):
+    """A request answered in Portuguese leaves the language active in the thread (as Django's
+    LocaleMiddleware does): each test starts from LANGUAGE_CODE again."""
+    yield
+    if request.config.pluginmanager.hasplugin("django"):
+        from django.utils import translation
+
+        translation.deactivate()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """The test database, and before it is dropped: the accesses still pending written, and
