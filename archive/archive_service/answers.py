@@ -23,13 +23,14 @@ Example 10.1: a urlRequest without verbs is answered with the item itself, sorte
 Decisions where the standard leaves room:
 
 * Relations (Table 9.5): "", ``.lastedition``, ``.translation``, ``.translation(xx[-YY])``,
-  ``.metadata``, ``.metadata(oai_dc)`` and all their compositions; beside oai_dc, every format
-  of archive/metadata/formats.py: ``.metadata(bibtex)``, ``.lastedition.metadata(csljson)`` … ``.translation(xx)`` is the
-  member of the item's translation family (its original and the original's translations) in
-  language xx; the original counts as a translation of itself (Example 8.3). A member tagged
-  ``pt-BR`` also answers ``.translation(pt)`` when no member is plain ``pt``. The bare
-  ``.translation`` is the item itself: the resolver falls back to it when no language of the
-  user's matches (Example 8.3), and it is how an item without a language is reached (§9.2).
+  ``.metadata``, ``.metadata(oai_dc)`` and all their compositions; beside oai_dc, every format of
+  archive/metadata/formats.py: ``.metadata(bibtex)``, ``.lastedition.metadata(csljson)`` …
+  ``.translation(xx)`` is the member of the item's translation family (its original and the
+  original's translations) in language xx; the original counts as a translation of itself (Example
+  8.3). A member tagged ``pt-BR`` also answers ``.translation(pt)`` when no member is plain
+  ``pt``. The bare ``.translation`` is the item itself: the resolver falls back to it when no
+  language of the user's matches (Example 8.3), and it is how an item without a language is
+  reached (§9.2).
 * Metadata pages are not identified items: no ``ibi.metadata…`` pair (CRIARPARIBI gives "").
   They carry no language of their own, so only the bare ``.metadata.translation`` is answered,
   equal to ``.metadata`` (as in Example 9.2).
