@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.models import Item, ItemFile
 from archive.metadata import bibtex
 from archive.metadata.record import Creator, Record
+from archive.models import Item, ItemFile
 from archive.site.citation import Citation, apa
 
 pytestmark = pytest.mark.django_db
