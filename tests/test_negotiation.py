@@ -13,6 +13,9 @@ from decimal import Decimal
 import bibtexparser
 import pytest
 import rispy
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from lxml import etree
 from rdflib import Graph, Namespace, URIRef
 
@@ -20,6 +23,7 @@ from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.metadata.formats import FORMATS
 from archive.models import RegisteredArchive
+from archive.protocol import persistent_url
 from archive.protocol.pairs import loads, to_dict
 from archive.resolver import service as resolver_service
 
@@ -184,7 +188,39 @@ def test_head_answers_like_get_without_a_body(client):
     assert response.status_code == 302 and response["Location"] == metadata(item, "bibtex")
 
 
+@pytest.fixture
+def item():
+    return deposit()
+
+
+_MEDIA_RANGE = st.sampled_from([*ACCEPT.values(), "text/html", "*/*", "application/*",
+                                 "text/x-bibliography", "image/png", "", ";", ",", "q=2"])
+_PARAMETER = st.sampled_from(["", ";q=0", ";q=0.5", ";q=1.5", ";q=x", ";style=apa",
+                              ";style=nope", ";locale=pt-BR", ";locale=zz", ';style="ieee"'])
+
+
+@hypothesis_settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header=st.lists(st.tuples(_MEDIA_RANGE, _PARAMETER), max_size=4).map(
+    lambda parts: ", ".join(r + p for r, p in parts)) | st.text(max_size=60))
+def test_any_accept_header_is_a_redirect_or_a_400_saying_why(client, item, header):
+    response = client.get(f"/{item.ibi}", HTTP_ACCEPT=header)
+    assert response.status_code in (302, 400), (header, response.status_code)
+    if response.status_code == 400:
+        assert response.content.startswith(b"Cannot answer in this format:")
+
+
 # -- The modifiers :(name) -----------------------------------------------------------------------
+
+def test_the_grammar_reads_every_format_in_modifiers_and_verb_lists():
+    url = persistent_url.parse("/LK47B6W/362SFKH!+(pt):(BibTeX)")
+    assert url.verbs == ("GetLastEdition", "GetTranslation(pt)", "GetMetadata(bibtex)")
+    assert url.relation() == ".lastedition.translation(pt).metadata(bibtex)"
+    for name in FORMATS:
+        listed = persistent_url.parse("/LK47B6W/362SFKH", f"ibiurl.verblist=GetMetadata({name})")
+        assert listed.relation() == f".metadata({name})"
+    with pytest.raises(persistent_url.PersistentUrlError, match="unknown metadata format"):
+        persistent_url.parse("/LK47B6W/362SFKH:(mods)")
+
 
 def test_each_metadata_modifier_redirects_to_its_format(client):
     first = deposit("first.pdf")

@@ -14,6 +14,7 @@ resolver's redirect is the right answer then, never a 406).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -74,6 +75,7 @@ def bibliography(options: dict[str, str]) -> Wanted:
     return Wanted(BIBLIOGRAPHY, style, locale)
 
 
+@functools.lru_cache(maxsize=256)  # clients send a few Accept headers, again and again
 def accept(header: str) -> Wanted | None:
     """What a persistent URL's Accept header asks for; None: the page (today's redirect)."""
     if not header.strip():
