@@ -1,4 +1,6 @@
-"""OAI-PMH 2.0 at /oai: a real harvester (oaipmh-scythe) against a live server, and the errors."""
+"""OAI-PMH 2.0 at /oai: a real harvester (oaipmh-scythe) against a live server, and the errors.
+
+Formats and sets: tests/test_oai_formats.py."""
 from __future__ import annotations
 
 import io
@@ -13,7 +15,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from lxml import etree
 from oaipmh_scythe import Scythe
-from oaipmh_scythe.exceptions import IdDoesNotExist, NoRecordsMatch, NoSetHierarchy
+from oaipmh_scythe.exceptions import BadArgument, IdDoesNotExist, NoRecordsMatch
 from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
@@ -123,8 +125,8 @@ def test_list_identifiers_from_until_at_both_granularities(live_server, harveste
 def test_the_harvester_sees_errors_as_oai_errors(live_server, harvester, collection):
     with pytest.raises(IdDoesNotExist):
         harvester.get_record(identifier="oai:elsewhere.example:x/y/2020/01.01")
-    with pytest.raises(NoSetHierarchy):
-        list(harvester.list_sets())
+    with pytest.raises(BadArgument):  # sets exist (tests/test_oai_formats.py); not this one
+        list(harvester.list_identifiers(set_="no-such-set"))
     identify = harvester.identify()
     assert identify.deletedRecord == "persistent"
     assert identify.granularity == "YYYY-MM-DDThh:mm:ssZ"
@@ -173,8 +175,23 @@ def error_code(root: etree._Element) -> str | None:
      "idDoesNotExist"),
     ({"verb": "ListMetadataFormats", "identifier": "nothing"}, "idDoesNotExist"),
     ({"verb": "ListRecords", "metadataPrefix": "oai_dc"}, "noRecordsMatch"),
-    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "x"}, "noSetHierarchy"),
-    ({"verb": "ListSets"}, "noSetHierarchy"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "x"}, "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "type:no_such_type"},
+     "badArgument"),
+    ({"verb": "ListIdentifiers", "metadataPrefix": "oai_dc", "set": "type:journal article"},
+     "badArgument"),
+    ({"verb": "ListIdentifiers", "metadataPrefix": "oai_dc", "set": "language:"},
+     "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_dc", "set": "language:x y"},
+     "badArgument"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_datacite", "set": "language:fr"},
+     "noRecordsMatch"),
+    ({"verb": "ListRecords", "metadataPrefix": "oai_openaire", "set": "openaire"},
+     "noRecordsMatch"),
+    ({"verb": "ListRecords", "metadataPrefix": "marc 21"}, "badArgument"),
+    ({"verb": "GetRecord", "metadataPrefix": "datacite", "identifier": "oai:x:y"},
+     "cannotDisseminateFormat"),
+    ({"verb": "ListSets", "set": "openaire"}, "badArgument"),
 ])
 def test_bad_requests_get_the_oai_error_code(client, params, code):
     root = oai(client, **params)

@@ -1,6 +1,8 @@
 """Harvesting: the OAI-PMH 2.0 data provider and its metadata formats.
 
-- oai: the /oai endpoint.
+- oai: the /oai endpoint (formats oai_dc, oai_datacite, oai_openaire).
 - oai_dc: an item's Dublin Core as an oai_dc record (pure).
+
+Inside: sets (the setSpecs, pure) and selectors (the items of a set, the sets with items).
 """
 __all__ = ["oai", "oai_dc"]

@@ -1,14 +1,24 @@
-"""OAI-PMH 2.0 data provider at /oai: oai_dc records of the public items, deleted ones included.
+"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in three formats.
+
+Formats (`FORMATS`): `oai_dc`; `oai_datacite`, the DataCite kernel 4 `<resource>` itself as
+the metadata (namespace http://datacite.org/schema/kernel-4, as OpenAIRE and many repositories
+harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we validate against);
+`oai_openaire`, the OpenAIRE Guidelines for Literature Repositories v4.
+Sets (`sets.py`): `type:<kind>`, `language:<tag>`, their parents `type` and `language`, and
+`openaire`; every header carries its item's setSpecs. A malformed or unknown set is a
+badArgument, a known one with no item a noRecordsMatch.
 
 Identifiers are `oai:<archive address>:<IBI repository name>`; datestamps are the items' last
 change (`Item.updated`) at second granularity; deleted items stay as `status="deleted"` headers
-(deletedRecord = persistent). No sets. Resumption tokens are signed keyset cursors (the last
-datestamp and id served), so items changed during a harvest are never skipped.
-Every bad request gets the OAI error code the protocol names (HTTP 200), never a 500.
+(deletedRecord = persistent), in their sets. Resumption tokens are signed keyset cursors (the
+format, the set, the last datestamp and id served), so items changed during a harvest are
+never skipped. Every bad request gets the OAI error code the protocol names (HTTP 200), never
+a 500.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -17,14 +27,19 @@ from django.core import signing
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from lxml import etree
 
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
+from ..metadata import datacite, openaire
+from ..metadata.selectors import record_of
+from ..metadata.vocabularies import Kind
 from ..models import Item
-from . import oai_dc
+from . import oai_dc, sets
+from . import selectors as harvest
 
 NS_OAI = "http://www.openarchives.org/OAI/2.0/"
 NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -33,7 +48,6 @@ SCHEMA_OAI = "http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"
 SCHEMA_ID = "http://www.openarchives.org/OAI/2.0/oai-identifier.xsd"
 GRANULARITY = "YYYY-MM-DDThh:mm:ssZ"
 SECONDS = "%Y-%m-%dT%H:%M:%SZ"
-PREFIX = "oai_dc"
 TOKEN_SALT = "archive.oai.resumption"
 # The oai-identifier schema's repositoryIdentifier: a domain name (no port, no IP address).
 DOMAIN = re.compile(r"[a-zA-Z][a-zA-Z0-9\-]*(\.[a-zA-Z][a-zA-Z0-9\-]*)+")
@@ -48,6 +62,30 @@ VERBS = {
     "ListRecords": ({"metadataPrefix"}, {"from", "until", "set"}),
 }
 RESUMABLE = {"ListSets", "ListIdentifiers", "ListRecords"}
+PREFIX_SYNTAX = re.compile(r"[A-Za-z0-9\-_\.!~\*'\(\)]+")  # OAI-PMH.xsd's metadataPrefixType
+
+
+def _dc_metadata(item: Item, request: HttpRequest) -> etree._Element:
+    values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
+    return oai_dc.dc_element(values)
+
+
+@dataclass(frozen=True)
+class MetadataFormat:
+    schema: str
+    namespace: str
+    metadata: Callable[[Item, HttpRequest], etree._Element]  # of an item with_details
+
+
+FORMATS = {
+    "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata),
+    "oai_datacite": MetadataFormat(
+        datacite.SCHEMA, datacite.NS, lambda item, request: datacite.resource(
+            record_of(item, request))),
+    "oai_openaire": MetadataFormat(
+        openaire.SCHEMA, openaire.NS, lambda item, request: openaire.resource(
+            record_of(item, request))),
+}
 
 
 class OaiError(Exception):
@@ -140,8 +178,22 @@ def _window(args: dict[str, str]) -> tuple[datetime | None, datetime | None]:
 
 
 def _check_prefix(prefix: str) -> None:
-    if prefix != PREFIX:
-        raise OaiError("cannotDisseminateFormat", f"only {PREFIX} is disseminated")
+    if not PREFIX_SYNTAX.fullmatch(prefix):
+        raise OaiError("badArgument", _("metadataPrefix is not a metadata prefix"))
+    if prefix not in FORMATS:
+        raise OaiError("cannotDisseminateFormat",
+                       _("the formats disseminated are %(formats)s")
+                       % {"formats": ", ".join(FORMATS)})
+
+
+def _check_set(spec: str) -> sets.OaiSet:
+    if not sets.valid(spec):
+        raise OaiError("badArgument", _("set is not a setSpec"))
+    found = sets.parse(spec)
+    if found is None:
+        raise OaiError("badArgument", _("%(set)s is not a set of this repository (ListSets "
+                                        "lists them)") % {"set": spec})
+    return found
 
 
 # -- Resumption tokens -------------------------------------------------------------------------
@@ -157,14 +209,17 @@ def _from_iso(text: str | None) -> datetime | None:
 @dataclass
 class Cursor:
     verb: str
+    prefix: str
     start: datetime | None
     end: datetime | None
+    set_spec: str | None = None
     after: tuple[datetime, int] | None = None  # the last (datestamp, id) served
     served: int = 0
 
     def dumps(self) -> str:
         return signing.dumps({
-            "v": self.verb, "s": _iso(self.start), "e": _iso(self.end),
+            "v": self.verb, "p": self.prefix, "s": _iso(self.start), "e": _iso(self.end),
+            "t": self.set_spec,
             "a": [_iso(self.after[0]), self.after[1]] if self.after else None, "n": self.served,
         }, salt=TOKEN_SALT, compress=True)
 
@@ -172,16 +227,25 @@ class Cursor:
     def loads(cls, token: str, verb: str) -> Cursor:
         try:
             data = signing.loads(token, salt=TOKEN_SALT)
-            if data["v"] != verb:
+            if data["v"] != verb or data["p"] not in FORMATS:
                 raise ValueError(verb)
+            if data["t"] is not None and sets.parse(data["t"]) is None:
+                raise ValueError(data["t"])
             after = (_from_iso(data["a"][0]), int(data["a"][1])) if data["a"] else None
-            return cls(verb, _from_iso(data["s"]), _from_iso(data["e"]), after, int(data["n"]))
+            return cls(verb, data["p"], _from_iso(data["s"]), _from_iso(data["e"]), data["t"],
+                       after, int(data["n"]))
         except (signing.BadSignature, ValueError, KeyError, TypeError, IndexError):
             raise OaiError("badResumptionToken", "the resumption token is invalid") from None
 
+    @property
+    def oai_set(self) -> sets.OaiSet | None:
+        return sets.parse(self.set_spec) if self.set_spec is not None else None
 
-def _page(cursor: Cursor) -> tuple[list[Item], QuerySet[Item], bool]:
-    window = selectors.oai_items(start=cursor.start, end=cursor.end)
+
+def _page(cursor: Cursor, types: dict[str, Kind]
+          ) -> tuple[list[Item], QuerySet[Item], bool]:
+    window = harvest.oai_items(start=cursor.start, end=cursor.end, oai_set=cursor.oai_set,
+                               types=types)
     items = window
     if cursor.after is not None:
         updated, pk = cursor.after
@@ -209,18 +273,20 @@ def _item(request: HttpRequest, identifier: str) -> Item:
     return item
 
 
-def _header(parent, request: HttpRequest, item: Item) -> None:
+def _header(parent, request: HttpRequest, item: Item, types: dict[str, Kind]) -> None:
     header = _sub(parent, "header", **({"status": "deleted"} if item.is_deleted else {}))
     _sub(header, "identifier", _identifier(request, item))
     _sub(header, "datestamp", datestamp(item.updated))
+    for spec in harvest.set_specs(item, types):
+        _sub(header, "setSpec", spec)
 
 
-def _record(parent, request: HttpRequest, item: Item) -> None:
+def _record(parent, request: HttpRequest, item: Item, types: dict[str, Kind],
+            prefix: str) -> None:
     record = _sub(parent, "record")
-    _header(record, request, item)
+    _header(record, request, item, types)
     if not item.is_deleted:
-        values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
-        _sub(record, "metadata").append(oai_dc.dc_element(values))
+        _sub(record, "metadata").append(FORMATS[prefix].metadata(item, request))
 
 
 def identify(request: HttpRequest, body, args) -> None:
@@ -245,24 +311,47 @@ def identify(request: HttpRequest, body, args) -> None:
 
 
 def list_metadata_formats(request: HttpRequest, body, args) -> None:
-    if "identifier" in args:
+    if "identifier" in args:  # every item, deleted ones too, is in every format
         _item(request, args["identifier"])
-    fmt = _sub(body, "metadataFormat")
-    _sub(fmt, "metadataPrefix", PREFIX)
-    _sub(fmt, "schema", oai_dc.SCHEMA)
-    _sub(fmt, "metadataNamespace", oai_dc.NS_OAI_DC)
+    for prefix, metadata_format in FORMATS.items():
+        fmt = _sub(body, "metadataFormat")
+        _sub(fmt, "metadataPrefix", prefix)
+        _sub(fmt, "schema", metadata_format.schema)
+        _sub(fmt, "metadataNamespace", metadata_format.namespace)
+
+
+def _set(parent, spec: str, name: str, description: str = "", identifier: str = "") -> None:
+    element = _sub(parent, "set")
+    _sub(element, "setSpec", spec)
+    _sub(element, "setName", name)
+    if description or identifier:
+        values = {"description": [description], "identifier": [identifier]}
+        _sub(element, "setDescription").append(oai_dc.dc_element(values))
 
 
 def list_sets(request: HttpRequest, body, args) -> None:
+    """`openaire`, `type` and `language` always; the kinds and languages that have items."""
     if "resumptionToken" in args:
-        raise OaiError("badResumptionToken", "this repository has no sets to resume")
-    raise OaiError("noSetHierarchy", "this repository does not support sets")
+        raise OaiError("badResumptionToken", "the set list is given whole, never resumed")
+    kinds, languages = harvest.present_sets(harvest.recognised_types())
+    _set(body, sets.OPENAIRE, _("OpenAIRE"), _(
+        "Literature this Archive holds as Original (tombstones included), for OpenAIRE to "
+        "harvest in oai_openaire"))
+    _set(body, sets.TYPE, _("By resource type"))
+    for kind in kinds:
+        _set(body, sets.type_spec(kind), _("Resource type: %(type)s") % {"type": kind.coar_label},
+             identifier=kind.coar_uri)
+    _set(body, sets.LANGUAGE, _("By language"))
+    for tag in languages:
+        _set(body, sets.language_spec(tag), _("Language: %(tag)s") % {"tag": tag})
 
 
 def get_record(request: HttpRequest, body, args) -> None:
     _check_prefix(args["metadataPrefix"])
     item = _item(request, args["identifier"])
-    _record(body, request, selectors.with_details(Item.objects.filter(pk=item.pk)).get())
+    types = harvest.recognised_types()
+    found = selectors.with_details(harvest.oai_items(types=types).filter(pk=item.pk)).get()
+    _record(body, request, found, types, args["metadataPrefix"])
 
 
 def _list(request: HttpRequest, body, args, verb: str) -> None:
@@ -271,14 +360,19 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
     else:
         _check_prefix(args["metadataPrefix"])
         start, end = _window(args)
-        if "set" in args:
-            raise OaiError("noSetHierarchy", "this repository does not support sets")
-        cursor = Cursor(verb, start, end)
-    items, window, more = _page(cursor)
+        spec = args.get("set")
+        if spec is not None:
+            _check_set(spec)
+        cursor = Cursor(verb, args["metadataPrefix"], start, end, spec)
+    types = harvest.recognised_types()
+    items, window, more = _page(cursor, types)
     if not items:
         raise OaiError("noRecordsMatch", "no item matches these arguments")
     for item in items:
-        (_record if verb == "ListRecords" else _header)(body, request, item)
+        if verb == "ListRecords":
+            _record(body, request, item, types, cursor.prefix)
+        else:
+            _header(body, request, item, types)
     if more or cursor.after is not None:
         complete = window.count()
         served = cursor.served

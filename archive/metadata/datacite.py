@@ -65,6 +65,12 @@ def publication_year(record: Record) -> str:
     return f"{datetime.now(UTC).year:04d}"
 
 
+def issued(record: Record) -> str:
+    """The date of publication: dc:date when it is ISO 8601, else the publication year."""
+    date = record.date.strip()
+    return date if _ISO_DATE.fullmatch(date) else publication_year(record)
+
+
 def alternate_identifier_type(value: str) -> str:
     """The scheme a dc:identifier value is written in, as DataCite names it."""
     lower = value.lower()

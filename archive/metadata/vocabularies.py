@@ -167,3 +167,8 @@ def kind_of(value: str) -> Kind | None:
 def kind(types: tuple[str, ...] | list[str]) -> Kind:
     """The first dc:type value that names a Kind, else text (most items here are reports)."""
     return next((k for k in map(kind_of, types) if k is not None), TEXT)
+
+
+def all_kinds() -> tuple[Kind, ...]:
+    """Every Kind, in the vocabulary's order."""
+    return tuple(k for k, _ in _KINDS)
