@@ -50,7 +50,8 @@ def _date_parts(date: str) -> list[int] | None:
 
 def item(record: Record) -> dict:
     """The CSL-JSON item (a dict ready for json.dumps): id is the repository name."""
-    found: dict = {"id": record.ibi, "type": kind_of(record.types).csl,
+    kind = kind_of(record.types).csl
+    found: dict = {"id": record.ibi, "type": kind,
                    "title": record.title, "URL": record.persistent_url}
     if record.creators:
         found["author"] = [_name(c) for c in record.creators]
@@ -59,7 +60,8 @@ def item(record: Record) -> dict:
     optional = {
         "publisher": record.publisher, "language": record.language,
         "abstract": "\n\n".join(record.descriptions), "keyword": ", ".join(record.subjects),
-        "number": record.identifiers[0] if record.identifiers else "",
+        # A report's number (dc:identifier); other kinds' identifiers are not numbers of theirs.
+        "number": record.identifiers[0] if record.identifiers and kind == "report" else "",
         "edition": str(record.edition_number) if record.edition_number > 1 else "",
         "note": f"IBI: {record.ibi}" + (f" ({record.ibip})" if record.ibip else ""),
     }

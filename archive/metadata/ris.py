@@ -32,14 +32,16 @@ def _date(date: str) -> str:
 
 def to_text(record: Record) -> str:
     """One RIS record, CRLF-free, ending with ``ER  - `` and a newline."""
-    tags: list[tuple[str, str]] = [("TY", kind_of(record.types).ris)]
+    kind = kind_of(record.types).ris
+    tags: list[tuple[str, str]] = [("TY", kind)]
     tags += [("AU", c.name) for c in record.creators]
     tags += [("A2", name) for name in record.contributors]
     tags += [("TI", record.title), ("PY", record.year), ("DA", _date(record.date)),
              ("PB", record.publisher), ("LA", record.language)]
     tags += [("KW", subject) for subject in record.subjects]
     tags += [("AB", description) for description in record.descriptions[:1]]
-    tags += [("SN", identifier) for identifier in record.identifiers[:1]]
+    if kind == "RPRT":  # SN is a report's number (an ISBN or ISSN elsewhere: not ours to guess)
+        tags += [("SN", identifier) for identifier in record.identifiers[:1]]
     tags += [("UR", record.persistent_url), ("N1", f"IBI: {record.ibi}")]
     lines = [_line(tag, value) for tag, value in tags if value and value.strip()]
     return "\n".join([*lines, "ER  - ", ""])
