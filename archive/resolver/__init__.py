@@ -1,10 +1,12 @@
 """The resolver (RTC-11 §7–§8): persistent URLs to one URL, here or at another Archive.
 
 - resolve: the resolution process of Figure 8.1, the fan-out and the choice.
+- negotiation: content negotiation (Accept → a metadata format), tombstones per format.
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.
 - tasks: the acknowledgment sent to the chosen Archive.
 - views: the HTTP edge, including the site's catch-all route.
 """
-# What other packages use; resolve and tasks are the views' own (Celery finds the tasks).
+# What other packages use; resolve, negotiation and tasks are the views' own
+# (Celery finds the tasks).
 __all__ = ["service", "switch", "views"]
