@@ -5,7 +5,7 @@ from django.urls import path, re_path
 from .harvest import oai
 from .resolver import memento_views
 from .resolver import views as resolver_views
-from .site import downloads, views
+from .site import downloads, metadata_formats, views
 
 app_name = "archive"
 
@@ -16,6 +16,8 @@ urlpatterns = [
     # Repository names hold slashes: the suffixed pages come before the landing page.
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),
+    path("items/<path:ibi>/metadata/<str:name>", metadata_formats.item_metadata_format,
+         name="item_metadata_format"),
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),

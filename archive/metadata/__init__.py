@@ -6,5 +6,10 @@
 - datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).
 - openaire: a Record as an OpenAIRE Guidelines v4 record (`resource`, `to_bytes`; pure).
 - vocabularies: dc:type read as COAR / DataCite / OpenAIRE resource types, `xml_text` (pure).
+- csl, bibtex, ris, schemaorg: a Record as CSL-JSON (and a citation in any installed CSL
+  style), BibTeX, RIS and schema.org JSON-LD (pure); kinds: dc:type in their vocabularies.
+- serialize: a Record in a format, as the body and Content-Type of an answer (pure).
+- accept: the format an HTTP Accept header asks for (pure).
 """
-__all__ = ["datacite", "formats", "openaire", "record", "selectors", "vocabularies"]
+__all__ = ["accept", "bibtex", "csl", "datacite", "formats", "openaire", "record", "ris",
+           "schemaorg", "selectors", "serialize", "vocabularies"]

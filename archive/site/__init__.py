@@ -2,12 +2,13 @@
 
 - views: home, search, an item's landing, files and metadata pages.
 - downloads: /col/<repository name>/doc/<file>.
-- citation: BibTeX and a readable citation (pure).
+- citation: the readable citation line of the pages (pure).
 - languages: language tags named in the reader's language (pure, Babel's names).
+- metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - throttling: the site's rate limits (API writes, wrong tokens, refused registration keys,
   the admin login's lockout answer).
 - dropped_connections: the middleware that retries a read and answers a write 503 when the
   database dropped the connection.
 """
-__all__ = ["citation", "downloads", "dropped_connections", "languages", "throttling",
-           "views"]
+__all__ = ["citation", "downloads", "dropped_connections", "languages", "metadata_formats",
+           "throttling", "views"]

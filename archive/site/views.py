@@ -18,8 +18,10 @@ from django.urls import reverse
 
 from ..deposit import selectors
 from ..harvest import oai_dc
+from ..metadata import bibtex
+from ..metadata.selectors import record_of
 from ..models import DC_ELEMENTS, Item, validate_language
-from .citation import apa, bibtex, of_item
+from .citation import apa, of_item
 
 PAGE_SIZE = 20
 # Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
@@ -99,7 +101,7 @@ def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
 def _citation(request: HttpRequest, item: Item) -> dict[str, str]:
     c = of_item(item, url=selectors.persistent_url(item, request),
                 publisher=selectors.archive_address(request))
-    return {"bibtex": bibtex(c), "apa": apa(c)}
+    return {"bibtex": bibtex.entry(record_of(item, request)), "apa": apa(c)}
 
 
 def _files(request: HttpRequest, item: Item) -> list[dict]:
