@@ -37,7 +37,8 @@ def record_of(item: Item, request: HttpRequest | None = None) -> Record:
         return Record(**common)
     return Record(
         **common,
-        creators=tuple(Creator(name) for name in item.dc("creator")),
+        creators=tuple(Creator(v.value, v.orcid) for v in item.dc_values.all()
+                       if v.element == "creator"),
         contributors=tuple(item.dc("contributor")), subjects=tuple(item.dc("subject")),
         descriptions=tuple(item.dc("description")), types=tuple(item.dc("type")),
         rights=tuple(item.dc("rights")), identifiers=tuple(item.dc("identifier")),
