@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from .harvest import oai
 from .resolver import views as resolver_views
-from .site import downloads, views
+from .site import downloads, linksets, views
 
 app_name = "archive"
 
@@ -16,6 +16,8 @@ urlpatterns = [
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
+    path("items/<path:ibi>/linkset", linksets.linkset, name="item_linkset"),
+    path("items/<path:ibi>/linkset.json", linksets.linkset_json, name="item_linkset_json"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the

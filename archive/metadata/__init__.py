@@ -2,6 +2,9 @@
 
 - record: `Record`, the one plain description every format is built from (pure).
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
-- selectors: `record_of(item, request)`, the Record of a stored item.
+- signposting: FAIR Signposting's typed links of an item, as a Link header, <link> elements
+  and RFC 9264 linksets (pure).
+- selectors: `record_of(item, request)`, the Record of a stored item; `signposts_of`, its
+  Signposting.
 """
-__all__ = ["formats", "record", "selectors"]
+__all__ = ["formats", "record", "selectors", "signposting"]
