@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from .harvest import oai
 from .resolver import views as resolver_views
-from .site import downloads, linksets, views
+from .site import downloads, indexing, linksets, views
 
 app_name = "archive"
 
@@ -12,6 +12,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("search", views.search, name="search"),
     path("oai", oai.endpoint, name="oai"),
+    path("robots.txt", indexing.robots_txt, name="robots"),
+    path("sitemap.xml", indexing.sitemap_index, name="sitemap"),
+    path("sitemaps/pages.xml", indexing.sitemap_pages, name="sitemap_pages"),
+    path("sitemaps/items-<int:page>.xml", indexing.sitemap_items, name="sitemap_items"),
     # Repository names hold slashes: the suffixed pages come before the landing page.
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),

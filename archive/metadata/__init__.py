@@ -4,7 +4,8 @@
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
 - signposting: FAIR Signposting's typed links of an item, as a Link header, <link> elements
   and RFC 9264 linksets (pure).
+- highwire: the Highwire Press citation_* meta tags Google Scholar reads (pure).
 - selectors: `record_of(item, request)`, the Record of a stored item; `signposts_of`, its
   Signposting.
 """
-__all__ = ["formats", "record", "selectors", "signposting"]
+__all__ = ["formats", "highwire", "record", "selectors", "signposting"]

@@ -17,8 +17,8 @@ from django.urls import reverse
 
 from ..deposit import selectors
 from ..harvest import oai_dc
+from ..metadata import highwire, signposting
 from ..metadata import selectors as metadata
-from ..metadata import signposting
 from ..models import DC_ELEMENTS, Item, validate_language
 from .citation import apa, bibtex, of_item
 
@@ -118,11 +118,13 @@ def _context(request: HttpRequest, item: Item) -> dict:
     }
 
 
-def _signposting(request: HttpRequest, item: Item, context: dict) -> str:
-    """FAIR Signposting (metadata/signposting.py): the <link> elements go into the context,
-    the Link header value is returned (its files within the header's limit)."""
+def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
+    """What machines read in an item's page, into the context: FAIR Signposting's <link>s
+    (metadata/signposting.py) and the citation_* meta tags (metadata/highwire.py). Returns the
+    Signposting Link header (its files within the header's limit)."""
     signposts = metadata.signposts_of(item, request)
     context["signposting"] = signposting.to_html(signposts.landing())
+    context["highwire"] = highwire.tags(signposts.record, item.target_file)
     return signposting.to_header(signposts.landing(header=True))
 
 
@@ -131,7 +133,7 @@ def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
     follow it): identifiers, state, title, citation, date and reason of deletion, the newer
     edition; never the description, the files or the rest of the metadata."""
     context = _context(request, item)
-    link = _signposting(request, item, context)
+    link = _machine_readable(request, item, context)
     response = render(request, "archive/site/tombstone.html",
                       {**context, "newer": selectors.newer_edition(item)}, status=410)
     response["Link"] = link
@@ -145,7 +147,7 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, item)
     context = _context(request, item)
-    link = _signposting(request, item, context)
+    link = _machine_readable(request, item, context)
     response = render(request, "archive/site/item.html", context)
     response["Link"] = link
     return response
