@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from .harvest import oai
 from .resolver import views as resolver_views
-from .site import downloads, indexing, linksets, views
+from .site import downloads, indexing, linksets, metadata_formats, views
 
 app_name = "archive"
 
@@ -19,6 +19,8 @@ urlpatterns = [
     # Repository names hold slashes: the suffixed pages come before the landing page.
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),
+    path("items/<path:ibi>/metadata/<str:name>", metadata_formats.item_metadata_format,
+         name="item_metadata_format"),
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>/linkset", linksets.linkset, name="item_linkset"),
     path("items/<path:ibi>/linkset.json", linksets.linkset_json, name="item_linkset_json"),

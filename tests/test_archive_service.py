@@ -228,7 +228,8 @@ def test_example_9_2_urls_exist(client, english_and_portuguese):
     paths = {urlsplit(value).path for name, value in answer.items() if name.startswith("url.")
              or name == "url"}
 
-    assert len(paths) == 6  # two files, and each item's metadata and oai_dc record
+    # two files, and each item's metadata page and its record in each of the six formats
+    assert len(paths) == 2 + 2 * 7
     for path in paths:
         response = client.get(path)
         assert response.status_code == 200, path
@@ -243,9 +244,11 @@ def test_example_9_5_relations_are_all_announced():
                      ".metadata(oai_dc)", ".lastedition.translation",
                      ".lastedition.translation(xx-YY)", ".lastedition.metadata",
                      ".lastedition.metadata(oai_dc)", ".translation(xx-YY).lastedition",
-                     ".translation(xx).metadata"):
+                     ".translation(xx).metadata", ".metadata(bibtex)",
+                     ".lastedition.metadata(csljson)", ".translation(xx).metadata(schemaorg)"):
         assert relation in templates
-    assert len(templates) == 55
+    # 55 of the standard's; each format besides oai_dc adds its 22 as .metadata(oai_dc) has.
+    assert len(templates) == 55 + 22 * 5
 
 
 # -- Example 9.3 and the verb list -------------------------------------------------------------

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import lxml.html
 import pytest
+import rdflib
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -107,6 +108,26 @@ def test_which_identifiers_of_a_report_are_report_numbers(identifier, is_number)
 def test_the_highwire_examples_hold():
     assert doctest.testmod(highwire).failed == 0
     assert doctest.testmod(sitemap_module).failed == 0
+
+
+# -- schema.org JSON-LD -----------------------------------------------------------------------
+
+def test_the_landing_page_embeds_schema_org_json_ld_that_rdflib_reads(client, db):
+    item = deposit(title="Relatório </script><!-- & co", dc={
+        "creator": [("Carberry, Josiah", JOSIAH)], "type": ["Technical report"]})
+    html = client.get(reverse("archive:item", args=[item.ibi])).content.decode()
+    (script,) = lxml.html.fromstring(html).xpath('//head/script[@type="application/ld+json"]')
+    assert "</script>" not in script.text and "<!--" not in script.text
+    graph = rdflib.Graph().parse(data=script.text, format="json-ld")  # inline context: offline
+    work = rdflib.URIRef(f"{BASE}/{item.ibi}")
+    schema = rdflib.Namespace("https://schema.org/")
+    assert (work, rdflib.RDF.type, schema.Report) in graph
+    assert str(graph.value(work, schema.name)) == "Relatório </script><!-- & co"
+    author = graph.value(work, schema.creator)
+    assert author == rdflib.URIRef(f"https://orcid.org/{JOSIAH}")
+    # The Signposting type link names the same class as the JSON-LD.
+    assert '<https://schema.org/Report>; rel="type"' in client.get(
+        reverse("archive:item", args=[item.ibi]))["Link"]
 
 
 # -- Sitemaps ----------------------------------------------------------------------------------

@@ -11,8 +11,10 @@ from django.urls import reverse
 
 from archive.deposit import services
 from archive.deposit.services import Upload
+from archive.metadata import bibtex
+from archive.metadata.record import Creator, Record
 from archive.models import Item, ItemFile
-from archive.site.citation import Citation, apa, bibtex, bibtex_escape
+from archive.site.citation import Citation, apa
 
 pytestmark = pytest.mark.django_db
 
@@ -289,10 +291,10 @@ def test_control_characters_do_not_break_the_xml_record(client):
 # -- Citations (pure) ------------------------------------------------------------------------------
 
 def test_bibtex_escapes_latex_specials():
-    assert bibtex_escape("50% & {x}_1 #2 $3 ^ ~ \\") == (
+    assert bibtex.escape("50% & {x}_1 #2 $3 ^ ~ \\") == (
         r"50\% \& \{x\}\_1 \#2 \$3 \^{} \~{} \textbackslash{}")
-    text = bibtex(Citation(title="A {b}\nc", url="http://h/x", authors=["Ünal, Ö."],
-                           year="2020"))
+    text = bibtex.entry(Record(ibi="x", ibip="", title="A {b}\nc", persistent_url="http://h/x",
+                               creators=(Creator("Ünal, Ö."),), date="2020"))
     assert text.startswith("@misc{unal2020a,\n")
     assert "title = {A \\{b\\} c}" in text and "publisher" not in text
 

@@ -23,12 +23,14 @@ Example 10.1: a urlRequest without verbs is answered with the item itself, sorte
 Decisions where the standard leaves room:
 
 * Relations (Table 9.5): "", ``.lastedition``, ``.translation``, ``.translation(xx[-YY])``,
-  ``.metadata``, ``.metadata(oai_dc)`` and all their compositions. ``.translation(xx)`` is the
-  member of the item's translation family (its original and the original's translations) in
-  language xx; the original counts as a translation of itself (Example 8.3). A member tagged
-  ``pt-BR`` also answers ``.translation(pt)`` when no member is plain ``pt``. The bare
-  ``.translation`` is the item itself: the resolver falls back to it when no language of the
-  user's matches (Example 8.3), and it is how an item without a language is reached (§9.2).
+  ``.metadata``, ``.metadata(oai_dc)`` and all their compositions; beside oai_dc, every format of
+  archive/metadata/formats.py: ``.metadata(bibtex)``, ``.lastedition.metadata(csljson)`` …
+  ``.translation(xx)`` is the member of the item's translation family (its original and the
+  original's translations) in language xx; the original counts as a translation of itself (Example
+  8.3). A member tagged ``pt-BR`` also answers ``.translation(pt)`` when no member is plain
+  ``pt``. The bare ``.translation`` is the item itself: the resolver falls back to it when no
+  language of the user's matches (Example 8.3), and it is how an item without a language is
+  reached (§9.2).
 * Metadata pages are not identified items: no ``ibi.metadata…`` pair (CRIARPARIBI gives "").
   They carry no language of their own, so only the bare ``.metadata.translation`` is answered,
   equal to ``.metadata`` (as in Example 9.2).
@@ -71,6 +73,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
+from ..metadata.formats import FORMATS
 from ..models import Access, Item
 from ..protocol.pairs import Pair, quote_url
 from . import answer_cache
@@ -91,9 +94,10 @@ Step = tuple[str, str | None]
 _FIRST = [(), ((LAST, None),), ((TRANSLATION, EVERY_LANGUAGE),),
           ((LAST, None), (TRANSLATION, EVERY_LANGUAGE)),
           ((TRANSLATION, EVERY_LANGUAGE), (LAST, None))]
-_SECOND = [(), ((METADATA, ""),), ((METADATA, "oai_dc"),),
-           ((METADATA, ""), (TRANSLATION, EVERY_LANGUAGE)),
-           ((METADATA, "oai_dc"), (TRANSLATION, EVERY_LANGUAGE))]
+# The metadata step: the metadata page, or a record in one of FORMATS (oai_dc, bibtex, …).
+_SECOND = [()] + [pattern for argument in ("", *FORMATS)
+                  for pattern in (((METADATA, argument),),
+                                  ((METADATA, argument), (TRANSLATION, EVERY_LANGUAGE)))]
 # ([u [t]] | [t [u]]) [m [t]]: every relation pattern this Archive answers.
 ALL_PATTERNS: list[tuple[Step, ...]] = [a + b for a in _FIRST for b in _SECOND]
 

@@ -191,7 +191,12 @@ def file_list_url(item: Item, request: HttpRequest | None = None) -> str:
 
 
 def metadata_url(item: Item, request: HttpRequest | None = None, fmt: str = "") -> str:
-    suffix = "oai_dc.xml" if fmt == "oai_dc" else "metadata"
+    """The metadata page (no fmt), or the record in a format of metadata/formats.py:
+    ``/items/<repository name>/metadata/<fmt>``; oai_dc keeps the URL it has always had,
+    ``/items/<repository name>/oai_dc.xml`` (``/metadata/oai_dc`` serves it too)."""
+    if fmt == "oai_dc":
+        return f"{base_url(request)}/items/{item.ibi}/oai_dc.xml"
+    suffix = f"metadata/{fmt}" if fmt else "metadata"
     return f"{base_url(request)}/items/{item.ibi}/{suffix}"
 
 

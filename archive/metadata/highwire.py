@@ -8,10 +8,10 @@ Which tags, from what:
 - citation_publication_date: dc:date as YYYY/MM/DD, YYYY/MM or YYYY (Scholar's form);
 - citation_pdf_url: every PDF file, the target file first; citation_language; citation_publisher;
   citation_keywords, one per subject; citation_doi for a dc:identifier that is a DOI;
-- citation_technical_report_number: for a report (a dc:type that says report, relatório or
-  technical note), each dc:identifier that is a report number: no URL, URN, DOI, ISBN or
-  ISSN, but a code with a digit such as "INPE-15678-RPQ/819"; with it
-  citation_technical_report_institution, the publisher;
+- citation_technical_report_number: for a report (dc:type as kinds.py reads it, e.g.
+  "Technical report" or "Relatório técnico"), each dc:identifier that is a report number:
+  no URL, URN, DOI, ISBN or ISSN, but a code with a digit such as "INPE-15678-RPQ/819";
+  with it citation_technical_report_institution, the publisher;
 - citation_public_url, the persistent URL; citation_abstract_html_url, the landing page.
 
     >>> from .record import Creator, Record
@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import re
 
+from .kinds import kind_of
 from .record import Record
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
-_REPORT_TYPE = re.compile(r"report|relat[oó]rio|technical note|nota t[eé]cnica", re.IGNORECASE)
 _DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/\S+)$", re.IGNORECASE)
 _NOT_A_REPORT_NUMBER = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|10\.[0-9]{4,9}/|isbn|issn)",
                                   re.IGNORECASE)
@@ -53,7 +53,8 @@ def doi(identifier: str) -> str:
 
 
 def is_report(record: Record) -> bool:
-    return any(_REPORT_TYPE.search(value) for value in record.types)
+    """Whether dc:type makes the item a report, as every other format reads it (kinds.py)."""
+    return kind_of(record.types).schemaorg == "Report"
 
 
 def report_numbers(record: Record) -> list[str]:

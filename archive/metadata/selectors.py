@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ..deposit import selectors
 from ..models import Item
 from .formats import FORMATS
+from .kinds import kind_of
 from .record import Creator, FileRef, Record
 from .signposting import Link, Signposts
 
@@ -64,8 +65,8 @@ def signposts_of(item: Item, request: HttpRequest | None = None) -> Signposts:
 
 
 def schema_type(record: Record) -> str:
-    """The schema.org class of the item."""
-    return "CreativeWork"
+    """The schema.org class of the item, as its JSON-LD says (kinds.py, from dc:type)."""
+    return kind_of(record.types).schemaorg
 
 
 def persistent_url_links(ibi_text: str, request: HttpRequest | None = None,

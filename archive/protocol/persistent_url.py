@@ -4,9 +4,13 @@ RTC-11 §8.1, Tables 8.1–8.5::
 
     URL-persistente = "http://urlib.net/" IBI [mdf] [path-absolute] ["?" pergunta]
     mdf = ([u [t]] | [t [u]]) [m [t]]      u = "!"   t = "+" ["(" idioma ["-" país] ")"]
-                                           m = ":" ["(" "oai_dc" ")"]
+                                           m = ":" ["(" formato ")"]
     ibiurl.verblist = verbo *("+" verbo)   ; GetTranslation[(..)] GetLastEdition
-                                           ; GetMetadata[(oai_dc)] GetFileList
+                                           ; GetMetadata[(formato)] GetFileList
+    formato = "oai_dc" | "datacite" | "csljson" | "bibtex" | "ris" | "schemaorg"
+
+The standard names only oai_dc; the other formats are this Archive's extension, named as
+archive/metadata/formats.py serves them (``:(bibtex)`` → ``.metadata(bibtex)``).
 
 Example 8.8 of the standard (Table 8.8 lists what the resolver extracted)::
 
@@ -28,6 +32,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
+from archive.metadata.formats import FORMATS
 from archive.protocol.pairs import unquote_word
 
 
@@ -98,7 +103,7 @@ def _language(tag: str) -> str:
 
 
 def _verb(name: str, argument: str | None) -> str:
-    """The canonical spelling of a verb of Table 8.4 (names and oai_dc are case-insensitive)."""
+    """The canonical spelling of a verb of Table 8.4 (names and formats are case-insensitive)."""
     canonical = _VERB_NAMES.get(name.lower())
     if canonical is None:
         raise PersistentUrlError(f"unknown verb {name!r} (Table 8.4: GetTranslation, "
@@ -108,9 +113,10 @@ def _verb(name: str, argument: str | None) -> str:
     if canonical == "GetTranslation":
         return f"GetTranslation({_language(argument)})"
     if canonical == "GetMetadata":
-        if argument.lower() != "oai_dc":
-            raise PersistentUrlError(f"unknown metadata format {argument!r}: only oai_dc")
-        return "GetMetadata(oai_dc)"
+        if argument.lower() not in FORMATS:
+            raise PersistentUrlError(f"unknown metadata format {argument!r}: one of "
+                                     f"{', '.join(FORMATS)}")
+        return f"GetMetadata({argument.lower()})"
     raise PersistentUrlError(f"{canonical} takes no argument, got ({argument})")
 
 

@@ -24,23 +24,24 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.encoding import iri_to_uri
+from django.views.decorators.vary import vary_on_headers
 
 from ..archive_service import answer_cache
 from ..archive_service import views as archive_service_views
 from ..archive_service.answers import NotTheService, error_pairs
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
+from ..metadata import bibtex, signposting
 from ..metadata import selectors as metadata
-from ..metadata import signposting
 from ..models import Item
 from ..protocol import persistent_url
 from ..protocol.pairs import unquote_word
 from ..protocol.responses import never_cache, render_pairs
-from ..site.citation import Citation, apa, bibtex
+from ..site.citation import Citation, apa
 from ..site.throttling import FailureThrottle, too_many
+from . import negotiation, tasks
 from . import resolve as resolver
 from . import service as resolver_service
-from . import tasks
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +93,7 @@ def _resolver_hint(request: HttpRequest) -> str | None:
     return other if other and other != request.build_absolute_uri("/").rstrip("/") else None
 
 
+@vary_on_headers("Accept")  # content negotiation (negotiation.py)
 def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
 
@@ -103,7 +105,11 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         return response
     query = request.META.get("QUERY_STRING", "")
     accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
-    key = ("resolve", request.path_info, query, _base(request), accept_language)
+    try:
+        wanted = negotiation.wanted(request)
+    except negotiation.AcceptError as exc:
+        return _head(request, negotiation.bad_accept(exc))
+    key = ("resolve", request.path_info, query, _base(request), accept_language, wanted)
     current = answer_cache.token()
     redirect = answer_cache.get(key, current)
     if redirect is not None:
@@ -113,7 +119,8 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
         # path_info is decoded, but bytes that were no UTF-8 (Example 6.2's Latin-1 %F3) stay
         # %XX: iri_to_uri encodes the rest and leaves those as they are, so the parser decodes
         # every byte exactly once.
-        url = persistent_url.parse(iri_to_uri(request.path_info), query)
+        url = negotiation.applied(persistent_url.parse(iri_to_uri(request.path_info), query),
+                                  wanted)
         outcome = resolver.resolve(url, ips=ips, request=request,
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:
@@ -139,7 +146,8 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
                                   vary_language, resolver.counted_item(outcome), url.relation())
         answer_cache.put(key, current, redirect)
         return redirect.respond(request)
-    response = _answer(request, url, outcome)
+    response = (negotiation.tombstone(request, url, outcome, wanted)
+                or _answer(request, url, outcome))
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":
@@ -338,7 +346,8 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
             context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
         citation = Citation(title=rep, url=context["persistent_url"],
                             publisher=answer.source.address, identifier=rep)
-    context["citation"] = {"apa": apa(citation), "bibtex": bibtex(citation)}
+    context["citation"] = {"apa": apa(citation), "bibtex": bibtex.entry(
+        negotiation.tombstone_record(request, outcome))}
     return context
 
 

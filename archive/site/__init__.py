@@ -2,13 +2,14 @@
 
 - views: home, search, an item's landing, files and metadata pages.
 - downloads: /col/<repository name>/doc/<file>.
+- citation: the readable citation line of the pages (pure).
+- metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
-- citation: BibTeX and a readable citation (pure).
 - throttling: the site's rate limits (API writes, wrong tokens, refused registration keys,
   the admin login's lockout answer).
 - dropped_connections: the middleware that retries a read and answers a write 503 when the
   database dropped the connection.
 """
-__all__ = ["citation", "downloads", "dropped_connections", "indexing", "linksets", "throttling",
-           "views"]
+__all__ = ["citation", "downloads", "dropped_connections", "indexing", "linksets",
+           "metadata_formats", "throttling", "views"]

@@ -1,4 +1,5 @@
-"""Citations of an item: BibTeX and an APA-like readable line. Pure functions on plain values.
+"""The APA-like readable citation line of an item's pages. Pure functions on plain values.
+(BibTeX, CSL citations and the other formats: archive/metadata, built from the item's Record.)
 
     >>> c = Citation(title="Ensuring persistence", authors=["Banon, Gerald"], year="2009",
     ...              publisher="INPE", url="http://urlib.net/8JMKD3MGP8W/34PGRBS")
@@ -7,16 +8,7 @@
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
-
-# LaTeX's special characters, written so that BibTeX prints them literally.
-_BIBTEX_ESCAPES = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%",
-    "&": r"\&", "_": r"\_", "^": r"\^{}", "~": r"\~{}",
-}
-_BIBTEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _BIBTEX_ESCAPES))
 
 
 @dataclass(frozen=True)
@@ -36,34 +28,6 @@ def of_item(item, *, url: str, publisher: str) -> Citation:
     year = next((d[:4] for d in item.dc("date") if d[:4].isdigit()), str(item.created.year))
     return Citation(title=item.title, url=url, authors=item.dc("creator"), year=year,
                     publisher=publishers[0] if publishers else publisher, identifier=item.ibi)
-
-
-def bibtex_escape(text: str) -> str:
-    r"""`bibtex_escape("50% & {x}") == r"50\% \& \{x\}"`; line breaks become spaces."""
-    text = " ".join(text.split())
-    return _BIBTEX_SPECIAL.sub(lambda m: _BIBTEX_ESCAPES[m.group()], text)
-
-
-def bibtex_key(c: Citation) -> str:
-    """ASCII letters and digits only: the first author's surname, the year, a title word."""
-    first = c.authors[0].split(",")[0] if c.authors else ""
-    words = [first, c.year, *(c.title.split()[:1])]
-    ascii_text = unicodedata.normalize("NFKD", "".join(words)).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9]", "", ascii_text).lower() or "item"
-
-
-def bibtex(c: Citation) -> str:
-    fields = [
-        ("author", " and ".join(bibtex_escape(a) for a in c.authors)),
-        ("title", bibtex_escape(c.title)),
-        ("year", bibtex_escape(c.year)),
-        ("publisher", bibtex_escape(c.publisher)),
-        ("howpublished", rf"\url{{{c.url}}}"),
-        ("url", c.url),
-        ("note", f"IBI: {bibtex_escape(c.identifier)}" if c.identifier else ""),
-    ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
-    return f"@misc{{{bibtex_key(c)},\n{body}\n}}"
 
 
 def _author_list(authors: list[str]) -> str:

@@ -7,6 +7,7 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 from __future__ import annotations
 
 import functools
+import json
 from urllib.parse import urlencode
 
 from django import forms
@@ -14,13 +15,15 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
 from ..deposit import selectors
 from ..harvest import oai_dc
-from ..metadata import highwire, signposting
+from ..metadata import bibtex, highwire, schemaorg, signposting
 from ..metadata import selectors as metadata
+from ..metadata.selectors import record_of
 from ..models import DC_ELEMENTS, Item, validate_language
-from .citation import apa, bibtex, of_item
+from .citation import apa, of_item
 
 PAGE_SIZE = 20
 
@@ -95,7 +98,7 @@ def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
 def _citation(request: HttpRequest, item: Item) -> dict[str, str]:
     c = of_item(item, url=selectors.persistent_url(item, request),
                 publisher=selectors.archive_address(request))
-    return {"bibtex": bibtex(c), "apa": apa(c)}
+    return {"bibtex": bibtex.entry(record_of(item, request)), "apa": apa(c)}
 
 
 def _files(request: HttpRequest, item: Item) -> list[dict]:
@@ -120,12 +123,23 @@ def _context(request: HttpRequest, item: Item) -> dict:
 
 def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
     """What machines read in an item's page, into the context: FAIR Signposting's <link>s
-    (metadata/signposting.py) and the citation_* meta tags (metadata/highwire.py). Returns the
+    (metadata/signposting.py), the citation_* meta tags (metadata/highwire.py) and schema.org
+    JSON-LD (metadata/schemaorg.py). Returns the
     Signposting Link header (its files within the header's limit)."""
     signposts = metadata.signposts_of(item, request)
     context["signposting"] = signposting.to_html(signposts.landing())
     context["highwire"] = highwire.tags(signposts.record, item.target_file)
+    context["json_ld"] = _script_json(schemaorg.to_dict(signposts.record))
     return signposting.to_header(signposts.landing(header=True))
+
+
+# Inside <script> nothing may close the element or open a comment: as json_script does.
+_SCRIPT_SAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def _script_json(document: dict) -> str:
+    """The JSON-LD document as the body of a <script type="application/ld+json">."""
+    return mark_safe(json.dumps(document, ensure_ascii=False).translate(_SCRIPT_SAFE))
 
 
 def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:

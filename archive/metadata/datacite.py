@@ -1,0 +1,185 @@
+"""A Record as DataCite Metadata Schema kernel 4 XML (`<resource>`), built with lxml. Pure.
+
+An IBI is not a DOI, and DataCite's `identifierType` names the scheme of the one identifier a
+record is about, so the identifier is the item's persistent URL (`identifierType="URL"`, the
+choice of repositories that publish DataCite XML for non-DOI identifiers); the IBI (repository
+name) and the IBIp follow as `alternateIdentifier`s of types `IBI` and `IBIp`::
+
+    >>> r = Record(ibi="sid.inpe.br/mtc-m19/2013/09.04.12.27.57", ibip="8JMKD3MGP7W/3EPGUE5",
+    ...            title="Relatório", persistent_url="http://urlib.net/8JMKD3MGP7W/3EPGUE5",
+    ...            creators=(Creator("Banon, Gerald J. F."),), date="2013-09-04",
+    ...            types=("Relatório técnico",))
+    >>> xml = to_bytes(r).decode()
+    >>> '<identifier identifierType="URL">http://urlib.net/8JMKD3MGP7W/3EPGUE5</identifier>' in xml
+    True
+    >>> '<resourceType resourceTypeGeneral="Report">Relatório técnico</resourceType>' in xml
+    True
+
+Required properties with nothing to say get DataCite's own code for unknown values,
+`(:unav)`; a record with no year at all is published under the current year, as DataCite reads
+publicationYear ("the year the resource was made public") when nothing better is known.
+dc:relation values are not carried: free text names no relationType.
+"""
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from lxml import etree
+
+from .record import Creator, Record
+from .vocabularies import is_language, kind, xml_text
+
+NS = "http://datacite.org/schema/kernel-4"
+NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
+SCHEMA = "http://schema.datacite.org/meta/kernel-4/metadata.xsd"
+UNKNOWN = "(:unav)"  # DataCite's standard value for "value unavailable"
+ORCID = "https://orcid.org"
+# dc:date values DataCite can read as ISO 8601 (a year, a month, a day, a UTC instant).
+_ISO_DATE = re.compile(r"[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?)?)?")
+
+
+def _sub(parent: etree._Element, tag: str, text: str | None = None,
+         **attrs: str) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{NS}}}{tag}", attrs)
+    if text is not None:
+        element.text = xml_text(text)
+    return element
+
+
+def _clean(values) -> list[str]:
+    return [t for t in (xml_text(v).strip() for v in values) if t]
+
+
+def _day(when: datetime) -> str:
+    return when.astimezone(UTC).date().isoformat()
+
+
+def publication_year(record: Record) -> str:
+    """The year of dc:date, else of the deposit, else this year (see the module's docstring)."""
+    if record.year:
+        return record.year
+    for when in (record.created, record.updated, record.deleted_at):
+        if when is not None:
+            return f"{when.astimezone(UTC).year:04d}"
+    return f"{datetime.now(UTC).year:04d}"
+
+
+def alternate_identifier_type(value: str) -> str:
+    """The scheme a dc:identifier value is written in, as DataCite names it."""
+    lower = value.lower()
+    if lower.startswith("10.") or "doi.org/10." in lower or lower.startswith("doi:"):
+        return "DOI"
+    if lower.startswith(("http://", "https://")):
+        return "URL"
+    if lower.startswith("isbn"):
+        return "ISBN"
+    if lower.startswith("issn"):
+        return "ISSN"
+    return "Other"
+
+
+def _creator(parent: etree._Element, creator: Creator) -> None:
+    element = _sub(parent, "creator")
+    name = xml_text(creator.name).strip() or UNKNOWN
+    if creator.given:  # "Family, Given" is a person's name
+        _sub(element, "creatorName", name, nameType="Personal")
+        _sub(element, "givenName", creator.given)
+        _sub(element, "familyName", creator.family)
+    else:
+        _sub(element, "creatorName", name)
+    if creator.orcid:
+        _sub(element, "nameIdentifier", f"{ORCID}/{creator.orcid}",
+             nameIdentifierScheme="ORCID", schemeURI=ORCID)
+
+
+def resource(record: Record) -> etree._Element:
+    """The `<resource>` element of a record (a tombstone says what its Record still holds)."""
+    root = etree.Element(f"{{{NS}}}resource", nsmap={None: NS, "xsi": NS_XSI})
+    root.set(f"{{{NS_XSI}}}schemaLocation", f"{NS} {SCHEMA}")
+    _sub(root, "identifier", record.persistent_url, identifierType="URL")
+
+    creators = _sub(root, "creators")
+    for creator in record.creators or (Creator(UNKNOWN),):
+        _creator(creators, creator)
+    titles = _sub(root, "titles")
+    _sub(titles, "title", xml_text(record.title).strip() or UNKNOWN)
+    _sub(root, "publisher", xml_text(record.publisher).strip() or UNKNOWN)
+    _sub(root, "publicationYear", publication_year(record))
+    types = _clean(record.types)
+    general = kind(types).datacite
+    _sub(root, "resourceType", types[0] if types else general, resourceTypeGeneral=general)
+
+    if subjects := _clean(record.subjects):
+        parent = _sub(root, "subjects")
+        for subject in subjects:
+            _sub(parent, "subject", subject)
+    if contributors := _clean(record.contributors):
+        parent = _sub(root, "contributors")
+        for name in contributors:  # dc:contributor says no role
+            _sub(_sub(parent, "contributor", contributorType="Other"), "contributorName", name)
+
+    dates = []
+    if _ISO_DATE.fullmatch(record.date.strip()):
+        dates.append(("Issued", record.date.strip()))
+    if record.created is not None:
+        dates.append(("Submitted", _day(record.created)))
+    if record.updated is not None:
+        dates.append(("Updated", _day(record.updated)))
+    if record.deleted_at is not None:
+        dates.append(("Withdrawn", _day(record.deleted_at)))
+    if dates:
+        parent = _sub(root, "dates")
+        for date_type, value in dates:
+            _sub(parent, "date", value, dateType=date_type)
+    if is_language(record.language):
+        _sub(root, "language", record.language)
+
+    alternates = _sub(root, "alternateIdentifiers")
+    _sub(alternates, "alternateIdentifier", record.ibi, alternateIdentifierType="IBI")
+    if record.ibip:
+        _sub(alternates, "alternateIdentifier", record.ibip, alternateIdentifierType="IBIp")
+    for value in _clean(record.identifiers):
+        _sub(alternates, "alternateIdentifier", value,
+             alternateIdentifierType=alternate_identifier_type(value))
+
+    related = [(url, relation) for url, relation in (
+        (record.previous_edition, "IsNewVersionOf"),
+        (record.next_edition, "IsPreviousVersionOf"),
+        (record.translation_of, "IsTranslationOf")) if url]
+    if related:
+        parent = _sub(root, "relatedIdentifiers")
+        for url, relation in related:
+            _sub(parent, "relatedIdentifier", url, relatedIdentifierType="URL",
+                 relationType=relation)
+
+    if record.files:
+        sizes = _sub(root, "sizes")
+        for file in record.files:
+            _sub(sizes, "size", f"{file.size} bytes")
+    formats = _clean(record.formats) or sorted({f.content_type for f in record.files})
+    if formats:
+        parent = _sub(root, "formats")
+        for value in formats:
+            _sub(parent, "format", value)
+    _sub(root, "version", str(record.edition_number))
+
+    if rights := _clean(record.rights):
+        parent = _sub(root, "rightsList")
+        for value in rights:
+            uri = {"rightsURI": value} if value.lower().startswith(("http://", "https://")) else {}
+            _sub(parent, "rights", value, **uri)
+    descriptions = [("Abstract", d) for d in _clean(record.descriptions)]
+    if record.is_deleted and (reason := xml_text(record.deletion_reason).strip()):
+        descriptions.append(("Other", reason))
+    if descriptions:
+        parent = _sub(root, "descriptions")
+        for description_type, text in descriptions:
+            _sub(parent, "description", text, descriptionType=description_type)
+    return root
+
+
+def to_bytes(record: Record) -> bytes:
+    """The record as a UTF-8 XML document."""
+    return etree.tostring(resource(record), xml_declaration=True, encoding="UTF-8",
+                          pretty_print=True)

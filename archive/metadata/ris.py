@@ -1,0 +1,45 @@
+"""RIS (Research Information Systems) of a Record: ``TAG  - value`` lines from TY to ER, as
+EndNote, Zotero and Mendeley import them. Pure.
+
+    >>> from .record import Creator, Record
+    >>> text = to_text(Record(ibi="iconet.com.br/banon/2009/09.09.22.01", ibip="",
+    ...       title="Ensuring persistence", date="2009-09-09", types=("Report",),
+    ...       persistent_url="http://urlib.net/x", creators=(Creator("Banon, Gerald"),)))
+    >>> lines = text.splitlines()
+    >>> lines[:3], lines[-1]
+    (['TY  - RPRT', 'AU  - Banon, Gerald', 'TI  - Ensuring persistence'], 'ER  - ')
+"""
+from __future__ import annotations
+
+import re
+
+from .kinds import kind_of
+from .record import Record
+
+_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
+
+
+def _line(tag: str, value: str) -> str:
+    # One line per tag: a line break inside a value would start a bogus record line.
+    return f"{tag}  - {' '.join(value.split())}"
+
+
+def _date(date: str) -> str:
+    """RIS's DA: ``YYYY/MM/DD`` with the parts known."""
+    match = _DATE.match(date)
+    return "/".join(part for part in match.groups() if part) if match else ""
+
+
+def to_text(record: Record) -> str:
+    """One RIS record, CRLF-free, ending with ``ER  - `` and a newline."""
+    tags: list[tuple[str, str]] = [("TY", kind_of(record.types).ris)]
+    tags += [("AU", c.name) for c in record.creators]
+    tags += [("A2", name) for name in record.contributors]
+    tags += [("TI", record.title), ("PY", record.year), ("DA", _date(record.date)),
+             ("PB", record.publisher), ("LA", record.language)]
+    tags += [("KW", subject) for subject in record.subjects]
+    tags += [("AB", description) for description in record.descriptions[:1]]
+    tags += [("SN", identifier) for identifier in record.identifiers[:1]]
+    tags += [("UR", record.persistent_url), ("N1", f"IBI: {record.ibi}")]
+    lines = [_line(tag, value) for tag, value in tags if value and value.strip()]
+    return "\n".join([*lines, "ER  - ", ""])

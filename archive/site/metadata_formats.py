@@ -1,0 +1,94 @@
+"""``/items/<repository name>/metadata/<name>``: an item's record in each format of
+archive/metadata/formats.py, the URLs the archive service gives as ``url.metadata(<name>)``.
+
+Thin: archive/metadata builds every format from the item's Record (oai_dc: harvest/oai_dc.py,
+the same record as ``/items/<repository name>/oai_dc.xml``). A tombstone answers 410 with its
+citation in the format asked (its Record has no creators, description or files). The CSL-JSON
+URL also renders that CSL-JSON as a citation for ``Accept: text/x-bibliography; style=…;
+locale=…``: the persistent URL's content negotiation redirects here, and a client that follows
+the redirect sends its Accept header again (curl -L, httpx, requests all do).
+"""
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+
+from ..deposit import selectors
+from ..harvest import oai_dc
+from ..metadata import accept, csl, serialize
+from ..metadata.formats import FORMATS
+from ..metadata.record import Record
+from ..metadata.selectors import record_of
+from ..models import Item
+
+_TEXT = "text/plain; charset=utf-8"
+
+
+def dc_values(record: Record) -> dict[str, list[str]]:
+    """oai_dc elements of a Record (a tombstone's: what its Record still says)."""
+    return {"title": [record.title], "creator": [c.name for c in record.creators],
+            "subject": list(record.subjects), "description": list(record.descriptions),
+            "publisher": [record.publisher] if record.publisher else [],
+            "contributor": list(record.contributors),
+            "date": [record.date] if record.date else [], "type": list(record.types),
+            "format": list(record.formats),
+            "identifier": [record.persistent_url, *record.identifiers],
+            "language": [record.language] if record.language else [],
+            "relation": list(record.relations), "rights": list(record.rights)}
+
+
+def bad_request(message: str) -> HttpResponse:
+    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": message},
+                        content_type=_TEXT, status=400)
+
+
+def render(record: Record, wanted: accept.Wanted, *, item: Item | None = None,
+           status: int = 200) -> HttpResponse:
+    """The answer of one record in one format (a bibliography: 400 when its CSL style
+    cannot be rendered). `item`: the live item, for oai_dc's complete Dublin Core."""
+    if wanted.format == "oai_dc":
+        values = (oai_dc.item_values(item, identifiers=[record.persistent_url])
+                  if item is not None and not item.is_deleted else dc_values(record))
+        return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)), status=status,
+                            content_type=serialize.content_type("oai_dc"))
+    try:
+        body, content_type = serialize.cite(record, wanted)
+    except csl.CitationError as exc:
+        return bad_request(str(exc))
+    return HttpResponse(body, content_type=content_type, status=status)
+
+
+def _wanted(request: HttpRequest, name: str) -> accept.Wanted:
+    """The format named in the URL; for csljson, a citation when Accept prefers one."""
+    if name == "csljson":
+        found = accept.best(request.META.get("HTTP_ACCEPT", ""),
+                            [FORMATS[name].media_type, accept.BIBLIOGRAPHY_TYPE])
+        if found and found[0] == accept.BIBLIOGRAPHY_TYPE:
+            return accept.bibliography(found[1])
+    return accept.Wanted(name)
+
+
+def item_metadata_format(request: HttpRequest, ibi: str, name: str) -> HttpResponse:
+    if name not in FORMATS:
+        return HttpResponseNotFound(
+            _("No metadata format %(name)s: the formats are %(formats)s.\n")
+            % {"name": name, "formats": ", ".join(FORMATS)}, content_type=_TEXT)
+    item = selectors.item_by_ibi(ibi, selectors.with_details())
+    if item is None:
+        return HttpResponseNotFound(_("No item has this IBI.\n"), content_type=_TEXT)
+    if ibi != item.ibi:
+        return redirect(reverse("archive:item_metadata_format", args=[item.ibi, name]),
+                        permanent=True)
+    try:
+        wanted = _wanted(request, name)
+    except accept.AcceptError as exc:
+        response = bad_request(str(exc))
+    else:
+        response = render(record_of(item, request), wanted, item=item,
+                          status=410 if item.is_deleted else 200)
+    if name == "csljson":
+        patch_vary_headers(response, ["Accept"])
+    return response
