@@ -127,6 +127,18 @@ def test_an_item_with_more_files_than_the_header_holds_lists_them_in_its_linkset
     assert len(in_linkset.for_context(landing(many)).items) == 21
 
 
+def test_an_item_with_more_orcid_authors_than_the_header_holds_lists_them_in_its_linkset(
+        client, db):
+    ids = ["0000-0002-1825-0097", "0000-0002-1694-233X"] * 11
+    crowd = deposit(creator=[(f"Author {n}", orcid) for n, orcid in enumerate(ids)])
+    found = header(client.get(landing(crowd)))
+    assert found.citeAs and found.items and not found.authors
+    in_linkset = linkset_text(client.get(landing(crowd) + "/linkset").content.decode(),
+                              landing(crowd) + "/linkset")
+    assert {str(s.target) for s in in_linkset.for_context(landing(crowd)).authors} == {
+        f"https://orcid.org/{orcid}" for orcid in ids}
+
+
 def test_odd_file_names_and_stored_types_cannot_break_the_header(client, db):
     odd = deposit(files=[('a "b", <c>; d.txt', b"x", "text/plain")])
     ItemFile.objects.filter(item=odd).update(content_type='text/plain"; x=<y>')

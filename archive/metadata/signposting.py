@@ -46,7 +46,8 @@ ORCID = "https://orcid.org/"
 LINKSET_JSON = "application/linkset+json"
 LINKSET_TEXT = "application/linkset"
 # Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
-# an item with more files than this announces them in its linkset only.
+# an item with more files, or more authors with an ORCID iD, than this announces them in its
+# linkset only.
 MAX_HEADER_ITEMS = 20
 # What may be repeated inside a quoted parameter or between <>: a media type without
 # parameters, and an http(s) URL with nothing that could end the quoting.
@@ -101,15 +102,17 @@ class Signposts:
 
     def landing(self, *, about_page: bool = True, header: bool = False) -> list[Link]:
         """The links of the landing page (about_page) or of the persistent URL. With `header`,
-        an item with more than max_header_items files lists them in its linkset only."""
+        an item with more than max_header_items files (or authors with an ORCID iD) lists
+        them in its linkset only."""
         r = self.record
         links = [Link(r.persistent_url, "cite-as")]
         links += [Link(url, "describedby", fmt.media_type, fmt.profile)
                   for url, fmt in self.described]
         if not r.is_deleted:
-            files = r.files if not header or len(r.files) <= self.max_header_items else ()
-            links += [Link(f.url, "item", media_type(f.content_type)) for f in files]
-            links += [Link(ORCID + c.orcid, "author") for c in r.creators if c.orcid]
+            links += self._few([Link(f.url, "item", media_type(f.content_type))
+                                for f in r.files], header)
+            links += self._few([Link(ORCID + c.orcid, "author") for c in r.creators
+                                if c.orcid], header)
             links += [Link(url, "license") for url in license_urls(r.rights)]
         links.append(Link(SCHEMA_ORG + self.schema_type, "type"))
         if about_page:
@@ -119,6 +122,10 @@ class Signposts:
         if self.linkset_text:
             links.append(Link(self.linkset_text, "linkset", LINKSET_TEXT))
         return links
+
+    def _few(self, links: list[Link], header: bool) -> list[Link]:
+        """All links, or in a header none when there are more than it may hold."""
+        return links if not header or len(links) <= self.max_header_items else []
 
     def file(self, name: str) -> list[Link]:
         return file_links(self.record.landing_url, self.record.persistent_url, name)
