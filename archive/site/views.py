@@ -124,8 +124,8 @@ def _context(request: HttpRequest, item: Item) -> dict:
 def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
     """What machines read in an item's page, into the context: FAIR Signposting's <link>s
     (metadata/signposting.py), the citation_* meta tags (metadata/highwire.py) and schema.org
-    JSON-LD (metadata/schemaorg.py). Returns the
-    Signposting Link header (its files within the header's limit)."""
+    JSON-LD (metadata/schemaorg.py). Returns the Signposting Link header (its files and ORCID
+    authors within the header's limit)."""
     signposts = metadata.signposts_of(item, request)
     context["signposting"] = signposting.to_html(signposts.landing())
     context["highwire"] = highwire.tags(signposts.record, item.target_file)
