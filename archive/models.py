@@ -144,6 +144,9 @@ class DcValue(models.Model):
     element = models.CharField(max_length=16, choices=[(e, e) for e in DC_ELEMENTS])
     value = models.TextField()
     position = models.PositiveIntegerField(default=0)
+    # A creator's ORCID iD, bare (0000-0002-1825-0097), checked by the deposit services
+    # (identifiers/orcid.py). db_default: rows loaded by COPY or plain SQL still get "".
+    orcid = models.CharField(_("ORCID iD"), max_length=19, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["element", "position", "id"]

@@ -241,6 +241,8 @@ IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "IBI repository")
 IBI_URLKEY_MAX_AGE = env_int("IBI_URLKEY_MAX_AGE", 3600, low=1, high=30 * 86400)
 # Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.
 IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
+# URLs per sitemap page (/sitemaps/items-<k>.xml); the protocol allows at most 50 000.
+IBI_SITEMAP_PAGE_SIZE = env_int("IBI_SITEMAP_PAGE_SIZE", 50_000, low=1, high=50_000)
 
 # --- Resolver (RTC-11 §7-§8; README "Resolution") -------------------------------------------
 # Each included Archive gets IBI_RESOLVER_TIMEOUT seconds to answer a urlRequest; one persistent

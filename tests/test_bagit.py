@@ -32,7 +32,8 @@ def upload(name: str, data: bytes) -> services.Upload:
 @pytest.fixture
 def collection():
     first = services.item_deposit(
-        title="Relatório", language="pt-BR", dc={"creator": ["Banon, G.", "Banon, L."]},
+        title="Relatório", language="pt-BR",
+        dc={"creator": ["Banon, G.", ("Banon, L.", "0000-0002-1825-0097")]},
         uploads=[upload("Relatório Final.pdf", b"%PDF final"), upload("data.csv", b"1,2\n"),
                  upload("empty.txt", b"")], target_file="Relatório Final.pdf")
     second = services.item_deposit(title="Relatório, 2a ed.", previous_edition=first,
@@ -129,6 +130,7 @@ def test_the_tree_rebuilds_the_database(collection, tmp_path, media):
     assert failed is None, out
     assert "6 items rebuilt (6 files stored, 0 already stored), 0 already here, 0 failed" in out
     assert snapshot() == before
+    assert before[collection[0].ibi]["creator_orcids"] == ["", "0000-0002-1825-0097"]
     for (rep, name), data in files_before.items():
         with storage.open_file(rep, name) as fh:
             assert fh.read() == data

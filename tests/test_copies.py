@@ -44,10 +44,10 @@ def held_elsewhere(source: FakeArchive, title: str = "Report", files=None, **kwa
     """Deposit an item, hand its record and bytes to the stand-in, and forget it here."""
     files = files or {"report.pdf": b"%PDF-1.7 report", "data.csv": b"a,b\n1,2\n",
                       "empty.txt": b""}
+    kwargs.setdefault("dc", {"creator": ["Banon, Gerald"], "subject": ["IBI", "copies"]})
     item = services.item_deposit(
         title=title, uploads=[services.Upload(n, io.BytesIO(d)) for n, d in files.items()],
-        dc={"creator": ["Banon, Gerald"], "subject": ["IBI", "copies"]}, language="pt-BR",
-        **kwargs)
+        language="pt-BR", **kwargs)
     record, data = publish(APIClient(), item)
     forget(item)
     return source.add(record, data)
@@ -392,3 +392,16 @@ def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian)
     assert "is held here as Original" in form.errors["ibi"][0]
     assert "not the base URL" in form.errors["source"][0]
     assert source.requests == []
+
+
+def test_a_copy_keeps_the_creators_orcid_ids_and_refuses_a_wrong_one(source):
+    record = held_elsewhere(source, dc={"creator": ["Banon, Gerald", (
+        "Carberry, Josiah", "0000-0002-1825-0097")]})
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert [(v.value, v.orcid) for v in the_copy().dc_values.filter(element="creator")] == [
+        ("Banon, Gerald", ""), ("Carberry, Josiah", "0000-0002-1825-0097")]
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "unchanged"
+    record["creators"][1]["orcid"] = "0000-0002-1825-0098"
+    source.answer_every_item = record
+    with pytest.raises(copies.PeerFailed, match="check digit"):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)

@@ -120,3 +120,21 @@ def test_one_dublin_core_value_needs_no_list(api):
 
 def test_an_empty_state_filter_is_a_400(api):
     assert api.get(ITEMS, {"state": ""}, secure=True).status_code == 400
+
+
+def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_answers(schema, api):
+    components = schema["components"]["schemas"]
+    given = components["PatchedItemUpdateRequest"]["properties"]["creator"]["anyOf"]
+    assert given[0] == {"type": "string"}
+    assert given[1]["properties"].keys() == {"name", "orcid"}
+    assert given[2]["items"]["anyOf"] == given[:2]
+    creators = components["Item"]["properties"]["creators"]
+    assert creators["items"]["$ref"].endswith("/Creator")
+    assert components["Creator"]["required"] == ["name", "orcid"]
+    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+                      format="multipart", secure=True).json()
+    answer = api.patch(ITEMS + record["ibi"], {"creator": [
+        "Silva, J.", {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}]},
+        format="json", secure=True).json()
+    assert answer["creator"] == ["Silva, J.", "Carberry, Josiah"]
+    assert answer["creators"][1] == {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}

@@ -46,6 +46,16 @@ DublinCoreFields = type("DublinCoreFields", (forms.Form,), {
 })
 
 
+# A creator line may end with its ORCID iD after a bar: "Banon, Gerald | 0000-0002-1825-0097".
+ORCID_SEPARATOR = "|"
+
+
+def creator_lines(values: list[tuple[str, str]]) -> str:
+    """The creator textarea's text of (name, ORCID iD) pairs, one per line."""
+    return "\n".join(f"{name} {ORCID_SEPARATOR} {orcid}" if orcid else name
+                     for name, orcid in values)
+
+
 class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     upload = MultipleFileField(
         label=_("files"), required=False,
@@ -65,10 +75,16 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         self._unknown_links = self._links_by_ibi()
         if "upload" in self.fields:
             self.fields["upload"].required = self.adding
+        creator = self.fields[dc_field_name("creator")]
+        creator.help_text = _("one per line; an ORCID iD after a bar: "
+                              "Banon, Gerald | 0000-0002-1825-0097")
         if not self.adding:
             for element in DC_ELEMENTS:
                 self.initial.setdefault(dc_field_name(element),
                                         "\n".join(self.instance.dc(element)))
+            self.initial[dc_field_name("creator")] = creator_lines(
+                [(v.value, v.orcid) for v in self.instance.dc_values.all()
+                 if v.element == "creator"])
 
     def _links_by_ibi(self) -> dict[str, str]:
         """Accept an IBI (either form) typed where the pickers send an item's number.
@@ -89,6 +105,18 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             if item is None:
                 unknown[field] = value
         return unknown
+
+    def clean_dc_creator(self) -> list[tuple[str, str]]:
+        """Each line a name, or a name, a bar and an ORCID iD; a bad iD is this field's error."""
+        creators = []
+        for line in self.cleaned_data.get(dc_field_name("creator"), "").splitlines():
+            head, bar, tail = line.rpartition(ORCID_SEPARATOR)
+            name, given = (head, tail) if bar else (line, "")
+            try:
+                creators.append((name.strip(), services.clean_orcid(given)))
+            except services.ServiceError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return creators
 
     def clean_language(self) -> str:
         language = self.cleaned_data.get("language", "").strip()
@@ -149,7 +177,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
     def _write(self) -> Item:
         data = self.cleaned_data
-        dc = {element: data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
+        dc = {element: data[dc_field_name(element)] if element == "creator"
+              else data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
               if dc_field_name(element) in data}
         # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
         uploads = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")

@@ -6,6 +6,7 @@ enforced while reading), so nothing here touches bytes.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from datetime import UTC, datetime
 from django.core.exceptions import SuspiciousOperation
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -20,6 +22,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
+    extend_schema_field,
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -60,8 +63,51 @@ class DcElementField(serializers.ListField):
         return super().to_internal_value([data] if isinstance(data, str) else data)
 
 
+class CreatorField(DcElementField):
+    """dc:creator: each value a name ("Family, Given") or {"name": …, "orcid": …} with an
+    ORCID iD (bare or as its https://orcid.org/ URL). In a multipart form an object is sent as
+    its JSON text. Cleans to [(name, bare iD or "")]; out, the names as every element's."""
+
+    child = serializers.JSONField()
+
+    def to_internal_value(self, data) -> list[tuple[str, str]]:
+        values = [data] if isinstance(data, str | dict) else data
+        if not isinstance(values, list):
+            raise ValidationError(_("a creator is a name, an object {\"name\", \"orcid\"}, "
+                                    "or a list of them"))
+        return [self._one(value) for value in values]
+
+    @staticmethod
+    def _one(value) -> tuple[str, str]:
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            try:  # a multipart form's way of sending an object
+                value = json.loads(value)
+            except ValueError:
+                raise ValidationError(_("a creator that starts with { must be a JSON object "
+                                        "{\"name\", \"orcid\"}")) from None
+        if isinstance(value, str):
+            return value, ""
+        if (not isinstance(value, dict) or set(value) - {"name", "orcid"}
+                or not isinstance(value.get("name"), str)
+                or not isinstance(value.get("orcid", ""), str | None)):
+            raise ValidationError(_('a creator object is {"name": "…", "orcid": "…"}, '
+                                    "both strings"))
+        try:
+            return value["name"], services.clean_orcid(value.get("orcid") or "")
+        except services.ServiceError as exc:
+            raise ValidationError(str(exc)) from None
+
+
+class CreatorSerializer(serializers.Serializer):
+    """A creator with the ORCID iD deposited with it ("" when none)."""
+
+    name = serializers.CharField()
+    orcid = serializers.CharField(help_text="bare ORCID iD, e.g. 0000-0002-1825-0097; "
+                                            "empty when unknown")
+
+
 class DublinCoreFields(serializers.Serializer):
-    creator = DcElementField()
+    creator = CreatorField()
     subject = DcElementField()
     description = DcElementField()
     publisher = DcElementField()
@@ -136,11 +182,14 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
                                                   allow_null=True)
     translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
+    creators = serializers.SerializerMethodField(
+        help_text="the creators with their ORCID iDs, in the order of creator")
 
     class Meta:
         model = Item
         fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
-                  "files", "persistent_url", "landing_url", *DC_ELEMENTS, "previous_edition",
+                  "files", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
+                  "previous_edition",
                   "next_edition", "translation_of", "translations", "transferable", "created",
                   "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
 
@@ -167,6 +216,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
 
     def get_landing_url(self, item: Item) -> str:
         return selectors.landing_url(item, self.context.get("request"))
+
+    @extend_schema_field(CreatorSerializer(many=True))
+    def get_creators(self, item: Item) -> list[dict[str, str]]:
+        return [{"name": v.value, "orcid": v.orcid} for v in item.dc_values.all()
+                if v.element == "creator"]
 
     def get_next_edition(self, item: Item) -> str | None:
         following = getattr(item, "next_edition", None)  # reverse one-to-one: may not exist

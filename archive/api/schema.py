@@ -64,6 +64,23 @@ class DcElementFieldExtension(OpenApiSerializerFieldExtension):
         return values if direction == "response" else {"anyOf": [{"type": "string"}, values]}
 
 
+class CreatorFieldExtension(OpenApiSerializerFieldExtension):
+    """dc:creator: names out; in, a name, an object {name, orcid}, or a list of either."""
+
+    target_class = "archive.api.items.CreatorField"
+
+    def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
+        if direction == "response":
+            return {"type": "array", "items": {"type": "string"}}
+        creator = {"type": "object", "additionalProperties": False, "required": ["name"],
+                   "properties": {"name": {"type": "string"}, "orcid": {
+                       "type": "string", "nullable": True,
+                       "description": "ORCID iD, 0000-0000-0000-000X or its "
+                                      "https://orcid.org/ URL"}}}
+        one = {"anyOf": [{"type": "string"}, creator]}
+        return {"anyOf": [*one["anyOf"], {"type": "array", "items": one}]}
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 

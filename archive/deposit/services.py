@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ..identifiers import orcid
 from ..identifiers.minting import mint
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
 from . import content_types, storage
@@ -58,16 +59,45 @@ def _clean_text(what: str, value: str) -> str:
     return value.strip()
 
 
-def _clean_metadata(dc: dict[str, Iterable[str]] | None) -> list[DcValue]:
+def clean_orcid(value: str) -> str:
+    """The bare ORCID iD of what a depositor gave ("" for nothing), or a ServiceError whose
+    message says what is wrong: the form, or the check digit (identifiers/orcid.py)."""
+    if not value or not value.strip():
+        return ""
+    try:
+        return orcid.normalize(value)
+    except orcid.OrcidError as exc:
+        if exc.reason == "check digit":
+            raise ServiceError(_("%(value)r is not an ORCID iD: its check digit is wrong") % {
+                "value": value}) from None
+        raise ServiceError(_("%(value)r is not an ORCID iD: write it as 0000-0000-0000-000X")
+                           % {"value": value}) from None
+
+
+# A value of a Dublin Core element as the edges give it: text, or for a creator (text, ORCID iD).
+DcInput = str | tuple[str, str]
+
+
+def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
     rows = []
     for element, values in (dc or {}).items():
         if element not in DC_ELEMENTS:
             raise ServiceError(f"{element!r} is not a Dublin Core element")
         if isinstance(values, str):
             values = [values]
-        values = [_clean_text(element, v) for v in values if v]
-        for position, value in enumerate(v for v in values if v):
-            rows.append(DcValue(element=element, value=value, position=position))
+        position = 0
+        for given in values:
+            text, orcid_id = (given, "") if isinstance(given, str) else given
+            text = _clean_text(element, text or "")
+            orcid_id = clean_orcid(orcid_id or "")
+            if orcid_id and element != "creator":
+                raise ServiceError(_("only a creator has an ORCID iD"))
+            if not text:
+                if orcid_id:
+                    raise ServiceError(_("a creator with an ORCID iD needs a name"))
+                continue
+            rows.append(DcValue(element=element, value=text, position=position, orcid=orcid_id))
+            position += 1
     return rows
 
 
@@ -151,7 +181,7 @@ def item_deposit(
     previous_edition: Item | None = None,
     translation_of: Item | None = None,
     sha256: list[str] | None = None,
-    dc: dict[str, Iterable[str]] | None = None,
+    dc: dict[str, Iterable[DcInput]] | None = None,
     transferable: bool = True,
     on_saved: Callable[[Item], None] | None = None,
 ) -> Item:
@@ -259,7 +289,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
 
 
 @transaction.atomic
-def item_update(*, item: Item, dc: dict[str, Iterable[str]] | None = None,
+def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
                 **fields) -> Item:
     """Change metadata (title, language, target file, links, Dublin Core); never the IBI."""
     if item.is_deleted:

@@ -2,7 +2,8 @@
 
 - record: `Record`, the one plain description every format is built from (pure).
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
-- selectors: `record_of(item, request)`, the Record of a stored item.
+- selectors: `record_of(item, request)`, the Record of a stored item; `signposts_of`, its
+  Signposting.
 - datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).
 - openaire: a Record as an OpenAIRE Guidelines v4 record (`resource`, `to_bytes`; pure).
 - vocabularies: dc:type read as COAR / DataCite / OpenAIRE resource types, `xml_text` (pure).
@@ -10,6 +11,9 @@
   style), BibTeX, RIS and schema.org JSON-LD (pure); kinds: dc:type in their vocabularies.
 - serialize: a Record in a format, as the body and Content-Type of an answer (pure).
 - accept: the format an HTTP Accept header asks for (pure).
+- signposting: FAIR Signposting's typed links of an item, as a Link header, <link> elements
+  and RFC 9264 linksets (pure).
+- highwire: the Highwire Press citation_* meta tags Google Scholar reads (pure).
 """
-__all__ = ["accept", "bibtex", "csl", "datacite", "formats", "openaire", "record", "ris",
-           "schemaorg", "selectors", "serialize", "vocabularies"]
+__all__ = ["accept", "bibtex", "csl", "datacite", "formats", "highwire", "openaire", "record",
+           "ris", "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

@@ -40,6 +40,7 @@ from django.db import DatabaseError, transaction
 
 from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
+from ..identifiers import orcid
 from ..identifiers.minting import exact_decimal
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, MintingState
 
@@ -69,6 +70,9 @@ def record_of(item: Item) -> dict:
         **{name: _time(getattr(item, name)) for name in _TIMES},
         "source_archive": item.source_archive,
         "dc": {e: item.dc(e) for e in DC_ELEMENTS if item.dc(e)},
+        # The creators' ORCID iDs, in the order of dc.creator ("" for none), when any is known.
+        **({"creator_orcids": orcids} if any(orcids := [
+            v.orcid for v in item.dc_values.all() if v.element == "creator"]) else {}),
         "files": [{"name": f.name, "size": f.size, "sha256": f.sha256,
                    "content_type": f.content_type, "created": _time(f.created)}
                   for f in item.files.order_by("name")],
@@ -178,7 +182,17 @@ def read_bag(path: Path, root: Path) -> dict:
         listed[f"data/doc/{name}"] = row.get("sha256")
     if listed != payload:
         raise BagFailure(f"{RECORD} and the payload manifest list different files")
+    orcids = record.get("creator_orcids", [])
+    if not isinstance(orcids, list) or not all(o == "" or _bare_orcid(o) for o in orcids):
+        raise BagFailure(f"{RECORD}: creator_orcids are not bare ORCID iDs: {orcids!r}")
     return record
+
+
+def _bare_orcid(value: object) -> bool:
+    try:
+        return isinstance(value, str) and orcid.normalize(value) == value
+    except orcid.OrcidError:
+        return False
 
 
 def _store(path: Path, rep: str, row: dict, report: Rebuilt) -> None:
@@ -226,8 +240,10 @@ def _create(record: dict, empty_before: bool) -> Item:
                 created=fields["created"] or item.created,
                 updated=fields["updated"] or item.updated)
         item.dc_values.all().delete()
+        orcids = dict(enumerate(record.get("creator_orcids") or []))
         DcValue.objects.bulk_create(
-            DcValue(item=item, element=e, value=v, position=p)
+            DcValue(item=item, element=e, value=v, position=p,
+                    orcid=orcids.get(p, "") if e == "creator" else "")
             for e, values in record.get("dc", {}).items() if e in DC_ELEMENTS
             for p, v in enumerate(values))
         for row in record.get("files", []):

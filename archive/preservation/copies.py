@@ -298,8 +298,11 @@ def _desired(record: Record, source: str, relations: dict[str, str]) -> dict:
     }
 
 
-def _dc_rows(record: Record) -> list[tuple[str, str, int]]:
-    return sorted((element, value, position) for element, values in record.dc.items()
+def _dc_rows(record: Record) -> list[tuple[str, str, int, str]]:
+    """(element, value, position, ORCID iD) of every Dublin Core value: creators' iDs too."""
+    orcids = dict(enumerate(record.creator_orcids))
+    return sorted((element, value, position, orcids.get(position, "") if element == "creator"
+                   else "") for element, values in record.dc.items()
                   for position, value in enumerate(values))
 
 
@@ -321,7 +324,7 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
         changed |= _link_editions(item, record)
         changed |= _link_translation(item, record)
         dc_changed = created or _dc_rows(record) != sorted(
-            item.dc_values.values_list("element", "value", "position"))
+            item.dc_values.values_list("element", "value", "position", "orcid"))
         files_changed = created or _files_differ(item, record)
         if not (changed or dc_changed or files_changed or result.fetched or result.kept):
             return item, "unchanged"
@@ -330,8 +333,8 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
         item.save()
         if dc_changed:
             item.dc_values.all().delete()
-            DcValue.objects.bulk_create(DcValue(item=item, element=e, value=v, position=p)
-                                        for e, v, p in _dc_rows(record))
+            DcValue.objects.bulk_create(DcValue(item=item, element=e, value=v, position=p,
+                                                orcid=o) for e, v, p, o in _dc_rows(record))
         dropped = _sync_files(item, record, now, set(result.fetched) | set(result.kept))
         _link_followers(item, record)
     # Files the source no longer lists go once their rows are gone for good.

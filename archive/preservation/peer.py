@@ -40,6 +40,7 @@ from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
+from ..identifiers import orcid
 from ..models import DC_ELEMENTS, Item, RegisteredArchive
 from ..protocol import client as guarded
 
@@ -92,6 +93,7 @@ class Record:
     translations: tuple[str, ...]
     deleted_at: datetime | None
     source_archive: str
+    creator_orcids: tuple[str, ...] = ()  # ORCID iD of each creator in order ("" for none)
 
 
 def base_url(text: str) -> str:
@@ -295,7 +297,23 @@ def parse_record(data: dict, asked: str) -> Record:
         translation_of=_ibi_or_none(data.get("translation_of")),
         translations=tuple(_ibi_or_none(t) for t in translations),
         deleted_at=_moment(data, "deleted_at", required=False),
-        source_archive=_text(data, "source_archive", required=False, limit=255))
+        source_archive=_text(data, "source_archive", required=False, limit=255),
+        creator_orcids=_creator_orcids(data.get("creators"), dc["creator"]))
+
+
+def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The ORCID iDs of a record's `creators` ({name, orcid} in the order of `creator`; absent
+    from a peer of an older version: none), each checked."""
+    if creators is None:
+        return ("",) * len(names)
+    if (not isinstance(creators, list) or len(creators) != len(names)
+            or not all(isinstance(c, dict) and isinstance(c.get("orcid", ""), str)
+                       for c in creators)):
+        raise PeerError("the record's creators do not match its creator list")
+    try:
+        return tuple(orcid.normalize(c["orcid"]) if c.get("orcid") else "" for c in creators)
+    except orcid.OrcidError as exc:
+        raise PeerError(f"the record's creators: {exc}") from None
 
 
 def fetch_record(http: httpx.Client, base: str, ibi: str) -> Record:

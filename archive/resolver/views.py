@@ -31,7 +31,8 @@ from ..archive_service import views as archive_service_views
 from ..archive_service.answers import NotTheService, error_pairs
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import bibtex
+from ..metadata import bibtex, signposting
+from ..metadata import selectors as metadata
 from ..models import Item
 from ..protocol import persistent_url
 from ..protocol.pairs import unquote_word
@@ -222,8 +223,11 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
     context = {"outcome": outcome, "asked": url, "ibi": outcome.ibi, "base": _base(request),
                "silent": outcome.silent}
     if outcome.kind == "deleted":
-        return _alert(request, "archive/resolver/tombstone.html",
-                      {**context, **_tombstone(request, outcome)}, 410)
+        response = _alert(request, "archive/resolver/tombstone.html",
+                          {**context, **_tombstone(request, outcome)}, 410)
+        if outcome.answer.source.local and (links := _signposting(request, outcome.ibi)):
+            response["Link"] = ", ".join(links)
+        return response
     if outcome.kind == "conflict":
         return _alert(request, "archive/resolver/conflict.html",
                       {**context, "suspects": _suspects(outcome.suspects)}, 409)
@@ -287,7 +291,17 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     languages.update(dict.fromkeys(named.values(), True))
     for language in sorted(languages):
         links.append(f'<{base}/{item_ibi}+({language})>; rel="alternate"; hreflang="{language}"')
+    if answer.source.local:
+        links += _signposting(request, item_ibi)
     return links
+
+
+def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
+    """FAIR Signposting of an item held here, or of its file (metadata/signposting.py)."""
+    asked = persistent_url.parse(iri_to_uri(request.path_info),
+                                 request.META.get("QUERY_STRING", ""))
+    found = metadata.persistent_url_links(item_ibi, request, (asked.filepath or "").lstrip("/"))
+    return [signposting.to_header([link]) for link in found]
 
 
 # The previous edition and the family's languages of one item, in one query: this runs on every

@@ -5,10 +5,12 @@
 - citation: the readable citation line of the pages (pure).
 - languages: language tags named in the reader's language (pure, Babel's names).
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
+- indexing: /robots.txt and the sitemaps, paged for millions of items.
+- linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 - throttling: the site's rate limits (API writes, wrong tokens, refused registration keys,
   the admin login's lockout answer).
 - dropped_connections: the middleware that retries a read and answers a write 503 when the
   database dropped the connection.
 """
-__all__ = ["citation", "downloads", "dropped_connections", "languages", "metadata_formats",
-           "throttling", "views"]
+__all__ = ["citation", "downloads", "dropped_connections", "indexing", "languages", "linksets",
+           "metadata_formats", "throttling", "views"]

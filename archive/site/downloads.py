@@ -51,8 +51,9 @@ from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
-from ..deposit.selectors import item_by_ibi
+from ..deposit.selectors import item_by_ibi, landing_url, persistent_url
 from ..deposit.storage import file_key
+from ..metadata import signposting
 from ..models import Access, Item, ItemFile
 
 logger = logging.getLogger(__name__)
@@ -203,6 +204,16 @@ def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
 @require_safe
 def download(request: HttpRequest, rest: str) -> HttpResponse:
     found = _find(rest)
+    response = _download(request, found)
+    if response.status_code in (200, 206, 302, 304):
+        # FAIR Signposting of a content resource: its landing page and its own persistent URL.
+        item = found.item
+        response["Link"] = signposting.to_header(signposting.file_links(
+            landing_url(item, request), persistent_url(item, request), found.name))
+    return response
+
+
+def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
     item = found.item
     if item.is_deleted:
         return HttpResponse(f"{item.ibi} was deleted\n", status=410, content_type="text/plain")

@@ -7,7 +7,7 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 from __future__ import annotations
 
 import functools
-import re
+import json
 from urllib.parse import urlencode
 
 from django import forms
@@ -15,20 +15,17 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
 from ..deposit import selectors
 from ..harvest import oai_dc
-from ..metadata import bibtex
+from ..metadata import bibtex, highwire, schemaorg, signposting
+from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..models import DC_ELEMENTS, Item, validate_language
 from .citation import apa, of_item
 
 PAGE_SIZE = 20
-# Response headers past ~8 KB are refused by common reverse proxies (nginx's default buffer):
-# an item with more files than this announces none of them in its Link header.
-SIGNPOSTING_MAX_ITEMS = 20
-# A media type we may repeat in a Link header: type/subtype, nothing that could break quoting.
-MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -124,17 +121,25 @@ def _context(request: HttpRequest, item: Item) -> dict:
     }
 
 
-def _signposting(request: HttpRequest, item: Item, files: list[dict]) -> str:
-    """The Signposting Link header: cite-as, describedby (oai_dc) and one item per file."""
-    links = [f'<{selectors.persistent_url(item, request)}>; rel="cite-as"']
-    if not item.is_deleted:
-        links.append(f'<{selectors.metadata_url(item, request, "oai_dc")}>; rel="describedby"; '
-                     f'type="application/xml"; formats="{oai_dc.NS_OAI_DC}"')
-        for f in files if len(files) <= SIGNPOSTING_MAX_ITEMS else []:
-            kind = (f["file"].content_type or "").split(";")[0].strip().lower()
-            typed = f'; type="{kind}"' if MEDIA_TYPE.fullmatch(kind) else ""
-            links.append(f'<{f["url"]}>; rel="item"{typed}')
-    return ", ".join(links)
+def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
+    """What machines read in an item's page, into the context: FAIR Signposting's <link>s
+    (metadata/signposting.py), the citation_* meta tags (metadata/highwire.py) and schema.org
+    JSON-LD (metadata/schemaorg.py). Returns the Signposting Link header (its files and ORCID
+    authors within the header's limit)."""
+    signposts = metadata.signposts_of(item, request)
+    context["signposting"] = signposting.to_html(signposts.landing())
+    context["highwire"] = highwire.tags(signposts.record, item.target_file)
+    context["json_ld"] = _script_json(schemaorg.to_dict(signposts.record))
+    return signposting.to_header(signposts.landing(header=True))
+
+
+# Inside <script> nothing may close the element or open a comment: as json_script does.
+_SCRIPT_SAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def _script_json(document: dict) -> str:
+    """The JSON-LD document as the body of a <script type="application/ld+json">."""
+    return mark_safe(json.dumps(document, ensure_ascii=False).translate(_SCRIPT_SAFE))
 
 
 def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
@@ -142,9 +147,10 @@ def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
     follow it): identifiers, state, title, citation, date and reason of deletion, the newer
     edition; never the description, the files or the rest of the metadata."""
     context = _context(request, item)
+    link = _machine_readable(request, item, context)
     response = render(request, "archive/site/tombstone.html",
                       {**context, "newer": selectors.newer_edition(item)}, status=410)
-    response["Link"] = _signposting(request, item, [])
+    response["Link"] = link
     return response
 
 
@@ -155,8 +161,9 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, item)
     context = _context(request, item)
+    link = _machine_readable(request, item, context)
     response = render(request, "archive/site/item.html", context)
-    response["Link"] = _signposting(request, item, context["files"])
+    response["Link"] = link
     return response
 
 
