@@ -1,12 +1,13 @@
-"""Two application servers of one Archive on one PostgreSQL database stay consistent.
+"""Two application servers of one Archive on one database stay consistent.
 
 What a deployment on two machines behind a load balancer does: two gunicorns (tests/servers.py,
-two workers each) with the same identification subsystem, the same database (one of its own,
-created here, whatever the suite runs on) and the same files (one MEDIA_ROOT, as a shared disk
-or S3 would be). What one writes, the other answers at once: resolution and the archive service
-read the primary, and the answer cache of every worker hears of each change (LISTEN/NOTIFY,
-archive/archive_service/answer_cache.py). Deposits on both at once mint distinct IBIs (the
-minting state's row lock is in the database).
+two workers each) with the same identification subsystem, the same database (a PostgreSQL
+database of its own, created here whatever the suite runs on; then one SQLite file) and the
+same files (one MEDIA_ROOT, as a shared disk or S3 would be). What one writes, the other
+answers at once: resolution and the archive service read the primary, and the answer cache of
+every worker learns of each change (PostgreSQL: LISTEN/NOTIFY; SQLite: the change token read
+per request; archive/archive_service/answer_cache.py). Deposits on both at once mint distinct
+IBIs (the minting state's lock is in the database).
 """
 from __future__ import annotations
 
@@ -25,15 +26,20 @@ from .servers import LiveServers
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 
 
-@pytest.fixture(scope="module")
-def pair(tmp_path_factory):
+@pytest.fixture(scope="module", params=["postgresql", "sqlite"])
+def pair(request, tmp_path_factory):
+    """Two servers on one PostgreSQL database, then on one SQLite file (WAL mode: readers and
+    one writer at a time, each request reading the answer cache's token)."""
     name = f"ibirepo_two_{os.getpid()}"
-    with psycopg.connect(**PG, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
     root = tmp_path_factory.mktemp("two")
-    shared = {"DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{name}",
-              "MEDIA_ROOT": str(root / "shared-media"),
+    if request.param == "postgresql":
+        with psycopg.connect(**PG, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    else:
+        url = f"sqlite:///{root / 'shared.sqlite3'}"
+    shared = {"DATABASE_URL": url, "MEDIA_ROOT": str(root / "shared-media"),
               "IBI_HOSTNAME": "app.ibi.test", "IBI_IP": "192.0.2.7"}
     try:
         with LiveServers(root) as servers:
@@ -42,8 +48,9 @@ def pair(tmp_path_factory):
             a.token = b.token = a.librarian_token()
             yield a, b
     finally:
-        with psycopg.connect(**PG, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if request.param == "postgresql":
+            with psycopg.connect(**PG, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def deposit(server, title: str, *names: str) -> dict:

@@ -28,7 +28,8 @@ the outage is logged once (and the return once), and the replica is tried again 
 In a test run the replica alias is a test MIRROR of default (settings.py), and tests/conftest.py
 turns ENABLED off: a test's rows live in its own transaction on the primary, which a second
 connection could not see, so lagging reads stay on default there. tests/test_replica.py and
-tests/replica/ run the routing in real servers, the latter against a real streaming replica.
+tests/test_streaming_replica.py run the routing in real servers, the latter against a real
+streaming replica.
 """
 from __future__ import annotations
 
