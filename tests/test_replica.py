@@ -11,7 +11,10 @@ The same routing against a real streaming replica, lag included: tests/test_stre
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
 import uuid
 
 import httpx
@@ -129,3 +132,77 @@ def test_a_replica_that_is_not_postgresql_stops_the_start():
     result = manage("check", **{**PRODUCTION, "DATABASE_REPLICA_URL": "sqlite:///replica.db"})
     assert result.returncode != 0
     assert "DATABASE_REPLICA_URL names a PostgreSQL read replica" in result.stderr
+
+
+class Forwarder:
+    """A TCP relay on loopback to PostgreSQL: a stand-in replica that the test can take down
+    (close) under a running server, its open connections cut."""
+
+    def __init__(self, port: int = 5432) -> None:
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.sockets: list[socket.socket] = []
+        self.relayed = 0  # bytes, both ways: how much the replica was used
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return self.listener.getsockname()[1]
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+                self.relayed += len(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        # shutdown first: a bare close() leaves the port listening while accept() waits in
+        # the other thread.
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for s in self.sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+
+def test_a_replica_that_goes_down_under_a_running_site_is_replaced_by_the_primary(
+        servers, database):
+    forwarder = Forwarder()
+    name = database.rsplit("/", 1)[1]
+    server = servers.start("goes-down", extra_args=("--workers", "1"), DATABASE_URL=database,
+                           DATABASE_REPLICA_URL=f"postgres://postgres@127.0.0.1:"
+                                                f"{forwarder.port}/{name}")
+    server.token = server.librarian_token()
+    word = uuid.uuid4().hex
+    before = forwarder.relayed
+    item = deposit(server, f"Goes down {word}")
+    assert httpx.get(f"{server.url}/api/items/{item['ibi']}", timeout=30).status_code == 200
+    assert forwarder.relayed == before  # the deposit, the API: the primary
+    assert item["ibi"] in httpx.get(f"{server.url}/search", params={"q": word},
+                                    timeout=30).text
+    assert forwarder.relayed > before  # search read the (stand-in) replica
+
+    forwarder.close()  # the replica goes away, with the connection the worker keeps to it
+
+    for _ in range(3):
+        found = httpx.get(f"{server.url}/search", params={"q": word}, timeout=30)
+        assert found.status_code == 200 and item["ibi"] in found.text
+    assert server.log.read_text().count(DOWN) == 1

@@ -4,9 +4,10 @@ Which reads may lag is decided at the edges, explicitly: a view (or a block of o
 it with ``lagging_reads()``, and only there does the database router send reads to the
 ``replica`` alias::
 
-    @replica.lagging  # search, browse, figures, OAI-PMH, statistics
-    def search(request): ...
+    # archive/urls.py: home, search (and browse), OAI-PMH
+    path("search", replica.lagging(views.search), name="search"),
 
+    # the statistics, in the landing page's template tag and the API
     with replica.lagging_reads():
         counts = stats.item_statistics(item)
 
@@ -18,6 +19,10 @@ anywhere. Inside a lagging block these still go to the primary:
   of the block, so that a view reads what it just wrote;
 * every read inside a transaction on the primary (``transaction.atomic()``: a service's
   read-modify-write, ``select_for_update``), which must see its own snapshot.
+
+The ORM follows the router; raw SQL in a selector that lagging pages call does too when it
+asks Django where to read, ``connections[router.db_for_read(Item)]`` (``django.db.connection``
+is always the primary).
 
 No replica configured: no router is installed and ``lagging_reads`` costs one dict lookup.
 A replica that cannot be reached does not take the site down: lagging reads go to the primary,
