@@ -61,7 +61,7 @@ def test_a_replica_that_is_down_sends_lagging_reads_to_the_primary_and_says_so_o
     server = servers.start("down", extra_args=("--workers", "1"), DATABASE_URL=database,
                            DATABASE_REPLICA_URL=f"postgres://postgres@127.0.0.1:{free_port()}"
                                                 "/ibirepo")
-    server.token = server.librarian_token()
+    server.token = server.librarian_token(server.name)
     word = uuid.uuid4().hex
     item = deposit(server, f"Down {word}")
 
@@ -190,7 +190,7 @@ def test_a_replica_that_goes_down_under_a_running_site_is_replaced_by_the_primar
     server = servers.start("goes-down", extra_args=("--workers", "1"), DATABASE_URL=database,
                            DATABASE_REPLICA_URL=f"postgres://postgres@127.0.0.1:"
                                                 f"{forwarder.port}/{name}")
-    server.token = server.librarian_token()
+    server.token = server.librarian_token(server.name)
     word = uuid.uuid4().hex
     before = forwarder.relayed
     item = deposit(server, f"Goes down {word}")
