@@ -111,12 +111,15 @@ def _replica_up() -> bool:
 def lagging_reads() -> Iterator[str]:
     """Reads in this block may lag behind the primary: from the replica when one is
     configured and up. Yields the alias they go to (for raw SQL: ``connections[alias]``)."""
+    if not configured():  # no replica, no router: nothing to decide
+        yield DEFAULT_DB_ALIAS
+        return
     if _block.get() is not None:  # nested: the outer block decided
         yield _block.get().alias
         return
     # Inside a transaction on the primary every read stays there (read_alias): no need to try
     # the replica.
-    use = configured() and not connections[DEFAULT_DB_ALIAS].in_atomic_block
+    use = not connections[DEFAULT_DB_ALIAS].in_atomic_block
     alias = REPLICA if use and _replica_up() else DEFAULT_DB_ALIAS
     token = _block.set(_Block(alias))
     try:
