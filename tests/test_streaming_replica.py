@@ -55,7 +55,11 @@ def on_replica(sql: str):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    assert on_replica("SELECT pg_is_in_recovery()"), "port 5433 is not a standby: .ci/replica"
+    try:
+        standby = on_replica("SELECT pg_is_in_recovery()")
+    except psycopg.OperationalError as exc:
+        pytest.fail(f"no replica on port {REPLICA['port']}: run .ci/replica first ({exc})")
+    assert standby, f"port {REPLICA['port']} is not a standby: run .ci/replica"
     name = f"ibirepo_stream_{os.getpid()}"
     with psycopg.connect(**PRIMARY, dbname="postgres", autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
