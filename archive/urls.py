@@ -5,18 +5,21 @@ from django.urls import path, re_path
 from .harvest import oai
 from .resolver import memento_views
 from .resolver import views as resolver_views
-from .site import downloads, indexing, linksets, metadata_formats, views
+from .site import downloads, indexing, linksets, metadata_formats, replica, views
 
 app_name = "archive"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("search", views.search, name="search"),
-    path("oai", oai.endpoint, name="oai"),
+    # replica.lagging: pages whose reads may lag go to the read replica when there is one
+    # (archive/site/replica.py); every other route reads the primary.
+    path("", replica.lagging(views.home), name="home"),
+    path("search", replica.lagging(views.search), name="search"),
+    path("oai", replica.lagging(oai.endpoint), name="oai"),
     path("robots.txt", indexing.robots_txt, name="robots"),
-    path("sitemap.xml", indexing.sitemap_index, name="sitemap"),
+    path("sitemap.xml", replica.lagging(indexing.sitemap_index), name="sitemap"),
     path("sitemaps/pages.xml", indexing.sitemap_pages, name="sitemap_pages"),
-    path("sitemaps/items-<int:page>.xml", indexing.sitemap_items, name="sitemap_items"),
+    path("sitemaps/items-<int:page>.xml", replica.lagging(indexing.sitemap_items),
+         name="sitemap_items"),
     # Repository names hold slashes: the suffixed pages come before the landing page.
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),

@@ -123,6 +123,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test run, so that two runs at once never share it.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"ibirepo-test-{os.getpid()}.sqlite3")}
+# A PostgreSQL read replica (README "Scaling out"): the reads that may lag — search, browse, the
+# home page's figures, OAI-PMH, statistics — go there (archive/site/replica.py); everything
+# else, every write, and those reads whenever it is down, go to the primary.
+if env_str("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = env_database("DATABASE_REPLICA_URL", "")
+    if DATABASES["replica"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URL names a PostgreSQL read replica "
+                                   "(postgres://…)")
+    # A replica that does not answer costs a lagging read this much at most, once per
+    # RETRY_SECONDS; a closed port is refused at once. A connect_timeout in the URL wins.
+    DATABASES["replica"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 2)
+    # In a test run, Django points the alias at the test database (on the primary, or what
+    # the replica replays of it) and creates nothing there; archive/site/replica.py reads the
+    # primary then, since a test's data lives in its own transaction.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["archive.site.replica.ReplicaRouter"]
 # PostgreSQL announces answer-cache changes to listening connections
 # (archive/archive_service/answer_cache.py);
 # off: each request reads the change token instead (behind a transaction-mode pooler).

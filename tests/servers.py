@@ -42,8 +42,8 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 START_TIMEOUT = 60  # seconds a server may take to answer its first request
 SECRET_KEY = "live-servers-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
 # Settings a server must not inherit from the test run (it has its own database, files …).
-_INHERITED_OUT = ("DATABASE_URL", "CELERY_BROKER_URL", "ARCHIVE_ADDRESS", "MEDIA_ROOT",
-                  "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG")
+_INHERITED_OUT = ("DATABASE_URL", "DATABASE_REPLICA_URL", "CELERY_BROKER_URL", "ARCHIVE_ADDRESS",
+                  "MEDIA_ROOT", "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG")
 
 
 def free_port() -> int:

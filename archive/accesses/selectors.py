@@ -49,8 +49,10 @@ def item_statistics(item: Item) -> dict:
     translations = _rows(Item.objects.filter(Q(pk=root) | Q(translation_of_id=root)),
                          "language")
     own = next((r for r in editions + translations if r["id"] == item.pk), None)
-    if own is None:  # an item outside its recorded family: count it alone
-        own = _rows(Item.objects.filter(pk=item.pk))[0]
+    if own is None:  # an item outside its recorded family: count it alone; nothing yet for
+        # one that a lagging read replica does not hold yet (archive/site/replica.py)
+        own = next(iter(_rows(Item.objects.filter(pk=item.pk))),
+                   {"downloads": 0, "acknowledgments": 0, "total": 0})
     by_edition = _family(editions, "edition_number")
     for row in by_edition["items"]:
         row["edition"] = row.pop("edition_number")

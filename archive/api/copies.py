@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from ..accesses import selectors as stats
 from ..preservation import copies
+from ..site import replica
 from .items import IBI_PARAMETER, ItemSerializer, TombstoneSerializer, _OneItem
 from .schema import errors
 
@@ -50,7 +51,8 @@ class ItemStatistics(_OneItem):
         if item.is_deleted:  # the tombstone policy: nothing but the tombstone
             return Response(TombstoneSerializer(item, context=self.get_serializer_context()).data,
                             status=status.HTTP_410_GONE)
-        return Response(stats.item_statistics(item))
+        with replica.lagging_reads():  # counts may lag: from the read replica if there is one
+            return Response(stats.item_statistics(item))
 
 
 class HandOverPermissions(DjangoModelPermissions):

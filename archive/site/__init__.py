@@ -11,6 +11,7 @@
   the admin login's lockout answer).
 - dropped_connections: the middleware that retries a read and answers a write 503 when the
   database dropped the connection.
+- replica: reads that may lag (home, search, OAI-PMH, statistics) go to the read replica.
 """
 __all__ = ["citation", "downloads", "dropped_connections", "indexing", "languages", "linksets",
-           "metadata_formats", "throttling", "views"]
+           "metadata_formats", "replica", "throttling", "views"]

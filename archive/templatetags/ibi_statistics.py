@@ -5,10 +5,12 @@ from django import template
 
 from ..accesses.selectors import item_statistics as _item_statistics
 from ..models import Item
+from ..site import replica
 
 register = template.Library()
 
 
 @register.simple_tag
 def item_statistics(item: Item) -> dict:
-    return _item_statistics(item)
+    with replica.lagging_reads():  # counts may lag: from the read replica when there is one
+        return _item_statistics(item)

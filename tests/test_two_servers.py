@@ -1,0 +1,129 @@
+"""Two application servers of one Archive on one database stay consistent.
+
+What a deployment on two machines behind a load balancer does: two gunicorns (tests/servers.py,
+two workers each) with the same identification subsystem, the same database (a PostgreSQL
+database of its own, created here whatever the suite runs on; then one SQLite file) and the
+same files (one MEDIA_ROOT, as a shared disk or S3 would be). What one writes, the other
+answers at once: resolution and the archive service read the primary, and the answer cache of
+every worker learns of each change (PostgreSQL: LISTEN/NOTIFY; SQLite: the change token read
+per request; archive/archive_service/answer_cache.py). Deposits on both at once mint distinct
+IBIs (the minting state's lock is in the database).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import quote, urlencode
+
+import httpx
+import psycopg
+import pytest
+
+from archive.protocol.pairs import loads, to_dict
+
+from .servers import LiveServers
+
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
+
+
+@pytest.fixture(scope="module", params=["postgresql", "sqlite"])
+def pair(request, tmp_path_factory):
+    """Two servers on one PostgreSQL database, then on one SQLite file (WAL mode: readers and
+    one writer at a time, each request reading the answer cache's token)."""
+    name = f"ibirepo_two_{os.getpid()}"
+    root = tmp_path_factory.mktemp("two")
+    if request.param == "postgresql":
+        with psycopg.connect(**PG, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    else:
+        url = f"sqlite:///{root / 'shared.sqlite3'}"
+    shared = {"DATABASE_URL": url, "MEDIA_ROOT": str(root / "shared-media"),
+              "IBI_HOSTNAME": "app.ibi.test", "IBI_IP": "192.0.2.7"}
+    try:
+        with LiveServers(root) as servers:
+            a = servers.start("a", **shared)
+            b = servers.start("b", **shared)
+            a.token = b.token = a.librarian_token()
+            yield a, b
+    finally:
+        if request.param == "postgresql":
+            with psycopg.connect(**PG, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def deposit(server, title: str, *names: str) -> dict:
+    response = httpx.post(
+        f"{server.url}/api/items/", data={"title": title},
+        files=[("files", (n, f"content of {n}".encode(), "text/plain")) for n in names],
+        headers={"Authorization": f"Token {server.token}"}, timeout=60)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def resolve(server, ibi: str) -> httpx.Response:
+    return httpx.get(f"{server.url}/{ibi}", timeout=30)
+
+
+def url_request(server, ibi: str) -> dict:
+    pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "10.0.0.1",
+             "parsedibiurl.ibi": ibi}
+    response = httpx.get(f"{server.url}/{server.archive_service_ibi()}?"
+                         f"{urlencode(pairs, quote_via=quote, safe='/()')}", timeout=30)
+    assert response.status_code == 200, response.text
+    return to_dict(loads(response.text, strict=True))
+
+
+def test_the_servers_are_one_archive(pair):
+    a, b = pair
+    assert a.archive_service_ibi() == b.archive_service_ibi()
+
+
+def test_a_deposit_on_one_is_resolved_by_the_other_at_once(pair):
+    a, b = pair
+    item = deposit(a, "Deposited on A", "report.txt")
+
+    found = resolve(b, item["ibi"])
+    assert found.status_code == 302
+    assert found.headers["Location"] == f"{b.url}/col/{item['ibi']}/doc/report.txt"
+    assert httpx.get(found.headers["Location"], timeout=30).content == b"content of report.txt"
+    answer = url_request(b, item["ibi"])
+    assert answer["url"] == f"http://{b.address}/col/{item['ibi']}/doc/report.txt"
+    assert httpx.get(f"{b.url}/api/items/{item['ibi']}", timeout=30).json()["title"] == \
+        "Deposited on A"
+
+
+def test_a_change_on_one_is_seen_by_the_others_next_request(pair):
+    a, b = pair
+    item = deposit(a, "Two files", "first.txt", "second.txt")
+    # B's workers answer (and keep the answers) before the change.
+    for _ in range(4):
+        assert resolve(b, item["ibi"]).headers["Location"].endswith("/doc/first.txt")
+        assert url_request(b, item["ibi"])["url"].endswith("/doc/first.txt")
+
+    patched = httpx.patch(f"{a.url}/api/items/{item['ibi']}", json={"target_file": "second.txt"},
+                          headers={"Authorization": f"Token {a.token}"}, timeout=30)
+    assert patched.status_code == 200, patched.text
+    for _ in range(4):  # whichever worker of B answers
+        assert resolve(b, item["ibi"]).headers["Location"].endswith("/doc/second.txt")
+        assert url_request(b, item["ibi"])["url"].endswith("/doc/second.txt")
+
+    deleted = httpx.request("DELETE", f"{a.url}/api/items/{item['ibi']}",
+                            json={"reason": "withdrawn"},
+                            headers={"Authorization": f"Token {a.token}"}, timeout=30)
+    assert deleted.status_code == 200, deleted.text
+    for _ in range(4):
+        assert resolve(b, item["ibi"]).status_code == 410
+        assert "url" not in url_request(b, item["ibi"])
+
+
+def test_deposits_on_both_at_once_mint_distinct_ibis(pair):
+    a, b = pair
+    with ThreadPoolExecutor(8) as pool:
+        items = list(pool.map(lambda n: deposit((a, b)[n % 2], f"Concurrent {n}", "x.txt"),
+                              range(16)))
+    ibis = {item["ibi"] for item in items}
+    assert len(ibis) == 16
+    for n, item in enumerate(items):  # each one resolved by the server that did not mint it
+        assert resolve((b, a)[n % 2], item["ibi"]).status_code == 302
