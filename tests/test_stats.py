@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -10,7 +11,7 @@ from rest_framework.test import APIClient
 
 from archive.accesses import selectors as stats
 from archive.deposit import services
-from archive.models import Access
+from archive.models import DailyAccessCount
 
 pytestmark = pytest.mark.django_db
 
@@ -26,11 +27,13 @@ def deposit(title, **kwargs):
 
 
 def accesses(item, downloads=0, acknowledgments=0):
-    now = timezone.now()
-    Access.objects.bulk_create(
-        [Access(item=item, kind="download", at=now) for _ in range(downloads)]
-        + [Access(item=item, kind="acknowledgment", relation=".lastedition", at=now)
-           for _ in range(acknowledgments)])
+    # Spread over two days, as the counter writes them: the statistics sum the days.
+    today = timezone.now().date()
+    for kind, n in (("download", downloads), ("acknowledgment", acknowledgments)):
+        if n:
+            DailyAccessCount.objects.create(item=item, kind=kind, day=today, n=n // 2)
+            DailyAccessCount.objects.create(item=item, kind=kind, n=n - n // 2,
+                                            day=today - timedelta(days=1))
 
 
 @pytest.fixture
@@ -87,7 +90,8 @@ def test_the_landing_page_shows_them(family, client):
 
 def test_a_download_counts_on_the_page(client):
     item = deposit("Lonely")
-    assert client.get(f"/col/{item.ibi}/doc/a.txt").status_code == 200
+    browser = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+    assert client.get(f"/col/{item.ibi}/doc/a.txt", HTTP_USER_AGENT=browser).status_code == 200
     page = client.get(f"/items/{item.ibi}").content.decode()
     assert "This item: <strong>1</strong> (1 download here, 0 through the resolver)" in page
     assert "editions:" not in page and "language versions" not in page

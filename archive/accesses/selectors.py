@@ -1,20 +1,26 @@
-"""Access statistics (reads): downloads here and acknowledgments from resolvers (Access rows).
+"""Access statistics (reads): downloads here and acknowledgments from resolvers.
 
 Counted per item, per edition family (every edition of the item's chain, edition_family) and
 per translation family (the original and its translations, as the archive service groups them
-for `.translation(xx)`). Two queries for an item's whole picture, whatever is on file.
+for `.translation(xx)`), from the daily counts (DailyAccessCount, written by counter.py). Two
+queries for an item's whole picture, each an index range per family member (at most two rows
+per member and day: a year is 730 rows an item), however many accesses they count.
 """
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce
 
-from ..models import Access, Item
+from ..models import AccessKind, Item
 from . import counter as access_counter
 
-_COUNTS = {
-    "downloads": Count("accesses", filter=Q(accesses__kind=Access.Kind.DOWNLOAD)),
-    "acknowledgments": Count("accesses", filter=Q(accesses__kind=Access.Kind.ACKNOWLEDGMENT)),
-}
+
+def _sum(kind: str) -> Coalesce:
+    return Coalesce(Sum("access_counts__n", filter=Q(access_counts__kind=kind)), Value(0))
+
+
+_COUNTS = {"downloads": _sum(AccessKind.DOWNLOAD),
+           "acknowledgments": _sum(AccessKind.ACKNOWLEDGMENT)}
 
 
 def _rows(items: QuerySet[Item], *fields: str) -> list[dict]:
@@ -60,3 +66,10 @@ def item_statistics(item: Item) -> dict:
         "editions": by_edition,
         "translations": _family(translations, "language"),
     }
+
+
+def item_counts(item_id: int) -> dict[str, int]:
+    """{"downloads": n, "acknowledgments": n, "total": n} of one item, after a flush."""
+    access_counter.flush()
+    row = _rows(Item.objects.filter(pk=item_id))
+    return {k: row[0][k] if row else 0 for k in ("downloads", "acknowledgments", "total")}

@@ -682,14 +682,15 @@ def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
 
 
 def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
-                relation: str) -> tuple[int, dict[str, str]] | None:
+                relation: str, user_agent: str | None = None
+                ) -> tuple[int, dict[str, str]] | None:
     """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
     (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
     None when nothing is owed."""
     if outcome.answer is not None and outcome.answer.source.local:
         item_id = counted_item(outcome)
         if item_id is not None:
-            count_local_access(item_id, ips, relation)
+            count_local_access(item_id, ips, relation, user_agent)
         return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
@@ -704,8 +705,9 @@ def counted_item(outcome: Outcome) -> int | None:
     return archive_service.read_urlkey(pairs["urlkey"]) if pairs else None
 
 
-def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
+def count_local_access(item_id: int, ips: Sequence[str], relation: str,
+                       user_agent: str | None = None) -> None:
     """The acknowledgment our resolver owes our own archive service, without HTTP: the access
-    is counted off the reader's request, or with the transaction it is in
-    (archive/accesses/counter.py)."""
-    access_counter.count(item_id, ips, relation, timezone.now())
+    is counted off the reader's request, or with the transaction it is in, robots and double
+    clicks left out (archive/accesses/counter.py)."""
+    access_counter.count(item_id, ips, relation, timezone.now(), user_agent=user_agent)
