@@ -501,11 +501,10 @@ def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: s
     item_id = read_urlkey(urlkey, now)
     if item_id is None:
         return False
-    # Counted like a reader's own access, the robots list aside: the user agent is the
-    # resolver's, not the reader's (archive/accesses/counter.py).
+    # Once per urlkey; COUNTER's filters are the sending resolver's, which sees the reader
+    # (archive/accesses/counter.py). client_ips inform nothing kept: no address is stored.
     return access_counter.count_acknowledgment(urlkey=urlkey, item_id=item_id,
-                                               client_ips=client_ips, relation=relation,
-                                               at=timezone.now())
+                                               relation=relation, at=timezone.now())
 
 
 def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None
