@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from archive.accesses import counter as access_counter
@@ -271,3 +272,59 @@ def _text(value) -> str:
     if isinstance(value, bytes | memoryview):
         return bytes(value).decode("latin-1")
     return str(value)  # text, numbers, dates, and JSON (a dict on PostgreSQL)
+
+
+# -- The data migration -----------------------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
+    item, other = deposit(), deposit("Other")
+    before = [("archive", "0005_copy_origin_relations")]
+    after = [("archive", "0008_daily_access_counts")]
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes("archive")
+    try:
+        executor.migrate(before)
+        old = MigrationExecutor(connection).loader.project_state(before).apps
+        Access = old.get_model("archive", "Access")
+        recent = timezone.now() - timedelta(seconds=10)
+        Access.objects.bulk_create(
+            [Access(item_id=item.pk, kind="download", client_ips="203.0.113.1",
+                    at=datetime(2026, 11, 20, 23, 59, tzinfo=UTC)) for _ in range(3)]
+            + [Access(item_id=item.pk, kind="download", client_ips="203.0.113.1",
+                      at=datetime(2026, 11, 21, 0, 1, tzinfo=UTC))]
+            + [Access(item_id=other.pk, kind="acknowledgment", relation=".metadata",
+                      client_ips="203.0.113.2", at=datetime(2026, 11, 20, 8, tzinfo=UTC))
+               for _ in range(2)]
+            + [Access(item_id=other.pk, kind="acknowledgment", urlkey="1-fresh",
+                      client_ips="203.0.113.3", at=recent),
+               Access(item_id=other.pk, kind="acknowledgment", urlkey="2-stale",
+                      client_ips="203.0.113.3", at=recent - timedelta(
+                          seconds=settings.IBI_URLKEY_MAX_AGE + 600))])
+
+        MigrationExecutor(connection).migrate(after)
+        new = MigrationExecutor(connection).loader.project_state(after).apps
+        counts = {(row.item_id, row.day.isoformat(), row.kind): row.n
+                  for row in new.get_model("archive", "DailyAccessCount").objects.all()}
+        fresh_day, stale_day = recent.date(), (recent - timedelta(
+            seconds=settings.IBI_URLKEY_MAX_AGE + 600)).date()
+        expected = {(item.pk, "2026-11-20", "download"): 3, (item.pk, "2026-11-21", "download"): 1,
+                    (other.pk, "2026-11-20", "acknowledgment"): 2}
+        for day in (fresh_day, stale_day):
+            key = (other.pk, day.isoformat(), "acknowledgment")
+            expected[key] = expected.get(key, 0) + 1
+        assert counts == expected
+        keys = new.get_model("archive", "AcknowledgedUrlkey").objects.values_list("urlkey",
+                                                                                 flat=True)
+        assert list(keys) == ["1-fresh"]  # a key too old to be sent again is not kept
+        assert "archive_access" not in connection.introspection.table_names()
+
+        # Back again: each count becomes as many rows, with no address.
+        MigrationExecutor(connection).migrate(before)
+        Access = MigrationExecutor(connection).loader.project_state(before).apps.get_model(
+            "archive", "Access")
+        assert Access.objects.filter(item_id=item.pk, kind="download").count() == 4
+        assert Access.objects.count() == 8
+        assert set(Access.objects.values_list("client_ips", flat=True)) == {""}
+    finally:
+        MigrationExecutor(connection).migrate(leaves)
