@@ -17,7 +17,7 @@ from archive.accesses import filters
 from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.models import DailyAccessCount
+from archive.models import AcknowledgedUrlkey, DailyAccessCount
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 SAFARI = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)"
@@ -272,6 +272,28 @@ def _text(value) -> str:
     if isinstance(value, bytes | memoryview):
         return bytes(value).decode("latin-1")
     return str(value)  # text, numbers, dates, and JSON (a dict on PostgreSQL)
+
+
+# -- Acknowledgments from other resolvers ------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_an_acknowledgment_counts_once_per_urlkey_and_old_keys_are_swept(settings, monkeypatch):
+    settings.IBI_URLKEY_MAX_AGE = 600
+    item = deposit()
+    monkeypatch.setattr(access_counter, "_swept", 0.0)
+    first = dict(item_id=item.pk, relation="", at=NOON)
+    assert access_counter.count_acknowledgment(urlkey="1-a", **first)
+    assert not access_counter.count_acknowledgment(urlkey="1-a", **first)  # the same answer
+    # Another answer to the same reader a second later: its own access (the sending
+    # resolver filters double clicks: it sees the reader, this Archive does not).
+    assert access_counter.count_acknowledgment(urlkey="1-b", **{**first, "at": NOON})
+    assert acknowledgments(item) == 2
+    # The keys stay while they could be sent again, then a later acknowledgment sweeps them.
+    monkeypatch.setattr(access_counter, "_swept", 0.0)
+    later = NOON + timedelta(seconds=600 + 121)
+    assert access_counter.count_acknowledgment(urlkey="1-c", **{**first, "at": later})
+    assert list(AcknowledgedUrlkey.objects.values_list("urlkey", flat=True)) == ["1-c"]
+    assert acknowledgments(item) == 3
 
 
 # -- The data migration -----------------------------------------------------------------------
