@@ -225,6 +225,22 @@ def test_the_cache_holds_a_hash_for_30_seconds_never_the_address(monkeypatch):
     assert all("203.0.113.77" not in repr(entry) for entry in stored)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_when_the_cache_fails_accesses_are_counted_unfiltered_rather_than_lost(monkeypatch):
+    item = deposit()
+
+    def down(*args, **kwargs):
+        raise ConnectionError("cache unreachable")
+
+    monkeypatch.setattr(filters.cache, "add", down)
+    monkeypatch.setattr(filters.cache, "get", down)
+    click(item, NOON)
+    click(item, NOON + timedelta(seconds=1))
+    click(item, NOON, agent=GOOGLEBOT)  # the robots list needs no cache
+    assert access_counter.flush()
+    assert acknowledgments(item) == 2
+
+
 # -- COUNTER R5: robots -----------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
@@ -350,3 +366,4 @@ def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
         assert set(Access.objects.values_list("client_ips", flat=True)) == {""}
     finally:
         MigrationExecutor(connection).migrate(leaves)
+

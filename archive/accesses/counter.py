@@ -89,7 +89,7 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
     global _since
     row = (item_id, str(kind), relation, " ".join(client_ips), user_agent, at)
     if connections[DEFAULT_DB_ALIAS].in_atomic_block:
-        _insert(_counted([row]))  # its foreign key is checked at the caller's commit
+        _insert(_filtered([row]))  # its foreign key is checked at the caller's commit
         return
     with _lock:
         first = not _pending
@@ -186,11 +186,7 @@ def _watch() -> None:
 def _write(rows: list[Row]) -> None:
     if not rows:
         return
-    try:
-        counts = _counted(rows)
-    except Exception:  # e.g. Redis unreachable: count without the filters' cache
-        logger.exception("accesses counted without double-click filtering")
-        counts = _counted(rows, double_clicks=False)
+    counts = _filtered(rows)
     try:
         _insert(counts)
     except IntegrityError:  # an item removed meanwhile: count the others one by one
@@ -201,6 +197,14 @@ def _write(rows: list[Row]) -> None:
                 logger.info("access to item %s not counted: the item is gone", key[0])
     except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
         logger.exception("%d accesses not counted", sum(counts.values()))
+
+
+def _filtered(rows: list[Row]) -> Counter[Key]:
+    try:
+        return _counted(rows)
+    except Exception:  # e.g. Redis unreachable: count without the filters' cache
+        logger.exception("%d accesses counted without double-click filtering", len(rows))
+        return _counted(rows, double_clicks=False)
 
 
 def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counter[Key]:
