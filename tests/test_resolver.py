@@ -273,6 +273,19 @@ def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(
         "urlkey": "1700000000-123456789012345678"}]
 
 
+@pytest.mark.parametrize("agent", ["Mozilla/5.0 (compatible; Googlebot/2.1)", "curl/8.5.0", ""])
+def test_a_robot_is_redirected_but_its_access_is_acknowledged_to_nobody(
+        client, fake, eager_tasks, django_capture_on_commit_callbacks, agent):
+    url = holds(fake, ELSEWHERE)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.get(f"/{ELSEWHERE}", HTTP_USER_AGENT=agent)
+
+    assert response["Location"] == url
+    assert len(fake.requests("urlRequest")) == 1
+    assert fake.requests("acknowledgment") == []  # COUNTER's robots list, at the resolver
+
+
 def test_example_10_2_the_next_edition_is_asked_for_at_every_archive(client, fake):
     with FakeArchiveService(G_SERVICE) as other:
         include(other, G_SERVICE)

@@ -1,8 +1,8 @@
 """Accesses counted and reported: downloads here and acknowledgments from resolvers.
 
 - counter: daily counts written in batches, after the response went out.
+- filters: COUNTER R5's rules (the robots list, double clicks), applied by the counter; the
+  resolver asks `is_robot` before it acknowledges an access to another Archive.
 - selectors: the statistics per item, per edition family and per translation family.
-
-filters (COUNTER R5: robots, double clicks) is the counter's own.
 """
-__all__ = ["counter", "selectors"]
+__all__ = ["counter", "filters", "selectors"]

@@ -64,6 +64,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from ..accesses import counter as access_counter
+from ..accesses import filters as access_filters
 from ..archive_service import answers as archive_service
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
@@ -686,11 +687,14 @@ def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
                 ) -> tuple[int, dict[str, str]] | None:
     """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
     (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
-    None when nothing is owed."""
+    None when nothing is owed: a robot on COUNTER's list is nobody's reader (the Archive
+    cannot tell: it sees our User-Agent, not the reader's)."""
     if outcome.answer is not None and outcome.answer.source.local:
         item_id = counted_item(outcome)
         if item_id is not None:
             count_local_access(item_id, ips, relation, user_agent)
+        return None
+    if user_agent is not None and access_filters.is_robot(user_agent):
         return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
