@@ -192,6 +192,26 @@ def test_two_gets_of_a_persistent_url_in_a_row_count_once(client):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_unique_item_requests_count_a_reader_once_per_item_kind_and_hour():
+    item = deposit()
+    click(item, NOON)
+    click(item, NOON, relation=".metadata")  # another URL: a request, not a new session
+    click(item, NOON + timedelta(minutes=40))  # no double click, the same session
+    click(item, NOON + timedelta(minutes=41), relation="a.pdf", kind="download")
+    click(item, NOON, ip="10.0.0.2")  # another reader
+    assert access_counter.flush()
+    click(item, NOON + timedelta(minutes=59))  # a later batch, the same session still
+    assert access_counter.flush()
+    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 5, "total": 6}
+    assert item_counts(item.pk, unique=True) == {
+        "downloads": 1, "acknowledgments": 2, "total": 3}
+    click(item, NOON + timedelta(minutes=61))  # 13:01: a new session
+    assert access_counter.flush()
+    assert item_counts(item.pk, unique=True)["acknowledgments"] == 3
+    assert DailyAccessCount.objects.get(item=item, kind="acknowledgment").unique_n == 3
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_double_click_state_lives_in_the_shared_cache_only():
     item = deposit()
     click(item, NOON)
@@ -208,7 +228,7 @@ def test_the_double_click_state_lives_in_the_shared_cache_only():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_cache_holds_a_hash_for_30_seconds_never_the_address(monkeypatch):
+def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(monkeypatch):
     item = deposit()
     stored = []
     add = filters.cache.add
@@ -220,8 +240,10 @@ def test_the_cache_holds_a_hash_for_30_seconds_never_the_address(monkeypatch):
     monkeypatch.setattr(filters.cache, "add", seen)
     click(item, NOON, ip="203.0.113.77")
     assert access_counter.flush()
-    clicks = [(k, t) for k, _v, t in stored if k.startswith("accesses:click:")]
-    assert len(clicks) == 1 and clicks[0][1] == filters.DOUBLE_CLICK_SECONDS
+    clicks = [t for k, _v, t in stored if k.startswith("accesses:click:")]
+    sessions = [t for k, _v, t in stored if k.startswith("accesses:session:")]
+    assert clicks == [filters.DOUBLE_CLICK_SECONDS]
+    assert len(sessions) == 1 and 60 <= sessions[0] <= 3601  # to the end of the hour at most
     assert all("203.0.113.77" not in repr(entry) for entry in stored)
 
 
@@ -342,8 +364,13 @@ def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
 
         MigrationExecutor(connection).migrate(after)
         new = MigrationExecutor(connection).loader.project_state(after).apps
-        counts = {(row.item_id, row.day.isoformat(), row.kind): row.n
-                  for row in new.get_model("archive", "DailyAccessCount").objects.all()}
+        rows = new.get_model("archive", "DailyAccessCount").objects.all()
+        counts = {(row.item_id, row.day.isoformat(), row.kind): row.n for row in rows}
+        # Sessions of old rows: address and hour (one reader's three downloads at 23:59: one).
+        assert {(row.item_id, row.day.isoformat(), row.kind): row.unique_n for row in rows
+                if row.day.isoformat() < "2026-11-22"} == {
+            (item.pk, "2026-11-20", "download"): 1, (item.pk, "2026-11-21", "download"): 1,
+            (other.pk, "2026-11-20", "acknowledgment"): 1}
         fresh_day, stale_day = recent.date(), (recent - timedelta(
             seconds=settings.IBI_URLKEY_MAX_AGE + 600)).date()
         expected = {(item.pk, "2026-11-20", "download"): 3, (item.pk, "2026-11-21", "download"): 1,

@@ -27,12 +27,14 @@ def deposit(title, **kwargs):
 
 
 def accesses(item, downloads=0, acknowledgments=0):
-    # Spread over two days, as the counter writes them: the statistics sum the days.
+    # Spread over two days, as the counter writes them: the statistics sum the days. One
+    # reader session a day.
     today = timezone.now().date()
     for kind, n in (("download", downloads), ("acknowledgment", acknowledgments)):
         if n:
-            DailyAccessCount.objects.create(item=item, kind=kind, day=today, n=n // 2)
-            DailyAccessCount.objects.create(item=item, kind=kind, n=n - n // 2,
+            DailyAccessCount.objects.create(item=item, kind=kind, day=today, n=n // 2,
+                                            unique_n=min(1, n // 2))
+            DailyAccessCount.objects.create(item=item, kind=kind, n=n - n // 2, unique_n=1,
                                             day=today - timedelta(days=1))
 
 
@@ -62,6 +64,10 @@ def test_counts_per_item_edition_family_and_translation(family, django_assert_ma
     assert (got["translations"]["downloads"], got["translations"]["acknowledgments"]) == (8, 10)
     assert [(t["language"], t["total"]) for t in got["translations"]["items"]] == [
         ("en", 7), ("fr", 6), ("pt-BR", 5)]
+    assert got["unique"] == {
+        "item": {"downloads": 2, "acknowledgments": 2, "total": 4},
+        "editions": {"downloads": 4, "acknowledgments": 3, "total": 7},
+        "translations": {"downloads": 4, "acknowledgments": 4, "total": 8}}
 
 
 def test_a_translation_sees_its_whole_language_family(family):

@@ -18,12 +18,13 @@ compete with the requests for the interpreter lock at every call into the databa
 (bench/README.md). On PostgreSQL the batch's commit does not wait for the disk.
 
 Writing a batch: COUNTER R5's filters first (robots, double clicks: filters.py), then the
-accesses left are summed per item, UTC day and kind and added to DailyAccessCount, one
-`INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n` (SQLite and PostgreSQL alike) and
+accesses left are summed per item, UTC day and kind (in all, and the first of each reader
+session: COUNTER's Total_ and Unique_Item_Requests) and added to DailyAccessCount, one
+`INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n, …` (SQLite and PostgreSQL alike) and
 one commit, in a fixed order of keys so that two workers' batches never deadlock. No row per
 access and no address is written: the reader's address and user agent live in the pending
-batch, in memory, until it is written (a fraction of a second), and then only as a hash in the
-cache for 30 seconds (filters.py).
+batch, in memory, until it is written (a fraction of a second), and then only as hashes in
+the cache, for 30 seconds and to the end of the hour (filters.py).
 
 * Inside a transaction (a caller's atomic block, or the one wrapping a test) the count is
   written in that transaction instead, so that it commits or rolls back with it.
@@ -40,7 +41,6 @@ import logging
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
@@ -63,12 +63,14 @@ logger = logging.getLogger(__name__)
 BATCH_SECONDS = 0.1  # how long a row waits for others to share its commit (unless flushed)
 
 _TABLE = DailyAccessCount._meta.db_table
-_UPSERT = (f"INSERT INTO {_TABLE} (item_id, day, kind, n) VALUES {{rows}}"
-           f" ON CONFLICT (item_id, day, kind) DO UPDATE SET n = {_TABLE}.n + excluded.n")
-ROWS_PER_STATEMENT = 500  # 2 000 parameters: within every SQLite's limits
+_UPSERT = (f"INSERT INTO {_TABLE} (item_id, day, kind, n, unique_n) VALUES {{rows}}"
+           f" ON CONFLICT (item_id, day, kind) DO UPDATE SET n = {_TABLE}.n + excluded.n,"
+           f" unique_n = {_TABLE}.unique_n + excluded.unique_n")
+ROWS_PER_STATEMENT = 400  # 2 000 parameters: within every SQLite's limits
 # item, kind, URL (relation or file name), client IPs, user agent (None: not known), time
 Row = tuple[int, str, str, str, "str | None", datetime]
 Key = tuple[int, date, str]  # item, UTC day, kind
+Counts = dict[Key, list[int]]  # [Total_Item_Requests, Unique_Item_Requests]
 
 _lock = threading.Lock()  # guards _pending and _since
 _writing = threading.Lock()  # held while a batch is written: flush() waits for it
@@ -190,16 +192,16 @@ def _write(rows: list[Row]) -> None:
     try:
         _insert(counts)
     except IntegrityError:  # an item removed meanwhile: count the others one by one
-        for key, n in counts.items():
+        for key, both in counts.items():
             try:
-                _insert({key: n})
+                _insert({key: both})
             except IntegrityError:
                 logger.info("access to item %s not counted: the item is gone", key[0])
     except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
-        logger.exception("%d accesses not counted", sum(counts.values()))
+        logger.exception("%d accesses not counted", sum(n for n, _u in counts.values()))
 
 
-def _filtered(rows: list[Row]) -> Counter[Key]:
+def _filtered(rows: list[Row]) -> Counts:
     try:
         return _counted(rows)
     except Exception:  # e.g. Redis unreachable: count without the filters' cache
@@ -207,18 +209,29 @@ def _filtered(rows: list[Row]) -> Counter[Key]:
         return _counted(rows, double_clicks=False)
 
 
-def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counter[Key]:
-    """COUNTER's filters (filters.py), then the accesses left per item, UTC day and kind."""
+def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
+    """COUNTER's filters (filters.py), then the accesses left per item, UTC day and kind, and
+    how many of them were the first of their reader's session. Without the cache
+    (double_clicks False) every access is counted, and counted unique."""
     kept = [row for row in rows if row[4] is None or not filters.is_robot(row[4])]
+    unique = [True] * len(kept)
     if double_clicks:
         firsts = filters.first_clicks(
             [((ips, agent or "", str(item_id), kind, relation), at)
              for item_id, kind, relation, ips, agent, at in kept])
         kept = [row for row, first in zip(kept, firsts, strict=True) if first]
-    return Counter((row[0], row[5].astimezone(UTC).date(), row[1]) for row in kept)
+        unique = filters.first_in_session(
+            [((ips, agent or "", str(item_id), kind), at)
+             for item_id, kind, _relation, ips, agent, at in kept])
+    counts: Counts = {}
+    for row, first in zip(kept, unique, strict=True):
+        both = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1]), [0, 0])
+        both[0] += 1
+        both[1] += first
+    return counts
 
 
-def _insert(counts: Counter[Key]) -> None:
+def _insert(counts: Counts) -> None:
     if not counts:
         return
     own = not connection.in_atomic_block  # else the caller's transaction decides its commit
@@ -231,9 +244,10 @@ def _insert(counts: Counter[Key]) -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
         for start in range(0, len(keys), ROWS_PER_STATEMENT):
             chunk = keys[start:start + ROWS_PER_STATEMENT]
-            cursor.execute(_UPSERT.format(rows=", ".join(["(%s, %s, %s, %s)"] * len(chunk))),
-                           [value for item_id, on, kind in chunk
-                            for value in (item_id, day(on), kind, counts[item_id, on, kind])])
+            cursor.execute(
+                _UPSERT.format(rows=", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))),
+                [value for item_id, on, kind in chunk
+                 for value in (item_id, day(on), kind, *counts[item_id, on, kind])])
 
 
 def _forget_in_child() -> None:

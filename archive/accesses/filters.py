@@ -8,13 +8,17 @@
   same URL of the same item again within 30 seconds of the previous request counts once:
   "always remove the first and retain the second", so a run of clicks each less than 30 s
   after the previous one counts once.
+* Unique_Item_Requests (R5 §3.3.5, §7.3): what is left counts once more per item and kind in
+  each reader session; without a session cookie R5 defines the session as client address,
+  user agent and the hour of the day (UTC here).
 
-Where the double-click state lives: Django's cache (Redis when CACHE_URL names it, shared by
-every worker; a process's local memory otherwise), under a keyed hash of (client addresses,
-user agent, item, kind, URL) that expires 30 seconds after the click. The hash key is a random
-secret made for each UTC day and kept in the cache for two days, so a hash cannot be linked
-back to an address once the day is over; no address is ever written to the database. A double
-click across midnight UTC counts twice.
+Where the state lives: Django's cache (Redis when CACHE_URL names it, shared by every worker;
+a process's local memory otherwise), under keyed hashes: of (client addresses, user agent,
+item, kind, URL), expiring 30 seconds after the click, and of (client addresses, user agent,
+item, kind, hour), expiring at the end of that UTC hour. The hash key is a random secret made
+for each UTC day and kept in the cache for two days, so a hash cannot be linked back to an
+address once the day is over; no address is ever written to the database. A double click
+across midnight UTC counts twice.
 
 Example (the filter's rule, with times in seconds):
 
@@ -28,7 +32,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 import counter_robots
@@ -69,14 +74,49 @@ def _salt(day: str) -> bytes:
     return salt or secrets.token_bytes(32)  # a cache that forgot it at once: count alone
 
 
-def reader_key(salt: bytes, *parts: str) -> str:
+def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
     """The cache key of one reader's clicks on one URL: a keyed hash, never the address.
 
     >>> len(reader_key(b"s" * 32, "10.0.0.1", "Firefox", "7", "download", "a.pdf"))
     47
     """
     digest = hashlib.blake2b("\x1f".join(parts).encode(), key=salt, digest_size=16)
-    return f"{_PREFIX}click:{digest.hexdigest()}"
+    return f"{_PREFIX}{what}:{digest.hexdigest()}"
+
+
+def _salts() -> Callable[[datetime], bytes]:
+    """The day's secret of a time, each read from the cache once per batch."""
+    salts: dict[str, bytes] = {}
+
+    def salt(at: datetime) -> bytes:
+        day = at.astimezone(UTC).date().isoformat()
+        if day not in salts:
+            salts[day] = _salt(day)
+        return salts[day]
+    return salt
+
+
+def first_in_session(clicks: Sequence[tuple[Sequence[str], datetime]]) -> list[bool]:
+    """For each click ((client addresses, user agent, item, kind), aware time), whether it is
+    the first of its item and kind in the reader's session (the UTC hour): a Unique_Item_Request.
+    A click without client addresses is its own session. One cache `add` per distinct session
+    and item of the batch."""
+    firsts, seen = [], set()
+    salt = _salts()
+    now = time.time()
+    for parts, at in clicks:
+        if not parts[0]:
+            firsts.append(True)
+            continue
+        hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+        key = reader_key(salt(at), *parts, hour.isoformat(), what="session")
+        if key in seen:
+            firsts.append(False)
+            continue
+        seen.add(key)
+        ends = hour.timestamp() + 3600  # kept to the end of the session's hour, no longer
+        firsts.append(cache.add(key, 1, max(60, int(ends - now) + 1)))
+    return firsts
 
 
 def first_clicks(clicks: Sequence[tuple[Sequence[str], datetime]]) -> list[bool]:
@@ -92,14 +132,11 @@ def first_clicks(clicks: Sequence[tuple[Sequence[str], datetime]]) -> list[bool]
     for index, (parts, _at) in enumerate(clicks):
         if parts[0]:
             by_key.setdefault(tuple(parts), []).append(index)
-    salts: dict[str, bytes] = {}
+    salt = _salts()
     for parts, indexes in by_key.items():
         indexes.sort(key=lambda i: clicks[i][1])
         times = [clicks[i][1].timestamp() for i in indexes]
-        day = clicks[indexes[0]][1].astimezone(UTC).date().isoformat()
-        if day not in salts:
-            salts[day] = _salt(day)
-        key = reader_key(salts[day], *parts)
+        key = reader_key(salt(clicks[indexes[0]][1]), *parts)
         if cache.add(key, times[-1], DOUBLE_CLICK_SECONDS):
             last = None  # nobody clicked this within the window: the first counts
         else:

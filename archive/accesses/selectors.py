@@ -14,39 +14,47 @@ from django.db.models.functions import Coalesce
 from ..models import AccessKind, Item
 from . import counter as access_counter
 
-
-def _sum(kind: str) -> Coalesce:
-    return Coalesce(Sum("access_counts__n", filter=Q(access_counts__kind=kind)), Value(0))
+_KEYS = ("downloads", "acknowledgments", "total")
 
 
-_COUNTS = {"downloads": _sum(AccessKind.DOWNLOAD),
-           "acknowledgments": _sum(AccessKind.ACKNOWLEDGMENT)}
+def _sum(column: str, kind: str) -> Coalesce:
+    return Coalesce(Sum(f"access_counts__{column}", filter=Q(access_counts__kind=kind)),
+                    Value(0))
+
+
+_COUNTS = {"downloads": _sum("n", AccessKind.DOWNLOAD),
+           "acknowledgments": _sum("n", AccessKind.ACKNOWLEDGMENT),
+           "unique_downloads": _sum("unique_n", AccessKind.DOWNLOAD),
+           "unique_acknowledgments": _sum("unique_n", AccessKind.ACKNOWLEDGMENT)}
 
 
 def _rows(items: QuerySet[Item], *fields: str) -> list[dict]:
     rows = list(items.order_by().annotate(**_COUNTS).values("id", "ibi", *fields, *_COUNTS))
     for row in rows:
         row["total"] = row["downloads"] + row["acknowledgments"]
+        row["unique_total"] = row["unique_downloads"] + row["unique_acknowledgments"]
     return rows
 
 
+def _counts(rows: list[dict], prefix: str = "") -> dict[str, int]:
+    return {key: sum(r[prefix + key] for r in rows) for key in _KEYS}
+
+
 def _family(rows: list[dict], key: str) -> dict:
-    members = [{k: v for k, v in row.items() if k != "id"}
+    members = [{k: v for k, v in row.items() if k != "id" and not k.startswith("unique_")}
                for row in sorted(rows, key=lambda r: (r[key] or "", r["ibi"]))]
-    return {
-        "downloads": sum(r["downloads"] for r in rows),
-        "acknowledgments": sum(r["acknowledgments"] for r in rows),
-        "total": sum(r["total"] for r in rows),
-        "items": members,
-    }
+    return {**_counts(rows), "items": members}
 
 
 def item_statistics(item: Item) -> dict:
-    """{"item": counts, "editions": family counts + per edition, "translations": same}.
+    """{"item": counts, "editions": family counts + per edition, "translations": same,
+    "unique": {"item": counts, "editions": counts, "translations": counts}}.
 
-    counts = {"downloads": n, "acknowledgments": n, "total": n}. Editions are listed in
-    chain order ("edition": 1, 2, …), translations by language. Accesses this process counted
-    in the background are written first.
+    counts = {"downloads": n, "acknowledgments": n, "total": n}: COUNTER R5
+    Total_Item_Requests, and under "unique" Unique_Item_Requests (once per reader session;
+    a family's is the sum of its members'). Editions are listed in chain order ("edition": 1,
+    2, …), translations by language. Accesses this process counted in the background are
+    written first.
     """
     access_counter.flush()
     editions = _rows(Item.objects.filter(edition_family=item.edition_family or item.ibi),
@@ -62,14 +70,17 @@ def item_statistics(item: Item) -> dict:
         row["edition"] = row.pop("edition_number")
     by_edition["items"].sort(key=lambda r: r["edition"])
     return {
-        "item": {k: own[k] for k in ("downloads", "acknowledgments", "total")},
+        "item": _counts([own]),
         "editions": by_edition,
         "translations": _family(translations, "language"),
+        "unique": {"item": _counts([own], "unique_"),
+                   "editions": _counts(editions, "unique_"),
+                   "translations": _counts(translations, "unique_")},
     }
 
 
-def item_counts(item_id: int) -> dict[str, int]:
-    """{"downloads": n, "acknowledgments": n, "total": n} of one item, after a flush."""
+def item_counts(item_id: int, *, unique: bool = False) -> dict[str, int]:
+    """{"downloads": n, "acknowledgments": n, "total": n} of one item, after a flush:
+    Total_Item_Requests, or with unique Unique_Item_Requests."""
     access_counter.flush()
-    row = _rows(Item.objects.filter(pk=item_id))
-    return {k: row[0][k] if row else 0 for k in ("downloads", "acknowledgments", "total")}
+    return _counts(_rows(Item.objects.filter(pk=item_id)), "unique_" if unique else "")

@@ -1,6 +1,7 @@
 """Accesses kept as daily counts, no longer one row per access (issue 12, item 5).
 
-The Access rows become DailyAccessCount rows (per item, UTC day and kind) in one INSERT …
+The Access rows become DailyAccessCount rows (per item, UTC day and kind; their sessions
+counted by client addresses and UTC hour, the User-Agent never having been kept) in one INSERT …
 SELECT … GROUP BY done by the database, whatever the size of the table; the urlkeys young
 enough to be acknowledged again (IBI_URLKEY_MAX_AGE) move to AcknowledgedUrlkey; then Access,
 and with it every reader's address it held (client_ips), is dropped.
@@ -17,16 +18,21 @@ from django.db import migrations, models
 from django.utils import timezone
 
 _DAY = {"postgresql": "(at AT TIME ZONE 'UTC')::date", "sqlite": "date(at)"}
+# A session of old rows: their client addresses and UTC hour (no User-Agent was kept).
+_SESSION = {"postgresql": "client_ips || to_char(at AT TIME ZONE 'UTC', 'HH24')",
+            "sqlite": "client_ips || strftime('%H', at)"}
 
 
 def to_daily_counts(apps, schema_editor):
     connection = schema_editor.connection
     day = _DAY.get(connection.vendor, "CAST(at AS DATE)")
+    session = _SESSION.get(connection.vendor, "client_ips")
     cutoff = timezone.now() - timedelta(seconds=settings.IBI_URLKEY_MAX_AGE + 120)
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO archive_dailyaccesscount (item_id, day, kind, n)"
-            f" SELECT item_id, {day}, kind, COUNT(*) FROM archive_access"
+            "INSERT INTO archive_dailyaccesscount (item_id, day, kind, n, unique_n)"
+            f" SELECT item_id, {day}, kind, COUNT(*), COUNT(DISTINCT {session})"
+            " FROM archive_access"
             f" GROUP BY item_id, {day}, kind")
         cursor.execute(
             "INSERT INTO archive_acknowledgedurlkey (urlkey, at)"
@@ -73,6 +79,7 @@ class Migration(migrations.Migration):
                 ('day', models.DateField()),
                 ('kind', models.CharField(choices=[('download', 'download'), ('acknowledgment', 'acknowledgment')], max_length=16)),
                 ('n', models.PositiveBigIntegerField(db_default=0, default=0)),
+                ('unique_n', models.PositiveBigIntegerField(db_default=0, default=0)),
                 ('item', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='access_counts', to='archive.item')),
             ],
         ),
