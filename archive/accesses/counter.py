@@ -214,20 +214,16 @@ def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
     how many of them were the first of their reader's session. Without the cache
     (double_clicks False) every access is counted, and counted unique."""
     kept = [row for row in rows if row[4] is None or not filters.is_robot(row[4])]
-    unique = [True] * len(kept)
-    if double_clicks:
-        firsts = filters.first_clicks(
-            [((ips, agent or "", str(item_id), kind, relation), at)
-             for item_id, kind, relation, ips, agent, at in kept])
-        kept = [row for row, first in zip(kept, firsts, strict=True) if first]
-        unique = filters.first_in_session(
-            [((ips, agent or "", str(item_id), kind), at)
-             for item_id, kind, _relation, ips, agent, at in kept])
+    verdicts = filters.counted(
+        [(ips, agent or "", str(item_id), kind, relation, at)
+         for item_id, kind, relation, ips, agent, at in kept]) if double_clicks else (
+        [(True, True)] * len(kept))
     counts: Counts = {}
-    for row, first in zip(kept, unique, strict=True):
-        both = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1]), [0, 0])
-        both[0] += 1
-        both[1] += first
+    for row, (is_counted, unique) in zip(kept, verdicts, strict=True):
+        if is_counted:
+            both = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1]), [0, 0])
+            both[0] += 1
+            both[1] += unique
     return counts
 
 

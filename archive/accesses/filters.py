@@ -96,53 +96,59 @@ def _salts() -> Callable[[datetime], bytes]:
     return salt
 
 
-def first_in_session(clicks: Sequence[tuple[Sequence[str], datetime]]) -> list[bool]:
-    """For each click ((client addresses, user agent, item, kind), aware time), whether it is
-    the first of its item and kind in the reader's session (the UTC hour): a Unique_Item_Request.
-    A click without client addresses is its own session. One cache `add` per distinct session
-    and item of the batch."""
-    firsts, seen = [], set()
-    salt = _salts()
-    now = time.time()
-    for parts, at in clicks:
-        if not parts[0]:
-            firsts.append(True)
+Click = tuple[str, str, str, str, str, datetime]  # addresses, user agent, item, kind, URL, time
+
+
+def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
+    """For each click, whether it counts after double-click filtering, and whether it is
+    also the first of its item and kind in the reader's session (a Unique_Item_Request).
+
+    A click without client addresses (an acknowledgment that names none) counts, and counts
+    unique: nothing tells its readers apart. The cache is read once (`get_many`) and written
+    once per expiry (`set_many`) for the whole batch, not once per click: with Redis a round
+    trip per click would cost the writer more than the batch's INSERT. The price: two workers
+    writing the same reader's clicks within the same few milliseconds may both count them.
+    """
+    salt, now = _salts(), time.time()
+    by_url: dict[str, list[int]] = {}
+    sessions: list[tuple[str, int] | None] = []  # each click's session key and its expiry
+    keys: dict[tuple, tuple[str, tuple[str, int]]] = {}  # a reader's clicks hash once a batch
+    for index, (ips, agent, item, kind, url, at) in enumerate(clicks):
+        if not ips:
+            sessions.append(None)
             continue
         hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
-        key = reader_key(salt(at), *parts, hour.isoformat(), what="session")
-        if key in seen:
-            firsts.append(False)
+        both = keys.get((ips, agent, item, kind, url, hour))
+        if both is None:
+            ends = hour.timestamp() + 3600  # a session key is kept to the end of its hour
+            both = keys[ips, agent, item, kind, url, hour] = (
+                reader_key(salt(at), ips, agent, item, kind, url),
+                (reader_key(salt(at), ips, agent, item, kind, hour.isoformat(), what="session"),
+                 max(60, int(ends - now) + 1)))
+        by_url.setdefault(both[0], []).append(index)
+        sessions.append(both[1])
+    if not by_url:
+        return [(True, True)] * len(clicks)
+    known = cache.get_many([*by_url, *{s[0] for s in sessions if s}])
+    result = [[True, True] for _ in clicks]
+    latest = {}
+    for key, indexes in by_url.items():
+        indexes.sort(key=lambda i: clicks[i][5])
+        times = [clicks[i][5].timestamp() for i in indexes]
+        for index, counts in zip(indexes, _runs(times, known.get(key)), strict=True):
+            result[index][0] = counts
+        # The window runs from the latest click: it slides while the reader clicks on.
+        latest[key] = max(times[-1], known.get(key) or 0.0)
+    cache.set_many(latest, DOUBLE_CLICK_SECONDS)
+    started: dict[int, dict[str, int]] = {}  # expiry: the sessions this batch starts
+    for index, session in enumerate(sessions):
+        if session is None:
             continue
-        seen.add(key)
-        ends = hour.timestamp() + 3600  # kept to the end of the session's hour, no longer
-        firsts.append(cache.add(key, 1, max(60, int(ends - now) + 1)))
-    return firsts
-
-
-def first_clicks(clicks: Sequence[tuple[Sequence[str], datetime]]) -> list[bool]:
-    """For each click ((client addresses, user agent, item, kind, URL), aware time), whether
-    it counts after double-click filtering. A click without client addresses (an
-    acknowledgment that names none) is always counted: nothing tells its readers apart.
-
-    Reads and writes the cache once or twice per distinct reader and URL of the batch; clicks
-    of another worker are seen through the cache (atomic `add` for the first of a window).
-    """
-    counts = [True] * len(clicks)
-    by_key: dict[tuple[str, ...], list[int]] = {}
-    for index, (parts, _at) in enumerate(clicks):
-        if parts[0]:
-            by_key.setdefault(tuple(parts), []).append(index)
-    salt = _salts()
-    for parts, indexes in by_key.items():
-        indexes.sort(key=lambda i: clicks[i][1])
-        times = [clicks[i][1].timestamp() for i in indexes]
-        key = reader_key(salt(clicks[indexes[0]][1]), *parts)
-        if cache.add(key, times[-1], DOUBLE_CLICK_SECONDS):
-            last = None  # nobody clicked this within the window: the first counts
-        else:
-            last = cache.get(key)
-            # The window runs from the latest click: it slides while the reader clicks on.
-            cache.set(key, max(times[-1], last or 0.0), DOUBLE_CLICK_SECONDS)
-        for index, counted in zip(indexes, _runs(times, last), strict=True):
-            counts[index] = counted
-    return counts
+        key, expiry = session
+        result[index][1] = result[index][0] and key not in known
+        if result[index][1]:
+            known[key] = 1  # the session's later clicks in this batch are not its first
+            started.setdefault(expiry, {})[key] = 1
+    for expiry, keys in started.items():
+        cache.set_many(keys, expiry)
+    return [(counts, unique) for counts, unique in result]
