@@ -204,7 +204,7 @@ class AccessKind(models.TextChoices):
 class DailyAccessCount(models.Model):
     """Accesses to an item on one UTC day, of one kind: COUNTER R5 Total_Item_Requests (n)
     and Unique_Item_Requests (unique_n: once per reader session, that is per client address,
-    User-Agent and UTC hour, as R5 §7.3 defines a session without a session cookie).
+    User-Agent and UTC hour, as COUNTER R5 defines a session without a session cookie).
 
     One row per item, day and kind, incremented by each batch of accesses written
     (archive/accesses/counter.py), so a year of statistics is at most 730 rows per item,

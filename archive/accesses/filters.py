@@ -1,16 +1,17 @@
 """COUNTER R5's filters, applied to a batch of accesses before it is counted (counter.py).
+The rules are those of R5's section 7, "Processing Rules for Underlying COUNTER Reporting Data".
 
-* Robots and crawlers (R5 §7.8): a user agent the COUNTER robots list names — the
-  `counter-robots` package, its robot and machine lists (scripts such as curl or
-  python-requests too, as its `is_robot_or_machine` does for the Code of Practice) — counts
-  nothing. An empty user agent is on that list. Memoised per user agent: readers come back.
-* Double clicks (R5 §7.3): the same reader (client addresses and user agent) requesting the
+* Robots and crawlers: a user agent the COUNTER robots list names — the `counter-robots`
+  package, its robot and machine lists (scripts such as curl or python-requests too, as its
+  `is_robot_or_machine` does for the Code of Practice) — counts nothing. An empty user agent
+  is on that list. Memoised per user agent: readers come back.
+* Double-click filtering: the same reader (client addresses and user agent) requesting the
   same URL of the same item again within 30 seconds of the previous request counts once:
   "always remove the first and retain the second", so a run of clicks each less than 30 s
   after the previous one counts once.
-* Unique_Item_Requests (R5 §3.3.5, §7.3): what is left counts once more per item and kind in
-  each reader session; without a session cookie R5 defines the session as client address,
-  user agent and the hour of the day (UTC here).
+* Unique_Item_Requests ("counting unique items"): what is left counts once more per item and
+  kind in each reader session; without a session cookie R5 defines the session as client
+  address, user agent and the hour of the day (UTC here).
 
 Where the state lives: Django's cache (Redis when CACHE_URL names it, shared by every worker;
 a process's local memory otherwise), under keyed hashes: of (client addresses, user agent,
