@@ -68,9 +68,9 @@ urlpatterns = [path("bench/redirect", bare), path("bench/query/<path:ibi>", one_
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 SCRIPTS = {
     "head": 'wrk.method = "HEAD"\n',
-    # One reader clicking on: double clicks, one cache lookup per batch.
+    # One reader clicking on: double clicks, filtered in the batch writer.
     "reader": f'wrk.headers["User-Agent"] = "{BROWSER}"\n',
-    # A new reader each request (X-Forwarded-For): each access counted, one cache add each.
+    # A new reader each request (X-Forwarded-For): every access counted, and unique.
     "readers": f'wrk.headers["User-Agent"] = "{BROWSER}"\n' + """n = 0
 request = function()
   n = n + 1
