@@ -6,6 +6,7 @@ import re
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
 # BCP 47 language tag, the subset the resolution standard uses plus script/region/variants.
@@ -195,36 +196,51 @@ class IdempotencyKey(models.Model):
         return f"{self.user_id}: {self.key}"
 
 
-class Access(models.Model):
-    """One counted access: a download here, or an acknowledgment from a resolver.
+class AccessKind(models.TextChoices):
+    """What an access is: a download here, or an acknowledgment (a persistent URL resolved to
+    this Archive, by our own resolver or another's)."""
 
-    An acknowledgment carries the urlkey this Archive issued; the unique key makes a second
-    acknowledgment of the same answer count nothing.
+    DOWNLOAD = "download", _("download")
+    ACKNOWLEDGMENT = "acknowledgment", _("acknowledgment")
+
+
+class DailyAccessCount(models.Model):
+    """Accesses to an item on one UTC day, of one kind: COUNTER R5 Total_Item_Requests (n)
+    and Unique_Item_Requests (unique_n: once per reader session, that is per client address,
+    User-Agent and UTC hour, as COUNTER R5 defines a session without a session cookie).
+
+    One row per item, day and kind, incremented by each batch of accesses written
+    (archive/accesses/counter.py), so a year of statistics is at most 730 rows per item,
+    whatever the traffic. What is counted, and what is filtered, is said there; no reader's
+    address is kept here.
     """
 
-    class Kind(models.TextChoices):
-        DOWNLOAD = "download", _("download")
-        ACKNOWLEDGMENT = "acknowledgment", _("acknowledgment")
-
-    # Every GET of a persistent URL writes a row: no index that a query does not need. The
-    # (item, kind) index serves lookups by item too; only acknowledgments have a urlkey.
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="accesses",
+    # The unique (item, day, kind) index serves lookups by item: no index of its own.
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="access_counts",
                              db_index=False)
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    relation = models.CharField(max_length=100, blank=True)
-    # NULL, not "": an access without a urlkey stays out of the unique constraint's index.
-    urlkey = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
-    client_ips = models.CharField(max_length=1000, blank=True)
-    at = models.DateTimeField(db_index=True)
+    day = models.DateField()
+    kind = models.CharField(max_length=16, choices=AccessKind.choices)
+    n = models.PositiveBigIntegerField(default=0, db_default=0)
+    unique_n = models.PositiveBigIntegerField(default=0, db_default=0)
 
     class Meta:
-        ordering = ["-at"]
-        indexes = [models.Index(fields=["item", "kind"], name="access_item_kind")]
-        constraints = [models.UniqueConstraint(fields=["urlkey"], name="access_urlkey_once",
-                                               condition=models.Q(urlkey__isnull=False))]
+        constraints = [models.UniqueConstraint(fields=["item", "day", "kind"],
+                                               name="daily_access_count_once")]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.item.ibi} {self.relation}"
+        return f"{self.item_id} {self.day} {self.kind}: {self.n}"
+
+
+class AcknowledgedUrlkey(models.Model):
+    """A urlkey an acknowledgment was counted for, kept while the key could still be sent
+    (IBI_URLKEY_MAX_AGE; an older key is refused anyway): a second acknowledgment of the same
+    answer counts nothing. Swept by archive/accesses/counter.py as acknowledgments arrive."""
+
+    urlkey = models.CharField(max_length=64, primary_key=True)
+    at = models.DateTimeField(db_index=True, db_default=Now())
+
+    def __str__(self) -> str:
+        return self.urlkey
 
 
 class RegisteredArchive(models.Model):

@@ -55,6 +55,18 @@ def default_language(request):
         translation.deactivate()
 
 
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+
+@pytest.fixture
+def client():
+    """Django's test client, reading as a browser does: without a User-Agent it would be a
+    robot on COUNTER's list, whose accesses count nothing (archive/accesses/filters.py)."""
+    from django.test import Client
+
+    return Client(headers={"User-Agent": BROWSER})
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """The test database, and before it is dropped: the accesses still pending written, and

@@ -1,19 +1,29 @@
-"""Accesses counted off the reader's request (archive/accesses/counter.py)."""
+"""Accesses counted off the reader's request (archive/accesses/counter.py), as daily counts,
+with COUNTER R5's filters (archive/accesses/filters.py): robots, double clicks."""
 from __future__ import annotations
 
 import io
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from archive.accesses import counter as access_counter
+from archive.accesses import filters
+from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.models import Access
+from archive.models import AcknowledgedUrlkey, DailyAccessCount
+
+FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+SAFARI = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)"
+          " Version/17.5 Safari/605.1.15")
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+NOON = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
@@ -21,66 +31,85 @@ def granularity(settings):
     settings.IBI_GRANULARITY = Decimal("0.001")
 
 
-def deposit():
+def deposit(title="Counted"):
     return services.item_deposit(
-        title="Counted", uploads=[Upload(name="a.pdf", file=io.BytesIO(b"%PDF"),
-                                         content_type="application/pdf")])
+        title=title, uploads=[Upload(name="a.pdf", file=io.BytesIO(b"%PDF"),
+                                     content_type="application/pdf")])
 
+
+def acknowledgments(item) -> int:
+    return item_counts(item.pk)["acknowledgments"]
+
+
+def daily(item) -> dict:
+    access_counter.flush()
+    return {(row.day.isoformat(), row.kind): row.n
+            for row in DailyAccessCount.objects.filter(item=item)}
+
+
+def click(item, at, ip="10.0.0.1", agent=FIREFOX, relation="", kind="acknowledgment"):
+    access_counter.count(item.pk, [ip], relation, at, user_agent=agent, kind=kind)
+
+
+# -- Batches ----------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 def test_the_writer_counts_what_the_requests_hand_over(client):
     item = deposit()
     for n in range(20):
-        assert client.get(f"/{item.ibi}", REMOTE_ADDR=f"10.0.0.{n}").status_code == 302
+        assert client.get(f"/{item.ibi}", REMOTE_ADDR=f"10.0.0.{n}",
+                          HTTP_USER_AGENT=FIREFOX).status_code == 302
     assert access_counter.flush()
-    rows = Access.objects.filter(item=item)
-    assert rows.count() == 20
-    assert sorted(rows.values_list("client_ips", flat=True)) == sorted(
-        f"10.0.0.{n}" for n in range(20))
-    assert set(rows.values_list("kind", "relation", "urlkey")) == {("acknowledgment", "", None)}
+    today = timezone.now().astimezone(UTC).date().isoformat()
+    assert daily(item) == {(today, "acknowledgment"): 20}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_an_access_to_an_item_gone_meanwhile_costs_the_others_nothing():
     item = deposit()
-    now = timezone.now()
-    access_counter.count(item.pk + 1000, ["10.0.0.1"], "", now)  # no such item
-    access_counter.count(item.pk, ["10.0.0.2"], ".metadata", now)
+    click(item, NOON)
+    access_counter.count(item.pk + 1000, ["10.0.0.2"], "", NOON, user_agent=FIREFOX)
     assert access_counter.flush()
-    assert list(Access.objects.values_list("item_id", "relation", "client_ips")) == [
-        (item.pk, ".metadata", "10.0.0.2")]
+    assert list(DailyAccessCount.objects.values_list("item_id", "n")) == [(item.pk, 1)]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_inside_a_transaction_the_count_commits_or_rolls_back_with_it():
     item = deposit()
     with pytest.raises(RuntimeError), transaction.atomic():
-        access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())
-        assert Access.objects.count() == 1  # written at once, in this transaction
+        click(item, NOON)
+        assert DailyAccessCount.objects.get().n == 1  # written at once, in this transaction
         raise RuntimeError("roll back")
     assert access_counter.flush()
-    assert Access.objects.count() == 0
+    assert DailyAccessCount.objects.count() == 0
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_batch_larger_than_one_statement_is_written_whole_with_its_times():
-    item = deposit()
-    start = timezone.now()
-    times = [start + timedelta(microseconds=n) for n in range(
-        access_counter.ROWS_PER_STATEMENT * 2 + 7)]
-    for n, at in enumerate(times):
-        access_counter.count(item.pk, [f"10.0.{n // 256}.{n % 256}"], "", at)
-    assert access_counter.flush()
-    assert sorted(Access.objects.filter(item=item).values_list("at", flat=True)) == times
+def test_daily_counts_sum_across_batches_and_utc_days():
+    item, other = deposit(), deposit("Other")
+    # 300 readers a batch, three batches; the day is UTC's, whatever the request's zone.
+    late = datetime(2026, 11, 20, 23, 59, 59, tzinfo=UTC)
+    early = datetime(2026, 11, 20, 21, 0, 1, tzinfo=UTC).astimezone(
+        timezone.get_fixed_timezone(-180))  # 18:00:01 in São Paulo, 21:00:01 UTC
+    for batch in range(3):
+        for n in range(access_counter.ROWS_PER_STATEMENT + 100):
+            ip = f"10.{batch}.{n // 256}.{n % 256}"
+            click(item, late if n % 2 else late + timedelta(seconds=2), ip)  # the 21st's, 22nd's
+            click(other, early, ip, kind="download")
+        assert access_counter.flush()
+    per_day = access_counter.ROWS_PER_STATEMENT // 2 + 50
+    assert daily(item) == {("2026-11-20", "acknowledgment"): 3 * per_day,
+                           ("2026-11-21", "acknowledgment"): 3 * per_day}
+    assert daily(other) == {("2026-11-20", "download"): 3 * (2 * per_day)}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_due_batch_is_written_when_the_next_request_finishes(client, monkeypatch):
     item = deposit()
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0)  # every batch due at once
-    assert client.get(f"/{item.ibi}").status_code == 302
+    assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=FIREFOX).status_code == 302
     # Written after the response, by the request's own thread: no flush, no helper needed.
-    assert Access.objects.filter(item=item).count() == 1
+    assert DailyAccessCount.objects.get(item=item).n == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -95,16 +124,278 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
 
     monkeypatch.setattr(access_counter, "_write", observed)
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
-    access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())  # e.g. a Celery task's
+    click(item, timezone.now())  # e.g. a Celery task's
     assert written.wait(timeout=10)
-    assert Access.objects.filter(item=item).count() == 1
+    assert DailyAccessCount.objects.get(item=item).n == 1
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_flush_inside_a_transaction_leaves_the_batch_for_later():
     item = deposit()
-    access_counter.count(item.pk, ["10.0.0.1"], "", timezone.now())
+    click(item, timezone.now())
     with transaction.atomic():
         assert not access_counter.flush()  # a rollback here must not take the counts along
     assert access_counter.flush()
-    assert Access.objects.filter(item=item).count() == 1
+    assert DailyAccessCount.objects.get(item=item).n == 1
+
+
+# -- COUNTER R5: double clicks ----------------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_two_clicks_within_30_seconds_count_once_and_after_30_seconds_twice():
+    item = deposit()
+    click(item, NOON)
+    click(item, NOON + timedelta(seconds=29))
+    assert access_counter.flush()
+    assert acknowledgments(item) == 1
+    click(item, NOON + timedelta(seconds=29 + 30))  # 30 s after the previous click
+    assert access_counter.flush()
+    assert acknowledgments(item) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_window_runs_from_the_latest_click_within_one_batch_or_across_batches():
+    item = deposit()
+    for seconds in (0, 20, 40):  # each less than 30 s after the previous: one action
+        click(item, NOON + timedelta(seconds=seconds))
+    assert access_counter.flush()
+    click(item, NOON + timedelta(seconds=65))  # 25 s after the last: the same action
+    assert access_counter.flush()
+    assert acknowledgments(item) == 1
+    click(item, NOON + timedelta(seconds=100))
+    assert access_counter.flush()
+    assert acknowledgments(item) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_other_readers_urls_and_kinds_count_on_their_own():
+    item = deposit()
+    click(item, NOON)
+    click(item, NOON, ip="10.0.0.2")  # another address
+    click(item, NOON, agent=SAFARI)  # another browser at the same address
+    click(item, NOON, relation=".metadata")  # another URL of the item
+    click(item, NOON, relation="a.pdf", kind="download")
+    click(item, NOON, ip="10.0.0.2")  # the second reader's double click
+    assert access_counter.flush()
+    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 4, "total": 5}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_gets_of_a_persistent_url_in_a_row_count_once(client):
+    item = deposit()
+    for _ in range(2):
+        assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=FIREFOX).status_code == 302
+    for _ in range(2):
+        assert client.get(f"/col/{item.ibi}/doc/a.pdf",
+                          HTTP_USER_AGENT=FIREFOX).status_code == 200
+    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 1, "total": 2}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_unique_item_requests_count_a_reader_once_per_item_kind_and_hour():
+    item = deposit()
+    click(item, NOON)
+    click(item, NOON, relation=".metadata")  # another URL: a request, not a new session
+    click(item, NOON + timedelta(minutes=40))  # no double click, the same session
+    click(item, NOON + timedelta(minutes=41), relation="a.pdf", kind="download")
+    click(item, NOON, ip="10.0.0.2")  # another reader
+    assert access_counter.flush()
+    click(item, NOON + timedelta(minutes=59))  # a later batch, the same session still
+    assert access_counter.flush()
+    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 5, "total": 6}
+    assert item_counts(item.pk, unique=True) == {
+        "downloads": 1, "acknowledgments": 2, "total": 3}
+    click(item, NOON + timedelta(minutes=61))  # 13:01: a new session
+    assert access_counter.flush()
+    assert item_counts(item.pk, unique=True)["acknowledgments"] == 3
+    assert DailyAccessCount.objects.get(item=item, kind="acknowledgment").unique_n == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_double_click_state_lives_in_the_shared_cache_only():
+    item = deposit()
+    click(item, NOON)
+    assert access_counter.flush()
+    click(item, NOON + timedelta(seconds=10))
+    assert access_counter.flush()
+    assert acknowledgments(item) == 1
+    # Nothing in the process remembers the reader: with the cache emptied (what another
+    # worker without the shared cache would see) the next double click counts again.
+    filters.cache.clear()
+    click(item, NOON + timedelta(seconds=20))
+    assert access_counter.flush()
+    assert acknowledgments(item) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(monkeypatch):
+    item = deposit()
+    stored = []
+    add, set_many = filters.cache.add, filters.cache.set_many
+
+    def seen(key, value, timeout=None, **kwargs):
+        stored.append((key, value, timeout))
+        return add(key, value, timeout, **kwargs)
+
+    def seen_many(values, timeout=None, **kwargs):
+        stored.extend((key, value, timeout) for key, value in values.items())
+        return set_many(values, timeout, **kwargs)
+
+    monkeypatch.setattr(filters.cache, "add", seen)  # the day's secret
+    monkeypatch.setattr(filters.cache, "set_many", seen_many)
+    click(item, NOON, ip="203.0.113.77")
+    assert access_counter.flush()
+    clicks = [t for k, _v, t in stored if k.startswith("accesses:click:")]
+    sessions = [t for k, _v, t in stored if k.startswith("accesses:session:")]
+    assert clicks == [filters.DOUBLE_CLICK_SECONDS]
+    assert len(sessions) == 1 and 60 <= sessions[0] <= 3601  # to the end of the hour at most
+    assert all("203.0.113.77" not in repr(entry) for entry in stored)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_when_the_cache_fails_accesses_are_counted_unfiltered_rather_than_lost(monkeypatch):
+    item = deposit()
+
+    def down(*args, **kwargs):
+        raise ConnectionError("cache unreachable")
+
+    for name in ("add", "get", "get_many", "set_many"):
+        monkeypatch.setattr(filters.cache, name, down)
+    click(item, NOON)
+    click(item, NOON + timedelta(seconds=1))
+    click(item, NOON, agent=GOOGLEBOT)  # the robots list needs no cache
+    assert access_counter.flush()
+    assert acknowledgments(item) == 2
+
+
+# -- COUNTER R5: robots -----------------------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("agent", [
+    GOOGLEBOT, "curl/8.5.0", "python-requests/2.32.3", "", "Wget/1.21.4",
+    "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"])
+def test_a_robot_from_the_counter_list_counts_nothing(client, agent):
+    item = deposit()
+    assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=agent).status_code == 302
+    assert client.get(f"/col/{item.ibi}/doc/a.pdf", HTTP_USER_AGENT=agent).status_code == 200
+    assert item_counts(item.pk)["total"] == 0
+
+
+def test_the_robot_check_is_the_counter_list_remembered_per_user_agent():
+    filters.is_robot.cache_clear()
+    assert filters.is_robot(GOOGLEBOT) and not filters.is_robot(FIREFOX)
+    assert filters.is_robot(GOOGLEBOT)
+    assert filters.is_robot.cache_info().hits == 1
+
+
+# -- LGPD: no address in the database ---------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_no_ip_address_is_stored_anywhere_in_the_database_after_accesses(client):
+    item = deposit()
+    ips = ["203.0.113.77", "2001:db8::77"]
+    for ip in ips:
+        client.get(f"/{item.ibi}", REMOTE_ADDR=ip, HTTP_USER_AGENT=FIREFOX)
+        client.get(f"/{item.ibi}.metadata", REMOTE_ADDR=ip, HTTP_USER_AGENT=FIREFOX)
+        client.get(f"/col/{item.ibi}/doc/a.pdf", REMOTE_ADDR=ip, HTTP_USER_AGENT=FIREFOX)
+        client.get(f"/{item.ibi}", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=ip,
+                   HTTP_USER_AGENT=SAFARI)
+    assert access_counter.flush()
+    assert item_counts(item.pk)["total"] >= 4  # the accesses were counted…
+    found = []
+    with connection.cursor() as cursor:  # …and no column of any table names a reader
+        for table in connection.introspection.table_names(cursor):
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            found += [(table, value) for row in cursor.fetchall() for value in row
+                      if any(ip in _text(value) for ip in ips)]
+    assert found == []
+
+
+def _text(value) -> str:
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).decode("latin-1")
+    return str(value)  # text, numbers, dates, and JSON (a dict on PostgreSQL)
+
+
+# -- Acknowledgments from other resolvers ------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_an_acknowledgment_counts_once_per_urlkey_and_old_keys_are_swept(settings, monkeypatch):
+    settings.IBI_URLKEY_MAX_AGE = 600
+    item = deposit()
+    monkeypatch.setattr(access_counter, "_swept", 0.0)
+    first = dict(item_id=item.pk, relation="", at=NOON)
+    assert access_counter.count_acknowledgment(urlkey="1-a", **first)
+    assert not access_counter.count_acknowledgment(urlkey="1-a", **first)  # the same answer
+    # Another answer to the same reader a second later: its own access (the sending
+    # resolver filters double clicks: it sees the reader, this Archive does not).
+    assert access_counter.count_acknowledgment(urlkey="1-b", **{**first, "at": NOON})
+    assert acknowledgments(item) == 2
+    # The keys stay while they could be sent again, then a later acknowledgment sweeps them.
+    monkeypatch.setattr(access_counter, "_swept", 0.0)
+    later = NOON + timedelta(seconds=600 + 121)
+    assert access_counter.count_acknowledgment(urlkey="1-c", **{**first, "at": later})
+    assert list(AcknowledgedUrlkey.objects.values_list("urlkey", flat=True)) == ["1-c"]
+    assert acknowledgments(item) == 3
+
+
+# -- The data migration -----------------------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
+    item, other = deposit(), deposit("Other")
+    before = [("archive", "0005_copy_origin_relations")]
+    after = [("archive", "0008_daily_access_counts")]
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes("archive")
+    try:
+        executor.migrate(before)
+        old = MigrationExecutor(connection).loader.project_state(before).apps
+        Access = old.get_model("archive", "Access")
+        recent = timezone.now() - timedelta(seconds=10)
+        Access.objects.bulk_create(
+            [Access(item_id=item.pk, kind="download", client_ips="203.0.113.1",
+                    at=datetime(2026, 11, 20, 23, 59, tzinfo=UTC)) for _ in range(3)]
+            + [Access(item_id=item.pk, kind="download", client_ips="203.0.113.1",
+                      at=datetime(2026, 11, 21, 0, 1, tzinfo=UTC))]
+            + [Access(item_id=other.pk, kind="acknowledgment", relation=".metadata",
+                      client_ips="203.0.113.2", at=datetime(2026, 11, 20, 8, tzinfo=UTC))
+               for _ in range(2)]
+            + [Access(item_id=other.pk, kind="acknowledgment", urlkey="1-fresh",
+                      client_ips="203.0.113.3", at=recent),
+               Access(item_id=other.pk, kind="acknowledgment", urlkey="2-stale",
+                      client_ips="203.0.113.3", at=recent - timedelta(
+                          seconds=settings.IBI_URLKEY_MAX_AGE + 600))])
+
+        MigrationExecutor(connection).migrate(after)
+        new = MigrationExecutor(connection).loader.project_state(after).apps
+        rows = new.get_model("archive", "DailyAccessCount").objects.all()
+        counts = {(row.item_id, row.day.isoformat(), row.kind): row.n for row in rows}
+        # Sessions of old rows: address and hour (one reader's three downloads at 23:59: one).
+        assert {(row.item_id, row.day.isoformat(), row.kind): row.unique_n for row in rows
+                if row.day.isoformat() < "2026-11-22"} == {
+            (item.pk, "2026-11-20", "download"): 1, (item.pk, "2026-11-21", "download"): 1,
+            (other.pk, "2026-11-20", "acknowledgment"): 1}
+        fresh_day, stale_day = recent.date(), (recent - timedelta(
+            seconds=settings.IBI_URLKEY_MAX_AGE + 600)).date()
+        expected = {(item.pk, "2026-11-20", "download"): 3, (item.pk, "2026-11-21", "download"): 1,
+                    (other.pk, "2026-11-20", "acknowledgment"): 2}
+        for day in (fresh_day, stale_day):
+            key = (other.pk, day.isoformat(), "acknowledgment")
+            expected[key] = expected.get(key, 0) + 1
+        assert counts == expected
+        keys = new.get_model("archive", "AcknowledgedUrlkey").objects.values_list("urlkey",
+                                                                                 flat=True)
+        assert list(keys) == ["1-fresh"]  # a key too old to be sent again is not kept
+        assert "archive_access" not in connection.introspection.table_names()
+
+        # Back again: each count becomes as many rows, with no address.
+        MigrationExecutor(connection).migrate(before)
+        Access = MigrationExecutor(connection).loader.project_state(before).apps.get_model(
+            "archive", "Access")
+        assert Access.objects.filter(item_id=item.pk, kind="download").count() == 4
+        assert Access.objects.count() == 8
+        assert set(Access.objects.values_list("client_ips", flat=True)) == {""}
+    finally:
+        MigrationExecutor(connection).migrate(leaves)
+

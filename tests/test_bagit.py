@@ -14,7 +14,7 @@ from django.utils import timezone
 from archive.deposit import services, storage
 from archive.identifiers import ibi
 from archive.identifiers.minting import mint
-from archive.models import Access, DcValue, Item, ItemFile
+from archive.models import DailyAccessCount, DcValue, Item, ItemFile
 from archive.preservation import bagit
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def wipe(media: Path) -> None:
     """The database and the files lost: what a fresh `migrate` leaves (a new archive service)."""
     ItemFile.objects.all().delete()
     DcValue.objects.all().delete()
-    Access.objects.all().delete()
+    DailyAccessCount.objects.all().delete()
     Item.objects.update(previous_edition=None, translation_of=None)
     Item.objects.all().delete()
     for path in sorted(media.rglob("*"), reverse=True):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -10,7 +11,7 @@ from rest_framework.test import APIClient
 
 from archive.accesses import selectors as stats
 from archive.deposit import services
-from archive.models import Access
+from archive.models import DailyAccessCount
 
 pytestmark = pytest.mark.django_db
 
@@ -26,11 +27,15 @@ def deposit(title, **kwargs):
 
 
 def accesses(item, downloads=0, acknowledgments=0):
-    now = timezone.now()
-    Access.objects.bulk_create(
-        [Access(item=item, kind="download", at=now) for _ in range(downloads)]
-        + [Access(item=item, kind="acknowledgment", relation=".lastedition", at=now)
-           for _ in range(acknowledgments)])
+    # Spread over two days, as the counter writes them: the statistics sum the days. One
+    # reader session a day.
+    today = timezone.now().date()
+    for kind, n in (("download", downloads), ("acknowledgment", acknowledgments)):
+        if n:
+            DailyAccessCount.objects.create(item=item, kind=kind, day=today, n=n // 2,
+                                            unique_n=min(1, n // 2))
+            DailyAccessCount.objects.create(item=item, kind=kind, n=n - n // 2, unique_n=1,
+                                            day=today - timedelta(days=1))
 
 
 @pytest.fixture
@@ -59,6 +64,10 @@ def test_counts_per_item_edition_family_and_translation(family, django_assert_ma
     assert (got["translations"]["downloads"], got["translations"]["acknowledgments"]) == (8, 10)
     assert [(t["language"], t["total"]) for t in got["translations"]["items"]] == [
         ("en", 7), ("fr", 6), ("pt-BR", 5)]
+    assert got["unique"] == {
+        "item": {"downloads": 2, "acknowledgments": 2, "total": 4},
+        "editions": {"downloads": 4, "acknowledgments": 3, "total": 7},
+        "translations": {"downloads": 4, "acknowledgments": 4, "total": 8}}
 
 
 def test_a_translation_sees_its_whole_language_family(family):
@@ -87,7 +96,8 @@ def test_the_landing_page_shows_them(family, client):
 
 def test_a_download_counts_on_the_page(client):
     item = deposit("Lonely")
-    assert client.get(f"/col/{item.ibi}/doc/a.txt").status_code == 200
+    browser = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+    assert client.get(f"/col/{item.ibi}/doc/a.txt", HTTP_USER_AGENT=browser).status_code == 200
     page = client.get(f"/items/{item.ibi}").content.decode()
     assert "This item: <strong>1</strong> (1 download here, 0 through the resolver)" in page
     assert "editions:" not in page and "language versions" not in page

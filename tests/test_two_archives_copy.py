@@ -38,8 +38,9 @@ def last_line(text: str) -> str:
 
 
 def downloads(server) -> int:
-    return int(last_line(server.shell("from archive.models import Access; "
-                            "print(Access.objects.filter(kind='download').count())")))
+    return int(last_line(server.shell(
+        "from django.db.models import Sum; from archive.models import DailyAccessCount as D; "
+        "print(D.objects.filter(kind='download').aggregate(n=Sum('n'))['n'] or 0)")))
 
 
 def test_copy_resolve_migrate_and_check_fixity_between_two_archives(network):

@@ -1,6 +1,8 @@
 """Accesses counted and reported: downloads here and acknowledgments from resolvers.
 
-- counter: counts written in batches, after the response went out.
-- selectors: the statistics per item and per edition family.
+- counter: daily counts written in batches, after the response went out.
+- filters: COUNTER R5's rules (the robots list, double clicks), applied by the counter; the
+  resolver asks `is_robot` before it acknowledges an access to another Archive.
+- selectors: the statistics per item, per edition family and per translation family.
 """
-__all__ = ["counter", "selectors"]
+__all__ = ["counter", "filters", "selectors"]

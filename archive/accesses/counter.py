@@ -1,10 +1,11 @@
 """Accesses counted off the reader's request: in batches, written after a response is sent.
 
 Every GET of a persistent URL held here counts one access (resolver.count_local_access), the
-acknowledgment §8.2 sends "in the background". Written in the request, its INSERT and commit
-would be the largest part of a redirect's cost (bench/resolver.py). So a count only joins the
-process's pending batch, and the batch is written, one multi-row INSERT and one commit, once
-its first row is BATCH_SECONDS old:
+acknowledgment §8.2 sends "in the background"; so does a full download (site/downloads.py) and
+an acknowledgment from another resolver (`count_acknowledgment`). Written in the request, an
+INSERT and commit would be the largest part of a redirect's cost (bench/resolver.py). So a
+count only joins the process's pending batch (a tuple appended: no filter, no hash, no cache
+on the reader's path), and the batch is written once its first row is BATCH_SECONDS old:
 
 * by whichever request of this process finishes next (the `request_finished` signal, after
   the response went out: no reader waits for it);
@@ -16,11 +17,22 @@ A writer thread that took every batch would cost each request more than this doe
 compete with the requests for the interpreter lock at every call into the database driver
 (bench/README.md). On PostgreSQL the batch's commit does not wait for the disk.
 
-* Inside a transaction (a caller's atomic block, or the one wrapping a test) the row is written
-  in that transaction instead, so that it commits or rolls back with it.
+Writing a batch: COUNTER R5's filters first (robots, double clicks: filters.py), then the
+accesses left are summed per item, UTC day and kind (in all, and the first of each reader
+session: COUNTER's Total_ and Unique_Item_Requests) and added to DailyAccessCount, one
+`INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n, …` (SQLite and PostgreSQL alike) and
+one commit, in a fixed order of keys so that two workers' batches never deadlock. No row per
+access and no address is written: the reader's address and user agent live in the pending
+batch, in memory, until it is written (a fraction of a second), and then only as hashes in
+the cache, for 30 seconds and to the end of the hour (filters.py).
+
+* Inside a transaction (a caller's atomic block, or the one wrapping a test) the count is
+  written in that transaction instead, so that it commits or rolls back with it.
 * What can be lost: the pending batch when the process is killed without warning (SIGKILL,
   power loss): the counts of at most the last BATCH_SECONDS or so. A database error is logged
-  with the rows it cost; an item removed meanwhile just has nothing left to count.
+  with the rows it cost; an item removed meanwhile just has nothing left to count. When the
+  cache fails, the batch is counted without double-click filtering (logged): over-counting
+  a few double clicks beats losing the accesses.
 """
 from __future__ import annotations
 
@@ -30,8 +42,9 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 
+from django.conf import settings
 from django.core.signals import request_finished
 from django.db import (
     DEFAULT_DB_ALIAS,
@@ -42,18 +55,22 @@ from django.db import (
     transaction,
 )
 
-from ..models import Access
+from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount
+from . import filters
 
 logger = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.1  # how long a row waits for others to share its commit (unless flushed)
 
-_INSERT = (f"INSERT INTO {Access._meta.db_table} (item_id, kind, relation, urlkey, client_ips, at)"
-           " VALUES ")
-_ROW = "(%s, %s, %s, NULL, %s, %s)"
-ROWS_PER_STATEMENT = 500  # 2 500 parameters: within every SQLite's limits
-_COPY = (f"COPY {Access._meta.db_table} (item_id, kind, relation, client_ips, at) FROM STDIN")
-Row = tuple[int, str, str, datetime]  # item, relation, client IPs, time
+_TABLE = DailyAccessCount._meta.db_table
+_UPSERT = (f"INSERT INTO {_TABLE} (item_id, day, kind, n, unique_n) VALUES {{rows}}"
+           f" ON CONFLICT (item_id, day, kind) DO UPDATE SET n = {_TABLE}.n + excluded.n,"
+           f" unique_n = {_TABLE}.unique_n + excluded.unique_n")
+ROWS_PER_STATEMENT = 400  # 2 000 parameters: within every SQLite's limits
+# item, kind, URL (relation or file name), client IPs, user agent (None: not known), time
+Row = tuple[int, str, str, str, "str | None", datetime]
+Key = tuple[int, date, str]  # item, UTC day, kind
+Counts = dict[Key, list[int]]  # [Total_Item_Requests, Unique_Item_Requests]
 
 _lock = threading.Lock()  # guards _pending and _since
 _writing = threading.Lock()  # held while a batch is written: flush() waits for it
@@ -61,14 +78,20 @@ _pending: list[Row] = []
 _since = 0.0  # time.monotonic() of the pending batch's first row
 _arrived = threading.Event()  # a batch began: the helper thread watches it
 _helper: threading.Thread | None = None
+_swept = 0.0  # time.monotonic() of the last sweep of old urlkeys
+SWEEP_SECONDS = 60.0
 
 
-def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) -> None:
-    """Count one acknowledged access to item_id (see the module docstring for when)."""
+def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, *,
+          user_agent: str | None = None, kind: str = AccessKind.ACKNOWLEDGMENT) -> None:
+    """Count one access to item_id (see the module docstring for when, and filters.py for
+    what is left out). user_agent None: not known (an acknowledgment from another resolver),
+    so not checked against the robots list; relation names the URL (the relation asked, or
+    the file downloaded) for double-click filtering."""
     global _since
-    row = (item_id, relation, " ".join(client_ips), at)
+    row = (item_id, str(kind), relation, " ".join(client_ips), user_agent, at)
     if connections[DEFAULT_DB_ALIAS].in_atomic_block:
-        _insert([row])  # its foreign key is checked at the caller's commit
+        _insert(_filtered([row]))  # its foreign key is checked at the caller's commit
         return
     with _lock:
         first = not _pending
@@ -78,6 +101,35 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime) 
         _pending.append(row)
     if first:
         _arrived.set()  # after the append: the helper must find the row when it looks
+
+
+def count_acknowledgment(*, urlkey: str, item_id: int, relation: str, at: datetime) -> bool:
+    """Count the access an acknowledgment from another resolver reports, once per urlkey;
+    False if it was counted before. Keys are kept as long as they could be sent
+    (IBI_URLKEY_MAX_AGE), then swept.
+
+    COUNTER's filters belong where the reader is seen, at the resolver that sends it: here the
+    user agent is the resolver's, and the client addresses are the resolver's word, so neither
+    the robots list nor the double-click window applies."""
+    _sweep(at)
+    try:
+        with transaction.atomic():
+            AcknowledgedUrlkey.objects.create(urlkey=urlkey, at=at)
+            count(item_id, [], relation, at)
+    except IntegrityError:  # acknowledged before (or the item is gone)
+        return False
+    return True
+
+
+def _sweep(now: datetime) -> None:
+    """Forget urlkeys too old to be accepted again, at most once a minute per process."""
+    global _swept
+    if time.monotonic() - _swept < SWEEP_SECONDS:
+        return
+    _swept = time.monotonic()
+    # read_urlkey allows a minute of clock skew: keep two beyond the age limit.
+    cutoff = now - timedelta(seconds=settings.IBI_URLKEY_MAX_AGE + 120)
+    AcknowledgedUrlkey.objects.filter(at__lt=cutoff).delete()
 
 
 def flush(timeout: float = 10.0) -> bool:
@@ -136,39 +188,62 @@ def _watch() -> None:
 def _write(rows: list[Row]) -> None:
     if not rows:
         return
+    counts = _filtered(rows)
     try:
-        _insert(rows)
+        _insert(counts)
     except IntegrityError:  # an item removed meanwhile: count the others one by one
-        for row in rows:
+        for key, both in counts.items():
             try:
-                _insert([row])
+                _insert({key: both})
             except IntegrityError:
-                logger.info("access to item %s not counted: the item is gone", row[0])
+                logger.info("access to item %s not counted: the item is gone", key[0])
     except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
-        logger.exception("%d accesses not counted", len(rows))
+        logger.exception("%d accesses not counted", sum(n for n, _u in counts.values()))
 
 
-def _insert(rows: list[Row]) -> None:
+def _filtered(rows: list[Row]) -> Counts:
+    try:
+        return _counted(rows)
+    except Exception:  # e.g. Redis unreachable: count without the filters' cache
+        logger.exception("%d accesses counted without double-click filtering", len(rows))
+        return _counted(rows, double_clicks=False)
+
+
+def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
+    """COUNTER's filters (filters.py), then the accesses left per item, UTC day and kind, and
+    how many of them were the first of their reader's session. Without the cache
+    (double_clicks False) every access is counted, and counted unique."""
+    kept = [row for row in rows if row[4] is None or not filters.is_robot(row[4])]
+    verdicts = filters.counted(
+        [(ips, agent or "", str(item_id), kind, relation, at)
+         for item_id, kind, relation, ips, agent, at in kept]) if double_clicks else (
+        [(True, True)] * len(kept))
+    counts: Counts = {}
+    for row, (is_counted, unique) in zip(kept, verdicts, strict=True):
+        if is_counted:
+            both = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1]), [0, 0])
+            both[0] += 1
+            both[1] += unique
+    return counts
+
+
+def _insert(counts: Counts) -> None:
+    if not counts:
+        return
     own = not connection.in_atomic_block  # else the caller's transaction decides its commit
-    kind = Access.Kind.ACKNOWLEDGMENT.value
+    day = connection.ops.adapt_datefield_value
+    keys = sorted(counts)  # every batch locks its rows in the same order: no deadlock
     with transaction.atomic(), connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            if own:
-                # Counts, not deposits: a crash of the database server may lose the last
-                # fraction of a second of them, and no commit waits for an fsync.
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            # PostgreSQL's fastest way in, on the driver's cursor: its errors made Django's.
-            with connection.wrap_database_errors, cursor.cursor.copy(_COPY) as copy:
-                for item_id, relation, ips, when in rows:
-                    copy.write_row((item_id, kind, relation, ips, when))
-            return
-        # Elsewhere one statement per ROWS_PER_STATEMENT rows, not one per row.
-        at = connection.ops.adapt_datetimefield_value
-        for start in range(0, len(rows), ROWS_PER_STATEMENT):
-            chunk = rows[start:start + ROWS_PER_STATEMENT]
-            cursor.execute(_INSERT + ", ".join([_ROW] * len(chunk)),
-                           [value for item_id, relation, ips, when in chunk
-                            for value in (item_id, kind, relation, ips, at(when))])
+        if connection.vendor == "postgresql" and own:
+            # Counts, not deposits: a crash of the database server may lose the last
+            # fraction of a second of them, and no commit waits for an fsync.
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        for start in range(0, len(keys), ROWS_PER_STATEMENT):
+            chunk = keys[start:start + ROWS_PER_STATEMENT]
+            cursor.execute(
+                _UPSERT.format(rows=", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))),
+                [value for item_id, on, kind in chunk
+                 for value in (item_id, day(on), kind, *counts[item_id, on, kind])])
 
 
 def _forget_in_child() -> None:

@@ -28,16 +28,25 @@ class FamilySerializer(CountsSerializer):
                                  help_text="each member: ibi, counts, edition or language")
 
 
+class UniqueSerializer(serializers.Serializer):
+    item = CountsSerializer()
+    editions = CountsSerializer()
+    translations = CountsSerializer()
+
+
 class StatisticsSerializer(serializers.Serializer):
     item = CountsSerializer()
     editions = FamilySerializer()
     translations = FamilySerializer()
+    unique = UniqueSerializer(help_text="COUNTER R5 Unique_Item_Requests: once per reader "
+                              "session (client address, User-Agent, UTC hour)")
 
 
 @extend_schema(parameters=[IBI_PARAMETER])
 class ItemStatistics(_OneItem):
     """Accesses of the item: downloads here and acknowledgments from resolvers, for the item,
-    its edition family and its translation family."""
+    its edition family and its translation family, counted by COUNTER R5's rules (robots and
+    double clicks left out): Total_Item_Requests, and Unique_Item_Requests under "unique"."""
 
     permission_classes = [AllowAny]
     serializer_class = StatisticsSerializer

@@ -52,7 +52,7 @@ Decisions where the standard leaves room:
 * urlkey (Table 7.1 grammar): ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``,
   signed with SECRET_KEY, so a urlRequest writes nothing. An acknowledgment is counted once,
   when its key is ours, at most IBI_URLKEY_MAX_AGE seconds old and not counted before (the
-  unique Access.urlkey); every well-formed acknowledgment is answered alike.
+  AcknowledgedUrlkey rows, kept that long); every well-formed acknowledgment is answered alike.
 """
 from __future__ import annotations
 
@@ -66,15 +66,15 @@ from datetime import UTC
 from functools import cached_property
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from ..accesses import counter as access_counter
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..metadata.formats import FORMATS
-from ..models import Access, Item
+from ..models import Item
 from ..protocol.pairs import Pair, quote_url
 from . import answer_cache
 
@@ -505,14 +505,10 @@ def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: s
     item_id = read_urlkey(urlkey, now)
     if item_id is None:
         return False
-    try:
-        with transaction.atomic():
-            Access.objects.create(item_id=item_id, kind=Access.Kind.ACKNOWLEDGMENT,
-                                  relation=relation, urlkey=urlkey,
-                                  client_ips=" ".join(client_ips), at=timezone.now())
-    except IntegrityError:  # acknowledged before
-        return False
-    return True
+    # Once per urlkey; COUNTER's filters are the sending resolver's, which sees the reader
+    # (archive/accesses/counter.py). client_ips inform nothing kept: no address is stored.
+    return access_counter.count_acknowledgment(urlkey=urlkey, item_id=item_id,
+                                               relation=relation, at=timezone.now())
 
 
 def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None

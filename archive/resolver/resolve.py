@@ -66,6 +66,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from ..accesses import counter as access_counter
+from ..accesses import filters as access_filters
 from ..archive_service import answers as archive_service
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
@@ -708,14 +709,18 @@ def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
 
 
 def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
-                relation: str) -> tuple[int, dict[str, str]] | None:
+                relation: str, user_agent: str | None = None
+                ) -> tuple[int, dict[str, str]] | None:
     """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
     (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
-    None when nothing is owed."""
+    None when nothing is owed: a robot on COUNTER's list is nobody's reader (the Archive
+    cannot tell: it sees our User-Agent, not the reader's)."""
     if outcome.answer is not None and outcome.answer.source.local:
         item_id = counted_item(outcome)
         if item_id is not None:
-            count_local_access(item_id, ips, relation)
+            count_local_access(item_id, ips, relation, user_agent)
+        return None
+    if user_agent is not None and access_filters.is_robot(user_agent):
         return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
@@ -730,8 +735,9 @@ def counted_item(outcome: Outcome) -> int | None:
     return archive_service.read_urlkey(pairs["urlkey"]) if pairs else None
 
 
-def count_local_access(item_id: int, ips: Sequence[str], relation: str) -> None:
+def count_local_access(item_id: int, ips: Sequence[str], relation: str,
+                       user_agent: str | None = None) -> None:
     """The acknowledgment our resolver owes our own archive service, without HTTP: the access
-    is counted off the reader's request, or with the transaction it is in
-    (archive/accesses/counter.py)."""
-    access_counter.count(item_id, ips, relation, timezone.now())
+    is counted off the reader's request, or with the transaction it is in, robots and double
+    clicks left out (archive/accesses/counter.py)."""
+    access_counter.count(item_id, ips, relation, timezone.now(), user_agent=user_agent)

@@ -172,7 +172,8 @@ def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":
-        owed = resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation())
+        owed = resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation(),
+                                    request.META.get("HTTP_USER_AGENT", ""))
         if owed is not None:
             transaction.on_commit(lambda: _send_acknowledgment(*owed))
     return _head(request, response)
@@ -198,7 +199,7 @@ class _LocalRedirect:
             response["Vary"] = "Accept-Language"
         if request.method == "GET" and self.counted_item is not None:
             resolver.count_local_access(self.counted_item, resolver.client_ips(request),
-                                        self.relation)
+                                        self.relation, request.META.get("HTTP_USER_AGENT", ""))
         return _head(request, response)
 
 

@@ -25,8 +25,9 @@ What this view promises, and why:
   old checksum as ETag; once it is restored and a check passes, it is served again. (Serving a
   verified Copy from another Archive instead is left to the resolver: the persistent URL still
   redirects here.)
-- A full download — a 200 GET, or a GET without Range redirected to S3 — counts one
-  Access(kind="download"): a single INSERT. HEAD, 304 and partial requests count nothing.
+- A full download — a 200 GET, or a GET without Range redirected to S3 — counts one download
+  (archive/accesses/counter.py: off the request, robots and double clicks left out). HEAD,
+  304 and partial requests count nothing.
 """
 from __future__ import annotations
 
@@ -51,10 +52,12 @@ from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
+from ..accesses import counter as access_counter
 from ..deposit.selectors import item_by_ibi, landing_url, persistent_url
 from ..deposit.storage import file_key
 from ..metadata import signposting
-from ..models import Access, Item, ItemFile
+from ..models import AccessKind, Item, ItemFile
+from .throttling import client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -188,9 +191,10 @@ def _damaged(found: ItemFile) -> HttpResponse:
     return response
 
 
-def _count_download(request: HttpRequest, item: Item) -> None:
-    Access.objects.create(item=item, kind=Access.Kind.DOWNLOAD, at=timezone.now(),
-                          client_ips=request.META.get("REMOTE_ADDR", "")[:1000])
+def _count_download(request: HttpRequest, item: Item, name: str) -> None:
+    access_counter.count(item.pk, [client_ip(request)], name, timezone.now(),
+                         user_agent=request.META.get("HTTP_USER_AGENT", ""),
+                         kind=AccessKind.DOWNLOAD)
 
 
 def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
@@ -245,7 +249,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         response = HttpResponseRedirect(url)
         response["Cache-Control"] = "private, no-store"  # the signature expires
         if "Range" not in request.headers:
-            _count_download(request, item)
+            _count_download(request, item, found.name)
         return response
 
     if settings.IBI_ACCEL_REDIRECT:
@@ -255,7 +259,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         response["X-Accel-Redirect"] = settings.IBI_ACCEL_REDIRECT + quote(key)
         response["Content-Disposition"] = header
         if "Range" not in request.headers:
-            _count_download(request, item)
+            _count_download(request, item, found.name)
         return response
 
     try:
@@ -272,7 +276,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         return response
     if wanted is None:
         response = _headers(FileResponse(fh, content_type=ctype), etag, modified)
-        _count_download(request, item)
+        _count_download(request, item, found.name)
     else:
         start, stop = wanted
         response = _headers(FileResponse(_Slice(fh, start, stop), content_type=ctype,

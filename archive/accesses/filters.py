@@ -1,0 +1,155 @@
+"""COUNTER R5's filters, applied to a batch of accesses before it is counted (counter.py).
+The rules are those of R5's section 7, "Processing Rules for Underlying COUNTER Reporting Data".
+
+* Robots and crawlers: a user agent the COUNTER robots list names — the `counter-robots`
+  package, its robot and machine lists (scripts such as curl or python-requests too, as its
+  `is_robot_or_machine` does for the Code of Practice) — counts nothing. An empty user agent
+  is on that list. Memoised per user agent: readers come back.
+* Double-click filtering: the same reader (client addresses and user agent) requesting the
+  same URL of the same item again within 30 seconds of the previous request counts once:
+  "always remove the first and retain the second", so a run of clicks each less than 30 s
+  after the previous one counts once.
+* Unique_Item_Requests ("counting unique items"): what is left counts once more per item and
+  kind in each reader session; without a session cookie R5 defines the session as client
+  address, user agent and the hour of the day (UTC here).
+
+Where the state lives: Django's cache (Redis when CACHE_URL names it, shared by every worker;
+a process's local memory otherwise), under keyed hashes: of (client addresses, user agent,
+item, kind, URL), expiring 30 seconds after the click, and of (client addresses, user agent,
+item, kind, hour), expiring at the end of that UTC hour. The hash key is a random secret made
+for each UTC day and kept in the cache for two days, so a hash cannot be linked back to an
+address once the day is over; no address is ever written to the database. A double click
+across midnight UTC counts twice.
+
+Example (the filter's rule, with times in seconds):
+
+    >>> list(_runs([0.0, 10.0, 35.0, 70.0]))
+    [True, False, False, True]
+
+(10 s after the first: a double click; 35 s is 25 s after 10 s: still one; 70 s is 35 s later.)
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import secrets
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+
+import counter_robots
+from django.core.cache import cache
+
+DOUBLE_CLICK_SECONDS = 30
+_SALT_SECONDS = 2 * 86400  # a day's secret outlives the day only as long as its last clicks
+_PREFIX = "accesses:"
+
+
+@functools.lru_cache(maxsize=4096)
+def is_robot(user_agent: str) -> bool:
+    """True when COUNTER's list names this user agent a robot, crawler or script.
+
+    >>> is_robot("Mozilla/5.0 (compatible; Googlebot/2.1)"), is_robot("curl/8.5.0")
+    (True, True)
+    >>> is_robot("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
+    False
+    """
+    return counter_robots.is_robot_or_machine(user_agent)
+
+
+def _runs(times: Iterable[float], last: float | None = None) -> Iterable[bool]:
+    """Whether each click of one reader on one URL counts, in time order, after a click at
+    `last` (None: no click within the window before)."""
+    for at in times:
+        # abs: another worker's batch may have written a later click of the same reader first
+        yield last is None or abs(at - last) >= DOUBLE_CLICK_SECONDS
+        last = at
+
+
+def _salt(day: str) -> bytes:
+    key = f"{_PREFIX}salt:{day}"
+    salt = cache.get(key)
+    if salt is None:
+        cache.add(key, secrets.token_bytes(32), _SALT_SECONDS)  # the first worker's wins
+        salt = cache.get(key)
+    return salt or secrets.token_bytes(32)  # a cache that forgot it at once: count alone
+
+
+def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
+    """The cache key of one reader's clicks on one URL: a keyed hash, never the address.
+
+    >>> len(reader_key(b"s" * 32, "10.0.0.1", "Firefox", "7", "download", "a.pdf"))
+    47
+    """
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), key=salt, digest_size=16)
+    return f"{_PREFIX}{what}:{digest.hexdigest()}"
+
+
+def _salts() -> Callable[[datetime], bytes]:
+    """The day's secret of a time, each read from the cache once per batch."""
+    salts: dict[str, bytes] = {}
+
+    def salt(at: datetime) -> bytes:
+        day = at.astimezone(UTC).date().isoformat()
+        if day not in salts:
+            salts[day] = _salt(day)
+        return salts[day]
+    return salt
+
+
+Click = tuple[str, str, str, str, str, datetime]  # addresses, user agent, item, kind, URL, time
+
+
+def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
+    """For each click, whether it counts after double-click filtering, and whether it is
+    also the first of its item and kind in the reader's session (a Unique_Item_Request).
+
+    A click without client addresses (an acknowledgment that names none) counts, and counts
+    unique: nothing tells its readers apart. The cache is read once (`get_many`) and written
+    once per expiry (`set_many`) for the whole batch, not once per click: with Redis a round
+    trip per click would cost the writer more than the batch's INSERT. The price: two workers
+    writing the same reader's clicks within the same few milliseconds may both count them.
+    """
+    salt, now = _salts(), time.time()
+    by_url: dict[str, list[int]] = {}
+    sessions: list[tuple[str, int] | None] = []  # each click's session key and its expiry
+    keys: dict[tuple, tuple[str, tuple[str, int]]] = {}  # a reader's clicks hash once a batch
+    for index, (ips, agent, item, kind, url, at) in enumerate(clicks):
+        if not ips:
+            sessions.append(None)
+            continue
+        hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+        both = keys.get((ips, agent, item, kind, url, hour))
+        if both is None:
+            ends = hour.timestamp() + 3600  # a session key is kept to the end of its hour
+            both = keys[ips, agent, item, kind, url, hour] = (
+                reader_key(salt(at), ips, agent, item, kind, url),
+                (reader_key(salt(at), ips, agent, item, kind, hour.isoformat(), what="session"),
+                 max(60, int(ends - now) + 1)))
+        by_url.setdefault(both[0], []).append(index)
+        sessions.append(both[1])
+    if not by_url:
+        return [(True, True)] * len(clicks)
+    known = cache.get_many([*by_url, *{s[0] for s in sessions if s}])
+    result = [[True, True] for _ in clicks]
+    latest = {}
+    for key, indexes in by_url.items():
+        indexes.sort(key=lambda i: clicks[i][5])
+        times = [clicks[i][5].timestamp() for i in indexes]
+        for index, counts in zip(indexes, _runs(times, known.get(key)), strict=True):
+            result[index][0] = counts
+        # The window runs from the latest click: it slides while the reader clicks on.
+        latest[key] = max(times[-1], known.get(key) or 0.0)
+    cache.set_many(latest, DOUBLE_CLICK_SECONDS)
+    started: dict[int, dict[str, int]] = {}  # expiry: the sessions this batch starts
+    for index, session in enumerate(sessions):
+        if session is None:
+            continue
+        key, expiry = session
+        result[index][1] = result[index][0] and key not in known
+        if result[index][1]:
+            known[key] = 1  # the session's later clicks in this batch are not its first
+            started.setdefault(expiry, {})[key] = 1
+    for expiry, keys in started.items():
+        cache.set_many(keys, expiry)
+    return [(counts, unique) for counts, unique in result]
