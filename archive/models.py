@@ -113,15 +113,12 @@ class Item(models.Model):
                                     name="one_archive_service"),
         ]
         indexes = [
-            # The newest-first listings read these in order and stop after a page: the site's
-            # (no tombstones) and the API's cursor (tombstones included).
+            # The site's newest-first listings (home, browse) read this in order and stop
+            # after a page. The API's cursor walks the primary key.
             models.Index(models.F("created").desc(), models.F("id").desc(),
                          name="item_listed_newest",
                          condition=models.Q(is_archive_service=False)
                          & ~models.Q(state="Deleted")),
-            models.Index(models.F("created").desc(), models.F("id").desc(),
-                         name="item_public_newest",
-                         condition=models.Q(is_archive_service=False)),
         ]
 
     def __str__(self) -> str:
@@ -175,8 +172,9 @@ class SearchVectorField(models.Field):
 
 class ItemSearch(models.Model):
     """What search reads for one item, kept current by the database's own triggers
-    (archive/search/schema.py, installed by migration 0007_full_text_search) on every write to archive_item and archive_dcvalue,
-    whoever writes: the services, the admin, raw SQL, COPY. `manage.py reindex` rebuilds it.
+    (archive/search/schema.py, installed by migration 0007_full_text_search) on every write
+    to archive_item and archive_dcvalue, whoever writes: the services, the admin, raw SQL,
+    COPY. `manage.py reindex` rebuilds it.
 
     PostgreSQL fills `document` (weighted, stemmed and unaccented: the README's "Search"),
     SQLite fills `text` (lower case, accents folded). No foreign key:

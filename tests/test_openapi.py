@@ -51,7 +51,11 @@ def test_the_bad_requests_and_missing_pages_of_the_item_list_are_documented(sche
     assert {"200", "400", "404"} <= set(responses)
     bad = api.get(ITEMS, {"state": "Lost"}, secure=True)
     assert bad.status_code == 400 and bad.json() == {"state": [bad.json()["state"][0]]}
-    assert api.get(ITEMS, {"page": 0}, secure=True).json() == {"detail": "Invalid page."}
+    gone = api.get(ITEMS, {"page": 2}, secure=True)
+    assert gone.status_code == 400 and "next link" in gone.json()["page"][0]
+    assert api.get(ITEMS, {"page": 1}, secure=True).status_code == 200
+    lost = api.get(ITEMS, {"cursor": "not-a-cursor"}, secure=True)
+    assert lost.status_code == 404 and "invalid cursor" in lost.json()["detail"]
 
 
 def test_every_error_answer_has_a_json_schema(schema):

@@ -38,9 +38,5 @@ class Migration(migrations.Migration):
             model_name='item',
             index=models.Index(models.OrderBy(models.F('created'), descending=True), models.OrderBy(models.F('id'), descending=True), condition=models.Q(('is_archive_service', False), models.Q(('state', 'Deleted'), _negated=True)), name='item_listed_newest'),
         ),
-        migrations.AddIndex(
-            model_name='item',
-            index=models.Index(models.OrderBy(models.F('created'), descending=True), models.OrderBy(models.F('id'), descending=True), condition=models.Q(('is_archive_service', False)), name='item_public_newest'),
-        ),
         migrations.RunPython(install, uninstall, elidable=False),
     ]

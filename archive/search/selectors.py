@@ -15,7 +15,9 @@ from collections.abc import Iterable
 
 from django.db import connection
 from django.db.models import (
+    BigIntegerField,
     BooleanField,
+    CharField,
     Exists,
     F,
     FloatField,
@@ -23,9 +25,10 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
+    Value,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Lower
+from django.db.models.functions import Cast, Concat, Lower, LPad
 
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item
@@ -99,6 +102,16 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
             every &= ~found if term.negated else found
         condition |= every
     return items.filter(condition), False
+
+
+def with_unique_rank(items: QuerySet[Item]) -> QuerySet[Item]:
+    """Ranked items with `rank_key`: the rank (to a millionth) then the id, as one text that
+    sorts like them and never ties, so that a cursor walks the results without an offset:
+    a million items of equal rank would otherwise need one (DRF's CursorPagination)."""
+    scaled = Cast(F("rank") * Value(1_000_000.0), BigIntegerField())
+    return items.annotate(rank_key=Concat(
+        LPad(Cast(scaled, CharField()), 12, Value("0")),
+        LPad(Cast(F("pk"), CharField()), 19, Value("0")), output_field=CharField()))
 
 
 def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str = "",

@@ -19,8 +19,8 @@ from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors
 from ..harvest import oai_dc
-from ..search import selectors as searching
 from ..models import DC_ELEMENTS, Item, validate_language
+from ..search import selectors as searching
 from .citation import apa, bibtex, of_item
 
 PAGE_SIZE = 20
