@@ -224,7 +224,9 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
     assert titles(language="PT-br") == ["Vento solar"]
     assert titles(search="solar") == ["Solar wind", "Vento solar"]
     assert titles(search="banon") == ["Solar wind"]
-    assert titles(search="ventos") == ["Ventos"]
+    # The tombstone by its title; PostgreSQL stems Portuguese, so "ventos" finds "Vento" too.
+    stemmed = connection.vendor == "postgresql"
+    assert titles(search="ventos") == (["Vento solar", "Ventos"] if stemmed else ["Ventos"])
     assert titles(search="banon solar") == ["Solar wind"]
     assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
 
