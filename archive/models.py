@@ -187,6 +187,9 @@ class ItemSearch(models.Model):
     # migration on PostgreSQL only.
     document = SearchVectorField(null=True)
     text = models.TextField(default="", db_default="")
+    # What the site's listings show (neither a tombstone nor the archive service): a search
+    # of the site then reads this table alone, whatever the number of matches.
+    listed = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         verbose_name = _("search entry")

@@ -29,6 +29,7 @@ class Migration(migrations.Migration):
                 ('item', models.OneToOneField(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, primary_key=True, related_name='search_entry', serialize=False, to='archive.item')),
                 ('document', archive.models.SearchVectorField(null=True)),
                 ('text', models.TextField(db_default='', default='')),
+                ('listed', models.BooleanField(db_default=False, default=False)),
             ],
             options={
                 'verbose_name': 'search entry',

@@ -62,8 +62,8 @@ POSTGRES_INSTALL = [
        $$""",
     f"""CREATE OR REPLACE FUNCTION archive_search_refresh(ids bigint[]) RETURNS void
        LANGUAGE sql AS $$
-       INSERT INTO {SEARCH} AS s (item_id, document, text)
-       SELECT i.id,
+       INSERT INTO {SEARCH} AS s (item_id, listed, document, text)
+       SELECT i.id, NOT i.is_archive_service AND i.state <> 'Deleted',
               setweight(archive_search_words(c.config, i.title), 'A')
               || CASE WHEN i.state = 'Deleted' THEN ''::tsvector ELSE
                    setweight(archive_search_words(c.config, d.creators), 'B')
@@ -82,7 +82,8 @@ POSTGRES_INSTALL = [
                   FILTER (WHERE v.element NOT IN ('creator', 'subject')) AS others
          FROM {DC} v WHERE v.item_id = i.id) d
        WHERE i.id = ANY(ids)
-       ON CONFLICT (item_id) DO UPDATE SET document = EXCLUDED.document
+       ON CONFLICT (item_id) DO UPDATE SET listed = EXCLUDED.listed,
+                                           document = EXCLUDED.document
        $$""",
     f"""CREATE OR REPLACE FUNCTION archive_search_item_changed() RETURNS trigger
        LANGUAGE plpgsql AS $$
@@ -95,7 +96,8 @@ POSTGRES_INSTALL = [
            PERFORM archive_search_refresh(ARRAY(
              SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
              WHERE n.title IS DISTINCT FROM o.title OR n.state IS DISTINCT FROM o.state
-                   OR n.language IS DISTINCT FROM o.language));
+                   OR n.language IS DISTINCT FROM o.language
+                   OR n.is_archive_service IS DISTINCT FROM o.is_archive_service));
          END IF;
          RETURN NULL;
        END $$""",
@@ -152,8 +154,9 @@ def sqlite_refresh(item_id: str | None) -> list[str]:
             f"(SELECT group_concat(v.value, ' ') FROM {DC} v WHERE v.item_id = i.id), '') END")
     which = "" if item_id is None else f" WHERE i.id = {item_id}"
     where = "" if item_id is None else f" WHERE item_id = {item_id}"
-    return [f"INSERT OR REPLACE INTO {SEARCH} (item_id, document, text) "
-            f"SELECT i.id, NULL, {body} FROM {ITEM} i{which}",
+    listed = "NOT i.is_archive_service AND i.state <> 'Deleted'"
+    return [f"INSERT OR REPLACE INTO {SEARCH} (item_id, listed, document, text) "
+            f"SELECT i.id, {listed}, NULL, {body} FROM {ITEM} i{which}",
             *(f"UPDATE {SEARCH} SET text = {step}{where}" for step in sqlite_fold_steps("text"))]
 
 
@@ -164,7 +167,8 @@ def _sqlite_trigger(name: str, event: str, *bodies: list[str]) -> str:
 
 SQLITE_INSTALL = [
     _sqlite_trigger(f"{ITEM}_search_insert", f"AFTER INSERT ON {ITEM}", sqlite_refresh("NEW.id")),
-    _sqlite_trigger(f"{ITEM}_search_update", f"AFTER UPDATE OF title, state, language ON {ITEM}",
+    _sqlite_trigger(f"{ITEM}_search_update",
+                    f"AFTER UPDATE OF title, state, language, is_archive_service ON {ITEM}",
                     sqlite_refresh("NEW.id")),
     _sqlite_trigger(f"{ITEM}_search_delete", f"AFTER DELETE ON {ITEM}",
                     [f"DELETE FROM {SEARCH} WHERE item_id = OLD.id"]),

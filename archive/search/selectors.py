@@ -31,7 +31,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Concat, Lower, LPad
 
 from ..deposit.selectors import listed_items
-from ..models import DcValue, Item
+from ..models import DcValue, Item, ItemSearch
 from . import query as parsing
 
 # Facets are counted over the first results in the listing's order (the best matches of a
@@ -81,6 +81,10 @@ def _has_dc(element: str, **lookup) -> Exists:
     return Exists(DcValue.objects.filter(item=OuterRef("pk"), element=element, **lookup))
 
 
+def _query(text: str) -> RawSQL:
+    return RawSQL("%s::tsquery", [text])
+
+
 def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     """items that match the search q, and whether they carry a `rank` (PostgreSQL)."""
     if not q.strip():
@@ -89,10 +93,9 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
         text = tsquery(q)
         if not text:
             return items.none(), False
-        query = RawSQL("%s::tsquery", [text])
         document = F("search_entry__document")
-        return (items.filter(_Matches(document, query))
-                .annotate(rank=Func(document, query, function="ts_rank",
+        return (items.filter(_Matches(document, _query(text)))
+                .annotate(rank=Func(document, _query(text), function="ts_rank",
                                     output_field=FloatField()))), True
     condition = Q(pk__in=[])
     for group in parsing.parse(q):
@@ -104,6 +107,21 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     return items.filter(condition), False
 
 
+def _entries(q: str, filtered: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
+    """PostgreSQL: the listed search entries matching q, ranked, read from archive_itemsearch
+    alone (its GIN index) unless a filter names items: what the first pages, the facets and
+    the capped count of a search read, so that none joins a hundred thousand items."""
+    text = tsquery(q)
+    entries = ItemSearch.objects.filter(listed=True)
+    if not text:
+        return entries.none()
+    entries = entries.filter(_Matches(F("document"), _query(text))).annotate(
+        rank=Func(F("document"), _query(text), function="ts_rank", output_field=FloatField()))
+    if filtered is not None:
+        entries = entries.filter(item__in=filtered.values("pk"))
+    return entries.order_by("-rank", "-item_id")
+
+
 def with_unique_rank(items: QuerySet[Item]) -> QuerySet[Item]:
     """Ranked items with `rank_key`: the rank (to a millionth) then the id, as one text that
     sorts like them and never ties, so that a cursor walks the results without an offset:
@@ -111,20 +129,12 @@ def with_unique_rank(items: QuerySet[Item]) -> QuerySet[Item]:
     scaled = Cast(F("rank") * Value(1_000_000.0), BigIntegerField())
     return items.annotate(rank_key=Concat(
         LPad(Cast(scaled, CharField()), 12, Value("0")),
-        LPad(Cast(F("pk"), CharField()), 19, Value("0")), output_field=CharField()))
+        LPad(Cast(F("search_entry__item_id"), CharField()), 19, Value("0")),
+        output_field=CharField()))
 
 
-def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str = "",
-                 language: str = "", type: str = "", sort: str = "",
-                 queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
-    """Listed items matching every given criterion, in order: best match first when q is
-    given on PostgreSQL, else newest first; sort="newest" or "title" chooses.
-
-    `q`: see `matching`; `creator`/`subject`/`type`: one exact Dublin Core value; `year`:
-    the year of dc:date, or of the deposit when the item has no dc:date; `language`: the
-    item's language tag, any case.
-    """
-    items = listed_items() if queryset is None else queryset
+def _filtered(items: QuerySet[Item], *, creator: str = "", subject: str = "", year: str = "",
+              language: str = "", type: str = "") -> QuerySet[Item]:
     if creator:
         items = items.filter(_has_dc("creator", value=creator))
     if subject:
@@ -136,12 +146,36 @@ def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str
                              | (~_has_dc("date") & Q(created__year=int(year))))
     if language:
         items = items.filter(language__iexact=language)
+    return items
+
+
+def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None = None,
+                 **filters: str) -> QuerySet[Item]:
+    """Listed items matching every given criterion, in order: best match first when q is
+    given on PostgreSQL, else newest first; sort="newest" or "title" chooses.
+
+    `q`: see `matching`; filters `creator`/`subject`/`type`: one exact Dublin Core value;
+    `year`: the year of dc:date, or of the deposit when the item has no dc:date;
+    `language`: the item's language tag, any case.
+    """
+    items = _filtered(listed_items() if queryset is None else queryset, **filters)
     items, ranked = matching(items, q)
     if sort == "title":
         return items.order_by(Lower("title"), "id")
     if ranked and sort != "newest":
-        return items.order_by("-rank", "-id")
+        return items.order_by("-rank", "-search_entry__item_id")
     return items.order_by("-created", "-id")
+
+
+def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
+    """`search_items` as `Results`: on PostgreSQL, a search best match first reads its
+    first results and its count from the search entries alone."""
+    items = search_items(q=q, sort=sort, **filters)
+    if full_text() and q.strip() and sort not in ("title", "newest"):
+        named = {name: value for name, value in filters.items() if value}
+        filtered = _filtered(listed_items(), **named) if named else None
+        return Results(items, _entries(q, filtered))
+    return Results(items)
 
 
 class Results:
@@ -149,9 +183,14 @@ class Results:
     of the first FACET_SAMPLE in one query, a count that stops past COUNT_CAP, and pages
     read from the ids (the first pages) or from the database (deeper ones)."""
 
-    def __init__(self, items: QuerySet[Item]) -> None:
+    def __init__(self, items: QuerySet[Item],
+                 entries: QuerySet[ItemSearch] | None = None) -> None:
         self.items = items
-        self.first_ids = list(items.values_list("pk", flat=True)[:FACET_SAMPLE])
+        # The same results in the same order, from the search entries (faster), if given.
+        self.entries = entries
+        ids = (items.values_list("pk", flat=True) if entries is None
+               else entries.values_list("item_id", flat=True))
+        self.first_ids = list(ids[:FACET_SAMPLE])
         self._count: int | None = None
 
     @property
@@ -166,7 +205,8 @@ class Results:
             if len(self.first_ids) < FACET_SAMPLE:
                 self._count = len(self.first_ids)
             else:
-                self._count = self.items.order_by().values("pk")[:COUNT_CAP + 1].count()
+                source = self.items if self.entries is None else self.entries
+                self._count = source.order_by().values("pk")[:COUNT_CAP + 1].count()
         return self._count
 
     @property

@@ -64,7 +64,7 @@ def search(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "archive/site/search.html", {"form": form}, status=400)
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
-    results = searching.Results(searching.search_items(**criteria))
+    results = searching.find(**criteria)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
     details = selectors.with_details(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
