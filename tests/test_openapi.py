@@ -124,3 +124,14 @@ def test_one_dublin_core_value_needs_no_list(api):
 
 def test_an_empty_state_filter_is_a_400(api):
     assert api.get(ITEMS, {"state": ""}, secure=True).status_code == 400
+
+
+def test_the_item_list_is_documented_as_walked_by_cursor_without_a_count(schema):
+    operation = schema["paths"]["/api/items/"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert {"cursor", "page_size"} <= set(parameters)
+    assert parameters["page"]["deprecated"] is True and parameters["page"]["schema"]["enum"] == [1]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    page = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"next", "previous", "results"} <= set(page["properties"])
+    assert "count" not in page["properties"]

@@ -12,6 +12,8 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
@@ -41,6 +43,10 @@ def deposit(title: str, language: str = "", **dc: list[str]) -> Item:
 def found(q: str) -> list[str]:
     """Titles /search's selector lists for q, in its order."""
     return list(searching.search_items(q=q).values_list("title", flat=True))
+
+
+def _file() -> SimpleUploadedFile:
+    return SimpleUploadedFile("a.txt", b"a")
 
 
 def page_titles(client, **params) -> list[str]:
@@ -162,12 +168,6 @@ def test_results_are_current_right_after_a_deposit_a_patch_and_a_delete(libraria
     assert api_titles("mares") == ["Marés lunares"]  # its title it still shows
 
 
-def _file():
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    return SimpleUploadedFile("a.txt", b"a")
-
-
 def test_raw_sql_and_queryset_updates_are_indexed_by_the_database_itself():
     now = timezone.now()
     with connection.cursor() as cursor:
@@ -262,3 +262,16 @@ def test_the_api_walks_every_item_once_while_items_are_added(librarian_api):
             url, query = body["next"], {}
         assert len(seen) == len(set(seen))
         assert set(first) <= set(seen)
+
+
+def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):
+    deposit("Primeiro", "pt")
+    first = client.get("/").content.decode()
+    assert re.search(r"<dt>Items</dt><dd>1</dd>", first)
+    deposit("Segundo", "en")
+    # Within the minute the figures are those computed first (the README says so) ...
+    assert re.search(r"<dt>Items</dt><dd>1</dd>", client.get("/").content.decode())
+    # ... and once they expire, the new ones.
+    cache.delete("archive:collection-figures")
+    again = client.get("/").content.decode()
+    assert re.search(r"<dt>Items</dt><dd>2</dd>", again) and "(en, pt)" in again
