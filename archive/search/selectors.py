@@ -220,8 +220,8 @@ class Results:
         return self.count()
 
     def __getitem__(self, page: slice) -> list[int]:
-        if page.stop <= len(self.first_ids):
-            return self.first_ids[page]
+        if page.stop <= len(self.first_ids) or len(self.first_ids) < FACET_SAMPLE:
+            return self.first_ids[page]  # the first ids are all there is, or hold this page
         return list(self.items.values_list("pk", flat=True)[page])
 
 
