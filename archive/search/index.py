@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 
 from ..models import Item, ItemSearch
 from .schema import ITEM, SEARCH, sqlite_refresh
@@ -41,7 +42,8 @@ def batches(*, after: int = 0, missing: bool = False, size: int = BATCH
     while True:
         items = Item.objects.filter(pk__gt=after)
         if missing:
-            items = items.exclude(pk__in=ItemSearch.objects.values("item_id"))
+            # NOT EXISTS, not NOT IN: an anti-join however many entries there are.
+            items = items.filter(~Exists(ItemSearch.objects.filter(item_id=OuterRef("pk"))))
         ids = list(items.order_by("pk").values_list("pk", flat=True)[:size])
         if not ids:
             return
