@@ -113,6 +113,14 @@ class Item(models.Model):
                                     condition=models.Q(is_archive_service=True),
                                     name="one_archive_service"),
         ]
+        indexes = [
+            # The site's newest-first listings (home, browse) read this in order and stop
+            # after a page. The API's cursor walks the primary key.
+            models.Index(models.F("created").desc(), models.F("id").desc(),
+                         name="item_listed_newest",
+                         condition=models.Q(is_archive_service=False)
+                         & ~models.Q(state="Deleted")),
+        ]
 
     def __str__(self) -> str:
         return f"{self.ibi} {self.title}"
@@ -155,6 +163,43 @@ class DcValue(models.Model):
 
     def __str__(self) -> str:
         return f"{self.element}: {self.value}"
+
+
+class SearchVectorField(models.Field):
+    """PostgreSQL's tsvector; plain text elsewhere (SQLite keeps it NULL and unused)."""
+
+    description = "a text search vector"
+
+    def db_type(self, connection) -> str:
+        return "tsvector" if connection.vendor == "postgresql" else "text"
+
+
+class ItemSearch(models.Model):
+    """What search reads for one item, kept current by the database's own triggers
+    (archive/search/schema.py, installed by migration 0007_full_text_search) on every write
+    to archive_item and archive_dcvalue, whoever writes: the services, the admin, raw SQL,
+    COPY. `manage.py reindex` rebuilds it.
+
+    PostgreSQL fills `document` (weighted, stemmed and unaccented: the README's "Search"),
+    SQLite fills `text` (lower case, accents folded). No foreign key:
+    a COPY into archive_item need not wait for it, and the triggers remove a deleted item's row.
+    """
+
+    item = models.OneToOneField(Item, primary_key=True, on_delete=models.DO_NOTHING,
+                                db_constraint=False, related_name="search_entry")
+    # NULL (its database default) until the triggers fill it; its GIN index is made by the
+    # migration on PostgreSQL only.
+    document = SearchVectorField(null=True)
+    text = models.TextField(default="", db_default="")
+    # What the site's listings show (neither a tombstone nor the archive service): a search
+    # of the site then reads this table alone, whatever the number of matches.
+    listed = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        verbose_name = _("search entry")
+
+    def __str__(self) -> str:
+        return f"search entry of item {self.item_id}"
 
 
 class ItemFile(models.Model):

@@ -199,7 +199,7 @@ def test_an_unknown_or_invalid_ibi_is_a_json_404(anonymous, ibi):
 
 def test_the_archive_service_is_neither_listed_nor_served(anonymous):
     service = services.ensure_archive_service()
-    assert anonymous.get(ITEMS, secure=True).json()["count"] == 0
+    assert anonymous.get(ITEMS, secure=True).json()["results"] == []
     assert anonymous.get(ITEMS + service.ibi, secure=True).status_code == 404
 
 
@@ -224,7 +224,9 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
     assert titles(language="PT-br") == ["Vento solar"]
     assert titles(search="solar") == ["Solar wind", "Vento solar"]
     assert titles(search="banon") == ["Solar wind"]
-    assert titles(search="ventos") == ["Ventos"]
+    # The tombstone by its title; PostgreSQL stems Portuguese, so "ventos" finds "Vento" too.
+    stemmed = connection.vendor == "postgresql"
+    assert titles(search="ventos") == (["Vento solar", "Ventos"] if stemmed else ["Ventos"])
     assert titles(search="banon solar") == ["Solar wind"]
     assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
 
@@ -236,7 +238,7 @@ def test_the_list_is_paginated_in_a_fixed_number_of_queries(api, anonymous,
                                                               upload("b.txt", b"b")])
     with django_assert_max_num_queries(8):
         page = anonymous.get(ITEMS, {"page_size": 2}, secure=True).json()
-    assert page["count"] == 3 and len(page["results"]) == 2 and page["next"]
+    assert "count" not in page and len(page["results"]) == 2 and page["next"]
     assert [f["name"] for f in page["results"][0]["files"]] == ["a.txt", "b.txt"]
 
 
@@ -609,7 +611,7 @@ def test_a_list_or_search_shows_a_tombstone_not_its_record(anonymous, tombstone)
 
 
 def test_a_tombstone_is_not_found_by_its_creators(anonymous, tombstone):
-    assert anonymous.get(ITEMS + "?search=Secret", secure=True).json()["count"] == 0
+    assert anonymous.get(ITEMS + "?search=Secret", secure=True).json()["results"] == []
 
 
 def test_the_file_list_of_a_tombstone_is_410_with_the_tombstone(anonymous, tombstone):

@@ -51,7 +51,11 @@ def test_the_bad_requests_and_missing_pages_of_the_item_list_are_documented(sche
     assert {"200", "400", "404"} <= set(responses)
     bad = api.get(ITEMS, {"state": "Lost"}, secure=True)
     assert bad.status_code == 400 and bad.json() == {"state": [bad.json()["state"][0]]}
-    assert api.get(ITEMS, {"page": 0}, secure=True).json() == {"detail": "Invalid page."}
+    gone = api.get(ITEMS, {"page": 2}, secure=True)
+    assert gone.status_code == 400 and "next link" in gone.json()["page"][0]
+    assert api.get(ITEMS, {"page": 1}, secure=True).status_code == 200
+    lost = api.get(ITEMS, {"cursor": "not-a-cursor"}, secure=True)
+    assert lost.status_code == 404 and "invalid cursor" in lost.json()["detail"]
 
 
 def test_every_error_answer_has_a_json_schema(schema):
@@ -138,3 +142,14 @@ def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_ans
         format="json", secure=True).json()
     assert answer["creator"] == ["Silva, J.", "Carberry, Josiah"]
     assert answer["creators"][1] == {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}
+
+
+def test_the_item_list_is_documented_as_walked_by_cursor_without_a_count(schema):
+    operation = schema["paths"]["/api/items/"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert {"cursor", "page_size"} <= set(parameters)
+    assert parameters["page"]["deprecated"] is True and parameters["page"]["schema"]["enum"] == [1]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    page = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"next", "previous", "results"} <= set(page["properties"])
+    assert "count" not in page["properties"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from django.core.exceptions import SuspiciousOperation
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -26,7 +26,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
 from rest_framework.response import Response
@@ -34,7 +34,8 @@ from rest_framework.views import exception_handler as rest_exception_handler
 
 from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
-from ..models import DC_ELEMENTS, DcValue, Item, ItemFile
+from ..models import DC_ELEMENTS, Item, ItemFile
+from ..search import selectors as searching
 from ..site import citation
 from .schema import StrictInput, errors
 
@@ -325,11 +326,29 @@ class AddFilesPermissions(ItemPermissions):
     perms_map = {**ItemPermissions.perms_map, "POST": ["%(app_label)s.change_%(model_name)s"]}
 
 
-class ItemPagination(PageNumberPagination):
-    """?page= from 1 (another is a 404, DRF's answer); ?page_size= from 1, at most 200."""
+class ItemPagination(CursorPagination):
+    """A cursor, not page numbers: follow `next` (and `previous`). Newest deposit first (by
+    id), or best match first for ?search= on PostgreSQL; each page is read from an index
+    wherever it is, nothing is counted, and items deposited while a client walks the list
+    neither repeat nor push others out of it. ?page_size= from 1, at most 200."""
 
     page_size_query_param = "page_size"
     max_page_size = 200
+    ordering = ("-id",)
+    invalid_cursor_message = "invalid cursor: follow the next or previous link as given"
+
+    def get_ordering(self, request, queryset, view) -> tuple[str, ...]:
+        # One unique key each: the position alone says where the next page starts.
+        return ("-rank_key",) if "rank_key" in queryset.query.annotations else self.ordering
+
+    def paginate_queryset(self, queryset, request, view=None):
+        # Page numbers are gone: a client still counting pages must hear so, not get the
+        # first page again and again.
+        page = request.query_params.get("page")
+        if page is not None and page.strip() != "1":
+            raise ValidationError({"page": ["pages are not numbered any more: follow the "
+                                            "next link (?cursor=)"]})
+        return super().paginate_queryset(queryset, request, view)
 
     def get_page_size(self, request) -> int:
         # DRF falls back to the default on a page_size it cannot read; a client that asked
@@ -348,7 +367,14 @@ class ItemPagination(PageNumberPagination):
                 parameter["schema"]["minimum"] = 1
                 parameter["description"] = (f"Number of results to return per page, "
                                             f"at most {self.max_page_size} (more is cut).")
-        return parameters
+            if parameter["name"] == self.cursor_query_param:
+                parameter["description"] = ("Where the page starts: take it from the next "
+                                            "or previous link, never build it.")
+        return [*parameters, {
+            "name": "page", "in": "query", "required": False, "deprecated": True,
+            "schema": {"type": "integer", "enum": [1]},
+            "description": "Gone: the list is walked by cursor. 1 is the first page; any "
+                           "other value is a 400."}]
 
 
 IBI_PARAMETER = OpenApiParameter(
@@ -374,7 +400,7 @@ class _ItemRecordMixin:
 
 
 def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
-    """?state= (any case), ?language= (pt also finds pt-BR), ?search= (words in title/creator)."""
+    """?state= (any case), ?language= (pt also finds pt-BR), ?search= (the site's search)."""
     state = params.get("state")
     if state is not None:  # given, it must name a state: `?state=` is no wildcard
         states = {value.lower(): value for value in Item.State.values}
@@ -382,22 +408,20 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
         if state.lower() not in states:
             raise ValidationError({"state": [f"one of {', '.join(Item.State.values)}"]})
         items = items.filter(state=states[state.lower()])
-    # A tombstone shows neither language nor creators (TombstoneSerializer), so neither finds
-    # it: only its title does.
-    live = ~Q(state=Item.State.DELETED)
+    # A tombstone shows no language (TombstoneSerializer), so none finds it; its search
+    # entry holds its title alone, for the same reason (archive/search/schema.py).
     language = params.get("language", "").strip()
     if language:
-        items = items.filter(live & (Q(language__iexact=language)
-                                     | Q(language__istartswith=f"{language}-")))
-    for word in params.get("search", "").split():
-        creators = DcValue.objects.filter(item=OuterRef("pk"), element="creator",
-                                          value__icontains=word)
-        items = items.filter(Q(title__icontains=word) | (Exists(creators) & live))
-    return items
+        items = items.filter(~Q(state=Item.State.DELETED)
+                             & (Q(language__iexact=language)
+                                | Q(language__istartswith=f"{language}-")))
+    items, ranked = searching.matching(items, params.get("search", ""))
+    return searching.with_unique_rank(items) if ranked else items
 
 
 class ItemList(_ItemRecordMixin, generics.ListAPIView):
-    """GET: the repository's items, newest first (the archive service is not listed).
+    """GET: the repository's items, newest first (best match first for ?search= on
+    PostgreSQL), by cursor; the archive service is not listed.
     POST: deposit a new item (multipart)."""
 
     serializer_class = ItemSerializer
@@ -418,10 +442,16 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         OpenApiParameter("language", OpenApiTypes.STR,
                          description="BCP 47 tag; a bare language also finds its regions"),
         OpenApiParameter("search", OpenApiTypes.STR,
-                         description="words that must each occur in the title or a creator"),
+                         description="the site's search: words, \"phrases\", prefix*, "
+                                     "-excluded, OR; in the title, creators, subjects and "
+                                     "other metadata (a tombstone: its title only). "
+                                     "PostgreSQL: accents ignored, Portuguese and English "
+                                     "stems, best match first; SQLite: substrings, accents "
+                                     "ignored, newest first"),
     ], responses={200: records(many=True),
-                  **errors(400, 404, e400="an unknown state",
-                           e404="no such page (pages count from 1)")})
+                  **errors(400, 404, e400="an unknown state, an unreadable page_size, a "
+                                          "page other than 1",
+                           e404="an invalid cursor")})
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -6,23 +6,12 @@ from datetime import datetime
 from urllib.parse import quote
 
 from django.conf import settings
-from django.db.models import (
-    Count,
-    Exists,
-    F,
-    Max,
-    Min,
-    OuterRef,
-    Prefetch,
-    Q,
-    QuerySet,
-    Sum,
-)
-from django.db.models.functions import ExtractYear, Lower, Substr
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Min, Prefetch, QuerySet, Sum
 from django.http import HttpRequest
 
 from ..identifiers import ibi as ibilib
-from ..models import DcValue, Item, ItemFile
+from ..models import Item, ItemFile
 
 
 def spellings(parsed: ibilib.Ibi) -> list[str]:
@@ -218,11 +207,23 @@ def listed_items() -> QuerySet[Item]:
     return public_items().exclude(state=Item.State.DELETED)
 
 
+# The home page's figures are read often and change by one item at a time: each process
+# shares them through Django's cache for this long instead of scanning every row per request.
+FIGURES_TTL = 60
+
+
 def collection_figures() -> dict:
-    """Items, files, total size and languages of the listed items."""
+    """Items, files, total size and languages of the listed items, at most FIGURES_TTL
+    seconds old (see the README's "Search": maintained counts were not worth triggers on
+    every file write for a figure readers accept a minute late)."""
+    return cache.get_or_set("archive:collection-figures", _collection_figures, FIGURES_TTL)
+
+
+def _collection_figures() -> dict:
     items = listed_items()
     files = ItemFile.objects.filter(item__in=items).aggregate(count=Count("id"), size=Sum("size"))
-    languages = sorted(set(items.exclude(language="").values_list("language", flat=True)))
+    languages = sorted(set(items.exclude(language="").order_by()
+                           .values_list("language", flat=True).distinct()))
     return {"items": items.count(), "files": files["count"], "size": files["size"] or 0,
             "languages": languages}
 
@@ -240,67 +241,6 @@ def sitemap_page(page: int, size: int) -> QuerySet:
     """(ibi, updated) of the listed items of one sitemap page, by id (see sitemap_pages)."""
     return (listed_items().filter(id__gt=page * size, id__lte=(page + 1) * size)
             .order_by("id").values_list("ibi", "updated"))
-
-
-def _has_dc(element: str, **lookup) -> Exists:
-    return Exists(DcValue.objects.filter(item=OuterRef("pk"), element=element, **lookup))
-
-
-def search_items(*, q: str = "", creator: str = "", subject: str = "", year: str = "",
-                 language: str = "", sort: str = "", queryset: QuerySet[Item] | None = None
-                 ) -> QuerySet[Item]:
-    """Listed items matching every given criterion, newest first (sort="title": by title).
-
-    `q`: every word in the title or in any Dublin Core value; `creator`/`subject`: one exact
-    value; `year`: the year of dc:date, or of the deposit when the item has no dc:date;
-    `language`: the item's language tag, any case.
-    """
-    items = listed_items() if queryset is None else queryset
-    for word in q.split():
-        items = items.filter(Q(title__icontains=word)
-                             | Exists(DcValue.objects.filter(item=OuterRef("pk"),
-                                                             value__icontains=word)))
-    if creator:
-        items = items.filter(_has_dc("creator", value=creator))
-    if subject:
-        items = items.filter(_has_dc("subject", value=subject))
-    if year:
-        items = items.filter(_has_dc("date", value__startswith=year)
-                             | (~_has_dc("date") & Q(created__year=int(year))))
-    if language:
-        items = items.filter(language__iexact=language)
-    if sort == "title":
-        return items.order_by(Lower("title"), "id")
-    return items.order_by("-created", "-id")
-
-
-def facets(items: QuerySet[Item], size: int = 10) -> dict[str, list[tuple[str, int]]]:
-    """The commonest creators, subjects, years and languages among items, with counts."""
-    def values(element: str) -> list[tuple[str, int]]:
-        rows = (DcValue.objects.filter(item__in=items, element=element).values("value")
-                .annotate(n=Count("item", distinct=True)).order_by("-n", "value")[:size])
-        return [(r["value"], r["n"]) for r in rows]
-
-    years: dict[str, int] = {}
-    dated = (DcValue.objects.filter(item__in=items, element="date")
-             .annotate(year=Substr("value", 1, 4)).values("year")
-             .annotate(n=Count("item", distinct=True)))
-    for row in dated:
-        if row["year"].isdigit() and len(row["year"]) == 4:
-            years[row["year"]] = years.get(row["year"], 0) + row["n"]
-    undated = (items.filter(~_has_dc("date")).annotate(year=ExtractYear("created"))
-               .values("year").annotate(n=Count("id")).order_by())
-    for row in undated:
-        key = f"{row['year']:04d}"
-        years[key] = years.get(key, 0) + row["n"]
-    languages = (items.exclude(language="").values("language").annotate(n=Count("id"))
-                 .order_by("-n", "language")[:size])
-    return {
-        "creator": values("creator"),
-        "subject": values("subject"),
-        "year": sorted(years.items(), reverse=True)[:size],
-        "language": [(r["language"], r["n"]) for r in languages],
-    }
 
 
 def newer_edition(item: Item) -> Item | None:

@@ -61,7 +61,7 @@ def to_access_rows(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0006_dcvalue_orcid'),
+        ('archive', '0007_full_text_search'),
     ]
 
     operations = [

@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors
 from ..harvest import oai_dc
@@ -23,33 +24,38 @@ from ..metadata import bibtex, highwire, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..models import DC_ELEMENTS, Item, validate_language
+from ..search import selectors as searching
 from .citation import apa, of_item
 
 PAGE_SIZE = 20
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    items = selectors.listed_items()
+    newest = searching.search_items()
+    browse = searching.Results(newest)
     return render(request, "archive/site/home.html", {
-        "recent": items.order_by("-created", "-id").prefetch_related("dc_values")[:10],
+        "recent": newest.prefetch_related("dc_values")[:10],
         "figures": selectors.collection_figures(),
-        "facets": _facet_links(request, selectors.facets(items), {}),
+        "facets": _facet_links(request, searching.facets(browse.first_ids), {}),
+        "sampled": browse.sampled, "sample": _figure(searching.FACET_SAMPLE),
     })
 
 
 # -- Search and browse -------------------------------------------------------------------------
 
 class SearchForm(forms.Form):
-    q = forms.CharField(label="Search", max_length=200, required=False)
+    q = forms.CharField(label=_("Search"), max_length=200, required=False)
     creator = forms.CharField(max_length=1000, required=False)
     subject = forms.CharField(max_length=1000, required=False)
     year = forms.RegexField(regex=r"^[0-9]{4}\Z", required=False,
-                            error_messages={"invalid": "Give the year as four digits."})
+                            error_messages={"invalid": _("Give the year as four digits.")})
     language = forms.CharField(max_length=35, required=False, validators=[validate_language])
-    sort = forms.ChoiceField(label="Order", required=False,
-                             choices=[("", "Newest first"), ("title", "Title, A to Z")])
+    type = forms.CharField(max_length=1000, required=False)
+    sort = forms.ChoiceField(label=_("Order"), required=False,
+                             choices=[("", _("Best match first")), ("newest", _("Newest first")),
+                                      ("title", _("Title, A to Z"))])
 
-    FILTERS = ("creator", "subject", "year", "language")
+    FILTERS = ("creator", "subject", "year", "language", "type")
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -57,18 +63,26 @@ def search(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "archive/site/search.html", {"form": form}, status=400)
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
-    items = selectors.search_items(**criteria)
-    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
-    details = selectors.with_details(Item.objects.filter(pk__in=[i.pk for i in page.object_list]))
+    results = searching.find(**criteria)
+    page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
+    details = selectors.with_details(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
-    page.object_list = [by_pk[i.pk] for i in page.object_list]
+    page.object_list = [by_pk[pk] for pk in page.object_list if pk in by_pk]
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
     return render(request, "archive/site/search.html", {
         "form": form, "page": page, "criteria": criteria,
+        "total": results.count(), "more": results.more, "cap": _figure(searching.COUNT_CAP),
+        "sampled": results.sampled, "sample": _figure(searching.FACET_SAMPLE),
+        "ranked": bool(criteria.get("q")) and searching.full_text(),
         "active": [(k, v, _query(criteria, **{k: None})) for k, v in active.items()],
-        "facets": _facet_links(request, selectors.facets(items), criteria),
+        "facets": _facet_links(request, searching.facets(results.first_ids), criteria),
         "page_base": f"{_query(criteria) or '?'}{'&' if criteria else ''}page=",
     })
+
+
+def _figure(number: int) -> str:
+    """10 000: thousands apart by a space, as the SI writes them in every language."""
+    return f"{number:,}".replace(",", "\u202f")
 
 
 def _query(criteria: dict[str, str], **changes: str | None) -> str:

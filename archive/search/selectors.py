@@ -1,0 +1,259 @@
+"""Reads: search and browse, the same for the site's /search and the API's ?search=.
+
+PostgreSQL: full text (archive/search/schema.py builds the documents): every term of the
+query must match (or a group joined by OR), in the Portuguese or English stem or the plain
+word, accents ignored; results best first (ts_rank, title above creators above subjects above
+the rest). SQLite: each term is a substring of the item's folded text, newest first.
+
+Nothing here counts a million rows: `Results` counts up to COUNT_CAP and keeps the ids of the
+first FACET_SAMPLE results, from which the first pages and the facets are served.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from django.db import connection
+from django.db.models import (
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    Exists,
+    F,
+    FloatField,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+)
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast, Concat, Lower, LPad
+
+from ..deposit.selectors import listed_items
+from ..models import DcValue, Item, ItemSearch
+from . import query as parsing
+
+# Facets are counted over the first results in the listing's order (the best matches of a
+# search, the newest items of a browse): constant work whatever the collection's size.
+FACET_SAMPLE = 1000
+# Result counts stop here; past it a page says "more than 10 000".
+COUNT_CAP = 10_000
+FACETS = ("creator", "subject", "year", "language", "type")
+
+
+class _Matches(Func):
+    """document @@ query, as a condition."""
+
+    arg_joiner = " @@ "
+    template = "(%(expressions)s)"
+    output_field = BooleanField()
+
+
+def full_text() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def tsquery(q: str) -> str:
+    """The PostgreSQL text search query of a reader's search, as text ("" if it names no
+    word that is not a stop word). Computed once, so the main query holds a constant the
+    planner gives to the GIN index."""
+    groups, params = [], []
+    for group in parsing.parse(q):
+        terms = []
+        for term in group:
+            if term.kind == "prefix":
+                sql = "to_tsquery('simple', archive_unaccent(%s))"
+                params.append(f"'{term.text.lower()}':*")
+            else:
+                sql = f"archive_search_term(%s, {'true' if term.kind == 'phrase' else 'false'})"
+                params.append(term.text)
+            terms.append(f"(!! {sql})" if term.negated else sql)
+        groups.append("(" + " && ".join(terms) + ")")
+    if not groups:
+        return ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT ({' || '.join(groups)})::text", params)
+        return cursor.fetchone()[0]
+
+
+def _has_dc(element: str, **lookup) -> Exists:
+    return Exists(DcValue.objects.filter(item=OuterRef("pk"), element=element, **lookup))
+
+
+def _query(text: str) -> RawSQL:
+    return RawSQL("%s::tsquery", [text])
+
+
+def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
+    """items that match the search q, and whether they carry a `rank` (PostgreSQL)."""
+    if not q.strip():
+        return items, False
+    if full_text():
+        text = tsquery(q)
+        if not text:
+            return items.none(), False
+        document = F("search_entry__document")
+        return (items.filter(_Matches(document, _query(text)))
+                .annotate(rank=Func(document, _query(text), function="ts_rank",
+                                    output_field=FloatField()))), True
+    condition = Q(pk__in=[])
+    for group in parsing.parse(q):
+        every = Q()
+        for term in group:
+            found = Q(search_entry__text__contains=parsing.fold(term.text))
+            every &= ~found if term.negated else found
+        condition |= every
+    return items.filter(condition), False
+
+
+def _entries(q: str, filtered: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
+    """PostgreSQL: the listed search entries matching q, ranked, read from archive_itemsearch
+    alone (its GIN index) unless a filter names items: what the first pages, the facets and
+    the capped count of a search read, so that none joins a hundred thousand items."""
+    text = tsquery(q)
+    entries = ItemSearch.objects.filter(listed=True)
+    if not text:
+        return entries.none()
+    entries = entries.filter(_Matches(F("document"), _query(text))).annotate(
+        rank=Func(F("document"), _query(text), function="ts_rank", output_field=FloatField()))
+    if filtered is not None:
+        entries = entries.filter(item__in=filtered.values("pk"))
+    return entries.order_by("-rank", "-item_id")
+
+
+def with_unique_rank(items: QuerySet[Item]) -> QuerySet[Item]:
+    """Ranked items with `rank_key`: the rank (to a millionth) then the id, as one text that
+    sorts like them and never ties, so that a cursor walks the results without an offset:
+    a million items of equal rank would otherwise need one (DRF's CursorPagination)."""
+    scaled = Cast(F("rank") * Value(1_000_000.0), BigIntegerField())
+    return items.annotate(rank_key=Concat(
+        LPad(Cast(scaled, CharField()), 12, Value("0")),
+        LPad(Cast(F("search_entry__item_id"), CharField()), 19, Value("0")),
+        output_field=CharField()))
+
+
+def _filtered(items: QuerySet[Item], *, creator: str = "", subject: str = "", year: str = "",
+              language: str = "", type: str = "") -> QuerySet[Item]:
+    if creator:
+        items = items.filter(_has_dc("creator", value=creator))
+    if subject:
+        items = items.filter(_has_dc("subject", value=subject))
+    if type:
+        items = items.filter(_has_dc("type", value=type))
+    if year:
+        items = items.filter(_has_dc("date", value__startswith=year)
+                             | (~_has_dc("date") & Q(created__year=int(year))))
+    if language:
+        items = items.filter(language__iexact=language)
+    return items
+
+
+def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None = None,
+                 **filters: str) -> QuerySet[Item]:
+    """Listed items matching every given criterion, in order: best match first when q is
+    given on PostgreSQL, else newest first; sort="newest" or "title" chooses.
+
+    `q`: see `matching`; filters `creator`/`subject`/`type`: one exact Dublin Core value;
+    `year`: the year of dc:date, or of the deposit when the item has no dc:date;
+    `language`: the item's language tag, any case.
+    """
+    items = _filtered(listed_items() if queryset is None else queryset, **filters)
+    items, ranked = matching(items, q)
+    if sort == "title":
+        return items.order_by(Lower("title"), "id")
+    if ranked and sort != "newest":
+        return items.order_by("-rank", "-search_entry__item_id")
+    return items.order_by("-created", "-id")
+
+
+def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
+    """`search_items` as `Results`: on PostgreSQL, a search best match first reads its
+    first results and its count from the search entries alone."""
+    items = search_items(q=q, sort=sort, **filters)
+    if full_text() and q.strip() and sort not in ("title", "newest"):
+        named = {name: value for name, value in filters.items() if value}
+        filtered = _filtered(listed_items(), **named) if named else None
+        return Results(items, _entries(q, filtered))
+    return Results(items)
+
+
+class Results:
+    """A search's results for Django's Paginator, without counting the whole match: the ids
+    of the first FACET_SAMPLE in one query, a count that stops past COUNT_CAP, and pages
+    read from the ids (the first pages) or from the database (deeper ones)."""
+
+    def __init__(self, items: QuerySet[Item],
+                 entries: QuerySet[ItemSearch] | None = None) -> None:
+        self.items = items
+        # The same results in the same order, from the search entries (faster), if given.
+        self.entries = entries
+        ids = (items.values_list("pk", flat=True) if entries is None
+               else entries.values_list("item_id", flat=True))
+        self.first_ids = list(ids[:FACET_SAMPLE])
+        self._count: int | None = None
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the facets saw only the first FACET_SAMPLE results (of as many or more)."""
+        return len(self.first_ids) >= FACET_SAMPLE
+
+    @property
+    def total(self) -> int:
+        """The number of results, exact up to COUNT_CAP, else COUNT_CAP + 1."""
+        if self._count is None:
+            if len(self.first_ids) < FACET_SAMPLE:
+                self._count = len(self.first_ids)
+            else:
+                source = self.items if self.entries is None else self.entries
+                self._count = source.order_by().values("pk")[:COUNT_CAP + 1].count()
+        return self._count
+
+    @property
+    def more(self) -> bool:
+        return self.total > COUNT_CAP
+
+    def count(self) -> int:
+        return min(self.total, COUNT_CAP)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, page: slice) -> list[int]:
+        if page.stop <= len(self.first_ids) or len(self.first_ids) < FACET_SAMPLE:
+            return self.first_ids[page]  # the first ids are all there is, or hold this page
+        return list(self.items.values_list("pk", flat=True)[page])
+
+
+def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str, int]]]:
+    """The commonest creators, subjects, years, languages and types among these items (a
+    sample: FACET_SAMPLE at most), with counts. Three queries."""
+    ids = list(item_ids)
+    counts: dict[str, Counter] = {name: Counter() for name in FACETS}
+    dated: set[int] = set()
+    years: set[tuple[int, str]] = set()
+    rows = (DcValue.objects.filter(item_id__in=ids,
+                                   element__in=["creator", "subject", "type", "date"])
+            .values_list("item_id", "element", "value").distinct())
+    for item_id, element, value in rows:
+        if element != "date":
+            counts[element][value] += 1
+            continue
+        # An item counts once in each year its dates name; a date without a readable year
+        # counts in none, and the item is no longer "undated" either.
+        dated.add(item_id)
+        if value[:4].isascii() and value[:4].isdigit() and len(value[:4]) == 4:
+            years.add((item_id, value[:4]))
+    counts["year"].update(year for _, year in years)
+    for item_id, language, created in Item.objects.filter(pk__in=ids).values_list(
+            "pk", "language", "created"):
+        if language:
+            counts["language"][language] += 1
+        if item_id not in dated:
+            counts["year"][f"{created.year:04d}"] += 1
+
+    def top(name: str) -> list[tuple[str, int]]:
+        return sorted(counts[name].items(), key=lambda pair: (-pair[1], pair[0]))[:size]
+
+    return {**{name: top(name) for name in FACETS},
+            "year": sorted(counts["year"].items(), reverse=True)[:size]}
