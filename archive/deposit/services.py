@@ -20,7 +20,14 @@ from django.utils.translation import gettext as _
 
 from ..identifiers import orcid
 from ..identifiers.minting import mint
-from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
+from ..models import (
+    DC_ELEMENTS,
+    DcValue,
+    Item,
+    ItemFile,
+    normalize_language,
+    validate_language,
+)
 from . import content_types, storage
 
 
@@ -99,6 +106,18 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
             rows.append(DcValue(element=element, value=text, position=position, orcid=orcid_id))
             position += 1
     return rows
+
+
+def _clean_language(value: str | None) -> str:
+    """A valid tag in its normal case; checked as given, so that the refusal names it so."""
+    if not value:
+        return ""
+    try:
+        validate_language(value)
+    except ValidationError as exc:
+        raise ServiceError(_("language: %(reason)s") % {"reason": " ".join(exc.messages)}
+                           ) from None
+    return normalize_language(value)
 
 
 def _safe_name(what: str, name: str) -> str:
@@ -199,7 +218,7 @@ def item_deposit(
     if target_file and target_file not in names:
         raise ServiceError(f"target_file {target_file!r} is not one of the files")
     metadata = _clean_metadata(dc)
-    item = Item(title=title, language=normalize_language(language) if language else "",
+    item = Item(title=title, language=_clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
                 translation_of=translation_of, transferable=transferable)
     _check_links(item)
@@ -300,8 +319,8 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     unknown = set(fields) - allowed
     if unknown:
         raise ServiceError(f"cannot change {', '.join(sorted(unknown))}")
-    if "language" in fields and fields["language"]:
-        fields["language"] = normalize_language(fields["language"])
+    if "language" in fields:
+        fields["language"] = _clean_language(fields["language"])
     if "target_file" in fields and fields["target_file"]:
         fields["target_file"] = _safe_name("target_file", fields["target_file"])
         if not item.files.filter(name=fields["target_file"]).exists():
