@@ -89,3 +89,14 @@ def test_what_scripts_read_is_not_translated(portuguese, settings):
     call_command("ibi", "mint", stdout=out)
     repository_name, ibip = out.getvalue().split()  # '<repository name> <IBIp>', as before
     assert ibi.parse(ibip).form == "ibip" and ibi.parse(repository_name).form != "ibip"
+
+
+def test_a_pure_modules_refusal_is_translated_by_the_command(portuguese, tmp_path):
+    """archive/deposit/bulk_import.py imports no Django: its UnsafePath carries an English
+    template, which importitems says in LANGUAGE_CODE."""
+    source = tmp_path / "items.csv"
+    source.write_text("title,files\nRelatório,../../etc/passwd\n", encoding="utf-8")
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 de 1 item falhou"):
+        call_command("importitems", str(source), stdout=out, stderr=io.StringIO())
+    assert "'../../etc/passwd': '..' não é permitido num caminho de importação" in out.getvalue()

@@ -36,6 +36,7 @@ from django.core.management.base import (
     CommandParser,
 )
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from tqdm import tqdm
 
 from archive.deposit import bulk_import, selectors, services
@@ -78,7 +79,7 @@ def read_csv(path: Path) -> Iterator[Entry]:
                 entry.paths = [bulk_import.import_path(path.parent, p)
                                for p in cells["files"].split(";") if p.strip()]
             except bulk_import.UnsafePath as exc:
-                entry.error = entry.error or str(exc)
+                entry.error = entry.error or _reason(exc)
             entry.metadata = {
                 k: [v.strip() for v in value.split("|")] if k in DC_ELEMENTS else value
                 for k, value in cells.items() if k in FIELDS and value}
@@ -149,7 +150,9 @@ class Command(DocumentedCommand):
         journal_path = (Path(journal) if journal else
                         source_path.with_name(source_path.name + ".imported.jsonl"))
         self.done = self._read_journal(journal_path)
-        self.stdout.write(_("%(count)d items in %(source)s; journal: %(journal)s") % {
+        self.stdout.write(ngettext("%(count)d item in %(source)s; journal: %(journal)s",
+                                   "%(count)d items in %(source)s; journal: %(journal)s",
+                                   len(entries)) % {
             "count": len(entries), "source": source_path, "journal": journal_path})
 
         imported, skipped, failures, seen = 0, 0, [], set()
@@ -187,9 +190,10 @@ class Command(DocumentedCommand):
             self.stdout.write("  " + _("failed %(id)s: %(reason)s")
                               % {"id": entry_id, "reason": reason})
         if failures:
-            raise CommandError(_("%(failed)d of %(count)d items failed; fix them and run the "
-                                 "same command again") % {"failed": len(failures),
-                                                          "count": len(entries)})
+            raise CommandError(ngettext(
+                "%(failed)d of %(count)d item failed; fix it and run the same command again",
+                "%(failed)d of %(count)d items failed; fix them and run the same command again",
+                len(entries)) % {"failed": len(failures), "count": len(entries)})
 
     def _read_journal(self, path: Path) -> dict[str, str]:
         done = {}
