@@ -284,7 +284,7 @@ def _advance_minting(records: list[dict]) -> None:
         return
     newest = max(ibilib.parse(r["ibi"]).date for r in records)
     with transaction.atomic():
-        state, _ = MintingState.objects.select_for_update().get_or_create(name="default")
+        state, _created = MintingState.objects.select_for_update().get_or_create(name="default")
         if not state.last_date_for_suffix or Decimal(state.last_date_for_suffix) < newest:
             state.last_date_for_suffix = str(exact_decimal(newest))
             state.save(update_fields=["last_date_for_suffix", "updated"])
