@@ -60,7 +60,7 @@ def test_one_flipped_byte_is_named_and_nothing_else(items, media):
     assert len(problems) == 1 and problems[0].startswith(f"changed  {key}: sha256 ")
     recorded = ItemFile.objects.get(item=items[1], name="report.pdf")
     assert f"recorded {recorded.sha256}" in problems[0]
-    assert failed is not None and "1 files changed or missing" in str(failed)
+    assert failed is not None and "1 file changed or missing" in str(failed)
     assert recorded.fixity_problem.startswith("changed: sha256 ")
     assert set(ItemFile.objects.exclude(fixity_problem="").values_list("pk", flat=True)) \
         == {recorded.pk}

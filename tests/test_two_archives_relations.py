@@ -50,7 +50,7 @@ def test_a_local_copy_does_not_settle_what_its_original_knows_better(network):
     first = deposit(b, token, "first", language="en")
     rep = first["ibi"]
     assert a.manage("copyitem", rep, "--from", b.url).stdout.strip() \
-        == f"{rep}: created, 1 files fetched"
+        == f"{rep}: created, 1 file fetched"
     second = deposit(b, token, "second", language="en", previous_edition=rep)
     third = deposit(b, token, "third", language="en", previous_edition=second["ibi"])
     pt = deposit(b, token, "primeira", language="pt", translation_of=rep)

@@ -1,6 +1,7 @@
 """GET /api/archive: who this Archive is for the resolution system, as JSON."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, permission_classes
@@ -31,5 +32,5 @@ from .schema import errors
 def archive_info(request: Request) -> Response:
     info = archive_service.archive_info(request)
     if info is None:
-        raise NotFound("this repository has no archive service yet: run migrate")
+        raise NotFound(_("this repository has no archive service yet: run migrate"))
     return Response(info)

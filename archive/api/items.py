@@ -15,6 +15,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -242,7 +243,8 @@ class ItemIbiField(serializers.CharField):
         text = super().to_internal_value(data)
         item = selectors.item_by_ibi(text, selectors.public_items())
         if item is None:
-            raise ValidationError(f"no item of this repository has the IBI {text!r}")
+            raise ValidationError(_("no item of this repository has the IBI %(ibi)r")
+                                  % {"ibi": text})
         return item
 
 
@@ -250,7 +252,7 @@ class ChecksumsField(serializers.ListField):
     """sha256 of each file, in order: repeated fields, or one field separated by commas."""
 
     child = serializers.RegexField(r"^[0-9a-fA-F]{64}$", error_messages={
-        "invalid": "a sha256 is 64 hexadecimal digits"})
+        "invalid": gettext_lazy("a sha256 is 64 hexadecimal digits")})
 
     def to_internal_value(self, data) -> list[str]:
         values = [data] if isinstance(data, str) else data
@@ -357,7 +359,7 @@ class ItemPagination(CursorPagination):
         if given is None:
             return self.page_size
         if not given.isascii() or not given.isdigit() or int(given) < 1:
-            raise ValidationError({"page_size": ["a whole number from 1"]})
+            raise ValidationError({"page_size": [_("a whole number from 1")]})
         return min(int(given), self.max_page_size)
 
     def get_schema_operation_parameters(self, view) -> list[dict]:
@@ -406,7 +408,8 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
         states = {value.lower(): value for value in Item.State.values}
         state = state.strip()
         if state.lower() not in states:
-            raise ValidationError({"state": [f"one of {', '.join(Item.State.values)}"]})
+            raise ValidationError({"state": [
+                _("one of %(states)s") % {"states": ", ".join(Item.State.values)}]})
         items = items.filter(state=states[state.lower()])
     # A tombstone shows no language (TombstoneSerializer), so none finds it; its search
     # entry holds its title alone, for the same reason (archive/search/schema.py).
@@ -470,7 +473,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
         if unknown:  # a misspelt element (creater=…) must not vanish silently
-            return Response({"detail": f"unknown field {', '.join(unknown)}"},
+            detail = ngettext("unknown field %(fields)s", "unknown fields %(fields)s",
+                              len(unknown)) % {"fields": ", ".join(unknown)}
+            return Response({"detail": detail},
                             status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -508,7 +513,8 @@ class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
     def get_object(self) -> Item:
         item = selectors.item_by_ibi(self.kwargs["ibi"], self.get_queryset())
         if item is None:
-            raise NotFound(f"no item of this repository has the IBI {self.kwargs['ibi']!r}")
+            raise NotFound(_("no item of this repository has the IBI %(ibi)r")
+                           % {"ibi": self.kwargs["ibi"]})
         self.check_object_permissions(self.request, item)
         return item
 
@@ -535,12 +541,13 @@ class ItemDetail(_OneItem):
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
         if not isinstance(request.data, Mapping):
-            return Response({"detail": "the body must be a JSON object of fields"},
+            return Response({"detail": _("the body must be a JSON object of fields")},
                             status=status.HTTP_400_BAD_REQUEST)
         form = ItemUpdateSerializer(data=request.data, partial=True)
         fixed = sorted(set(request.data) - set(form.fields))
         if fixed:
-            return Response({"detail": f"cannot change {', '.join(fixed)}"},
+            detail = _("cannot change %(fields)s") % {"fields": ", ".join(fixed)}
+            return Response({"detail": detail},
                             status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)

@@ -11,7 +11,9 @@ anywhere on the way (a link may point anywhere, and may be changed after it was 
     Traceback (most recent call last):
     UnsafePath: '../../etc/passwd': '..' is not allowed in an import path
 
-No database, no Django: the command reads the source, this decides what it may open.
+No database, no Django: the command reads the source, this decides what it may open. So
+UnsafePath carries its English message template and parameters, marked for the catalogue by a
+local gettext_noop, and the command (the edge) translates them: `exc.template % exc.params`.
 """
 from __future__ import annotations
 
@@ -23,8 +25,20 @@ from typing import IO
 __all__ = ["UnsafePath", "check_item_folder", "folder_file", "import_path", "open_import_file"]
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a message for makemessages; the edge translates it (Django's gettext)."""
+    return message
+
+
 class UnsafePath(ValueError):
-    """A path an import refuses to read; the message says which and why."""
+    """A path an import refuses to read; the message says which and why.
+
+    `template` (marked for translation) and `params` let the edge say it in the operator's
+    language; str() is the English message."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        super().__init__(template % params)
+        self.template, self.params = template, params
 
 
 def import_path(root: Path, relative: str) -> Path:
@@ -36,15 +50,16 @@ def import_path(root: Path, relative: str) -> Path:
     """
     text = relative.strip()
     if not text:
-        raise UnsafePath("an empty path")
+        raise UnsafePath(gettext_noop("an empty path"))
     if "\x00" in text:
-        raise UnsafePath(f"{text!r}: a NUL character in the path")
+        raise UnsafePath(gettext_noop("%(path)r: a NUL character in the path"), path=text)
     if (PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute()
             or PureWindowsPath(text).drive or text.startswith(("/", "\\"))):
-        raise UnsafePath(f"{text!r}: absolute paths are not allowed in an import")
+        raise UnsafePath(gettext_noop("%(path)r: absolute paths are not allowed in an import"),
+                         path=text)
     parts = text.replace("\\", "/").split("/")
     if ".." in parts:
-        raise UnsafePath(f"{text!r}: '..' is not allowed in an import path")
+        raise UnsafePath(gettext_noop("%(path)r: '..' is not allowed in an import path"), path=text)
     return _inside(root, [p for p in parts if p not in ("", ".")], text)
 
 
@@ -59,20 +74,22 @@ def _inside(root: Path, parts: list[str], shown: str) -> Path:
     for part in parts:
         current = current / part
         if current.is_symlink():
-            raise UnsafePath(f"{shown!r}: {part!r} is a symbolic link; links are not "
-                             "followed in an import")
+            raise UnsafePath(gettext_noop("%(path)r: %(part)r is a symbolic link; links are "
+                                          "not followed in an import"), path=shown, part=part)
     if not current.resolve().is_relative_to(root):  # belt and braces after the walk above
-        raise UnsafePath(f"{shown!r} is outside the import folder {root}")
+        raise UnsafePath(gettext_noop("%(path)r is outside the import folder %(root)s"), path=shown,
+                         root=root)
     return current
 
 
 def check_item_folder(root: Path, folder: Path) -> None:
     """An item's subfolder of a folder import: a real folder directly below `root`."""
     if folder.is_symlink():
-        raise UnsafePath(f"{folder.name!r} is a symbolic link; links are not followed in an "
-                         "import")
+        raise UnsafePath(gettext_noop("%(path)r is a symbolic link; links are not followed in "
+                                      "an import"), path=folder.name)
     if folder.resolve().parent != root.resolve():  # a link above it, say
-        raise UnsafePath(f"{folder.name!r} is outside the import folder {root}")
+        raise UnsafePath(gettext_noop("%(path)r is outside the import folder %(root)s"),
+                         path=folder.name, root=root)
 
 
 def open_import_file(path: Path) -> IO[bytes]:
@@ -83,11 +100,12 @@ def open_import_file(path: Path) -> IO[bytes]:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         if path.is_symlink():
-            raise UnsafePath(f"{path.name!r} is a symbolic link; links are not followed in an "
-                             "import") from None
-        raise UnsafePath(f"{path.name!r}: {exc.strerror}") from None
+            raise UnsafePath(gettext_noop("%(path)r is a symbolic link; links are not followed "
+                                          "in an import"), path=path.name) from None
+        raise UnsafePath(gettext_noop("%(path)r: %(reason)s"), path=path.name,
+                         reason=exc.strerror) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise UnsafePath(f"{path.name!r} is not a regular file")
+        raise UnsafePath(gettext_noop("%(path)r is not a regular file"), path=path.name)
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")

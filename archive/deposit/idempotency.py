@@ -26,6 +26,7 @@ from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..models import IdempotencyKey, Item
 from .services import Conflict, ServiceError
@@ -50,8 +51,8 @@ def fingerprint(fields: dict[str, list[str]], files: list[tuple[str, str]]) -> s
 
 def check_key(key: str) -> str:
     if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
-        raise ServiceError(f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII "
-                           "characters")
+        raise ServiceError(_("Idempotency-Key must be 1 to %(count)d printable ASCII characters")
+                           % {"count": MAX_KEY_LENGTH})
     return key
 
 
@@ -70,8 +71,8 @@ def once(*, user, key: str, request_fingerprint: str,
     except IntegrityError:
         existing = IdempotencyKey.objects.select_related("item").get(user=user, key=key)
         if existing.fingerprint != request_fingerprint:
-            raise Conflict("this Idempotency-Key was used for another request; use a new "
-                           "key for a new deposit") from None
+            raise Conflict(_("this Idempotency-Key was used for another request; use a new "
+                             "key for a new deposit")) from None
         if existing.item is not None:
             return existing.item, True
         # No item yet: still depositing, or its process was killed (then take the claim over,
@@ -80,8 +81,8 @@ def once(*, user, key: str, request_fingerprint: str,
             pk=existing.pk, item=None, created=existing.created,
             created__lt=now - IDEMPOTENCY_ABANDONED).update(created=now)
         if not taken:
-            raise Conflict("a request with this Idempotency-Key is in progress; retry it "
-                           "later") from None
+            raise Conflict(_("a request with this Idempotency-Key is in progress; retry it "
+                             "later")) from None
         claim = existing
     # The claim's timestamp is its owner's token: a first request slower than
     # IDEMPOTENCY_ABANDONED, whose claim was taken over, can neither link its item (its
@@ -90,8 +91,8 @@ def once(*, user, key: str, request_fingerprint: str,
 
     def link(item: Item) -> None:
         if not mine.update(item=item):
-            raise Conflict("another request with this Idempotency-Key took it over; retry "
-                           "to get its answer")
+            raise Conflict(_("another request with this Idempotency-Key took it over; retry "
+                             "to get its answer"))
 
     try:
         item = deposit(link)

@@ -17,10 +17,18 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..identifiers import orcid
 from ..identifiers.minting import mint
-from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
+from ..models import (
+    DC_ELEMENTS,
+    DcValue,
+    Item,
+    ItemFile,
+    normalize_language,
+    validate_language,
+)
 from . import content_types, storage
 
 
@@ -55,7 +63,7 @@ class Upload:
 def _clean_text(what: str, value: str) -> str:
     """Text a database and an XML record can hold: no NUL or other control characters."""
     if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
-        raise ServiceError(f"{what} contains a control character")
+        raise ServiceError(_("%(what)s contains a control character") % {"what": what})
     return value.strip()
 
 
@@ -82,7 +90,7 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
     rows = []
     for element, values in (dc or {}).items():
         if element not in DC_ELEMENTS:
-            raise ServiceError(f"{element!r} is not a Dublin Core element")
+            raise ServiceError(_("%(element)r is not a Dublin Core element") % {"element": element})
         if isinstance(values, str):
             values = [values]
         position = 0
@@ -101,24 +109,38 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
     return rows
 
 
+def _clean_language(value: str | None) -> str:
+    """A valid tag in its normal case; checked as given, so that the refusal names it so."""
+    if not value:
+        return ""
+    try:
+        validate_language(value)
+    except ValidationError as exc:
+        raise ServiceError(_("language: %(reason)s") % {"reason": " ".join(exc.messages)}
+                           ) from None
+    return normalize_language(value)
+
+
 def _safe_name(what: str, name: str) -> str:
     """storage.safe_name, its refusal a ServiceError (a 400), not a ValueError (a 500)."""
     try:
         return storage.safe_name(name)
     except storage.FileNameError as exc:
-        raise ServiceError(f"{what}: {exc}") from None
+        raise ServiceError(_("%(what)s: %(reason)s") % {"what": what, "reason": exc}) from None
 
 
 def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
     if len(uploads) + len(existing) > settings.IBI_MAX_FILES:
-        raise ServiceError(f"an item holds at most {settings.IBI_MAX_FILES} files")
+        raise ServiceError(ngettext("an item holds at most %(count)d file",
+                                    "an item holds at most %(count)d files",
+                                    settings.IBI_MAX_FILES) % {"count": settings.IBI_MAX_FILES})
     clean, seen = [], set(existing)
     for upload in uploads:
-        name = _safe_name("file name", upload.name)
+        name = _safe_name(_("file name"), upload.name)
         if name in existing:
-            raise Conflict(f"the item already has a file named {name!r}")
+            raise Conflict(_("the item already has a file named %(name)r") % {"name": name})
         if name in seen:
-            raise ServiceError(f"two files would be named {name!r}")
+            raise ServiceError(_("two files would be named %(name)r") % {"name": name})
         seen.add(name)
         clean.append(Upload(name=name, file=upload.file,
                             content_type=content_types.stored_type(name, upload.content_type)))
@@ -134,14 +156,17 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         if sha is None or size is None:
             sha, size = storage.sha256_of(upload.file)
         if size > settings.IBI_MAX_FILE_SIZE:
-            raise TooLarge(f"{upload.name} is larger than {settings.IBI_MAX_FILE_SIZE} bytes")
+            raise TooLarge(_("%(name)s is larger than %(size)d bytes") % {
+                "name": upload.name, "size": settings.IBI_MAX_FILE_SIZE})
         sums.append((sha, size))
     if expected is not None:
         if len(expected) != len(uploads):
-            raise ServiceError(f"{len(expected)} sha256 values for {len(uploads)} files")
+            raise ServiceError(_("%(sums)d sha256 values for %(files)d files") % {
+                "sums": len(expected), "files": len(uploads)})
         for upload, (sha, _size), claimed in zip(uploads, sums, expected, strict=True):
             if sha != claimed.strip().lower():
-                raise ChecksumMismatch(f"sha256 of {upload.name} is {sha}, not {claimed}")
+                raise ChecksumMismatch(_("sha256 of %(name)s is %(sha)s, not %(claimed)s") % {
+                    "name": upload.name, "sha": sha, "claimed": claimed})
     return sums
 
 
@@ -154,7 +179,7 @@ def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
             stored.append(upload.name)
     except storage.StorageConflict as exc:
         storage.remove(rep, stored)
-        raise Conflict(str(exc)) from None
+        raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
     except BaseException:
         storage.remove(rep, stored)
         raise
@@ -191,15 +216,16 @@ def item_deposit(
     item or not at all (idempotency.py links the client's key to the item so)."""
     title = _clean_text("title", title or "")
     if not title:
-        raise ServiceError("title is required")
+        raise ServiceError(_("title is required"))
     uploads = _clean_uploads(uploads)
     names = [u.name for u in uploads]
     target_file = (_safe_name("target_file", target_file) if target_file
                    else (names[0] if names else ""))
     if target_file and target_file not in names:
-        raise ServiceError(f"target_file {target_file!r} is not one of the files")
+        raise ServiceError(_("target_file %(name)r is not one of the files")
+                           % {"name": target_file})
     metadata = _clean_metadata(dc)
-    item = Item(title=title, language=normalize_language(language) if language else "",
+    item = Item(title=title, language=_clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
                 translation_of=translation_of, transferable=transferable)
     _check_links(item)
@@ -223,8 +249,8 @@ def item_deposit(
     except IntegrityError:
         # Lost a race the checks above could not see, e.g. two new editions of one item.
         storage.remove(item.ibi, names)
-        raise Conflict("a concurrent change took this edition link or file name; "
-                       "reload and try again") from None
+        raise Conflict(_("a concurrent change took this edition link or file name; "
+                         "reload and try again")) from None
     except BaseException:
         storage.remove(item.ibi, names)
         raise
@@ -267,7 +293,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                    ) -> list[ItemFile]:
     """Add files to an existing item; existing names are never overwritten."""
     if item.is_deleted:
-        raise Conflict(f"{item.ibi} is deleted")
+        raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     uploads = _clean_uploads(uploads, existing=set(item.files.values_list("name", flat=True)))
     sums = _checksums(uploads, sha256)
     files = _store_all(item.ibi, uploads, sums)
@@ -281,7 +307,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
             item.save(update_fields=["target_file", "updated"])
     except IntegrityError:
         storage.remove(item.ibi, [u.name for u in uploads])
-        raise Conflict("a concurrent upload took one of these file names") from None
+        raise Conflict(_("a concurrent upload took one of these file names")) from None
     except BaseException:
         storage.remove(item.ibi, [u.name for u in uploads])
         raise
@@ -293,25 +319,26 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
                 **fields) -> Item:
     """Change metadata (title, language, target file, links, Dublin Core); never the IBI."""
     if item.is_deleted:
-        raise Conflict(f"{item.ibi} is deleted")
+        raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     # Editions are linked at deposit only: the chain is flattened into edition_family.
     allowed = {"title", "language", "target_file", "translation_of",
                "transferable"}
     unknown = set(fields) - allowed
     if unknown:
-        raise ServiceError(f"cannot change {', '.join(sorted(unknown))}")
-    if "language" in fields and fields["language"]:
-        fields["language"] = normalize_language(fields["language"])
+        raise ServiceError(_("cannot change %(fields)s") % {"fields": ", ".join(sorted(unknown))})
+    if "language" in fields:
+        fields["language"] = _clean_language(fields["language"])
     if "target_file" in fields and fields["target_file"]:
         fields["target_file"] = _safe_name("target_file", fields["target_file"])
         if not item.files.filter(name=fields["target_file"]).exists():
-            raise ServiceError(f"target_file {fields['target_file']!r} is not one of the files")
+            raise ServiceError(_("target_file %(name)r is not one of the files")
+                               % {"name": fields["target_file"]})
     if "title" in fields:
         fields["title"] = _clean_text("title", fields["title"] or "")
     for name, value in fields.items():
         setattr(item, name, value)
     if not item.title.strip():
-        raise ServiceError("title is required")
+        raise ServiceError(_("title is required"))
     _check_links(item)
     _full_clean(item)
     item.save()
@@ -331,10 +358,11 @@ def item_delete(*, item: Item, reason: str = "") -> Item:
     `reason` is shown on the tombstone; deleting a tombstone again changes nothing.
     """
     if item.is_archive_service:
-        raise ServiceError("the archive service cannot be deleted")
+        raise ServiceError(_("the archive service cannot be deleted"))
     reason = _clean_text("reason", reason or "")
-    if len(reason) > Item._meta.get_field("deletion_reason").max_length:
-        raise ServiceError("the reason is limited to 1000 characters")
+    limit = Item._meta.get_field("deletion_reason").max_length
+    if len(reason) > limit:
+        raise ServiceError(_("the reason is limited to %(count)d characters") % {"count": limit})
     if not item.is_deleted:
         item.state = Item.State.DELETED
         item.deleted_at = timezone.now()

@@ -12,6 +12,7 @@ from typing import IO
 
 from django.core.files import File
 from django.core.files.storage import default_storage
+from django.utils.translation import gettext as _
 
 CHUNK = 1024 * 1024
 MAX_NAME_BYTES = 255
@@ -24,6 +25,10 @@ class FileNameError(ValueError):
 
 class StorageConflict(RuntimeError):
     """Something already lives at a key we were about to write."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"{key} already exists")
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -50,17 +55,18 @@ def safe_name(name: str) -> str:
     as a path, only its last component names a file, so nothing can land outside doc/.
     """
     if not isinstance(name, str) or not name:
-        raise FileNameError("a file needs a name")
+        raise FileNameError(_("a file needs a name"))
     name = unicodedata.normalize("NFC", name)
     if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in name):
         # Control characters break headers and terminals; bidirectional overrides make
         # "evil\u202Efdp.exe" display as "evilexe.pdf".
-        raise FileNameError("file names must not contain control or bidirectional characters")
+        raise FileNameError(_("file names must not contain control or bidirectional characters"))
     bare = posixpath.basename(name.replace("\\", "/")).strip()
     if bare in ("", ".", ".."):
-        raise FileNameError(f"{name!r} does not name a file")
+        raise FileNameError(_("%(name)r does not name a file") % {"name": name})
     if len(bare.encode()) > MAX_NAME_BYTES:
-        raise FileNameError(f"file names are limited to {MAX_NAME_BYTES} bytes")
+        raise FileNameError(_("file names are limited to %(count)d bytes")
+                            % {"count": MAX_NAME_BYTES})
     return bare
 
 
@@ -83,12 +89,12 @@ def store(rep: str, name: str, fileobj: IO[bytes]) -> Stored:
     if sha is None or size is None:
         sha, size = sha256_of(fileobj)
     if default_storage.exists(key):
-        raise StorageConflict(f"{key} already exists")
+        raise StorageConflict(key)
     saved = default_storage.save(key, fileobj if isinstance(fileobj, File) else File(fileobj))
     if saved != key:
         # Lost a race with another writer: keep theirs, drop ours.
         default_storage.delete(saved)
-        raise StorageConflict(f"{key} already exists")
+        raise StorageConflict(key)
     return Stored(name=name, size=size, sha256=sha)
 
 

@@ -21,6 +21,8 @@ from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParser as DjangoMultiPartParser
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles
 from rest_framework.parsers import MultiPartParser as RestMultiPartParser
@@ -56,7 +58,9 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
     def new_file(self, field_name, file_name, *args, **kwargs) -> None:
         if len(self.received) >= settings.IBI_MAX_FILES:
             self.discard()
-            raise TooManyFiles(f"at most {settings.IBI_MAX_FILES} files per request")
+            raise TooManyFiles(ngettext("at most %(count)d file per request",
+                                        "at most %(count)d files per request",
+                                        settings.IBI_MAX_FILES) % {"count": settings.IBI_MAX_FILES})
         try:
             # Refuse here what the deposit would refuse later: a name over 255 bytes would
             # otherwise be cut silently by Django, or break the temporary file's own name.
@@ -71,8 +75,8 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
         if start + len(raw_data) > settings.IBI_MAX_FILE_SIZE:
             self.discard()
-            raise FileTooLarge(
-                f"{self.file_name} is larger than {settings.IBI_MAX_FILE_SIZE} bytes")
+            raise FileTooLarge(_("%(name)s is larger than %(size)d bytes") % {
+                "name": self.file_name, "size": settings.IBI_MAX_FILE_SIZE})
         self.digest.update(raw_data)
         return super().receive_data_chunk(raw_data, start)
 
@@ -121,7 +125,7 @@ class MultiPartParser(RestMultiPartParser):
                 if isinstance(handler, ChecksummingUploadHandler):
                     handler.discard()
             if isinstance(exc, MultiPartParserError):
-                raise ParseError(f"multipart form: {exc}") from None
+                raise ParseError(_("multipart form: %(reason)s") % {"reason": exc}) from None
             raise
         return DataAndFiles(data, files)
 
@@ -163,5 +167,5 @@ def refused(request: HttpRequest, exc: FileTooLarge | TooManyFiles | BadFileName
     """The refusal with its reason: the librarian sees why, not a bare 400 or a debug page."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": str(exc)}, status=exc.status)
-    return HttpResponse(f"Upload refused: {exc}\n", status=exc.status,
+    return HttpResponse(_("Upload refused: %(reason)s") % {"reason": exc} + "\n", status=exc.status,
                         content_type="text/plain; charset=utf-8")

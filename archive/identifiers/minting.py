@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from ..models import MintingState
 from . import ibi
@@ -81,8 +82,8 @@ def mint(*, clock: Callable[[], Fraction] = now,
         if delay > Fraction(granularity) + MAX_CLOCK_STEP_BACK:
             # Waiting it out could take hours. Nothing is stored: the next request tries again.
             raise MintingError(
-                f"the system clock is {float(delay):.3f} s behind the last minted IBI date; "
-                "minting resumes when it catches up")
+                _("the system clock is %(delay).3f s behind the last minted IBI date; minting "
+                  "resumes when it catches up") % {"delay": float(delay)})
         state.last_date_for_suffix = str(exact_decimal(distributor.last))
         state.save(update_fields=["last_date_for_suffix", "updated"])
         remaining = Fraction(creation) - Fraction(clock())

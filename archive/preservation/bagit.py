@@ -37,6 +37,7 @@ import bagit
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, transaction
+from django.utils.translation import gettext as _
 
 from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
@@ -113,8 +114,9 @@ def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
         wanted = {f"data/doc/{row['name']}": row["sha256"] for row in record["files"]}
         if made != wanted:  # storage gave other bytes than the rows record: say so, stop
             bad = sorted(k for k in wanted if made.get(k) != wanted[k])
-            raise BagFailure(f"{item.ibi}: stored bytes differ from the record: {bad}; "
-                             "run manage.py fixity")
+            raise BagFailure(_(
+                "%(ibi)s: stored bytes differ from the record: %(bad)s; run manage.py fixity")
+                % {"ibi": item.ibi, "bad": bad})
         # An item without files still needs its (empty) payload manifest (RFC 8493 §2.1.3),
         # which bagit-python writes only for files it found.
         (work / "manifest-sha256.txt").touch()
@@ -158,33 +160,40 @@ def read_bag(path: Path, root: Path) -> dict:
         bag = bagit.Bag(str(path))
         bag.validate()
     except bagit.BagError as exc:
-        raise BagFailure(f"not a valid bag: {exc}") from None
+        raise BagFailure(_("not a valid bag: %(reason)s") % {"reason": exc}) from None
     if RECORD not in bag.tagfile_entries():
-        raise BagFailure(f"{RECORD} is missing or not in the tag manifest")
+        raise BagFailure(_("%(record)s is missing or not in the tag manifest")
+            % {"record": RECORD})
     record = json.loads((path / RECORD).read_text("utf-8"))
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise BagFailure(f"{RECORD} is not of format {FORMAT}")
+        raise BagFailure(_("%(record)s is not of format %(format)s")
+            % {"record": RECORD, "format": FORMAT})
     rep = path.relative_to(Path(root, "col")).as_posix()
     try:
         ibis = ibilib.parse(record["ibi"]), ibilib.parse(record["ibip"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise BagFailure(f"{RECORD} has no valid IBI: {exc}") from None
+        raise BagFailure(_("%(record)s has no valid IBI: %(reason)s")
+            % {"record": RECORD, "reason": exc}) from None
     if record["ibi"] != rep or ibis[0].form != "rep" or ibis[1].form != "ibip":
-        raise BagFailure(f"{RECORD} names {record['ibi']}, the bag lives at col/{rep}")
+        raise BagFailure(_("%(record)s names %(ibi)s, the bag lives at col/%(rep)s")
+            % {"record": RECORD, "ibi": record["ibi"], "rep": rep})
     if record.get("state") not in Item.State.values:
-        raise BagFailure(f"state {record.get('state')!r} is not one of {Item.State.values}")
+        raise BagFailure(_("state %(state)r is not one of %(values)s")
+            % {"state": record.get("state"), "values": Item.State.values})
     payload = {p: sums["sha256"] for p, sums in bag.payload_entries().items()}
     listed = {}
     for row in record.get("files", []):
         name = row.get("name", "")
         if storage.safe_name(name) != name:
-            raise BagFailure(f"{name!r} is not a bare file name")
+            raise BagFailure(_("%(name)r is not a bare file name") % {"name": name})
         listed[f"data/doc/{name}"] = row.get("sha256")
     if listed != payload:
-        raise BagFailure(f"{RECORD} and the payload manifest list different files")
+        raise BagFailure(_("%(record)s and the payload manifest list different files")
+            % {"record": RECORD})
     orcids = record.get("creator_orcids", [])
     if not isinstance(orcids, list) or not all(o == "" or _bare_orcid(o) for o in orcids):
-        raise BagFailure(f"{RECORD}: creator_orcids are not bare ORCID iDs: {orcids!r}")
+        raise BagFailure(_("%(record)s: creator_orcids are not bare ORCID iDs: %(orcids)r")
+            % {"record": RECORD, "orcids": orcids})
     return record
 
 
@@ -275,7 +284,7 @@ def _advance_minting(records: list[dict]) -> None:
         return
     newest = max(ibilib.parse(r["ibi"]).date for r in records)
     with transaction.atomic():
-        state, _ = MintingState.objects.select_for_update().get_or_create(name="default")
+        state, _created = MintingState.objects.select_for_update().get_or_create(name="default")
         if not state.last_date_for_suffix or Decimal(state.last_date_for_suffix) < newest:
             state.last_date_for_suffix = str(exact_decimal(newest))
             state.save(update_fields=["last_date_for_suffix", "updated"])

@@ -69,6 +69,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..deposit import selectors, services, storage
 from ..identifiers import ibi as ibilib
@@ -139,8 +140,8 @@ def _local(rep: str, ibip: str, *, lock: bool = False) -> Item | None:
     item = found[0]
     if len(found) > 1 or ibilib.parse(item.ibi) != ibilib.parse(rep) \
             or ibilib.parse(item.ibip) != ibilib.parse(ibip):
-        raise CopyRefused(f"{rep} and {ibip} name different items here: they cannot be "
-                          "one copied item")
+        raise CopyRefused(_("%(rep)s and %(ibip)s name different items here: they cannot be "
+                            "one copied item") % {"rep": rep, "ibip": ibip})
     return item
 
 
@@ -148,9 +149,11 @@ def _refuse_original(item: Item | None) -> None:
     if item is None:
         return
     if item.state == Item.State.ORIGINAL or (item.is_deleted and not item.source_archive):
-        held = "as Original" if not item.is_deleted else "as a deleted Original"
-        raise CopyRefused(f"{item.ibi} is held here {held}: an Archive cannot also hold a "
-                          "copy of it (RTC-11 §5.2)")
+        refused = (_("%(ibi)s is held here as Original: an Archive cannot also hold a copy of "
+                     "it (RTC-11 §5.2)") if not item.is_deleted else
+                   _("%(ibi)s is held here as a deleted Original: an Archive cannot also hold a "
+                     "copy of it (RTC-11 §5.2)"))
+        raise CopyRefused(refused % {"ibi": item.ibi})
 
 
 # -- Copying --------------------------------------------------------------------------------------
@@ -160,7 +163,8 @@ def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> Cop
     try:
         parsed = ibilib.parse(ibi)
     except ValueError as exc:
-        raise services.ServiceError(f"{ibi!r} is not an IBI: {exc}") from None
+        raise services.ServiceError(_("%(ibi)r is not an IBI: %(reason)s")
+                                    % {"ibi": ibi, "reason": exc}) from None
     # Before any network: an Original here is never overwritten by anyone's copy.
     _refuse_original(selectors.item_by_ibi(str(parsed)))
     source = _allowed(source)
@@ -177,10 +181,12 @@ def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResul
     _refuse_original(local)
     if record.state == Item.State.DELETED:
         if local is None:
-            raise CopyRefused(f"{record.ibi} is deleted at {source}: there is nothing to copy")
+            raise CopyRefused(_("%(ibi)s is deleted at %(source)s: there is nothing to copy")
+                              % {"ibi": record.ibi, "source": source})
         return _tombstone(local, record)
     if local is not None and local.is_deleted:
-        raise CopyRefused(f"the copy of {record.ibi} here is a tombstone; it stays one")
+        raise CopyRefused(_("the copy of %(ibi)s here is a tombstone; it stays one")
+                          % {"ibi": record.ibi})
     if record.state == Item.State.COPY and same_archive(record.source_archive, own_base_url()) \
             and local is not None and same_archive(local.source_archive, source):
         logger.warning("%s: %s says it handed the Original over to us, and we hold a Copy of "
@@ -245,8 +251,8 @@ def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item |
         except storage.StorageConflict:
             # A concurrent run stored it meanwhile; keep it if it is the right file.
             if not _stored_matches(record.ibi, remote):
-                raise PeerError(f"{key} was written concurrently with other bytes; "
-                                "run the copy again") from None
+                raise PeerError(_("%(key)s was written concurrently with other bytes; "
+                                  "run the copy again") % {"key": key}) from None
         finally:
             fetched.close()
         result.fetched.append(remote.name)
@@ -313,7 +319,8 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
         item = _local(record.ibi, record.ibip, lock=True)
         _refuse_original(item)  # again, under the lock
         if item is not None and item.is_deleted:
-            raise CopyRefused(f"the copy of {record.ibi} here is a tombstone; it stays one")
+            raise CopyRefused(_("the copy of %(ibi)s here is a tombstone; it stays one")
+                              % {"ibi": record.ibi})
         created = item is None
         if created:
             item = Item(ibi=record.ibi, ibip=record.ibip)
@@ -346,9 +353,9 @@ def _full_clean(item: Item) -> None:
     try:
         item.full_clean(exclude=["ibi", "ibip"])
     except ValidationError as exc:
-        raise CopyRefused(f"the record of {item.ibi} cannot be kept here: "
-                          + "; ".join(f"{k}: {' '.join(v)}" for k, v in
-                                      exc.message_dict.items())) from None
+        raise CopyRefused(_("the record of %(ibi)s cannot be kept here: %(reasons)s") % {
+            "ibi": item.ibi, "reasons": "; ".join(
+                f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())}) from None
 
 
 def _files_differ(item: Item, record: Record) -> bool:
@@ -485,33 +492,41 @@ def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> I
     if item.state == Item.State.COPY and same_archive(item.source_archive, target):
         return item
     if item.is_archive_service or not item.transferable:
-        raise CopyRefused(f"{item.ibi} is not transferable: its Original stays here")
+        raise CopyRefused(_("%(ibi)s is not transferable: its Original stays here")
+                          % {"ibi": item.ibi})
     if item.state != Item.State.ORIGINAL:
-        raise CopyRefused(f"{item.ibi} is held here as {item.state}: only an Original can "
-                          "be handed over")
+        raise CopyRefused(_("%(ibi)s is held here as %(state)s: only an Original can be "
+                            "handed over") % {"ibi": item.ibi, "state": item.get_state_display()})
     if same_archive(target, own_base_url()):
-        raise CopyRefused("an Archive cannot hand an Original over to itself")
+        raise CopyRefused(_("an Archive cannot hand an Original over to itself"))
     target = _allowed(target)
     with _client(http) as client:
         try:
             record = peer.fetch_record(client, target, item.ibi)
         except PeerError as exc:
-            raise PeerFailed(f"the target's copy could not be checked: {exc}") from None
+            raise PeerFailed(_("the target's copy could not be checked: %(reason)s")
+                             % {"reason": exc}) from None
     ours = {(f.name, f.size, f.sha256) for f in item.files.all()}
     theirs = {(f.name, f.size, f.sha256) for f in record.files}
     if record.state != Item.State.COPY:
-        raise CopyRefused(f"{target} holds {item.ibi} as {record.state}, not as a Copy")
+        raise CopyRefused(_("%(target)s holds %(ibi)s as %(state)s, not as a Copy")
+                          % {"target": target, "ibi": item.ibi, "state": record.state})
     if ibilib.parse(record.ibip) != ibilib.parse(item.ibip):
-        raise CopyRefused(f"{target} holds {item.ibi} under another IBIp: {record.ibip}")
+        raise CopyRefused(_("%(target)s holds %(ibi)s under another IBIp: %(ibip)s")
+                          % {"target": target, "ibi": item.ibi, "ibip": record.ibip})
     stamp = item.updated.replace(microsecond=0)
     if ours != theirs or record.timestamp != stamp:
-        raise CopyRefused(f"the copy at {target} is not complete and current (timestamp "
-                          f"{record.timestamp:%Y-%m-%dT%H:%M:%SZ}, ours {stamp:%Y-%m-%dT%H:%M:%SZ};"
-                          f" {len(theirs & ours)} of {len(ours)} files alike): refresh it first")
+        raise CopyRefused(_(
+            "the copy at %(target)s is not complete and current (timestamp %(theirs)s, ours "
+            "%(ours)s; %(alike)d of %(count)d files alike): refresh it first") % {
+                "target": target, "theirs": f"{record.timestamp:%Y-%m-%dT%H:%M:%SZ}",
+                "ours": f"{stamp:%Y-%m-%dT%H:%M:%SZ}", "alike": len(theirs & ours),
+                "count": len(ours)})
     with transaction.atomic():
         locked = Item.objects.select_for_update().get(pk=item.pk)
         if locked.state != Item.State.ORIGINAL or locked.updated != item.updated:
-            raise CopyRefused(f"{item.ibi} changed during the hand-over: try again")
+            raise CopyRefused(_("%(ibi)s changed during the hand-over: try again")
+                              % {"ibi": item.ibi})
         locked.state = Item.State.COPY
         locked.source_archive = target
         locked.origin_timestamp = stamp
@@ -537,7 +552,8 @@ def migrate_item(*, ibi: str, source: str, token: str, self_url: str | None = No
             _refuse_original(local)
         copied = copy_item(ibi=ibi, source=source, http=client)
         if copied.item.is_deleted:
-            raise CopyRefused(f"{copied.item.ibi} is deleted: there is nothing to migrate")
+            raise CopyRefused(_("%(ibi)s is deleted: there is nothing to migrate")
+                              % {"ibi": copied.item.ibi})
         try:
             answer = peer.hand_over_request(client, source, copied.item.ibi, target=self_url,
                                             token=token)
@@ -545,7 +561,8 @@ def migrate_item(*, ibi: str, source: str, token: str, self_url: str | None = No
         except PeerError as exc:
             raise PeerFailed(str(exc)) from None
         if record.state != Item.State.COPY or not same_archive(record.source_archive, self_url):
-            raise PeerFailed(f"{source} answered the hand-over without handing {ibi} over")
+            raise PeerFailed(_("%(source)s answered the hand-over without handing %(ibi)s over")
+                             % {"source": source, "ibi": ibi})
         return _promote(copied.item, source, copied)
 
 
@@ -563,7 +580,8 @@ def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
         if locked.state == Item.State.ORIGINAL:
             return CopyResult(item=locked, outcome="unchanged", fetched=copied.fetched)
         if locked.state != Item.State.COPY or not same_archive(locked.source_archive, source):
-            raise CopyRefused(f"{locked.ibi} changed here during the migration")
+            raise CopyRefused(_("%(ibi)s changed here during the migration")
+                              % {"ibi": locked.ibi})
         # The Original keeps the timestamp it had at its former Archive.
         # Its relations are now the ones held here, as for any Original.
         Item.objects.filter(pk=locked.pk).update(

@@ -37,6 +37,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
+from django.utils.translation import gettext as _
 
 from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
@@ -101,8 +102,9 @@ def base_url(text: str) -> str:
     parts = urlsplit((text or "").strip())
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
             or parts.fragment or parts.username or parts.password:
-        raise PeerError(f"{text!r} is not the base URL of an Archive, e.g. "
-                        "https://archive.example.org")
+        raise PeerError(_(
+            "%(text)r is not the base URL of an Archive, e.g. https://archive.example.org")
+            % {"text": text})
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
@@ -131,13 +133,15 @@ def allowed_base(text: str) -> str:
     parts = urlsplit(base)
     endpoint = _endpoint(parts.scheme, parts.hostname, parts.port)
     if endpoint not in _allowed_endpoints():
-        raise PeerError(f"{base} is not an allowed Archive: register it at this resolver or "
-                        "list it in IBI_PEER_ARCHIVES")
+        raise PeerError(_(
+            "%(base)s is not an allowed Archive: register it at this resolver or list it in "
+            "IBI_PEER_ARCHIVES")
+            % {"base": base})
     try:
         guarded.checked_ips(endpoint[1], endpoint[2], settings.IBI_RESOLVER_DENY_NETWORKS)
     except guarded.AddressError as exc:
         logger.warning("%s refused: %s", base, exc)
-        raise PeerError(f"{base} is not reachable") from None
+        raise PeerError(_("%(base)s is not reachable") % {"base": base}) from None
     return base
 
 
@@ -150,7 +154,7 @@ def client() -> httpx.Client:
 
 def _unreachable(what: str, url: str, exc: Exception) -> PeerError:
     logger.warning("%s: %s: %s: %s", what, url, type(exc).__name__, exc)
-    return PeerError(f"{what}: {url} is not reachable")
+    return PeerError(_("%(what)s: %(url)s is not reachable") % {"what": what, "url": url})
 
 
 def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
@@ -158,7 +162,8 @@ def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
     for chunk in response.iter_bytes():
         body += chunk
         if len(body) > MAX_RECORD_BYTES:
-            raise PeerError(f"{what}: {url} answered more than {MAX_RECORD_BYTES} bytes")
+            raise PeerError(_("%(what)s: %(url)s answered more than %(max_record_bytes)s bytes")
+                % {"what": what, "url": url, "max_record_bytes": MAX_RECORD_BYTES})
     return bytes(body)
 
 
@@ -175,15 +180,19 @@ def get_json(http: httpx.Client, url: str, what: str) -> dict:
     except httpx.HTTPError as exc:
         raise _unreachable(what, url, exc) from None
     if status == 404:
-        raise PeerError(f"{what}: {url} answered 404, no such item there")
+        raise PeerError(_("%(what)s: %(url)s answered 404, no such item there")
+            % {"what": what, "url": url})
     if status != 200:
-        raise PeerError(f"{what}: {url} answered {status}")
+        raise PeerError(_("%(what)s: %(url)s answered %(status)s")
+            % {"what": what, "url": url, "status": status})
     try:
         data = json.loads(body)
     except ValueError:
-        raise PeerError(f"{what}: {url} did not answer JSON") from None
+        raise PeerError(_("%(what)s: %(url)s did not answer JSON")
+            % {"what": what, "url": url}) from None
     if not isinstance(data, dict):
-        raise PeerError(f"{what}: {url} did not answer an item record")
+        raise PeerError(_("%(what)s: %(url)s did not answer an item record")
+            % {"what": what, "url": url})
     return data
 
 
@@ -192,14 +201,16 @@ def _text(data: dict, name: str, *, required: bool = True, limit: int = 1000) ->
     if value is None and not required:
         return ""
     if not isinstance(value, str) or len(value) > limit:
-        raise PeerError(f"the record's {name} is not a text of at most {limit} characters")
+        raise PeerError(_("the record's %(name)s is not a text of at most %(limit)s characters")
+            % {"name": name, "limit": limit})
     return _printable(name, value)
 
 
 def _printable(name: str, value: str) -> str:
     # What a deposit here would refuse (archive.deposit.services), a copy refuses too.
     if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
-        raise PeerError(f"the record's {name} contains a control character")
+        raise PeerError(_("the record's %(name)s contains a control character")
+            % {"name": name})
     return value
 
 
@@ -210,9 +221,11 @@ def _moment(data: dict, name: str, *, required: bool = True) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value)
     except (TypeError, ValueError):
-        raise PeerError(f"the record's {name} is not an ISO 8601 date: {value!r}") from None
+        raise PeerError(_("the record's %(name)s is not an ISO 8601 date: %(value)r")
+            % {"name": name, "value": value}) from None
     if moment.tzinfo is None:
-        raise PeerError(f"the record's {name} has no time zone")
+        raise PeerError(_("the record's %(name)s has no time zone")
+            % {"name": name})
     return moment
 
 
@@ -222,27 +235,30 @@ def _ibi_or_none(value) -> str | None:
     try:
         ibilib.parse(value)
     except (TypeError, ValueError):
-        raise PeerError(f"{value!r} in the record is not an IBI") from None
+        raise PeerError(_("%(value)r in the record is not an IBI") % {"value": value}) from None
     return value
 
 
 def _file(data) -> RemoteFile:
     if not isinstance(data, dict):
-        raise PeerError("a file of the record is not an object")
+        raise PeerError(_("a file of the record is not an object"))
     name = _text(data, "name", limit=storage.MAX_NAME_BYTES)
     try:
         safe = storage.safe_name(name)
     except storage.FileNameError as exc:
-        raise PeerError(f"file name {name!r}: {exc}") from None
+        raise PeerError(_("file name %(name)r: %(reason)s")
+            % {"name": name, "reason": exc}) from None
     if safe != name:
-        raise PeerError(f"file name {name!r} is not a bare file name")
+        raise PeerError(_("file name %(name)r is not a bare file name") % {"name": name})
     size, sha = data.get("size"), data.get("sha256")
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-        raise PeerError(f"{name}: size is not a number of bytes")
+        raise PeerError(_("%(name)s: size is not a number of bytes") % {"name": name})
     if size > settings.IBI_MAX_FILE_SIZE:
-        raise PeerError(f"{name} is larger than IBI_MAX_FILE_SIZE ({size} bytes)")
+        raise PeerError(_("%(name)s is larger than IBI_MAX_FILE_SIZE (%(size)s bytes)")
+            % {"name": name, "size": size})
     if not isinstance(sha, str) or len(sha) != 64 or set(sha) - set("0123456789abcdef"):
-        raise PeerError(f"{name}: sha256 is not 64 lower-case hexadecimal digits")
+        raise PeerError(_("%(name)s: sha256 is not 64 lower-case hexadecimal digits")
+            % {"name": name})
     content_type = _text(data, "content_type", required=False, limit=255)
     # The other Archive's type is a claim like a client's: the same rule as a deposit here.
     return RemoteFile(name, size, sha, content_types.stored_type(name, content_type))
@@ -254,39 +270,44 @@ def parse_record(data: dict, asked: str) -> Record:
     try:
         rep_parsed, ibip_parsed, asked_parsed = map(ibilib.parse, (rep, ibip, asked))
     except ValueError as exc:
-        raise PeerError(f"the record names no valid IBI: {exc}") from None
+        raise PeerError(_("the record names no valid IBI: %(reason)s") % {"reason": exc}) from None
     if rep_parsed.form != "rep" or ibip_parsed.form != "ibip" \
             or asked_parsed not in (rep_parsed, ibip_parsed):
-        raise PeerError(f"the record is of {rep} ({ibip}), not of {asked}")
+        raise PeerError(_("the record is of %(rep)s (%(ibip)s), not of %(asked)s")
+            % {"rep": rep, "ibip": ibip, "asked": asked})
     state = data.get("state")
     if state not in Item.State.values:
-        raise PeerError(f"the record's state {state!r} is not one of {Item.State.values}")
+        raise PeerError(_("the record's state %(state)r is not one of %(values)s")
+            % {"state": state, "values": Item.State.values})
     files = data.get("files")
     if files is None and state == Item.State.DELETED:
         files = []  # a tombstone's record lists no files (the API's tombstone policy)
     if not isinstance(files, list):
-        raise PeerError("the record has no file list")
+        raise PeerError(_("the record has no file list"))
     if len(files) > settings.IBI_MAX_FILES:
-        raise PeerError(f"the item has more than IBI_MAX_FILES ({settings.IBI_MAX_FILES}) files")
+        raise PeerError(_("the item has more than IBI_MAX_FILES (%(ibi_max_files)s) files")
+            % {"ibi_max_files": settings.IBI_MAX_FILES})
     parsed_files = tuple(_file(f) for f in files)
     names = [f.name for f in parsed_files]
     if len(set(names)) != len(names):
-        raise PeerError("the record lists a file name twice")
+        raise PeerError(_("the record lists a file name twice"))
     target = _text(data, "target_file", required=False, limit=255)
     if target and target not in names:
-        raise PeerError(f"the target file {target!r} is not one of the files")
+        raise PeerError(_("the target file %(target)r is not one of the files")
+            % {"target": target})
     dc = {}
     for element in DC_ELEMENTS:
         values = data.get(element) or []
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise PeerError(f"the record's {element} is not a list of texts")
+            raise PeerError(_("the record's %(element)s is not a list of texts")
+                % {"element": element})
         dc[element] = tuple(_printable(element, v) for v in values)
     translations = data.get("translations") or []
     if not isinstance(translations, list):
-        raise PeerError("the record's translations are not a list")
+        raise PeerError(_("the record's translations are not a list"))
     transferable = data.get("transferable", True)
     if not isinstance(transferable, bool):
-        raise PeerError("the record's transferable is not true or false")
+        raise PeerError(_("the record's transferable is not true or false"))
     return Record(
         ibi=rep, ibip=ibip, state=state, title=_text(data, "title"),
         language=_text(data, "language", required=False, limit=35),
@@ -309,11 +330,12 @@ def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:
     if (not isinstance(creators, list) or len(creators) != len(names)
             or not all(isinstance(c, dict) and isinstance(c.get("orcid", ""), str)
                        for c in creators)):
-        raise PeerError("the record's creators do not match its creator list")
+        raise PeerError(_("the record's creators do not match its creator list"))
     try:
         return tuple(orcid.normalize(c["orcid"]) if c.get("orcid") else "" for c in creators)
     except orcid.OrcidError as exc:
-        raise PeerError(f"the record's creators: {exc}") from None
+        raise PeerError(_("the record's creators: %(reason)s")
+            % {"reason": exc}) from None
 
 
 def fetch_record(http: httpx.Client, base: str, ibi: str) -> Record:
@@ -337,7 +359,8 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
-            raise ChecksumError(f"{remote.name}: an empty file has sha256 {EMPTY_SHA256}")
+            raise ChecksumError(_("%(name)s: an empty file has sha256 %(empty_sha256)s")
+                % {"name": remote.name, "empty_sha256": EMPTY_SHA256})
         return _verified(temp, remote)
     try:
         digest, size = hashlib.sha256(), 0
@@ -346,18 +369,25 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
             if response.status_code not in (200, 206) or (
                     response.status_code == 206
                     and not response.headers.get("Content-Range", "").startswith("bytes 0-")):
-                raise PeerError(f"{url} answered {response.status_code}")
+                raise PeerError(_("%(url)s answered %(status_code)s")
+                    % {"url": url, "status_code": response.status_code})
             for chunk in response.iter_bytes(CHUNK):
                 size += len(chunk)
                 if size > remote.size:
-                    raise ChecksumError(f"{remote.name} is longer than the {remote.size} "
-                                        "bytes its record announced")
+                    raise ChecksumError(_(
+                        "%(name)s is longer than the %(size)s bytes its record announced")
+                        % {"name": remote.name, "size": remote.size})
                 digest.update(chunk)
                 temp.write(chunk)
         if size != remote.size or digest.hexdigest() != remote.sha256:
-            raise ChecksumError(f"{remote.name}: got {size} bytes with sha256 "
-                                f"{digest.hexdigest()}, the record says {remote.size} bytes "
-                                f"with {remote.sha256}")
+            raise ChecksumError(_(
+                "%(name)s: got %(size)s bytes with sha256 %(digest)s, the record says %(size2)s "
+                "bytes with %(sha256)s")
+                % {"name": remote.name,
+                   "size": size,
+                   "digest": digest.hexdigest(),
+                   "size2": remote.size,
+                   "sha256": remote.sha256})
     except httpx.HTTPError as exc:
         temp.close()
         raise _unreachable(remote.name, url, exc) from None
@@ -392,8 +422,10 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
         data = {}
     if response.status_code != 200:
         detail = data.get("detail") if isinstance(data, dict) else None
-        raise PeerError(f"hand-over refused by {base} ({response.status_code}): "
-                        f"{detail or response.reason_phrase}")
+        raise PeerError(_("hand-over refused by %(base)s (%(status_code)s): %(value)s")
+            % {"base": base,
+               "status_code": response.status_code,
+               "value": detail or response.reason_phrase})
     if not isinstance(data, dict):
-        raise PeerError(f"hand-over: {url} did not answer an item record")
+        raise PeerError(_("hand-over: %(url)s did not answer an item record") % {"url": url})
     return data

@@ -11,6 +11,7 @@ import time
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.http import http_date
+from django.utils.translation import gettext
 
 from .pairs import Pair, dumps
 
@@ -57,10 +58,14 @@ def never_cache(response: HttpResponse) -> HttpResponse:
 def refusal(request: HttpRequest, status: int, message: str) -> HttpResponse:
     """A refusal before any view ran, in the caller's language: JSON ``{"detail": …}`` under
     /api/, an ``error`` pair list (CRLF, Table 6.2) for the archive and resolver services,
-    one line of plain text elsewhere."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message}, status=status)
+    one line of plain text elsewhere.
+
+    `message` is English, marked with gettext_noop: people (the API's clients, a browser) get
+    it in their language, the services' callers get it as the protocol writes it."""
     if any("servicesubject" in key for key in request.GET):
         return render_pairs(request, [("error", message)], status=status)
-    return HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": gettext(message)}, status=status)
+    return HttpResponse(f"{gettext(message)}\n", status=status,
+                        content_type="text/plain; charset=utf-8")
 

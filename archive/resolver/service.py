@@ -40,6 +40,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..archive_service import answers as archive_service
 from ..deposit import selectors
@@ -90,8 +91,8 @@ def hash_key(key: str) -> str:
 
 def key_matches(key: str, stored: str) -> bool:
     """Constant time for a given key length, whatever is stored (even nothing usable)."""
-    scheme, _, rest = (stored or _DUMMY).partition("$")
-    salt_text, _, digest_text = rest.partition("$")
+    scheme, _sep, rest = (stored or _DUMMY).partition("$")
+    salt_text, _sep, digest_text = rest.partition("$")
     try:
         salt = base64.urlsafe_b64decode(salt_text + "=" * (-len(salt_text) % 4))
         digest = base64.urlsafe_b64decode(digest_text + "=" * (-len(digest_text) % 4))
@@ -132,8 +133,8 @@ def register_archive(*, archive_service_ibi: str, key: str, email: str = "",
     found = registered(service_ibi)
     if found is not None:
         if not replace:
-            raise ValueError(f"{found.archive_service_ibi} is registered already "
-                             "(give --replace to set a new key)")
+            raise ValueError(_("%(ibi)s is registered already (give --replace to set a new key)")
+                             % {"ibi": found.archive_service_ibi})
         found.key_hash = key_hash
         found.email = email or found.email
         found.save(update_fields=["key_hash", "email"])

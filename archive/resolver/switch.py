@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from ..deposit import selectors
 from ..protocol import client as resolver_client
@@ -40,15 +41,15 @@ def platform_version() -> str:
 def request_pairs(subject: str, key: str, *, email: str = "", ip: str = "") -> dict[str, str]:
     """Table 7.2, in its order."""
     if not settings.ARCHIVE_ADDRESS:
-        raise SwitchError("ARCHIVE_ADDRESS is not set: the resolver needs the host[:port] at "
-                          "which it can reach this Archive (e.g. ARCHIVE_ADDRESS=repo.example"
-                          ".org or 203.0.113.7:8000)")
+        raise SwitchError(_("ARCHIVE_ADDRESS is not set: the resolver needs the host[:port] at "
+                            "which it can reach this Archive (e.g. ARCHIVE_ADDRESS=repo.example"
+                            ".org or 203.0.113.7:8000)"))
     if not valid_key(key):
-        raise SwitchError("the registration key is 10 or more digits, optionally '-' and 10 "
-                          "or more digits (Table 7.1)")
+        raise SwitchError(_("the registration key is 10 or more digits, optionally '-' and 10 "
+                            "or more digits (Table 7.1)"))
     service = selectors.archive_service_or_none()
     if service is None:
-        raise SwitchError("this Archive has no archive service yet: run `manage.py migrate`")
+        raise SwitchError(_("this Archive has no archive service yet: run `manage.py migrate`"))
     return {"servicesubject": subject, "archiveaddress": settings.ARCHIVE_ADDRESS,
             "archiveserviceibi": service.ibi, "archiveip": ip or settings.IBI_IP,
             "archiveprotocol": "HTTP", "archiveplatformversion": platform_version(),
@@ -65,8 +66,8 @@ def switch(subject: str, resolver: str, key: str, *, email: str = "", ip: str = 
     timeout. Its URL is the administrator's (http or https); redirects are not followed.
     """
     if not resolver.lower().startswith(("http://", "https://")):
-        raise SwitchError(f"--resolver {resolver!r}: give the resolver's base URL, e.g. "
-                          "http://urlib.net")
+        raise SwitchError(_("--resolver %(resolver)r: give the resolver's base URL, e.g. "
+                            "http://urlib.net") % {"resolver": resolver})
     pairs = request_pairs(subject, key, email=email, ip=ip)
     reply = resolver_client.get_pairs(f"{resolver.rstrip('/')}/{SERVICE_IBI}", pairs,
                                       pin=False, timeout=timeout)

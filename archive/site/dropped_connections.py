@@ -20,6 +20,7 @@ import logging
 
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext_noop
 
 from ..protocol.responses import refusal
 
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 IDEMPOTENT = ("GET", "HEAD", "OPTIONS")
 RETRY_AFTER = 2  # seconds: a reconnection is a matter of milliseconds, a failover of seconds
-MESSAGE = "the database connection was lost: send the request again"
+MESSAGE = gettext_noop("the database connection was lost: send the request again")
 
 
 def close_dropped() -> bool:

@@ -25,6 +25,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.settings import api_settings
@@ -131,5 +132,5 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     """django-axes' answer to a locked-out admin login: 429 with Retry-After."""
     cool_off = settings.AXES_COOLOFF_TIME or timedelta(hours=1)
     return too_many(math.ceil(cool_off.total_seconds()), HttpResponse(
-        "Too many failed logins from this address: try again later.\n", status=429,
+        _("Too many failed logins from this address: try again later.") + "\n", status=429,
         content_type="text/plain; charset=utf-8"))

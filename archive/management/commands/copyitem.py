@@ -12,17 +12,30 @@ does); each line tells what happened to one copy. Exit status 1 if any failed.
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 
 from archive.deposit import services
 from archive.preservation import copies
 
+OUTCOMES = {
+    "created": pgettext_lazy("copy outcome", "created"),
+    "updated": pgettext_lazy("copy outcome", "updated"),
+    "unchanged": pgettext_lazy("copy outcome", "unchanged"),
+    "deleted": pgettext_lazy("copy outcome", "deleted"),
+    "promoted": pgettext_lazy("copy outcome", "promoted"),
+}
+
 
 def describe(ibi: str, result: copies.CopyResult) -> str:
-    parts = [result.outcome]
+    parts = [str(OUTCOMES.get(result.outcome, result.outcome))]
     if result.fetched:
-        parts.append(f"{len(result.fetched)} files fetched")
+        parts.append(ngettext("%(count)d file fetched", "%(count)d files fetched",
+                              len(result.fetched)) % {"count": len(result.fetched)})
     if result.kept:
-        parts.append(f"{len(result.kept)} found stored already")
+        parts.append(ngettext("%(count)d found stored already",
+                              "%(count)d found stored already", len(result.kept))
+                     % {"count": len(result.kept)})
     return f"{ibi}: {', '.join(parts)}"
 
 
@@ -40,10 +53,10 @@ class Command(BaseCommand):
                **options) -> None:
         if refresh:
             if ibi or source:
-                raise CommandError("--refresh takes no IBI and no --from")
+                raise CommandError(_("--refresh takes no IBI and no --from"))
             return self._refresh()
         if not ibi or not source:
-            raise CommandError("give an IBI and --from <base URL of the Archive holding it>")
+            raise CommandError(_("give an IBI and --from <base URL of the Archive holding it>"))
         try:
             result = copies.copy_item(ibi=ibi, source=source)
         except services.ServiceError as exc:
@@ -55,8 +68,10 @@ class Command(BaseCommand):
         for ibi, result in copies.refresh_copies().items():
             if isinstance(result, Exception):
                 failed += 1
-                self.stdout.write(f"{ibi}: failed: {result}")
+                self.stdout.write(_("%(ibi)s: failed: %(reason)s") % {"ibi": ibi, "reason": result})
             else:
                 self.stdout.write(describe(ibi, result))
         if failed:
-            raise CommandError(f"{failed} copies could not be refreshed")
+            raise CommandError(ngettext("%(count)d copy could not be refreshed",
+                                         "%(count)d copies could not be refreshed", failed)
+                               % {"count": failed})

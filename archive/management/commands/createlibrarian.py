@@ -6,6 +6,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from archive.deposit.services import ensure_librarians_group
@@ -38,7 +39,8 @@ class Command(BaseCommand):
             errors = exc.message_dict
             if User.USERNAME_FIELD in errors and User.objects.filter(
                     **{User.USERNAME_FIELD: username}).exists():
-                raise CommandError(f"user {username!r} already exists") from None
+                raise CommandError(_("user %(name)r already exists") % {"name": username}
+                                   ) from None
             raise CommandError("; ".join(" ".join(m) for m in errors.values())) from None
         try:
             with transaction.atomic():
@@ -46,6 +48,11 @@ class Command(BaseCommand):
                 user.groups.add(ensure_librarians_group())
                 token = Token.objects.create(user=user)
         except IntegrityError:
-            raise CommandError(f"user {username!r} already exists") from None
-        note = "" if password is not None else " (no password yet: only the token works)"
-        self.stdout.write(f"Created librarian {username}{note}. API token: {token.key}")
+            raise CommandError(_("user %(name)r already exists") % {"name": username}) from None
+        # The token stays the last word, in every language: scripts read it so (README).
+        if password is None:
+            done = _("Created librarian %(name)s (no password yet: only the token works). "
+                     "API token: %(token)s")
+        else:
+            done = _("Created librarian %(name)s. API token: %(token)s")
+        self.stdout.write(done % {"name": username, "token": token.key})

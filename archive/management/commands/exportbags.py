@@ -12,6 +12,8 @@ import logging
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from archive.deposit import selectors
 from archive.models import Item
@@ -33,7 +35,7 @@ class Command(BaseCommand):
             for text in ibis:
                 item = selectors.item_by_ibi(text)
                 if item is None:
-                    raise CommandError(f"no item here has the IBI {text!r}")
+                    raise CommandError(_("no item here has the IBI %(ibi)r") % {"ibi": text})
                 items.append(item)
         else:
             items = Item.objects.order_by("pk").iterator(chunk_size=200)
@@ -44,12 +46,16 @@ class Command(BaseCommand):
                 changed = bagit.export_item(item, folder, force=force)
             except (bagit.BagFailure, OSError) as exc:
                 failed += 1
-                self.stdout.write(f"failed    {item.ibi}: {exc}")
+                self.stdout.write(_("failed    %(ibi)s: %(reason)s") % {"ibi": item.ibi,
+                                                                          "reason": exc})
                 continue
             written += changed
             same += not changed
             if changed:
-                self.stdout.write(f"exported  col/{item.ibi}")
-        self.stdout.write(f"{written} bags written, {same} unchanged, {failed} failed")
+                self.stdout.write(_("exported  col/%(ibi)s") % {"ibi": item.ibi})
+        self.stdout.write(_("%(written)d bags written, %(same)d unchanged, %(failed)d failed")
+                          % {"written": written, "same": same, "failed": failed})
         if failed:
-            raise CommandError(f"{failed} items could not be exported")
+            raise CommandError(ngettext("%(count)d item could not be exported",
+                                         "%(count)d items could not be exported", failed)
+                               % {"count": failed})

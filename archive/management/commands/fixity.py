@@ -12,6 +12,8 @@ Without an option every file is checked (as --all).
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from archive.preservation import fixity
 
@@ -27,14 +29,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, all: bool, oldest: int | None, **options) -> None:
         if oldest is not None and oldest < 1:
-            raise CommandError("--oldest takes a positive number of files")
+            raise CommandError(_("--oldest takes a positive number of files"))
         checked = bad = 0
         for finding in fixity.check(oldest):
             checked += 1
             if not finding.ok:
                 bad += 1
-                kind, _, detail = finding.problem.partition(": ")
+                kind, _colon, detail = finding.problem.partition(": ")
                 self.stdout.write(f"{kind:<8} {finding.key}" + (f": {detail}" if detail else ""))
-        self.stdout.write(f"{checked} files checked: {bad} changed or missing")
+        self.stdout.write(ngettext("%(checked)d file checked: %(bad)d changed or missing",
+                                   "%(checked)d files checked: %(bad)d changed or missing",
+                                   checked) % {"checked": checked, "bad": bad})
         if bad:
-            raise CommandError(f"{bad} files changed or missing")
+            raise CommandError(ngettext("%(count)d file changed or missing",
+                                         "%(count)d files changed or missing", bad)
+                               % {"count": bad})

@@ -30,6 +30,8 @@ from django.core.management.base import (
     CommandParser,
 )
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from archive.deposit import storage
 from archive.management.base import DocumentedCommand
@@ -79,30 +81,35 @@ class Command(DocumentedCommand):
             expected[key] = row.size
             if key not in stored:
                 problems += 1
-                self.stdout.write(f"missing  {key}")
+                self.stdout.write(_("missing  %(key)s") % {"key": key})
             elif (size := default_storage.size(key)) != row.size:
                 problems += 1
-                self.stdout.write(f"size     {key}: {size} bytes stored, {row.size} recorded")
+                self.stdout.write(
+                    _("size     %(key)s: %(stored)d bytes stored, %(recorded)d recorded")
+                    % {"key": key, "stored": size, "recorded": row.size})
 
         items = set(Item.objects.values_list("ibi", flat=True))
         removed = 0
         for key in sorted(stored - expected.keys()):
             parts = split_key(key)
-            where = ("not in a doc/ folder" if parts is None else
-                     "its item exists" if parts[0] in items else "no item has this IBI")
+            where = (_("not in a doc/ folder") if parts is None else
+                     _("its item exists") if parts[0] in items else _("no item has this IBI"))
             if fix_orphans and self._remove(key, parts, min_age):
                 removed += 1
-                self.stdout.write(f"removed  {key} ({where})")
+                self.stdout.write(_("removed  %(key)s (%(where)s)") % {"key": key, "where": where})
             else:
                 problems += 1
-                self.stdout.write(f"orphan   {key} ({where})")
+                self.stdout.write(_("orphan   %(key)s (%(where)s)") % {"key": key, "where": where})
 
         swept = self._sweep_uploads(min_age)
-        self.stdout.write(f"{len(expected)} files recorded, {len(stored)} stored: "
-                          f"{problems} problems, {removed} orphans removed, "
-                          f"{swept} stale uploads swept")
+        self.stdout.write(_("%(recorded)d files recorded, %(stored)d stored: %(problems)d "
+                            "problems, %(removed)d orphans removed, %(swept)d stale uploads "
+                            "swept") % {"recorded": len(expected), "stored": len(stored),
+                                        "problems": problems, "removed": removed,
+                                        "swept": swept})
         if problems:
-            raise CommandError(f"{problems} problems found")
+            raise CommandError(ngettext("%(count)d problem found", "%(count)d problems found",
+                                         problems) % {"count": problems})
 
     def _sweep_uploads(self, min_age: int) -> int:
         folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
@@ -115,13 +122,15 @@ class Command(DocumentedCommand):
                 continue
             path.unlink(missing_ok=True)
             swept += 1
-            self.stdout.write(f"swept    {path} ({info.st_size} bytes, a stale upload)")
+            self.stdout.write(_("swept    %(path)s (%(size)d bytes, a stale upload)")
+                              % {"path": path, "size": info.st_size})
         return swept
 
     def _remove(self, key: str, parts: tuple[str, str] | None, min_age: int) -> bool:
         age = timezone.now() - default_storage.get_modified_time(key)
         if age < timedelta(seconds=min_age):
-            self.stderr.write(f"kept {key}: younger than {min_age} s, a deposit may be running")
+            self.stderr.write(_("kept %(key)s: younger than %(age)d s, a deposit may be running")
+                              % {"key": key, "age": min_age})
             return False
         if parts and ItemFile.objects.filter(item__ibi=parts[0], name=parts[1]).exists():
             return False  # committed since the walk: it is no orphan any more

@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from archive.identifiers import ibi
 from archive.identifiers.minting import MintingError, mint
@@ -23,7 +24,9 @@ def _iso(when) -> str:
 
 class Command(BaseCommand):
     help = "Mint IBIs for the configured subsystem, parse an IBI, or encode one from its parts."
-    requires_system_checks = []  # output is meant for scripts: no placeholder warnings in it
+    # Output is meant for scripts: no placeholder warnings in it, and the same words in every
+    # language (only the errors, on stderr, are translated).
+    requires_system_checks = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
@@ -45,14 +48,14 @@ class Command(BaseCommand):
         except (ValueError, MintingError) as exc:
             raise CommandError(str(exc)) from None
 
-    def _mint(self, *, count: int, **_) -> None:
+    def _mint(self, *, count: int, **_options) -> None:
         if count < 1:
-            raise ValueError("--count must be at least 1")
+            raise ValueError(_("--count must be at least 1"))
         for _i in range(count):
             minted = mint()
             self.stdout.write(f"{minted.rep} {minted.ibip}")
 
-    def _parse(self, *, text: str, **_) -> None:
+    def _parse(self, *, text: str, **_options) -> None:
         parsed = ibi.parse(text)
         self.stdout.write(f"form: {parsed.form}")
         self.stdout.write(f"canonical: {parsed}")
@@ -66,11 +69,13 @@ class Command(BaseCommand):
             when = parsed.date
         self.stdout.write(f"date: {_iso(when)}")
 
-    def _encode(self, *, host: str, port: int, ip: str, ip_port: int, date: str, **_) -> None:
+    def _encode(self, *, host: str, port: int, ip: str, ip_port: int, date: str,
+                **_options) -> None:
         try:
             when = datetime.fromisoformat(date)
         except ValueError:
-            raise ValueError(f"--date {date!r} is not ISO 8601") from None
+            raise ValueError(_("--date %(date)r is not ISO 8601") % {"date": date}) from None
         if when.tzinfo is None:
-            raise ValueError(f"--date {date!r} has no UTC offset: add Z or +00:00")
+            raise ValueError(_("--date %(date)r has no UTC offset: add Z or +00:00")
+                             % {"date": date})
         self.stdout.write(f"{ibi.repository_name(host, port, when)} {ibi.ibip(ip, ip_port, when)}")

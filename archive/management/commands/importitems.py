@@ -35,6 +35,8 @@ from django.core.management.base import (
     CommandError,
     CommandParser,
 )
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from tqdm import tqdm
 
 from archive.deposit import bulk_import, selectors, services
@@ -64,8 +66,9 @@ def read_csv(path: Path) -> Iterator[Entry]:
         unknown = columns - CSV_COLUMNS
         if unknown or not {"title", "files"} <= columns:
             # A misspelt column would silently drop its metadata from every item.
-            raise CommandError(f"{path}: the header needs title and files; unknown columns: "
-                               f"{', '.join(sorted(unknown)) or 'none'}")
+            raise CommandError(_("%(path)s: the header needs title and files; unknown columns: "
+                                 "%(columns)s") % {"path": path, "columns": ", ".join(
+                                     sorted(unknown)) or _("none")})
         for row in reader:
             line = reader.line_num
             cells = {k: (v or "").strip() for k, v in row.items() if k is not None}
@@ -76,7 +79,7 @@ def read_csv(path: Path) -> Iterator[Entry]:
                 entry.paths = [bulk_import.import_path(path.parent, p)
                                for p in cells["files"].split(";") if p.strip()]
             except bulk_import.UnsafePath as exc:
-                entry.error = entry.error or str(exc)
+                entry.error = entry.error or _reason(exc)
             entry.metadata = {
                 k: [v.strip() for v in value.split("|")] if k in DC_ELEMENTS else value
                 for k, value in cells.items() if k in FIELDS and value}
@@ -92,14 +95,15 @@ def read_folder(path: Path) -> Iterator[Entry]:
             children = sorted(c for c in sub.iterdir() if not c.name.startswith("."))
             nested = [c.name for c in children if c.is_dir() and not c.is_symlink()]
             if nested:
-                raise ValueError(f"subfolders are not supported: {', '.join(nested)}")
+                raise ValueError(_("subfolders are not supported: %(names)s")
+                                 % {"names": ", ".join(nested)})
             entry.paths = [bulk_import.folder_file(path, c) for c in children]
             metadata = next((p for p in entry.paths if p.name == METADATA_FILE), None)
             entry.paths = [p for p in entry.paths if p.name != METADATA_FILE]
             if metadata is not None:
                 entry.metadata = {"title": sub.name, **_metadata_json(metadata)}
         except (OSError, ValueError) as exc:
-            entry.error = str(exc)
+            entry.error = _reason(exc)
         yield entry
 
 
@@ -107,10 +111,11 @@ def _metadata_json(path: Path) -> dict:
     with bulk_import.open_import_file(path) as f:
         data = json.loads(f.read().decode("utf-8"))
     if not isinstance(data, dict):
-        raise ValueError(f"{path.name} must hold a JSON object")
+        raise ValueError(_("%(name)s must hold a JSON object") % {"name": path.name})
     unknown = set(data) - FIELDS
     if unknown:
-        raise ValueError(f"{path.name}: unknown keys {', '.join(sorted(unknown))}")
+        raise ValueError(_("%(name)s: unknown keys %(keys)s") % {
+            "name": path.name, "keys": ", ".join(sorted(unknown))})
     return data
 
 
@@ -122,7 +127,7 @@ def _flag(value) -> bool:
         return True
     if text in ("false", "no", "0"):
         return False
-    raise ValueError(f"transferable must be true or false, not {value!r}")
+    raise ValueError(_("transferable must be true or false, not %(value)r") % {"value": value})
 
 
 
@@ -140,11 +145,15 @@ class Command(DocumentedCommand):
         elif source_path.is_file():
             entries = list(read_csv(source_path))
         else:
-            raise CommandError(f"{source} is neither a CSV file nor a folder")
+            raise CommandError(_("%(source)s is neither a CSV file nor a folder")
+                               % {"source": source})
         journal_path = (Path(journal) if journal else
                         source_path.with_name(source_path.name + ".imported.jsonl"))
         self.done = self._read_journal(journal_path)
-        self.stdout.write(f"{len(entries)} items in {source_path}; journal: {journal_path}")
+        self.stdout.write(ngettext("%(count)d item in %(source)s; journal: %(journal)s",
+                                   "%(count)d items in %(source)s; journal: %(journal)s",
+                                   len(entries)) % {
+            "count": len(entries), "source": source_path, "journal": journal_path})
 
         imported, skipped, failures, seen = 0, 0, [], set()
         stream = options.get("stderr") or sys.stderr
@@ -152,7 +161,8 @@ class Command(DocumentedCommand):
                 tqdm(entries, desc="importing", unit="item", file=stream) as bar:
             for entry in bar:
                 if entry.id in seen:
-                    entry.error = entry.error or f"id {entry.id!r} appears more than once"
+                    entry.error = entry.error or _("id %(id)r appears more than once") % {
+                        "id": entry.id}
                 seen.add(entry.id)
                 if entry.id in self.done and not entry.error:
                     skipped += 1
@@ -162,7 +172,8 @@ class Command(DocumentedCommand):
                 except Exception as exc:  # one bad item must not stop a long migration
                     reason = _reason(exc)
                     failures.append((entry.id, reason))
-                    bar.write(f"failed {entry.id}: {reason}", file=stream)
+                    bar.write(_("failed %(id)s: %(reason)s") % {"id": entry.id, "reason": reason},
+                              file=stream)
                     continue
                 # After the commit: a crash just here imports the item again next run, which
                 # is better than a journal naming an item that never committed.
@@ -173,12 +184,16 @@ class Command(DocumentedCommand):
                 self.done[entry.id] = item.ibi
                 imported += 1
 
-        self.stdout.write(f"{imported} imported, {skipped} skipped, {len(failures)} failed")
+        self.stdout.write(_("%(imported)d imported, %(skipped)d skipped, %(failed)d failed") % {
+            "imported": imported, "skipped": skipped, "failed": len(failures)})
         for entry_id, reason in failures:
-            self.stdout.write(f"  failed {entry_id}: {reason}")
+            self.stdout.write("  " + _("failed %(id)s: %(reason)s")
+                              % {"id": entry_id, "reason": reason})
         if failures:
-            raise CommandError(f"{len(failures)} of {len(entries)} items failed; "
-                               "fix them and run the same command again")
+            raise CommandError(ngettext(
+                "%(failed)d of %(count)d item failed; fix it and run the same command again",
+                "%(failed)d of %(count)d items failed; fix them and run the same command again",
+                len(entries)) % {"failed": len(failures), "count": len(entries)})
 
     def _read_journal(self, path: Path) -> dict[str, str]:
         done = {}
@@ -196,7 +211,8 @@ class Command(DocumentedCommand):
             return None
         item = selectors.item_by_ibi(self.done.get(value, value))
         if item is None:
-            raise ValueError(f"no item {value!r} (neither an IBI here nor an imported id)")
+            raise ValueError(_("no item %(value)r (neither an IBI here nor an imported id)")
+                             % {"value": value})
         return item
 
     def _import(self, entry: Entry) -> Item:
@@ -204,7 +220,7 @@ class Command(DocumentedCommand):
             raise ValueError(entry.error)
         meta = entry.metadata
         if not entry.paths:
-            raise ValueError("no files")
+            raise ValueError(_("no files"))
         dc = {e: [meta[e]] if isinstance(meta[e], str) else meta[e]
               for e in DC_ELEMENTS if e in meta}
         with ExitStack() as stack:
@@ -221,6 +237,8 @@ class Command(DocumentedCommand):
 
 
 def _reason(exc: Exception) -> str:
+    if isinstance(exc, bulk_import.UnsafePath):  # pure: its English template, said here
+        return _(exc.template) % exc.params
     if isinstance(exc, services.ServiceError | OSError | ValueError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from archive.deposit import services
 from archive.preservation import copies
@@ -37,8 +38,8 @@ class Command(BaseCommand):
                **options) -> None:
         token = token or os.environ.get("IBI_PEER_TOKEN")
         if not token:
-            raise CommandError("the other Archive wants an API token: --token or "
-                               "IBI_PEER_TOKEN")
+            raise CommandError(_("the other Archive wants an API token: --token or "
+                                 "IBI_PEER_TOKEN"))
         try:
             result = copies.migrate_item(ibi=ibi, source=source, token=token,
                                          self_url=self_url)
@@ -46,6 +47,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         item = result.item
         if result.outcome == "promoted":
-            self.stdout.write(f"{item.ibi}: the Original is here now; {source} holds a Copy")
+            self.stdout.write(_("%(ibi)s: the Original is here now; %(source)s holds a Copy")
+                              % {"ibi": item.ibi, "source": source})
         else:
-            self.stdout.write(f"{item.ibi}: already the Original here; nothing to do")
+            self.stdout.write(_("%(ibi)s: already the Original here; nothing to do")
+                              % {"ibi": item.ibi})

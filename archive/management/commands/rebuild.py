@@ -14,6 +14,8 @@ import logging
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from archive.preservation import bagit
 
@@ -27,18 +29,24 @@ class Command(BaseCommand):
     def handle(self, *args, folder: Path, **options) -> None:
         logging.getLogger("bagit").setLevel(logging.WARNING)
         if not (folder / "col").is_dir():
-            raise CommandError(f"{folder} holds no col/ folder: not a tree of bags")
+            raise CommandError(_("%(folder)s holds no col/ folder: not a tree of bags")
+                               % {"folder": folder})
         report = bagit.rebuild(folder)
         for where, why in sorted(report.failed.items()):
-            self.stdout.write(f"failed    {where}: {why}")
+            self.stdout.write(_("failed    %(ibi)s: %(reason)s") % {"ibi": where, "reason": why})
         for ibi in report.existing:
-            self.stdout.write(f"exists    {ibi}")
+            self.stdout.write(_("exists    %(ibi)s") % {"ibi": ibi})
         if report.other_service:
-            self.stdout.write(f"kept      this Archive's own archive service; the tree's, "
-                              f"{report.other_service}, is taken over only by an empty one")
-        self.stdout.write(
-            f"{len(report.created)} items rebuilt ({report.files_stored} files stored, "
-            f"{report.files_kept} already stored), {len(report.existing)} already here, "
-            f"{len(report.failed)} failed")
+            self.stdout.write(_("kept      this Archive's own archive service; the tree's, "
+                                "%(ibi)s, is taken over only by an empty one")
+                              % {"ibi": report.other_service})
+        self.stdout.write(_(
+            "%(created)d items rebuilt (%(stored)d files stored, %(kept)d already stored), "
+            "%(existing)d already here, %(failed)d failed") % {
+                "created": len(report.created), "stored": report.files_stored,
+                "kept": report.files_kept, "existing": len(report.existing),
+                "failed": len(report.failed)})
         if report.failed:
-            raise CommandError(f"{len(report.failed)} bags could not be rebuilt")
+            raise CommandError(ngettext("%(count)d bag could not be rebuilt",
+                                         "%(count)d bags could not be rebuilt",
+                                         len(report.failed)) % {"count": len(report.failed)})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from archive.resolver.service import register_archive
 
@@ -31,6 +32,8 @@ class Command(BaseCommand):
             raise CommandError(f"--email: {' '.join(exc.messages)}") from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        done = "Registered" if created else "New key for"
-        self.stdout.write(f"{done} {archive.archive_service_ibi}; it is included once it "
-                          "sends its inclusionRequest (manage.py switchon on its side).")
+        done = (_("Registered %(ibi)s; it is included once it sends its inclusionRequest "
+                  "(manage.py switchon on its side).") if created else
+                _("New key for %(ibi)s; it is included once it sends its inclusionRequest "
+                  "(manage.py switchon on its side)."))
+        self.stdout.write(done % {"ibi": archive.archive_service_ibi})

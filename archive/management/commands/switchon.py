@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from archive.resolver.switch import SwitchError, switch
 
@@ -28,14 +29,14 @@ class Command(BaseCommand):
         resolver = resolver or settings.IBI_SWITCHON_RESOLVER
         key = key or settings.IBI_SWITCHON_KEY
         if not resolver or not key:
-            raise CommandError("give --resolver and --key (or set IBI_SWITCHON_RESOLVER and "
-                               "IBI_SWITCHON_KEY)")
+            raise CommandError(_("give --resolver and --key (or set IBI_SWITCHON_RESOLVER and "
+                                 "IBI_SWITCHON_KEY)"))
         try:
             answer = switch(self.subject, resolver, key, email=email, ip=ip)
         except SwitchError as exc:
             raise CommandError(str(exc)) from None
         if not answer.ok:
-            raise CommandError(f"the resolver at {resolver} refused or did not answer: "
-                               f"{answer.text}")
+            raise CommandError(_("the resolver at %(resolver)s refused or did not answer: "
+                                 "%(answer)s") % {"resolver": resolver, "answer": answer.text})
         # One pair a line on the terminal (the wire's CRLF is not for people).
         self.stdout.write(answer.text.replace("\r\n", "\n"))
