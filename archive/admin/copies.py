@@ -34,6 +34,21 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+def titled(title: str) -> type[admin.FieldListFilter]:
+    """For list_filter = [("field", titled(_("…")))]: the filter Django picks for the field,
+    under a title for people (the model's field names are no translation, and a verbose_name
+    would be a migration)."""
+
+    class Titled(admin.FieldListFilter):
+        def __new__(cls, field, request, params, model, model_admin, field_path):
+            spec = admin.FieldListFilter.create(field, request, params, model, model_admin,
+                                                field_path=field_path)
+            spec.title = title
+            return spec
+
+    return Titled
+
+
 class CopyForm(forms.Form):
     ibi = forms.CharField(label=_("IBI"), max_length=255,
                           help_text=_("either form, e.g. 8JMKD3MGP7W/3EPGUE5"))

@@ -22,6 +22,7 @@ from ..identifiers import orcid
 from ..identifiers.minting import mint
 from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, normalize_language
 from . import content_types, storage
+from .values import DATE_EXAMPLES, is_date, is_language
 
 
 class ServiceError(Exception):
@@ -74,12 +75,35 @@ def clean_orcid(value: str) -> str:
                            % {"value": value}) from None
 
 
+def clean_date(value: str) -> str:
+    """A dc:date as given, if EDTF level 0 (values.py); else a ServiceError saying the forms."""
+    text = value.strip()
+    if not is_date(text):
+        raise ServiceError(_("%(value)r is not a date: write it as ISO 8601, e.g. %(examples)s")
+                           % {"value": value, "examples": DATE_EXAMPLES})
+    return text
+
+
+def clean_language(value: str) -> str:
+    """A BCP 47 tag in its usual case (pt-br → pt-BR), "" for none, or a ServiceError."""
+    text = (value or "").strip()
+    if not text:
+        return ""
+    if not is_language(text):
+        raise ServiceError(_("%(value)r is not a BCP 47 language tag such as pt-BR or en")
+                           % {"value": value})
+    return normalize_language(text)
+
+
 # A value of a Dublin Core element as the edges give it: text, or for a creator (text, ORCID iD).
 DcInput = str | tuple[str, str]
 
 
-def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
-    rows = []
+def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
+                    kept_dates: Iterable[str] = ()) -> list[DcValue]:
+    """The rows of the given values; a date must be EDTF level 0 unless it is one of
+    `kept_dates`, already stored (older deposits), which an edit may keep as they are."""
+    rows, kept_dates = [], set(kept_dates)
     for element, values in (dc or {}).items():
         if element not in DC_ELEMENTS:
             raise ServiceError(f"{element!r} is not a Dublin Core element")
@@ -90,6 +114,8 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
             text, orcid_id = (given, "") if isinstance(given, str) else given
             text = _clean_text(element, text or "")
             orcid_id = clean_orcid(orcid_id or "")
+            if element == "date" and text and text not in kept_dates:
+                text = clean_date(text)
             if orcid_id and element != "creator":
                 raise ServiceError(_("only a creator has an ORCID iD"))
             if not text:
@@ -199,7 +225,7 @@ def item_deposit(
     if target_file and target_file not in names:
         raise ServiceError(f"target_file {target_file!r} is not one of the files")
     metadata = _clean_metadata(dc)
-    item = Item(title=title, language=normalize_language(language) if language else "",
+    item = Item(title=title, language=clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
                 translation_of=translation_of, transferable=transferable)
     _check_links(item)
@@ -300,8 +326,9 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     unknown = set(fields) - allowed
     if unknown:
         raise ServiceError(f"cannot change {', '.join(sorted(unknown))}")
-    if "language" in fields and fields["language"]:
-        fields["language"] = normalize_language(fields["language"])
+    # A language or date stored before the checks were this strict may stay as it is.
+    if "language" in fields and fields["language"] != item.language:
+        fields["language"] = clean_language(fields["language"])
     if "target_file" in fields and fields["target_file"]:
         fields["target_file"] = _safe_name("target_file", fields["target_file"])
         if not item.files.filter(name=fields["target_file"]).exists():
@@ -316,7 +343,7 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     _full_clean(item)
     item.save()
     if dc is not None:
-        rows = _clean_metadata(dc)
+        rows = _clean_metadata(dc, kept_dates=item.dc("date"))
         item.dc_values.filter(element__in=list(dc)).delete()
         for row in rows:
             row.item = item
