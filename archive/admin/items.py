@@ -258,4 +258,20 @@ def _fixity_cell(file) -> tuple[str, str]:
 class MintingStateAdmin(ReadOnlyAdmin):
     """Shown for audits; only the minting service ever writes it."""
 
-    list_display = ["name", "last_date_for_suffix", "updated"]
+    list_display = ["name_column", "last_date_column", "updated_column"]
+
+    @admin.display(description=_("name"), ordering="name")
+    def name_column(self, obj: MintingState) -> str:
+        return obj.name
+
+    @admin.display(description=_("last date for suffix"), ordering="last_date_for_suffix")
+    def last_date_column(self, obj: MintingState) -> str:
+        return obj.last_date_for_suffix or "—"
+
+    @admin.display(description=_("updated"), ordering="updated")
+    def updated_column(self, obj: MintingState) -> str:
+        return formats.date_format(obj.updated, "SHORT_DATETIME_FORMAT")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["labels"] = {"name": _("name"), "last_date_for_suffix": _("last date for suffix")}
+        return super().get_form(request, obj, change, **kwargs)
