@@ -23,18 +23,21 @@ from .copies import CopiesAdminMixin, ReadOnlyAdmin, titled
 from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
 
 
-def breakable(text: str) -> SafeString:
-    """Text that may wrap after a slash, dot, hyphen or underscore (a <wbr> there) and nowhere
-    else: a long IBI or file name wraps at its separators, never mid-word."""
+def breakable(text: str, after: str = "/._-") -> SafeString:
+    """Text that may wrap after the given separators (a <wbr> there) and nowhere else: an IBI
+    wraps at its slashes, a file name also after a dot, hyphen or underscore; never mid-word."""
+    pieces = re.split(f"(?<=[{re.escape(after)}])", text)
     return mark_safe("".join(  # noqa: S308  (each piece escaped by format_html)
-        format_html("{}<wbr>", piece) if piece[-1:] in "/._-" else format_html("{}", piece)
-        for piece in re.split(r"(?<=[/._-])", text) if piece))
+        format_html("{}<wbr>", piece) if piece[-1:] in after else format_html("{}", piece)
+        for piece in pieces if piece))
 
 
 def _dublin_core_fields() -> list[str]:
-    """Each element's field, a controlled one (type, rights) followed by its other values."""
+    """Each element's field, what a librarian fills most often first (creator, date, type,
+    rights), a controlled one (type, rights) followed by its other values."""
+    first = ("creator", "date", "type", "rights")
     fields = []
-    for element in DC_ELEMENTS:
+    for element in (*first, *(e for e in DC_ELEMENTS if e not in first)):
         fields.append(dc_field_name(element))
         if element in CONTROLLED:
             fields.append(other_field_name(element))
@@ -93,11 +96,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Repository name"), ordering="ibi")
     def ibi_column(self, obj: Item) -> str:
-        return breakable(obj.ibi)
+        return breakable(obj.ibi, "/")
 
     @admin.display(description=_("IBIp"), ordering="ibip")
     def ibip_column(self, obj: Item) -> str:
-        return breakable(obj.ibip)
+        return breakable(obj.ibip, "/")
 
     @admin.display(description=_("State"), ordering="state")
     def state_column(self, obj: Item) -> str:
