@@ -230,3 +230,17 @@ def test_the_pickers_show_edition_and_date_in_the_librarians_language(client):
     ]
     english = client.get(url, secure=True, HTTP_ACCEPT_LANGUAGE="en").json()["results"]
     assert english[1]["text"] == f"Relatório técnico — edition 2, 2014 · {second.ibi}"
+
+
+def test_a_stored_uri_reads_as_its_name_in_the_readers_language():
+    from django.template import Context, Template
+    from django.utils import translation
+
+    page = Template("{% load ibi_vocabularies %}{{ a|vocabulary_label }} | "
+                    "{{ b|vocabulary_label }} | {{ c|vocabulary_label }}")
+    values = Context({"a": TECHNICAL_REPORT, "b": CC_BY, "c": "Relatório <técnico>"})
+    with translation.override("pt-br"):
+        assert page.render(values) == ("Relatório técnico | Creative Commons Atribuição 4.0 "
+                                       "(CC BY 4.0) | Relatório &lt;técnico&gt;")
+    with translation.override("en"):
+        assert page.render(values).startswith("Technical report | Creative Commons Attribution")

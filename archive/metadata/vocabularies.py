@@ -284,3 +284,19 @@ def type_choice_of(value: str) -> str | None:
     found = kind_of(text) if text.lower().startswith(("http://", "https://")) else None
     uri = found.coar_uri if found is not None else None
     return uri if uri in dict(TYPE_CHOICES) else None
+
+
+def label_of(value: str) -> str | None:
+    """The label for people (untranslated) of a dc:type or dc:rights value that is one of the
+    deposit form's choices, or None for any other value::
+
+        >>> label_of("http://purl.org/coar/resource_type/c_18gh"), label_of("CC-BY-4.0")
+        ('Technical report', 'Creative Commons Attribution 4.0 (CC BY 4.0)')
+        >>> label_of("Relatório técnico") is None
+        True
+    """
+    uri = type_choice_of(value)
+    if uri is not None:
+        return dict(TYPE_CHOICES)[uri]
+    licence = licence_of(value)
+    return licence.label if licence is not None else None
