@@ -46,10 +46,11 @@ def _name_the_models() -> None:
     registrados"), wherever the admin shows them. Set on the running models' options, not in
     their Meta: makemigrations reads Meta (Options.original_attrs) only, so this changes no
     migration and no SQL, while the permissions keep their English names (verbose_name_raw)."""
-    from .models import Item, ItemFile, RegisteredArchive
+    from .models import Item, ItemFile, MintingState, RegisteredArchive
 
     for model, singular, plural in (
         (Item, _("item"), _("items")),
+        (MintingState, _("minting state"), _("minting states")),
         (ItemFile, _("item file"), _("item files")),
         (RegisteredArchive, _("registered Archive"), _("registered Archives")),
     ):

@@ -244,3 +244,19 @@ def test_a_stored_uri_reads_as_its_name_in_the_readers_language():
                                        "(CC BY 4.0) | Relatório &lt;técnico&gt;")
     with translation.override("en"):
         assert page.render(values).startswith("Technical report | Creative Commons Attribution")
+
+
+def test_the_administrators_pages_name_models_and_archives_in_portuguese(admin_client):
+    from archive.models import RegisteredArchive
+
+    RegisteredArchive.objects.create(archive_service_ibi="ibi.test/b/2026/11.21.14.10.59",
+                                     key_hash="0", included=True)
+    index = admin_client.get("/admin/", secure=True, **PT).content.decode()
+    for text in ("Itens", "Arquivos de itens", "Arquivos registrados",
+                 "Estados da geração de IBIs"):
+        assert text in index, text
+    archives = admin_client.get("/admin/archive/registeredarchive/", secure=True,
+                                **PT).content.decode()
+    for text in ("IBI do serviço de arquivo", "Ligado em", "Por ligado",
+                 "ibi.test/b/2026/11.21.14.10.59 (ligado)"):
+        assert text in archives, text
