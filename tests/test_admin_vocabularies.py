@@ -260,3 +260,14 @@ def test_the_administrators_pages_name_models_and_archives_in_portuguese(admin_c
     for text in ("IBI do serviço de arquivo", "Ligado em", "Por ligado",
                  "ibi.test/b/2026/11.21.14.10.59 (ligado)"):
         assert text in archives, text
+
+
+def test_the_pickers_read_the_dates_in_one_query(client, django_assert_max_num_queries):
+    for number in range(5):
+        services.item_deposit(title=f"Atlas {number}", uploads=[], dc={"date": ["2013"]})
+    url = ("/admin/autocomplete/?app_label=archive&model_name=item"
+           "&field_name=translation_of&term=atlas")
+    # The session, the user, permissions, the count, the page, and all the dates at once.
+    with django_assert_max_num_queries(8):
+        results = client.get(url, secure=True).json()["results"]
+    assert len(results) == 5 and all(", 2013 · " in r["text"] for r in results)

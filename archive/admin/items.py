@@ -7,7 +7,7 @@ from urllib.parse import quote
 from django.contrib import admin, messages
 from django.contrib.admin.options import IS_POPUP_VAR
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import Case, IntegerField, Prefetch, Value, When
 from django.http import HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors, services, storage
-from ..models import DC_ELEMENTS, Item, MintingState
+from ..models import DC_ELEMENTS, DcValue, Item, MintingState
 from .copies import CopiesAdminMixin, ReadOnlyAdmin, titled
 from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
 
@@ -195,6 +195,9 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                 When(title__istartswith=term, then=Value(1)),
                 default=Value(2), output_field=IntegerField(),
             )).order_by("rank", "title", "edition_number", "created", "pk")
+            # Each answer shows its date (picker_text): one query for the page, not one each.
+            found = found.prefetch_related(
+                Prefetch("dc_values", queryset=DcValue.objects.filter(element="date")))
         return found, may_have_duplicates
 
     def get_queryset(self, request):
