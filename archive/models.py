@@ -340,4 +340,6 @@ class RegisteredArchive(models.Model):
         ordering = ["archive_service_ibi"]
 
     def __str__(self) -> str:
-        return f"{self.archive_service_ibi} ({'in' if self.included else 'out'})"
+        if self.included:
+            return _("%(ibi)s (switched on)") % {"ibi": self.archive_service_ibi}
+        return _("%(ibi)s (switched off)") % {"ibi": self.archive_service_ibi}

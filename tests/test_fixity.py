@@ -126,7 +126,7 @@ def test_the_admin_lists_fixity_problems(items, media, admin_client):
     row = ItemFile.objects.get(item=items[0], name="data.csv")
     response = admin_client.post("/admin/archive/itemfile/", {
         "action": "check_now", "_selected_action": [row.pk]}, secure=True, follow=True)
-    assert "1 files checked: 0 changed or missing" in response.content.decode()
+    assert "1 file checked: 0 changed or missing" in response.content.decode()
     assert ItemFile.objects.get(pk=row.pk).fixity_problem == ""
     assert admin_client.get(f"/admin/archive/itemfile/{row.pk}/change/",
                             secure=True).status_code == 200  # shown, read-only

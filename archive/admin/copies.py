@@ -11,9 +11,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import formats
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from ..deposit import selectors, storage
 from ..identifiers import ibi as ibilib
@@ -34,6 +37,21 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+def titled(title: str) -> type[admin.FieldListFilter]:
+    """For list_filter = [("field", titled(_("…")))]: the filter Django picks for the field,
+    under a title for people (the model's field names are no translation, and a verbose_name
+    would be a migration)."""
+
+    class Titled(admin.FieldListFilter):
+        def __new__(cls, field, request, params, model, model_admin, field_path):
+            spec = admin.FieldListFilter.create(field, request, params, model, model_admin,
+                                                field_path=field_path)
+            spec.title = title
+            return spec
+
+    return Titled
+
+
 class CopyForm(forms.Form):
     ibi = forms.CharField(label=_("IBI"), max_length=255,
                           help_text=_("either form, e.g. 8JMKD3MGP7W/3EPGUE5"))
@@ -50,7 +68,7 @@ class CopyForm(forms.Form):
         if held is not None and held.state != Item.State.COPY:
             raise forms.ValidationError(_("%(ibi)s is held here as %(state)s: an Archive "
                                           "cannot also hold a copy of it") %
-                                        {"ibi": held.ibi, "state": held.state})
+                                        {"ibi": held.ibi, "state": held.get_state_display()})
         return text
 
     def clean_source(self) -> str:
@@ -99,8 +117,15 @@ class CopiesAdminMixin:
         for ibi, source in copies.values_list("ibi", "source_archive"):
             _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
         if skipped:
-            self.message_user(request, _("%(n)d selected items are not copies: left alone.")
-                              % {"n": skipped}, messages.WARNING)
+            self.message_user(request, ngettext(
+                "%(n)d selected item is not a copy: left alone.",
+                "%(n)d selected items are not copies: left alone.", skipped)
+                % {"n": skipped}, messages.WARNING)
+
+
+FILE_LABELS = {"item": _("item"), "name": _("name"), "size": _("size"), "sha256": "sha256",
+               "content_type": _("content type"), "created": _("created"),
+               "checked_at": _("checked"), "fixity_problem": _("problem")}
 
 
 class FixityFilter(admin.SimpleListFilter):
@@ -126,7 +151,7 @@ class ItemFileFixityAdmin(ReadOnlyAdmin):
     """Read-only: what fixity found, problems first; for those with archive.view_itemfile
     (administrators: librarians work on items). Rows change through services only."""
 
-    list_display = ["key_column", "size", "checked_at", "problem_column"]
+    list_display = ["key_column", "size_column", "checked_column", "problem_column"]
     list_filter = [FixityFilter]
     search_fields = ["item__ibi", "item__ibip", "name"]
     list_select_related = ["item"]
@@ -140,6 +165,20 @@ class ItemFileFixityAdmin(ReadOnlyAdmin):
     def key_column(self, obj: ItemFile) -> str:
         return storage.file_key(obj.item.ibi, obj.name)
 
+    @admin.display(description=_("size"), ordering="size")
+    def size_column(self, obj: ItemFile) -> str:
+        return filesizeformat(obj.size)
+
+    @admin.display(description=_("checked"), ordering="checked_at")
+    def checked_column(self, obj: ItemFile) -> str:
+        return formats.date_format(obj.checked_at, "SHORT_DATETIME_FORMAT") \
+            if obj.checked_at else "—"
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # The view-only page of a file names its fields for people.
+        kwargs["labels"] = FILE_LABELS
+        return super().get_form(request, obj, change, **kwargs)
+
     @admin.display(description=_("problem"), ordering="fixity_problem")
     def problem_column(self, obj: ItemFile) -> str:
         return obj.fixity_problem or ("—" if obj.checked_at else _("not checked yet"))
@@ -152,7 +191,10 @@ class ItemFileFixityAdmin(ReadOnlyAdmin):
             fixity.record(row, problem)
             bad += bool(problem)
         level = messages.ERROR if bad else messages.SUCCESS
-        self.message_user(request, _("%(n)d files checked: %(bad)d changed or missing.")
-                          % {"n": queryset.count(), "bad": bad}, level)
+        checked = queryset.count()
+        self.message_user(request, ngettext(
+            "%(n)d file checked: %(bad)d changed or missing.",
+            "%(n)d files checked: %(bad)d changed or missing.", checked)
+            % {"n": checked, "bad": bad}, level)
 
 

@@ -3,10 +3,14 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors, services, storage
-from ..models import DC_ELEMENTS, Item, normalize_language, validate_language
+from ..metadata import vocabularies
+from ..models import DC_ELEMENTS, Item
+from ..site.languages import language_name
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -36,14 +40,86 @@ def dc_field_name(element: str) -> str:
     return f"dc_{element}"
 
 
+# The Dublin Core elements' names for people (the models' own names stay as they are: a
+# translated verbose_name would be a migration).
+DC_LABELS = {
+    "creator": pgettext_lazy("Dublin Core element", "Creator"),
+    "subject": pgettext_lazy("Dublin Core element", "Subject"),
+    "description": pgettext_lazy("Dublin Core element", "Description"),
+    "publisher": pgettext_lazy("Dublin Core element", "Publisher"),
+    "contributor": pgettext_lazy("Dublin Core element", "Contributor"),
+    "date": pgettext_lazy("Dublin Core element", "Date"),
+    "type": pgettext_lazy("Dublin Core element", "Type"),
+    "format": pgettext_lazy("Dublin Core element", "Format"),
+    "identifier": pgettext_lazy("Dublin Core element", "Identifier"),
+    "source": pgettext_lazy("Dublin Core element", "Source"),
+    "relation": pgettext_lazy("Dublin Core element", "Relation"),
+    "coverage": pgettext_lazy("Dublin Core element", "Coverage"),
+    "rights": pgettext_lazy("Dublin Core element", "Rights"),
+}
+
 # One textarea per Dublin Core element, one value per line: the whole deposit is then a single
 # form, so it reaches the services in one call and a refused deposit never leaves half an item.
 DublinCoreFields = type("DublinCoreFields", (forms.Form,), {
     dc_field_name(element): forms.CharField(
-        label=element, required=False, help_text=_("one value per line"),
+        label=DC_LABELS[element], required=False, help_text=_("one value per line"),
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
     for element in DC_ELEMENTS
 })
+
+# Type and rights are chosen from controlled vocabularies (metadata/vocabularies.py, where the
+# formats read them too): the choice is stored as its URI. Any other value, e.g. one deposited
+# as free text before, is kept and edited beside the choice, so nothing stored is lost.
+CONTROLLED = ("type", "rights")
+
+
+def other_field_name(element: str) -> str:
+    return f"dc_{element}_other"
+
+
+def type_choices() -> list[tuple[str, str]]:
+    return [("", "—"), *((uri, gettext_lazy(label)) for uri, label in vocabularies.TYPE_CHOICES)]
+
+
+def licence_choices() -> list[tuple[str, str]]:
+    return [("", "—"), *((licence.uri, gettext_lazy(licence.label))
+                         for licence in vocabularies.LICENCES)]
+
+
+def split_controlled(element: str, stored: list[str]) -> tuple[str, list[str]]:
+    """(the choice, the other values) of an element's stored values: the first value that
+    names a choice of the vocabulary is the choice, the rest are kept as written."""
+    choice, others = "", []
+    for value in stored:
+        if element == "type":
+            named = vocabularies.type_choice_of(value)
+        else:
+            licence = vocabularies.licence_of(value)
+            named = licence.uri if licence is not None else None
+        if named and not choice:
+            choice = named
+        else:
+            others.append(value)
+    return choice, others
+
+
+# Common languages offered as the librarian types a tag, named in the librarian's language;
+# any other valid BCP 47 tag may be typed.
+COMMON_LANGUAGES = ("pt-BR", "pt-PT", "en", "es", "fr", "de", "it", "la", "gn", "zh", "ja",
+                    "ru", "ar")
+
+
+class LanguageInput(forms.TextInput):
+    """A text box for a BCP 47 tag with a list of common languages (an HTML datalist): a
+    choice for the usual ones, free entry for any other."""
+
+    def render(self, name, value, attrs=None, renderer=None) -> str:
+        list_id = f"{(attrs or {}).get('id') or name}-list"
+        reader = get_language() or settings.LANGUAGE_CODE
+        box = super().render(name, value, {**(attrs or {}), "list": list_id}, renderer)
+        options = format_html_join("", '<option value="{}">{}</option>', (
+            (tag, language_name(tag, reader)) for tag in COMMON_LANGUAGES))
+        return format_html('{}<datalist id="{}">{}</datalist>', box, list_id, options)
 
 
 # A creator line may end with its ORCID iD after a bar: "Banon, Gerald | 0000-0002-1825-0097".
@@ -58,14 +134,48 @@ def creator_lines(values: list[tuple[str, str]]) -> str:
 
 class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     upload = MultipleFileField(
-        label=_("files"), required=False,
+        label=_("Files"), required=False,
         help_text=_("choose one or more files; names are reduced to a bare file name"))
+    dc_type = forms.ChoiceField(
+        label=DC_LABELS["type"], required=False, choices=type_choices,
+        help_text=_("the kind of work (COAR resource types)"))
+    dc_type_other = forms.CharField(
+        label=_("Other types"), required=False,
+        help_text=_("one value per line; kept as written"),
+        widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
+    dc_rights = forms.ChoiceField(
+        label=DC_LABELS["rights"], required=False, choices=licence_choices,
+        help_text=_("the licence or rights statement, stored as its URL"))
+    dc_rights_other = forms.CharField(
+        label=_("Other rights"), required=False,
+        help_text=_("one value per line; kept as written"),
+        widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
+    dc_date = forms.CharField(
+        label=DC_LABELS["date"], required=False,
+        help_text=_("ISO 8601: a year, a month, a day or an interval, e.g. 2013, 2013-09, "
+                    "2013-09-04, 2013/2014; one per line"),
+        widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
 
     class Meta:
         model = Item
         fields = ["title", "language", "target_file", "transferable", "previous_edition",
                   "translation_of"]
-        help_texts = {"target_file": _("the name of one of the files; default: the first")}
+        widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"})}
+        # The model's own names, for people; read-only fields take their labels from here too
+        # (django.contrib.admin.helpers.AdminReadonlyField).
+        labels = {
+            "title": _("Title"), "language": _("Language"), "target_file": _("Target file"),
+            "transferable": _("Transferable"), "previous_edition": _("Previous edition"),
+            "translation_of": _("Translation of"), "ibi": _("Repository name"),
+            "ibip": _("IBIp"), "state": _("State"), "created": _("Created"),
+            "updated": _("Updated"), "deleted_at": _("Deleted at"),
+        }
+        help_texts = {
+            "target_file": _("the name of one of the files; default: the first"),
+            "language": _("the original language, as a BCP 47 tag: pick one or type any tag, "
+                          "e.g. pt-BR"),
+            "transferable": _("unticked: this Original never migrates to another Archive"),
+        }
 
     LINKS = ("previous_edition", "translation_of")
 
@@ -85,6 +195,10 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             self.initial[dc_field_name("creator")] = creator_lines(
                 [(v.value, v.orcid) for v in self.instance.dc_values.all()
                  if v.element == "creator"])
+            for element in CONTROLLED:
+                choice, others = split_controlled(element, self.instance.dc(element))
+                self.initial[dc_field_name(element)] = choice
+                self.initial[other_field_name(element)] = "\n".join(others)
 
     def _links_by_ibi(self) -> dict[str, str]:
         """Accept an IBI (either form) typed where the pickers send an item's number.
@@ -119,9 +233,29 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         return creators
 
     def clean_language(self) -> str:
+        """A BCP 47 tag as the services check it (a language stored before stays as is)."""
         language = self.cleaned_data.get("language", "").strip()
-        validate_language(language)
-        return normalize_language(language) if language else ""
+        if not self.adding and language == self.instance.language:
+            return language
+        try:
+            return services.clean_language(language)
+        except services.ServiceError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    def clean_dc_date(self) -> list[str]:
+        """Each line an ISO 8601 / EDTF level 0 date, as the services check it; a date stored
+        before may stay as it is (the services let it too)."""
+        kept = set() if self.adding else set(self.instance.dc("date"))
+        dates = []
+        for line in self.cleaned_data.get(dc_field_name("date"), "").splitlines():
+            if not line.strip():
+                continue
+            try:
+                dates.append(line.strip() if line.strip() in kept
+                             else services.clean_date(line))
+            except services.ServiceError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return dates
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -177,9 +311,14 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
     def _write(self) -> Item:
         data = self.cleaned_data
-        dc = {element: data[dc_field_name(element)] if element == "creator"
+        dc = {element: data[dc_field_name(element)] if element in ("creator", "date")
               else data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
               if dc_field_name(element) in data}
+        for element in CONTROLLED:  # the choice first, then the other values as written
+            if dc_field_name(element) in data:
+                chosen = [data[dc_field_name(element)]] if data[dc_field_name(element)] else []
+                others = data.get(other_field_name(element), "").splitlines()
+                dc[element] = chosen + [v for v in others if v.strip() not in chosen]
         # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
         uploads = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
                    for f in data.get("upload") or []]

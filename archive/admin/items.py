@@ -1,32 +1,118 @@
 """The librarian's admin: deposit, describe, link and tombstone items; all writes via services."""
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import IS_POPUP_VAR
-from django.db.models import Case, IntegerField, Value, When
+from django.contrib.admin.views.autocomplete import AutocompleteJsonView
+from django.db.models import Case, IntegerField, Prefetch, Value, When
 from django.http import HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils import formats
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors, services, storage
-from ..models import DC_ELEMENTS, Item, MintingState
-from .copies import CopiesAdminMixin, ReadOnlyAdmin
-from .forms import ItemAdminForm, dc_field_name
+from ..models import DC_ELEMENTS, DcValue, Item, MintingState
+from .copies import CopiesAdminMixin, ReadOnlyAdmin, titled
+from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
+
+
+def breakable(text: str, after: str = "/._-") -> SafeString:
+    """Text that may wrap after the given separators (a <wbr> there) and nowhere else: an IBI
+    wraps at its slashes, a file name also after a dot, hyphen or underscore; never mid-word."""
+    pieces = re.split(f"(?<=[{re.escape(after)}])", text)
+    return mark_safe("".join(  # noqa: S308  (each piece escaped by format_html)
+        format_html("{}<wbr>", piece) if piece[-1:] in after else format_html("{}", piece)
+        for piece in pieces if piece))
+
+
+def _dublin_core_fields() -> list[str]:
+    """Each element's field, what a librarian fills most often first (creator, date, type,
+    rights), a controlled one (type, rights) followed by its other values."""
+    first = ("creator", "date", "type", "rights")
+    fields = []
+    for element in (*first, *(e for e in DC_ELEMENTS if e not in first)):
+        fields.append(dc_field_name(element))
+        if element in CONTROLLED:
+            fields.append(other_field_name(element))
+    return fields
+
+
+class PickerJsonView(AutocompleteJsonView):
+    """The pickers' answers ("Previous edition", "Translation of"): each item with its
+    edition and date beside its title and IBI, so that the librarian tells editions apart.
+    The ranking is ItemAdmin.get_search_results'."""
+
+    def serialize_result(self, obj, to_field_name) -> dict:
+        result = super().serialize_result(obj, to_field_name)
+        if isinstance(obj, Item):
+            result["text"] = picker_text(obj)
+        return result
+
+
+def picker_text(item: Item) -> str:
+    """"Relatório técnico — 2ª edição, 2013-09-04 · sid.inpe.br/…" in the librarian's
+    language: the date is the item's dc:date, else the day it was deposited."""
+    date = next(iter(item.dc("date")), "") or item.created.date().isoformat()
+    return gettext("%(title)s — edition %(number)d, %(date)s · %(ibi)s") % {
+        "title": item.title, "number": item.edition_number, "date": date, "ibi": item.ibi}
+
+
+def autocomplete_view(request):
+    return PickerJsonView.as_view(admin_site=admin.site)(request)
+
+
+# Django's admin site asks its own autocomplete_view for /admin/autocomplete/ (when its URLs
+# are first built, after this module is imported by autodiscovery).
+admin.site.autocomplete_view = autocomplete_view
 
 
 @admin.register(Item)
 class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
-    list_display = ["title", "ibi", "ibip", "state", "language", "updated"]
-    list_filter = ["state", "language"]
+    list_display = ["title_column", "ibi_column", "ibip_column", "state_column",
+                    "language_column", "updated_column"]
+    list_display_links = ["title_column"]
+    list_filter = [("state", titled(_("state"))), ("language", titled(_("language")))]
     search_fields = ["ibi", "ibip", "title"]
     autocomplete_fields = ["previous_edition", "translation_of"]
     list_per_page = 50
-    dublin_core = (_("Dublin Core"), {"fields": [dc_field_name(e) for e in DC_ELEMENTS]})
+    dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
+
+    class Media:
+        css = {"all": ["archive/admin.css"]}
+
+    # The columns, named for people (the model's field names are no translation: a
+    # verbose_name would be a migration); IBIs wrap at their slashes.
+    @admin.display(description=_("Title"), ordering="title")
+    def title_column(self, obj: Item) -> str:
+        return obj.title
+
+    @admin.display(description=_("Repository name"), ordering="ibi")
+    def ibi_column(self, obj: Item) -> str:
+        return breakable(obj.ibi, "/")
+
+    @admin.display(description=_("IBIp"), ordering="ibip")
+    def ibip_column(self, obj: Item) -> str:
+        return breakable(obj.ibip, "/")
+
+    @admin.display(description=_("State"), ordering="state")
+    def state_column(self, obj: Item) -> str:
+        return obj.get_state_display()
+
+    @admin.display(description=_("Language"), ordering="language")
+    def language_column(self, obj: Item) -> str:
+        return obj.language
+
+    @admin.display(description=_("Updated"), ordering="updated")
+    def updated_column(self, obj: Item) -> str:
+        return formats.date_format(obj.updated, "SHORT_DATETIME_FORMAT") if obj.updated else ""
 
     def get_fieldsets(self, request, obj=None):
         if obj is None:
@@ -56,26 +142,30 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         return ["ibi", "ibip", "state", "edition", "created", "updated", "deleted_at",
                 "file_table", "previous_edition"]
 
-    @admin.display(description=_("edition"))
+    @admin.display(description=_("Edition"))
     def edition(self, obj: Item) -> str:
-        return f"{obj.edition_number} (first: {obj.edition_family})"
+        return gettext("%(number)d (first: %(first)s)") % {"number": obj.edition_number,
+                                                            "first": obj.edition_family}
 
-    @admin.display(description=_("values"))
+    @admin.display(description=_("Values"))
     def dc_values(self, obj: Item) -> str:
         return format_html_join("", "<div>{}: {}</div>",
                                 ((v.element, v.value) for v in obj.dc_values.all()))
 
-    @admin.display(description=_("files"))
+    @admin.display(description=_("Files"))
     def file_table(self, obj: Item) -> str:
+        # Classes name the columns that a narrow screen hides or wraps (static/archive/admin.css).
         rows = format_html_join("", (
-            "<tr><td><a href=\"/{}\">{}</a></td><td>{}</td><td>{}</td>"
-            "<td><code>{}</code></td><td>{}</td><td{}>{}</td></tr>"), (
-            (quote(storage.file_key(obj.ibi, f.name)), f.name, filesizeformat(f.size), f.size,
-             f.sha256, f.content_type, *_fixity_cell(f))
+            '<tr><td class="name"><a href="/{}">{}</a></td><td>{}</td><td class="bytes">{}</td>'
+            '<td class="sha256"><code>{}</code></td><td class="type">{}</td>'
+            "<td{}>{}</td></tr>"), (
+            (quote(storage.file_key(obj.ibi, f.name)), breakable(f.name),
+             filesizeformat(f.size), f.size, f.sha256, f.content_type, *_fixity_cell(f))
             for f in obj.files.order_by("name")))
         return format_html(
-            '<table class="ibi-files"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th>'
-            "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            '<div class="ibi-files-wrap"><table class="ibi-files"><thead><tr><th>{}</th>'
+            '<th>{}</th><th class="bytes">{}</th><th class="sha256">{}</th>'
+            '<th class="type">{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table></div>',
             _("name"), _("size"), _("bytes"), "sha256", _("content type"), _("fixity"), rows)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="",
@@ -105,6 +195,9 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                 When(title__istartswith=term, then=Value(1)),
                 default=Value(2), output_field=IntegerField(),
             )).order_by("rank", "title", "edition_number", "created", "pk")
+            # Each answer shows its date (picker_text): one query for the page, not one each.
+            found = found.prefetch_related(
+                Prefetch("dc_values", queryset=DcValue.objects.filter(element="date")))
         return found, may_have_duplicates
 
     def get_queryset(self, request):
@@ -171,4 +264,20 @@ def _fixity_cell(file) -> tuple[str, str]:
 class MintingStateAdmin(ReadOnlyAdmin):
     """Shown for audits; only the minting service ever writes it."""
 
-    list_display = ["name", "last_date_for_suffix", "updated"]
+    list_display = ["name_column", "last_date_column", "updated_column"]
+
+    @admin.display(description=_("name"), ordering="name")
+    def name_column(self, obj: MintingState) -> str:
+        return obj.name
+
+    @admin.display(description=_("last date for suffix"), ordering="last_date_for_suffix")
+    def last_date_column(self, obj: MintingState) -> str:
+        return obj.last_date_for_suffix or "—"
+
+    @admin.display(description=_("updated"), ordering="updated")
+    def updated_column(self, obj: MintingState) -> str:
+        return formats.date_format(obj.updated, "SHORT_DATETIME_FORMAT")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["labels"] = {"name": _("name"), "last_date_for_suffix": _("last date for suffix")}
+        return super().get_form(request, obj, change, **kwargs)

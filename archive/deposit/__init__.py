@@ -7,6 +7,7 @@
 - idempotency: Idempotency-Key, a deposit at most once per key.
 - bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
 - content_types: the one rule for the content type a file is stored with.
+- values: what a date (EDTF level 0) and a language tag (BCP 47) may be (pure; services).
 """
 __all__ = ["bulk_import", "content_types", "idempotency", "selectors", "services", "storage",
            "uploads"]

@@ -30,6 +30,7 @@ from ..models import (
     validate_language,
 )
 from . import content_types, storage
+from .values import DATE_EXAMPLES, is_date
 
 
 class ServiceError(Exception):
@@ -82,12 +83,38 @@ def clean_orcid(value: str) -> str:
                            % {"value": value}) from None
 
 
+def clean_date(value: str) -> str:
+    """A dc:date as given, if EDTF level 0 (values.py); else a ServiceError saying the forms."""
+    text = value.strip()
+    if not is_date(text):
+        raise ServiceError(_("%(value)r is not a date: write it as ISO 8601, e.g. %(examples)s")
+                           % {"value": value, "examples": DATE_EXAMPLES})
+    return text
+
+
+def clean_language(value: str | None) -> str:
+    """A valid BCP 47 tag in its usual case (pt-br → pt-BR), "" for none, or a ServiceError
+    naming the tag as given. The rule is models.validate_language, the model's own."""
+    text = (value or "").strip()
+    if not text:
+        return ""
+    try:
+        validate_language(text)
+    except ValidationError as exc:
+        raise ServiceError(_("language: %(reason)s") % {"reason": " ".join(exc.messages)}
+                           ) from None
+    return normalize_language(text)
+
+
 # A value of a Dublin Core element as the edges give it: text, or for a creator (text, ORCID iD).
 DcInput = str | tuple[str, str]
 
 
-def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
-    rows = []
+def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
+                    kept_dates: Iterable[str] = ()) -> list[DcValue]:
+    """The rows of the given values; a date must be EDTF level 0 unless it is one of
+    `kept_dates`, already stored (older deposits), which an edit may keep as they are."""
+    rows, kept_dates = [], set(kept_dates)
     for element, values in (dc or {}).items():
         if element not in DC_ELEMENTS:
             raise ServiceError(_("%(element)r is not a Dublin Core element") % {"element": element})
@@ -98,6 +125,8 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
             text, orcid_id = (given, "") if isinstance(given, str) else given
             text = _clean_text(element, text or "")
             orcid_id = clean_orcid(orcid_id or "")
+            if element == "date" and text and text not in kept_dates:
+                text = clean_date(text)
             if orcid_id and element != "creator":
                 raise ServiceError(_("only a creator has an ORCID iD"))
             if not text:
@@ -107,18 +136,6 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None) -> list[DcValue]:
             rows.append(DcValue(element=element, value=text, position=position, orcid=orcid_id))
             position += 1
     return rows
-
-
-def _clean_language(value: str | None) -> str:
-    """A valid tag in its normal case; checked as given, so that the refusal names it so."""
-    if not value:
-        return ""
-    try:
-        validate_language(value)
-    except ValidationError as exc:
-        raise ServiceError(_("language: %(reason)s") % {"reason": " ".join(exc.messages)}
-                           ) from None
-    return normalize_language(value)
 
 
 def _safe_name(what: str, name: str) -> str:
@@ -225,7 +242,7 @@ def item_deposit(
         raise ServiceError(_("target_file %(name)r is not one of the files")
                            % {"name": target_file})
     metadata = _clean_metadata(dc)
-    item = Item(title=title, language=_clean_language(language),
+    item = Item(title=title, language=clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
                 translation_of=translation_of, transferable=transferable)
     _check_links(item)
@@ -326,8 +343,9 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     unknown = set(fields) - allowed
     if unknown:
         raise ServiceError(_("cannot change %(fields)s") % {"fields": ", ".join(sorted(unknown))})
-    if "language" in fields:
-        fields["language"] = _clean_language(fields["language"])
+    # A language or date stored before the checks were this strict may stay as it is.
+    if "language" in fields and fields["language"] != item.language:
+        fields["language"] = clean_language(fields["language"])
     if "target_file" in fields and fields["target_file"]:
         fields["target_file"] = _safe_name("target_file", fields["target_file"])
         if not item.files.filter(name=fields["target_file"]).exists():
@@ -343,7 +361,7 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     _full_clean(item)
     item.save()
     if dc is not None:
-        rows = _clean_metadata(dc)
+        rows = _clean_metadata(dc, kept_dates=item.dc("date"))
         item.dc_values.filter(element__in=list(dc)).delete()
         for row in rows:
             row.item = item

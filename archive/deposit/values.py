@@ -1,0 +1,37 @@
+"""What a deposit's date may be, checked alike for the admin, the API and `importitems`
+(services.clean_date; a language is checked by models.validate_language). Pure: no Django.
+
+A date is ISO 8601 as EDTF level 0 reads it (the Library of Congress' Extended Date/Time
+Format, parsed by the `edtf` package): a year, a month, a day, a date and time, or an interval
+of two of them, its start not after its end::
+
+    >>> [is_date(v) for v in ("2013", "2013-09", "2013-09-04", "2013/2014", "2013-09/2014")]
+    [True, True, True, True, True]
+    >>> [is_date(v) for v in ("2013-02-30", "04/09/2013", "setembro de 2013", "2014/2013")]
+    [False, False, False, False]
+"""
+from __future__ import annotations
+
+from edtf import parse_edtf
+from edtf.parser.edtf_exceptions import EDTFParseException
+from edtf.parser.parser_classes import Date, DateAndTime, Interval
+
+DATE_EXAMPLES = "2013, 2013-09, 2013-09-04, 2013/2014"
+
+
+def is_date(value: str) -> bool:
+    """Whether `value` is an EDTF level 0 date (ISO 8601's calendar dates and intervals)."""
+    text = value.strip()
+    if not text or text != value:
+        return False
+    try:
+        parsed = parse_edtf(text)
+    except (EDTFParseException, ValueError, TypeError):
+        return False
+    # Level 0 only: the parser also reads level 1 and 2 (seasons, "2013?", "../2013"), which
+    # DataCite, OAI-PMH and citation styles read as no date at all.
+    if type(parsed) in (Date, DateAndTime):
+        return True
+    if type(parsed) is Interval:
+        return parsed.lower.lower_strict() <= parsed.upper.upper_strict()
+    return False

@@ -1,0 +1,279 @@
+"""The deposit form's controlled values: type and rights from vocabularies (stored as URIs,
+other values kept), an ISO 8601 / EDTF level 0 date and a BCP 47 tag, refused alike by the
+admin and the API; the pickers' edition and date; the admin in Portuguese."""
+from __future__ import annotations
+
+import doctest
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from archive.deposit import services, values
+from archive.metadata import vocabularies
+from archive.models import Item
+
+ADD = "/admin/archive/item/add/"
+ITEMS = "/api/items/"
+PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
+TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
+CC_BY = "https://creativecommons.org/licenses/by/4.0/"
+
+
+@pytest.fixture(autouse=True)
+def fast_minting(settings):
+    settings.IBI_GRANULARITY = Decimal("0.01")
+
+
+@pytest.fixture
+def client(db) -> Client:
+    user = User.objects.create_user("ana", password="x", is_staff=True)
+    user.groups.add(services.ensure_librarians_group())
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def a_file(name: str = "a.txt") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, b"x", content_type="text/plain")
+
+
+def deposit(client, **fields):
+    return client.post(ADD, {"title": "Relatório", "transferable": "on", "upload": a_file(),
+                             **fields}, secure=True, **PT)
+
+
+def api_deposit(api, **fields):
+    return api.post(ITEMS, {"title": "Relatório", "files": [a_file()], **fields},
+                    format="multipart", secure=True)
+
+
+# -- The pure checks -----------------------------------------------------------------------------
+
+def test_the_worked_examples_of_the_checks_and_vocabularies_run():
+    assert doctest.testmod(values).failed == 0
+    assert doctest.testmod(vocabularies).failed == 0
+
+
+@pytest.mark.parametrize("date", ["2013", "2013-09", "2013-09-04", "2013/2014",
+                                  "2013-09-04/2013-09-30", "2013-09-04T10:30:00Z", "0800"])
+def test_iso_8601_dates_of_edtf_level_0_are_dates(date):
+    assert values.is_date(date)
+
+
+@pytest.mark.parametrize("date", ["", "13", "2013-02-30", "2013-13", "04/09/2013",
+                                  "setembro de 2013", "2014/2013", "2013?", "2013-21",
+                                  "../2013", "2013-9-4", " 2013"])
+def test_other_dates_are_not(date):
+    assert not values.is_date(date)
+
+
+@pytest.mark.parametrize(("tag", "valid"), [
+    ("pt-BR", True), ("pt-br", True), ("en", True), ("es-419", True), ("zh-Hant-TW", True),
+    ("gn", True), ("x-klingon", False), ("pt_BR", False), ("xx-YY", False), ("english", False),
+    ("pt-BR-BR", False), ("e", False)])
+def test_language_tags_are_bcp_47_as_the_registry_knows_it(tag, valid):
+    """The deposit's one rule (models.validate_language), which the admin's form uses too."""
+    try:
+        services.clean_language(tag)
+    except services.ServiceError:
+        assert not valid
+    else:
+        assert valid
+
+
+def test_every_type_choice_is_a_coar_type_the_formats_read():
+    for uri, _label in vocabularies.TYPE_CHOICES:
+        assert vocabularies.kind_of(uri).coar_uri == uri
+    assert vocabularies.kind_of(TECHNICAL_REPORT).datacite == "Report"
+
+
+def test_licences_are_found_by_url_in_either_scheme_or_by_spdx_id():
+    assert vocabularies.licence_of("cc-by-4.0").uri == CC_BY
+    assert vocabularies.licence_of("http://creativecommons.org/licenses/by/4.0").uri == CC_BY
+    assert vocabularies.licence_of("CC0-1.0").uri.endswith("/publicdomain/zero/1.0/")
+    assert vocabularies.licence_of("All rights reserved") is None  # free text stays text
+    assert len({licence.uri for licence in vocabularies.LICENCES}) == len(vocabularies.LICENCES)
+
+
+# -- The admin -------------------------------------------------------------------------------
+
+def test_the_type_and_licence_chosen_are_stored_as_their_uris(client):
+    response = deposit(client, dc_type=TECHNICAL_REPORT, dc_rights=CC_BY,
+                       dc_type_other="Relatório técnico", dc_date="2013-09-04")
+    assert response.status_code == 302, response.content.decode()[:2000]
+    item = Item.objects.get(title="Relatório")
+    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico"]
+    assert item.dc("rights") == [CC_BY]
+    assert item.dc("date") == ["2013-09-04"]
+
+
+def test_free_text_stored_before_stays_visible_and_is_kept_on_save(client):
+    item = services.item_deposit(title="Old", uploads=[], dc={
+        "type": ["Relatório técnico", TECHNICAL_REPORT], "rights": ["All rights reserved"]})
+    # A date written before dates were checked.
+    item.dc_values.create(element="date", value="setembro de 2013", position=0)
+    url = f"/admin/archive/item/{item.pk}/change/"
+    form = client.get(url, secure=True).context["adminform"].form
+    assert form.initial["dc_type"] == TECHNICAL_REPORT
+    assert form.initial["dc_type_other"] == "Relatório técnico"
+    assert form.initial["dc_rights"] == ""
+    assert form.initial["dc_rights_other"] == "All rights reserved"
+    response = client.post(url, {
+        "title": "Old, renamed", "transferable": "on", "dc_type": TECHNICAL_REPORT,
+        "dc_type_other": "Relatório técnico", "dc_rights_other": "All rights reserved",
+        "dc_date": "setembro de 2013"}, secure=True)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    item.refresh_from_db()
+    assert item.title == "Old, renamed"
+    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico"]
+    assert item.dc("rights") == ["All rights reserved"]
+    assert item.dc("date") == ["setembro de 2013"]
+
+
+def test_a_choice_not_in_the_vocabulary_is_a_form_error(client):
+    response = deposit(client, dc_type="http://example.org/not-a-type")
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["dc_type"]
+
+
+@pytest.mark.parametrize("date", ["04/09/2013", "2013-02-30", "setembro de 2013"])
+def test_a_date_that_is_not_iso_8601_is_a_form_error_in_portuguese(client, date):
+    response = deposit(client, dc_date=date)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors["dc_date"]
+    assert errors == [f"{date!r} não é uma data: escreva-a em ISO 8601, p. ex. "
+                      "2013, 2013-09, 2013-09-04, 2013/2014"]
+    assert not Item.objects.filter(title="Relatório").exists()
+
+
+@pytest.mark.parametrize("tag", ["pt_BR", "xx-YY", "português"])
+def test_a_language_that_is_not_a_bcp_47_tag_is_a_form_error(client, tag):
+    response = deposit(client, language=tag)
+    assert response.status_code == 200
+    assert "não é uma etiqueta de idioma BCP 47" in \
+        response.context["adminform"].form.errors["language"][0]
+
+
+def test_the_language_box_offers_common_languages_by_name_and_takes_any_tag(client):
+    page = client.get(ADD, secure=True, **PT).content.decode()
+    assert 'list="id_language-list"' in page
+    assert '<option value="pt-BR">Português (Brasil)</option>' in page
+    assert '<option value="en">Inglês</option>' in page
+    assert deposit(client, language="gn").status_code == 302  # Guarani, not offered
+    assert Item.objects.get(title="Relatório").language == "gn"
+
+
+def test_the_deposit_form_speaks_portuguese(client):
+    page = client.get(ADD, secure=True, **PT).content.decode()
+    for text in ("Título", "Idioma", "Arquivo principal", "Edição anterior", "Tradução de",
+                 "Autor", "Direitos", "Outros tipos", "Relatório técnico",
+                 "Creative Commons Atribuição 4.0 (CC BY 4.0)", "Salvar", "Adicionar item"):
+        assert text in page, text
+    for text in ("Title", "Target file", "Previous edition", "Technical report"):
+        assert f">{text}" not in page, text
+
+
+def test_the_item_list_and_filters_speak_portuguese(client):
+    services.item_deposit(title="Um item", uploads=[])
+    page = client.get("/admin/archive/item/", secure=True, **PT).content.decode()
+    for text in ("Título", "Nome de repositório", "Estado", "Idioma", "Atualizado",
+                 "Por estado", "Por idioma", "Selecione item para modificar"):
+        assert text in page, text
+
+
+# -- The API refuses the same ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("date", "04/09/2013", "is not a date"),
+    ("date", "2014/2013", "is not a date"),
+    ("language", "pt_BR", "is not a BCP 47 language tag"),
+    ("language", "xx-YY", "is not a BCP 47 language tag"),
+])
+def test_the_api_refuses_the_same_dates_and_tags_with_a_400(librarian_api, field, value, says):
+    response = api_deposit(librarian_api, **{field: value})
+    assert response.status_code == 400
+    assert says in response.json()["detail"]
+    assert not Item.objects.filter(title="Relatório").exists()
+
+
+def test_the_api_stores_a_licence_url_and_a_coar_type_as_given(librarian_api):
+    response = api_deposit(librarian_api, type=[TECHNICAL_REPORT], rights=[CC_BY],
+                           date=["2013-09"], language="pt-br")
+    assert response.status_code == 201, response.json()
+    record = response.json()
+    assert (record["type"], record["rights"], record["date"], record["language"]) == (
+        [TECHNICAL_REPORT], [CC_BY], ["2013-09"], "pt-BR")
+
+
+def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
+    item = services.item_deposit(title="Old", uploads=[])
+    item.dc_values.create(element="date", value="setembro de 2013", position=0)
+    url = f"{ITEMS}{item.ibi}"
+    kept = librarian_api.patch(url, {"date": ["setembro de 2013"]}, format="json", secure=True)
+    assert kept.status_code == 200, kept.json()
+    refused = librarian_api.patch(url, {"date": ["outubro de 2013"]}, format="json",
+                                  secure=True)
+    assert refused.status_code == 400 and "is not a date" in refused.json()["detail"]
+    assert item.dc("date") == ["setembro de 2013"]
+
+
+# -- The pickers -------------------------------------------------------------------------------
+
+def test_the_pickers_show_edition_and_date_in_the_librarians_language(client):
+    first = services.item_deposit(title="Relatório técnico", uploads=[],
+                                  dc={"date": ["2013-09-04"]})
+    second = services.item_deposit(title="Relatório técnico", uploads=[],
+                                   previous_edition=first, dc={"date": ["2014"]})
+    url = ("/admin/autocomplete/?app_label=archive&model_name=item"
+           "&field_name=previous_edition&term=relatório técnico")
+    results = client.get(url, secure=True, **PT).json()["results"]
+    assert results == [
+        {"id": str(first.pk), "text": f"Relatório técnico — 1ª edição, 2013-09-04 · {first.ibi}"},
+        {"id": str(second.pk), "text": f"Relatório técnico — 2ª edição, 2014 · {second.ibi}"},
+    ]
+    english = client.get(url, secure=True, HTTP_ACCEPT_LANGUAGE="en").json()["results"]
+    assert english[1]["text"] == f"Relatório técnico — edition 2, 2014 · {second.ibi}"
+
+
+def test_a_stored_uri_reads_as_its_name_in_the_readers_language():
+    from django.template import Context, Template
+    from django.utils import translation
+
+    page = Template("{% load ibi_vocabularies %}{{ a|vocabulary_label }} | "
+                    "{{ b|vocabulary_label }} | {{ c|vocabulary_label }}")
+    values = Context({"a": TECHNICAL_REPORT, "b": CC_BY, "c": "Relatório <técnico>"})
+    with translation.override("pt-br"):
+        assert page.render(values) == ("Relatório técnico | Creative Commons Atribuição 4.0 "
+                                       "(CC BY 4.0) | Relatório &lt;técnico&gt;")
+    with translation.override("en"):
+        assert page.render(values).startswith("Technical report | Creative Commons Attribution")
+
+
+def test_the_administrators_pages_name_models_and_archives_in_portuguese(admin_client):
+    from archive.models import RegisteredArchive
+
+    RegisteredArchive.objects.create(archive_service_ibi="ibi.test/b/2026/11.21.14.10.59",
+                                     key_hash="0", included=True)
+    index = admin_client.get("/admin/", secure=True, **PT).content.decode()
+    for text in ("Itens", "Arquivos de itens", "Arquivos registrados",
+                 "Estados da geração de IBIs"):
+        assert text in index, text
+    archives = admin_client.get("/admin/archive/registeredarchive/", secure=True,
+                                **PT).content.decode()
+    for text in ("IBI do serviço de arquivo", "Ligado em", "Por ligado",
+                 "ibi.test/b/2026/11.21.14.10.59 (ligado)"):
+        assert text in archives, text
+
+
+def test_the_pickers_read_the_dates_in_one_query(client, django_assert_max_num_queries):
+    for number in range(5):
+        services.item_deposit(title=f"Atlas {number}", uploads=[], dc={"date": ["2013"]})
+    url = ("/admin/autocomplete/?app_label=archive&model_name=item"
+           "&field_name=translation_of&term=atlas")
+    # The session, the user, permissions, the count, the page, and all the dates at once.
+    with django_assert_max_num_queries(8):
+        results = client.get(url, secure=True).json()["results"]
+    assert len(results) == 5 and all(", 2013 · " in r["text"] for r in results)

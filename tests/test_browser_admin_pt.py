@@ -1,0 +1,193 @@
+"""In a real browser that prefers Brazilian Portuguese: a librarian deposits an item, a new
+edition of it and a translation of it through the admin, entirely in Portuguese; the item list
+and the file table fit a 1280 px screen and a phone's.
+
+Debian's Chromium, driven by Playwright, as in tests/test_browser.py (its fixtures). The
+screenshots go to artifacts/screenshots/; with IBI_DOCS_SCREENSHOTS=1 the deposit form's is
+also written to docs/screenshots/admin-deposit-pt-BR.png, the README's picture:
+
+    IBI_DOCS_SCREENSHOTS=1 pytest tests/test_browser_admin_pt.py -k deposits
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from playwright.sync_api import Page, expect, sync_playwright
+
+from archive.deposit import services
+from archive.models import Item
+from tests.test_browser import (  # noqa: F401
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    SCREENSHOTS,
+    librarian,
+    server,
+    shot,
+)
+
+DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-deposit-pt-BR.png"
+TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
+CC_BY = "https://creativecommons.org/licenses/by/4.0/"
+ADD = "/admin/archive/item/add/"
+
+
+@pytest.fixture
+def browser():
+    """Chromium in Brazilian Portuguese: its own controls too (the file chooser's button)
+    when Debian's chromium-l10n is installed; the pages' language comes from the context's
+    locale (Accept-Language) either way."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=[*CHROMIUM_ARGS, "--lang=pt-BR"],
+                                              env={**os.environ, "LANGUAGE": "pt_BR"})
+        yield chromium
+        chromium.close()
+
+
+def log_in_in_portuguese(page: Page, url: str, next_url: str = ADD) -> None:
+    page.goto(f"{url}/admin/login/?next={next_url}")
+    page.fill("#id_username", "librarian")
+    page.fill("#id_password", PASSWORD)
+    expect(page.locator("input[type=submit]")).to_have_value("Acessar")
+    page.click("input[type=submit]")
+    expect(page).to_have_url(f"{url}{next_url}")
+
+
+def fill_the_deposit(page: Page, title: str, language: str, file_name: str) -> None:
+    page.fill("#id_title", title)
+    page.set_input_files("input[name=upload]", [{
+        "name": file_name, "mimeType": "application/pdf", "buffer": title.encode()}])
+    page.fill("#id_language", language)
+    page.fill("#id_dc_creator", "Banon, Gerald | 0000-0002-1825-0097\nBanon, Lise")
+    page.select_option("#id_dc_type", label="Relatório técnico")
+    page.select_option("#id_dc_rights", label="Creative Commons Atribuição 4.0 (CC BY 4.0)")
+    page.fill("#id_dc_date", "2013-09-04")
+
+
+def pick(page: Page, field: str, typed: str, choice: str) -> None:
+    """Choose an item in one of the admin's pickers (select2) by typing part of its title."""
+    page.click(f"#id_{field} + .select2 .select2-selection")
+    page.fill(".select2-container--open .select2-search__field", typed)
+    option = page.locator(".select2-results__option", has_text=choice)
+    expect(option).to_be_visible()
+    option.click()
+
+
+def save_and_land_on_the_item(page: Page, title: str) -> Item:
+    save = page.locator("input[name=_save]")
+    expect(save).to_have_value("Salvar")
+    save.click()
+    item = Item.objects.get(title=title)
+    message = page.locator(".messagelist .success")
+    expect(message).to_have_text(f"Depositado “{title}”: {item.ibi}, {item.ibip}.")
+    expect(page).to_have_url(re.compile(rf"/admin/archive/item/{item.pk}/change/$"))
+    expect(page.locator(".field-ibi .readonly")).to_have_text(item.ibi)
+    expect(page.locator(".field-ibip .readonly")).to_have_text(item.ibip)
+    expect(page.get_by_text("URL persistente")).to_be_visible()
+    return item
+
+
+def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portuguese(
+        server, browser, librarian):  # noqa: F811
+    context = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    log_in_in_portuguese(page, server.url)
+
+    # The deposit form, in Portuguese: labels, vocabularies, buttons.
+    expect(page.get_by_role("heading", level=1)).to_have_text("Adicionar item")
+    for label in ("Título", "Idioma", "Arquivo principal", "Edição anterior", "Tradução de",
+                  "Autor", "Tipo", "Direitos", "Data"):
+        expect(page.locator("label", has_text=re.compile(rf"^{label}:?$")).first).to_be_visible()
+    expect(page.locator("#id_dc_type option", has_text="Conjunto de dados")).to_have_count(1)
+    fill_the_deposit(page, "Relatório técnico sobre identificadores", "pt-BR", "relatorio.pdf")
+    page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
+    screenshot_of_the_deposit_form(page)
+    first = save_and_land_on_the_item(page, "Relatório técnico sobre identificadores")
+    assert first.dc("type") == [TECHNICAL_REPORT] and first.dc("rights") == [CC_BY]
+    assert first.language == "pt-BR" and first.dc("date") == ["2013-09-04"]
+
+    # A new edition: the picker names the first by its edition and date.
+    page.goto(f"{server.url}{ADD}")
+    fill_the_deposit(page, "Relatório técnico sobre identificadores, 2ª ed.", "pt-BR",
+                     "relatorio-2.pdf")
+    pick(page, "previous_edition", "Relatório técnico sobre",
+         f"Relatório técnico sobre identificadores — 1ª edição, 2013-09-04 · {first.ibi}")
+    second = save_and_land_on_the_item(page, "Relatório técnico sobre identificadores, 2ª ed.")
+    assert second.previous_edition == first and second.edition_number == 2
+    expect(page.locator(".field-edition .readonly")).to_have_text(f"2ª (primeira: {first.ibi})")
+
+    # A translation of the first, into English.
+    page.goto(f"{server.url}{ADD}")
+    fill_the_deposit(page, "Technical report on identifiers", "en", "report.pdf")
+    pick(page, "translation_of", "Relatório técnico sobre identificadores",
+         f"Relatório técnico sobre identificadores — 1ª edição, 2013-09-04 · {first.ibi}")
+    translation = save_and_land_on_the_item(page, "Technical report on identifiers")
+    assert translation.translation_of == first and translation.language == "en"
+    shot(page, "admin-translation-pt-BR")
+
+    # Refusals speak Portuguese too.
+    page.goto(f"{server.url}{ADD}")
+    fill_the_deposit(page, "Data errada", "pt-BR", "errada.pdf")
+    page.fill("#id_dc_date", "04/09/2013")
+    page.click("input[name=_save]")
+    expect(page.locator(".errorlist").first).to_have_text(
+        "'04/09/2013' não é uma data: escreva-a em ISO 8601, p. ex. "
+        "2013, 2013-09, 2013-09-04, 2013/2014")
+    assert not Item.objects.filter(title="Data errada").exists()
+    context.close()
+
+
+def screenshot_of_the_deposit_form(page: Page) -> None:
+    """The deposit form at 1280×800, as the README shows it."""
+    shot(page, "admin-deposit-pt-BR")
+    if os.environ.get("IBI_DOCS_SCREENSHOTS") == "1":
+        DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=DOCS_SCREENSHOT)
+
+
+LONG_TITLE = ("Avaliação da precipitação estimada por satélite sobre a Amazônia Legal "
+              "com dados de radar meteorológico e pluviômetros")
+LONG_FILE = "relatorio_final_precipitacao-estimada-por-satelite_amazonia-legal_2013-09-04.pdf"
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_item_list_and_the_file_table_fit_the_screen(server, browser, librarian, width):  # noqa: F811
+    item = services.item_deposit(
+        title=LONG_TITLE, language="pt-BR",
+        uploads=[services.Upload(LONG_FILE, _file(b"%PDF-1.4 long")),
+                 services.Upload("dados.csv", _file(b"a,b\n"))])
+    services.item_deposit(title="Outro item", uploads=[])
+    context = browser.new_context(locale="pt-BR", viewport={"width": width, "height": 800})
+    page = context.new_page()
+    log_in_in_portuguese(page, server.url, "/admin/archive/item/")
+
+    expect(page.get_by_role("link", name=LONG_TITLE)).to_be_visible()
+    assert no_sideways_scrolling(page)
+    shot(page, f"admin-item-list-{width}")
+
+    page.goto(f"{server.url}/admin/archive/item/{item.pk}/change/")
+    name = page.locator("table.ibi-files a", has_text="relatorio_final")
+    expect(name).to_be_visible()
+    assert no_sideways_scrolling(page)
+    # The file name wraps at its separators, not inside a word: every line of the link ends
+    # with a whole piece of the name.
+    assert name.evaluate("a => a.innerText").replace("\n", "") == LONG_FILE
+    shot(page, f"admin-item-{width}")
+    page.screenshot(path=SCREENSHOTS / f"admin-item-top-{width}.png")
+    page.locator("table.ibi-files").screenshot(path=SCREENSHOTS / f"admin-file-table-{width}.png")
+    context.close()
+
+
+def no_sideways_scrolling(page: Page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def _file(data: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("f", data)
