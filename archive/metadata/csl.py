@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import date
 from pathlib import Path
 
 from .kinds import kind_of
@@ -58,7 +59,8 @@ def item(record: Record) -> dict:
     if parts := _date_parts(record.date):
         found["issued"] = {"date-parts": [parts]}
     optional = {
-        "publisher": record.publisher, "language": record.language,
+        "publisher": record.publisher, "publisher-place": record.publisher_place,
+        "language": record.language,
         "abstract": "\n\n".join(record.descriptions), "keyword": ", ".join(record.subjects),
         # A report's number (dc:identifier); other kinds' identifiers are not numbers of theirs.
         "number": record.identifiers[0] if record.identifiers and kind == "report" else "",
@@ -116,9 +118,11 @@ def check(style: str, locale: str) -> tuple[str, str]:
     return style, locale_name(locale)
 
 
-def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAULT_LOCALE
-                 ) -> str:
-    """The citation of a Record in a CSL style and locale, as one line of plain text."""
+def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAULT_LOCALE,
+                 *, accessed: date | None = None) -> str:
+    """The citation of a Record in a CSL style and locale, as one line of plain text.
+    `accessed`: the day the reader cites it, which styles print for online documents (ABNT's
+    "Acesso em: 23 nov. 2026", IEEE's "Accessed: …")."""
     from citeproc import (
         Citation,
         CitationItem,
@@ -132,7 +136,10 @@ def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAU
     locale = locale_name(locale)
     try:
         csl_style = CitationStylesStyle(path, locale=locale, validate=False)
-        source = CiteProcJSON(items(record))
+        found = items(record)
+        if accessed is not None:
+            found[0]["accessed"] = {"date-parts": [[accessed.year, accessed.month, accessed.day]]}
+        source = CiteProcJSON(found)
         rendered = CitationStylesBibliography(csl_style, source, formatter.plain)
         rendered.register(Citation([CitationItem(record.ibi.lower())]))
         entries = rendered.bibliography()

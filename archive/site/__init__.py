@@ -2,7 +2,9 @@
 
 - views: home, search, an item's landing, files and metadata pages.
 - downloads: /col/<repository name>/doc/<file>.
-- citation: the readable citation line of the pages (pure).
+- citation: the APA-like citation line of the API's tombstones (pure).
+- cite: the citation block of the pages: the CSL styles a reader picks (ABNT, APA, Chicago,
+  IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
@@ -12,5 +14,5 @@
 - dropped_connections: the middleware that retries a read and answers a write 503 when the
   database dropped the connection.
 """
-__all__ = ["citation", "downloads", "dropped_connections", "indexing", "languages", "linksets",
-           "metadata_formats", "throttling", "views"]
+__all__ = ["citation", "cite", "downloads", "dropped_connections", "indexing", "languages",
+           "linksets", "metadata_formats", "throttling", "views"]
