@@ -364,7 +364,8 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
             context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
     # The citation of the tombstone's Record (negotiation.py), in the reader's language's
     # default style: a resolver's page offers no choice of style.
-    context["citation"] = cite.block(negotiation.tombstone_record(request, outcome), None,
+    record = negotiation.tombstone_record(request, outcome)
+    context["citation"] = cite.block(cite.with_creators(record, item) if item else record, None,
                                      get_language() or "en", today=timezone.localdate())
     return context
 

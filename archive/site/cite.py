@@ -18,6 +18,7 @@ for online documents.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -25,7 +26,7 @@ from datetime import date
 from django.utils.translation import gettext_lazy as _
 
 from ..metadata import bibtex, csl
-from ..metadata.record import Record
+from ..metadata.record import Creator, Record
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,15 @@ def citation(record: Record, style: Style, language: str, *, today: date) -> str
     """The item's citation in a style, in the reader's language, accessed today."""
     text = csl.bibliography(record, style.csl, locale_of(language), accessed=today)
     return _NUMBER.sub("", text) if style.numbered else text
+
+
+def with_creators(record: Record, item) -> Record:
+    """A tombstone's Record names no creators (metadata/selectors.py); its page still cites
+    the deleted item by its authors, as it always did. `item`: an Item (duck-typed, dc_values)."""
+    if record.creators or not item.is_deleted:
+        return record
+    return dataclasses.replace(record, creators=tuple(
+        Creator(v.value, v.orcid) for v in item.dc_values.all() if v.element == "creator"))
 
 
 def block(record: Record, asked: str | None, language: str, *, today: date,

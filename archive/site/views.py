@@ -116,7 +116,7 @@ def _citation(request: HttpRequest, item: Item) -> dict:
     """The citation block (site/cite.py): ``?style=`` or the reader's language's default."""
     downloads = [(label, reverse("archive:item_metadata_format", args=[item.ibi, name])
                   + "?download") for label, name in CITATION_DOWNLOADS]
-    return cite.block(record_of(item, request), request.GET.get("style"),
+    return cite.block(cite.with_creators(record_of(item, request), item), request.GET.get("style"),
                       get_language() or "en", today=timezone.localdate(), downloads=downloads)
 
 
