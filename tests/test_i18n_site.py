@@ -225,7 +225,7 @@ def test_the_scan_sees_english_when_there_is_some(client, site):
 def test_the_catalogue_of_the_public_site_has_no_untranslated_entry():
     mine = ("templates/archive/site/", "templates/archive/resolver/", "templates/base.html",
             "templates/40", "templates/50", "archive/site/", "archive/resolver/",
-            "archive/protocol/")
+            "archive/protocol/", "archive/metadata/csl.py", "archive/metadata/accept.py")
     missing = []
     for message in read_po(CATALOGUE.open("rb")):
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
@@ -378,6 +378,15 @@ def test_a_bad_persistent_url_is_explained_in_portuguese(client, site):
         assert str(caught.value) == "'..' in the file path '/a/../b.pdf'"
     html = client.get("/sid.inpe.br/mtc-m19/2013/13.45", **PT).content.decode()
     assert "&#x27;/sid.inpe.br/mtc-m19/2013/13.45&#x27; não é um nome de repositório" in html
+
+
+def test_an_unknown_csl_style_asked_by_accept_is_refused_in_portuguese(client, site):
+    response = client.get(f"/{site['item'].ibi}",
+                          HTTP_ACCEPT="text/x-bibliography; style=nope", **PT)
+    assert response.status_code == 400
+    assert response.content.decode() == (
+        "Não é possível responder neste formato: nenhum estilo CSL chamado 'nope' está "
+        "instalado\n")
 
 
 def test_the_error_pages_speak_portuguese(client, db):

@@ -45,8 +45,10 @@ def dc_values(record: Record) -> dict[str, list[str]]:
             "relation": list(record.relations), "rights": list(record.rights)}
 
 
-def bad_request(message: str) -> HttpResponse:
-    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": message},
+def bad_request(error: csl.CitationError) -> HttpResponse:
+    """400 saying why, in the reader's language (the pure modules' messages are templates)."""
+    reason = _(error.message) % error.params if error.params else _(error.message)
+    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": reason},
                         content_type=_TEXT, status=400)
 
 
@@ -62,7 +64,7 @@ def render(record: Record, wanted: accept.Wanted, *, item: Item | None = None,
     try:
         body, content_type = serialize.cite(record, wanted)
     except csl.CitationError as exc:
-        return bad_request(str(exc))
+        return bad_request(exc)
     return HttpResponse(body, content_type=content_type, status=status)
 
 
@@ -90,7 +92,7 @@ def item_metadata_format(request: HttpRequest, ibi: str, name: str) -> HttpRespo
     try:
         wanted = _wanted(request, name)
     except accept.AcceptError as exc:
-        response = bad_request(str(exc))
+        response = bad_request(exc)
     else:
         response = render(record_of(item, request), wanted, item=item,
                           status=410 if item.is_deleted else 200)
