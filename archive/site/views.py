@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.dateparse import parse_date
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -120,6 +121,21 @@ def _citation(request: HttpRequest, item: Item) -> dict:
                       get_language() or "en", today=timezone.localdate(), downloads=downloads)
 
 
+def _readable(element: str, values: list[str]) -> list:
+    """Dublin Core values for a page: a dc:date that is a whole day becomes a date, which the
+    template writes as the reader writes dates; "2013", "2013-09" or EDTF stay as written."""
+    if element != "date":
+        return values
+    return [_day(v) or v for v in values]
+
+
+def _day(value: str):
+    try:
+        return parse_date(value) if len(value) == 10 else None
+    except ValueError:  # well formed, no such day: shown as written
+        return None
+
+
 def _files(request: HttpRequest, item: Item) -> list[dict]:
     return [{"file": f, "url": selectors.file_url(item, f.name, request),
              "is_target": f.name == item.target_file} for f in item.files.all()]
@@ -131,7 +147,8 @@ def _context(request: HttpRequest, item: Item) -> dict:
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": selectors.persistent_url(item, request),
         "citation": _citation(request, item),
-        "dc": [(DC_LABELS[name], item.dc(name)) for name in DC_ELEMENTS if item.dc(name)],
+        "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
+               for name in DC_ELEMENTS if item.dc(name)],
         "files": _files(request, item),
         "editions": selectors.editions(item),
         "translations": list(item.translations.all()),
