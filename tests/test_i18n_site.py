@@ -244,10 +244,8 @@ def test_dates_and_language_names_follow_the_reader(client, site):
     created = timezone.localtime(item.created)
     months_pt = ["janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
                  "setembro", "outubro", "novembro", "dezembro"]
-    # Django's pt_BR names months in capitals ("Novembro"); Brazilian usage writes them small.
-    assert (f">{created.day} de {months_pt[created.month - 1]} de {created.year}</time>"
-            in pt.replace(f"{months_pt[created.month - 1].capitalize()}",
-                          months_pt[created.month - 1]))
+    # In lower case, as Brazilians write them (archive/site/months.py), not Django's "Novembro".
+    assert f">{created.day} de {months_pt[created.month - 1]} de {created.year}</time>" in pt
     assert f'<time datetime="{created.isoformat()}' in pt  # machines read ISO 8601
     assert f"{created:%B} {created.day}, {created.year}</time>" in en or \
         f"{created:%b}. {created.day}, {created.year}</time>" in en
@@ -263,8 +261,7 @@ def test_dates_and_language_names_follow_the_reader(client, site):
     # A dc:date of a whole day is a date too; anything else stays as deposited.
     dated = report(dc={"creator": AUTHORS, "date": ["2013-09-04", "2013-13-45", "2013-09"]})
     html = client.get(f"/items/{dated.ibi}", **PT).content.decode()
-    assert '<time datetime="2013-09-04">4 de setembro de 2013</time>' in html.replace(
-        "Setembro", "setembro")
+    assert '<time datetime="2013-09-04">4 de setembro de 2013</time>' in html
     assert ">2013-13-45</span>" in html and ">2013-09</span>" in html
 
 

@@ -6,6 +6,7 @@
 - cite: the citation block of the pages: the CSL styles a reader picks (ABNT, APA, Chicago,
   IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
+- months: the month names Brazilian Portuguese writes in lower case (catalogue only).
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
