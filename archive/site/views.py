@@ -6,6 +6,7 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 from urllib.parse import urlencode
@@ -129,7 +130,7 @@ def _readable(element: str, values: list[str]) -> list:
     return [_day(v) or v for v in values]
 
 
-def _day(value: str):
+def _day(value: str) -> datetime.date | None:
     try:
         return parse_date(value) if len(value) == 10 else None
     except ValueError:  # well formed, no such day: shown as written
