@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # figures on pages grouped as the reader writes them (1.234)
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",

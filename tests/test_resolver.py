@@ -150,7 +150,7 @@ def test_a_deleted_item_answers_its_tombstone(client):
     assert response.status_code == 410
     page = response.content.decode()
     assert f"This item was deleted on <time datetime=\"{first.updated:%Y-%m-%d}" in page
-    assert "Banon, Gerald (2009). Ensuring persistence." in page  # the citation
+    assert "Banon, G. (2009). Ensuring persistence." in page  # the citation (APA)
     assert f'href="http://{HOST}/{second.ibi}"' in page  # the newer edition
     assert item_counts(first.pk)["total"] == 0
 
@@ -161,7 +161,7 @@ def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):
     response = client.get(f"/{item.ibi}+(de)")
 
     assert response.status_code == 404
-    assert "No translation in <span lang=\"de\">de</span>" in response.content.decode()
+    assert "No translation in German" in response.content.decode()
 
 
 @pytest.mark.parametrize("escaped", ["Relat%C3%B3rio%20Final.pdf", "Relat%F3rio%20Final.pdf",
@@ -415,8 +415,11 @@ def test_a_tombstone_from_another_archive(client, fake):
 
     assert response.status_code == 410
     page = response.content.decode()
-    assert '<time datetime="2023-04-05T06:07:08Z">2023-04-05</time>' in page
-    assert f"{ELSEWHERE}. (n.d.). {fake.address}. http://{HOST}/{ELSEWHERE}" in page
+    assert '<time datetime="2023-04-05T06:07:08Z">April 5, 2023</time>' in page
+    # What that Archive said: the IBI, no date; citeproc-py's APA repeats the title that
+    # stands in for the missing author.
+    assert f"{ELSEWHERE}. (n.d.). {ELSEWHERE}. {fake.address}." in page
+    assert f"http://{HOST}/{ELSEWHERE}</p>" in page
 
 
 def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settings):

@@ -91,7 +91,9 @@ def test_the_landing_page_shows_them(family, client):
     page = client.get(f"/items/{second.ibi}").content.decode()
     assert "This item: <strong>7</strong> (3 downloads here, 4 through the resolver)" in page
     assert "All 2 editions: <strong>10</strong> (edition 1: 3; edition 2: 7)" in page
-    assert "All 3 language versions: <strong>18</strong> (en: 7; fr: 6; pt-BR: 5)" in page
+    assert ('All 3 language versions: <strong>18</strong> (<data value="en">English</data>: 7; '
+            '<data value="fr">French</data>: 6; '
+            '<data value="pt-BR">Portuguese (Brazil)</data>: 5)') in page
 
 
 def test_a_download_counts_on_the_page(client):

@@ -22,6 +22,7 @@ from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header, parse_options_header
 
 from . import csl
+from .csl import gettext_noop
 from .formats import FORMATS
 
 PAGE_TYPES = ("text/html", "application/xhtml+xml")
@@ -30,8 +31,9 @@ BIBLIOGRAPHY_TYPE = "text/x-bibliography"
 MAX_LENGTH = 4096  # longer Accept headers are no client's
 
 
-class AcceptError(ValueError):
-    """An Accept header asking for what cannot be given (an unknown CSL style or locale)."""
+class AcceptError(csl.CitationError):
+    """An Accept header asking for what cannot be given (an unknown CSL style or locale); a
+    `message` template and its `params`, as csl.CitationError."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,8 @@ def best(header: str, offered: Sequence[str]) -> tuple[str, dict[str, str]] | No
     """The offered media type the header prefers and the parameters the client gave with it
     (``style=apa``), or None when it accepts none of them."""
     if len(header) > MAX_LENGTH:
-        raise AcceptError(f"the Accept header is longer than {MAX_LENGTH} characters")
+        raise AcceptError(gettext_noop("the Accept header is longer than %(max)s "
+                                       "characters"), max=str(MAX_LENGTH))
     ranges: list[tuple[str, float]] = []
     parameters: dict[str, dict[str, str]] = {}
     for value, quality in parse_accept_header(header):
@@ -71,7 +74,7 @@ def bibliography(options: dict[str, str]) -> Wanted:
         style, locale = csl.check(options.get("style") or csl.DEFAULT_STYLE,
                                   options.get("locale") or csl.DEFAULT_LOCALE)
     except csl.CitationError as exc:
-        raise AcceptError(str(exc)) from None
+        raise AcceptError(exc.message, **exc.params) from None
     return Wanted(BIBLIOGRAPHY, style, locale)
 
 

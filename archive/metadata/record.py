@@ -53,6 +53,7 @@ class Record:
     subjects: tuple[str, ...] = ()
     descriptions: tuple[str, ...] = ()
     publisher: str = ""  # the item's, else the repository's
+    publisher_place: str = ""  # where it was published (ABNT's "São José dos Campos: INPE")
     date: str = ""  # dc:date as deposited (ISO 8601 / EDTF), else the deposit's date
     language: str = ""  # BCP 47
     types: tuple[str, ...] = ()  # dc:type values

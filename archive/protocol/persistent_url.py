@@ -23,6 +23,19 @@ Example 8.8 of the standard (Table 8.8 lists what the resolver extracted)::
 
 Pure Python: no Django import. The IBI is only checked for its shape here (Tables 6.1 and 7.1 of
 the generation standard); archive/identifiers/ibi.py knows what it means.
+
+Its error messages reach readers (the bad-URL alert page), in their language, yet this module
+imports no Django: a `PersistentUrlError` carries an English message template, marked for the
+catalogue by the local `gettext_noop` (makemessages extracts calls by that name), and its
+parameters; `str(error)` is the English text, and the edge shows
+``gettext(error.message) % error.params``::
+
+    >>> error = PersistentUrlError(gettext_noop("%(name)s is given more than once"),
+    ...                            name="ibiurl.verblist")
+    >>> str(error)
+    'ibiurl.verblist is given more than once'
+    >>> error.message, error.params
+    ('%(name)s is given more than once', {'name': 'ibiurl.verblist'})
 """
 
 from __future__ import annotations
@@ -36,8 +49,20 @@ from archive.metadata.formats import FORMATS
 from archive.protocol.pairs import unquote_word
 
 
+def gettext_noop(message: str) -> str:
+    """The message itself: marks it for the catalogue, which the edge translates it from."""
+    return message
+
+
 class PersistentUrlError(ValueError):
-    """A path or query that is not a persistent URL of RTC-11 §8.1; the message says why."""
+    """A path or query that is not a persistent URL of RTC-11 §8.1; the message says why.
+
+    `message`: an English template with ``%(name)s`` placeholders, `params`: their values
+    (already quoted as the message shows them)."""
+
+    def __init__(self, message: str, **params: str) -> None:
+        self.message, self.params = message, params
+        super().__init__(message % params if params else message)
 
 
 class NoIbiError(PersistentUrlError):
@@ -96,8 +121,8 @@ class PersistentUrl:
 def _language(tag: str) -> str:
     match = _LANGUAGE.fullmatch(tag)
     if not match:
-        raise PersistentUrlError(f"bad language tag {tag!r}: expected language[-COUNTRY], "
-                                 "e.g. pt-BR")
+        raise PersistentUrlError(gettext_noop("bad language tag %(tag)s: expected "
+                                              "language[-COUNTRY], e.g. pt-BR"), tag=repr(tag))
     language, country = match.groups()
     return language.lower() + (f"-{country.upper()}" if country else "")
 
@@ -106,25 +131,29 @@ def _verb(name: str, argument: str | None) -> str:
     """The canonical spelling of a verb of Table 8.4 (names and formats are case-insensitive)."""
     canonical = _VERB_NAMES.get(name.lower())
     if canonical is None:
-        raise PersistentUrlError(f"unknown verb {name!r} (Table 8.4: GetTranslation, "
-                                 "GetLastEdition, GetMetadata, GetFileList)")
+        raise PersistentUrlError(gettext_noop("unknown verb %(verb)s (Table 8.4: GetTranslation, "
+                                              "GetLastEdition, GetMetadata, GetFileList)"),
+                                 verb=repr(name))
     if argument is None:
         return canonical
     if canonical == "GetTranslation":
         return f"GetTranslation({_language(argument)})"
     if canonical == "GetMetadata":
         if argument.lower() not in FORMATS:
-            raise PersistentUrlError(f"unknown metadata format {argument!r}: one of "
-                                     f"{', '.join(FORMATS)}")
+            raise PersistentUrlError(gettext_noop("unknown metadata format %(format)s: one of "
+                                                  "%(formats)s"),
+                                     format=repr(argument), formats=", ".join(FORMATS))
         return f"GetMetadata({argument.lower()})"
-    raise PersistentUrlError(f"{canonical} takes no argument, got ({argument})")
+    raise PersistentUrlError(gettext_noop("%(verb)s takes no argument, got (%(argument)s)"),
+                             verb=canonical, argument=argument)
 
 
-def _check_composition(verbs: list[str], what: str) -> None:
+def _check_composition(verbs: list[str], what: str, **params: str) -> None:
+    """PersistentUrlError(what, symbols=…, **params) unless the verbs compose a modifier of
+    Table 8.2; `what` is the message."""
     symbols = "".join(_SYMBOLS.get(v.partition("(")[0], "") for v in verbs)
     if symbols not in _COMPOSITIONS:
-        raise PersistentUrlError(f"{what} composes {symbols!r}, which is not one of the "
-                                 "modifiers of Table 8.2")
+        raise PersistentUrlError(what, symbols=repr(symbols), **params)
 
 
 def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
@@ -145,11 +174,13 @@ def _split_ibi(segments: list[str]) -> tuple[str, str, list[str]]:
     if (len(words) >= 3 and _SUBDOMAIN.fullmatch(words[0]) and _FIRST_WORD.fullmatch(words[1])
             and _YEAR.fullmatch(words[2])):
         # subdomain/word/year: a repository name with a broken date, not some other page.
-        raise PersistentUrlError(f"{start!r} is no repository name: after the year comes the "
-                                 "date MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57")
-    raise NoIbiError(f"no IBI at the start of {start!r}: expected an IBIp "
-                             "(e.g. LK47B6W/362SFKH) or a repository name "
-                             "(e.g. iconet.com.br/banon/2009/09.09.22.01)")
+        raise PersistentUrlError(gettext_noop(
+            "%(start)s is no repository name: after the year comes the date "
+            "MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57"), start=repr(start))
+    raise NoIbiError(gettext_noop("no IBI at the start of %(start)s: expected an IBIp "
+                                  "(e.g. LK47B6W/362SFKH) or a repository name "
+                                  "(e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+                     start=repr(start))
 
 
 def _modifier_verbs(ibi: str, modifier: str) -> list[str]:
@@ -157,14 +188,18 @@ def _modifier_verbs(ibi: str, modifier: str) -> list[str]:
     while pos < len(modifier):
         token = _MODIFIER_TOKEN.match(modifier, pos)
         if not token:
-            raise PersistentUrlError(f"unexpected {modifier[pos]!r} after the IBI {ibi!r} "
-                                     f"(a modifier is made of '!', '+(..)' and ':(..)')")
+            raise PersistentUrlError(gettext_noop(
+                "unexpected %(char)s after the IBI %(ibi)s (a modifier is made of '!', "
+                "'+(..)' and ':(..)')"), char=repr(modifier[pos]), ibi=repr(ibi))
         symbol, argument = token.groups()
         if symbol == "!" and argument is not None:
-            raise PersistentUrlError(f"'!' takes no argument, got ({argument})")
+            raise PersistentUrlError(gettext_noop("'!' takes no argument, got (%(argument)s)"),
+                                     argument=argument)
         verbs.append(_verb(_SYNONYMS[symbol], argument))
         pos = token.end()
-    _check_composition(verbs, f"the modifier {modifier!r}")
+    _check_composition(verbs, gettext_noop(
+        "the modifier %(modifier)s composes %(symbols)s, which is not one of the modifiers of "
+        "Table 8.2"), modifier=repr(modifier))
     return verbs
 
 
@@ -173,14 +208,17 @@ def _filepath(segments: list[str]) -> str | None:
         return None
     path = unquote_word("/" + "/".join(segments))
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in path):
-        raise PersistentUrlError(f"control character in the file path {path!r}")
+        raise PersistentUrlError(gettext_noop("control character in the file path %(path)s"),
+                                 path=repr(path))
     if "\\" in path:
-        raise PersistentUrlError(f"backslash in the file path {path!r}")
+        raise PersistentUrlError(gettext_noop("backslash in the file path %(path)s"),
+                                 path=repr(path))
     parts = path[1:].split("/")
     if ".." in parts:
-        raise PersistentUrlError(f"'..' in the file path {path!r}")
+        raise PersistentUrlError(gettext_noop("'..' in the file path %(path)s"), path=repr(path))
     if "." in parts or "" in parts:
-        raise PersistentUrlError(f"empty or '.' segment in the file path {path!r}")
+        raise PersistentUrlError(gettext_noop("empty or '.' segment in the file path %(path)s"),
+                                 path=repr(path))
     return path
 
 
@@ -188,13 +226,15 @@ def _query_pairs(query: str) -> dict[str, str]:
     try:
         fields = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
     except ValueError as error:
-        raise PersistentUrlError(f"malformed query {query!r}: Table 8.1 wants name=value pairs "
-                                 "joined by '&'") from error
+        raise PersistentUrlError(gettext_noop("malformed query %(query)s: Table 8.1 wants "
+                                              "name=value pairs joined by '&'"),
+                                 query=repr(query)) from error
     found: dict[str, str] = {}
     for name, value in fields:
         if name.startswith("ibiurl."):  # other pairs are for the item itself, not for us
             if name in found:
-                raise PersistentUrlError(f"{name} is given more than once")
+                raise PersistentUrlError(gettext_noop("%(name)s is given more than once"),
+                                         name=name)
             found[name] = value
     return found
 
@@ -207,7 +247,8 @@ def _listed_verbs(verblist: str) -> list[str]:
     for text in re.split("[+ ]", verblist):
         match = _VERB.fullmatch(text)
         if not match:
-            raise PersistentUrlError(f"bad verb {text!r} in ibiurl.verblist={verblist!r}")
+            raise PersistentUrlError(gettext_noop("bad verb %(verb)s in ibiurl.verblist=%(list)s"),
+                                     verb=repr(text), list=repr(verblist))
         verbs.append(_verb(*match.groups()))
     return verbs
 
@@ -229,10 +270,12 @@ def parse(path: str, query: str = "") -> PersistentUrl:
     """
     if "?" in path:
         if query:
-            raise PersistentUrlError("the path contains '?' and a query was given as well")
+            raise PersistentUrlError(gettext_noop(
+                "the path contains '?' and a query was given as well"))
         path, _, query = path.partition("?")
     if not path.startswith("/"):
-        raise PersistentUrlError(f"a persistent URL path starts with '/', got {path!r}")
+        raise PersistentUrlError(gettext_noop("a persistent URL path starts with '/', got "
+                                              "%(path)s"), path=repr(path))
     legacy_metadata = query.startswith("?")
     query = query.removeprefix("?")
 
@@ -244,11 +287,14 @@ def parse(path: str, query: str = "") -> PersistentUrl:
     for verb in extra:
         if verb not in verbs:
             verbs.append(verb)
-    _check_composition(verbs, f"the verb list {' '.join(verbs)!r}")
+    _check_composition(verbs, gettext_noop(
+        "the verb list %(listed)s composes %(symbols)s, which is not one of the modifiers of "
+        "Table 8.2"), listed=repr(" ".join(verbs)))
 
     status = asked.get("ibiurl.requireditemstatus")
     if status is not None:
         if status.lower() != "original":
-            raise PersistentUrlError(f"ibiurl.requireditemstatus={status!r}: only Original")
+            raise PersistentUrlError(gettext_noop(
+                "ibiurl.requireditemstatus=%(status)s: only Original"), status=repr(status))
         status = "Original"
     return PersistentUrl(ibi, modifier, tuple(verbs), _filepath(rest), status)

@@ -7,6 +7,8 @@
 - tasks: the acknowledgment sent to the chosen Archive.
 - memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap (pure).
 - inspection: what a resolution found, for ``?noredirect`` / ``?info``.
+- messages: the errors of the pure persistent-URL parser and IBI codec, in the reader's
+  language.
 - views: the HTTP edge, including the site's catch-all route; memento_views and
   inspection_views, its Memento and inspection parts (the TimeMap has a route of its own).
 """

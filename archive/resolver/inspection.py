@@ -62,7 +62,8 @@ def split_query(query: str) -> tuple[str | None, str]:
             rest.append(field)
             continue
         if name == "info" and value not in _MODES:
-            raise ValueError(f"info={value!r}: expected info, info=json or info=html")
+            raise ValueError(_("info=%(value)s: expected info, info=json or info=html")
+                             % {"value": repr(value)})
         if mode != "json":
             mode = _MODES.get(value, "html") if name == "info" else "html"
     return mode, "&".join(rest)

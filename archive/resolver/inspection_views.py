@@ -17,13 +17,42 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
+from ..models import Item
 from ..protocol import persistent_url
 from ..protocol.responses import never_cache
 from . import inspection
 from . import resolve as resolver
+from .messages import reader_message
+
+# The words of the JSON report (outcome, choice, state) as the page says them.
+LABELS = {
+    "found": gettext_lazy("found"), "deleted": gettext_lazy("deleted"), "hop": gettext_lazy("hop"),
+    "conflict": gettext_lazy("conflict"), "copies_only": gettext_lazy("copies only"),
+    "not_found": gettext_lazy("not found"), "none": gettext_lazy("nothing found"),
+    "translation_missing": gettext_lazy("translation missing"),
+}
+
+
+def _state_label(state: str | None) -> str | None:
+    """Original, Copy, Deleted (RTC-11's words) in the reader's language; others as given."""
+    return Item.State(state).label if state in Item.State.values else state
+
+
+def _for_page(data: dict) -> dict:
+    """The report with the labels the page shows beside its words (a copy: JSON keeps its own)."""
+    page = {**data, "rounds": []}
+    if data["chosen"]:
+        page["chosen"] = {**data["chosen"], "state_label": _state_label(data["chosen"]["state"])}
+    for found in data["rounds"]:
+        page["rounds"].append({
+            **found, "choice_label": LABELS.get(found["choice"], found["choice"]),
+            "archives": [{**a, "state_label": _state_label(a["state"])}
+                         for a in found["archives"]]})
+    return page
 
 
 def _wants_json(request: HttpRequest, mode: str) -> bool:
@@ -54,9 +83,9 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
         outcome = resolver.resolve(url, ips=resolver.client_ips(request), request=request,
                                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     except persistent_url.NoIbiError as exc:
-        return _error(request, as_json, str(exc), 404)
+        return _error(request, as_json, reader_message(exc), 404)
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:
-        return _error(request, as_json, str(exc), 400)
+        return _error(request, as_json, reader_message(exc), 400)
     except resolver.ResolverBusy:
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
         response = _error(request, as_json, _("Too many resolutions are waiting for other "
@@ -72,7 +101,9 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
     if as_json:
         response = JsonResponse(data, json_dumps_params={"indent": 2})
     else:
-        response = render(request, "archive/resolver/inspection.html", {"report": data})
+        response = render(request, "archive/resolver/inspection.html", {
+            "report": _for_page(data), "shown_path": data["filepath"] or "",
+            "outcome_label": LABELS.get(data["outcome"], data["outcome"])})
     response["Vary"] = "Accept, Accept-Language"
     if request.method == "HEAD":
         response.content = b""

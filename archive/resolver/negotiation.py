@@ -48,7 +48,7 @@ def wanted(request: HttpRequest) -> Wanted | None:
 
 
 def bad_accept(error: AcceptError) -> HttpResponse:
-    response = metadata_formats.bad_request(str(error))
+    response = metadata_formats.bad_request(error)
     add_never_cache_headers(response)
     return response
 

@@ -22,8 +22,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.dateparse import parse_date
 from django.utils.encoding import iri_to_uri
+from django.utils.translation import get_language
 from django.views.decorators.vary import vary_on_headers
 
 from ..archive_service import answer_cache
@@ -31,17 +34,18 @@ from ..archive_service import views as archive_service_views
 from ..archive_service.answers import NotTheService, error_pairs
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import bibtex, signposting
 from ..metadata import selectors as metadata
+from ..metadata import signposting
 from ..models import Item
 from ..protocol import persistent_url
 from ..protocol.pairs import unquote_word
 from ..protocol.responses import never_cache, render_pairs
-from ..site.citation import Citation, apa
+from ..site import cite
 from ..site.throttling import FailureThrottle, too_many
 from . import inspection, inspection_views, memento_views, negotiation, tasks
 from . import resolve as resolver
 from . import service as resolver_service
+from .messages import reader_message
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +149,7 @@ def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
                                      {"path": unquote_word(request.path_info)}, 404))
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver/bad_url.html",
-                                     {"message": str(exc)}, 400))
+                                     {"message": reader_message(exc)}, 400))
     except resolver.ResolverBusy:
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
         response = _alert(request, "archive/resolver/busy.html", {"retry": retry}, 503)
@@ -245,9 +249,12 @@ def _suspects(answers: list[resolver.Answer]) -> list[dict]:
     found = []
     for answer in answers:
         words = sorted((k, v) for k, v in answer.pairs.items() if isinstance(v, str))
+        state = next((v for k, v in words if k.startswith("state")), "")
         found.append({"address": answer.source.address, "service_ibi": answer.source.service_ibi,
-                      "local": answer.source.local,
-                      "state": next((v for k, v in words if k.startswith("state")), ""),
+                      "local": answer.source.local, "state": state,
+                      # RTC-11's Original, Copy, Deleted as the reader's language says them
+                      "state_label": Item.State(state).label if state in Item.State.values
+                      else state,
                       "url": next((v for k, v in words if k == "url" or k.startswith("url.")),
                                   "")})
     return found
@@ -334,13 +341,6 @@ def _local_relations(item_ibi: str) -> tuple[str | None, dict[str, bool]]:
 
 # -- Tombstones -------------------------------------------------------------------------------
 
-def _year(item: Item) -> str:
-    for value in item.dc("date"):
-        if value[:4].isdigit():
-            return value[:4]
-    return str(item.created.year)
-
-
 def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
     """Citation, date of deletion and newer edition of a deleted item: from our own records
     when it was ours, else from what its Archive said (IBI, timestamp, ibi.nextedition)."""
@@ -349,27 +349,25 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
     forms = answer.forms()
     rep = resolver.ibi_in(forms) or outcome.ibi
     context = {"forms": dict(zip(forms[0::2], forms[1::2], strict=False)),
-               "deleted_at": answer.word("timestamp"), "archive": answer.source,
+               "deleted_at": answer.word("timestamp"),
+               "deleted_date": parse_date((answer.word("timestamp") or "")[:10]),
+               "archive": answer.source,
                "persistent_url": f"{base}/{rep}", "newer": None, "title": None}
     item = selectors.item_by_ibi(rep) if answer.source.local else None
     if item is not None:
         editions = selectors.editions(item)
         newer = editions["next"] or editions["latest"]
-        publishers = item.dc("publisher")
-        citation = Citation(title=item.title, url=context["persistent_url"],
-                            authors=item.dc("creator"), year=_year(item),
-                            publisher=publishers[0] if publishers else answer.source.address,
-                            identifier=item.ibi)
         context.update(title=item.title, newer={"ibi": newer.ibi, "title": newer.title,
                                                 "url": f"{base}/{newer.ibi}"} if newer else None)
     else:
         following = resolver.ibi_in(answer.forms(".nextedition"))
         if following:
             context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
-        citation = Citation(title=rep, url=context["persistent_url"],
-                            publisher=answer.source.address, identifier=rep)
-    context["citation"] = {"apa": apa(citation), "bibtex": bibtex.entry(
-        negotiation.tombstone_record(request, outcome))}
+    # The citation of the tombstone's Record (negotiation.py), in the reader's language's
+    # default style: a resolver's page offers no choice of style.
+    record = negotiation.tombstone_record(request, outcome)
+    context["citation"] = cite.block(cite.with_creators(record, item) if item else record, None,
+                                     get_language() or "en", today=timezone.localdate())
     return context
 
 

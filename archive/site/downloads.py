@@ -48,6 +48,7 @@ from django.http import (
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header, http_date, parse_header_parameters
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
@@ -183,8 +184,9 @@ def _damaged(found: ItemFile) -> HttpResponse:
     """503: the stored bytes failed their last fixity check; the librarians see it in the
     admin (Item files, and the item's page) and the file answers again once a check passes."""
     response = HttpResponse(
-        f"{found.name} of {found.item.ibi} is temporarily unavailable: its stored copy failed "
-        "the last fixity check and is being restored. Please try again later.\n",
+        _("%(file)s of %(ibi)s is temporarily unavailable: its stored copy failed the last "
+          "fixity check and is being restored. Please try again later.\n")
+        % {"file": found.name, "ibi": found.item.ibi},
         status=503, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(DAMAGED_RETRY_AFTER)
     response["Cache-Control"] = "no-store"
@@ -220,7 +222,8 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
 def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
     item = found.item
     if item.is_deleted:
-        return HttpResponse(f"{item.ibi} was deleted\n", status=410, content_type="text/plain")
+        return HttpResponse(_("%(ibi)s was deleted\n") % {"ibi": item.ibi}, status=410,
+                            content_type="text/plain; charset=utf-8")
     if found.fixity_problem:
         # Before the conditional answers: the ETag is the recorded sha256, which these bytes
         # no longer have, so neither a 304 nor a 200 may vouch for them.

@@ -7,6 +7,10 @@ citation in the format asked (its Record has no creators, description or files).
 URL also renders that CSL-JSON as a citation for ``Accept: text/x-bibliography; style=…;
 locale=…``: the persistent URL's content negotiation redirects here, and a client that follows
 the redirect sends its Accept header again (curl -L, httpx, requests all do).
+
+With ``?download`` (the landing page's BibTeX, RIS and CSL-JSON links) the answer is an
+attachment named after the repository name, ``sid.inpe.br-mtc-m19-2013-09.04.12.27.57.bib``,
+so a browser saves it for the reader's reference manager instead of showing it.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from ..metadata.formats import FORMATS
 from ..metadata.record import Record
 from ..metadata.selectors import record_of
 from ..models import Item
+from .downloads import disposition
 
 _TEXT = "text/plain; charset=utf-8"
 
@@ -40,8 +45,10 @@ def dc_values(record: Record) -> dict[str, list[str]]:
             "relation": list(record.relations), "rights": list(record.rights)}
 
 
-def bad_request(message: str) -> HttpResponse:
-    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": message},
+def bad_request(error: csl.CitationError) -> HttpResponse:
+    """400 saying why, in the reader's language (the pure modules' messages are templates)."""
+    reason = _(error.message) % error.params if error.params else _(error.message)
+    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": reason},
                         content_type=_TEXT, status=400)
 
 
@@ -57,7 +64,7 @@ def render(record: Record, wanted: accept.Wanted, *, item: Item | None = None,
     try:
         body, content_type = serialize.cite(record, wanted)
     except csl.CitationError as exc:
-        return bad_request(str(exc))
+        return bad_request(exc)
     return HttpResponse(body, content_type=content_type, status=status)
 
 
@@ -85,10 +92,18 @@ def item_metadata_format(request: HttpRequest, ibi: str, name: str) -> HttpRespo
     try:
         wanted = _wanted(request, name)
     except accept.AcceptError as exc:
-        response = bad_request(str(exc))
+        response = bad_request(exc)
     else:
         response = render(record_of(item, request), wanted, item=item,
                           status=410 if item.is_deleted else 200)
     if name == "csljson":
         patch_vary_headers(response, ["Accept"])
+    if "download" in request.GET and response.status_code == 200:
+        response["Content-Disposition"] = disposition(download_name(item, name), attachment=True)
     return response
+
+
+def download_name(item: Item, name: str) -> str:
+    """The file name of a downloaded record: its repository name, "/" as "-", and the
+    format's extension (a citation rendered for Accept is text)."""
+    return f"{item.ibi.replace('/', '-')}.{FORMATS[name].extension}"

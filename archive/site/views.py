@@ -6,6 +6,7 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 from urllib.parse import urlencode
@@ -15,19 +16,31 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import selectors
 from ..harvest import oai_dc
-from ..metadata import bibtex, highwire, schemaorg, signposting
+from ..metadata import highwire, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
+from ..metadata.vocabularies import label_of
 from ..models import DC_ELEMENTS, Item, validate_language
 from ..search import selectors as searching
-from .citation import apa, of_item
+from . import cite
 
 PAGE_SIZE = 20
+# The Dublin Core elements as a reader reads their names (the element names stay in the XML).
+DC_LABELS = {
+    "creator": _("Creator"), "subject": _("Subject"), "description": _("Description"),
+    "publisher": _("Publisher"), "contributor": _("Contributor"), "date": _("Date"),
+    "type": _("Type"), "format": _("Format"), "identifier": _("Identifier"),
+    "source": _("Source"), "relation": _("Relation"), "coverage": _("Coverage"),
+    "rights": _("Rights"),
+}
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -45,12 +58,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 class SearchForm(forms.Form):
     q = forms.CharField(label=_("Search"), max_length=200, required=False)
-    creator = forms.CharField(max_length=1000, required=False)
-    subject = forms.CharField(max_length=1000, required=False)
-    year = forms.RegexField(regex=r"^[0-9]{4}\Z", required=False,
+    creator = forms.CharField(label=_("Creator"), max_length=1000, required=False)
+    subject = forms.CharField(label=_("Subject"), max_length=1000, required=False)
+    year = forms.RegexField(label=_("Year"), regex=r"^[0-9]{4}\Z", required=False,
                             error_messages={"invalid": _("Give the year as four digits.")})
-    language = forms.CharField(max_length=35, required=False, validators=[validate_language])
-    type = forms.CharField(max_length=1000, required=False)
+    language = forms.CharField(label=_("Language"), max_length=35, required=False,
+                               validators=[validate_language])
+    type = forms.CharField(label=_("Type"), max_length=1000, required=False)
     sort = forms.ChoiceField(label=_("Order"), required=False,
                              choices=[("", _("Best match first")), ("newest", _("Newest first")),
                                       ("title", _("Title, A to Z"))])
@@ -74,7 +88,8 @@ def search(request: HttpRequest) -> HttpResponse:
         "total": results.count(), "more": results.more, "cap": _figure(searching.COUNT_CAP),
         "sampled": results.sampled, "sample": _figure(searching.FACET_SAMPLE),
         "ranked": bool(criteria.get("q")) and searching.full_text(),
-        "active": [(k, v, _query(criteria, **{k: None})) for k, v in active.items()],
+        "active": [(k, form.fields[k].label, v, _query(criteria, **{k: None}))
+                   for k, v in active.items()],
         "facets": _facet_links(request, searching.facets(results.first_ids), criteria),
         "page_base": f"{_query(criteria) or '?'}{'&' if criteria else ''}page=",
     })
@@ -103,16 +118,40 @@ def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
     """The item named by ibi, or a permanent redirect to its canonical URL; 404 if none."""
     item = selectors.item_by_ibi(ibi, selectors.with_details())
     if item is None:
-        raise Http404("No item has this IBI.")
+        raise Http404(_("No item has this IBI."))
     if ibi != item.ibi:
         return redirect(reverse(view, args=[item.ibi]), permanent=True)
     return item
 
 
-def _citation(request: HttpRequest, item: Item) -> dict[str, str]:
-    c = of_item(item, url=selectors.persistent_url(item, request),
-                publisher=selectors.archive_address(request))
-    return {"bibtex": bibtex.entry(record_of(item, request)), "apa": apa(c)}
+# The downloads beside the citation: /items/<rep>/metadata/<name>?download (metadata_formats.py).
+CITATION_DOWNLOADS = (("BibTeX", "bibtex"), ("RIS", "ris"), ("CSL-JSON", "csljson"))
+
+
+def _citation(request: HttpRequest, item: Item) -> dict:
+    """The citation block (site/cite.py): ``?style=`` or the reader's language's default."""
+    downloads = [(label, reverse("archive:item_metadata_format", args=[item.ibi, name])
+                  + "?download") for label, name in CITATION_DOWNLOADS]
+    return cite.block(cite.with_creators(record_of(item, request), item), request.GET.get("style"),
+                      get_language() or "en", today=timezone.localdate(), downloads=downloads)
+
+
+def _readable(element: str, values: list[str]) -> list:
+    """Dublin Core values for a page: a dc:date that is a whole day becomes a date, which the
+    template writes as the reader writes dates ("2013", "2013-09" or EDTF stay as written); a
+    type or licence chosen from the admin's vocabularies (stored as its URI) is named."""
+    if element in ("type", "rights"):
+        return [gettext(label) if (label := label_of(v)) is not None else v for v in values]
+    if element != "date":
+        return values
+    return [_day(v) or v for v in values]
+
+
+def _day(value: str) -> datetime.date | None:
+    try:
+        return parse_date(value) if len(value) == 10 else None
+    except ValueError:  # well formed, no such day: shown as written
+        return None
 
 
 def _files(request: HttpRequest, item: Item) -> list[dict]:
@@ -123,9 +162,11 @@ def _files(request: HttpRequest, item: Item) -> list[dict]:
 def _context(request: HttpRequest, item: Item) -> dict:
     return {
         "item": item,
+        "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": selectors.persistent_url(item, request),
         "citation": _citation(request, item),
-        "dc": [(name, item.dc(name)) for name in DC_ELEMENTS if item.dc(name)],
+        "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
+               for name in DC_ELEMENTS if item.dc(name)],
         "files": _files(request, item),
         "editions": selectors.editions(item),
         "translations": list(item.translations.all()),
@@ -162,8 +203,11 @@ def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
     edition; never the description, the files or the rest of the metadata."""
     context = _context(request, item)
     link = _machine_readable(request, item, context)
+    newer = selectors.newer_edition(item)
     response = render(request, "archive/site/tombstone.html",
-                      {**context, "newer": selectors.newer_edition(item)}, status=410)
+                      {**context, "newer": newer,
+                       "newer_url": reverse("archive:item", args=[newer.ibi]) if newer else ""},
+                      status=400 if context["citation"]["error"] else 410)
     response["Link"] = link
     return response
 
@@ -176,7 +220,9 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
         return _tombstone(request, item)
     context = _context(request, item)
     link = _machine_readable(request, item, context)
-    response = render(request, "archive/site/item.html", context)
+    # An unknown ?style= is the reader's mistake: the page, saying so, with the default style.
+    response = render(request, "archive/site/item.html", context,
+                      status=400 if context["citation"]["error"] else 200)
     response["Link"] = link
     return response
 

@@ -1,5 +1,6 @@
 // Copy buttons: progressive enhancement. Without JavaScript the buttons stay hidden and the
 // text stays selectable; with it, a button copies the text of the element named by data-copy.
+// What the status then says comes from the page, in its language (data-copied, data-failed).
 document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button.copy[data-copy]")) {
     const source = document.getElementById(button.dataset.copy);
@@ -9,9 +10,9 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(source.textContent.trim());
-        if (status) status.textContent = "Copied.";
+        if (status) status.textContent = status.dataset.copied || "Copied.";
       } catch {
-        if (status) status.textContent = "Could not copy: select the text instead.";
+        if (status) status.textContent = status.dataset.failed || "Could not copy: select the text instead.";
       }
     });
   }

@@ -1,0 +1,22 @@
+"""What readers are told when a persistent URL cannot be read, in their language.
+
+protocol/persistent_url.py is pure: its `PersistentUrlError` carries an English template
+(marked for the catalogue) and its parameters, translated here. The IBI codec's messages
+(identifiers/ibi.py) are technical details, shown after a translated sentence that says what
+went wrong.
+"""
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from ..identifiers.ibi import IbiError
+from ..protocol.persistent_url import PersistentUrlError
+
+
+def reader_message(error: Exception) -> str:
+    if isinstance(error, PersistentUrlError):
+        message = _(error.message)
+        return message % error.params if error.params else message
+    if isinstance(error, IbiError):
+        return _("This IBI cannot be read: %(detail)s") % {"detail": error}
+    return str(error)
