@@ -27,6 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .conftest import BROWSER
 from .servers import ROOT, FakeArchiveService, LiveServers, _python, free_port
 
 KEY = "1234567890-0987654321"
@@ -337,7 +338,9 @@ def test_a_resolution_elsewhere_is_acknowledged_after_the_answer(front):
                            f"R.objects.filter(archive_service_ibi='{service}')"
                            f".update(included=True, address='{fake.address}')")
         try:
-            response = httpx.get(f"{front.http}/{elsewhere}", timeout=30)
+            # A reader's browser: a robot's resolution is acknowledged to nobody (COUNTER R5).
+            response = httpx.get(f"{front.http}/{elsewhere}", timeout=30,
+                                 headers={"User-Agent": BROWSER})
             assert response.status_code == 302 and response.headers["location"] == url
             deadline = time.monotonic() + 30
             while not fake.requests("acknowledgment"):
