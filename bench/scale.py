@@ -236,14 +236,16 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
             }
             results = []
             for name, urls in pages_.items():
-                print(f"   {name} …", flush=True)
                 timed(client, urls[:3])  # warm: the worker's first request imports more
                 p50, p95 = timed(client, urls)
                 results.append((name, f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms"))
             persistent = [f"{base}/{rep(rng.randrange(count))}" for _ in range(requests)]
             p50, p95 = timed(client, persistent, expect=(302,))
-            results.append(("/<ibi> (persistent URL, 302)", f"p50 {p50:7.1f} ms   "
-                                                            f"p95 {p95:7.1f} ms"))
+            results.append(("/<ibi> (persistent URL, 302, each new)",
+                            f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms"))
+            p50, p95 = timed(client, persistent[:1] * requests, expect=(302,))
+            results.append(("/<ibi> (persistent URL, 302, one again)",
+                            f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms"))
             rate, deep, records = harvest(client, base, pages)
             results.append((f"OAI-PMH ListRecords, {pages} pages",
                             f"{rate:7.0f} records/s ({records} records; last ten pages "
@@ -292,9 +294,10 @@ def main() -> None:
          else load_postgres(env["DATABASE_URL"], args.items))
         print(f"   loaded in {time.monotonic() - start:.0f} s", flush=True)
         start = time.monotonic()
-        if "reindex" in subprocess.run([sys.executable, "manage.py", "help"], cwd=ROOT,
-                                       env=env, capture_output=True, text=True).stdout:
-            manage(env, "reindex")
+        # The database's triggers index the COPY already; reindex (its progress bar kept out
+        # of this report) is what an operator runs after loading with the triggers off.
+        subprocess.run([sys.executable, "manage.py", "reindex"], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print(f"   reindexed in {time.monotonic() - start:.0f} s", flush=True)
     if args.sqlite:
         with sqlite3.connect(path) as conn:
