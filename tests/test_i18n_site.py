@@ -434,3 +434,14 @@ def test_a_reader_switches_the_landing_page_to_english_and_back(server, browser,
     expect(page).to_have_url(f"{landing}?style=ieee")
     expect(page.locator("#cite-text")).to_contain_text("J. C. Silva e M. A. Souza, “Modelagem")
     context.close()
+
+
+def test_the_ibi_codecs_reasons_reach_a_brazilian_reader_in_portuguese(client, db):
+    """identifiers/ibi.py stays pure: its error carries the English template and parameters,
+    which the alert page translates (resolver/messages.py)."""
+    page = client.get("/iconet.com.br/banon/2009/13.09.22.01", **PT)
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert "mês 13 fora do intervalo" in html and "month 13 out of range" not in html
+    english = client.get("/iconet.com.br/banon/2009/13.09.22.01", **EN).content.decode()
+    assert "month 13 out of range" in english

@@ -70,8 +70,29 @@ _WORD = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")  # Table 6.1 word
 _LAST_WORD = re.compile(r"[a-z](?:[a-z0-9-]*[a-z0-9])?")  # Table 6.1 last-word
 
 
+def gettext_noop(message: str) -> str:
+    """The message itself: marks it for the catalogue (makemessages finds the calls by this
+    name), from which the edges translate it; this module stays free of Django."""
+    return message
+
+
 class IbiError(ValueError):
-    """An input the standard cannot mint from, or a text that is not an IBI; says what is wrong."""
+    """An input the standard cannot mint from, or a text that is not an IBI; says what is wrong.
+
+    `message`: an English template with ``%(name)s`` placeholders, `params`: their values as
+    the message shows them; str(error) is the English text, `translated(gettext)` a reader's."""
+
+    def __init__(self, message: str, **params: str | IbiError) -> None:
+        self.message, self.params = message, params
+        super().__init__(message % {k: str(v) for k, v in params.items()} if params else message)
+
+    def translated(self, gettext) -> str:
+        """The message in the reader's language (a nested IbiError's too)."""
+        message = gettext(self.message)
+        if not self.params:
+            return message
+        return message % {k: v.translated(gettext) if isinstance(v, IbiError) else v
+                          for k, v in self.params.items()}
 
 
 # -- Dates -------------------------------------------------------------------------------------
@@ -79,18 +100,21 @@ class IbiError(ValueError):
 def to_fraction(when: When) -> Fraction:
     """POSIX seconds as an exact Fraction: `to_fraction(Decimal("1287588115.3462"))`."""
     if isinstance(when, float):
-        raise IbiError(f"float date {when!r}: give an int, Decimal, Fraction or aware datetime")
+        raise IbiError(gettext_noop("float date %(when)s: give an int, Decimal, Fraction or "
+                                    "aware datetime"), when=repr(when))
     if isinstance(when, datetime):
         if when.utcoffset() is None:
-            raise IbiError("naive datetime: give an aware UTC datetime")
+            raise IbiError(gettext_noop("naive datetime: give an aware UTC datetime"))
         delta = when - _EPOCH
         return Fraction(delta.days * 86400 + delta.seconds) + Fraction(delta.microseconds, 10**6)
     if isinstance(when, bool) or not isinstance(when, int | Decimal | Fraction):
-        raise IbiError(f"unsupported date {when!r}: give an int, Decimal, Fraction or datetime")
+        raise IbiError(gettext_noop("unsupported date %(when)s: give an int, Decimal, Fraction "
+                                    "or datetime"), when=repr(when))
     try:
         return Fraction(when)
     except (ValueError, OverflowError) as exc:  # Decimal NaN or Infinity
-        raise IbiError(f"date {when!r} is not a finite number") from exc
+        raise IbiError(gettext_noop("date %(when)s is not a finite number"),
+                       when=repr(when)) from exc
 
 
 def to_datetime(when: When) -> datetime:
@@ -98,20 +122,23 @@ def to_datetime(when: When) -> datetime:
     try:
         return _EPOCH + timedelta(microseconds=floor(to_fraction(when) * 10**6))
     except OverflowError as exc:
-        raise IbiError(f"date {when!r} is outside the years 1-9999") from exc
+        raise IbiError(gettext_noop("date %(when)s is outside the years 1-9999"),
+                       when=repr(when)) from exc
 
 
 def fraction_digits(fraction: Fraction) -> str:
     """Shortest decimal digits of a fraction of a second in [0, 1): 1/4 -> "25", 0 -> ""."""
     if not 0 <= fraction < 1:
-        raise IbiError(f"fraction of a second {fraction} is not in [0, 1)")
+        raise IbiError(gettext_noop("fraction of a second %(fraction)s is not in [0, 1)"),
+                       fraction=str(fraction))
     rest, twos, fives = fraction.denominator, 0, 0
     while rest % 2 == 0:
         rest, twos = rest // 2, twos + 1
     while rest % 5 == 0:
         rest, fives = rest // 5, fives + 1
     if rest != 1:
-        raise IbiError(f"fraction of a second {fraction} has no finite decimal expansion")
+        raise IbiError(gettext_noop("fraction of a second %(fraction)s has no finite decimal "
+                                    "expansion"), fraction=str(fraction))
     places = max(twos, fives)  # the least power of ten the denominator divides: no trailing zero
     if not places:
         return ""
@@ -137,7 +164,8 @@ def to_decimal(when: When) -> Decimal:
 def convert_from_decimal(number: int, digits: str) -> str:
     """CONVERTFROMDECIMAL: `convert_from_decimal(19050, IBIP_DIGITS) == "U5H"` (Table 7.3)."""
     if number < 0:
-        raise IbiError(f"cannot code the negative number {number}")
+        raise IbiError(gettext_noop("cannot code the negative number %(number)s"),
+                       number=str(number))
     base, text = len(digits), ""
     while True:
         number, digit = divmod(number, base)
@@ -151,7 +179,8 @@ def convert_to_decimal(text: str, digits: str) -> int:
     number = 0
     for char in text:
         if char not in digits:
-            raise IbiError(f"character {char!r} is not a digit of {digits!r}")
+            raise IbiError(gettext_noop("character %(char)s is not a digit of %(digits)s"),
+                           char=repr(char), digits=repr(digits))
         number = number * len(digits) + digits.index(char)
     return number
 
@@ -164,26 +193,32 @@ def validate_hostname(hostname: str) -> str:
     Table 6.1: at least two labels (the prefix needs a subdomain), the last starting with a letter.
     """
     if not isinstance(hostname, str) or not hostname.isascii():
-        raise IbiError(f"hostname {hostname!r} is not an ASCII domain name")
+        raise IbiError(gettext_noop("hostname %(hostname)s is not an ASCII domain name"),
+                       hostname=repr(hostname))
     name = hostname.lower().removesuffix(".")
     labels = name.split(".")
     if len(labels) < 2:
-        raise IbiError(f"hostname {hostname!r} has a single label: the prefix needs a subdomain")
+        raise IbiError(gettext_noop("hostname %(hostname)s has a single label: the prefix needs "
+                                    "a subdomain"), hostname=repr(hostname))
     if len(name) > 253:
-        raise IbiError(f"hostname {hostname!r} is longer than 253 characters")
+        raise IbiError(gettext_noop("hostname %(hostname)s is longer than 253 characters"),
+                       hostname=repr(hostname))
     for label in labels:
         if not _WORD.fullmatch(label) or len(label) > 63:
-            raise IbiError(f"hostname {hostname!r}: {label!r} is not a DNS label "
-                           "(1-63 letters, digits or inner '-')")
+            raise IbiError(gettext_noop("hostname %(hostname)s: %(label)s is not a DNS label "
+                                        "(1-63 letters, digits or inner '-')"),
+                           hostname=repr(hostname), label=repr(label))
     if not _LAST_WORD.fullmatch(labels[-1]):
-        raise IbiError(f"hostname {hostname!r}: last label {labels[-1]!r} must start with a letter")
+        raise IbiError(gettext_noop("hostname %(hostname)s: last label %(labels_1)s must start "
+                                    "with a letter"),
+                       hostname=repr(hostname), labels_1=repr(labels[-1]))
     return name
 
 
 def validate_port(port: int) -> int:
     """The port if it is an int in 1-65535."""
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise IbiError(f"port {port!r} is not an integer in 1-65535")
+        raise IbiError(gettext_noop("port %(port)s is not an integer in 1-65535"), port=repr(port))
     return port
 
 
@@ -203,7 +238,8 @@ def repository_suffix(when: When) -> str:
     try:
         d = _EPOCH + timedelta(seconds=seconds)
     except OverflowError as exc:
-        raise IbiError(f"date {when!r} is outside the years 1-9999") from exc
+        raise IbiError(gettext_noop("date %(when)s is outside the years 1-9999"),
+                       when=repr(when)) from exc
     suffix = f"{d.year:04d}/{d.month:02d}.{d.day:02d}.{d.hour:02d}.{d.minute:02d}"
     if digits:
         return f"{suffix}.{d.second:02d}.{digits}"
@@ -222,18 +258,21 @@ def _ip_text(ip: str | ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[s
     """(text, digit table, separator) of an IP; Algorithm 5 line 5 tells IPv4 by its dot."""
     text = str(ip) if isinstance(ip, ipaddress.IPv4Address | ipaddress.IPv6Address) else ip
     if not isinstance(text, str):
-        raise IbiError(f"IP {ip!r} is not a string")
+        raise IbiError(gettext_noop("IP %(ip)s is not a string"), ip=repr(ip))
     if ":" in text and ("." in text or "%" in text):
-        raise IbiError(f"IPv6 {text!r}: a dotted IPv4 tail or a zone index cannot be coded")
+        raise IbiError(gettext_noop("IPv6 %(text)s: a dotted IPv4 tail or a zone index cannot be "
+                                    "coded"), text=repr(text))
     digits, separator = (IPV4_DIGITS, "W") if "." in text else (IPV6_DIGITS, "X")
     text = text if separator == "W" else text.lower()
     try:
         (ipaddress.IPv4Address if separator == "W" else ipaddress.IPv6Address)(text)
     except ValueError as exc:
-        raise IbiError(f"invalid IP address {ip!r}: {exc}") from exc
+        raise IbiError(gettext_noop("invalid IP address %(ip)s: %(exc)s"),
+                       ip=repr(ip), exc=str(exc)) from exc
     if text.startswith("0"):
-        raise IbiError(f"IP text {text!r} starts with '0': the leading zero digit would vanish, "
-                       "so the IBIp could not be decoded back to it")
+        raise IbiError(gettext_noop("IP text %(text)s starts with '0': the leading zero digit "
+                                    "would vanish, so the IBIp could not be decoded back to it"),
+                       text=repr(text))
     return text, digits, separator
 
 
@@ -250,7 +289,8 @@ def ibip_suffix(when: When) -> str:
     1234806360.05 -> "34PGRBSWW7"."""
     seconds, digits = _split(when)
     if seconds < IBIP_EPOCH:
-        raise IbiError(f"date {when!r} is before 1995-08-01, the IBIp epoch")
+        raise IbiError(gettext_noop("date %(when)s is before 1995-08-01, the IBIp epoch"),
+                       when=repr(when))
     suffix = convert_from_decimal(seconds - IBIP_EPOCH, IBIP_DIGITS)
     if digits:
         zeros = len(digits) - len(digits.lstrip("0"))
@@ -265,7 +305,8 @@ def ibip(ip: str, port: int, when: When) -> str:
 
 def _number(code: str, what: str) -> int:
     if len(code) > 1 and code[0] == "2":  # a second spelling of the same number
-        raise IbiError(f"{what} code {code!r} starts with 2, the zero digit")
+        raise IbiError(gettext_noop("%(what)s code %(code)s starts with 2, the zero digit"),
+                       what=str(what), code=repr(code))
     return convert_to_decimal(code, IBIP_DIGITS)
 
 
@@ -274,16 +315,20 @@ def _decode_ibip(text: str) -> tuple[str, int, Decimal]:
     for char in upper:
         if char in "01OIVYZ":
             kind = "digit" if char.isdigit() else "letter"
-            raise IbiError(f"{kind} {char} is not used in IBIp")
+            raise IbiError(gettext_noop("%(kind)s %(char)s is not used in IBIp"),
+                           kind=str(kind), char=str(char))
         if char not in IBIP_DIGITS + "WX/":
-            raise IbiError(f"character {char!r} is not allowed in an IBIp")
+            raise IbiError(gettext_noop("character %(char)s is not allowed in an IBIp"),
+                           char=repr(char))
     prefix, _, suffix = upper.partition("/")
     p = re.fullmatch(f"({_CODE})([WX])({_CODE})?", prefix)
     if not p:
-        raise IbiError(f"IBIp prefix {prefix!r} is not coded-IP, W (IPv4) or X (IPv6), coded-port")
+        raise IbiError(gettext_noop("IBIp prefix %(prefix)s is not coded-IP, W (IPv4) or X "
+                                    "(IPv6), coded-port"), prefix=repr(prefix))
     s = re.fullmatch(f"({_CODE})(?:(W+)({_CODE}))?", suffix)
     if not s:
-        raise IbiError(f"IBIp suffix {suffix!r} is not coded-seconds [W... coded-fraction]")
+        raise IbiError(gettext_noop("IBIp suffix %(suffix)s is not coded-seconds [W... "
+                                    "coded-fraction]"), suffix=repr(suffix))
     version, digits = (4, IPV4_DIGITS) if p[2] == "W" else (6, IPV6_DIGITS)
     ip = convert_from_decimal(_number(p[1], "IP"), digits)
     try:
@@ -291,17 +336,20 @@ def _decode_ibip(text: str) -> tuple[str, int, Decimal]:
     except ValueError:
         valid = False
     if not valid:
-        raise IbiError(f"IBIp prefix {prefix!r} decodes to {ip!r}, not an IPv{version} address")
+        raise IbiError(gettext_noop("IBIp prefix %(prefix)s decodes to %(ip)s, not an "
+                                    "IPv%(version)s address"),
+                       prefix=repr(prefix), ip=repr(ip), version=str(version))
     port = 800 if p[3] is None else _number(p[3], "port")
     if p[3] is not None and port == 800:
-        raise IbiError("port 800 must be left out of an IBIp prefix")
+        raise IbiError(gettext_noop("port 800 must be left out of an IBIp prefix"))
     if not 1 <= port <= 65535:
-        raise IbiError(f"IBIp port {port} out of range 1-65535")
+        raise IbiError(gettext_noop("IBIp port %(port)s out of range 1-65535"), port=str(port))
     date = Decimal(IBIP_EPOCH + _number(s[1], "seconds"))
     if s[2]:
         fraction = _number(s[3], "fraction")
         if fraction % 10 == 0:
-            raise IbiError(f"IBIp fraction {fraction} ends in a decimal zero (not the shortest)")
+            raise IbiError(gettext_noop("IBIp fraction %(fraction)s ends in a decimal zero (not "
+                                        "the shortest)"), fraction=str(fraction))
         date = Decimal(f"{date}.{'0' * (len(s[2]) - 1)}{fraction}")
     return ip, port, date
 
@@ -310,7 +358,7 @@ def decode_ibip(text: str) -> tuple[str, int, Decimal]:
     """Inverse of `ibip`: "8JMKD3MGP8W/34PGRBS" -> ("150.163.34.243", 800, Decimal(1234806360))."""
     ibi = parse(text)
     if ibi.form != "ibip":
-        raise IbiError(f"{text!r} is a repository name, not an IBIp")
+        raise IbiError(gettext_noop("%(text)s is a repository name, not an IBIp"), text=repr(text))
     return ibi.ip, ibi.port, ibi.date
 
 
@@ -363,33 +411,39 @@ def _parse_rep(text: str) -> Ibi:
     try:
         hostname = validate_hostname(f"{word}.{subdomain}")
     except IbiError as exc:
-        raise IbiError(f"prefix {subdomain}/{word_port!r}: {exc}") from exc
+        raise IbiError(gettext_noop("prefix %(subdomain)s/%(word_port)s: %(exc)s"),
+                       subdomain=str(subdomain), word_port=repr(word_port), exc=exc) from exc
     if separator and not port_text.isdigit():
-        raise IbiError(f"port {port_text!r} is not a number")
+        raise IbiError(gettext_noop("port %(port_text)s is not a number"),
+                       port_text=repr(port_text))
     port = int(port_text) if separator else 80
     if not 1 <= port <= 65535:
-        raise IbiError(f"port {port} out of range 1-65535")
+        raise IbiError(gettext_noop("port %(port)s out of range 1-65535"), port=str(port))
     if not (len(year) == 4 and year.isdigit()):
-        raise IbiError(f"year {year!r} is not 4 digits")
+        raise IbiError(gettext_noop("year %(year)s is not 4 digits"), year=repr(year))
     fields = rest.split(".")
     names = ("month", "day", "hour", "minute", "second")
     if not 4 <= len(fields) <= 6:
-        raise IbiError(f"{rest!r} is not MM.DD.hh.mm[.ss[.fraction]]")
+        raise IbiError(gettext_noop("%(rest)s is not MM.DD.hh.mm[.ss[.fraction]]"), rest=repr(rest))
     for name, field in zip(names, fields, strict=False):
         if not (len(field) == 2 and field.isdigit()):
-            raise IbiError(f"{name} {field!r} is not 2 digits")
+            raise IbiError(gettext_noop("%(name)s %(field)s is not 2 digits"),
+                           name=str(name), field=repr(field))
     if len(fields) == 6 and not fields[5].isdigit():
-        raise IbiError(f"fraction of a second {fields[5]!r} is not digits")
+        raise IbiError(gettext_noop("fraction of a second %(fields_5)s is not digits"),
+                       fields_5=repr(fields[5]))
     y, (mo, d, h, mi, s) = int(year), [int(f) for f in (fields + ["00"])[:5]]
     if y < 1:
-        raise IbiError("year 0000 out of range")
+        raise IbiError(gettext_noop("year 0000 out of range"))
     if not 1 <= mo <= 12:
-        raise IbiError(f"month {mo} out of range")
+        raise IbiError(gettext_noop("month %(mo)s out of range"), mo=str(mo))
     if not 1 <= d <= calendar.monthrange(y, mo)[1]:
-        raise IbiError(f"day {d} out of range for {year}-{mo:02d}")
+        raise IbiError(gettext_noop("day %(d)s out of range for %(year)s-%(mo)s"),
+                       d=str(d), year=str(year), mo=format(mo, '02d'))
     for name, value, top in (("hour", h, 23), ("minute", mi, 59), ("second", s, 59)):
         if value > top:
-            raise IbiError(f"{name} {value} out of range")
+            raise IbiError(gettext_noop("%(name)s %(value)s out of range"),
+                           name=str(name), value=str(value))
     seconds = calendar.timegm((y, mo, d, h, mi, s))
     fraction = Fraction(int(fields[5]), 10 ** len(fields[5])) if len(fields) == 6 else 0
     return Ibi(form="rep", text=text.lower(), prefix=f"{subdomain}/{word_port}",
@@ -410,23 +464,26 @@ def parse(text: str) -> Ibi:
 @functools.lru_cache(maxsize=4096)  # a pure function of the text; the same IBIs are asked often
 def _parse(text: str) -> Ibi:
     if not text:
-        raise IbiError("empty IBI")
+        raise IbiError(gettext_noop("empty IBI"))
     if len(text) > _MAX_LENGTH:  # refused before any big-number arithmetic on its digits
-        raise IbiError(f"text of {len(text)} characters is too long for an IBI")
+        raise IbiError(gettext_noop("text of %(len_text)s characters is too long for an IBI"),
+                       len_text=str(len(text)))
     if text != text.strip():
-        raise IbiError(f"surrounding whitespace is not accepted in {text!r}")
+        raise IbiError(gettext_noop("surrounding whitespace is not accepted in %(text)s"),
+                       text=repr(text))
     if not text.isascii():  # str.lower() maps some non-ASCII letters (K, the Kelvin sign) to ASCII
-        raise IbiError(f"non-ASCII character in {text!r}")
+        raise IbiError(gettext_noop("non-ASCII character in %(text)s"), text=repr(text))
     slashes = text.count("/")
     if slashes == 0:
-        raise IbiError(f"missing '/' in {text!r}")
+        raise IbiError(gettext_noop("missing '/' in %(text)s"), text=repr(text))
     if slashes == 3:
         return _parse_rep(text)
     if slashes > 3:
-        raise IbiError(f"too many '/' in {text!r}")
+        raise IbiError(gettext_noop("too many '/' in %(text)s"), text=repr(text))
     if slashes == 2 or re.search(r"[.@-]", text):
-        raise IbiError(f"missing '/' in {text!r}: a repository name is "
-                       "subdomain/word[.port]/year/MM.DD.hh.mm[.ss[.fraction]]")
+        raise IbiError(gettext_noop("missing '/' in %(text)s: a repository name is "
+                                    "subdomain/word[.port]/year/MM.DD.hh.mm[.ss[.fraction]]"),
+                       text=repr(text))
     ip, port, date = _decode_ibip(text)
     prefix, _, suffix = text.upper().partition("/")
     return Ibi(form="ibip", text=text.upper(), prefix=prefix, suffix=suffix, port=port,
@@ -444,7 +501,8 @@ def _granularity(value: int | str | Decimal | Fraction) -> Fraction:
         r = None
     power_of_ten = r is not None and r.numerator == 1 and str(r.denominator).rstrip("0") == "1"
     if isinstance(value, datetime) or not (r == 60 or power_of_ten):
-        raise IbiError(f"granularity {value!r} is not 60 or 10**-k (1, 0.1, 0.01, ...)")
+        raise IbiError(gettext_noop("granularity %(value)s is not 60 or 10**-k (1, 0.1, 0.01, "
+                                    "...)"), value=repr(value))
     return r
 
 

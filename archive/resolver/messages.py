@@ -1,9 +1,7 @@
 """What readers are told when a persistent URL cannot be read, in their language.
 
-protocol/persistent_url.py is pure: its `PersistentUrlError` carries an English template
-(marked for the catalogue) and its parameters, translated here. The IBI codec's messages
-(identifiers/ibi.py) are technical details, shown after a translated sentence that says what
-went wrong.
+protocol/persistent_url.py and identifiers/ibi.py are pure: their errors carry an English
+template (marked for the catalogue) and its parameters, translated here.
 """
 from __future__ import annotations
 
@@ -18,5 +16,5 @@ def reader_message(error: Exception) -> str:
         message = _(error.message)
         return message % error.params if error.params else message
     if isinstance(error, IbiError):
-        return _("This IBI cannot be read: %(detail)s") % {"detail": error}
+        return _("This IBI cannot be read: %(detail)s") % {"detail": error.translated(_)}
     return str(error)
