@@ -45,6 +45,8 @@ class Command(BaseCommand):
     def handle(self, *args, action: str, **options) -> None:
         try:
             getattr(self, f"_{action}")(**options)
+        except ibi.IbiError as exc:
+            raise CommandError(exc.translated(_)) from None
         except (ValueError, MintingError) as exc:
             raise CommandError(str(exc)) from None
 
