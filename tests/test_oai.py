@@ -45,7 +45,7 @@ def stamp(item: Item, when: datetime) -> None:
 @pytest.fixture
 def collection(settings):
     """Seven items on seven days (the fourth deleted), the archive service, pages of 3."""
-    settings.OAI_PAGE_SIZE = 3
+    settings.IBI_OAI_PAGE_SIZE = 3
     services.ensure_archive_service()
     items = [deposit(f"Item {n}", dc={"creator": [f"Author {n}"]}, language="en")
              for n in range(1, 8)]

@@ -46,7 +46,7 @@ def collection(settings):
     report (pt-BR), article (en), dataset (en), untyped (pt-BR), a deleted report (en),
     a Copy of an article (no language), an item whose first recognised type is Dataset.
     """
-    settings.OAI_PAGE_SIZE = 2
+    settings.IBI_OAI_PAGE_SIZE = 2
     settings.IBI_GRANULARITY = Decimal("0.001")  # deposits must not wait a second each
     services.ensure_archive_service()
     items = {
