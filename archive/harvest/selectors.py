@@ -89,11 +89,14 @@ PAGE_FIELDS = ("id", "ibi", "ibip", "title", "language", "state", "source_archiv
 def page(items: QuerySet[Item], after: tuple[datetime, int] | None, size: int) -> list[Item]:
     """Up to `size` of `items` (oai_items) after the (updated, id) `after`, in that order.
 
-    `(updated, id) > (last updated, last id)` is a row comparison the index on `updated`
-    serves in order (PostgreSQL: an index scan from the last datestamp on, SQLite the same):
-    the cost of a page does not depend on how deep in the list it is."""
+    `(updated, id) > (last updated, last id)` is a row comparison that the index
+    `item_oai_keyset` (updated, id) serves as one range, in order: the cost of a page does not
+    depend on how deep in the list it is, nor on how many items share a datestamp."""
     if after is not None:
-        items = items.filter(TupleGreaterThan((F("updated"), F("id")), after))
+        # PostgreSQL compares the rows natively; SQLite gets Django's OR of the two cases, to
+        # which `updated >= last` gives the index range to start from (not a scan from the top).
+        items = items.filter(TupleGreaterThan((F("updated"), F("id")), after),
+                             updated__gte=after[0])
     return list(items.only(*PAGE_FIELDS)[:size])
 
 
