@@ -18,7 +18,7 @@ from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.harvest import sets
+from archive.harvest import oai_dc, sets
 from archive.models import Item
 from tests import xml_schemas
 
@@ -293,6 +293,10 @@ def test_every_type_set_spec_is_valid_and_names_its_kind():
 
 def test_the_sets_docstring_examples_hold():
     assert doctest.testmod(sets).failed == 0
+
+
+def test_the_oai_dc_docstring_examples_hold():
+    assert doctest.testmod(oai_dc).failed == 0
 
 
 @pytest.mark.django_db
