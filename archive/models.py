@@ -149,6 +149,12 @@ class Item(models.Model):
                          name="item_listed_newest",
                          condition=models.Q(is_archive_service=False)
                          & ~models.Q(state="Deleted")),
+            # OAI-PMH's keyset pages (harvest/selectors.py `page`): (updated, id) > (last
+            # served) in this order, one index range whatever the depth, even when many items
+            # share a datestamp (a collection loaded at once), where `updated` alone would sort
+            # every tie on each page.
+            models.Index(fields=["updated", "id"], name="item_oai_keyset",
+                         condition=models.Q(is_archive_service=False)),
         ]
 
     def __str__(self) -> str:

@@ -295,7 +295,11 @@ IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
 
 # --- OAI-PMH (/oai) -------------------------------------------------------------------------
-OAI_PAGE_SIZE = env_int("OAI_PAGE_SIZE", 100, low=1, high=10_000)  # records per response
+# Records per ListRecords/ListIdentifiers response: a page costs a few queries whatever its
+# size, so large pages amortise a request (a 1 000-record oai_dc page is about 1.5 MB).
+# OAI_PAGE_SIZE is the old name, still read.
+IBI_OAI_PAGE_SIZE = env_int("IBI_OAI_PAGE_SIZE", env_int("OAI_PAGE_SIZE", 1000, low=1,
+                                                         high=10_000), low=1, high=10_000)
 # Identify's adminEmail; default admin@IBI_HOSTNAME
 OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 

@@ -22,6 +22,7 @@ from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.identifiers import ibi as ibilib
 from archive.models import Item
+from tests import xml_schemas
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ERROR_CODES = {"badArgument", "badResumptionToken", "badVerb", "cannotDisseminateFormat",
@@ -45,7 +46,7 @@ def stamp(item: Item, when: datetime) -> None:
 @pytest.fixture
 def collection(settings):
     """Seven items on seven days (the fourth deleted), the archive service, pages of 3."""
-    settings.OAI_PAGE_SIZE = 3
+    settings.IBI_OAI_PAGE_SIZE = 3
     services.ensure_archive_service()
     items = [deposit(f"Item {n}", dc={"creator": [f"Author {n}"]}, language="en")
              for n in range(1, 8)]
@@ -284,3 +285,146 @@ def test_no_request_is_a_server_error(pairs):
     root = etree.fromstring(response.content)
     code = error_code(root)
     assert code is None or code in ERROR_CODES
+
+
+# -- Harvest-grade lists: keyset pages, tokens, queries per page ---------------------------------
+
+def list_page(client, **params) -> tuple[etree._Element, str | None]:
+    """One ListRecords/ListIdentifiers response, checked against OAI-PMH.xsd and oai_dc.xsd,
+    and its resumption token (None at the end)."""
+    response = client.get("/oai", params)
+    xml_schemas.assert_valid(xml_schemas.oai_pmh("oai_dc"), response.content)
+    root = etree.fromstring(response.content)
+    token = root.find(f".//{OAI}resumptionToken")
+    return root, (token.text if token is not None and token.text else None)
+
+
+def identifiers_of(root: etree._Element) -> list[str]:
+    return [e.text for e in root.iter(f"{OAI}identifier")
+            if e.getparent().tag == f"{OAI}header"]
+
+
+@pytest.mark.django_db
+def test_a_harvest_sees_every_record_once_while_items_are_added_and_updated(client, collection):
+    # Pages of 3 over seven items (one deleted); between the pages, deposits come in and
+    # items already harvested and not yet harvested change.
+    def oai_id(item):
+        return f"oai:testserver:{item.ibi}"
+
+    root, token = list_page(client, verb="ListRecords", metadataPrefix="oai_dc")
+    seen = identifiers_of(root)
+    added = [deposit("Added during the harvest, 1")]
+    services.item_update(item=collection[0], title="Item 1, corrected")  # already harvested
+    services.item_update(item=collection[4], title="Item 5, corrected")  # not yet harvested
+    pages = 1
+    while token:
+        root, token = list_page(client, verb="ListRecords", resumptionToken=token)
+        seen += identifiers_of(root)
+        pages += 1
+        if pages == 2:
+            added.append(deposit("Added during the harvest, 2"))
+
+    unchanged = [c for n, c in enumerate(collection) if n not in (0, 4)]
+    # Every unchanged item exactly once, in datestamp order, the deleted one included.
+    assert [i for i in seen if i in {oai_id(c) for c in unchanged}] == [
+        oai_id(c) for c in unchanged]
+    assert len(set(seen)) == len(seen) - 1  # only the item changed after it was served twice
+    # The changed and the added items come at the end, in the order they changed.
+    assert seen[:3] == [oai_id(c) for c in collection[:3]]
+    assert seen[-4:] == [oai_id(added[0]), oai_id(collection[0]), oai_id(collection[4]),
+                         oai_id(added[1])]
+    assert len(seen) == len(collection) + len(added) + 1
+
+
+@pytest.mark.django_db
+def test_records_changed_during_a_harvest_say_their_new_metadata(client, collection):
+    root, token = list_page(client, verb="ListRecords", metadataPrefix="oai_dc")
+    services.item_update(item=collection[0], title="Item 1, corrected")
+    titles = []
+    while token:
+        root, token = list_page(client, verb="ListRecords", resumptionToken=token)
+        titles += [t.text for t in root.iter("{http://purl.org/dc/elements/1.1/}title")]
+    assert titles[-1] == "Item 1, corrected"
+
+
+def forged(payload: dict, key: str | None = None) -> str:
+    from django.core import signing  # the token's own envelope, to forge one
+    return signing.dumps(payload, salt="archive.oai.resumption", key=key, compress=True)
+
+
+@pytest.mark.django_db
+def test_garbled_or_forged_tokens_are_bad_resumption_tokens(client, collection):
+    root = oai(client, verb="ListRecords", metadataPrefix="oai_dc")
+    token = root.find(f".//{OAI}resumptionToken").text
+    good = {"v": "ListRecords", "p": "oai_dc", "s": None, "e": None, "t": None,
+            "a": ["2020-01-03T12:00:00+00:00", collection[2].pk], "n": 3, "c": 7}
+    assert identifiers_of(oai(client, verb="ListRecords", resumptionToken=forged(good))) == [
+        f"oai:testserver:{c.ibi}" for c in collection[3:6]]  # the envelope forged() makes works
+    bad = [
+        token[:len(token) // 2],  # truncated
+        token.swapcase(),
+        "x" * 5000,
+        "%00%ff",
+        ":" + token,
+        forged(good, key="another secret key entirely, fifty characters long!"),  # forged
+        forged({**good, "a": ["not a date", 1]}),
+        forged({**good, "a": ["2020-01-03T12:00:00", 1]}),  # a naive datestamp
+        forged({**good, "a": ["2020-01-03T12:00:00+00:00", "one"]}),
+        forged({**good, "a": [None]}),
+        forged({**good, "p": "marc21"}),
+        forged({**good, "t": "no such set"}),
+        forged({**good, "c": "many"}),
+        forged({**good, "n": None}),
+        forged({key: value for key, value in good.items() if key != "a"}),
+        forged(["a", "list"]),
+        forged("a string"),
+    ]
+    for garbled in bad:
+        root = oai(client, verb="ListRecords", resumptionToken=garbled)
+        assert error_code(root) == "badResumptionToken", garbled
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("verb", "prefix"), [
+    ("ListIdentifiers", "oai_dc"), ("ListRecords", "oai_dc"), ("ListRecords", "oai_datacite"),
+    ("ListRecords", "oai_openaire")])
+def test_the_queries_of_a_page_do_not_grow_with_its_size(client, settings, verb, prefix):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    services.ensure_archive_service()
+    first = None
+    for n in range(12):  # editions, translations, files and Dublin Core on every item
+        first = deposit(f"Item {n}", dc={"creator": [f"Author {n}"], "type": ["Article"],
+                                         "subject": ["a", "b"]}, language="en",
+                        previous_edition=first if n % 2 else None)
+    services.item_delete(item=first)
+
+    def queries(size: int) -> tuple[int, int]:
+        settings.IBI_OAI_PAGE_SIZE = size
+        oai(client, verb=verb, metadataPrefix=prefix)  # warm: the answer cache, the session
+        with CaptureQueriesContext(connection) as first_page:
+            root = oai(client, verb=verb, metadataPrefix=prefix)
+        token = root.find(f".//{OAI}resumptionToken").text
+        with CaptureQueriesContext(connection) as next_page:
+            root = oai(client, verb=verb, resumptionToken=token)
+        assert len(identifiers_of(root)) == size
+        return len(first_page), len(next_page)
+
+    small, large = queries(2), queries(5)
+    assert small == large
+    # The items, their Dublin Core, and for a Record their files and editions; the first
+    # page also counts the list (up to COUNT_CAP).
+    assert large[1] <= (4 if prefix != "oai_dc" else 2) and large[0] == large[1] + 1
+
+
+@pytest.mark.django_db
+def test_complete_list_size_is_left_out_past_the_cap(client, collection, monkeypatch):
+    from archive.harvest import oai as oai_module
+    monkeypatch.setattr(oai_module, "COUNT_CAP", 5)
+    root, token = list_page(client, verb="ListIdentifiers", metadataPrefix="oai_dc")
+    assert "completeListSize" not in root.find(f".//{OAI}resumptionToken").attrib
+    assert len(identifiers_of(root)) == 3 and token
+    monkeypatch.setattr(oai_module, "COUNT_CAP", 7)
+    root, _ = list_page(client, verb="ListIdentifiers", metadataPrefix="oai_dc")
+    assert root.find(f".//{OAI}resumptionToken").get("completeListSize") == "7"

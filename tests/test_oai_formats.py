@@ -18,7 +18,7 @@ from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.harvest import sets
+from archive.harvest import oai_dc, sets
 from archive.models import Item
 from tests import xml_schemas
 
@@ -46,7 +46,7 @@ def collection(settings):
     report (pt-BR), article (en), dataset (en), untyped (pt-BR), a deleted report (en),
     a Copy of an article (no language), an item whose first recognised type is Dataset.
     """
-    settings.OAI_PAGE_SIZE = 2
+    settings.IBI_OAI_PAGE_SIZE = 2
     settings.IBI_GRANULARITY = Decimal("0.001")  # deposits must not wait a second each
     services.ensure_archive_service()
     items = {
@@ -293,6 +293,10 @@ def test_every_type_set_spec_is_valid_and_names_its_kind():
 
 def test_the_sets_docstring_examples_hold():
     assert doctest.testmod(sets).failed == 0
+
+
+def test_the_oai_dc_docstring_examples_hold():
+    assert doctest.testmod(oai_dc).failed == 0
 
 
 @pytest.mark.django_db

@@ -178,8 +178,13 @@ def file_url(item: Item, name: str, request: HttpRequest | None = None) -> str:
 
 
 def persistent_url(item: Item, request: HttpRequest | None = None) -> str:
+    return persistent_url_of(item.ibi, request)
+
+
+def persistent_url_of(ibi: str, request: HttpRequest | None = None) -> str:
+    """The persistent URL of an IBI (its repository name), where no Item was read."""
     resolver = settings.IBI_RESOLVER_URL or base_url(request)
-    return f"{resolver.rstrip('/')}/{item.ibi}"
+    return f"{resolver.rstrip('/')}/{ibi}"
 
 
 def landing_url(item: Item, request: HttpRequest | None = None) -> str:

@@ -10,10 +10,19 @@ badArgument, a known one with no item a noRecordsMatch.
 
 Identifiers are `oai:<archive address>:<IBI repository name>`; datestamps are the items' last
 change (`Item.updated`) at second granularity; deleted items stay as `status="deleted"` headers
-(deletedRecord = persistent), in their sets. Resumption tokens are signed keyset cursors (the
-format, the set, the last datestamp and id served), so items changed during a harvest are
-never skipped. Every bad request gets the OAI error code the protocol names (HTTP 200), never
-a 500.
+(deletedRecord = persistent), in their sets.
+
+Harvest-grade lists: pages of IBI_OAI_PAGE_SIZE records, each read by keyset (the items after
+the last (datestamp, id) served: no OFFSET, the same cost at any depth) and built from a fixed
+number of queries whatever the page size (the items' own columns, their Dublin Core values,
+and for oai_datacite and oai_openaire their files and editions). Resumption tokens are signed
+cursors (the verb, the format, from/until, the set, the last datestamp and id served, the
+count served, the list's size): no server-side state, so they outlive restarts and work on any
+worker; a garbled or forged one is a badResumptionToken. An item changed during a harvest gets
+a later datestamp and comes again at the end of the list; the others come exactly once.
+completeListSize is counted once, on the first page, up to COUNT_CAP items (then left out),
+and carried by the tokens. Every bad request gets the OAI error code the protocol names (HTTP
+200), never a 500.
 """
 from __future__ import annotations
 
@@ -24,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core import signing
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -34,9 +43,9 @@ from lxml import etree
 
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import datacite, openaire
-from ..metadata.selectors import record_of
-from ..metadata.vocabularies import Kind
+from ..metadata import datacite, openaire, vocabularies
+from ..metadata.record import Record
+from ..metadata.selectors import Values, dc_values_of, records_of
 from ..models import Item
 from . import oai_dc, sets
 from . import selectors as harvest
@@ -63,28 +72,36 @@ VERBS = {
 }
 RESUMABLE = {"ListSets", "ListIdentifiers", "ListRecords"}
 PREFIX_SYNTAX = re.compile(r"[A-Za-z0-9\-_\.!~\*'\(\)]+")  # OAI-PMH.xsd's metadataPrefixType
+# completeListSize is given when the list holds at most this many items: counting them is a
+# short index scan, done once per list (the first page), never a COUNT of the whole table.
+COUNT_CAP = 100_000
 
 
-def _dc_metadata(item: Item, request: HttpRequest) -> etree._Element:
-    values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
-    return oai_dc.dc_element(values)
+def _dc_metadata(item: Item, values: Values, record: Record | None,
+                 request: HttpRequest) -> etree._Element:
+    dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
+    return oai_dc.dc_element(oai_dc.values_of(
+        item.title, item.language, item.created, dc,
+        identifiers=[selectors.persistent_url(item, request)]))
 
 
 @dataclass(frozen=True)
 class MetadataFormat:
     schema: str
     namespace: str
-    metadata: Callable[[Item, HttpRequest], etree._Element]  # of an item with_details
+    # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`)
+    metadata: Callable[[Item, Values, Record | None, HttpRequest], etree._Element]
+    from_record: bool = True  # read files and editions too (records_of)
 
 
 FORMATS = {
-    "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata),
+    "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
     "oai_datacite": MetadataFormat(
-        datacite.SCHEMA, datacite.NS, lambda item, request: datacite.resource(
-            record_of(item, request))),
+        datacite.SCHEMA, datacite.NS,
+        lambda item, values, record, request: datacite.resource(record)),
     "oai_openaire": MetadataFormat(
-        openaire.SCHEMA, openaire.NS, lambda item, request: openaire.resource(
-            record_of(item, request))),
+        openaire.SCHEMA, openaire.NS,
+        lambda item, values, record, request: openaire.resource(record)),
 }
 
 
@@ -215,12 +232,14 @@ class Cursor:
     set_spec: str | None = None
     after: tuple[datetime, int] | None = None  # the last (datestamp, id) served
     served: int = 0
+    complete: int | None = None  # the list's size when it started (None: past COUNT_CAP)
 
     def dumps(self) -> str:
         return signing.dumps({
             "v": self.verb, "p": self.prefix, "s": _iso(self.start), "e": _iso(self.end),
             "t": self.set_spec,
             "a": [_iso(self.after[0]), self.after[1]] if self.after else None, "n": self.served,
+            "c": self.complete,
         }, salt=TOKEN_SALT, compress=True)
 
     @classmethod
@@ -232,8 +251,13 @@ class Cursor:
             if data["t"] is not None and sets.parse(data["t"]) is None:
                 raise ValueError(data["t"])
             after = (_from_iso(data["a"][0]), int(data["a"][1])) if data["a"] else None
-            return cls(verb, data["p"], _from_iso(data["s"]), _from_iso(data["e"]), data["t"],
-                       after, int(data["n"]))
+            complete = int(data["c"]) if data["c"] is not None else None
+            cursor = cls(verb, data["p"], _from_iso(data["s"]), _from_iso(data["e"]),
+                         data["t"], after, int(data["n"]), complete)
+            for when in (cursor.start, cursor.end, after and after[0]):
+                if when is not None and when.utcoffset() is None:
+                    raise ValueError(when)  # every datestamp we sign is aware
+            return cursor
         except (signing.BadSignature, ValueError, KeyError, TypeError, IndexError):
             raise OaiError("badResumptionToken", "the resumption token is invalid") from None
 
@@ -242,26 +266,15 @@ class Cursor:
         return sets.parse(self.set_spec) if self.set_spec is not None else None
 
 
-def _page(cursor: Cursor, types: dict[str, Kind]
-          ) -> tuple[list[Item], QuerySet[Item], bool]:
-    window = harvest.oai_items(start=cursor.start, end=cursor.end, oai_set=cursor.oai_set,
-                               types=types)
-    items = window
-    if cursor.after is not None:
-        updated, pk = cursor.after
-        items = items.filter(Q(updated__gt=updated) | Q(updated=updated, id__gt=pk))
-    if cursor.verb == "ListRecords":
-        items = selectors.with_details(items)
-    size = settings.OAI_PAGE_SIZE
-    page = list(items[:size + 1])
+def _page(cursor: Cursor) -> tuple[list[Item], QuerySet[Item], bool]:
+    """The items of the cursor's page, the whole list, and whether more follow."""
+    window = harvest.oai_items(start=cursor.start, end=cursor.end, oai_set=cursor.oai_set)
+    size = settings.IBI_OAI_PAGE_SIZE
+    page = harvest.page(window, cursor.after, size + 1)
     return page[:size], window, len(page) > size
 
 
 # -- Verbs -------------------------------------------------------------------------------------
-
-def _identifier(request: HttpRequest, item: Item) -> str:
-    return f"oai:{selectors.archive_address(request)}:{item.ibi}"
-
 
 def _item(request: HttpRequest, identifier: str) -> Item:
     prefix = f"oai:{selectors.archive_address(request)}:"
@@ -273,20 +286,29 @@ def _item(request: HttpRequest, identifier: str) -> Item:
     return item
 
 
-def _header(parent, request: HttpRequest, item: Item, types: dict[str, Kind]) -> None:
-    header = _sub(parent, "header", **({"status": "deleted"} if item.is_deleted else {}))
-    _sub(header, "identifier", _identifier(request, item))
-    _sub(header, "datestamp", datestamp(item.updated))
-    for spec in harvest.set_specs(item, types):
-        _sub(header, "setSpec", spec)
-
-
-def _record(parent, request: HttpRequest, item: Item, types: dict[str, Kind],
-            prefix: str) -> None:
-    record = _sub(parent, "record")
-    _header(record, request, item, types)
-    if not item.is_deleted:
-        _sub(record, "metadata").append(FORMATS[prefix].metadata(item, request))
+def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None) -> None:
+    """The headers (prefix None) or the records of items, read in a fixed number of queries
+    whatever their number: their Dublin Core values (only dc:type, which names their sets, for
+    headers), and for a format built from a Record their files and editions."""
+    ids = [item.pk for item in items]
+    values = dc_values_of(ids, None if prefix else ("type",))
+    metadata_format = FORMATS[prefix] if prefix else None
+    records = {}
+    if metadata_format is not None and metadata_format.from_record:
+        records = records_of([i for i in items if not i.is_deleted], values, request)
+    namespace = f"oai:{selectors.archive_address(request)}:"
+    for item in items:
+        mine = values.get(item.pk, {})
+        element = _sub(parent, "record") if prefix else parent
+        header = _sub(element, "header", **({"status": "deleted"} if item.is_deleted else {}))
+        _sub(header, "identifier", namespace + item.ibi)
+        _sub(header, "datestamp", datestamp(item.updated))
+        for spec in harvest.set_specs(item, vocabularies.kind(
+                [value for value, _orcid in mine.get("type", ())])):
+            _sub(header, "setSpec", spec)
+        if metadata_format is not None and not item.is_deleted:
+            _sub(element, "metadata").append(
+                metadata_format.metadata(item, mine, records.get(item.pk), request))
 
 
 def identify(request: HttpRequest, body, args) -> None:
@@ -348,10 +370,7 @@ def list_sets(request: HttpRequest, body, args) -> None:
 
 def get_record(request: HttpRequest, body, args) -> None:
     _check_prefix(args["metadataPrefix"])
-    item = _item(request, args["identifier"])
-    types = harvest.recognised_types()
-    found = selectors.with_details(harvest.oai_items(types=types).filter(pk=item.pk)).get()
-    _record(body, request, found, types, args["metadataPrefix"])
+    _entries(body, request, [_item(request, args["identifier"])], args["metadataPrefix"])
 
 
 def _list(request: HttpRequest, body, args, verb: str) -> None:
@@ -364,22 +383,19 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
         if spec is not None:
             _check_set(spec)
         cursor = Cursor(verb, args["metadataPrefix"], start, end, spec)
-    types = harvest.recognised_types()
-    items, window, more = _page(cursor, types)
+    items, window, more = _page(cursor)
     if not items:
         raise OaiError("noRecordsMatch", "no item matches these arguments")
-    for item in items:
-        if verb == "ListRecords":
-            _record(body, request, item, types, cursor.prefix)
-        else:
-            _header(body, request, item, types)
+    _entries(body, request, items, cursor.prefix if verb == "ListRecords" else None)
     if more or cursor.after is not None:
-        complete = window.count()
+        if cursor.after is None:  # counted once, when the list starts (COUNT_CAP)
+            cursor.complete = harvest.capped_count(window, COUNT_CAP)
         served = cursor.served
         cursor.after, cursor.served = (items[-1].updated, items[-1].pk), served + len(items)
+        size = {} if cursor.complete is None else {"completeListSize": str(cursor.complete)}
         # The last page of a resumed list carries an empty token (the list is complete).
-        _sub(body, "resumptionToken", cursor.dumps() if more else None,
-             completeListSize=str(complete), cursor=str(served))
+        _sub(body, "resumptionToken", cursor.dumps() if more else None, cursor=str(served),
+             **size)
 
 
 def list_identifiers(request: HttpRequest, body, args) -> None:

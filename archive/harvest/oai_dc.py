@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 
 from lxml import etree
 
@@ -34,18 +35,33 @@ def xml_text(value: object) -> str:
 
 
 def item_values(item, *, identifiers: Iterable[str] = ()) -> dict[str, list[str]]:
-    """Element → values of an item (uses its prefetched Dublin Core rows).
+    """Element → values of an item (uses its prefetched Dublin Core rows); see `values_of`."""
+    return values_of(item.title, item.language, item.created,
+                     {name: item.dc(name) for name in ELEMENTS}, identifiers=identifiers)
+
+
+def values_of(title: str, language: str, created: datetime | None,
+              dc: Mapping[str, Iterable[str]], *, identifiers: Iterable[str] = ()
+              ) -> dict[str, list[str]]:
+    """Element → values of an item's record, from its title, language, deposit date and stored
+    Dublin Core (`dc`: element → values; its title and language elements are not read).
 
     `identifiers` (the persistent URL, …) come first among dc:identifier; the deposit date
-    stands in for dc:date when the depositor gave none.
+    stands in for dc:date when the depositor gave none::
+
+        >>> from datetime import UTC, datetime
+        >>> v = values_of("A", "en", datetime(2020, 1, 2, tzinfo=UTC), {"identifier": ["x"]},
+        ...               identifiers=["http://urlib.net/y"])
+        >>> v["title"], v["date"], v["identifier"], v["language"]
+        (['A'], ['2020-01-02'], ['http://urlib.net/y', 'x'], ['en'])
     """
-    values: dict[str, list[str]] = {name: item.dc(name) for name in ELEMENTS
+    values: dict[str, list[str]] = {name: list(dc.get(name, ())) for name in ELEMENTS
                                     if name not in ("title", "language")}
-    values["title"] = [item.title]
-    values["language"] = [item.language] if item.language else []
+    values["title"] = [title]
+    values["language"] = [language] if language else []
     values["identifier"] = [*identifiers, *values["identifier"]]
-    if not values["date"] and item.created:
-        values["date"] = [item.created.date().isoformat()]
+    if not values["date"] and created:
+        values["date"] = [created.date().isoformat()]
     return values
 
 

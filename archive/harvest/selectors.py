@@ -4,10 +4,18 @@ An item's kind is its first dc:type value (by position) that the vocabulary reco
 database cannot read free text through the vocabulary, so the distinct dc:type values are read
 once per request, mapped in Python, and the items are then selected by value in SQL: the
 `oai_type` annotation is the first recognised value of each item (NULL: none, so `text`).
+Only a set that selects by kind needs it: a page's kinds are read from its Dublin Core values,
+fetched with its records (`vocabularies.kind`, the same rule in Python).
+
+A list is read in pages by keyset (`page`): the items after the last (updated, id) served, in
+(updated, id) order, never an OFFSET, so page 1 000 costs what page 1 does.
 """
 from __future__ import annotations
 
-from django.db.models import CharField, OuterRef, Q, QuerySet, Subquery, Value
+from datetime import datetime
+
+from django.db.models import CharField, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.fields.tuple_lookups import TupleGreaterThan
 
 from ..archive_service import answer_cache
 from ..deposit import selectors
@@ -56,34 +64,59 @@ def _of_kind(types: dict[str, Kind], wanted) -> Q:
 def oai_items(*, start=None, end=None, oai_set: sets.OaiSet | None = None,
               types: dict[str, Kind] | None = None) -> QuerySet[Item]:
     """What OAI-PMH exposes (deleted items included) in a set and start <= updated < end, in
-    datestamp order, each with its `oai_type`."""
-    types = recognised_types() if types is None else types
-    items = _annotated(selectors.oai_items(start=start, end=end), types)
+    (datestamp, id) order. `types` (recognised_types) is read only for the sets of kinds."""
+    items = selectors.oai_items(start=start, end=end)
     if oai_set is None or oai_set.family == sets.TYPE and oai_set.value is None:
         return items  # every item has a type
-    if oai_set.family == sets.TYPE:
-        return items.filter(_of_kind(types, lambda k: k == oai_set.value))
     if oai_set.family == sets.LANGUAGE:
         if not oai_set.value:
             return items.exclude(language="")
         return items.filter(language__iexact=oai_set.value)
+    types = recognised_types() if types is None else types
+    items = _annotated(items, types)
+    if oai_set.family == sets.TYPE:
+        return items.filter(_of_kind(types, lambda k: k == oai_set.value))
     return items.filter(_held_as_original() & _of_kind(types, lambda k: k.is_literature))
 
 
-def item_kind(item: Item, types: dict[str, Kind]) -> Kind:
-    """The kind of an item read through oai_items (its `oai_type`)."""
-    return types.get(item.oai_type or "", TEXT)
+# What a header and every record format read of an item (Record's fields, deposit.selectors'
+# URLs): nothing else of the row is fetched.
+PAGE_FIELDS = ("id", "ibi", "ibip", "title", "language", "state", "source_archive", "created",
+               "updated", "deleted_at", "deletion_reason", "edition_number",
+               "previous_edition_id", "translation_of_id")
 
 
-def set_specs(item: Item, types: dict[str, Kind]) -> list[str]:
-    """The setSpecs of an item read through oai_items."""
+def page(items: QuerySet[Item], after: tuple[datetime, int] | None, size: int) -> list[Item]:
+    """Up to `size` of `items` (oai_items) after the (updated, id) `after`, in that order.
+
+    `(updated, id) > (last updated, last id)` is a row comparison that the index
+    `item_oai_keyset` (updated, id) serves as one range, in order: the cost of a page does not
+    depend on how deep in the list it is, nor on how many items share a datestamp."""
+    if after is not None:
+        # PostgreSQL compares the rows natively; SQLite gets Django's OR of the two cases, to
+        # which `updated >= last` gives the index range to start from (not a scan from the top).
+        items = items.filter(TupleGreaterThan((F("updated"), F("id")), after),
+                             updated__gte=after[0])
+    return list(items.only(*PAGE_FIELDS)[:size])
+
+
+def capped_count(items: QuerySet[Item], cap: int) -> int | None:
+    """How many items there are, or None when more than `cap` (counting stops there)."""
+    found = items.order_by()[:cap + 1].count()
+    return found if found <= cap else None
+
+
+def set_specs(item: Item, kind: Kind) -> list[str]:
+    """The setSpecs of an item (read with PAGE_FIELDS) of this kind (`vocabularies.kind` of
+    its dc:type values)."""
     original = item.state == Item.State.ORIGINAL or (item.is_deleted and not item.source_archive)
-    return sets.specs(item_kind(item, types), item.language, original=original)
+    return sets.specs(kind, item.language, original=original)
 
 
 def present_sets(types: dict[str, Kind]) -> tuple[list[Kind], list[str]]:
     """The kinds and the languages that have items (deleted ones included)."""
-    firsts = oai_items(types=types).order_by().values_list("oai_type", flat=True).distinct()
+    firsts = (_annotated(selectors.oai_items(), types).order_by()
+              .values_list("oai_type", flat=True).distinct())
     kinds = {types.get(value or "", TEXT) for value in firsts}
     languages = {sets.canonical_language(tag) for tag in
                  selectors.public_items().exclude(language="")

@@ -1,14 +1,24 @@
-"""The Record of a stored item (use deposit.selectors.with_details to fetch items in bulk)."""
+"""The Record of a stored item (`record_of`: use deposit.selectors.with_details to fetch items
+in bulk), or of many items in a fixed number of queries (`dc_values_of`, `records_of`)."""
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from django.db.models import Q
 from django.http import HttpRequest
 
 from ..deposit import selectors
-from ..models import Item
+from ..models import DcValue, Item, ItemFile
 from .formats import FORMATS
 from .kinds import kind_of
 from .record import Creator, FileRef, Record
 from .signposting import Link, Signposts
+
+# element → [(value, ORCID iD)] of one item, in the order of the deposit.
+Values = Mapping[str, Sequence[tuple[str, str]]]
+# (name, size, content type, SHA-256) of one file.
+FileRow = tuple[str, int, str, str]
 
 
 def _neighbour(item: Item | None, request: HttpRequest | None) -> str:
@@ -22,8 +32,24 @@ def record_of(item: Item, request: HttpRequest | None = None) -> Record:
         next_edition = item.next_edition
     except Item.DoesNotExist:
         next_edition = None
-    publishers = item.dc("publisher")
-    dates = item.dc("date")
+    values: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for value in item.dc_values.all():
+        values[value.element].append((value.value, value.orcid))
+    files = [(f.name, f.size, f.content_type, f.sha256) for f in item.files.all()]
+    neighbours = (_neighbour(item.previous_edition, request), _neighbour(next_edition, request),
+                  _neighbour(item.translation_of, request))
+    return _record(item, values, files, neighbours, request)
+
+
+def _record(item: Item, values: Values, files: Sequence[FileRow],
+            neighbours: tuple[str, str, str], request: HttpRequest | None) -> Record:
+    """The Record of an item from what was read of it (record_of: one item, records_of: many)."""
+    def dc(element: str) -> tuple[str, ...]:
+        return tuple(value for value, _ in values.get(element, ()))
+
+    publishers = dc("publisher")
+    dates = dc("date")
+    previous_edition, next_edition, translation_of = neighbours
     common = dict(
         ibi=item.ibi, ibip=item.ibip, title=item.title,
         persistent_url=selectors.persistent_url(item, request),
@@ -32,23 +58,63 @@ def record_of(item: Item, request: HttpRequest | None = None) -> Record:
         date=dates[0] if dates else (item.created.date().isoformat() if item.created else ""),
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
-        edition_number=item.edition_number,
-        previous_edition=_neighbour(item.previous_edition, request),
-        next_edition=_neighbour(next_edition, request),
-        translation_of=_neighbour(item.translation_of, request))
+        edition_number=item.edition_number, previous_edition=previous_edition,
+        next_edition=next_edition, translation_of=translation_of)
     if item.is_deleted:
         return Record(**common)
     return Record(
         **common,
-        creators=tuple(Creator(v.value, v.orcid) for v in item.dc_values.all()
-                       if v.element == "creator"),
-        contributors=tuple(item.dc("contributor")), subjects=tuple(item.dc("subject")),
-        descriptions=tuple(item.dc("description")), types=tuple(item.dc("type")),
-        rights=tuple(item.dc("rights")), identifiers=tuple(item.dc("identifier")),
-        relations=tuple(item.dc("relation")), formats=tuple(item.dc("format")),
-        files=tuple(FileRef(name=f.name, url=selectors.file_url(item, f.name, request),
-                            size=f.size, content_type=f.content_type, sha256=f.sha256)
-                    for f in item.files.all()))
+        creators=tuple(Creator(value, orcid) for value, orcid in values.get("creator", ())),
+        contributors=dc("contributor"), subjects=dc("subject"), descriptions=dc("description"),
+        types=dc("type"), rights=dc("rights"), identifiers=dc("identifier"),
+        relations=dc("relation"), formats=dc("format"),
+        files=tuple(FileRef(name=name, url=selectors.file_url(item, name, request), size=size,
+                            content_type=content_type, sha256=sha256)
+                    for name, size, content_type, sha256 in files))
+
+
+def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
+                 ) -> dict[int, dict[str, list[tuple[str, str]]]]:
+    """item id → element → [(value, ORCID iD)] in the deposit's order, of many items at once
+    (one query; `elements` restricts it to some elements)."""
+    rows = DcValue.objects.filter(item_id__in=item_ids)
+    if elements is not None:
+        rows = rows.filter(element__in=elements)
+    found: dict[int, dict[str, list[tuple[str, str]]]] = {}
+    for item_id, element, value, orcid in (rows.order_by("position", "id")
+                                           .values_list("item_id", "element", "value", "orcid")):
+        found.setdefault(item_id, {}).setdefault(element, []).append((value, orcid))
+    return found
+
+
+def records_of(items: Sequence[Item], values: Mapping[int, Values],
+               request: HttpRequest | None = None) -> dict[int, Record]:
+    """item id → Record of many items (`values`: their dc_values_of) in two more queries,
+    whatever their number: their files, and the IBIs of their editions and originals. The
+    items need only the fields Record names (see harvest/selectors.py PAGE_FIELDS)."""
+    ids = [item.pk for item in items]
+    files: dict[int, list[FileRow]] = defaultdict(list)
+    for item_id, *row in (ItemFile.objects.filter(item_id__in=ids).order_by("name")
+                          .values_list("item_id", "name", "size", "content_type", "sha256")):
+        files[item_id].append(tuple(row))
+    wanted = {i.previous_edition_id for i in items} | {i.translation_of_id for i in items}
+    wanted.discard(None)
+    ibis: dict[int, str] = {}
+    next_ibi: dict[int, str] = {}
+    if ids:
+        for pk, ibi, previous in (Item.objects.filter(Q(pk__in=wanted)
+                                                      | Q(previous_edition_id__in=ids))
+                                  .values_list("pk", "ibi", "previous_edition_id")):
+            ibis[pk] = ibi
+            if previous is not None:
+                next_ibi[previous] = ibi
+
+    def url(ibi: str | None) -> str:
+        return selectors.persistent_url_of(ibi, request) if ibi else ""
+
+    return {item.pk: _record(item, values.get(item.pk, {}), files.get(item.pk, ()), (
+        url(ibis.get(item.previous_edition_id)), url(next_ibi.get(item.pk)),
+        url(ibis.get(item.translation_of_id))), request) for item in items}
 
 
 def signposts_of(item: Item, request: HttpRequest | None = None) -> Signposts:
