@@ -66,7 +66,7 @@ def item_statistics(item: Item) -> dict:
     if own is None:  # an item outside its recorded family: count it alone; nothing yet for
         # one that a lagging read replica does not hold yet (archive/site/replica.py)
         own = next(iter(_rows(Item.objects.filter(pk=item.pk))),
-                   {"downloads": 0, "acknowledgments": 0, "total": 0})
+                   dict.fromkeys([*_COUNTS, "total", "unique_total"], 0))
     by_edition = _family(editions, "edition_number")
     for row in by_edition["items"]:
         row["edition"] = row.pop("edition_number")
