@@ -47,6 +47,30 @@ def _sub(parent: etree._Element, tag: str, text: str | None = None,
     return element
 
 
+def identifiers(root: etree._Element, record: Record, *,
+                translation: str = "IsTranslationOf") -> None:
+    """The record's alternateIdentifiers (its IBI, its IBIp, other dc:identifier values) and
+    relatedIdentifiers (the neighbouring editions, the original it translates) under root, in
+    DataCite's namespace. OpenAIRE's records carry the same elements; its schema lists DataCite
+    4.1's relation types, which have no IsTranslationOf (`translation` names another)."""
+    alternates = _sub(root, "alternateIdentifiers")
+    _sub(alternates, "alternateIdentifier", record.ibi, alternateIdentifierType="IBI")
+    if record.ibip:
+        _sub(alternates, "alternateIdentifier", record.ibip, alternateIdentifierType="IBIp")
+    for value in _clean(record.identifiers):
+        _sub(alternates, "alternateIdentifier", value,
+             alternateIdentifierType=alternate_identifier_type(value))
+    related = [(url, relation) for url, relation in (
+        (record.previous_edition, "IsNewVersionOf"),
+        (record.next_edition, "IsPreviousVersionOf"),
+        (record.translation_of, translation)) if url]
+    if related:
+        parent = _sub(root, "relatedIdentifiers")
+        for url, relation in related:
+            _sub(parent, "relatedIdentifier", url, relatedIdentifierType="URL",
+                 relationType=relation)
+
+
 def _clean(values) -> list[str]:
     return [t for t in (xml_text(v).strip() for v in values) if t]
 
@@ -141,23 +165,7 @@ def resource(record: Record) -> etree._Element:
     if is_language(record.language):
         _sub(root, "language", record.language)
 
-    alternates = _sub(root, "alternateIdentifiers")
-    _sub(alternates, "alternateIdentifier", record.ibi, alternateIdentifierType="IBI")
-    if record.ibip:
-        _sub(alternates, "alternateIdentifier", record.ibip, alternateIdentifierType="IBIp")
-    for value in _clean(record.identifiers):
-        _sub(alternates, "alternateIdentifier", value,
-             alternateIdentifierType=alternate_identifier_type(value))
-
-    related = [(url, relation) for url, relation in (
-        (record.previous_edition, "IsNewVersionOf"),
-        (record.next_edition, "IsPreviousVersionOf"),
-        (record.translation_of, "IsTranslationOf")) if url]
-    if related:
-        parent = _sub(root, "relatedIdentifiers")
-        for url, relation in related:
-            _sub(parent, "relatedIdentifier", url, relatedIdentifierType="URL",
-                 relationType=relation)
+    identifiers(root, record)
 
     if record.files:
         sizes = _sub(root, "sizes")

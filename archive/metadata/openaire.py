@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from .datacite import UNKNOWN, alternate_identifier_type, issued
+from .datacite import UNKNOWN, identifiers, issued
 from .record import Creator, Record
 from .vocabularies import COAR_ACCESS, is_language, kind, xml_text
 
@@ -102,22 +102,7 @@ def resource(record: Record) -> etree._Element:
             _dcite(_dcite(parent, "contributor", contributorType="Other"),
                    "contributorName", name)
 
-    alternates = _dcite(root, "alternateIdentifiers")
-    _dcite(alternates, "alternateIdentifier", record.ibi, alternateIdentifierType="IBI")
-    if record.ibip:
-        _dcite(alternates, "alternateIdentifier", record.ibip, alternateIdentifierType="IBIp")
-    for value in _clean(record.identifiers):
-        _dcite(alternates, "alternateIdentifier", value,
-               alternateIdentifierType=alternate_identifier_type(value))
-    related = [(url, relation) for url, relation in (
-        (record.previous_edition, "IsNewVersionOf"),
-        (record.next_edition, "IsPreviousVersionOf"),
-        (record.translation_of, "IsVariantFormOf")) if url]
-    if related:
-        parent = _dcite(root, "relatedIdentifiers")
-        for url, relation in related:
-            _dcite(parent, "relatedIdentifier", url, relatedIdentifierType="URL",
-                   relationType=relation)
+    identifiers(root, record, translation="IsVariantFormOf")
 
     published = issued(record)
     _dcite(_dcite(root, "dates"), "date", published, dateType="Issued")
