@@ -226,6 +226,33 @@ def test_reindex_rebuilds_a_wiped_index_and_resumes_after_an_interruption(monkey
     assert out.getvalue().strip() == "2 items reindexed"
 
 
+def test_reindex_writes_only_the_entries_that_change():
+    kept, changed = deposit("Mantido", "pt"), deposit("Mudado", "pt")
+    # Written behind the triggers' back (a script, a restore): this entry is now stale.
+    stale = ("to_tsvector('simple', 'velho')" if connection.vendor == POSTGRES else "'velho'")
+    column = "document" if connection.vendor == POSTGRES else "text"
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE archive_itemsearch SET {column} = {stale} WHERE item_id = %s",
+                       [changed.pk])
+    assert found("mudado") == []
+
+    def versions() -> dict[int, str]:
+        # PostgreSQL's xmin: the transaction that wrote the row's current version.
+        if connection.vendor != POSTGRES:
+            return {}
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT item_id, xmin::text FROM archive_itemsearch")
+            return dict(cursor.fetchall())
+
+    before = versions()
+    call_command("reindex", verbosity=0, stdout=io.StringIO())
+    assert found("mudado") == ["Mudado"] and found("mantido") == ["Mantido"]
+    after = versions()
+    if connection.vendor == POSTGRES:
+        assert after[kept.pk] == before[kept.pk]  # unchanged: not rewritten
+        assert after[changed.pk] != before[changed.pk]
+
+
 def test_reindex_refuses_a_bad_batch():
     with pytest.raises(CommandError):
         call_command("reindex", "--batch", "0", verbosity=0)
@@ -262,6 +289,29 @@ def test_the_api_walks_every_item_once_while_items_are_added(librarian_api):
             url, query = body["next"], {}
         assert len(seen) == len(set(seen))
         assert set(first) <= set(seen)
+
+
+def test_the_api_search_ranks_and_filters_as_the_site_and_lists_tombstones(librarian_api):
+    title = deposit("Um eclipse total", "pt")
+    creator = deposit("B", "en", creator=["Eclipse, Ana"])
+    description = deposit("D", "pt", description=["eclipse eclipse"])
+    gone = deposit("Eclipse apagado", "pt")
+    librarian_api.delete(ITEMS + gone.ibi, secure=True)
+
+    def api(**params) -> list[str]:
+        answer = APIClient().get(ITEMS, {"search": "eclipse", **params}, secure=True)
+        assert answer.status_code == 200, answer.content
+        return [record["title"] for record in answer.json()["results"]]
+
+    site = found("eclipse")  # listings hide tombstones; the API shows them
+    assert site == [item.title for item in (
+        [title, creator, description] if connection.vendor == POSTGRES
+        else [title, creator, description][::-1])]
+    assert [t for t in api() if t != gone.title] == site and gone.title in api()
+    assert api(state="Deleted") == [gone.title]
+    assert api(language="pt") == [t for t in site if t != creator.title]
+    service = Item.objects.get(is_archive_service=True)
+    assert APIClient().get(ITEMS, {"search": service.title}, secure=True).json()["results"] == []
 
 
 def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):

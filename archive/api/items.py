@@ -35,7 +35,7 @@ from rest_framework.views import exception_handler as rest_exception_handler
 
 from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
-from ..models import DC_ELEMENTS, Item, ItemFile
+from ..models import DC_ELEMENTS, Item, ItemFile, ItemSearch
 from ..search import selectors as searching
 from ..site import citation
 from .schema import StrictInput, errors
@@ -401,8 +401,12 @@ class _ItemRecordMixin:
         return Response(data, status=status_code, headers=headers)
 
 
-def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
-    """?state= (any case), ?language= (pt also finds pt-BR), ?search= (the site's search)."""
+def filter_items(items: QuerySet[Item], params
+                 ) -> tuple[QuerySet[Item], QuerySet[ItemSearch] | None]:
+    """?state= (any case), ?language= (pt also finds pt-BR), ?search= (the site's search).
+    The items, and on PostgreSQL for a search the ranked search entries of those items, from
+    which a page is read (archive/search/selectors.py `ranked_entries`)."""
+    narrowed = False
     state = params.get("state")
     if state is not None:  # given, it must name a state: `?state=` is no wildcard
         states = {value.lower(): value for value in Item.State.values}
@@ -411,6 +415,7 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
             raise ValidationError({"state": [
                 _("one of %(states)s") % {"states": ", ".join(Item.State.values)}]})
         items = items.filter(state=states[state.lower()])
+        narrowed = True
     # A tombstone shows no language (TombstoneSerializer), so none finds it; its search
     # entry holds its title alone, for the same reason (archive/search/schema.py).
     language = params.get("language", "").strip()
@@ -418,8 +423,11 @@ def filter_items(items: QuerySet[Item], params) -> QuerySet[Item]:
         items = items.filter(~Q(state=Item.State.DELETED)
                              & (Q(language__iexact=language)
                                 | Q(language__istartswith=f"{language}-")))
-    items, ranked = searching.matching(items, params.get("search", ""))
-    return searching.with_unique_rank(items) if ranked else items
+        narrowed = True
+    q = params.get("search", "")
+    if searching.full_text() and q.strip():
+        return items, searching.ranked_entries(q, items if narrowed else None)
+    return searching.matching(items, q)[0], None
 
 
 class ItemList(_ItemRecordMixin, generics.ListAPIView):
@@ -433,8 +441,16 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     pagination_class = ItemPagination
 
     def get_queryset(self) -> QuerySet[Item]:
-        return filter_items(selectors.with_details(selectors.public_items()),
-                            self.request.query_params)
+        items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
+                                          self.request.query_params)
+        return items
+
+    def paginate_queryset(self, queryset: QuerySet[Item]) -> list[Item]:
+        if self.ranked is None:
+            return super().paginate_queryset(queryset)
+        # A search on PostgreSQL: the page is walked in the ranked entries, then its items read.
+        entries = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
+        return searching.in_order(queryset, [entry.item_id for entry in entries])
 
     def get_serializer_class(self):
         # The browsable API renders its POST form from this.

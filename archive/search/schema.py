@@ -84,6 +84,9 @@ POSTGRES_INSTALL = [
        WHERE i.id = ANY(ids)
        ON CONFLICT (item_id) DO UPDATE SET listed = EXCLUDED.listed,
                                            document = EXCLUDED.document
+       -- An entry that would not change is not written: a rebuild leaves no dead rows.
+       WHERE s.listed IS DISTINCT FROM EXCLUDED.listed
+             OR s.document IS DISTINCT FROM EXCLUDED.document
        $$""",
     f"""CREATE OR REPLACE FUNCTION archive_search_item_changed() RETURNS trigger
        LANGUAGE plpgsql AS $$
@@ -133,9 +136,9 @@ POSTGRES_INSTALL += [
     # every value. A hash: a btree refuses values over 2 704 bytes, which an insert would hit.
     f"CREATE INDEX IF NOT EXISTS dcvalue_facet_value ON {DC} USING hash (value) "
     "WHERE element IN ('creator', 'subject', 'type')",
-    # Every item already there gets its document (once, at migrate time).
-    f"SELECT archive_search_refresh(ARRAY(SELECT id FROM {ITEM}))",
 ]
+# Every item already there gets its document (once, at migrate time).
+POSTGRES_INDEX_ALL = [f"SELECT archive_search_refresh(ARRAY(SELECT id FROM {ITEM}))"]
 
 POSTGRES_UNINSTALL = [
     *(f"DROP TRIGGER IF EXISTS {table}_search_{event} ON {table}"
@@ -184,18 +187,22 @@ SQLITE_INSTALL = [
                     sqlite_refresh("OLD.item_id")),
     f"CREATE INDEX IF NOT EXISTS dcvalue_facet_value ON {DC} (value) "
     "WHERE element IN ('creator', 'subject', 'type')",
-    *sqlite_refresh(None),  # every item already there
 ]
+SQLITE_INDEX_ALL = sqlite_refresh(None)
 
 SQLITE_UNINSTALL = [*(f"DROP TRIGGER IF EXISTS {table}_search_{event}"
                       for table in (ITEM, DC) for event in ("insert", "update", "delete")),
                     "DROP INDEX IF EXISTS dcvalue_facet_value"]
 
 
-def install(schema_editor) -> None:
-    """Functions, triggers and index for this database, and every item indexed once."""
-    statements = (POSTGRES_INSTALL if schema_editor.connection.vendor == "postgresql"
-                  else SQLITE_INSTALL)
+def install(schema_editor, *, index_all: bool = True) -> None:
+    """Functions, triggers and index for this database, and every item indexed once
+    (`index_all`; a migration that changes only how a write is done leaves that out: it
+    would take minutes over a million items)."""
+    if schema_editor.connection.vendor == "postgresql":
+        statements = POSTGRES_INSTALL + (POSTGRES_INDEX_ALL if index_all else [])
+    else:
+        statements = SQLITE_INSTALL + (SQLITE_INDEX_ALL if index_all else [])
     for statement in statements:
         schema_editor.execute(statement, params=None)
 

@@ -28,7 +28,7 @@ from django.db.models import (
     Value,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast, Concat, Lower, LPad
+from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
 
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item, ItemSearch
@@ -122,15 +122,39 @@ def _entries(q: str, filtered: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
     return entries.order_by("-rank", "-item_id")
 
 
-def with_unique_rank(items: QuerySet[Item]) -> QuerySet[Item]:
-    """Ranked items with `rank_key`: the rank (to a millionth) then the id, as one text that
-    sorts like them and never ties, so that a cursor walks the results without an offset:
-    a million items of equal rank would otherwise need one (DRF's CursorPagination)."""
-    scaled = Cast(F("rank") * Value(1_000_000.0), BigIntegerField())
-    return items.annotate(rank_key=Concat(
+def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[ItemSearch]:
+    """PostgreSQL: the search entries matching q, each with `rank_key`: the rank (to a
+    millionth) then the item id, as one text that sorts like them and never ties, so that a
+    cursor walks the results best first without an offset (DRF's CursorPagination; a million
+    items of equal rank would otherwise need one). Of every public item (a tombstone by its
+    title; never the archive service), or of `items` only.
+
+    Read from archive_itemsearch alone when `items` is None: joined to the items, PostgreSQL
+    would carry every match's document through the sort (a spill to disk for a common word).
+    The rows hold the item id and the key, nothing else."""
+    text = tsquery(q)
+    if not text:
+        return ItemSearch.objects.none()
+    rank = Func(F("document"), _query(text), function="ts_rank", output_field=FloatField())
+    entries = ItemSearch.objects.filter(_Matches(F("document"), _query(text)))
+    if items is None:
+        # NOT IN one row (a unique partial index finds it), not a join with every item.
+        entries = entries.exclude(item_id__in=Item.objects.filter(is_archive_service=True)
+                                  .values("pk"))
+    else:
+        entries = entries.filter(item_id__in=items.values("pk"))
+    scaled = Cast(rank * Value(1_000_000.0), BigIntegerField())
+    # Compared byte by byte ("C"): digits sort alike in every collation, and faster so.
+    return entries.only("item_id").annotate(rank_key=Collate(Concat(
         LPad(Cast(scaled, CharField()), 12, Value("0")),
-        LPad(Cast(F("search_entry__item_id"), CharField()), 19, Value("0")),
-        output_field=CharField()))
+        LPad(Cast(F("item_id"), CharField()), 19, Value("0")),
+        output_field=CharField()), "C"))
+
+
+def in_order(items: QuerySet[Item], ids: list[int]) -> list[Item]:
+    """The items of these ids, in this order (one query, and the queryset's prefetches)."""
+    found = items.in_bulk(ids)
+    return [found[pk] for pk in ids if pk in found]
 
 
 def _filtered(items: QuerySet[Item], *, creator: str = "", subject: str = "", year: str = "",
