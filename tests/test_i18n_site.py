@@ -299,6 +299,27 @@ def test_abnt_cites_a_technical_report_with_two_authors_as_nbr_6023_does():
     assert render("abnt", "en") == expected
 
 
+def test_a_citation_is_rendered_once_a_day_per_record_style_and_language(monkeypatch):
+    import dataclasses
+
+    rendered = []
+    real = csl.bibliography
+
+    def counted(record, style, locale, *, accessed):
+        rendered.append((record.title, style, locale, accessed))
+        return real(record, style, locale, accessed=accessed)
+
+    monkeypatch.setattr(csl, "bibliography", counted)
+    first = render("abnt")
+    assert render("abnt") == first and len(rendered) == 1  # the second reader: from the cache
+    renamed = dataclasses.replace(TWO_AUTHORS, title="Outro título")
+    assert "Outro título" in render("abnt", record=renamed)  # a changed item: never stale
+    assert render("apa", "en") != first  # another style, another language
+    assert "Acesso em: 24 nov. 2026" in cite.citation(
+        TWO_AUTHORS, cite.STYLES["abnt"], "pt-br", today=date(2026, 11, 24))  # another day
+    assert len(rendered) == 4
+
+
 def test_abnt_without_a_place_says_sine_loco():
     unplaced = Record(**{**TWO_AUTHORS.__dict__, "publisher_place": ""})
     assert "Amazônia. [S.l.]: INPE, 2013." in render("abnt", record=unplaced)
