@@ -13,7 +13,9 @@ pages of issue 12 timed as one reader at a time sees them.
    Titles mix Portuguese and English words; one word ("avaliação") is in 10 % of the titles,
    another ("magnetosfera") in 20 items. Then `manage.py reindex` builds what search derives
    from the rows, and ANALYZE gives the planner its statistics.
-2. Serve. gunicorn with 2 workers (deploy/gunicorn.conf.py, DEBUG off) on that database.
+2. Serve. gunicorn with 2 workers (deploy/gunicorn.conf.py, DEBUG off) on that database, on
+   a PostgreSQL server set up as deploy/postgresql.conf says (the bench prints its
+   shared_buffers and the size of the search table).
 3. Time. Each page is asked `--requests` times in a row by one client over one keep-alive
    connection (varying the item or the word where the page has one); p50 and p95 in ms.
    OAI-PMH: ListRecords from the first page through `--pages` consecutive resumption tokens;
@@ -98,32 +100,40 @@ FILE_COLUMNS = ("item_id", "name", "size", "sha256", "content_type", "created", 
 
 def load_postgres(url: str, count: int) -> None:
     """Three COPYs in one transaction (one COPY at a time per connection): the items, then
-    their Dublin Core and file rows, kept from the first pass."""
+    their Dublin Core and file rows, kept from the first pass. As the operator's guide says
+    (README, Search, "Bulk loads"), the search triggers are off for the load and `reindex`
+    builds the entries after it: with them on, each item's entry would be written twice (its
+    title, then its Dublin Core), leaving the table twice its size. (Switched in transactions
+    of their own: ALTER TABLE waits for none of the COPY's deferred trigger events.)"""
     import psycopg
 
+    def search_triggers(conn, switch: str) -> None:
+        for trigger in SEARCH_TRIGGERS:
+            table = trigger.rsplit("_search", 1)[0]
+            conn.execute(f"ALTER TABLE {table} {switch} TRIGGER {trigger}")
+
     dcs, files = [], []
-    with psycopg.connect(url) as conn, conn.cursor() as cur:
-        # As the operator's guide says (README, Search, "Bulk loads"): the search triggers
-        # off for the load, `reindex` after it. With them on, every item's entry would be
-        # written twice (its title, then its Dublin Core) and the table left twice its size.
-        for trigger in SEARCH_TRIGGERS:
-            cur.execute(f"ALTER TABLE {trigger.rsplit('_search', 1)[0]} DISABLE TRIGGER {trigger}")
-        with cur.copy(f"COPY archive_item ({', '.join(ITEM_COLUMNS)}) FROM STDIN") as out:
-            for item, dc, file in rows(count):
-                out.write_row(item)
-                dcs.extend(dc)
-                files.append(file)
-        with cur.copy(f"COPY archive_dcvalue ({', '.join(DC_COLUMNS)}) FROM STDIN") as out:
-            for row in dcs:
-                out.write_row(row)
-        with cur.copy(f"COPY archive_itemfile ({', '.join(FILE_COLUMNS)}) FROM STDIN") as out:
-            for row in files:
-                out.write_row(row)
-        cur.execute("SELECT setval(pg_get_serial_sequence('archive_item', 'id'), "
-                    "(SELECT max(id) FROM archive_item))")
-        for trigger in SEARCH_TRIGGERS:
-            cur.execute(f"ALTER TABLE {trigger.rsplit('_search', 1)[0]} ENABLE TRIGGER {trigger}")
-        conn.commit()
+    with psycopg.connect(url, autocommit=True) as switches:
+        search_triggers(switches, "DISABLE")
+        try:
+            with psycopg.connect(url) as conn, conn.cursor() as cur:
+                with cur.copy(f"COPY archive_item ({', '.join(ITEM_COLUMNS)}) FROM STDIN") as out:
+                    for item, dc, file in rows(count):
+                        out.write_row(item)
+                        dcs.extend(dc)
+                        files.append(file)
+                with cur.copy(f"COPY archive_dcvalue ({', '.join(DC_COLUMNS)}) FROM STDIN") as out:
+                    for row in dcs:
+                        out.write_row(row)
+                with cur.copy(f"COPY archive_itemfile ({', '.join(FILE_COLUMNS)}) FROM STDIN"
+                              ) as out:
+                    for row in files:
+                        out.write_row(row)
+                cur.execute("SELECT setval(pg_get_serial_sequence('archive_item', 'id'), "
+                            "(SELECT max(id) FROM archive_item))")
+                conn.commit()
+        finally:
+            search_triggers(switches, "ENABLE")
 
 
 def load_sqlite(path: str, count: int) -> None:
@@ -242,8 +252,10 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
                 "/api/items/": [f"{base}/api/items/"] * requests,
                 f"/api/items/?search={COMMON}": [f"{base}/api/items/?search={COMMON}"]
                 * requests,
-                "/items/<ibi> (landing page)": [f"{base}/items/{rep(rng.randrange(count))}"
-                                                for _ in range(requests)],
+                "/items/<ibi> (landing page, each new)": [
+                    f"{base}/items/{rep(rng.randrange(count))}" for _ in range(requests)],
+                "/items/<ibi> (landing page, one again)": [
+                    f"{base}/items/{rep(count // 2)}"] * requests,
             }
             results = []
             for name, urls in pages_.items():
@@ -310,13 +322,26 @@ def main() -> None:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print(f"   reindexed in {time.monotonic() - start:.0f} s", flush=True)
     if args.sqlite:
+        # No ANALYZE, as the site runs it: SQLite's statistics count the NULLs of a unique
+        # column (previous_edition_id, translation_of_id: NULL for nearly every item) as
+        # one value, and the planner then scans the table instead of using its index.
         with sqlite3.connect(path) as conn:
-            conn.execute("ANALYZE")
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
+                conn.execute("DROP TABLE sqlite_stat1")
     else:
         import psycopg
 
         with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
+            buffers, size, too_small = conn.execute(
+                "SELECT current_setting('shared_buffers'), "
+                "pg_size_pretty(pg_relation_size('archive_itemsearch')), "
+                "pg_relation_size('archive_itemsearch') > "
+                "(SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers')"
+            ).fetchone()
+            print(f"== PostgreSQL: shared_buffers {buffers}, archive_itemsearch {size}"
+                  + (" (larger: a common word's search reads it from the operating system's "
+                     "cache; see deploy/postgresql.conf)" if too_small else ""), flush=True)
     print(f"== {args.items} items, {'SQLite' if args.sqlite else 'PostgreSQL'}, gunicorn with "
           f"2 workers, one client, {args.requests} requests a page", flush=True)
     for name, result in measure(env, args.items, args.requests, args.pages):

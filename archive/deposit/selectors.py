@@ -31,7 +31,10 @@ def item_by_ibi(text: str, queryset: QuerySet[Item] | None = None) -> Item | Non
         return None
     queryset = Item.objects.all() if queryset is None else queryset
     field = "ibip__in" if parsed.form == "ibip" else "ibi__in"
-    return queryset.filter(**{field: spellings(parsed)}).first()
+    # Not .first(): its ORDER BY id lets SQLite walk the whole table by id instead of
+    # looking the few spellings up in the unique index.
+    found = list(queryset.filter(**{field: spellings(parsed)}).order_by())
+    return min(found, key=lambda item: item.pk, default=None)
 
 
 def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
