@@ -18,6 +18,8 @@ pages of issue 12 timed as one reader at a time sees them.
    shared_buffers and the size of the search table).
 3. Time. Each page is asked `--requests` times in a row by one client over one keep-alive
    connection (varying the item or the word where the page has one); p50 and p95 in ms.
+   A search asked again is answered from the results kept until the collection changes
+   (archive/search/selectors.py); "each new" rows ask what nothing kept yet.
    OAI-PMH: ListRecords from the first page through `--pages` consecutive resumption tokens;
    records per second over the whole walk, and over its last ten pages (the deep end).
 Targets (issue 12, at 1 000 000 items on PostgreSQL): home p95 ≤ 100 ms, search p95 ≤ 250 ms
@@ -246,6 +248,9 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
             pages_ = {
                 "/ (home, figures)": [f"{base}/"] * requests,
                 f"/search?q={COMMON} (common: 10 %)": [f"{base}/search?q={COMMON}"] * requests,
+                # The same 10 %, a new search each time (-<no such word>): never kept.
+                f"/search?q={COMMON} -zzN (each new)": [f"{base}/search?q={COMMON}+-zz{n}"
+                                                       for n in range(requests)],
                 f"/search?q={RARE} (rare)": [f"{base}/search?q={RARE}"] * requests,
                 "/search?q=<word> (varied)": [f"{base}/search?q={rng.choice(words)}"
                                               for _ in range(requests)],

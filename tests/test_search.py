@@ -274,6 +274,30 @@ def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeyp
     assert "2 items" in small.content.decode()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
+    """Outside a transaction (as the site serves) a search's results are kept until the
+    collection changes: any write of an item or of its Dublin Core, by the ORM or raw SQL."""
+    computed = []
+    facets = searching.facets
+    monkeypatch.setattr(searching, "facets", lambda ids: computed.append(ids) or facets(ids))
+    first = deposit("Cometa Halley", "pt")
+    assert page_titles(client, q="cometa") == ["Cometa Halley"]
+    assert page_titles(client, q="cometa") == ["Cometa Halley"]
+    assert len(computed) == 1  # the second time, kept
+    second = deposit("Outro cometa", "pt")
+    assert sorted(page_titles(client, q="cometa")) == ["Cometa Halley", "Outro cometa"]
+    with connection.cursor() as cursor:  # behind the ORM's back: the database still tells
+        cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position) "
+                       "VALUES (%s, 'subject', 'Astronomia', 0)", [first.pk])
+    assert page_titles(client, q="astronomia") == ["Cometa Halley"]
+    html = client.get("/search", {"q": "cometa"}).content.decode()
+    assert 'href="/search?q=cometa&amp;subject=Astronomia"' in html  # the facets too
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE archive_item SET state = 'Deleted' WHERE id = %s", [second.pk])
+    assert page_titles(client, q="cometa") == ["Cometa Halley"]
+
+
 def test_the_api_walks_every_item_once_while_items_are_added(librarian_api):
     first = [deposit(f"Item {n}", "en").ibi for n in range(7)]
     for params in ({}, {"search": "item"}):

@@ -10,10 +10,12 @@ first FACET_SAMPLE results, from which the first pages and the facets are served
 """
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable
 
-from django.db import connection
+from django.core.cache import cache
+from django.db import DatabaseError, connection, connections, router
 from django.db.models import (
     BigIntegerField,
     BooleanField,
@@ -30,6 +32,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
 
+from ..archive_service import answer_cache
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item, ItemSearch
 from . import query as parsing
@@ -39,6 +42,9 @@ from . import query as parsing
 FACET_SAMPLE = 1000
 # Result counts stop here; past it a page says "more than 10 000".
 COUNT_CAP = 10_000
+# A search's first results, count and facets are kept in the shared cache (CACHE_URL) under
+# the collection's change token, so never stale; this long at most, for memory's sake.
+RESULTS_TTL = 600
 FACETS = ("creator", "subject", "year", "language", "type")
 
 
@@ -193,13 +199,37 @@ def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None
 
 def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
     """`search_items` as `Results`: on PostgreSQL, a search best match first reads its
-    first results and its count from the search entries alone."""
+    first results and its count from the search entries alone. Its first results, count and
+    facets are kept in the shared cache until the collection changes (`_results_key`)."""
     items = search_items(q=q, sort=sort, **filters)
+    key = _results_key(q=q, sort=sort, **filters)
     if full_text() and q.strip() and sort not in ("title", "newest"):
         named = {name: value for name, value in filters.items() if value}
         filtered = _filtered(listed_items(), **named) if named else None
-        return Results(items, _entries(q, filtered))
-    return Results(items)
+        return Results(items, _entries(q, filtered), cache_key=key)
+    return Results(items, cache_key=key)
+
+
+def _results_key(**criteria: str) -> str | None:
+    """The cache key of a search's results under the collection's change token, which the
+    database renews at the commit of every write of an item, a file or a search entry
+    (archive/archive_service/answer_cache.py), read where the search reads (the replica, if
+    it serves this page): results kept under a token describe exactly the collection of that
+    token. None, so nothing is kept, inside a transaction (it may see uncommitted rows) or
+    without the token's table."""
+    alias = router.db_for_read(ItemSearch)
+    if connections[alias].in_atomic_block or connection.in_atomic_block:
+        return None
+    try:
+        with connections[alias].cursor() as cursor:
+            cursor.execute(f"SELECT token FROM {answer_cache.TABLE} WHERE id = 1")
+            row = cursor.fetchone()
+    except DatabaseError:
+        return None
+    if row is None:
+        return None
+    described = repr((row[0], sorted(criteria.items())))
+    return "archive:search:" + hashlib.sha256(described.encode()).hexdigest()
 
 
 class Results:
@@ -207,15 +237,28 @@ class Results:
     of the first FACET_SAMPLE in one query, a count that stops past COUNT_CAP, and pages
     read from the ids (the first pages) or from the database (deeper ones)."""
 
-    def __init__(self, items: QuerySet[Item],
-                 entries: QuerySet[ItemSearch] | None = None) -> None:
+    def __init__(self, items: QuerySet[Item], entries: QuerySet[ItemSearch] | None = None,
+                 *, cache_key: str | None = None) -> None:
         self.items = items
         # The same results in the same order, from the search entries (faster), if given.
         self.entries = entries
+        self._count: int | None = None
+        self._facets: dict | None = None
+        kept = cache.get(cache_key) if cache_key else None
+        if kept is not None:
+            self.first_ids, self._count, self._facets = kept
+            return
         ids = (items.values_list("pk", flat=True) if entries is None
                else entries.values_list("item_id", flat=True))
         self.first_ids = list(ids[:FACET_SAMPLE])
-        self._count: int | None = None
+        if cache_key:
+            cache.set(cache_key, (self.first_ids, self.total, self.facets()), RESULTS_TTL)
+
+    def facets(self) -> dict[str, list[tuple[str, int]]]:
+        """The facets of the first results (`facets`)."""
+        if self._facets is None:
+            self._facets = facets(self.first_ids)
+        return self._facets
 
     @property
     def sampled(self) -> bool:

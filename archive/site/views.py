@@ -49,7 +49,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "archive/site/home.html", {
         "recent": newest.prefetch_related("dc_values")[:10],
         "figures": selectors.collection_figures(),
-        "facets": _facet_links(request, searching.facets(browse.first_ids), {}),
+        "facets": _facet_links(request, browse.facets(), {}),
         "sampled": browse.sampled, "sample": _figure(searching.FACET_SAMPLE),
     })
 
@@ -90,7 +90,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "ranked": bool(criteria.get("q")) and searching.full_text(),
         "active": [(k, form.fields[k].label, v, _query(criteria, **{k: None}))
                    for k, v in active.items()],
-        "facets": _facet_links(request, searching.facets(results.first_ids), criteria),
+        "facets": _facet_links(request, results.facets(), criteria),
         "page_base": f"{_query(criteria) or '?'}{'&' if criteria else ''}page=",
     })
 
