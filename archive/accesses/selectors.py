@@ -3,37 +3,39 @@
 Counted per item, per edition family (every edition of the item's chain, edition_family) and
 per translation family (the original and its translations, as the archive service groups them
 for `.translation(xx)`), from the daily counts (DailyAccessCount, written by counter.py). Two
-queries for an item's whole picture, each an index range per family member (at most two rows
-per member and day: a year is 730 rows an item), however many accesses they count.
+queries for an item's whole picture: its families' members, then their counts, an index range
+per member (at most two rows per member and day: a year is 730 rows an item), however many
+accesses they count.
 """
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Q, QuerySet, Sum
 
-from ..models import AccessKind, Item
+from ..models import AccessKind, DailyAccessCount, Item
 from . import counter as access_counter
 
 _KEYS = ("downloads", "acknowledgments", "total")
-
-
-def _sum(column: str, kind: str) -> Coalesce:
-    return Coalesce(Sum(f"access_counts__{column}", filter=Q(access_counts__kind=kind)),
-                    Value(0))
-
-
-_COUNTS = {"downloads": _sum("n", AccessKind.DOWNLOAD),
-           "acknowledgments": _sum("n", AccessKind.ACKNOWLEDGMENT),
-           "unique_downloads": _sum("unique_n", AccessKind.DOWNLOAD),
-           "unique_acknowledgments": _sum("unique_n", AccessKind.ACKNOWLEDGMENT)}
+_COLUMNS = {AccessKind.DOWNLOAD: "downloads", AccessKind.ACKNOWLEDGMENT: "acknowledgments"}
+_ZERO = dict.fromkeys(["downloads", "acknowledgments", "unique_downloads",
+                       "unique_acknowledgments", "total", "unique_total"], 0)
 
 
 def _rows(items: QuerySet[Item], *fields: str) -> list[dict]:
-    rows = list(items.order_by().annotate(**_COUNTS).values("id", "ibi", *fields, *_COUNTS))
-    for row in rows:
+    """Each item's id, ibi, `fields` and counts (also "unique_…"). Two plain queries: the
+    items, then their daily counts summed per item and kind."""
+    rows = {row["id"]: {**row, **_ZERO}
+            for row in items.order_by().values("id", "ibi", *fields)}
+    sums = (DailyAccessCount.objects.filter(item_id__in=list(rows)).order_by()
+            .values_list("item_id", "kind").annotate(Sum("n"), Sum("unique_n")))
+    for item_id, kind, n, unique_n in sums:
+        column = _COLUMNS.get(kind)
+        if column is not None:
+            rows[item_id][column] += n
+            rows[item_id]["unique_" + column] += unique_n
+    for row in rows.values():
         row["total"] = row["downloads"] + row["acknowledgments"]
         row["unique_total"] = row["unique_downloads"] + row["unique_acknowledgments"]
-    return rows
+    return list(rows.values())
 
 
 def _counts(rows: list[dict], prefix: str = "") -> dict[str, int]:
@@ -57,16 +59,24 @@ def item_statistics(item: Item) -> dict:
     written first.
     """
     access_counter.flush()
-    editions = _rows(Item.objects.filter(edition_family=item.edition_family or item.ibi),
-                     "edition_number")
+    family = item.edition_family or item.ibi
     root = item.translation_of_id or item.pk
-    translations = _rows(Item.objects.filter(Q(pk=root) | Q(translation_of_id=root)),
-                         "language")
+    # Both families at once: their members, then their counts.
+    members = _rows(Item.objects.filter(Q(edition_family=family) | Q(pk=root)
+                                        | Q(translation_of_id=root)),
+                    "edition_number", "language", "edition_family", "translation_of_id")
+
+    def only(rows: list[dict], field: str) -> list[dict]:
+        drop = {"edition_number", "language", "edition_family", "translation_of_id"} - {field}
+        return [{k: v for k, v in row.items() if k not in drop} for row in rows]
+
+    editions = only([r for r in members if r["edition_family"] == family], "edition_number")
+    translations = only([r for r in members
+                         if r["id"] == root or r["translation_of_id"] == root], "language")
     own = next((r for r in editions + translations if r["id"] == item.pk), None)
     if own is None:  # an item outside its recorded family: count it alone; nothing yet for
         # one that a lagging read replica does not hold yet (archive/site/replica.py)
-        own = next(iter(_rows(Item.objects.filter(pk=item.pk))),
-                   dict.fromkeys([*_COUNTS, "total", "unique_total"], 0))
+        own = next(iter(_rows(Item.objects.filter(pk=item.pk))), _ZERO)
     by_edition = _family(editions, "edition_number")
     for row in by_edition["items"]:
         row["edition"] = row.pop("edition_number")
