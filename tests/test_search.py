@@ -260,6 +260,14 @@ def test_reindex_refuses_a_bad_batch():
 
 # -- Without counting a million rows ------------------------------------------------------------
 
+def test_a_facet_counts_an_item_once_however_often_it_names_the_value():
+    twice = deposit("Atlas", "pt", creator=["Lima, Ana", "Lima, Ana"], subject=["Mapas"])
+    once = deposit("Outro atlas", "pt", creator=["Lima, Ana"])
+    found_facets = searching.facets([twice.pk, once.pk])
+    assert ("Lima, Ana", 2) in found_facets["creator"]
+    assert found_facets["subject"] == [("Mapas", 1)]
+
+
 def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeypatch):
     monkeypatch.setattr(searching, "COUNT_CAP", 3)
     monkeypatch.setattr(searching, "FACET_SAMPLE", 2)

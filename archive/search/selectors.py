@@ -299,9 +299,11 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
     counts: dict[str, Counter] = {name: Counter() for name in FACETS}
     dated: set[int] = set()
     years: set[tuple[int, str]] = set()
+    # order_by(): DcValue's default order would put its position and id into the DISTINCT,
+    # and an item naming one creator twice would count twice.
     rows = (DcValue.objects.filter(item_id__in=ids,
                                    element__in=["creator", "subject", "type", "date"])
-            .values_list("item_id", "element", "value").distinct())
+            .order_by().values_list("item_id", "element", "value").distinct())
     for item_id, element, value in rows:
         if element != "date":
             counts[element][value] += 1
