@@ -86,11 +86,6 @@ def env_database(name: str, default: str) -> dict:
         raise ImproperlyConfigured(f"{name} is not a database URL we can use: {exc}") from None
     if not config.get("ENGINE") or not config.get("NAME"):
         raise ImproperlyConfigured(f"{name} names no database")
-    if config["ENGINE"] == "django.db.backends.postgresql":
-        # No JIT: compiling a query costs 15-20 ms, more than the short queries of a page
-        # take, and PostgreSQL starts compiling at a cost that ranking a common word reaches.
-        # An ?options= in the URL wins.
-        config.setdefault("OPTIONS", {}).setdefault("options", "-c jit=off")
     return config
 
 

@@ -301,6 +301,11 @@ def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
     assert page_titles(client, q="astronomia") == ["Cometa Halley"]
     html = client.get("/search", {"q": "cometa"}).content.decode()
     assert 'href="/search?q=cometa&amp;subject=Astronomia"' in html  # the facets too
+    with connection.cursor() as cursor:  # the search entry stays as it was: the facet not
+        cursor.execute("UPDATE archive_dcvalue SET value = 'ASTRONOMIA' "
+                       "WHERE value = 'Astronomia'")
+    html = client.get("/search", {"q": "cometa"}).content.decode()
+    assert 'subject=ASTRONOMIA"' in html and "subject=Astronomia" not in html
     with connection.cursor() as cursor:
         cursor.execute("UPDATE archive_item SET state = 'Deleted' WHERE id = %s", [second.pk])
     assert page_titles(client, q="cometa") == ["Cometa Halley"]
@@ -344,6 +349,16 @@ def test_the_api_search_ranks_and_filters_as_the_site_and_lists_tombstones(libra
     assert api(language="pt") == [t for t in site if t != creator.title]
     service = Item.objects.get(is_archive_service=True)
     assert APIClient().get(ITEMS, {"search": service.title}, secure=True).json()["results"] == []
+
+
+def test_a_search_of_stop_words_alone_is_an_answer_not_an_error():
+    deposit("The sea and the sky", "en")
+    for params in ({"search": "the"}, {"search": "THE", "state": "Original"}):
+        answer = APIClient().get(ITEMS, params, secure=True)
+        assert answer.status_code == 200, answer.content
+        # PostgreSQL: a stop word is no condition and finds nothing; SQLite: a substring.
+        expected = [] if connection.vendor == POSTGRES else ["The sea and the sky"]
+        assert [r["title"] for r in answer.json()["results"]] == expected
 
 
 def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):

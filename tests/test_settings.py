@@ -73,13 +73,3 @@ def test_secret_key_is_required_without_debug():
     assert result.returncode != 0
     assert "SECRET_KEY is required when DEBUG is off" in result.stderr
 
-
-def test_postgresql_connections_compile_no_query_unless_the_url_says_so(monkeypatch):
-    from ibirepo.env import env_database
-
-    monkeypatch.setenv("DB_A", "postgres://ibi@db.example.org:5432/ibirepo")
-    assert env_database("DB_A", "")["OPTIONS"]["options"] == "-c jit=off"
-    monkeypatch.setenv("DB_B", "postgres://ibi@db.example.org/ibirepo?options=-c%20jit%3Don")
-    assert env_database("DB_B", "")["OPTIONS"]["options"] == "-c jit=on"
-    monkeypatch.setenv("DB_C", "sqlite:////tmp/x.sqlite3")
-    assert "options" not in env_database("DB_C", "").get("OPTIONS", {})

@@ -50,10 +50,10 @@ from django.db import connection as default_connection
 from django.dispatch import receiver
 
 TABLE = "archive_changes"
-# archive_itemsearch: what search reads (its triggers rewrite an item's entry whenever its
-# title, state, language or Dublin Core change), so that search results cached under the
-# token (archive/search/selectors.py) are never stale either.
-WATCHED = ("archive_item", "archive_itemfile", "archive_itemsearch")
+# archive_dcvalue and archive_itemsearch: what search and its facets read, so that search
+# results kept under the token (archive/search/selectors.py) are never stale either, even
+# after a write that leaves an item's search entry as it was (a value's case changed).
+WATCHED = ("archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch")
 MAX_ENTRIES = 10_000
 
 # (token, answers built under it), replaced as a whole when the token changes.

@@ -31,10 +31,11 @@ def item_by_ibi(text: str, queryset: QuerySet[Item] | None = None) -> Item | Non
         return None
     queryset = Item.objects.all() if queryset is None else queryset
     field = "ibip__in" if parsed.form == "ibip" else "ibi__in"
-    # Not .first(): its ORDER BY id lets SQLite walk the whole table by id instead of
-    # looking the few spellings up in the unique index.
+    # The newest, as .first() would (Item's order: -created, -id), but chosen here: its
+    # ORDER BY lets SQLite walk the whole table in that order instead of looking the few
+    # spellings up in the unique index.
     found = list(queryset.filter(**{field: spellings(parsed)}).order_by())
-    return min(found, key=lambda item: item.pk, default=None)
+    return max(found, key=lambda item: (item.created, item.pk), default=None)
 
 
 def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:

@@ -45,6 +45,8 @@ COUNT_CAP = 10_000
 # A search's first results, count and facets are kept in the shared cache (CACHE_URL) under
 # the collection's change token, so never stale; this long at most, for memory's sake.
 RESULTS_TTL = 600
+# Part of the key: a release that changes what is kept, or how it is ranked, raises it.
+RESULTS_VERSION = 1
 FACETS = ("creator", "subject", "year", "language", "type")
 
 
@@ -139,10 +141,11 @@ def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[Item
     would carry every match's document through the sort (a spill to disk for a common word).
     The rows hold the item id and the key, nothing else."""
     text = tsquery(q)
-    if not text:
-        return ItemSearch.objects.none()
-    rank = Func(F("document"), _query(text), function="ts_rank", output_field=FloatField())
-    entries = ItemSearch.objects.filter(_Matches(F("document"), _query(text)))
+    # Only stop words: no entry, but still with its rank_key (the cursor orders by it).
+    rank = (Func(F("document"), _query(text), function="ts_rank", output_field=FloatField())
+            if text else Value(0.0))
+    entries = (ItemSearch.objects.filter(_Matches(F("document"), _query(text))) if text
+               else ItemSearch.objects.none())
     if items is None:
         # NOT IN one row (a unique partial index finds it), not a join with every item.
         entries = entries.exclude(item_id__in=Item.objects.filter(is_archive_service=True)
@@ -228,8 +231,8 @@ def _results_key(**criteria: str) -> str | None:
         return None
     if row is None:
         return None
-    described = repr((row[0], sorted(criteria.items())))
-    return "archive:search:" + hashlib.sha256(described.encode()).hexdigest()
+    described = repr((row[0], sorted(criteria.items()), FACET_SAMPLE, COUNT_CAP))
+    return f"archive:search:{RESULTS_VERSION}:" + hashlib.sha256(described.encode()).hexdigest()
 
 
 class Results:

@@ -81,12 +81,15 @@ def locale_of(language: str) -> str:
 # depends on (the whole record, the style, the locale, the day), so it is never stale, and
 # every reader of an item but the first that day skips citeproc-py (10-15 ms a citation).
 CITATION_TTL = 24 * 3600
+# Part of the key: a release that changes how citations are rendered (archive/metadata/csl.py,
+# citeproc-py, its styles) raises it.
+CITATION_VERSION = 1
 
 
 def citation(record: Record, style: Style, language: str, *, today: date) -> str:
     """The item's citation in a style, in the reader's language, accessed today."""
     locale = locale_of(language)
-    key = "archive:citation:" + hashlib.sha256(
+    key = f"archive:citation:{CITATION_VERSION}:" + hashlib.sha256(
         repr((record, style.csl, locale, today.isoformat())).encode()).hexdigest()
     text = cache.get(key)
     if text is None:
