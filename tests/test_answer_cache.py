@@ -7,6 +7,7 @@ ordinary tests, as it is inside any transaction.
 from __future__ import annotations
 
 import io
+import re
 import select
 import time
 from decimal import Decimal
@@ -211,3 +212,72 @@ def test_an_answer_built_under_an_overtaken_token_is_never_served_under_the_new_
     assert answer_cache.get("k", "T2") is None
     answer_cache.put("k", "T2", "fresh")
     assert answer_cache.get("k", "T2") == "fresh"
+
+
+def test_a_full_store_starts_again():
+    store = answer_cache.Store(2)
+    for key in ("a", "b"):
+        assert store.get(key, "T") is None
+        store.put(key, "T", key.upper())
+    assert (store.get("a", "T"), store.get("b", "T")) == ("A", "B")
+    store.put("c", "T", "C")
+    assert (store.get("a", "T"), store.get("b", "T"), store.get("c", "T")) == (None, None, "C")
+
+
+# -- Item pages (archive/site/views.py keeps what they show under the token) ------------------
+
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+
+def unmasked(response) -> str:
+    """The page without its CSRF token (masked anew for every response)."""
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", response.content.decode())
+
+
+def test_a_landing_page_read_again_reads_only_its_statistics(client):
+    item = deposit()
+    url = f"/items/{item.ibi}"
+    first = client.get(url)
+    with CaptureQueriesContext(connection) as captured:
+        again = client.get(url)
+    assert again.status_code == 200 and again["Link"] == first["Link"]
+    assert unmasked(again) == unmasked(first)
+    assert all("archive_dailyaccesscount" in q["sql"] or "translation_of" in q["sql"]
+               for q in captured), [q["sql"] for q in captured]
+    assert len(captured) == 2  # both families' members, then their daily counts
+
+
+def test_a_kept_landing_page_shows_every_change_at_once(client):
+    item = deposit()
+    url = f"/items/{item.ibi}"
+    assert "Cached" in client.get(url).content.decode()
+    Item.objects.filter(pk=item.pk).update(title="Renamed by the ORM")
+    assert "Renamed by the ORM" in client.get(url).content.decode()
+    with connection.cursor() as cursor:  # behind the ORM's back
+        cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position, orcid) "
+                       "VALUES (%s, 'creator', 'Banon, Gerald', 0, '')", [item.pk])
+    assert "Banon, G." in client.get(url).content.decode()  # the metadata and the citation
+    before = answer_cache.token()
+    commit_elsewhere("UPDATE archive_itemfile SET name = 'renamed.pdf' WHERE item_id = %s",
+                     [item.pk])
+    assert announced(before) != before
+    assert "renamed.pdf" in client.get(url).content.decode()
+    services.item_delete(item=item)
+    assert client.get(url).status_code == 410
+    assert client.get(f"/items/{item.ibi}/files").status_code == 410
+
+
+def test_a_kept_landing_page_counts_every_access_and_speaks_each_readers_language(client):
+    item = deposit()
+    url = f"/items/{item.ibi}"
+    assert "This item: <strong>0</strong>" in client.get(url).content.decode()
+    assert client.get(f"/col/{item.ibi}/doc/paper.pdf",
+                      HTTP_USER_AGENT=BROWSER).status_code == 200
+    assert access_counter.flush()  # counted off the request, by this process's writer
+    assert "This item: <strong>1</strong> (1 download here" in client.get(url).content.decode()
+    portuguese = client.get(url, HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "Como citar" in portuguese and "Acesso em:" in portuguese  # ABNT
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Como citar" not in english and "Acesso em:" not in english
+    assert client.get(url, {"style": "abnt"}).content != client.get(url).content
+    assert client.get(url, {"style": "nonesuch"}).status_code == 400

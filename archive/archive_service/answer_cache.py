@@ -7,7 +7,8 @@ the database tells when they are stale: database triggers give the one-row table
 ``archive_changes`` a new random token whenever a row of those tables is inserted, updated or
 deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. An
 answer is used only under the token it was built under, and built only after its token was
-read, so it is never older than its token.
+read, so it is never older than its token. The site's item pages keep what they show the same
+way, in a `Store` of their own (archive/site/views.py).
 
 How a request learns the token, without a round trip to the database:
 
@@ -55,9 +56,6 @@ TABLE = "archive_changes"
 # after a write that leaves an item's search entry as it was (a value's case changed).
 WATCHED = ("archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch")
 MAX_ENTRIES = 10_000
-
-# (token, answers built under it), replaced as a whole when the token changes.
-_generation: tuple[str | None, dict[Hashable, Any]] = (None, {})
 
 
 def token() -> str | None:
@@ -131,34 +129,51 @@ def _announced(raw) -> str | None:
     return listener.token
 
 
-def get(key: Hashable, current: str | None) -> Any | None:
-    """The answer stored under key for this token, or None."""
-    global _generation
-    if current is None:
-        return None
-    token, entries = _generation
-    if current != token:
-        _generation = (current, {})  # a new generation: what was built before is dropped
-        return None
-    return entries.get(key)
+class Store:
+    """Answers kept under a token, at most `limit` of them: the whole store is emptied when
+    the token changes, and when it is full (the next answers start it again)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        # (token, answers built under it), replaced as a whole when the token changes.
+        self._generation: tuple[str | None, dict[Hashable, Any]] = (None, {})
+        _stores.add(self)
+
+    def get(self, key: Hashable, current: str | None) -> Any | None:
+        """The answer stored under key for this token, or None."""
+        if current is None:
+            return None
+        token, entries = self._generation
+        if current != token:
+            self._generation = (current, {})  # a new generation: what was built before goes
+            return None
+        return entries.get(key)
+
+    def put(self, key: Hashable, current: str | None, value: Any) -> None:
+        """Keep value for key, if it was built under the token that is still ours. The check
+        and the store use the same generation: a build that a newer token overtook meanwhile
+        (another thread) lands in the dropped generation, never in the new one."""
+        token, entries = self._generation
+        if current is None or current != token:
+            return
+        if len(entries) >= self.limit:
+            entries.clear()
+        entries[key] = value
+
+    def clear(self) -> None:
+        self._generation = (None, {})
 
 
-def put(key: Hashable, current: str | None, value: Any) -> None:
-    """Keep value for key, if it was built under the token that is still ours. The check and
-    the store use the same generation: a build that a newer token overtook meanwhile (another
-    thread) lands in the dropped generation, never in the new one."""
-    token, entries = _generation
-    if current is None or current != token:
-        return
-    if len(entries) >= MAX_ENTRIES:
-        entries.clear()
-    entries[key] = value
+_stores: weakref.WeakSet[Store] = weakref.WeakSet()
+# The resolver's, the archive service's and OAI-PMH's answers: small, many.
+_answers = Store(MAX_ENTRIES)
+get, put = _answers.get, _answers.put
 
 
 @receiver(setting_changed)
 def clear(**kwargs) -> None:
-    global _generation
-    _generation = (None, {})
+    for store in list(_stores):
+        store.clear()
 
 
 # -- The token's table and triggers -------------------------------------------------------------

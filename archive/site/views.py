@@ -7,7 +7,6 @@ case, the legacy @port) redirect to the canonical /items/<repository name>.
 from __future__ import annotations
 
 import datetime
-import functools
 import json
 from urllib.parse import urlencode
 
@@ -22,6 +21,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from ..archive_service import answer_cache
 from ..deposit import selectors
 from ..harvest import oai_dc
 from ..metadata import highwire, schemaorg, signposting
@@ -197,29 +197,64 @@ def _script_json(document: dict) -> str:
     return mark_safe(json.dumps(document, ensure_ascii=False).translate(_SCRIPT_SAFE))
 
 
-def _tombstone(request: HttpRequest, item: Item) -> HttpResponse:
+# Item pages kept in each process (`_page`): about 25 kB each.
+PAGES_KEPT = 1000
+_pages = answer_cache.Store(PAGES_KEPT)
+
+
+def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] | HttpResponse:
+    """What an item's page shows, built once per process and kept under the collection's
+    change token (archive/archive_service/answer_cache.py, as the resolver keeps its answers):
+    the item with its details, the page's context and the Signposting Link header (the
+    landing page's and a tombstone's; "" for the other pages). Kept per view, IBI as written,
+    language, style asked, address the reader used and day (the citation says the day it is
+    read); the access statistics (templatetags/ibi_statistics.py), the CSRF token and the
+    page's own path are not kept: the template writes them for each request. A redirect to
+    the canonical URL or a 404 is not kept, nor a page with a style that does not exist."""
+    asked = request.GET.get("style", "")
+    current = (answer_cache.token() if not asked or asked.strip().lower() in cite.STYLES
+               else None)
+    key = ("item-page", view, ibi, get_language(), asked, selectors.base_url(request),
+           timezone.localdate())
+    kept = _pages.get(key, current)
+    if kept is not None:
+        return kept
+    item = _item(request, ibi, view)
+    if isinstance(item, HttpResponse):
+        return item
+    context, link = _built(request, item, landing=view == "archive:item")
+    _pages.put(key, current, (item, context, link))
+    return item, context, link
+
+
+def _built(request: HttpRequest, item: Item, *, landing: bool) -> tuple[dict, str]:
+    """An item page's context and Link header (a landing page's or a tombstone's, else "")."""
+    context = _context(request, item)
+    link = _machine_readable(request, item, context) if landing or item.is_deleted else ""
+    if item.is_deleted:
+        newer = selectors.newer_edition(item)
+        context.update(newer=newer,
+                       newer_url=reverse("archive:item", args=[newer.ibi]) if newer else "")
+    return context, link
+
+
+def _tombstone(request: HttpRequest, context: dict, link: str) -> HttpResponse:
     """The one tombstone policy (the API's TombstoneSerializer and OAI-PMH's deleted headers
     follow it): identifiers, state, title, citation, date and reason of deletion, the newer
     edition; never the description, the files or the rest of the metadata."""
-    context = _context(request, item)
-    link = _machine_readable(request, item, context)
-    newer = selectors.newer_edition(item)
-    response = render(request, "archive/site/tombstone.html",
-                      {**context, "newer": newer,
-                       "newer_url": reverse("archive:item", args=[newer.ibi]) if newer else ""},
+    response = render(request, "archive/site/tombstone.html", context,
                       status=400 if context["citation"]["error"] else 410)
     response["Link"] = link
     return response
 
 
 def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
-    item = _item(request, ibi, "archive:item")
-    if isinstance(item, HttpResponse):
-        return item
+    page = _page(request, ibi, "archive:item")
+    if isinstance(page, HttpResponse):
+        return page
+    item, context, link = page
     if item.is_deleted:
-        return _tombstone(request, item)
-    context = _context(request, item)
-    link = _machine_readable(request, item, context)
+        return _tombstone(request, context, link)
     # An unknown ?style= is the reader's mistake: the page, saying so, with the default style.
     response = render(request, "archive/site/item.html", context,
                       status=400 if context["citation"]["error"] else 200)
@@ -227,33 +262,29 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     return response
 
 
-def _item_page(view: str):
+def _item_page(view: str, template: str):
     """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one."""
-    def decorate(render_page):
-        @functools.wraps(render_page)
-        def page(request: HttpRequest, ibi: str) -> HttpResponse:
-            item = _item(request, ibi, view)
-            if isinstance(item, HttpResponse):
-                return item
-            if item.is_deleted:
-                return _tombstone(request, item)
-            return render_page(request, item)
-        return page
-    return decorate
+    def page(request: HttpRequest, ibi: str) -> HttpResponse:
+        found = _page(request, ibi, view)
+        if isinstance(found, HttpResponse):
+            return found
+        item, context, link = found
+        if item.is_deleted:
+            return _tombstone(request, context, link)
+        return render(request, template, context)
+    return page
 
 
-@_item_page("archive:item_files")
-def item_files(request: HttpRequest, item: Item) -> HttpResponse:
-    return render(request, "archive/site/files.html", _context(request, item))
+item_files = _item_page("archive:item_files", "archive/site/files.html")
+item_metadata = _item_page("archive:item_metadata", "archive/site/metadata.html")
 
 
-@_item_page("archive:item_metadata")
-def item_metadata(request: HttpRequest, item: Item) -> HttpResponse:
-    return render(request, "archive/site/metadata.html", _context(request, item))
-
-
-@_item_page("archive:item_oai_dc")
-def item_oai_dc(request: HttpRequest, item: Item) -> HttpResponse:
+def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
+    item = _item(request, ibi, "archive:item_oai_dc")
+    if isinstance(item, HttpResponse):
+        return item
+    if item.is_deleted:
+        return _tombstone(request, *_built(request, item, landing=False))
     values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")
