@@ -214,14 +214,15 @@ def test_an_answer_built_under_an_overtaken_token_is_never_served_under_the_new_
     assert answer_cache.get("k", "T2") == "fresh"
 
 
-def test_a_full_store_starts_again():
+def test_a_full_store_lets_the_least_recently_read_answer_go():
     store = answer_cache.Store(2)
     for key in ("a", "b"):
         assert store.get(key, "T") is None
         store.put(key, "T", key.upper())
-    assert (store.get("a", "T"), store.get("b", "T")) == ("A", "B")
+    assert store.get("a", "T") == "A"  # read: now b is the least recently read
     store.put("c", "T", "C")
-    assert (store.get("a", "T"), store.get("b", "T"), store.get("c", "T")) == (None, None, "C")
+    assert (store.get("a", "T"), store.get("b", "T"), store.get("c", "T")) == ("A", None, "C")
+    assert store.get("a", "T2") is None and store.get("c", "T2") is None  # a new token
 
 
 # -- Item pages (archive/site/views.py keeps what they show under the token) ------------------
@@ -280,4 +281,7 @@ def test_a_kept_landing_page_counts_every_access_and_speaks_each_readers_languag
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Como citar" not in english and "Acesso em:" not in english
     assert client.get(url, {"style": "abnt"}).content != client.get(url).content
+    client.get(url, {"style": "abnt"})
+    # The same style however spelt: the same kept page (only the statistics are read).
+    assert queries(lambda: client.get(url, {"style": " ABNT"})) == 2
     assert client.get(url, {"style": "nonesuch"}).status_code == 400

@@ -40,7 +40,9 @@ the next ``post_migrate`` puts them back.
 """
 from __future__ import annotations
 
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
@@ -130,38 +132,46 @@ def _announced(raw) -> str | None:
 
 
 class Store:
-    """Answers kept under a token, at most `limit` of them: the whole store is emptied when
-    the token changes, and when it is full (the next answers start it again)."""
+    """Answers kept under a token, at most `limit` of them (the least recently used goes
+    first); all of them go when the token changes. Safe for a worker's threads."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        self._lock = threading.Lock()
         # (token, answers built under it), replaced as a whole when the token changes.
-        self._generation: tuple[str | None, dict[Hashable, Any]] = (None, {})
+        self._generation: tuple[str | None, OrderedDict[Hashable, Any]] = (None, OrderedDict())
         _stores.add(self)
 
     def get(self, key: Hashable, current: str | None) -> Any | None:
         """The answer stored under key for this token, or None."""
         if current is None:
             return None
-        token, entries = self._generation
-        if current != token:
-            self._generation = (current, {})  # a new generation: what was built before goes
-            return None
-        return entries.get(key)
+        with self._lock:
+            token, entries = self._generation
+            if current != token:  # a new generation: what was built before goes
+                self._generation = (current, OrderedDict())
+                return None
+            found = entries.get(key)
+            if found is not None:
+                entries.move_to_end(key)
+            return found
 
     def put(self, key: Hashable, current: str | None, value: Any) -> None:
-        """Keep value for key, if it was built under the token that is still ours. The check
-        and the store use the same generation: a build that a newer token overtook meanwhile
-        (another thread) lands in the dropped generation, never in the new one."""
-        token, entries = self._generation
-        if current is None or current != token:
-            return
-        if len(entries) >= self.limit:
-            entries.clear()
-        entries[key] = value
+        """Keep value for key, if it was built under the token that is still ours: a build
+        that a newer token overtook meanwhile (another thread) is dropped, never kept under
+        the new one."""
+        with self._lock:
+            token, entries = self._generation
+            if current is None or current != token:
+                return
+            entries[key] = value
+            entries.move_to_end(key)
+            while len(entries) > self.limit:
+                entries.popitem(last=False)
 
     def clear(self) -> None:
-        self._generation = (None, {})
+        with self._lock:
+            self._generation = (None, OrderedDict())
 
 
 _stores: weakref.WeakSet[Store] = weakref.WeakSet()

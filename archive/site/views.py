@@ -128,12 +128,12 @@ def _item(request: HttpRequest, ibi: str, view: str) -> Item | HttpResponse:
 CITATION_DOWNLOADS = (("BibTeX", "bibtex"), ("RIS", "ris"), ("CSL-JSON", "csljson"))
 
 
-def _citation(request: HttpRequest, item: Item) -> dict:
+def _citation(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     """The citation block (site/cite.py): ``?style=`` or the reader's language's default."""
     downloads = [(label, reverse("archive:item_metadata_format", args=[item.ibi, name])
                   + "?download") for label, name in CITATION_DOWNLOADS]
     return cite.block(cite.with_creators(record_of(item, request), item), request.GET.get("style"),
-                      get_language() or "en", today=timezone.localdate(), downloads=downloads)
+                      get_language() or "en", today=today, downloads=downloads)
 
 
 def _readable(element: str, values: list[str]) -> list:
@@ -159,12 +159,12 @@ def _files(request: HttpRequest, item: Item) -> list[dict]:
              "is_target": f.name == item.target_file} for f in item.files.all()]
 
 
-def _context(request: HttpRequest, item: Item) -> dict:
+def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     return {
         "item": item,
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": selectors.persistent_url(item, request),
-        "citation": _citation(request, item),
+        "citation": _citation(request, item, today),
         "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
                for name in DC_ELEMENTS if item.dc(name)],
         "files": _files(request, item),
@@ -197,8 +197,10 @@ def _script_json(document: dict) -> str:
     return mark_safe(json.dumps(document, ensure_ascii=False).translate(_SCRIPT_SAFE))
 
 
-# Item pages kept in each process (`_page`): about 25 kB each.
+# Item pages kept in each process (`_page`): about 25 kB each, the least recently read going
+# first; not the pages of an item with more files than PAGE_FILES_KEPT (each adds 1.3 kB).
 PAGES_KEPT = 1000
+PAGE_FILES_KEPT = 10
 _pages = answer_cache.Store(PAGES_KEPT)
 
 
@@ -207,29 +209,34 @@ def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] |
     change token (archive/archive_service/answer_cache.py, as the resolver keeps its answers):
     the item with its details, the page's context and the Signposting Link header (the
     landing page's and a tombstone's; "" for the other pages). Kept per view, IBI as written,
-    language, style asked, address the reader used and day (the citation says the day it is
-    read); the access statistics (templatetags/ibi_statistics.py), the CSRF token and the
+    language, citation style, address the reader used and day (the citation says the day it
+    is read); the access statistics (templatetags/ibi_statistics.py), the CSRF token and the
     page's own path are not kept: the template writes them for each request. A redirect to
     the canonical URL or a 404 is not kept, nor a page with a style that does not exist."""
-    asked = request.GET.get("style", "")
-    current = (answer_cache.token() if not asked or asked.strip().lower() in cite.STYLES
-               else None)
-    key = ("item-page", view, ibi, get_language(), asked, selectors.base_url(request),
-           timezone.localdate())
+    today = timezone.localdate()
+    asked = request.GET.get("style")
+    try:
+        style = cite.chosen_style(asked, get_language() or "en").key
+        current = answer_cache.token()
+    except cite.UnknownStyle:
+        style, current = asked, None
+    key = ("item-page", view, ibi, get_language(), style, selectors.base_url(request), today)
     kept = _pages.get(key, current)
     if kept is not None:
         return kept
     item = _item(request, ibi, view)
     if isinstance(item, HttpResponse):
         return item
-    context, link = _built(request, item, landing=view == "archive:item")
-    _pages.put(key, current, (item, context, link))
+    context, link = _built(request, item, today, landing=view == "archive:item")
+    if len(context["files"]) <= PAGE_FILES_KEPT:
+        _pages.put(key, current, (item, context, link))
     return item, context, link
 
 
-def _built(request: HttpRequest, item: Item, *, landing: bool) -> tuple[dict, str]:
+def _built(request: HttpRequest, item: Item, today: datetime.date, *,
+           landing: bool) -> tuple[dict, str]:
     """An item page's context and Link header (a landing page's or a tombstone's, else "")."""
-    context = _context(request, item)
+    context = _context(request, item, today)
     link = _machine_readable(request, item, context) if landing or item.is_deleted else ""
     if item.is_deleted:
         newer = selectors.newer_edition(item)
@@ -262,21 +269,23 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     return response
 
 
-def _item_page(view: str, template: str):
+def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str) -> HttpResponse:
     """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one."""
-    def page(request: HttpRequest, ibi: str) -> HttpResponse:
-        found = _page(request, ibi, view)
-        if isinstance(found, HttpResponse):
-            return found
-        item, context, link = found
-        if item.is_deleted:
-            return _tombstone(request, context, link)
-        return render(request, template, context)
-    return page
+    found = _page(request, ibi, view)
+    if isinstance(found, HttpResponse):
+        return found
+    item, context, link = found
+    if item.is_deleted:
+        return _tombstone(request, context, link)
+    return render(request, template, context)
 
 
-item_files = _item_page("archive:item_files", "archive/site/files.html")
-item_metadata = _item_page("archive:item_metadata", "archive/site/metadata.html")
+def item_files(request: HttpRequest, ibi: str) -> HttpResponse:
+    return _item_subpage(request, ibi, "archive:item_files", "archive/site/files.html")
+
+
+def item_metadata(request: HttpRequest, ibi: str) -> HttpResponse:
+    return _item_subpage(request, ibi, "archive:item_metadata", "archive/site/metadata.html")
 
 
 def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
@@ -284,7 +293,8 @@ def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
     if isinstance(item, HttpResponse):
         return item
     if item.is_deleted:
-        return _tombstone(request, *_built(request, item, landing=False))
+        return _tombstone(request, *_built(request, item, timezone.localdate(),
+                                           landing=False))
     values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")
