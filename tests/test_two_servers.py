@@ -4,10 +4,10 @@ What a deployment on two machines behind a load balancer does: two gunicorns (te
 two workers each) with the same identification subsystem, the same database (a PostgreSQL
 database of its own, created here whatever the suite runs on; then one SQLite file) and the
 same files (one MEDIA_ROOT, as a shared disk or S3 would be). What one writes, the other
-answers at once: resolution and the archive service read the primary, and the answer cache of
-every worker learns of each change (PostgreSQL: LISTEN/NOTIFY; SQLite: the change token read
-per request; archive/archive_service/answer_cache.py). Deposits on both at once mint distinct
-IBIs (the minting state's lock is in the database).
+answers at once: resolution, the archive service and the item pages read the primary, and the
+answer cache of every worker (and its kept item pages) learns of each change (PostgreSQL:
+LISTEN/NOTIFY; SQLite: the change token read per request; answer_cache.py). Deposits on both
+at once mint distinct IBIs (the minting state's lock is in the database).
 """
 from __future__ import annotations
 
@@ -66,6 +66,10 @@ def resolve(server, ibi: str) -> httpx.Response:
     return httpx.get(f"{server.url}/{ibi}", timeout=30)
 
 
+def landing(server, ibi: str) -> httpx.Response:
+    return httpx.get(f"{server.url}/items/{ibi}", timeout=30)
+
+
 def url_request(server, ibi: str) -> dict:
     pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "10.0.0.1",
              "parsedibiurl.ibi": ibi}
@@ -97,17 +101,21 @@ def test_a_deposit_on_one_is_resolved_by_the_other_at_once(pair):
 def test_a_change_on_one_is_seen_by_the_others_next_request(pair):
     a, b = pair
     item = deposit(a, "Two files", "first.txt", "second.txt")
-    # B's workers answer (and keep the answers) before the change.
+    # B's workers answer (and keep the answers and the landing page) before the change.
     for _ in range(4):
         assert resolve(b, item["ibi"]).headers["Location"].endswith("/doc/first.txt")
         assert url_request(b, item["ibi"])["url"].endswith("/doc/first.txt")
+        assert "Two files" in landing(b, item["ibi"]).text
 
-    patched = httpx.patch(f"{a.url}/api/items/{item['ibi']}", json={"target_file": "second.txt"},
+    patched = httpx.patch(f"{a.url}/api/items/{item['ibi']}",
+                          json={"target_file": "second.txt", "title": "Renamed on A"},
                           headers={"Authorization": f"Token {a.token}"}, timeout=30)
     assert patched.status_code == 200, patched.text
     for _ in range(4):  # whichever worker of B answers
         assert resolve(b, item["ibi"]).headers["Location"].endswith("/doc/second.txt")
         assert url_request(b, item["ibi"])["url"].endswith("/doc/second.txt")
+        page = landing(b, item["ibi"]).text
+        assert "Renamed on A" in page and "Two files" not in page
 
     deleted = httpx.request("DELETE", f"{a.url}/api/items/{item['ibi']}",
                             json={"reason": "withdrawn"},
@@ -116,6 +124,7 @@ def test_a_change_on_one_is_seen_by_the_others_next_request(pair):
     for _ in range(4):
         assert resolve(b, item["ibi"]).status_code == 410
         assert "url" not in url_request(b, item["ibi"])
+        assert landing(b, item["ibi"]).status_code == 410
 
 
 def test_deposits_on_both_at_once_mint_distinct_ibis(pair):
