@@ -66,9 +66,9 @@ def _create_archive_service(sender, using="default", **kwargs) -> None:
 
 
 def _install_answer_cache(sender, using="default", **kwargs) -> None:
-    """The change token that tells processes their cached answers are stale (answer_cache.py)."""
+    """The change token that tells processes their cached answers are stale (changes.py)."""
     from django.db import connections
 
-    from .archive_service.answer_cache import install
+    from .db.changes import install
 
     install(connections[using])

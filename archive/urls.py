@@ -2,16 +2,17 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
+from .db import replica
 from .harvest import oai
 from .resolver import memento_views
 from .resolver import views as resolver_views
-from .site import downloads, indexing, linksets, metadata_formats, replica, views
+from .site import downloads, indexing, linksets, metadata_formats, views
 
 app_name = "archive"
 
 urlpatterns = [
     # replica.lagging: pages whose reads may lag go to the read replica when there is one
-    # (archive/site/replica.py); every other route reads the primary.
+    # (archive/db/replica.py); every other route reads the primary.
     path("", replica.lagging(views.home), name="home"),
     path("search", replica.lagging(views.search), name="search"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),

@@ -119,14 +119,14 @@ def in_process(ibi: str, rounds: int, databases: dict[int, str]
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from archive.archive_service import answer_cache
     from archive.archive_service import answers as archive_service
+    from archive.db import changes
 
     def uncached(call):
         # The cost of building an answer (the first request after any change): with the
         # answer cache emptied, as a change of any item would leave it.
         def run():
-            answer_cache.clear()
+            changes.clear()
             return call()
         return run
 

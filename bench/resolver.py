@@ -10,7 +10,7 @@ which one never answers.
    looks an IBI up), ``HEAD /<ibi>`` (parsed, answered by the archive service in process, Link
    header; no access counted) and ``GET /<ibi>`` (the same, and the access counted by the
    process's writer thread, archive/accesses/counter.py). The first request builds the answer;
-   the others find it in the answer cache (archive/archive_service/answer_cache.py: the
+   the others find it in the answer cache (archive/db/changes.py: the
    change token is read in process on SQLite, announced by PostgreSQL; no round trip). wrk (Debian
    package ``wrk``; else a Python httpx loop) drives one connection at a time for `seconds` per
    case, round robin, `repeats` times. Target (issue 5): GET at most

@@ -67,9 +67,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Early: a NUL in a path or query is refused before any view or query sees it.
-    "ibirepo.middleware.RefuseNulMiddleware",
+    "archive.web.middleware.RefuseNulMiddleware",
     # A read on a connection the database dropped is run again; a write is a 503.
-    "archive.site.dropped_connections.DroppedConnectionMiddleware",
+    "archive.web.middleware.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The reader's language: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE.
@@ -77,12 +77,12 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before CSRF, the first to read a form's body: an oversized upload becomes a 413 page.
-    "archive.deposit.uploads.UploadLimitsMiddleware",
+    "archive.web.middleware.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Last, as django-axes asks: it answers a locked-out login (archive/site/throttling.py).
+    # Last, as django-axes asks: it answers a locked-out login (archive/web/throttling.py).
     "axes.middleware.AxesMiddleware",
 ]
 AUTHENTICATION_BACKENDS = [
@@ -125,7 +125,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"ibirepo-test-{os.getpid()}.sqlite3")}
 # A PostgreSQL read replica (README "Scaling out"): the reads that may lag — search, browse, the
-# home page's figures, OAI-PMH, statistics — go there (archive/site/replica.py); everything
+# home page's figures, OAI-PMH, statistics — go there (archive/db/replica.py); everything
 # else, every write, and those reads whenever it is down, go to the primary.
 if env_str("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = env_database("DATABASE_REPLICA_URL", "")
@@ -136,17 +136,17 @@ if env_str("DATABASE_REPLICA_URL"):
     # RETRY_SECONDS; a closed port is refused at once. A connect_timeout in the URL wins.
     DATABASES["replica"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 2)
     # In a test run, Django points the alias at the test database (on the primary, or what
-    # the replica replays of it) and creates nothing there; archive/site/replica.py reads the
+    # the replica replays of it) and creates nothing there; archive/db/replica.py reads the
     # primary then, since a test's data lives in its own transaction.
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
-    DATABASE_ROUTERS = ["archive.site.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["archive.db.replica.ReplicaRouter"]
 # PostgreSQL announces answer-cache changes to listening connections
-# (archive/archive_service/answer_cache.py);
+# (archive/db/changes.py);
 # off: each request reads the change token instead (behind a transaction-mode pooler).
 DATABASE_LISTEN = env_bool("DATABASE_LISTEN", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# --- Cache: counts of rate limits (archive/site/throttling.py) ---------------------------------
+# --- Cache: counts of rate limits (archive/web/throttling.py) ---------------------------------
 # Redis when CACHE_URL (or REDIS_URL) names one, so that every process shares the counts; a
 # per-process local memory otherwise (enough for `make run`, not for several workers).
 CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
@@ -166,9 +166,9 @@ AXES_COOLOFF_TIME = timedelta(seconds=env_int("AXES_COOLOFF_SECONDS", 900, low=1
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no banner on every command's stderr (commands print one line to people)
-AXES_LOCKOUT_CALLABLE = "archive.site.throttling.lockout_response"
+AXES_LOCKOUT_CALLABLE = "archive.web.errors.lockout_response"
 # The same client address as the API's throttles (NUM_PROXIES): behind nginx, not nginx's.
-AXES_CLIENT_IP_CALLABLE = "archive.site.throttling.client_ip"
+AXES_CLIENT_IP_CALLABLE = "archive.web.throttling.client_ip"
 # Wrong registration keys sent to the resolver service, per client IP (DRF's rate syntax).
 IBI_RESOLVER_SERVICE_FAILURES = env_rate("IBI_RESOLVER_SERVICE_FAILURES", "10/hour")
 # Every request to the resolver service, per client IP: Archives send a few (inclusion,
@@ -306,7 +306,7 @@ OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "archive.site.throttling.ThrottledTokenAuthentication",
+        "archive.web.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -314,7 +314,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "archive.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["archive.site.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
         "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),

@@ -75,8 +75,8 @@ def django_db_setup(django_db_setup):
 
     With a read replica configured (DATABASE_REPLICA_URL, CI's PostgreSQL pass), lagging reads
     read the primary here: each test's rows live in its own transaction there
-    (archive/site/replica.py; tests/replica/ runs them against the real replica)."""
-    from archive.site import replica
+    (archive/db/replica.py; tests/replica/ runs them against the real replica)."""
+    from archive.db import replica
 
     replica.ENABLED = False
     yield

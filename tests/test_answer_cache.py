@@ -1,4 +1,4 @@
-"""The answer cache (archive/archive_service/answer_cache.py): answers about items held here are
+"""The answer cache (archive/db/changes.py): answers about items held here are
 reused until any item or file changes, however it changes, and never while a transaction is open.
 
 These tests commit (transactional_db): the cache is off inside the transaction that wraps
@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from archive.accesses import counter as access_counter
 from archive.accesses.selectors import item_counts
-from archive.archive_service import answer_cache
+from archive.db import changes
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import DailyAccessCount, Item, ItemFile
@@ -70,10 +70,10 @@ def test_a_repeated_url_request_runs_no_query(client, service):
 
 def test_every_kind_of_write_to_items_or_files_renews_the_token(service):
     item = deposit()
-    seen = [answer_cache.token()]
+    seen = [changes.token()]
 
     def renewed() -> bool:
-        seen.append(answer_cache.token())
+        seen.append(changes.token())
         return seen[-1] != seen[-2]
 
     item.title = "Saved"
@@ -112,7 +112,7 @@ def announced(before: str | None) -> str | None:
     PostgreSQL announces another connection's commit to ours a moment after it: wait until
     the announcement is on our socket (a wait on the event itself, bounded)."""
     deadline = time.monotonic() + 10
-    while (now := answer_cache.token()) == before and time.monotonic() < deadline:
+    while (now := changes.token()) == before and time.monotonic() < deadline:
         assert connection.vendor == "postgresql", "SQLite's token is read, never late"
         select.select([connection.connection.pgconn.socket], [], [],
                       max(0.0, deadline - time.monotonic()))
@@ -122,7 +122,7 @@ def announced(before: str | None) -> str | None:
 def test_a_change_committed_by_another_connection_is_seen(client, service):
     item = deposit()
     assert "url" in url_request(client, service, item.ibi, filepath="/paper.pdf")
-    before = answer_cache.token()
+    before = changes.token()
     commit_elsewhere("DELETE FROM archive_itemfile WHERE item_id = %s", [item.pk])
     assert announced(before) != before
     assert "url" not in url_request(client, service, item.ibi, filepath="/paper.pdf")
@@ -157,7 +157,7 @@ def test_nothing_is_cached_inside_a_transaction(client, service):
     with pytest.raises(RuntimeError), transaction.atomic():
         Item.objects.filter(pk=item.pk).update(state=Item.State.DELETED,
                                                deleted_at=timezone.now())
-        assert answer_cache.token() is None
+        assert changes.token() is None
         assert url_request(client, service, item.ibi)["state"] == "Deleted"
         raise RuntimeError("roll back")
     assert url_request(client, service, item.ibi)["state"] == "Original"
@@ -176,10 +176,10 @@ def test_the_triggers_come_back_after_every_migrate(service):
         cursor.execute("DROP TRIGGER IF EXISTS archive_item_update_changes" if
                        connection.vendor == "sqlite" else
                        "DROP TRIGGER IF EXISTS archive_item_changes ON archive_item")
-    answer_cache.install(connection)  # what post_migrate runs
-    before = answer_cache.token()
+    changes.install(connection)  # what post_migrate runs
+    before = changes.token()
     Item.objects.filter(pk=service.pk).update(title=service.title)
-    assert answer_cache.token() != before
+    assert changes.token() != before
 
 
 def test_a_trigger_that_does_not_announce_is_read_on_every_request(service):
@@ -191,31 +191,31 @@ def test_a_trigger_that_does_not_announce_is_read_on_every_request(service):
                 LANGUAGE plpgsql AS $$ BEGIN UPDATE archive_changes
                 SET token = md5(random()::text) WHERE id = 1; RETURN NULL; END $$""")
     connection.close()  # a new connection: it checks the trigger when it starts listening
-    before = answer_cache.token()
+    before = changes.token()
     commit_elsewhere("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
-    assert answer_cache.token() != before  # read, not waited for
-    answer_cache.install(connection)
+    assert changes.token() != before  # read, not waited for
+    changes.install(connection)
 
 
 def test_without_listening_another_connections_change_is_read_at_once(service, settings):
     settings.DATABASE_LISTEN = False  # e.g. behind a pooler that does not pass NOTIFY on
-    before = answer_cache.token()
+    before = changes.token()
     commit_elsewhere("UPDATE archive_item SET title = title WHERE id = %s", [service.pk])
-    assert answer_cache.token() != before  # read on this request, not waited for
+    assert changes.token() != before  # read on this request, not waited for
 
 
 def test_an_answer_built_under_an_overtaken_token_is_never_served_under_the_new_one():
-    answer_cache.clear()
-    assert answer_cache.get("k", "T1") is None  # a build under T1 begins
-    assert answer_cache.get("other", "T2") is None  # another thread saw T2 meanwhile
-    answer_cache.put("k", "T1", "built from data before T2")
-    assert answer_cache.get("k", "T2") is None
-    answer_cache.put("k", "T2", "fresh")
-    assert answer_cache.get("k", "T2") == "fresh"
+    changes.clear()
+    assert changes.get("k", "T1") is None  # a build under T1 begins
+    assert changes.get("other", "T2") is None  # another thread saw T2 meanwhile
+    changes.put("k", "T1", "built from data before T2")
+    assert changes.get("k", "T2") is None
+    changes.put("k", "T2", "fresh")
+    assert changes.get("k", "T2") == "fresh"
 
 
 def test_a_full_store_lets_the_least_recently_read_answer_go():
-    store = answer_cache.Store(2)
+    store = changes.Store(2)
     for key in ("a", "b"):
         assert store.get(key, "T") is None
         store.put(key, "T", key.upper())
@@ -258,7 +258,7 @@ def test_a_kept_landing_page_shows_every_change_at_once(client):
         cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position, orcid) "
                        "VALUES (%s, 'creator', 'Banon, Gerald', 0, '')", [item.pk])
     assert "Banon, G." in client.get(url).content.decode()  # the metadata and the citation
-    before = answer_cache.token()
+    before = changes.token()
     commit_elsewhere("UPDATE archive_itemfile SET name = 'renamed.pdf' WHERE item_id = %s",
                      [item.pk])
     assert announced(before) != before

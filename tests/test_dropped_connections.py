@@ -115,7 +115,7 @@ def test_a_real_database_error_is_still_a_500(client, monkeypatch):
 ])
 def test_the_503_speaks_each_callers_language(rf, path, type_, body):
     """JSON for the API, a Table 6.2 pair list (no LF) for the services, a line elsewhere."""
-    from archive.site.dropped_connections import unavailable
+    from archive.web.middleware import unavailable
 
     response = unavailable(rf.post(path))
     assert response.status_code == 503 and response["Retry-After"] == "2"

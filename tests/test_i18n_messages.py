@@ -12,8 +12,8 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from archive.identifiers import ibi
-from archive.protocol.responses import refusal
-from archive.site.dropped_connections import MESSAGE
+from archive.web.errors import refusal
+from archive.web.middleware import MESSAGE
 
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """A NUL character anywhere in a request's path or query is refused, never a 500.
 
-PostgreSQL cannot hold NUL in text: before ibirepo/middleware.py, each of these answered 500
+PostgreSQL cannot hold NUL in text: before archive/web/middleware.py, each of these answered 500
 there. Run this module on SQLite and on PostgreSQL (DATABASE_URL=postgres://…).
 """
 from __future__ import annotations

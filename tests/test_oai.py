@@ -278,7 +278,7 @@ VALUE = st.one_of(
 def test_no_request_is_a_server_error(pairs):
     response = Client().get(f"/oai?{urlencode(pairs)}")
     if any("\x00" in text for pair in pairs for text in pair):
-        # Refused on every route before any view (ibirepo/middleware.py, tests/test_nul.py).
+        # Refused on every route before any view (archive/web/middleware.py, tests/test_nul.py).
         assert response.status_code == 400
         return
     assert response.status_code == 200

@@ -137,7 +137,7 @@ def test_bad_search_arguments_are_a_400_with_a_message(client, params):
 
 @pytest.mark.parametrize("params", [{"q": "a\x00b"}, {"creator": "\x00"}])
 def test_a_nul_in_a_search_argument_is_a_400_before_the_form(client, params):
-    # Refused for every route by ibirepo/middleware.py (tests/test_nul.py), before any form.
+    # Refused for every route by archive/web/middleware.py (tests/test_nul.py), before any form.
     response = client.get("/search", params)
     assert response.status_code == 400
     assert "A NUL character is not allowed" in response.content.decode()

@@ -171,7 +171,7 @@ COUNT_IN_ANOTHER_PROCESS = """
 import django, sys
 django.setup()
 from django.test import RequestFactory
-from archive.site.throttling import FailureThrottle
+from archive.web.throttling import FailureThrottle
 request = RequestFactory().get("/", REMOTE_ADDR="203.0.113.66")
 for _ in range(int(sys.argv[1])):
     FailureThrottle("resolver_service").record(request)

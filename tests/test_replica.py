@@ -1,4 +1,4 @@
-"""Lagging reads and the read replica (archive/site/replica.py), in every run of the suite.
+"""Lagging reads and the read replica (archive/db/replica.py), in every run of the suite.
 
 Real servers (tests/servers.py) on a PostgreSQL database of their own, whatever the suite runs
 on, with DATABASE_REPLICA_URL naming
@@ -84,7 +84,7 @@ from django.contrib.auth.models import Group
 from django.db import connections, router, transaction
 from archive.deposit import selectors
 from archive.models import Item
-from archive.site import replica
+from archive.db import replica
 
 def where(queryset):
     list(queryset[:1])
@@ -122,7 +122,7 @@ def test_only_reads_inside_a_lagging_block_go_to_the_replica_and_writes_never_do
 
 def test_without_a_replica_everything_reads_the_primary(servers, database):
     server = servers.prepare("primary-only", DATABASE_URL=database)
-    out = server.shell("from django.conf import settings; from archive.site import replica\n"
+    out = server.shell("from django.conf import settings; from archive.db import replica\n"
                        "with replica.lagging_reads() as alias:\n"
                        "    print(alias, replica.read_alias(), settings.DATABASE_ROUTERS)")
     assert out == "default default []"

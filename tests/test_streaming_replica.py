@@ -106,7 +106,7 @@ ROUTES = """
 from django.contrib.auth.models import Group
 from django.db import connections
 from archive.deposit import selectors
-from archive.site import replica
+from archive.db import replica
 
 def served_by(alias):
     with connections[alias].cursor() as cursor:

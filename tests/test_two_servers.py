@@ -6,7 +6,7 @@ database of its own, created here whatever the suite runs on; then one SQLite fi
 same files (one MEDIA_ROOT, as a shared disk or S3 would be). What one writes, the other
 answers at once: resolution, the archive service and the item pages read the primary, and the
 answer cache of every worker (and its kept item pages) learns of each change (PostgreSQL:
-LISTEN/NOTIFY; SQLite: the change token read per request; answer_cache.py). Deposits on both
+LISTEN/NOTIFY; SQLite: the change token read per request; changes.py). Deposits on both
 at once mint distinct IBIs (the minting state's lock is in the database).
 """
 from __future__ import annotations

@@ -75,7 +75,7 @@ def item_statistics(item: Item) -> dict:
                          if r["id"] == root or r["translation_of_id"] == root], "language")
     own = next((r for r in editions + translations if r["id"] == item.pk), None)
     if own is None:  # an item outside its recorded family: count it alone; nothing yet for
-        # one that a lagging read replica does not hold yet (archive/site/replica.py)
+        # one that a lagging read replica does not hold yet (archive/db/replica.py)
         own = next(iter(_rows(Item.objects.filter(pk=item.pk))), _ZERO)
     by_edition = _family(editions, "edition_number")
     for row in by_edition["items"]:

@@ -7,7 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..deposit import selectors, services, storage
+from ..deposit import limits, selectors, services, storage
 from ..metadata import vocabularies
 from ..models import DC_ELEMENTS, Item
 from ..site.languages import language_name
@@ -272,13 +272,15 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 continue
             if name in existing or name in names:
                 self.add_error("upload", _("two files would be named %(name)r") % {"name": name})
-            if upload.size > settings.IBI_MAX_FILE_SIZE:
-                self.add_error("upload", _("%(name)s is larger than %(max)s bytes") % {
-                    "name": name, "max": settings.IBI_MAX_FILE_SIZE})
+            try:
+                limits.check_size(name, upload.size)
+            except limits.LimitExceeded as exc:
+                self.add_error("upload", str(exc))
             names.append(name)
-        if len(existing) + len(names) > settings.IBI_MAX_FILES:
-            self.add_error("upload", _("an item holds at most %(max)s files") % {
-                "max": settings.IBI_MAX_FILES})
+        try:
+            limits.check_count(len(existing) + len(names))
+        except limits.LimitExceeded as exc:
+            self.add_error("upload", str(exc))
         if "target_file" in self.fields:
             cleaned["target_file"] = self._clean_target(cleaned.get("target_file", ""),
                                                         names, existing)

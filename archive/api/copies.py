@@ -11,8 +11,8 @@ from rest_framework.permissions import AllowAny, DjangoModelPermissions
 from rest_framework.response import Response
 
 from ..accesses import selectors as stats
+from ..db import replica
 from ..preservation import copies
-from ..site import replica
 from .items import IBI_PARAMETER, ItemSerializer, TombstoneSerializer, _OneItem
 from .schema import errors
 

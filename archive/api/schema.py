@@ -111,8 +111,8 @@ ERRORS = {
     503: OpenApiResponse(ErrorSerializer, description="the database connection was lost: "
                          "send the request again after Retry-After seconds"),
 }
-# Any operation may meet these: the rate limits (site/throttling.py) and a dropped database
-# connection (site/dropped_connections.py).
+# Any operation may meet these: the rate limits (web/throttling.py) and a dropped database
+# connection (web/middleware.py).
 ALWAYS = (429, 503)
 
 

@@ -71,12 +71,12 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from ..accesses import counter as access_counter
+from ..db import changes
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..metadata.formats import FORMATS
 from ..models import Item
 from ..protocol.pairs import Pair, quote_url
-from . import answer_cache
 
 # Reading requests is pure; its names stay importable from here for views and the resolver.
 from .requests import ProtocolError, error_pairs, read_query, read_request  # noqa: F401
@@ -386,16 +386,16 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
            service: Item | None = None, path: str | None = None
            ) -> tuple[list[Pair], str | None]:
     """The answer and the state the item is held in here (None: not held), from the cache
-    (answer_cache.py) when this process built it since the last change to any item; only the
+    (changes.py) when this process built it since the last change to any item; only the
     urlkey is fresh then."""
     key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
            path, selectors.base_url(request))
-    current = answer_cache.token()
-    found = answer_cache.get(key, current)
+    current = changes.token()
+    found = changes.get(key, current)
     if found is None:
         found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
                                 request=request, filtered=filtered, service=service, path=path)
-        answer_cache.put(key, current, found)
+        changes.put(key, current, found)
     pairs, keyed_item, held = found
     if keyed_item is None:
         return pairs, held

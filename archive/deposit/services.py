@@ -17,7 +17,6 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from ..identifiers import orcid
 from ..identifiers.minting import mint
@@ -29,7 +28,7 @@ from ..models import (
     normalize_language,
     validate_language,
 )
-from . import content_types, storage
+from . import content_types, limits, storage
 from .values import DATE_EXAMPLES, is_date
 
 
@@ -147,10 +146,10 @@ def _safe_name(what: str, name: str) -> str:
 
 
 def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
-    if len(uploads) + len(existing) > settings.IBI_MAX_FILES:
-        raise ServiceError(ngettext("an item holds at most %(count)d file",
-                                    "an item holds at most %(count)d files",
-                                    settings.IBI_MAX_FILES) % {"count": settings.IBI_MAX_FILES})
+    try:
+        limits.check_count(len(uploads) + len(existing))
+    except limits.LimitExceeded as exc:
+        raise ServiceError(str(exc)) from None
     clean, seen = [], set(existing)
     for upload in uploads:
         name = _safe_name(_("file name"), upload.name)
@@ -172,9 +171,10 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         size = getattr(upload.file, "size", None)
         if sha is None or size is None:
             sha, size = storage.sha256_of(upload.file)
-        if size > settings.IBI_MAX_FILE_SIZE:
-            raise TooLarge(_("%(name)s is larger than %(size)d bytes") % {
-                "name": upload.name, "size": settings.IBI_MAX_FILE_SIZE})
+        try:
+            limits.check_size(upload.name, size)
+        except limits.LimitExceeded as exc:
+            raise TooLarge(str(exc)) from None
         sums.append((sha, size))
     if expected is not None:
         if len(expected) != len(uploads):

@@ -18,33 +18,36 @@ import unicodedata
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.files.uploadhandler import TemporaryFileUploadHandler
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParser as DjangoMultiPartParser
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles
 from rest_framework.parsers import MultiPartParser as RestMultiPartParser
 
-from . import storage
+from . import limits, storage
 
 
-class FileTooLarge(RequestDataTooBig):
+class FileTooLarge(limits.FileTooLarge, RequestDataTooBig):
     """A file over IBI_MAX_FILE_SIZE. The middleware and the API answer 413; should it escape
     them, Django still answers 400, as for any RequestDataTooBig, never 500."""
 
-    status = 413
 
-
-class TooManyFiles(TooManyFilesSent):
-    status = 400
+class TooManyFiles(limits.TooManyFiles, TooManyFilesSent):
+    """More than IBI_MAX_FILES files in one request."""
 
 
 class BadFileName(MultiPartParserError):
     """A file name the repository refuses (Django answers 400 to any MultiPartParserError)."""
 
     status = 400
+
+
+# What an upload may be refused for while it arrives: the web middleware answers each with
+# its status and reason (archive/web/middleware.py).
+UploadRefused = FileTooLarge | TooManyFiles | BadFileName
+UPLOAD_REFUSALS = (FileTooLarge, TooManyFiles, BadFileName)
 
 
 class ChecksummingUploadHandler(TemporaryFileUploadHandler):
@@ -56,11 +59,11 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
         self.digest = None
 
     def new_file(self, field_name, file_name, *args, **kwargs) -> None:
-        if len(self.received) >= settings.IBI_MAX_FILES:
+        try:
+            limits.check_count(len(self.received) + 1)
+        except limits.TooManyFiles as exc:
             self.discard()
-            raise TooManyFiles(ngettext("at most %(count)d file per request",
-                                        "at most %(count)d files per request",
-                                        settings.IBI_MAX_FILES) % {"count": settings.IBI_MAX_FILES})
+            raise TooManyFiles(str(exc)) from None
         try:
             # Refuse here what the deposit would refuse later: a name over 255 bytes would
             # otherwise be cut silently by Django, or break the temporary file's own name.
@@ -73,10 +76,11 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
         self.digest = hashlib.sha256()
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
-        if start + len(raw_data) > settings.IBI_MAX_FILE_SIZE:
+        try:
+            limits.check_size(self.file_name, start + len(raw_data))
+        except limits.FileTooLarge as exc:
             self.discard()
-            raise FileTooLarge(_("%(name)s is larger than %(size)d bytes") % {
-                "name": self.file_name, "size": settings.IBI_MAX_FILE_SIZE})
+            raise FileTooLarge(str(exc)) from None
         self.digest.update(raw_data)
         return super().receive_data_chunk(raw_data, start)
 
@@ -128,44 +132,3 @@ class MultiPartParser(RestMultiPartParser):
                 raise ParseError(_("multipart form: %(reason)s") % {"reason": exc}) from None
             raise
         return DataAndFiles(data, files)
-
-
-class UploadLimitsMiddleware:
-    """413 or 400 with the reason, not a 500 or a bare 400, when a form upload passes a limit.
-
-    Placed before CsrfViewMiddleware, which is the first to read an admin form's body: reading
-    it here lets the refusal become a response. csrf_exempt views (the API) read their body
-    themselves, where the API's exception handler answers.
-    """
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
-    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse | None:
-        if (request.method == "POST" and request.content_type == "multipart/form-data"
-                and not getattr(view, "csrf_exempt", False)):
-            try:
-                request.POST  # noqa: B018  (parse now, through the upload handlers)
-            except UPLOAD_REFUSALS as exc:
-                return refused(request, exc)
-        return None
-
-    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if isinstance(exc, UPLOAD_REFUSALS):
-            return refused(request, exc)
-        return None
-
-
-UPLOAD_REFUSALS = (FileTooLarge, TooManyFiles, BadFileName)
-
-
-def refused(request: HttpRequest, exc: FileTooLarge | TooManyFiles | BadFileName
-            ) -> HttpResponse:
-    """The refusal with its reason: the librarian sees why, not a bare 400 or a debug page."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": str(exc)}, status=exc.status)
-    return HttpResponse(_("Upload refused: %(reason)s") % {"reason": exc} + "\n", status=exc.status,
-                        content_type="text/plain; charset=utf-8")

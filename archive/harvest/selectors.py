@@ -17,7 +17,7 @@ from datetime import datetime
 from django.db.models import CharField, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.fields.tuple_lookups import TupleGreaterThan
 
-from ..archive_service import answer_cache
+from ..db import changes
 from ..deposit import selectors
 from ..metadata.vocabularies import TEXT, Kind, all_kinds, kind_of
 from ..models import DcValue, Item
@@ -31,13 +31,13 @@ def recognised_types() -> dict[str, Kind]:
 
     Every page of a harvest needs it, and it is a scan of the collection's dc:type values: it
     is kept in the answer cache, which forgets it as soon as any item changes."""
-    current = answer_cache.token()
-    found = answer_cache.get(_TYPES_KEY, current)
+    current = changes.token()
+    found = changes.get(_TYPES_KEY, current)
     if found is None:
         values = (DcValue.objects.filter(element="type", item__is_archive_service=False)
                   .values_list("value", flat=True).distinct().order_by())
         found = {v: k for v in values if (k := kind_of(v)) is not None}
-        answer_cache.put(_TYPES_KEY, current, found)
+        changes.put(_TYPES_KEY, current, found)
     return found
 
 

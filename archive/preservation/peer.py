@@ -39,7 +39,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.utils.translation import gettext as _
 
-from ..deposit import content_types, storage
+from ..deposit import content_types, limits, storage
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..models import DC_ELEMENTS, Item, RegisteredArchive
@@ -253,9 +253,10 @@ def _file(data) -> RemoteFile:
     size, sha = data.get("size"), data.get("sha256")
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise PeerError(_("%(name)s: size is not a number of bytes") % {"name": name})
-    if size > settings.IBI_MAX_FILE_SIZE:
-        raise PeerError(_("%(name)s is larger than IBI_MAX_FILE_SIZE (%(size)s bytes)")
-            % {"name": name, "size": size})
+    try:
+        limits.check_size(name, size)
+    except limits.LimitExceeded as exc:
+        raise PeerError(str(exc)) from None
     if not isinstance(sha, str) or len(sha) != 64 or set(sha) - set("0123456789abcdef"):
         raise PeerError(_("%(name)s: sha256 is not 64 lower-case hexadecimal digits")
             % {"name": name})
@@ -284,9 +285,10 @@ def parse_record(data: dict, asked: str) -> Record:
         files = []  # a tombstone's record lists no files (the API's tombstone policy)
     if not isinstance(files, list):
         raise PeerError(_("the record has no file list"))
-    if len(files) > settings.IBI_MAX_FILES:
-        raise PeerError(_("the item has more than IBI_MAX_FILES (%(ibi_max_files)s) files")
-            % {"ibi_max_files": settings.IBI_MAX_FILES})
+    try:
+        limits.check_count(len(files))
+    except limits.LimitExceeded as exc:
+        raise PeerError(str(exc)) from None
     parsed_files = tuple(_file(f) for f in files)
     names = [f.name for f in parsed_files]
     if len(set(names)) != len(names):

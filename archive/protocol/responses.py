@@ -2,7 +2,6 @@
 
 `render_pairs` writes any pair-list answer (text/plain, or JSON when the client prefers it) for
 the archive service and the resolver service; `never_cache` stamps it uncacheable cheaply.
-`refusal` answers a request refused before any view in the caller's own language.
 """
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import time
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.http import http_date
-from django.utils.translation import gettext
 
 from .pairs import Pair, dumps
 
@@ -53,19 +51,3 @@ def never_cache(response: HttpResponse) -> HttpResponse:
     response["Expires"] = _expires[1]
     response["Cache-Control"] = NEVER_CACHE
     return response
-
-
-def refusal(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    """A refusal before any view ran, in the caller's language: JSON ``{"detail": …}`` under
-    /api/, an ``error`` pair list (CRLF, Table 6.2) for the archive and resolver services,
-    one line of plain text elsewhere.
-
-    `message` is English, marked with gettext_noop: people (the API's clients, a browser) get
-    it in their language, the services' callers get it as the protocol writes it."""
-    if any("servicesubject" in key for key in request.GET):
-        return render_pairs(request, [("error", message)], status=status)
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": gettext(message)}, status=status)
-    return HttpResponse(f"{gettext(message)}\n", status=status,
-                        content_type="text/plain; charset=utf-8")
-

@@ -6,7 +6,7 @@ and writes the headers. Called by views.py `persistent_url_view` for a request t
 an item held here (`timemap_link`); `timemap` is the route ``/timemap/link/<ibi>``.
 
 A TimeGate's answer depends on ``Accept-Datetime``: it is never put in the answer cache
-(answer_cache.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
+(changes.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
 cacheable. A Memento's answer is the plain answer (cached as ever) with its headers added per
 request. The TimeGate's redirect names the Memento's plain persistent URL, without the query.
 """

@@ -29,9 +29,9 @@ from django.utils.encoding import iri_to_uri
 from django.utils.translation import get_language
 from django.views.decorators.vary import vary_on_headers
 
-from ..archive_service import answer_cache
 from ..archive_service import views as archive_service_views
 from ..archive_service.answers import NotTheService, error_pairs
+from ..db import changes
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import selectors as metadata
@@ -41,7 +41,8 @@ from ..protocol import persistent_url
 from ..protocol.pairs import unquote_word
 from ..protocol.responses import never_cache, render_pairs
 from ..site import cite
-from ..site.throttling import FailureThrottle, too_many
+from ..web.errors import too_many
+from ..web.throttling import FailureThrottle
 from . import inspection, inspection_views, memento_views, negotiation, tasks
 from . import resolve as resolver
 from . import service as resolver_service
@@ -102,7 +103,7 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
 
     A URL found here without asking any other Archive is kept in the answer cache
-    (answer_cache.py) until an item changes; a GET still counts its access every time."""
+    (changes.py) until an item changes; a GET still counts its access every time."""
     if request.method not in METHODS:
         response = HttpResponse(status=405)
         response["Allow"] = ", ".join(METHODS)
@@ -131,8 +132,8 @@ def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
     except negotiation.AcceptError as exc:
         return _head(request, negotiation.bad_accept(exc))
     key = ("resolve", request.path_info, query, _base(request), accept_language, wanted)
-    current = answer_cache.token()
-    redirect = answer_cache.get(key, current)
+    current = changes.token()
+    redirect = changes.get(key, current)
     if redirect is not None:
         return redirect.respond(request)
     ips = resolver.client_ips(request)
@@ -167,7 +168,7 @@ def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
         links = [*_links(request, outcome), *([timemap] if timemap else [])]
         redirect = _LocalRedirect(outcome.url, ", ".join(links),
                                   vary_language, resolver.counted_item(outcome), url.relation())
-        answer_cache.put(key, current, redirect)
+        changes.put(key, current, redirect)
         return redirect.respond(request)
     response = (negotiation.tombstone(request, url, outcome, wanted)
                 or _answer(request, url, outcome))

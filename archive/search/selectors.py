@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from django.core.cache import cache
-from django.db import DatabaseError, connection, connections, router
+from django.db import connection, router
 from django.db.models import (
     BigIntegerField,
     BooleanField,
@@ -32,7 +32,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
 
-from ..archive_service import answer_cache
+from ..db import changes
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item, ItemSearch
 from . import query as parsing
@@ -216,22 +216,14 @@ def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
 def _results_key(**criteria: str) -> str | None:
     """The cache key of a search's results under the collection's change token, which the
     database renews at the commit of every write of an item, a file or a search entry
-    (archive/archive_service/answer_cache.py), read where the search reads (the replica, if
-    it serves this page): results kept under a token describe exactly the collection of that
-    token. None, so nothing is kept, inside a transaction (it may see uncommitted rows) or
-    without the token's table."""
-    alias = router.db_for_read(ItemSearch)
-    if connections[alias].in_atomic_block or connection.in_atomic_block:
+    (archive/db/changes.py), read where the search reads (the replica, if it serves this
+    page): results kept under a token describe exactly the collection of that token. None, so
+    nothing is kept, inside a transaction (it may see uncommitted rows) or without the token's
+    table."""
+    current = changes.token(router.db_for_read(ItemSearch))
+    if current is None:
         return None
-    try:
-        with connections[alias].cursor() as cursor:
-            cursor.execute(f"SELECT token FROM {answer_cache.TABLE} WHERE id = 1")
-            row = cursor.fetchone()
-    except DatabaseError:
-        return None
-    if row is None:
-        return None
-    described = repr((row[0], sorted(criteria.items()), FACET_SAMPLE, COUNT_CAP))
+    described = repr((current, sorted(criteria.items()), FACET_SAMPLE, COUNT_CAP))
     return f"archive:search:{RESULTS_VERSION}:" + hashlib.sha256(described.encode()).hexdigest()
 
 

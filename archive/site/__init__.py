@@ -10,11 +10,6 @@
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
-- throttling: the site's rate limits (API writes, wrong tokens, refused registration keys,
-  the admin login's lockout answer).
-- dropped_connections: the middleware that retries a read and answers a write 503 when the
-  database dropped the connection.
-- replica: reads that may lag (home, search, OAI-PMH, statistics) go to the read replica.
 """
-__all__ = ["citation", "cite", "downloads", "dropped_connections", "indexing", "languages",
-           "linksets", "metadata_formats", "replica", "throttling", "views"]
+__all__ = ["citation", "cite", "downloads", "indexing", "languages", "linksets",
+           "metadata_formats", "views"]

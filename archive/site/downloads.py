@@ -58,7 +58,7 @@ from ..deposit.selectors import item_by_ibi, landing_url, persistent_url
 from ..deposit.storage import file_key
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
-from .throttling import client_ip
+from ..web.throttling import client_ip
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..archive_service import answer_cache
+from ..db import changes
 from ..deposit import selectors
 from ..harvest import oai_dc
 from ..metadata import highwire, schemaorg, signposting
@@ -201,12 +201,12 @@ def _script_json(document: dict) -> str:
 # first; not the pages of an item with more files than PAGE_FILES_KEPT (each adds 1.3 kB).
 PAGES_KEPT = 1000
 PAGE_FILES_KEPT = 10
-_pages = answer_cache.Store(PAGES_KEPT)
+_pages = changes.Store(PAGES_KEPT)
 
 
 def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] | HttpResponse:
     """What an item's page shows, built once per process and kept under the collection's
-    change token (archive/archive_service/answer_cache.py, as the resolver keeps its answers):
+    change token (archive/db/changes.py, as the resolver keeps its answers):
     the item with its details, the page's context and the Signposting Link header (the
     landing page's and a tombstone's; "" for the other pages). Kept per view, IBI as written,
     language, citation style, address the reader used and day (the citation says the day it
@@ -217,7 +217,7 @@ def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] |
     asked = request.GET.get("style")
     try:
         style = cite.chosen_style(asked, get_language() or "en").key
-        current = answer_cache.token()
+        current = changes.token()
     except cite.UnknownStyle:
         style, current = asked, None
     key = ("item-page", view, ibi, get_language(), style, selectors.base_url(request), today)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from django import template
 
 from ..accesses.selectors import item_statistics as _item_statistics
+from ..db import replica
 from ..models import Item
-from ..site import replica
 
 register = template.Library()
 

@@ -1,4 +1,4 @@
-"""Answers about items held here, kept in each process until any item or file changes.
+"""The change token, and answers kept in each process until any item or file changes.
 
 The archive service and the resolver answer most requests about the same few items again and
 again, and their answers depend only on the rows of ``archive_item`` and ``archive_itemfile``
@@ -8,7 +8,9 @@ the database tells when they are stale: database triggers give the one-row table
 deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. An
 answer is used only under the token it was built under, and built only after its token was
 read, so it is never older than its token. The site's item pages keep what they show the same
-way, in a `Store` of their own (archive/site/views.py).
+way, in a `Store` of their own (archive/site/views.py), and search keeps its results in the
+shared cache under the token read where it reads (`token(alias)`: the replica, when one serves
+the page).
 
 How a request learns the token, without a round trip to the database:
 
@@ -60,16 +62,20 @@ WATCHED = ("archive_item", "archive_itemfile", "archive_dcvalue", "archive_items
 MAX_ENTRIES = 10_000
 
 
-def token() -> str | None:
-    """The current token, or None when the cache must not be used (inside a transaction, or
-    the table is missing: a database not migrated by this version). Read with the driver, not
-    the ORM: this runs on every request."""
-    connection = connections[DEFAULT_DB_ALIAS]  # once: each look through the proxy costs
-    if connection.in_atomic_block:
+def token(alias: str = DEFAULT_DB_ALIAS) -> str | None:
+    """The current token as the database `alias` has it (a read replica: as far as it has
+    replayed), or None when the cache must not be used (inside a transaction on it or on the
+    primary, or the table is missing: a database not migrated by this version). Read with the
+    driver, not the ORM: this runs on every request."""
+    connection = connections[alias]  # once: each look through the proxy costs
+    if connection.in_atomic_block or (
+            alias != DEFAULT_DB_ALIAS and connections[DEFAULT_DB_ALIAS].in_atomic_block):
         return None
     try:
         connection.ensure_connection()
-        if connection.vendor == "postgresql" and settings.DATABASE_LISTEN:
+        # A replica in recovery cannot LISTEN: its row is read.
+        if (connection.vendor == "postgresql" and settings.DATABASE_LISTEN
+                and alias == DEFAULT_DB_ALIAS):
             return _announced(connection.connection)
         if connection.vendor in ("postgresql", "sqlite"):
             row = connection.connection.execute(_READ).fetchone()

@@ -5,11 +5,13 @@ What each guards, and why it counts what it counts:
 * `WriteThrottle`: API writes (POST, PUT, PATCH, DELETE) per user, API_THROTTLE_WRITES.
 * `FailureThrottle`: failures per client IP, checked *before* the costly work and recorded
   only when it failed, so a client that keeps its credentials right is never slowed, however
-  many failures another client piles up. `ThrottledTokenAuthentication` uses it for wrong API
-  tokens (API_THROTTLE_TOKEN_FAILURES); the resolver service for refused registration keys
-  (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-iteration PBKDF2, and, recorded
-  on every request, for all its requests per client (IBI_RESOLVER_SERVICE_RATE).
-* The admin login: django-axes (settings.py), whose lockout answer is `lockout_response`.
+  many failures another client piles up. `ThrottledTokenAuthentication` (authentication.py)
+  uses it for wrong API tokens (API_THROTTLE_TOKEN_FAILURES); the resolver service for
+  refused registration keys (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-
+  iteration PBKDF2, and, recorded on every request, for all its requests per client
+  (IBI_RESOLVER_SERVICE_RATE).
+* The admin login: django-axes (settings.py), whose lockout answer is
+  errors.py's `lockout_response`; its client address is `client_ip`, as every limit's.
 
 The counts live in Django's default cache: shared by every process when it is Redis
 (CACHE_URL or REDIS_URL), per process with the local-memory default. The client IP is
@@ -21,13 +23,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 import math
-from datetime import timedelta
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
-from django.utils.translation import gettext as _
-from rest_framework.authentication import TokenAuthentication
-from rest_framework.exceptions import AuthenticationFailed, Throttled
+from django.http import HttpRequest
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle, UserRateThrottle
 
@@ -80,21 +78,6 @@ class FailureThrottle(SimpleRateThrottle):
         self.cache.set(self.key, self.history, self.duration)
 
 
-class ThrottledTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication; a client past its wrong tokens is answered 429 unasked."""
-
-    def authenticate(self, request):
-        throttle = FailureThrottle("token_failure")
-        wait = throttle.retry_after(request)
-        if wait is not None:
-            raise Throttled(wait)
-        try:
-            return super().authenticate(request)
-        except AuthenticationFailed:
-            throttle.record(request)
-            raise
-
-
 def client_ip(request: HttpRequest) -> str:
     """The address every rate limit counts, django-axes's lockout included: REMOTE_ADDR, or,
     when the connection comes from one of IBI_TRUSTED_PROXIES and NUM_PROXIES is set, the
@@ -120,17 +103,3 @@ def _trusted(address: str, networks: tuple[str, ...]) -> bool:
     except ValueError:
         return False
     return any(ip in ipaddress.ip_network(network, strict=False) for network in networks)
-
-
-def too_many(wait: int, response: HttpResponse) -> HttpResponse:
-    response["Retry-After"] = str(wait)
-    return response
-
-
-def lockout_response(request: HttpRequest, original_response=None, credentials=None
-                     ) -> HttpResponse:
-    """django-axes' answer to a locked-out admin login: 429 with Retry-After."""
-    cool_off = settings.AXES_COOLOFF_TIME or timedelta(hours=1)
-    return too_many(math.ceil(cool_off.total_seconds()), HttpResponse(
-        _("Too many failed logins from this address: try again later.") + "\n", status=429,
-        content_type="text/plain; charset=utf-8"))

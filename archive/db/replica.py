@@ -27,8 +27,9 @@ is always the primary).
 No replica configured: no router is installed and ``lagging_reads`` costs one dict lookup.
 A replica that cannot be reached does not take the site down: lagging reads go to the primary,
 the outage is logged once (and the return once), and the replica is tried again after
-``RETRY_SECONDS``. A connection that breaks during a request is the affair of
-``dropped_connections``: the GET is run again, and its lagging reads then find the replica down.
+``RETRY_SECONDS``. A connection that breaks during a request is the affair of the dropped-
+connection middleware (archive/web/middleware.py): the GET is run again, and its lagging reads
+then find the replica down.
 
 In a test run the replica alias is a test MIRROR of default (settings.py), and tests/conftest.py
 turns ENABLED off: a test's rows live in its own transaction on the primary, which a second
@@ -84,7 +85,7 @@ def _replica_up() -> bool:
     """Whether the replica answers; a refused or timed-out connection marks it down for
     RETRY_SECONDS. A connection kept from an earlier request is not checked again (that would
     cost a round trip): if the replica went away since, the first query fails and the
-    request is retried (dropped_connections)."""
+    request is retried (archive/web/middleware.py)."""
     global _down, _down_until
     if time.monotonic() < _down_until:
         return False

@@ -1,0 +1,8 @@
+"""The database as every part of the app shares it: infrastructure, no standard here.
+
+- changes: the change token the database renews at the commit of every write to items,
+  files, Dublin Core and search entries, and `Store`, answers kept per process under it.
+- replica: reads that may lag (home, search, OAI-PMH, statistics) sent to the read replica,
+  and the router that does it.
+"""
+__all__ = ["changes", "replica"]

@@ -1,0 +1,11 @@
+"""What every HTTP edge shares: infrastructure, no standard here.
+
+- middleware: the site-wide middleware (NUL refused, dropped database connections, upload
+  limits), in the order settings.MIDDLEWARE runs them.
+- errors: the error policy: a refusal in the caller's own terms (JSON, a pair list, text),
+  429 with Retry-After, the admin login's lockout answer.
+- throttling: the rate limits (API writes, failures per client address) and the client
+  address every limit counts.
+- authentication: DRF's token authentication, throttled per address.
+"""
+__all__ = ["authentication", "errors", "middleware", "throttling"]

@@ -1,0 +1,147 @@
+"""The site-wide middleware, in the order settings.MIDDLEWARE runs them.
+
+- `RefuseNulMiddleware`: a NUL anywhere in a request is refused before any view or query.
+- `DroppedConnectionMiddleware`: a database connection dropped under a request; a read is
+  tried once more, a write answered 503.
+- `UploadLimitsMiddleware`: an admin form's upload past a limit is a 413 or 400 with its
+  reason, not a 500.
+
+Their refusals follow the site's error policy (errors.py).
+
+A dropped connection: persistent connections (CONN_MAX_AGE) outlive a database restart, a
+failover or a pg_terminate_backend; the next request on such a connection fails at its first
+query. Django would answer 500. `DroppedConnectionMiddleware` tells that case from a real
+error — an InterfaceError or OperationalError after which a connection no longer answers
+``SELECT 1`` — closes the dead connection, and then:
+
+* GET, HEAD, OPTIONS: runs the view once more on a fresh connection; they change nothing, so
+  doing them twice is harmless;
+* any other method: 503 with Retry-After. The services write in one transaction, so a write
+  cut off by the drop left nothing behind; the client sends it again.
+
+A second drop in a row, or one during the retry, is a 503 too: never a 500 for a connection
+the database took away.
+"""
+from __future__ import annotations
+
+import logging
+
+from django.db import InterfaceError, OperationalError, connections
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext_noop
+
+from ..deposit.uploads import UPLOAD_REFUSALS
+from .errors import refusal, refused
+
+logger = logging.getLogger(__name__)
+
+NUL = "\x00"
+
+
+class RefuseNulMiddleware:
+    """A NUL character in the path, the query, a cookie or a urlencoded form answers 404 / 400.
+
+    PostgreSQL cannot hold NUL in text, so a NUL reaching a query is a 500 there (and a
+    silent miss on SQLite); no IBI, file name or parameter of ours contains one. Checking here,
+    once, covers every route: pages, downloads, persistent URLs, the archive service, OAI-PMH
+    and the API. Multipart bodies are left to the forms and serializers, whose character fields
+    refuse NUL themselves: parsing them here would take them from the API's stricter parser.
+    """
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if NUL in request.path:
+            return refusal(request, 404, "No resource has a NUL character in its path.")
+        if _has_nul(request.GET):
+            return refusal(request, 400, "A NUL character is not allowed in a query parameter.")
+        if any(NUL in name or NUL in value for name, value in request.COOKIES.items()):
+            # No browser sends one, but a quoted cookie's "\000" escape decodes to NUL, and the
+            # session's lookup would carry it to the database.
+            return refusal(request, 400, "A NUL character is not allowed in a cookie.")
+        if (request.method == "POST"
+                and request.content_type == "application/x-www-form-urlencoded"
+                and _has_nul(request.POST)):
+            return refusal(request, 400, "A NUL character is not allowed in a form field.")
+        return self.get_response(request)
+
+
+def _has_nul(params) -> bool:
+    return any(NUL in key or any(NUL in value for value in values)
+               for key, values in params.lists())
+
+
+# -- A dropped database connection ------------------------------------------------------------
+
+IDEMPOTENT = ("GET", "HEAD", "OPTIONS")
+RETRY_AFTER = 2  # seconds: a reconnection is a matter of milliseconds, a failover of seconds
+MESSAGE = gettext_noop("the database connection was lost: send the request again")
+
+
+def close_dropped() -> bool:
+    """Close every open connection that no longer answers; whether there was one."""
+    dropped = False
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.is_usable():
+            connection.close()
+            dropped = True
+    return dropped
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    response = refusal(request, 503, MESSAGE)
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+class DroppedConnectionMiddleware:
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception
+                          ) -> HttpResponse | None:
+        if not isinstance(exception, InterfaceError | OperationalError) or not close_dropped():
+            return None  # a real error: Django's 500
+        logger.warning("%s %s: database connection dropped (%s)", request.method,
+                       request.path, exception)
+        if request.method not in IDEMPOTENT or getattr(request, "_dropped_retried", False):
+            return unavailable(request)
+        request._dropped_retried = True
+        # The rest of the chain again, on a fresh connection; a drop during it comes back
+        # here and is a 503.
+        return self.get_response(request)
+
+
+# -- Uploads past a limit ---------------------------------------------------------------------
+
+class UploadLimitsMiddleware:
+    """413 or 400 with the reason, not a 500 or a bare 400, when a form upload passes a limit.
+
+    Placed before CsrfViewMiddleware, which is the first to read an admin form's body: reading
+    it here lets the refusal become a response. csrf_exempt views (the API) read their body
+    themselves, where the API's exception handler answers.
+    """
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse | None:
+        if (request.method == "POST" and request.content_type == "multipart/form-data"
+                and not getattr(view, "csrf_exempt", False)):
+            try:
+                request.POST  # noqa: B018  (parse now, through the upload handlers)
+            except UPLOAD_REFUSALS as exc:
+                return refused(request, exc)
+        return None
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, UPLOAD_REFUSALS):
+            return refused(request, exc)
+        return None
