@@ -1,12 +1,40 @@
+"""The app's routes, and `dispatch`, the catch-all that takes every URL no other route took.
+
+The routes are the only place that imports every edge; the edges never import one another.
+"""
 from __future__ import annotations
 
+from django.http import HttpRequest, HttpResponse
 from django.urls import path, re_path
 
+from .archive_service import views as archive_service
+from .archive_service.answers import NotTheService
 from .db import replica
 from .harvest import oai
-from .resolver import memento_views
-from .resolver import views as resolver_views
+from .resolver import views as resolver
 from .site import downloads, indexing, linksets, metadata_formats, views
+
+
+def dispatch(request: HttpRequest, path: str) -> HttpResponse:
+    """``/<path>`` that no other route took:
+
+    1. ``/J8LNKB5R7W/3FUQHC5`` is the resolver service (RTC-11 §7.2, resolver/service.py);
+    2. ``/<archive service IBI>?servicesubject=…`` (the IBI in either form, any case, legacy
+       ``@`` port) is the archive service (§6.1, §9; archive_service/views.py);
+    3. everything else goes to the resolver: persistent URLs ``/<ibi>[mdf][/path]`` (§8).
+    """
+    if resolver.is_resolver_service(path):
+        return resolver.resolver_service_view(request)
+    # A lenient look at the query is enough to route; the service reads it strictly, and
+    # checks the path in the query it needs anyway.
+    if request.META.get("QUERY_STRING") and "servicesubject" in request.GET:
+        try:
+            return archive_service.archive_service(request, path)
+        except NotTheService:
+            pass
+    return resolver.persistent_url_view(request, path,
+                                        archive_service=archive_service.archive_service)
+
 
 app_name = "archive"
 
@@ -32,8 +60,8 @@ urlpatterns = [
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
     # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.
-    path("timemap/link/<path:ibi>", memento_views.timemap, name="timemap"),
+    path("timemap/link/<path:ibi>", resolver.timemap, name="timemap"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
-    # resolver, persistent URLs /<ibi>[modifier][/path]. See archive/resolver/views.py.
-    re_path(r"^(?P<path>.+)$", resolver_views.dispatch, name="dispatch"),
+    # resolver, persistent URLs /<ibi>[modifier][/path]. See `dispatch`.
+    re_path(r"^(?P<path>.+)$", dispatch, name="dispatch"),
 ]

@@ -27,7 +27,7 @@ from archive.deposit.services import Upload
 from archive.models import AcknowledgedUrlkey, DailyAccessCount, Item
 from archive.protocol import persistent_url
 from archive.protocol.pairs import dumps, loads, to_dict
-from archive.resolver import views as resolver_views
+from archive.urls import dispatch
 
 pytestmark = pytest.mark.django_db
 
@@ -807,7 +807,7 @@ def test_repository_names_take_a_shortcut_to_the_same_view(url, view):
     match = resolve(url)
     assert match.view_name == view
     if "dispatch" in view or view == "repository-name":
-        assert match.func is resolver_views.dispatch
+        assert match.func is dispatch
 
 
 # -- A Copy and its Original's relations ------------------------------------------------------

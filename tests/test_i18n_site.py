@@ -1,6 +1,6 @@
 """The public site in Portuguese: every page a reader meets is translated, dates and language
 names follow the reader's language, and items are cited in ABNT, APA, Chicago, IEEE and
-Vancouver (site/cite.py over citeproc-py's CSL styles).
+Vancouver (metadata/cite.py over citeproc-py's CSL styles).
 
 The scan (`test_every_visible_string_of_the_public_pages_is_translated`) renders each page
 with ``Accept-Language: pt-BR``, reads its visible text (text nodes, and the placeholder, title,
@@ -25,12 +25,11 @@ from playwright.sync_api import expect
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.metadata import csl
+from archive.metadata import cite, csl
 from archive.metadata.record import Creator, Record
 from archive.models import DcValue, Item
 from archive.protocol import persistent_url
 from archive.resolver.messages import reader_message
-from archive.site import cite
 
 from .test_browser import browser, server  # noqa: F401  (Playwright fixtures)
 

@@ -18,7 +18,8 @@ from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
 from archive.deposit.services import Upload
-from archive.harvest import oai_dc, sets
+from archive.harvest import sets
+from archive.metadata import oai_dc
 from archive.models import Item
 from tests import xml_schemas
 

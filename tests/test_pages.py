@@ -12,9 +12,9 @@ from django.urls import reverse
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.metadata import bibtex
+from archive.metadata.citation import Citation, apa
 from archive.metadata.record import Creator, Record
 from archive.models import Item, ItemFile
-from archive.site.citation import Citation, apa
 
 pytestmark = pytest.mark.django_db
 
@@ -164,7 +164,7 @@ def test_landing_page_shows_identifiers_metadata_files_and_citation(client, item
     for name, data in (("paper.pdf", b"%PDF-1 paper"), ("data.csv", b"a,b\n1,2\n")):
         assert f'href="http://testserver/col/{item.ibi}/doc/{name}"' in html
         assert hashlib.sha256(data).hexdigest() in html
-    # APA, the default for a reader of English (site/cite.py), by citeproc-py.
+    # APA, the default for a reader of English (metadata/cite.py), by citeproc-py.
     assert "Banon, G., &amp; Banon, L. (2009). Ensuring persistence. INPE." in html
     assert "@misc{banon2009ensuring," in html
     assert "Original" in html

@@ -76,7 +76,8 @@ def header(response) -> signposting.Signposting:
 def assert_level_1(found: signposting.Signposting, item: Item, base: str = BASE,
                    more_described: bool = False) -> None:
     assert str(found.citeAs.target) == f"{base}/{item.ibi}"
-    if more_described:  # the persistent URL also names its own :(oai_dc) (resolver/views.py)
+    # The persistent URL also names its own :(oai_dc) (resolver/views/persistent_urls.py).
+    if more_described:
         assert seen(found.describedBy) >= described(item, base)
     else:
         assert seen(found.describedBy) == described(item, base)

@@ -9,8 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 from ..deposit import limits, selectors, services, storage
 from ..metadata import vocabularies
+from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, Item
-from ..site.languages import language_name
 
 
 class MultipleFileInput(forms.ClearableFileInput):

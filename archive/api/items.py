@@ -35,9 +35,9 @@ from rest_framework.views import exception_handler as rest_exception_handler
 
 from ..deposit import idempotency, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
+from ..metadata import citation
 from ..models import DC_ELEMENTS, Item, ItemFile, ItemSearch
 from ..search import selectors as searching
-from ..site import citation
 from .schema import StrictInput, errors
 
 

@@ -1,7 +1,7 @@
 """The archive service at ``/<archive service IBI>?servicesubject=…`` (RTC-11 §6.1, §9).
 
 Thin: archive_service/answers.py reads the query and builds the answer; this module turns it
-into an HTTP answer. Routed here by resolver/views.py's `dispatch`, the site's catch-all.
+into an HTTP answer. Routed here by archive/urls.py's `dispatch`, the site's catch-all.
 """
 from __future__ import annotations
 

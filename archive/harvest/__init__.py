@@ -1,9 +1,8 @@
 """Harvesting: the OAI-PMH 2.0 data provider and its metadata formats, and the sitemaps.
 
 - oai: the /oai endpoint (formats oai_dc, oai_datacite, oai_openaire).
-- oai_dc: an item's Dublin Core as an oai_dc record (pure).
 - sitemap: sitemaps and sitemap indexes for crawlers (pure).
 
 Inside: sets (the setSpecs, pure) and selectors (the items of a set, the sets with items).
 """
-__all__ = ["oai", "oai_dc", "sitemap"]
+__all__ = ["oai", "sitemap"]

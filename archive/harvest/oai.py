@@ -43,12 +43,12 @@ from lxml import etree
 
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import datacite, openaire, vocabularies
+from ..metadata import datacite, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
 from ..metadata.selectors import Values, dc_values_of, records_of
 from ..models import Item
-from . import oai_dc, sets
 from . import selectors as harvest
+from . import sets
 
 NS_OAI = "http://www.openarchives.org/OAI/2.0/"
 NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"

@@ -15,6 +15,14 @@
 - signposting: FAIR Signposting's typed links of an item, as a Link header, <link> elements
   and RFC 9264 linksets (pure).
 - highwire: the Highwire Press citation_* meta tags Google Scholar reads (pure).
+- oai_dc: an item's Dublin Core as an oai_dc record (pure).
+- responses: a Record in a format as an HTTP answer (the metadata pages, the resolver's
+  content negotiation and tombstones).
+- cite: the citation block of the pages: the CSL styles a reader picks (ABNT, APA, Chicago,
+  IEEE, Vancouver), rendered in the reader's language; citation: the APA-like line of the
+  API's tombstones (pure).
+- languages: language tags named in the reader's language (pure, Babel's names).
 """
-__all__ = ["accept", "bibtex", "csl", "datacite", "formats", "highwire", "openaire", "record",
-           "ris", "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]
+__all__ = ["accept", "bibtex", "citation", "cite", "csl", "datacite", "formats", "highwire",
+           "languages", "oai_dc", "openaire", "record", "responses", "ris", "schemaorg",
+           "selectors", "serialize", "signposting", "vocabularies"]

@@ -1,6 +1,6 @@
 """A Record in one of FORMATS (or as a bibliography), as the bytes and Content-Type an answer
-carries. Pure. oai_dc is not here: its builder lives with OAI-PMH (harvest/oai_dc.py), which
-the edges call themselves.
+carries. Pure. oai_dc is not here: it is built from an item's whole Dublin Core (oai_dc.py),
+as OAI-PMH and the item's metadata pages give it (responses.py).
 
     >>> from .record import Record
     >>> body, content_type = serialize(Record(ibi="x", ibip="", title="T",

@@ -2,14 +2,9 @@
 
 - views: home, search, an item's landing, files and metadata pages.
 - downloads: /col/<repository name>/doc/<file>.
-- citation: the APA-like citation line of the API's tombstones (pure).
-- cite: the citation block of the pages: the CSL styles a reader picks (ABNT, APA, Chicago,
-  IEEE, Vancouver), rendered in the reader's language.
-- languages: language tags named in the reader's language (pure, Babel's names).
 - months: the month names Brazilian Portuguese writes in lower case (catalogue only).
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 """
-__all__ = ["citation", "cite", "downloads", "indexing", "languages", "linksets",
-           "metadata_formats", "views"]
+__all__ = ["downloads", "indexing", "linksets", "metadata_formats", "views"]

@@ -1,7 +1,7 @@
 """``/items/<repository name>/metadata/<name>``: an item's record in each format of
 archive/metadata/formats.py, the URLs the archive service gives as ``url.metadata(<name>)``.
 
-Thin: archive/metadata builds every format from the item's Record (oai_dc: harvest/oai_dc.py,
+Thin: archive/metadata builds every format from the item's Record (oai_dc: metadata/oai_dc.py,
 the same record as ``/items/<repository name>/oai_dc.xml``). A tombstone answers 410 with its
 citation in the format asked (its Record has no creators, description or files). The CSL-JSON
 URL also renders that CSL-JSON as a citation for ``Accept: text/x-bibliography; style=…;
@@ -21,51 +21,14 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from ..deposit import selectors
-from ..harvest import oai_dc
-from ..metadata import accept, csl, serialize
+from ..metadata import accept
 from ..metadata.formats import FORMATS
-from ..metadata.record import Record
+from ..metadata.responses import bad_request, render
 from ..metadata.selectors import record_of
 from ..models import Item
 from .downloads import disposition
 
 _TEXT = "text/plain; charset=utf-8"
-
-
-def dc_values(record: Record) -> dict[str, list[str]]:
-    """oai_dc elements of a Record (a tombstone's: what its Record still says)."""
-    return {"title": [record.title], "creator": [c.name for c in record.creators],
-            "subject": list(record.subjects), "description": list(record.descriptions),
-            "publisher": [record.publisher] if record.publisher else [],
-            "contributor": list(record.contributors),
-            "date": [record.date] if record.date else [], "type": list(record.types),
-            "format": list(record.formats),
-            "identifier": [record.persistent_url, *record.identifiers],
-            "language": [record.language] if record.language else [],
-            "relation": list(record.relations), "rights": list(record.rights)}
-
-
-def bad_request(error: csl.CitationError) -> HttpResponse:
-    """400 saying why, in the reader's language (the pure modules' messages are templates)."""
-    reason = _(error.message) % error.params if error.params else _(error.message)
-    return HttpResponse(_("Cannot answer in this format: %(reason)s\n") % {"reason": reason},
-                        content_type=_TEXT, status=400)
-
-
-def render(record: Record, wanted: accept.Wanted, *, item: Item | None = None,
-           status: int = 200) -> HttpResponse:
-    """The answer of one record in one format (a bibliography: 400 when its CSL style
-    cannot be rendered). `item`: the live item, for oai_dc's complete Dublin Core."""
-    if wanted.format == "oai_dc":
-        values = (oai_dc.item_values(item, identifiers=[record.persistent_url])
-                  if item is not None and not item.is_deleted else dc_values(record))
-        return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)), status=status,
-                            content_type=serialize.content_type("oai_dc"))
-    try:
-        body, content_type = serialize.cite(record, wanted)
-    except csl.CitationError as exc:
-        return bad_request(exc)
-    return HttpResponse(body, content_type=content_type, status=status)
 
 
 def _wanted(request: HttpRequest, name: str) -> accept.Wanted:

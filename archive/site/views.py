@@ -23,14 +23,12 @@ from django.utils.translation import gettext_lazy as _
 
 from ..db import changes
 from ..deposit import selectors
-from ..harvest import oai_dc
-from ..metadata import highwire, schemaorg, signposting
+from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of
 from ..models import DC_ELEMENTS, Item, validate_language
 from ..search import selectors as searching
-from . import cite
 
 PAGE_SIZE = 20
 # The Dublin Core elements as a reader reads their names (the element names stay in the XML).
@@ -129,7 +127,7 @@ CITATION_DOWNLOADS = (("BibTeX", "bibtex"), ("RIS", "ris"), ("CSL-JSON", "csljso
 
 
 def _citation(request: HttpRequest, item: Item, today: datetime.date) -> dict:
-    """The citation block (site/cite.py): ``?style=`` or the reader's language's default."""
+    """The citation block (metadata/cite.py): ``?style=`` or the reader's language's default."""
     downloads = [(label, reverse("archive:item_metadata_format", args=[item.ibi, name])
                   + "?download") for label, name in CITATION_DOWNLOADS]
     return cite.block(cite.with_creators(record_of(item, request), item), request.GET.get("style"),

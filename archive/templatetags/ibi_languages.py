@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import get_language
 
-from ..site.languages import language_name as _name
+from ..metadata.languages import language_name as _name
 
 register = template.Library()
 

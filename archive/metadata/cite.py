@@ -27,8 +27,8 @@ from datetime import date
 from django.core.cache import cache
 from django.utils.translation import gettext_lazy as _
 
-from ..metadata import bibtex, csl
-from ..metadata.record import Creator, Record
+from . import bibtex, csl
+from .record import Creator, Record
 
 
 @dataclass(frozen=True)

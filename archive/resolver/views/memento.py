@@ -19,13 +19,13 @@ from django.utils.cache import patch_vary_headers
 from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
 
-from ..deposit import selectors
-from ..identifiers import ibi as ibilib
-from ..models import Item
-from ..protocol import persistent_url
-from ..protocol.responses import never_cache
-from . import memento
-from . import resolve as resolver
+from ...deposit import selectors
+from ...identifiers import ibi as ibilib
+from ...models import Item
+from ...protocol import persistent_url
+from ...protocol.responses import never_cache
+from .. import memento
+from .. import resolve as resolver
 
 
 def _base(request: HttpRequest) -> str:

@@ -19,14 +19,14 @@ from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..deposit import selectors
-from ..identifiers import ibi as ibilib
-from ..models import Item
-from ..protocol import persistent_url
-from ..protocol.responses import never_cache
-from . import inspection
-from . import resolve as resolver
-from .messages import reader_message
+from ...deposit import selectors
+from ...identifiers import ibi as ibilib
+from ...models import Item
+from ...protocol import persistent_url
+from ...protocol.responses import never_cache
+from .. import inspection
+from .. import resolve as resolver
+from ..messages import reader_message
 
 # The words of the JSON report (outcome, choice, state) as the page says them.
 LABELS = {

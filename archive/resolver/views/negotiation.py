@@ -29,14 +29,14 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import add_never_cache_headers
 
-from ..deposit import selectors
-from ..metadata.accept import AcceptError, Wanted, accept
-from ..metadata.formats import FORMATS
-from ..metadata.record import Record
-from ..metadata.selectors import record_of
-from ..protocol.persistent_url import PersistentUrl
-from ..site import metadata_formats
-from . import resolve as resolver
+from ...deposit import selectors
+from ...metadata import responses
+from ...metadata.accept import AcceptError, Wanted, accept
+from ...metadata.formats import FORMATS
+from ...metadata.record import Record
+from ...metadata.selectors import record_of
+from ...protocol.persistent_url import PersistentUrl
+from .. import resolve as resolver
 
 __all__ = ["AcceptError", "applied", "asked", "bad_accept", "tombstone", "tombstone_record",
            "wanted"]
@@ -48,7 +48,7 @@ def wanted(request: HttpRequest) -> Wanted | None:
 
 
 def bad_accept(error: AcceptError) -> HttpResponse:
-    response = metadata_formats.bad_request(error)
+    response = responses.bad_request(error)
     add_never_cache_headers(response)
     return response
 
@@ -101,6 +101,6 @@ def tombstone(request: HttpRequest, url: PersistentUrl, outcome: resolver.Outcom
     fmt = asked(url, chosen)
     if outcome.kind != "deleted" or outcome.answer is None or fmt is None:
         return None
-    response = metadata_formats.render(tombstone_record(request, outcome), fmt, status=410)
+    response = responses.render(tombstone_record(request, outcome), fmt, status=410)
     add_never_cache_headers(response)
     return response

@@ -1,10 +1,4 @@
-"""HTTP edges of the resolver: the site's catch-all route, persistent URLs, the resolver service.
-
-`dispatch(request, path)`, the catch-all ``/<path>`` (every URL no other route took), sends
-1. ``/<archive service IBI>?servicesubject=…`` (the IBI in either form, any case, legacy ``@``
-   port) to the archive service (RTC-11 §6.1, §9; archive_service/views.py);
-2. ``/J8LNKB5R7W/3FUQHC5`` to the resolver service (§7.2, resolver/service.py);
-3. everything else to the resolver: persistent URLs ``/<ibi>[mdf][/path]`` (§8).
+"""Persistent URLs (RTC-11 §8): ``GET|HEAD /<ibi>[mdf][/path][?query]``.
 
 Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
 turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
@@ -15,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -29,58 +24,25 @@ from django.utils.encoding import iri_to_uri
 from django.utils.translation import get_language
 from django.views.decorators.vary import vary_on_headers
 
-from ..archive_service import views as archive_service_views
-from ..archive_service.answers import NotTheService, error_pairs
-from ..db import changes
-from ..deposit import selectors
-from ..identifiers import ibi as ibilib
-from ..metadata import selectors as metadata
-from ..metadata import signposting
-from ..models import Item
-from ..protocol import persistent_url
-from ..protocol.pairs import unquote_word
-from ..protocol.responses import never_cache, render_pairs
-from ..site import cite
-from ..web.errors import too_many
-from ..web.throttling import FailureThrottle
-from . import inspection, inspection_views, memento_views, negotiation, tasks
-from . import resolve as resolver
-from . import service as resolver_service
-from .messages import reader_message
+from ...db import changes
+from ...deposit import selectors
+from ...identifiers import ibi as ibilib
+from ...metadata import cite, signposting
+from ...metadata import selectors as metadata
+from ...models import Item
+from ...protocol import persistent_url
+from ...protocol.pairs import unquote_word
+from ...protocol.responses import never_cache
+from .. import inspection, tasks
+from .. import resolve as resolver
+from ..messages import reader_message
+from . import inspection as inspection_views
+from . import memento as memento_views
+from . import negotiation
 
 logger = logging.getLogger(__name__)
 
 METHODS = ("GET", "HEAD")
-
-
-def resolver_service_view(request: HttpRequest) -> HttpResponse:
-    """``/J8LNKB5R7W/3FUQHC5?servicesubject=inclusionRequest|exclusionRequest`` (§7.2)."""
-    if request.method != "GET":
-        response = render_pairs(request, error_pairs(
-            f"method {request.method} not allowed: the resolver service answers GET"), 405)
-        response["Allow"] = "GET"
-        return response
-    # Each key checked costs a 60 000-iteration PBKDF2: a client past its requests or its
-    # refused keys is answered before any hashing.
-    requests = FailureThrottle("resolver_service_requests")
-    failures = FailureThrottle("resolver_service")
-    for throttle, what in ((requests, "requests"), (failures, "refused registration keys")):
-        wait = throttle.retry_after(request)
-        if wait is not None:
-            return too_many(wait, render_pairs(request, error_pairs(
-                f"too many {what} from this client: try again in {wait} s"), 429))
-    requests.record(request)
-    try:
-        pairs = resolver_service.answer(request.META.get("QUERY_STRING", ""))
-    except resolver_service.Refused as exc:
-        if exc.status == 403:
-            failures.record(request)
-        return render_pairs(request, error_pairs(str(exc)), exc.status)
-    return render_pairs(request, pairs)
-
-
-def is_resolver_service(path: str) -> bool:
-    return path.upper() == resolver_service.SERVICE_IBI
 
 
 # -- Persistent URLs --------------------------------------------------------------------------
@@ -98,18 +60,24 @@ def _resolver_hint(request: HttpRequest) -> str | None:
     return other if other and other != request.build_absolute_uri("/").rstrip("/") else None
 
 
+# The archive service's view, for a persistent URL that resolves to this very path (the archive
+# service's own IBI): given by the route (archive/urls.py), as edges never import each other.
+ServiceView = Callable[[HttpRequest, str], HttpResponse]
+
+
 @vary_on_headers("Accept")  # content negotiation (negotiation.py)
-def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
+def persistent_url_view(request: HttpRequest, path: str, *,
+                        archive_service: ServiceView) -> HttpResponse:
     """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
 
     A URL found here without asking any other Archive is kept in the answer cache
-    (changes.py) until an item changes; a GET still counts its access every time."""
+    (db/changes.py) until an item changes; a GET still counts its access every time."""
     if request.method not in METHODS:
         response = HttpResponse(status=405)
         response["Allow"] = ", ".join(METHODS)
         return response
     query = request.META.get("QUERY_STRING", "")
-    # ?noredirect / ?info (inspection.py) and Accept-Datetime (memento_views.py) come before
+    # ?noredirect / ?info (inspection.py) and Accept-Datetime (memento.py) come before
     # the answer cache: its keys know neither.
     try:
         inspected, rest = inspection.split_query(query)
@@ -119,12 +87,13 @@ def persistent_url_view(request: HttpRequest, path: str) -> HttpResponse:
     if inspected is not None:
         return inspection_views.inspect(request, rest, inspected)
     if "HTTP_ACCEPT_DATETIME" in request.META:
-        return memento_views.negotiate(request, query,
-                                       lambda: _resolved(request, path, query))
-    return _resolved(request, path, query)
+        return memento_views.negotiate(
+            request, query, lambda: _resolved(request, path, query, archive_service))
+    return _resolved(request, path, query, archive_service)
 
 
-def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
+def _resolved(request: HttpRequest, path: str, query: str, archive_service: ServiceView
+              ) -> HttpResponse:
     """The persistent URL resolved: the answer of a plain GET or HEAD."""
     accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
     try:
@@ -160,7 +129,7 @@ def _resolved(request: HttpRequest, path: str, query: str) -> HttpResponse:
             and unquote(urlsplit(outcome.url).path) == request.path):
         # Our own archive service: its URL is this very path. A web service, not a page:
         # let it say what it wants (servicesubject) instead of redirecting to itself forever.
-        return archive_service_views.archive_service(request, path)
+        return archive_service(request, path)
     vary_language = any(k == "translation" and not arg
                         for k, arg in resolver.steps(url.relation()) or ())
     timemap = memento_views.timemap_link(request, outcome)
@@ -370,20 +339,6 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
     context["citation"] = cite.block(cite.with_creators(record, item) if item else record, None,
                                      get_language() or "en", today=timezone.localdate())
     return context
-
-
-def dispatch(request: HttpRequest, path: str) -> HttpResponse:
-    """The catch-all route: the archive service, the resolver service, or a persistent URL."""
-    if is_resolver_service(path):
-        return resolver_service_view(request)
-    # A lenient look at the query is enough to route; the service reads it strictly, and
-    # checks the path in the query it needs anyway.
-    if request.META.get("QUERY_STRING") and "servicesubject" in request.GET:
-        try:
-            return archive_service_views.archive_service(request, path)
-        except NotTheService:
-            pass
-    return persistent_url_view(request, path)
 
 
 def _send_acknowledgment(archive_id: int, pairs: dict[str, str]) -> None:
