@@ -16,7 +16,7 @@ from werkzeug.http import parse_options_header
 
 from archive.accesses.selectors import item_counts
 from archive.deposit import services, storage
-from archive.deposit.selectors import file_url
+from archive.deposit.links import file_url
 from archive.models import DailyAccessCount, ItemFile
 
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
@@ -75,8 +75,8 @@ def test_it_streams_the_file_with_its_type_checksum_and_date(client, report):
     assert response["X-Content-Type-Options"] == "nosniff"
 
 
-def test_the_url_handed_out_by_selectors_is_the_one_served(client, report):
-    url = file_url(report, "report.pdf")
+def test_the_url_handed_out_by_links_is_the_one_served(client, report):
+    url = file_url(report.ibi, "report.pdf")
     response = client.get(urlsplit(url).path)
     assert response.status_code == 200
 

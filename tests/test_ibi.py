@@ -418,3 +418,19 @@ def test_a_minute_granularity_mints_minutes() -> None:
 def test_ipaddress_strategies_give_codable_texts() -> None:
     # Guards the filters above: str() of an address is the compressed, lower-case text.
     assert str(ipaddress.ip_address("2001:0DB8::0001")) == "2001:db8::1"
+
+
+def test_one_canonical_spelling_and_one_sameness_for_every_part_of_the_app():
+    ibi = ibi_module
+    assert ibi.canonical("sid.INPE.br/MTC-m19/2013/09.04.12.27.57") == (
+        "sid.inpe.br/mtc-m19/2013/09.04.12.27.57")
+    assert ibi.canonical("8jmkd3mgp7w/3epgue5") == "8JMKD3MGP7W/3EPGUE5"
+    with pytest.raises(ibi.IbiError):
+        ibi.canonical("sid.inpe.br/mtc-m19/2013/13.04.12.27.57")  # month 13
+    assert ibi.same("sid.inpe.br/mtc-m18@80/2009/02.16.17.46",
+                    "sid.INPE.br/MTC-m18/2009/02.16.17.46")
+    assert not ibi.same("sid.inpe.br/mtc-m18/2009/02.16.17.46",
+                        "sid.inpe.br/mtc-m18/2009/02.16.17.47")
+    # A repository name and an IBIp are never one IBI here, nor is what is no IBI.
+    assert not ibi.same("sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "8JMKD3MGP7W/3EPGUE5")
+    assert not ibi.same("not an ibi", "not an ibi") and not ibi.same(None, "8JMKD3MGP7W/3EPGUE5")

@@ -20,7 +20,7 @@ from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import Item, RegisteredArchive
-from archive.resolver import resolve as resolver
+from archive.resolver import fanout
 from archive.resolver import service as resolver_service
 
 from .servers import FakeArchiveService, SilentServer
@@ -393,7 +393,7 @@ def test_a_resolution_past_the_waiting_limit_is_a_503_at_once(client, fake, sett
     """IBI_RESOLVER_MAX_WAITING resolutions already wait on other Archives: one more is told
     to come back (503, Retry-After) without asking anyone; a URL held here still answers."""
     settings.IBI_RESOLVER_MAX_WAITING = 2
-    with resolver._waiting_slot(), resolver._waiting_slot():
+    with fanout._waiting_slot(), fanout._waiting_slot():
         busy = client.get(f"/{ELSEWHERE}")
     assert busy.status_code == 503
     assert busy["Retry-After"] == str(math.ceil(settings.IBI_RESOLVER_DEADLINE))

@@ -4,18 +4,11 @@ from __future__ import annotations
 import pytest
 
 from archive.protocol.pairs import loads, to_dict
-from archive.resolver.resolve import (
-    Answer,
-    Source,
-    choose,
-    find_hop,
-    find_url,
-    preferences,
-    safe_url,
-    settles,
-    steps,
-    verbs_of,
-)
+from archive.resolver.answers import Answer, Source, find_hop, find_url
+from archive.resolver.languages import preferences
+from archive.resolver.relations import steps, verbs_of
+from archive.resolver.safety import safe_url
+from archive.resolver.selection import choose, settles
 
 B = Source("b.example:8001", "example/b/2020/01.01.00.00", archive=1)
 C = Source("c.example", "example/c/2020/01.01.00.00", archive=2)
@@ -288,3 +281,13 @@ def test_port_80_may_be_written_or_not():
     assert safe_url("http://c.example:80/x", "c.example")
     assert safe_url("https://c.example/x", "c.example")
     assert not safe_url("http://c.example:8080/x", "c.example")
+
+
+def test_accept_language_is_read_by_the_one_header_reader():
+    """werkzeug's parsing (metadata/accept.py): lower case, best first, a tie in the header's
+    order, q=0 kept as "not this", an unreadable quality left out, an oversized header none."""
+    assert preferences("pt-BR, en;q=0.8, *;q=0.1, fr;q=0") == [
+        ("pt-br", 1.0), ("en", 0.8), ("*", 0.1), ("fr", 0.0)]
+    assert preferences("*, en") == [("*", 1.0), ("en", 1.0)]
+    assert preferences("en;q=2, pt;q=x, es") == [("es", 1.0)]
+    assert preferences("en," * 400) == []

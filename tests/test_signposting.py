@@ -19,7 +19,7 @@ from pytest_django.live_server_helper import LiveServer
 from signposting import LinkRel
 
 from archive.deposit import services
-from archive.deposit.selectors import metadata_url
+from archive.deposit.links import metadata_url
 from archive.deposit.services import Upload
 from archive.metadata import signposting as signposting_module
 from archive.metadata.formats import FORMATS
@@ -57,7 +57,7 @@ def described(item: Item, base: str = BASE) -> set[tuple[str, str, frozenset]]:
     """(URL, media type, profiles) of every metadata format, as metadata_url hands them out."""
     found = set()
     for fmt in FORMATS.values():
-        url = metadata_url(item, None, fmt.name).replace("http://127.0.0.1:8000", base)
+        url = metadata_url(item.ibi, None, fmt.name).replace("http://127.0.0.1:8000", base)
         found.add((url, fmt.media_type, frozenset([fmt.profile] if fmt.profile else [])))
     return found
 

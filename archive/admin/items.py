@@ -17,8 +17,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..deposit import selectors, services, storage
+from ..deposit import links, selectors, services, storage
 from ..models import DC_ELEMENTS, DcValue, Item, MintingState
+from ..web.addresses import base_url
 from .copies import CopiesAdminMixin, ReadOnlyAdmin, titled
 from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
 
@@ -172,8 +173,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                            obj=None):
         # The persistent URL depends on the request (host, scheme), which readonly fields lack.
         if obj is not None:
-            context["persistent_url"] = selectors.persistent_url(obj, request)
-            context["landing_url"] = selectors.landing_url(obj, request)
+            context["persistent_url"] = links.persistent_url(obj.ibi, base_url(request))
+            context["landing_url"] = links.landing_url(obj.ibi, base_url(request))
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def get_search_results(self, request, queryset, search_term):

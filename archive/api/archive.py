@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..archive_service import answers as archive_service
+from ..web.addresses import base_url
 from .schema import errors
 
 
@@ -30,7 +31,7 @@ from .schema import errors
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def archive_info(request: Request) -> Response:
-    info = archive_service.archive_info(request)
+    info = archive_service.archive_info(base_url(request))
     if info is None:
         raise NotFound(_("this repository has no archive service yet: run migrate"))
     return Response(info)

@@ -33,17 +33,23 @@ from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as rest_exception_handler
 
-from ..deposit import idempotency, selectors, services
+from ..deposit import idempotency, links, selectors, services
 from ..deposit.uploads import FileTooLarge, MultiPartParser
 from ..metadata import citation
 from ..models import DC_ELEMENTS, Item, ItemFile, ItemSearch
 from ..search import selectors as searching
+from ..web.addresses import base_url
 from .schema import StrictInput, errors
 
 
 def iso_utc(moment: datetime) -> str:
     """2014-01-02T17:23:57Z, the timestamp form of the resolution standard."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _base(serializer: serializers.Serializer) -> str:
+    """Where the request a serializer answers reached this Archive (web/addresses.py)."""
+    return base_url(serializer.context.get("request"))
 
 
 # -- Serializers -------------------------------------------------------------------------------
@@ -132,7 +138,7 @@ class FileSerializer(serializers.ModelSerializer):
         fields = ["name", "size", "sha256", "content_type", "url"]
 
     def get_url(self, file: ItemFile) -> str:
-        return selectors.file_url(file.item, file.name, self.context.get("request"))
+        return links.file_url(file.item.ibi, file.name, _base(self))
 
 
 class TombstoneSerializer(serializers.ModelSerializer):
@@ -157,13 +163,12 @@ class TombstoneSerializer(serializers.ModelSerializer):
         return iso_utc(item.updated)
 
     def get_persistent_url(self, item: Item) -> str:
-        return selectors.persistent_url(item, self.context.get("request"))
+        return links.persistent_url(item.ibi, _base(self))
 
     def get_citation(self, item: Item) -> str:
-        request = self.context.get("request")
         return citation.apa(citation.of_item(
-            item, url=selectors.persistent_url(item, request),
-            publisher=selectors.archive_address(request)))
+            item, url=links.persistent_url(item.ibi, _base(self)),
+            publisher=links.archive_address(_base(self))))
 
     def get_newer_edition(self, item: Item) -> str | None:
         newer = selectors.newer_edition(item)
@@ -214,10 +219,10 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         return iso_utc(item.updated)
 
     def get_persistent_url(self, item: Item) -> str:
-        return selectors.persistent_url(item, self.context.get("request"))
+        return links.persistent_url(item.ibi, _base(self))
 
     def get_landing_url(self, item: Item) -> str:
-        return selectors.landing_url(item, self.context.get("request"))
+        return links.landing_url(item.ibi, _base(self))
 
     @extend_schema_field(CreatorSerializer(many=True))
     def get_creators(self, item: Item) -> list[dict[str, str]]:

@@ -66,13 +66,12 @@ from datetime import UTC
 from functools import cached_property
 
 from django.conf import settings
-from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from ..accesses import counter as access_counter
 from ..db import changes
-from ..deposit import selectors
+from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata.formats import FORMATS
 from ..models import Item
@@ -293,19 +292,19 @@ def timestamp(item: Item) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def item_url(item: Item, request: HttpRequest | None) -> str:
+def item_url(item: Item, base: str | None) -> str:
     if item.is_archive_service:
-        return f"{selectors.base_url(request)}/{item.ibi}"
+        return links.service_url(item.ibi, base)
     if item.target_file:
-        return selectors.file_url(item, item.target_file, request)
-    return selectors.landing_url(item, request)
+        return links.file_url(item.ibi, item.target_file, base)
+    return links.landing_url(item.ibi, base)
 
 
 @dataclass
 class _Urls:
     """CRIARPARURL: <r,i>1 the item, <r,i,y>2 a file of it, <r,i,z>3 its file list."""
 
-    request: HttpRequest | None
+    base: str | None
     file_list: bool
     file_name: str | None
     with_file: set[int]
@@ -318,14 +317,14 @@ class _Urls:
             # Metadata pages have no files, hence no file list and no file path.
             if self.file_list or self.file_name is not None or item.is_archive_service:
                 return None
-            return selectors.metadata_url(item, self.request, node.metadata)
+            return links.metadata_url(item.ibi, self.base, node.metadata)
         if self.file_list:  # the verb list prevails over the file path
-            return None if item.is_archive_service else selectors.file_list_url(item, self.request)
+            return None if item.is_archive_service else links.file_list_url(item.ibi, self.base)
         if self.file_name is not None:
             if item.pk not in self.with_file:
                 return None
-            return selectors.file_url(item, self.file_name, self.request)
-        return item_url(item, self.request)
+            return links.file_url(item.ibi, self.file_name, self.base)
+        return item_url(item, self.base)
 
 
 def _relation_pairs(relation: str, node: Node, urls: _Urls) -> list[Pair]:
@@ -343,8 +342,8 @@ def _relation_pairs(relation: str, node: Node, urls: _Urls) -> list[Pair]:
     ]
 
 
-def _archive_pairs(request: HttpRequest | None, service: Item) -> list[Pair]:
-    return [("archiveaddress", selectors.archive_address(request)),
+def _archive_pairs(base: str | None, service: Item) -> list[Pair]:
+    return [("archiveaddress", links.archive_address(base)),
             ("ibi.archiveservice", forms(service)),
             ("ibi.platformsoftware", platform_software_forms())]
 
@@ -359,11 +358,7 @@ def is_service_path(path: str, service: Item | None) -> bool:
         return False
     if path.lower() in (service.ibi.lower(), service.ibip.lower()):
         return True
-    try:
-        asked = ibilib.parse(path)
-        return ibilib.parse(service.ibi if asked.form == "rep" else service.ibip) == asked
-    except ValueError:
-        return False
+    return ibilib.same(path, service.ibi) or ibilib.same(path, service.ibip)
 
 
 def check_path(path: str | None, service: Item | None = None) -> None:
@@ -382,19 +377,19 @@ def _file_name(filepath: str | None) -> str | None:
 
 
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
-           filepath: str | None, request: HttpRequest | None, filtered: bool,
+           filepath: str | None, base: str | None, filtered: bool,
            service: Item | None = None, path: str | None = None
            ) -> tuple[list[Pair], str | None]:
     """The answer and the state the item is held in here (None: not held), from the cache
     (changes.py) when this process built it since the last change to any item; only the
     urlkey is fresh then."""
     key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
-           path, selectors.base_url(request))
+           path, links.base_url(base))
     current = changes.token()
     found = changes.get(key, current)
     if found is None:
         found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
-                                request=request, filtered=filtered, service=service, path=path)
+                                base=base, filtered=filtered, service=service, path=path)
         changes.put(key, current, found)
     pairs, keyed_item, held = found
     if keyed_item is None:
@@ -403,7 +398,7 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
 
 
 def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
-                    filepath: str | None, request: HttpRequest | None, filtered: bool,
+                    filepath: str | None, base: str | None, filtered: bool,
                     service: Item | None, path: str | None
                     ) -> tuple[list[Pair], int | None, str | None]:
     """(The pairs without the urlkey, the item a urlkey is to be issued for or None, the
@@ -415,7 +410,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
     check_path(path, service)
     if service is None or item is None:  # no archive service, no Archive: nothing to say
         return [], None, None
-    answer = dict(_archive_pairs(request, service))
+    answer = dict(_archive_pairs(base, service))
     answer["ibi"] = forms(item)
     if item.is_deleted:
         answer.update(state=item.state, timestamp=timestamp(item))
@@ -431,7 +426,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
             {n.item.pk for _, n in nodes
              if n.metadata is None and not n.item.is_deleted and n.item.pk is not None},
             file_name)
-    urls = _Urls(request, file_list, file_name, with_file)
+    urls = _Urls(base, file_list, file_name, with_file)
     for relation, node in nodes:
         answer.update(_relation_pairs(relation, node, urls))
     keyed = not filtered or any(name.startswith("url") for name in answer)
@@ -439,7 +434,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
 
 
 def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
-                client_ips: Sequence[str] = (), request: HttpRequest | None = None,
+                client_ips: Sequence[str] = (), base: str | None = None,
                 service: Item | None = None) -> list[Pair]:
     """The answer to a urlRequest (MontarListaDeURL filtered by the verbs); [] when the IBI is
     not here. For the resolver, too, when the IBI is held locally: no HTTP needed.
@@ -449,25 +444,25 @@ def url_request(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | Non
     for the standard's sake; it changes nothing here. `service`: the archive service item, if
     the caller has it already.
     """
-    return held_answer(ibi_text=ibi_text, verbs=verbs, filepath=filepath, request=request,
+    return held_answer(ibi_text=ibi_text, verbs=verbs, filepath=filepath, base=base,
                        service=service)[0]
 
 
 def held_answer(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
-                request: HttpRequest | None = None, service: Item | None = None
+                base: str | None = None, service: Item | None = None
                 ) -> tuple[list[Pair], str | None]:
     """`url_request`, and the state the item is held in here (None: not held). Our own
     resolver needs both: an Original's answer settles a resolution, a Copy's not always
     (resolver/resolve.py `settles`), and a filtered answer need not say the item's state."""
     return _build(ibi_text, [pattern_of(verbs)], file_list="GetFileList" in verbs,
-                  filepath=filepath, request=request, filtered=True, service=service)
+                  filepath=filepath, base=base, filtered=True, service=service)
 
 
 def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None = None,
-             request: HttpRequest | None = None) -> list[Pair]:
+             base: str | None = None) -> list[Pair]:
     """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
     return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
-                  request=request, filtered=False)[0]
+                  base=base, filtered=False)[0]
 
 
 # -- urlkeys and acknowledgments ----------------------------------------------------------------
@@ -511,7 +506,7 @@ def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: s
                                                relation=relation, at=timezone.now())
 
 
-def answer(query: str, request: HttpRequest | None = None, *, path: str | None = None
+def answer(query: str, base: str | None = None, *, path: str | None = None
            ) -> list[Pair]:
     """MontarResposta (Algorithm 1) for a raw query string sent to `path`.
 
@@ -527,7 +522,7 @@ def answer(query: str, request: HttpRequest | None = None, *, path: str | None =
     if subject == "urlRequest":
         verbs = asked["verbs"]
         return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
-                      filepath=asked["filepath"], request=request, filtered=True, path=path)[0]
+                      filepath=asked["filepath"], base=base, filtered=True, path=path)[0]
     check_path(path)
     if subject == "acknowledgment":
         record_acknowledgment(**asked)
@@ -535,14 +530,14 @@ def answer(query: str, request: HttpRequest | None = None, *, path: str | None =
     return [("confirmation", "yes")]
 
 
-def archive_info(request: HttpRequest | None = None) -> dict | None:
+def archive_info(base: str | None = None) -> dict | None:
     """What /api/archive tells: who this Archive is and which relations it answers."""
     service = selectors.archive_service_or_none()
     if service is None:
         return None
     software = platform_software_forms()
     return {
-        "archiveaddress": selectors.archive_address(request),
+        "archiveaddress": links.archive_address(base),
         "archiveserviceibi": service.ibi,
         "archiveserviceibip": service.ibip,
         "platformsoftware": dict(zip(software[0::2], software[1::2], strict=True)),

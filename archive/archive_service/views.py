@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from ..protocol.responses import render_pairs
+from ..web.addresses import base_url
 from . import answers as service
 
 
@@ -21,7 +22,8 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
         response["Allow"] = "GET"
         return response
     try:
-        pairs = service.answer(request.META.get("QUERY_STRING", ""), request, path=path)
+        pairs = service.answer(request.META.get("QUERY_STRING", ""), base_url(request),
+                               path=path)
     except service.ProtocolError as exc:
         return render_pairs(request, service.error_pairs(str(exc)), 400)
     return render_pairs(request, pairs)

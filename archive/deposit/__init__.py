@@ -1,7 +1,8 @@
 """Items and their files: deposit, files, metadata, editions, translations, tombstones.
 
 - services: every write (`item_deposit`, `add_files`, `set_metadata`, `tombstone`, …).
-- selectors: every read of items by IBI and of their relations, and the URLs handed out.
+- selectors: every read of items by IBI and of their relations.
+- links: the URLs handed out for items, from a base URL.
 - storage: the uniform layout col/<repository name>/doc/<file> on Django's storage API.
 - uploads: bounded-memory uploads, the checksum on the way in.
 - limits: the file size and count limits, one rule for every way a file comes in.
@@ -10,5 +11,5 @@
 - content_types: the one rule for the content type a file is stored with.
 - values: what a date (EDTF level 0) and a language tag (BCP 47) may be (pure; services).
 """
-__all__ = ["bulk_import", "content_types", "idempotency", "limits", "selectors", "services",
-           "storage", "uploads"]
+__all__ = ["bulk_import", "content_types", "idempotency", "limits", "links", "selectors",
+           "services", "storage", "uploads"]

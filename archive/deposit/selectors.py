@@ -1,14 +1,14 @@
-"""Reads: items by IBI, the relations of the resolution standard, and the URLs we hand out."""
+"""Reads of items: by IBI in any spelling, with what their pages show, the relations of the
+resolution standard (editions, translations) in a fixed number of queries, what the site lists.
+
+The URLs handed out for items are deposit/links.py's; what OAI-PMH and the sitemaps page through
+is harvest/selectors.py's; the home page's figures search/selectors.py's."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
-from urllib.parse import quote
 
-from django.conf import settings
-from django.core.cache import cache
-from django.db.models import Count, F, Max, Min, Prefetch, QuerySet, Sum
-from django.http import HttpRequest
+from django.db import connection
+from django.db.models import Prefetch, QuerySet
 
 from ..identifiers import ibi as ibilib
 from ..models import Item, ItemFile
@@ -161,95 +161,39 @@ def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
                .values_list("item_id", flat=True))
 
 
-# -- Addresses and URLs -----------------------------------------------------------------------
-
-def archive_address(request: HttpRequest | None = None) -> str:
-    """host[:port] this Archive hands out: ARCHIVE_ADDRESS, else the request's host."""
-    if settings.ARCHIVE_ADDRESS:
-        return settings.ARCHIVE_ADDRESS
-    if request is not None:
-        return request.get_host()
-    return "127.0.0.1:8000"
-
-
-def base_url(request: HttpRequest | None = None) -> str:
-    scheme = request.scheme if request is not None and not settings.ARCHIVE_ADDRESS else "http"
-    return f"{scheme}://{archive_address(request)}"
+# The previous edition and the family's languages of one item, in one query: this runs on every
+# redirect of an item held here (the resolver's Link headers), where the ORM's query building
+# would cost more than the query.
+_RELATIONS_SQL = """
+SELECT 'p', prev.ibi FROM {t} i JOIN {t} prev ON prev.id = i.previous_edition_id
+ WHERE i.{field} IN ({marks})
+UNION ALL
+SELECT 'l', m.language FROM {t} i JOIN {t} m ON m.id = COALESCE(i.translation_of_id, i.id)
+       OR m.translation_of_id = COALESCE(i.translation_of_id, i.id)
+ WHERE i.{field} IN ({marks}) AND m.language <> '' AND m.state <> %s
+"""
 
 
-def file_url(item: Item, name: str, request: HttpRequest | None = None) -> str:
-    return f"{base_url(request)}/col/{item.ibi}/doc/{quote(name)}"
+def previous_and_languages(item_ibi: str) -> tuple[str | None, dict[str, bool]]:
+    """The previous edition's IBI and the languages (Table 9.5 tags) of the translation family
+    of an item held here."""
+    parsed = ibilib.parse(item_ibi)
+    found = spellings(parsed)
+    sql = _RELATIONS_SQL.format(t=_TABLE, marks=", ".join(["%s"] * len(found)),
+                                field="ibip" if parsed.form == "ibip" else "ibi")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*found, *found, Item.State.DELETED])
+        rows = cursor.fetchall()
+    previous = next((value for kind, value in rows if kind == "p"), None)
+    languages = {value: True for kind, value in rows if kind == "l" and len(value) <= 5}
+    return previous, languages
 
 
-def persistent_url(item: Item, request: HttpRequest | None = None) -> str:
-    return persistent_url_of(item.ibi, request)
-
-
-def persistent_url_of(ibi: str, request: HttpRequest | None = None) -> str:
-    """The persistent URL of an IBI (its repository name), where no Item was read."""
-    resolver = settings.IBI_RESOLVER_URL or base_url(request)
-    return f"{resolver.rstrip('/')}/{ibi}"
-
-
-def landing_url(item: Item, request: HttpRequest | None = None) -> str:
-    return f"{base_url(request)}/items/{item.ibi}"
-
-
-def file_list_url(item: Item, request: HttpRequest | None = None) -> str:
-    return f"{base_url(request)}/items/{item.ibi}/files"
-
-
-def metadata_url(item: Item, request: HttpRequest | None = None, fmt: str = "") -> str:
-    """The metadata page (no fmt), or the record in a format of metadata/formats.py:
-    ``/items/<repository name>/metadata/<fmt>``; oai_dc keeps the URL it has always had,
-    ``/items/<repository name>/oai_dc.xml`` (``/metadata/oai_dc`` serves it too)."""
-    if fmt == "oai_dc":
-        return f"{base_url(request)}/items/{item.ibi}/oai_dc.xml"
-    suffix = f"metadata/{fmt}" if fmt else "metadata"
-    return f"{base_url(request)}/items/{item.ibi}/{suffix}"
-
-
-# -- Public site: figures, search, browse, OAI-PMH ---------------------------------------------
+# -- What the site lists, and an item's editions ------------------------------------------------
 
 def listed_items() -> QuerySet[Item]:
     """What home, search and browse list: the public items that are not deleted."""
     return public_items().exclude(state=Item.State.DELETED)
-
-
-# The home page's figures are read often and change by one item at a time: each process
-# shares them through Django's cache for this long instead of scanning every row per request.
-FIGURES_TTL = 60
-
-
-def collection_figures() -> dict:
-    """Items, files, total size and languages of the listed items, at most FIGURES_TTL
-    seconds old (see the README's "Search": maintained counts were not worth triggers on
-    every file write for a figure readers accept a minute late)."""
-    return cache.get_or_set("archive:collection-figures", _collection_figures, FIGURES_TTL)
-
-
-def _collection_figures() -> dict:
-    items = listed_items()
-    files = ItemFile.objects.filter(item__in=items).aggregate(count=Count("id"), size=Sum("size"))
-    languages = sorted(set(items.exclude(language="").order_by()
-                           .values_list("language", flat=True).distinct()))
-    return {"items": items.count(), "files": files["count"], "size": files["size"] or 0,
-            "languages": languages}
-
-
-def sitemap_pages(size: int) -> list[tuple[int, datetime]]:
-    """(page, newest `updated` in it) of each page of listed items that holds any. Page k
-    holds the ids k*size+1 … (k+1)*size, so at most `size` items, each page read by a range
-    of the primary key (`sitemap_page`): no OFFSET, and no count. One grouped query here."""
-    rows = (listed_items().annotate(page=(F("id") - 1) / size).values("page")
-            .annotate(lastmod=Max("updated")).order_by("page"))
-    return [(row["page"], row["lastmod"]) for row in rows]
-
-
-def sitemap_page(page: int, size: int) -> QuerySet:
-    """(ibi, updated) of the listed items of one sitemap page, by id (see sitemap_pages)."""
-    return (listed_items().filter(id__gt=page * size, id__lte=(page + 1) * size)
-            .order_by("id").values_list("ibi", "updated"))
 
 
 def newer_edition(item: Item) -> Item | None:
@@ -267,17 +211,3 @@ def editions(item: Item) -> dict[str, Item | None]:
     latest = last_edition(item)
     return {"previous": item.previous_edition, "next": following,
             "latest": None if latest.pk == item.pk else latest}
-
-
-def oai_items(*, start=None, end=None) -> QuerySet[Item]:
-    """What OAI-PMH exposes, deleted items included: public items with start <= updated < end."""
-    items = public_items()
-    if start is not None:
-        items = items.filter(updated__gte=start)
-    if end is not None:
-        items = items.filter(updated__lt=end)
-    return items.order_by("updated", "id")
-
-
-def oai_earliest_datestamp():
-    return public_items().aggregate(first=Min("updated"))["first"]

@@ -2,7 +2,8 @@
 
 - oai: the /oai endpoint (formats oai_dc, oai_datacite, oai_openaire).
 - sitemap: sitemaps and sitemap indexes for crawlers (pure).
+- selectors: the items of a set, the sets with items, the pages of the sitemaps.
 
-Inside: sets (the setSpecs, pure) and selectors (the items of a set, the sets with items).
+Inside: sets (the setSpecs, pure).
 """
-__all__ = ["oai", "sitemap"]
+__all__ = ["oai", "selectors", "sitemap"]

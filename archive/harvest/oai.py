@@ -41,12 +41,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from lxml import etree
 
-from ..deposit import selectors
+from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
 from ..metadata.selectors import Values, dc_values_of, records_of
 from ..models import Item
+from ..web.addresses import base_url
 from . import selectors as harvest
 from . import sets
 
@@ -82,7 +83,7 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
-        identifiers=[selectors.persistent_url(item, request)]))
+        identifiers=[links.persistent_url(item.ibi, base_url(request))]))
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ def _page(cursor: Cursor) -> tuple[list[Item], QuerySet[Item], bool]:
 # -- Verbs -------------------------------------------------------------------------------------
 
 def _item(request: HttpRequest, identifier: str) -> Item:
-    prefix = f"oai:{selectors.archive_address(request)}:"
+    prefix = f"oai:{links.archive_address(base_url(request))}:"
     item = None
     if identifier.startswith(prefix):
         item = selectors.item_by_ibi(identifier[len(prefix):], selectors.public_items())
@@ -295,8 +296,9 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     metadata_format = FORMATS[prefix] if prefix else None
     records = {}
     if metadata_format is not None and metadata_format.from_record:
-        records = records_of([i for i in items if not i.is_deleted], values, request)
-    namespace = f"oai:{selectors.archive_address(request)}:"
+        records = records_of([i for i in items if not i.is_deleted], values,
+                             base_url(request))
+    namespace = f"oai:{links.archive_address(base_url(request))}:"
     for item in items:
         mine = values.get(item.pk, {})
         element = _sub(parent, "record") if prefix else parent
@@ -312,10 +314,10 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
 
 
 def identify(request: HttpRequest, body, args) -> None:
-    address = selectors.archive_address(request)
-    earliest = selectors.oai_earliest_datestamp() or timezone.now()
+    address = links.archive_address(base_url(request))
+    earliest = harvest.oai_earliest_datestamp() or timezone.now()
     _sub(body, "repositoryName", f"IBI repository at {address}")
-    _sub(body, "baseURL", f"{selectors.base_url(request)}/oai")
+    _sub(body, "baseURL", f"{base_url(request)}/oai")
     _sub(body, "protocolVersion", "2.0")
     _sub(body, "adminEmail", settings.OAI_ADMIN_EMAIL or f"admin@{settings.IBI_HOSTNAME}")
     _sub(body, "earliestDatestamp", datestamp(earliest))
@@ -419,7 +421,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     root = etree.Element(_q("OAI-PMH"), nsmap={None: NS_OAI, "xsi": NS_XSI})
     root.set(f"{{{NS_XSI}}}schemaLocation", f"{NS_OAI} {SCHEMA_OAI}")
     _sub(root, "responseDate", datestamp(timezone.now()))
-    req = _sub(root, "request", f"{selectors.base_url(request)}/oai")
+    req = _sub(root, "request", f"{base_url(request)}/oai")
     try:
         verb, args = _arguments(query)
     except OaiError as exc:  # the request element then carries no attributes

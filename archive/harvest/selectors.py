@@ -1,4 +1,5 @@
-"""Reads for OAI-PMH: the items of a set, the sets that have items, an item's setSpecs.
+"""Reads for OAI-PMH and the sitemaps: the items of a set, the sets that have items, an item's
+setSpecs, the pages of the sitemaps.
 
 An item's kind is its first dc:type value (by position) that the vocabulary recognises; the
 database cannot read free text through the vocabulary, so the distinct dc:type values are read
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import CharField, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import CharField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.fields.tuple_lookups import TupleGreaterThan
 
 from ..db import changes
@@ -65,7 +66,7 @@ def oai_items(*, start=None, end=None, oai_set: sets.OaiSet | None = None,
               types: dict[str, Kind] | None = None) -> QuerySet[Item]:
     """What OAI-PMH exposes (deleted items included) in a set and start <= updated < end, in
     (datestamp, id) order. `types` (recognised_types) is read only for the sets of kinds."""
-    items = selectors.oai_items(start=start, end=end)
+    items = _between(start=start, end=end)
     if oai_set is None or oai_set.family == sets.TYPE and oai_set.value is None:
         return items  # every item has a type
     if oai_set.family == sets.LANGUAGE:
@@ -115,7 +116,7 @@ def set_specs(item: Item, kind: Kind) -> list[str]:
 
 def present_sets(types: dict[str, Kind]) -> tuple[list[Kind], list[str]]:
     """The kinds and the languages that have items (deleted ones included)."""
-    firsts = (_annotated(selectors.oai_items(), types).order_by()
+    firsts = (_annotated(_between(), types).order_by()
               .values_list("oai_type", flat=True).distinct())
     kinds = {types.get(value or "", TEXT) for value in firsts}
     languages = {sets.canonical_language(tag) for tag in
@@ -123,3 +124,34 @@ def present_sets(types: dict[str, Kind]) -> tuple[list[Kind], list[str]]:
                  .values_list("language", flat=True).distinct().order_by()}
     order = {k: n for n, k in enumerate(all_kinds())}
     return sorted(kinds, key=order.__getitem__), sorted(languages)
+
+
+# -- What OAI-PMH and the sitemaps page through -------------------------------------------------
+
+def sitemap_pages(size: int) -> list[tuple[int, datetime]]:
+    """(page, newest `updated` in it) of each page of listed items that holds any. Page k
+    holds the ids k*size+1 … (k+1)*size, so at most `size` items, each page read by a range
+    of the primary key (`sitemap_page`): no OFFSET, and no count. One grouped query here."""
+    rows = (selectors.listed_items().annotate(page=(F("id") - 1) / size).values("page")
+            .annotate(lastmod=Max("updated")).order_by("page"))
+    return [(row["page"], row["lastmod"]) for row in rows]
+
+
+def sitemap_page(page: int, size: int) -> QuerySet:
+    """(ibi, updated) of the listed items of one sitemap page, by id (see sitemap_pages)."""
+    return (selectors.listed_items().filter(id__gt=page * size, id__lte=(page + 1) * size)
+            .order_by("id").values_list("ibi", "updated"))
+
+
+def _between(*, start=None, end=None) -> QuerySet[Item]:
+    """Public items, deleted ones included, with start <= updated < end, by (datestamp, id)."""
+    items = selectors.public_items()
+    if start is not None:
+        items = items.filter(updated__gte=start)
+    if end is not None:
+        items = items.filter(updated__lt=end)
+    return items.order_by("updated", "id")
+
+
+def oai_earliest_datestamp():
+    return selectors.public_items().aggregate(first=Min("updated"))["first"]

@@ -461,6 +461,24 @@ def parse(text: str) -> Ibi:
     return _parse(text)
 
 
+def canonical(text: str) -> str:
+    """The one spelling this app writes an IBI in (IbiError for what is no IBI): a repository
+    name in lower case, an IBIp in upper case.
+
+    `canonical("8jmkd3mgp7w/3epgue5") == "8JMKD3MGP7W/3EPGUE5"`
+    """
+    return parse(text).text
+
+
+def same(a: str, b: str) -> bool:
+    """Whether two texts are spellings of one IBI (any case, the legacy ``@`` port, an explicit
+    port 80); False when either is no IBI. A repository name and an IBIp are never the same."""
+    try:
+        return parse(a) == parse(b)
+    except (ValueError, TypeError):
+        return False
+
+
 @functools.lru_cache(maxsize=4096)  # a pure function of the text; the same IBIs are asked often
 def _parse(text: str) -> Ibi:
     if not text:

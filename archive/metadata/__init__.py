@@ -2,7 +2,7 @@
 
 - record: `Record`, the one plain description every format is built from (pure).
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
-- selectors: `record_of(item, request)`, the Record of a stored item; `records_of`, those of
+- selectors: `record_of(item, base)`, the Record of a stored item; `records_of`, those of
   many items in a fixed number of queries (with `dc_values_of`); `signposts_of`, its
   Signposting.
 - datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).

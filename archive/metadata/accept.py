@@ -1,5 +1,7 @@
-"""Which metadata format an HTTP Accept header asks for, as doi.org reads it. Pure (werkzeug's
-parser: q-values, wildcards, the more specific range first; ties go to the order offered).
+"""Which metadata format an HTTP Accept header asks for, as doi.org reads it; and the one reader
+of the Accept and Accept-Language headers for the whole app (`best`, `languages`). Pure
+(werkzeug's parser: q-values, wildcards, the more specific range first; ties go to the order
+offered).
 
     >>> accept("application/x-bibtex")
     Wanted(format='bibtex', style='', locale='')
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from werkzeug.datastructures import MIMEAccept
-from werkzeug.http import parse_accept_header, parse_options_header
+from werkzeug.http import parse_accept_header, parse_list_header, parse_options_header
 
 from . import csl
 from .csl import gettext_noop
@@ -29,6 +31,7 @@ PAGE_TYPES = ("text/html", "application/xhtml+xml")
 BIBLIOGRAPHY = "bibliography"  # not a format of its own: CSL-JSON rendered in a CSL style
 BIBLIOGRAPHY_TYPE = "text/x-bibliography"
 MAX_LENGTH = 4096  # longer Accept headers are no client's
+MAX_LANGUAGES_LENGTH = 1000  # nor Accept-Language headers longer than this
 
 
 class AcceptError(csl.CitationError):
@@ -91,3 +94,26 @@ def accept(header: str) -> Wanted | None:
     if media_type == BIBLIOGRAPHY_TYPE:
         return bibliography(options)
     return Wanted(next(f.name for f in FORMATS.values() if f.media_type == media_type))
+
+
+@functools.lru_cache(maxsize=256)
+def languages(header: str) -> list[tuple[str, float]]:
+    """The language ranges of an Accept-Language header, lower case, best first, ranges of
+    equal quality in the header's order; q=0 kept (it says "not this"). A range whose quality
+    cannot be read is left out; a header longer than MAX_LANGUAGES_LENGTH names none.
+
+        >>> languages("pt-BR, en;q=0.8, *;q=0.1, fr;q=0")
+        [('pt-br', 1.0), ('en', 0.8), ('*', 0.1), ('fr', 0.0)]
+    """
+    if len(header) > MAX_LANGUAGES_LENGTH:
+        return []
+    ranges = []
+    for item in parse_list_header(header):
+        value, options = parse_options_header(item)
+        try:
+            quality = float(options.get("q", 1))
+        except ValueError:
+            continue
+        if value and 0 <= quality <= 1:
+            ranges.append((value.lower(), quality))
+    return sorted(ranges, key=lambda found: -found[1])  # stable: the header's order in a tie

@@ -6,9 +6,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from django.db.models import Q
-from django.http import HttpRequest
 
-from ..deposit import selectors
+from ..deposit import links, selectors
 from ..models import DcValue, Item, ItemFile
 from .formats import FORMATS
 from .kinds import kind_of
@@ -21,11 +20,11 @@ Values = Mapping[str, Sequence[tuple[str, str]]]
 FileRow = tuple[str, int, str, str]
 
 
-def _neighbour(item: Item | None, request: HttpRequest | None) -> str:
-    return selectors.persistent_url(item, request) if item is not None else ""
+def _neighbour(item: Item | None, base: str | None) -> str:
+    return links.persistent_url(item.ibi, base) if item is not None else ""
 
 
-def record_of(item: Item, request: HttpRequest | None = None) -> Record:
+def record_of(item: Item, base: str | None = None) -> Record:
     """Everything the formats say of an item. A tombstone keeps its identifiers, title, dates
     and the reason of deletion only: its creators, description and files are not given out."""
     try:
@@ -36,13 +35,13 @@ def record_of(item: Item, request: HttpRequest | None = None) -> Record:
     for value in item.dc_values.all():
         values[value.element].append((value.value, value.orcid))
     files = [(f.name, f.size, f.content_type, f.sha256) for f in item.files.all()]
-    neighbours = (_neighbour(item.previous_edition, request), _neighbour(next_edition, request),
-                  _neighbour(item.translation_of, request))
-    return _record(item, values, files, neighbours, request)
+    neighbours = (_neighbour(item.previous_edition, base), _neighbour(next_edition, base),
+                  _neighbour(item.translation_of, base))
+    return _record(item, values, files, neighbours, base)
 
 
 def _record(item: Item, values: Values, files: Sequence[FileRow],
-            neighbours: tuple[str, str, str], request: HttpRequest | None) -> Record:
+            neighbours: tuple[str, str, str], base: str | None) -> Record:
     """The Record of an item from what was read of it (record_of: one item, records_of: many)."""
     def dc(element: str) -> tuple[str, ...]:
         return tuple(value for value, _ in values.get(element, ()))
@@ -52,9 +51,9 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
     previous_edition, next_edition, translation_of = neighbours
     common = dict(
         ibi=item.ibi, ibip=item.ibip, title=item.title,
-        persistent_url=selectors.persistent_url(item, request),
-        landing_url=selectors.landing_url(item, request),
-        publisher=publishers[0] if publishers else selectors.archive_address(request),
+        persistent_url=links.persistent_url(item.ibi, base),
+        landing_url=links.landing_url(item.ibi, base),
+        publisher=publishers[0] if publishers else links.archive_address(base),
         date=dates[0] if dates else (item.created.date().isoformat() if item.created else ""),
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
@@ -68,7 +67,7 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         contributors=dc("contributor"), subjects=dc("subject"), descriptions=dc("description"),
         types=dc("type"), rights=dc("rights"), identifiers=dc("identifier"),
         relations=dc("relation"), formats=dc("format"),
-        files=tuple(FileRef(name=name, url=selectors.file_url(item, name, request), size=size,
+        files=tuple(FileRef(name=name, url=links.file_url(item.ibi, name, base), size=size,
                             content_type=content_type, sha256=sha256)
                     for name, size, content_type, sha256 in files))
 
@@ -88,7 +87,7 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
 
 
 def records_of(items: Sequence[Item], values: Mapping[int, Values],
-               request: HttpRequest | None = None) -> dict[int, Record]:
+               base: str | None = None) -> dict[int, Record]:
     """item id → Record of many items (`values`: their dc_values_of) in two more queries,
     whatever their number: their files, and the IBIs of their editions and originals. The
     items need only the fields Record names (see harvest/selectors.py PAGE_FIELDS)."""
@@ -110,20 +109,20 @@ def records_of(items: Sequence[Item], values: Mapping[int, Values],
                 next_ibi[previous] = ibi
 
     def url(ibi: str | None) -> str:
-        return selectors.persistent_url_of(ibi, request) if ibi else ""
+        return links.persistent_url(ibi, base) if ibi else ""
 
     return {item.pk: _record(item, values.get(item.pk, {}), files.get(item.pk, ()), (
         url(ibis.get(item.previous_edition_id)), url(next_ibi.get(item.pk)),
-        url(ibis.get(item.translation_of_id))), request) for item in items}
+        url(ibis.get(item.translation_of_id))), base) for item in items}
 
 
-def signposts_of(item: Item, request: HttpRequest | None = None) -> Signposts:
+def signposts_of(item: Item, base: str | None = None) -> Signposts:
     """Where the item's resources are, for its Signposting links (signposting.py): every
-    metadata format at deposit.selectors.metadata_url, the linkset beside the landing page."""
-    record = record_of(item, request)
+    metadata format at deposit/links.py `metadata_url`, the linkset beside the landing page."""
+    record = record_of(item, base)
     return Signposts(
         record,
-        described=tuple((selectors.metadata_url(item, request, fmt.name), fmt)
+        described=tuple((links.metadata_url(item.ibi, base, fmt.name), fmt)
                         for fmt in FORMATS.values()),
         schema_type=schema_type(record),
         linkset_json=f"{record.landing_url}/linkset.json",
@@ -135,14 +134,14 @@ def schema_type(record: Record) -> str:
     return kind_of(record.types).schemaorg
 
 
-def persistent_url_links(ibi_text: str, request: HttpRequest | None = None,
+def persistent_url_links(ibi_text: str, base: str | None = None,
                          filepath: str = "") -> list[Link]:
     """The Signposting links of a persistent URL of an item held here: the item's (its files
     within the header's limit), or with a file path that file's; [] for no such item."""
     item = selectors.item_by_ibi(ibi_text, selectors.with_details(selectors.public_items()))
     if item is None:
         return []
-    signposts = signposts_of(item, request)
+    signposts = signposts_of(item, base)
     if filepath and not item.is_deleted:
         return signposts.file(filepath)
     return signposts.landing(about_page=False, header=True)

@@ -71,7 +71,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..deposit import selectors, services, storage
+from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
 from ..models import DcValue, Item, ItemFile, normalize_language
 from . import peer
@@ -125,7 +125,7 @@ def _allowed(base: str) -> str:
 
 
 def own_base_url() -> str:
-    return peer.base_url(selectors.base_url())
+    return peer.base_url(links.base_url())
 
 
 # -- Finding the local record -------------------------------------------------------------------
@@ -271,10 +271,10 @@ def origin_relations(record: Record, source: str, http: httpx.Client) -> dict[st
     if root is None:
         return relations
     members = [root, *filter(None, (_member(http, source, ibi) for ibi in root.translations
-                                    if not _same_ibi(ibi, record.ibi)))]
+                                    if not ibilib.same(ibi, record.ibi)))]
     for member in members:
         if member.language and member.state != Item.State.DELETED \
-                and not _same_ibi(member.ibi, record.ibi):
+                and not ibilib.same(member.ibi, record.ibi):
             relations[f".translation({normalize_language(member.language)})"] = member.ibi
     return relations
 
@@ -285,10 +285,6 @@ def _member(http: httpx.Client, source: str, ibi: str) -> Record | None:
     except PeerError as exc:
         logger.info("copy: the relation to %s is left out for now: %s", ibi, exc)
         return None
-
-
-def _same_ibi(a: str, b: str) -> bool:
-    return ibilib.parse(a) == ibilib.parse(b)
 
 
 def _desired(record: Record, source: str, relations: dict[str, str]) -> dict:

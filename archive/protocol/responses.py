@@ -11,6 +11,7 @@ import time
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.http import http_date
 
+from ..metadata.accept import AcceptError, best
 from .pairs import Pair, dumps
 
 PAIR_LIST_TYPE = "text/plain; charset=us-ascii"
@@ -30,11 +31,14 @@ def render_pairs(request: HttpRequest, pairs: list[Pair], status: int = 200) -> 
 
 
 @functools.lru_cache(maxsize=256)  # clients send a few Accept headers, again and again
-def _prefers_json(accept: str) -> bool:
-    """Django's content negotiation (HttpRequest.get_preferred_type) for this Accept header."""
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept
-    return probe.get_preferred_type(["text/plain", "application/json"]) == "application/json"
+def _prefers_json(header: str) -> bool:
+    """Whether the Accept header ranks JSON above text/plain (metadata/accept.py's reading; a
+    tie goes to text/plain, the standard's)."""
+    try:
+        found = best(header, ["text/plain", "application/json"])
+    except AcceptError:
+        return False
+    return found is not None and found[0] == "application/json"
 
 
 NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private"

@@ -1,6 +1,13 @@
 """The resolver (RTC-11 §7–§8): persistent URLs to one URL, here or at another Archive.
 
-- resolve: the resolution process of Figure 8.1, the fan-out and the choice.
+- resolve: the resolution process of Figure 8.1, round after round (`resolve`, `Outcome`).
+- relations: the relations of Table 9.5 as steps, and the verbs that ask for them (pure).
+- languages: ``+`` without a language, by the reader's Accept-Language (pure).
+- answers: one Archive's answer as the resolver reads it: its URL, or the IBI to ask next.
+- selection: the choice among the answers of a round (§8.2 step 3; pure).
+- safety: only URLs on the Archive that gave them are taken.
+- fanout: asking this Archive in process and the included Archives over HTTP at once.
+- acknowledgments: what the chosen Archive is owed (Table 8.11).
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.
 - tasks: the acknowledgment sent to the chosen Archive.
@@ -11,5 +18,5 @@
 - views: the HTTP edge: persistent URLs (with content negotiation, Memento and inspection)
   and the resolver service.
 """
-# What other packages use; resolve and tasks are the views' own (Celery finds the tasks).
+# What other packages use; the rest are the views' own (Celery finds the tasks).
 __all__ = ["service", "switch", "views"]

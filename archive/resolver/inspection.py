@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 
 from ..protocol.persistent_url import PersistentUrl
+from . import answers, languages, relations
 from . import resolve as resolver
 
 FLAGS = ("noredirect", "info")
@@ -69,11 +70,11 @@ def split_query(query: str) -> tuple[str | None, str]:
     return mode, "&".join(rest)
 
 
-def _hit(answer: resolver.Answer, wanted, prefs) -> resolver.Hit | None:
-    return None if answer.deleted else resolver.find_url(answer, wanted, prefs)
+def _hit(answer: answers.Answer, wanted, prefs) -> answers.Hit | None:
+    return None if answer.deleted else answers.find_url(answer, wanted, prefs)
 
 
-def _answer(answer: resolver.Answer | None, wanted, prefs, *, source=None, chosen=False,
+def _answer(answer: answers.Answer | None, wanted, prefs, *, source=None, chosen=False,
             silent=False) -> dict:
     """One Archive's part in a round, as the JSON report shows it."""
     if answer is None:
@@ -89,11 +90,11 @@ def _answer(answer: resolver.Answer | None, wanted, prefs, *, source=None, chose
             "url": hit.url if hit else None, "chosen": chosen}
 
 
-def _reason(kind: str, answer: resolver.Answer | None, hit: resolver.Hit | None, *,
+def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *,
             original: bool, asked_others: bool, next_ibi: str | None = None,
             language: str | None = None) -> str:
     if kind == "found":
-        state = resolver.state_of(answer, hit.relation) if answer and hit else None
+        state = answers.state_of(answer, hit.relation) if answer and hit else None
         if original:
             return _("the only Archive claiming the Original, as ibiurl.requireditemstatus="
                      "Original asks")
@@ -142,7 +143,7 @@ def _round(found: resolver.Round, prefs, here: tuple[str, str], *, original: boo
             "archives": archives}
 
 
-def _relation(wanted: Sequence[resolver.Step]) -> str:
+def _relation(wanted: Sequence[relations.Step]) -> str:
     return "".join(f".{kind}" + (f"({argument})" if argument else "")
                    for kind, argument in wanted)
 
@@ -151,7 +152,7 @@ def report(url: PersistentUrl, outcome: resolver.Outcome, persistent: str,
            here: tuple[str, str], accept_language: str = "") -> dict:
     """The JSON report of one resolution (keys in the module docstring); `here` is this
     Archive's (archive service IBI, address), for a round where it had nothing to say."""
-    prefs = resolver.preferences(accept_language)
+    prefs = languages.preferences(accept_language)
     original = url.required_item_status == "Original"
     chosen = None
     if outcome.answer is not None and outcome.kind in ("found", "deleted"):

@@ -106,7 +106,7 @@ def key_matches(key: str, stored: str) -> bool:
 
 def canonical_ibi(text: str) -> str:
     try:
-        return str(ibilib.parse(text))
+        return ibilib.canonical(text)
     except ValueError as exc:
         raise ValueError(f"{text!r} is not an IBI: {exc}") from None
 

@@ -20,6 +20,7 @@ from django.db.models import (
     BigIntegerField,
     BooleanField,
     CharField,
+    Count,
     Exists,
     F,
     FloatField,
@@ -27,6 +28,7 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
+    Sum,
     Value,
 )
 from django.db.models.expressions import RawSQL
@@ -34,7 +36,7 @@ from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
 
 from ..db import changes
 from ..deposit.selectors import listed_items
-from ..models import DcValue, Item, ItemSearch
+from ..models import DcValue, Item, ItemFile, ItemSearch
 from . import query as parsing
 
 # Facets are counted over the first results in the listing's order (the best matches of a
@@ -321,3 +323,26 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
 
     return {**{name: top(name) for name in FACETS},
             "year": sorted(counts["year"].items(), reverse=True)[:size]}
+
+
+# -- The home page's figures --------------------------------------------------------------------
+
+# The home page's figures are read often and change by one item at a time: each process
+# shares them through Django's cache for this long instead of scanning every row per request.
+FIGURES_TTL = 60
+
+
+def collection_figures() -> dict:
+    """Items, files, total size and languages of the listed items, at most FIGURES_TTL
+    seconds old (see the README's "Search": maintained counts were not worth triggers on
+    every file write for a figure readers accept a minute late)."""
+    return cache.get_or_set("archive:collection-figures", _collection_figures, FIGURES_TTL)
+
+
+def _collection_figures() -> dict:
+    items = listed_items()
+    files = ItemFile.objects.filter(item__in=items).aggregate(count=Count("id"), size=Sum("size"))
+    languages = sorted(set(items.exclude(language="").order_by()
+                           .values_list("language", flat=True).distinct()))
+    return {"items": items.count(), "files": files["count"], "size": files["size"] or 0,
+            "languages": languages}

@@ -54,10 +54,12 @@ from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
 from ..accesses import counter as access_counter
-from ..deposit.selectors import item_by_ibi, landing_url, persistent_url
+from ..deposit import links
+from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
+from ..web.addresses import base_url
 from ..web.throttling import client_ip
 
 logger = logging.getLogger(__name__)
@@ -215,7 +217,8 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
         # FAIR Signposting of a content resource: its landing page and its own persistent URL.
         item = found.item
         response["Link"] = signposting.to_header(signposting.file_links(
-            landing_url(item, request), persistent_url(item, request), found.name))
+            links.landing_url(item.ibi, base_url(request)),
+            links.persistent_url(item.ibi, base_url(request)), found.name))
     return response
 
 

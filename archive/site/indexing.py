@@ -5,7 +5,7 @@
   any listed item (public, not deleted): its landing page and `updated` as lastmod.
 - /robots.txt: admin and API closed to crawlers, the rest open, and where the sitemap is.
 
-Paging by ranges of the primary key (deposit.selectors.sitemap_pages): a page of a collection
+Paging by ranges of the primary key (harvest/selectors.py `sitemap_pages`): a page of a collection
 of a million items costs one range scan of the index, never an OFFSET or a count.
 """
 from __future__ import annotations
@@ -15,14 +15,15 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from ..deposit import selectors
+from ..harvest import selectors as harvest
 from ..harvest import sitemap
+from ..web.addresses import base_url
 
 XML = "application/xml; charset=utf-8"
 
 
 def _absolute(request: HttpRequest, path: str) -> str:
-    return selectors.base_url(request) + path
+    return base_url(request) + path
 
 
 @require_safe
@@ -30,7 +31,7 @@ def sitemap_index(request: HttpRequest) -> HttpResponse:
     size = settings.IBI_SITEMAP_PAGE_SIZE
     pages = [(_absolute(request, reverse("archive:sitemap_pages")), None)]
     pages += [(_absolute(request, reverse("archive:sitemap_items", args=[page])), lastmod)
-              for page, lastmod in selectors.sitemap_pages(size)]
+              for page, lastmod in harvest.sitemap_pages(size)]
     return HttpResponse(sitemap.sitemap_index(pages), content_type=XML)
 
 
@@ -42,7 +43,7 @@ def sitemap_pages(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def sitemap_items(request: HttpRequest, page: int) -> HttpResponse:
-    rows = list(selectors.sitemap_page(page, settings.IBI_SITEMAP_PAGE_SIZE))
+    rows = list(harvest.sitemap_page(page, settings.IBI_SITEMAP_PAGE_SIZE))
     if not rows:  # a sitemap lists at least one URL: the index names no empty page
         raise Http404("no listed item on this sitemap page")
     return HttpResponse(sitemap.urlset(

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_safe
 
 from ..metadata import selectors as metadata
 from ..metadata import signposting
+from ..web.addresses import base_url
 from .views import _item
 
 JSON = signposting.LINKSET_JSON
@@ -30,7 +31,7 @@ def _answer(request: HttpRequest, ibi: str, view: str, media_type: str | None) -
     if media_type is None:
         # Text unless JSON is preferred: both are offered, text first for a bare */*.
         media_type = request.get_preferred_type([TEXT, JSON]) or TEXT
-    contexts = metadata.signposts_of(item, request).linkset()
+    contexts = metadata.signposts_of(item, base_url(request)).linkset()
     if media_type == JSON:
         body = json.dumps(signposting.to_linkset_json(contexts), ensure_ascii=False, indent=1)
     else:

@@ -26,6 +26,7 @@ from ..metadata.formats import FORMATS
 from ..metadata.responses import bad_request, render
 from ..metadata.selectors import record_of
 from ..models import Item
+from ..web.addresses import base_url
 from .downloads import disposition
 
 _TEXT = "text/plain; charset=utf-8"
@@ -57,7 +58,7 @@ def item_metadata_format(request: HttpRequest, ibi: str, name: str) -> HttpRespo
     except accept.AcceptError as exc:
         response = bad_request(exc)
     else:
-        response = render(record_of(item, request), wanted, item=item,
+        response = render(record_of(item, base_url(request)), wanted, item=item,
                           status=410 if item.is_deleted else 200)
     if name == "csljson":
         patch_vary_headers(response, ["Accept"])

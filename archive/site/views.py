@@ -22,13 +22,14 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..db import changes
-from ..deposit import selectors
+from ..deposit import links, selectors
 from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of
 from ..models import DC_ELEMENTS, Item, validate_language
 from ..search import selectors as searching
+from ..web.addresses import base_url
 
 PAGE_SIZE = 20
 # The Dublin Core elements as a reader reads their names (the element names stay in the XML).
@@ -46,7 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
     browse = searching.Results(newest)
     return render(request, "archive/site/home.html", {
         "recent": newest.prefetch_related("dc_values")[:10],
-        "figures": selectors.collection_figures(),
+        "figures": searching.collection_figures(),
         "facets": _facet_links(request, browse.facets(), {}),
         "sampled": browse.sampled, "sample": _figure(searching.FACET_SAMPLE),
     })
@@ -130,7 +131,8 @@ def _citation(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     """The citation block (metadata/cite.py): ``?style=`` or the reader's language's default."""
     downloads = [(label, reverse("archive:item_metadata_format", args=[item.ibi, name])
                   + "?download") for label, name in CITATION_DOWNLOADS]
-    return cite.block(cite.with_creators(record_of(item, request), item), request.GET.get("style"),
+    return cite.block(cite.with_creators(record_of(item, base_url(request)), item),
+                      request.GET.get("style"),
                       get_language() or "en", today=today, downloads=downloads)
 
 
@@ -153,7 +155,7 @@ def _day(value: str) -> datetime.date | None:
 
 
 def _files(request: HttpRequest, item: Item) -> list[dict]:
-    return [{"file": f, "url": selectors.file_url(item, f.name, request),
+    return [{"file": f, "url": links.file_url(item.ibi, f.name, base_url(request)),
              "is_target": f.name == item.target_file} for f in item.files.all()]
 
 
@@ -161,16 +163,16 @@ def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     return {
         "item": item,
         "item_url": reverse("archive:item", args=[item.ibi]),
-        "persistent_url": selectors.persistent_url(item, request),
+        "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
         "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
                for name in DC_ELEMENTS if item.dc(name)],
         "files": _files(request, item),
         "editions": selectors.editions(item),
         "translations": list(item.translations.all()),
-        "links": {"files": selectors.file_list_url(item, request),
-                  "metadata": selectors.metadata_url(item, request),
-                  "oai_dc": selectors.metadata_url(item, request, "oai_dc")},
+        "links": {"files": links.file_list_url(item.ibi, base_url(request)),
+                  "metadata": links.metadata_url(item.ibi, base_url(request)),
+                  "oai_dc": links.metadata_url(item.ibi, base_url(request), "oai_dc")},
     }
 
 
@@ -179,7 +181,7 @@ def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
     (metadata/signposting.py), the citation_* meta tags (metadata/highwire.py) and schema.org
     JSON-LD (metadata/schemaorg.py). Returns the Signposting Link header (its files and ORCID
     authors within the header's limit)."""
-    signposts = metadata.signposts_of(item, request)
+    signposts = metadata.signposts_of(item, base_url(request))
     context["signposting"] = signposting.to_html(signposts.landing())
     context["highwire"] = highwire.tags(signposts.record, item.target_file)
     context["json_ld"] = _script_json(schemaorg.to_dict(signposts.record))
@@ -218,7 +220,7 @@ def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] |
         current = changes.token()
     except cite.UnknownStyle:
         style, current = asked, None
-    key = ("item-page", view, ibi, get_language(), style, selectors.base_url(request), today)
+    key = ("item-page", view, ibi, get_language(), style, base_url(request), today)
     kept = _pages.get(key, current)
     if kept is not None:
         return kept
@@ -293,6 +295,7 @@ def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, *_built(request, item, timezone.localdate(),
                                            landing=False))
-    values = oai_dc.item_values(item, identifiers=[selectors.persistent_url(item, request)])
+    values = oai_dc.item_values(item, identifiers=[links.persistent_url(item.ibi,
+                                                                        base_url(request))])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")

@@ -7,5 +7,7 @@
 - throttling: the rate limits (API writes, failures per client address) and the client
   address every limit counts.
 - authentication: DRF's token authentication, throttled per address.
+- addresses: where this Archive was reached (the base of the links it hands out) and who
+  reached it (the client addresses of Table 8.10).
 """
-__all__ = ["authentication", "errors", "middleware", "throttling"]
+__all__ = ["addresses", "authentication", "errors", "middleware", "throttling"]

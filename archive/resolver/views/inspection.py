@@ -19,11 +19,12 @@ from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ...deposit import selectors
+from ...deposit import links, selectors
 from ...identifiers import ibi as ibilib
 from ...models import Item
 from ...protocol import persistent_url
 from ...protocol.responses import never_cache
+from ...web.addresses import base_url, client_ips
 from .. import inspection
 from .. import resolve as resolver
 from ..messages import reader_message
@@ -80,7 +81,7 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
     as_json = _wants_json(request, mode)
     try:
         url = persistent_url.parse(iri_to_uri(request.path_info), query)
-        outcome = resolver.resolve(url, ips=resolver.client_ips(request), request=request,
+        outcome = resolver.resolve(url, ips=client_ips(request), base=base_url(request),
                                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     except persistent_url.NoIbiError as exc:
         return _error(request, as_json, reader_message(exc), 404)
@@ -94,7 +95,7 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
         response["Retry-After"] = str(retry)
         return response
     service = selectors.archive_service_or_none()
-    here = (service.ibi if service else "", selectors.archive_address(request))
+    here = (service.ibi if service else "", links.archive_address(base_url(request)))
     persistent = request.build_absolute_uri(request.path) + (f"?{query}" if query else "")
     data = inspection.report(url, outcome, persistent, here,
                              request.META.get("HTTP_ACCEPT_LANGUAGE", ""))

@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import add_never_cache_headers
 
-from ...deposit import selectors
+from ...deposit import links, selectors
 from ...metadata import responses
 from ...metadata.accept import AcceptError, Wanted, accept
 from ...metadata.formats import FORMATS
 from ...metadata.record import Record
 from ...metadata.selectors import record_of
 from ...protocol.persistent_url import PersistentUrl
+from ...web.addresses import base_url
+from .. import answers
 from .. import resolve as resolver
 
 __all__ = ["AcceptError", "applied", "asked", "bad_accept", "tombstone", "tombstone_record",
@@ -84,13 +85,13 @@ def tombstone_record(request: HttpRequest, outcome: resolver.Outcome) -> Record:
     """The tombstone's Record: ours from our records, another Archive's from its answer."""
     answer = outcome.answer
     forms = dict(zip(answer.forms()[0::2], answer.forms()[1::2], strict=False))
-    rep = resolver.ibi_in(answer.forms()) or outcome.ibi
+    rep = answers.ibi_in(answer.forms()) or outcome.ibi
     item = selectors.item_by_ibi(rep) if answer.source.local else None
     if item is not None:
-        return record_of(item, request)
-    base = (settings.IBI_RESOLVER_URL or f"{request.scheme}://{request.get_host()}").rstrip("/")
+        return record_of(item, base_url(request))
+    here = f"{request.scheme}://{request.get_host()}"  # this resolver, as the reader reached it
     return Record(ibi=rep, ibip=forms.get("ibip", ""), title=rep,
-                  persistent_url=f"{base}/{rep}", publisher=answer.source.address,
+                  persistent_url=links.persistent_url(rep, here), publisher=answer.source.address,
                   state="Deleted")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils import timezone
@@ -33,7 +33,8 @@ from ...models import Item
 from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
-from .. import inspection, tasks
+from ...web.addresses import base_url, client_ips
+from .. import acknowledgments, answers, inspection, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
 from . import inspection as inspection_views
@@ -105,14 +106,14 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     redirect = changes.get(key, current)
     if redirect is not None:
         return redirect.respond(request)
-    ips = resolver.client_ips(request)
+    ips = client_ips(request)
     try:
         # path_info is decoded, but bytes that were no UTF-8 (Example 6.2's Latin-1 %F3) stay
         # %XX: iri_to_uri encodes the rest and leaves those as they are, so the parser decodes
         # every byte exactly once.
         url = negotiation.applied(persistent_url.parse(iri_to_uri(request.path_info), query),
                                   wanted)
-        outcome = resolver.resolve(url, ips=ips, request=request,
+        outcome = resolver.resolve(url, ips=ips, base=base_url(request),
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:
         return _head(request, _alert(request, "archive/resolver/not_found.html",
@@ -131,12 +132,12 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         # let it say what it wants (servicesubject) instead of redirecting to itself forever.
         return archive_service(request, path)
     vary_language = any(k == "translation" and not arg
-                        for k, arg in resolver.steps(url.relation()) or ())
+                        for k, arg in relations.steps(url.relation()) or ())
     timemap = memento_views.timemap_link(request, outcome)
     if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
         links = [*_links(request, outcome), *([timemap] if timemap else [])]
-        redirect = _LocalRedirect(outcome.url, ", ".join(links),
-                                  vary_language, resolver.counted_item(outcome), url.relation())
+        redirect = _LocalRedirect(outcome.url, ", ".join(links), vary_language,
+                                  acknowledgments.counted_item(outcome), url.relation())
         changes.put(key, current, redirect)
         return redirect.respond(request)
     response = (negotiation.tombstone(request, url, outcome, wanted)
@@ -146,8 +147,8 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and request.method == "GET":
-        owed = resolver.acknowledge(outcome, ips, request.build_absolute_uri(), url.relation(),
-                                    request.META.get("HTTP_USER_AGENT", ""))
+        owed = acknowledgments.acknowledge(outcome, ips, request.build_absolute_uri(),
+                                           url.relation(), request.META.get("HTTP_USER_AGENT", ""))
         if owed is not None:
             transaction.on_commit(lambda: _send_acknowledgment(*owed))
     return _head(request, response)
@@ -156,7 +157,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
 @dataclass(frozen=True)
 class _LocalRedirect:
     """A URL found here: what the redirect says, and whose access a GET counts (None: the
-    answer had nothing to count, see resolver.acknowledgment_pairs)."""
+    answer had nothing to count, see acknowledgments.acknowledgment_pairs)."""
 
     url: str
     link: str
@@ -172,7 +173,7 @@ class _LocalRedirect:
         if self.vary_language:
             response["Vary"] = "Accept-Language"
         if request.method == "GET" and self.counted_item is not None:
-            resolver.count_local_access(self.counted_item, resolver.client_ips(request),
+            acknowledgments.count_local_access(self.counted_item, client_ips(request),
                                         self.relation, request.META.get("HTTP_USER_AGENT", ""))
         return _head(request, response)
 
@@ -214,7 +215,7 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
     return _alert(request, "archive/resolver/not_found.html", context, 404)
 
 
-def _suspects(answers: list[resolver.Answer]) -> list[dict]:
+def _suspects(answers: list[answers.Answer]) -> list[dict]:
     """Who answered what, for the alert pages."""
     found = []
     for answer in answers:
@@ -242,7 +243,7 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     (oai_dc), latest-version / predecessor-version, alternate with hreflang per language."""
     answer, hit = outcome.answer, outcome.hit
     data = _data_relation(hit.relation)
-    item_ibi = outcome.ibi if data == "" else resolver.ibi_in(answer.forms(data))
+    item_ibi = outcome.ibi if data == "" else answers.ibi_in(answer.forms(data))
     if item_ibi is None:
         return []
     if answer.word("contenttype" + hit.relation) != "Data":
@@ -251,18 +252,19 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     links = [f'<{base}/{item_ibi}:(oai_dc)>; rel="describedby"; type="application/xml"']
     # ibi.nextedition is about the IBI asked: it tells on the item itself only (which a
     # translation relation may lead back to, e.g. "+" in the original's language).
-    itself = data == "" or bool(resolver.ibis_in(answer.forms(data))
-                                & resolver.ibis_in(answer.forms()))
+    itself = data == "" or bool(answers.ibis_in(answer.forms(data))
+                                & answers.ibis_in(answer.forms()))
     if itself and ".lastedition" not in hit.relation and "ibi.nextedition" in answer.pairs:
         links.append(f'<{base}/{item_ibi}!>; rel="latest-version"')
-    previous, languages = _local_relations(item_ibi) if answer.source.local else (None, {})
+    previous, languages = (selectors.previous_and_languages(item_ibi) if answer.source.local
+                           else (None, {}))
     if previous:
         links.append(f'<{base}/{previous}>; rel="predecessor-version"')
     named: dict[str, str] = {}  # languages an Archive named for a bare "+", by item
     for name in answer.pairs:
-        given = resolver.steps(name[3:]) if name.startswith("ibi.") else None
+        given = relations.steps(name[3:]) if name.startswith("ibi.") else None
         if given and len(given) == 1 and given[0][0] == "translation" and given[0][1]:
-            member = resolver.ibi_in(answer.forms(name[3:])) or given[0][1]
+            member = answers.ibi_in(answer.forms(name[3:])) or given[0][1]
             # "pt" may stand for a "pt-BR" member (Table 9.5 aliases): name it once, exactly.
             if len(given[0][1]) > len(named.get(member, "")):
                 named[member] = given[0][1]
@@ -278,35 +280,9 @@ def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
     """FAIR Signposting of an item held here, or of its file (metadata/signposting.py)."""
     asked = persistent_url.parse(iri_to_uri(request.path_info),
                                  request.META.get("QUERY_STRING", ""))
-    found = metadata.persistent_url_links(item_ibi, request, (asked.filepath or "").lstrip("/"))
+    found = metadata.persistent_url_links(item_ibi, base_url(request),
+                                         (asked.filepath or "").lstrip("/"))
     return [signposting.to_header([link]) for link in found]
-
-
-# The previous edition and the family's languages of one item, in one query: this runs on every
-# redirect of an item held here, where the ORM's query building would cost more than the query.
-_RELATIONS_SQL = """
-SELECT 'p', prev.ibi FROM {t} i JOIN {t} prev ON prev.id = i.previous_edition_id
- WHERE i.{field} IN ({marks})
-UNION ALL
-SELECT 'l', m.language FROM {t} i JOIN {t} m ON m.id = COALESCE(i.translation_of_id, i.id)
-       OR m.translation_of_id = COALESCE(i.translation_of_id, i.id)
- WHERE i.{field} IN ({marks}) AND m.language <> '' AND m.state <> %s
-"""
-
-
-def _local_relations(item_ibi: str) -> tuple[str | None, dict[str, bool]]:
-    """The previous edition's IBI and the languages (Table 9.5 tags) of the translation family
-    of an item held here."""
-    parsed = ibilib.parse(item_ibi)
-    found = selectors.spellings(parsed)
-    sql = _RELATIONS_SQL.format(t=Item._meta.db_table, marks=", ".join(["%s"] * len(found)),
-                                field="ibip" if parsed.form == "ibip" else "ibi")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*found, *found, Item.State.DELETED])
-        rows = cursor.fetchall()
-    previous = next((value for kind, value in rows if kind == "p"), None)
-    languages = {value: True for kind, value in rows if kind == "l" and len(value) <= 5}
-    return previous, languages
 
 
 # -- Tombstones -------------------------------------------------------------------------------
@@ -317,7 +293,7 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
     answer = outcome.answer
     base = _base(request)
     forms = answer.forms()
-    rep = resolver.ibi_in(forms) or outcome.ibi
+    rep = answers.ibi_in(forms) or outcome.ibi
     context = {"forms": dict(zip(forms[0::2], forms[1::2], strict=False)),
                "deleted_at": answer.word("timestamp"),
                "deleted_date": parse_date((answer.word("timestamp") or "")[:10]),
@@ -330,7 +306,7 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
         context.update(title=item.title, newer={"ibi": newer.ibi, "title": newer.title,
                                                 "url": f"{base}/{newer.ibi}"} if newer else None)
     else:
-        following = resolver.ibi_in(answer.forms(".nextedition"))
+        following = answers.ibi_in(answer.forms(".nextedition"))
         if following:
             context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
     # The citation of the tombstone's Record (negotiation.py), in the reader's language's

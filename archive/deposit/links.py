@@ -1,0 +1,67 @@
+"""The URLs this Archive hands out for its items, from a base URL (``scheme://host[:port]``).
+
+Pure of requests: the edges say where they were reached (archive/web/addresses.py
+`base_url`); code with no request (commands, tasks) passes None, the configured
+ARCHIVE_ADDRESS (else ``127.0.0.1:8000``). Persistent URLs name the resolver of
+IBI_RESOLVER_URL when one is configured, else this Archive.
+
+    >>> landing_url("sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "https://example.org")
+    'https://example.org/items/sid.inpe.br/mtc-m19/2013/09.04.12.27.57'
+"""
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+from django.conf import settings
+
+DEFAULT_ADDRESS = "127.0.0.1:8000"
+
+
+def base_url(base: str | None = None) -> str:
+    """`base`, or this Archive's configured address when None."""
+    if base:
+        return base.rstrip("/")
+    return f"http://{settings.ARCHIVE_ADDRESS or DEFAULT_ADDRESS}"
+
+
+def archive_address(base: str | None = None) -> str:
+    """host[:port] of the base URL: the ``archiveaddress`` this Archive gives (RTC-11 §6.1)."""
+    return urlsplit(base_url(base)).netloc
+
+
+def resolver_url(base: str | None = None) -> str:
+    """The resolver persistent URLs name: IBI_RESOLVER_URL, else this Archive."""
+    return (settings.IBI_RESOLVER_URL or base_url(base)).rstrip("/")
+
+
+def persistent_url(ibi: str, base: str | None = None) -> str:
+    """``<resolver>/<repository name>``: the persistent URL of an IBI."""
+    return f"{resolver_url(base)}/{ibi}"
+
+
+def file_url(ibi: str, name: str, base: str | None = None) -> str:
+    """``/col/<repository name>/doc/<name>``: where a file is served (the uniform layout)."""
+    return f"{base_url(base)}/col/{ibi}/doc/{quote(name)}"
+
+
+def landing_url(ibi: str, base: str | None = None) -> str:
+    return f"{base_url(base)}/items/{ibi}"
+
+
+def file_list_url(ibi: str, base: str | None = None) -> str:
+    return f"{base_url(base)}/items/{ibi}/files"
+
+
+def service_url(ibi: str, base: str | None = None) -> str:
+    """The archive service's own URL: ``/<its IBI>``."""
+    return f"{base_url(base)}/{ibi}"
+
+
+def metadata_url(ibi: str, base: str | None = None, fmt: str = "") -> str:
+    """The metadata page (no fmt), or the record in a format of metadata/formats.py:
+    ``/items/<repository name>/metadata/<fmt>``; oai_dc keeps the URL it has always had,
+    ``/items/<repository name>/oai_dc.xml`` (``/metadata/oai_dc`` serves it too)."""
+    if fmt == "oai_dc":
+        return f"{base_url(base)}/items/{ibi}/oai_dc.xml"
+    suffix = f"metadata/{fmt}" if fmt else "metadata"
+    return f"{base_url(base)}/items/{ibi}/{suffix}"

@@ -1,0 +1,74 @@
+"""Acknowledgment (Table 8.11, §8.2 step 5): what the chosen Archive is owed for a resolution.
+
+`acknowledge` counts an access of our own here, off the reader's request, without HTTP
+(archive/accesses/counter.py), or says which pairs the chosen Archive is owed, for the view to
+send after the commit (a Celery task, resolver/tasks.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.utils import timezone
+
+from ..accesses import counter as access_counter
+from ..accesses import filters as access_filters
+from ..archive_service import answers as archive_service
+from .answers import state_of
+from .resolve import Outcome
+
+
+def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
+                         ) -> dict[str, str] | None:
+    """The pairs of Table 8.11 for a found URL, values as the Archive gave them; None when
+    the answer lacks what the message needs (no urlkey, no content type or state)."""
+    answer, hit = outcome.answer, outcome.hit
+    if answer is None or hit is None:
+        return None
+    contenttype = answer.word("contenttype" + hit.relation)
+    state = state_of(answer, hit.relation)
+    urlkey = answer.word("urlkey")
+    if contenttype not in ("Data", "Metadata") or state not in ("Original", "Copy") or not urlkey:
+        return None
+    pairs = {"servicesubject": "acknowledgment", "clientinformation.ipaddress": " ".join(ips),
+             "contenttype": contenttype}
+    forms = answer.forms(hit.relation)
+    if forms:
+        pairs["ibi"] = " ".join(forms)
+    pairs.update({"state": state, "url": hit.url, "url.persistent": persistent,
+                  "urlkey": urlkey})
+    return pairs
+
+
+def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
+                relation: str, user_agent: str | None = None
+                ) -> tuple[int, dict[str, str]] | None:
+    """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
+    (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
+    None when nothing is owed: a robot on COUNTER's list is nobody's reader (the Archive
+    cannot tell: it sees our User-Agent, not the reader's)."""
+    if outcome.answer is not None and outcome.answer.source.local:
+        item_id = counted_item(outcome)
+        if item_id is not None:
+            count_local_access(item_id, ips, relation, user_agent)
+        return None
+    if user_agent is not None and access_filters.is_robot(user_agent):
+        return None
+    pairs = acknowledgment_pairs(outcome, ips, persistent)
+    if pairs is None:
+        return None
+    return outcome.answer.source.archive, pairs
+
+
+def counted_item(outcome: Outcome) -> int | None:
+    """The item whose access our own answer asks to count (its urlkey's), or None when the
+    answer gives nothing an acknowledgment could carry."""
+    pairs = acknowledgment_pairs(outcome, [], "")
+    return archive_service.read_urlkey(pairs["urlkey"]) if pairs else None
+
+
+def count_local_access(item_id: int, ips: Sequence[str], relation: str,
+                       user_agent: str | None = None) -> None:
+    """The acknowledgment our resolver owes our own archive service, without HTTP: the access
+    is counted off the reader's request, or with the transaction it is in, robots and double
+    clicks left out (archive/accesses/counter.py)."""
+    access_counter.count(item_id, ips, relation, timezone.now(), user_agent=user_agent)

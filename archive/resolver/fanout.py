@@ -1,0 +1,134 @@
+"""Asking: this Archive in process, the other included Archives over HTTP at once (§8.2 step 2).
+
+This Archive's own archive service answers in process (`local_answer`: the code that answers
+other resolvers, no network hop). Every included Archive gets the same ``urlRequest`` at once
+(archive/protocol/client.py), each within IBI_RESOLVER_TIMEOUT, the round within what is left
+of IBI_RESOLVER_DEADLINE; at most IBI_RESOLVER_MAX_WAITING resolutions of a process wait on
+other Archives at once (`ResolverBusy` beyond). Answers are read as untrusted input: badly
+formed ones are dropped, and URLs not on their Archive's address too (safety.py).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from django.conf import settings
+
+from ..archive_service import answers as archive_service
+from ..deposit import links
+from ..models import Item, RegisteredArchive
+from ..protocol import client
+from ..protocol.pairs import PairListError, to_dict
+from .answers import Answer, Source, find_url, ibis_in, state_of
+from .safety import sanitized
+
+logger = logging.getLogger(__name__)
+
+
+def local_answer(ibi_text: str, verbs: Sequence[str], filepath: str | None,
+                 base: str | None) -> tuple[Answer | None, str | None]:
+    """This Archive's own answer, in process (one query for a plain URL), and the state the
+    item is held in here."""
+    found, held = archive_service.held_answer(ibi_text=ibi_text, verbs=verbs,
+                                              filepath=filepath, base=base)
+    pairs = dict(found)
+    if not pairs:
+        return None, None
+    service = pairs.get("ibi.archiveservice") or ["", ""]  # our own: rep <IBI> …
+    source = Source(address=links.archive_address(base), service_ibi=service[1])
+    return Answer(source, sanitized(source, pairs)), held
+
+
+def source_of(archive: RegisteredArchive, reply: client.Reply) -> Source:
+    hosts = tuple(dict.fromkeys(ip for ip in (archive.ip, reply.ip) if ip))
+    return Source(archive.address, archive.archive_service_ibi, archive.pk, hosts)
+
+
+def remote_archives(service: Item | None) -> list[RegisteredArchive]:
+    """Included Archives with an address, this one left out (it answered in process)."""
+    archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
+    ours = ibis_in([service.ibi, service.ibip]) if service else set()
+    return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
+
+
+class ResolverBusy(Exception):
+    """IBI_RESOLVER_MAX_WAITING resolutions of this process already wait for other Archives."""
+
+
+_waiting = 0
+_waiting_lock = threading.Lock()
+
+
+@contextmanager
+def _waiting_slot() -> Iterator[None]:
+    """One of the IBI_RESOLVER_MAX_WAITING places for a resolution that waits on other Archives
+    (up to IBI_RESOLVER_DEADLINE), or ResolverBusy at once: slow Archives may hold that many
+    threads of a worker, never all of them, so pages and local persistent URLs keep answering."""
+    global _waiting
+    with _waiting_lock:
+        if _waiting >= settings.IBI_RESOLVER_MAX_WAITING:
+            raise ResolverBusy
+        _waiting += 1
+    try:
+        yield
+    finally:
+        with _waiting_lock:
+            _waiting -= 1
+
+
+def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
+                    deadline: float, stop) -> tuple[list[Answer], list[str]]:
+    """The non-empty answers in arrival order, and the Archives that gave none."""
+    by_id = {a.pk: a for a in archives}
+    targets = []
+    for archive in archives:
+        try:
+            targets.append((client.archive_base(archive.address, archive.archive_service_ibi),
+                            archive.pk))
+        except client.AddressError:
+            logger.warning("resolver: Archive %s has an unusable address",
+                           archive.archive_service_ibi)
+    replies = []
+    if targets:
+        with _waiting_slot():
+            replies = client.ask_all_sync(targets, pairs, deadline=deadline, stop=stop)
+    answers, silent = [], []
+    for reply in replies:
+        archive = by_id[reply.tag]
+        if not reply.ok:
+            if not reply.cancelled:
+                logger.info("resolver: %s gave no answer: %s", archive.archive_service_ibi,
+                            reply.error)
+                silent.append(archive.archive_service_ibi)
+            continue
+        try:
+            found = to_dict(reply.pairs)
+        except PairListError as exc:
+            logger.warning("resolver: %s answered badly: %s", archive.archive_service_ibi, exc)
+            continue
+        if found:
+            source = source_of(archive, reply)
+            answers.append(Answer(source, sanitized(source, found)))
+    return answers, silent
+
+
+def stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs):
+    """Ends a round (no Original required) at the first reply whose URL, on its own Archive's
+    address, is the Original's: no later answer can be better."""
+    by_id = {a.pk: a for a in archives}
+
+    def stop(reply: client.Reply) -> bool:
+        archive = by_id.get(reply.tag)
+        try:
+            pairs = to_dict(reply.pairs or [])
+        except PairListError:
+            return False
+        if archive is None or not pairs:
+            return False
+        source = source_of(archive, reply)
+        answer = Answer(source, sanitized(source, pairs))
+        hit = None if answer.deleted else find_url(answer, wanted, prefs)
+        return hit is not None and state_of(answer, hit.relation) == "Original"
+    return stop

@@ -1,0 +1,91 @@
+"""Selection (§8.2, Figure 8.1 step 3) among the answers of one round. Pure.
+
+With ``ibiurl.requireditemstatus=Original`` exactly one Archive claiming the Original is taken
+and two or more are suspects (an alert); otherwise the first answer with the wanted URL is taken
+(the local one first, then by arrival), and for a relation the first whose URL is an Original's,
+when one is. An answer without that URL but naming a related IBI on the way
+(``ibi.translation(pt)``, ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) is a hop:
+ask again with that IBI and the rest of the verbs.
+
+Decisions where the standard leaves room:
+
+* Without the Original required, an answer with the URL wins over the first non-empty answer
+  that would need another round: same result, one round less. A reply whose URL's state is
+  Original ends the round at once: no other answer can be better.
+* A tombstone (``state Deleted``) counts as the Original's word: with the Original required it
+  is a claim like any other (two claims → suspects).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..identifiers import ibi as ibilib
+from .answers import Answer, Hit, find_hop, find_url, ibis_in, state_of
+from .languages import Preferences
+from .relations import Step
+
+
+@dataclass
+class Choice:
+    kind: str  # found | deleted | hop | conflict | copies_only | none
+    answer: Answer | None = None
+    hit: Hit | None = None
+    hop: tuple[str, tuple[Step, ...]] | None = None
+    suspects: list[Answer] = field(default_factory=list)
+
+
+def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences, *,
+           original: bool) -> Choice:
+    """§8.2 on the non-empty answers of one round, in the order they count (local first).
+
+    For a relation an Original's URL goes before a Copy's: a Copy's relations are those of
+    its Original when it was copied (a later edition, a new translation are not in them)."""
+    hits = [(a, find_url(a, wanted, prefs)) for a in answers if not a.deleted]
+    with_url = [(a, hit) for a, hit in hits if hit is not None]
+    if wanted:
+        with_url.sort(key=lambda found: state_of(found[0], found[1].relation) != "Original")
+    tombstones = [a for a in answers if a.deleted]
+    if original:
+        claims = [(a, hit) for a, hit in with_url if state_of(a, hit.relation) == "Original"]
+        claims += [(a, None) for a in tombstones]
+        if len(claims) > 1:
+            return Choice("conflict", suspects=[a for a, _ in claims])
+        if claims:
+            answer, hit = claims[0]
+            return Choice("found", answer, hit) if hit else Choice("deleted", answer)
+    elif with_url:
+        answer, hit = with_url[0]
+        return Choice("found", answer, hit)
+    elif tombstones:
+        return Choice("deleted", tombstones[0])
+    for answer in answers:
+        if not answer.deleted and (hop := find_hop(answer, wanted, prefs)):
+            return Choice("hop", answer, hop=hop)
+    if with_url:  # only copies, and the Original was required
+        return Choice("copies_only", with_url[0][0], suspects=[a for a, _ in with_url])
+    return Choice("none", answers[0] if answers else None)
+
+
+def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
+            original: bool) -> bool:
+    """Whether our own answer, about an item held here in state `held`, ends the round
+    without asking the other Archives (§8.2: the first answer that satisfies the request).
+
+    A URL whose state is Original settles it. A Copy's URL settles only a request for the
+    item itself (a file, its file list) without the Original required: what the Copy holds
+    is what its Original held. Otherwise an Original's word (a hop it names, no such
+    translation, a tombstone) settles it: the relations of an Original are held where it is.
+    A Copy's does not, except a tombstone (deleted at its source) and a hop to another IBI
+    its Original relates to, which is asked of every Archive in turn.
+    """
+    if choice.kind == "found":
+        if state_of(choice.answer, choice.hit.relation) == "Original":
+            return True
+        return not original and not wanted
+    if choice.kind == "copies_only":
+        return False
+    if held != "Copy" or choice.kind == "deleted":
+        return True
+    return choice.kind == "hop" and ibilib.parse(choice.hop[0]) not in ibis_in(
+        choice.answer.forms())
