@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from archive.accesses import counter as access_counter
 from archive.accesses import filters
-from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import AcknowledgedUrlkey, DailyAccessCount
+from tests.factories import counts as item_counts
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 SAFARI = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)"

@@ -19,12 +19,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from archive.accesses import counter as access_counter
-from archive.accesses.selectors import item_counts
 from archive.db import changes
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import DailyAccessCount, Item, ItemFile
 from archive.protocol.pairs import loads, to_dict
+from tests.factories import counts as item_counts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

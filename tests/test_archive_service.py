@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive.accesses.selectors import item_counts
 from archive.archive_service import answers as archive_service
 from archive.archive_service import requests as service_requests
 from archive.deposit import selectors, services
@@ -28,6 +27,7 @@ from archive.models import AcknowledgedUrlkey, DailyAccessCount, Item
 from archive.protocol import persistent_url
 from archive.protocol.pairs import dumps, loads, to_dict
 from archive.urls import dispatch
+from tests.factories import counts as item_counts
 
 pytestmark = pytest.mark.django_db
 

@@ -14,10 +14,10 @@ from django.core.files.storage import default_storage
 from django.utils.http import http_date
 from werkzeug.http import parse_options_header
 
-from archive.accesses.selectors import item_counts
 from archive.deposit import services, storage
 from archive.deposit.links import file_url
 from archive.models import DailyAccessCount, ItemFile
+from tests.factories import counts as item_counts
 
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
 

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.deposit.services import Upload
 from archive.models import Item, RegisteredArchive
 from archive.resolver import fanout
 from archive.resolver import service as resolver_service
+from tests.factories import counts as item_counts
 
 from .servers import FakeArchiveService, SilentServer
 

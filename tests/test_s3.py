@@ -23,9 +23,9 @@ from django.core.files.storage import default_storage
 from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
 
-from archive.accesses.selectors import item_counts
 from archive.deposit import services, storage
 from archive.models import DailyAccessCount, ItemFile
+from tests.factories import counts as item_counts
 
 pytestmark = pytest.mark.django_db
 REGION = "us-east-1"

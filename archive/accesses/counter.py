@@ -10,8 +10,8 @@ on the reader's path), and the batch is written once its first row is BATCH_SECO
 * by whichever request of this process finishes next (the `request_finished` signal, after
   the response went out: no reader waits for it);
 * else, when no request follows, by a helper thread that checks each batch once it is due;
-* by `flush()`, which writes what is pending at once: the statistics run it before they read,
-  and a graceful exit (atexit) runs it.
+* by `flush()`, which writes what is pending at once: the edges that show statistics run it
+  before they read, and a graceful exit (atexit) runs it.
 
 A writer thread that took every batch would cost each request more than this does: it would
 compete with the requests for the interpreter lock at every call into the database driver

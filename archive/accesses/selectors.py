@@ -12,7 +12,6 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet, Sum
 
 from ..models import AccessKind, DailyAccessCount, Item
-from . import counter as access_counter
 
 _KEYS = ("downloads", "acknowledgments", "total")
 _COLUMNS = {AccessKind.DOWNLOAD: "downloads", AccessKind.ACKNOWLEDGMENT: "acknowledgments"}
@@ -55,10 +54,9 @@ def item_statistics(item: Item) -> dict:
     counts = {"downloads": n, "acknowledgments": n, "total": n}: COUNTER R5
     Total_Item_Requests, and under "unique" Unique_Item_Requests (once per reader session;
     a family's is the sum of its members'). Editions are listed in chain order ("edition": 1,
-    2, …), translations by language. Accesses this process counted in the background are
-    written first.
+    2, …), translations by language. What this process counted and has not written
+    yet (counter.py's pending batch) is not in it: the caller flushes first when it must be.
     """
-    access_counter.flush()
     family = item.edition_family or item.ibi
     root = item.translation_of_id or item.pk
     # Both families at once: their members, then their counts.
@@ -92,7 +90,6 @@ def item_statistics(item: Item) -> dict:
 
 
 def item_counts(item_id: int, *, unique: bool = False) -> dict[str, int]:
-    """{"downloads": n, "acknowledgments": n, "total": n} of one item, after a flush:
-    Total_Item_Requests, or with unique Unique_Item_Requests."""
-    access_counter.flush()
+    """{"downloads": n, "acknowledgments": n, "total": n} of one item: Total_Item_Requests,
+    or with unique Unique_Item_Requests (as written: see item_statistics)."""
     return _counts(_rows(Item.objects.filter(pk=item_id)), "unique_" if unique else "")

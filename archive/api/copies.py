@@ -10,6 +10,7 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, DjangoModelPermissions
 from rest_framework.response import Response
 
+from ..accesses import counter as access_counter
 from ..accesses import selectors as stats
 from ..db import replica
 from ..preservation import copies
@@ -60,6 +61,7 @@ class ItemStatistics(_OneItem):
         if item.is_deleted:  # the tombstone policy: nothing but the tombstone
             return Response(TombstoneSerializer(item, context=self.get_serializer_context()).data,
                             status=status.HTTP_410_GONE)
+        access_counter.flush()  # what this process counted is written first
         with replica.lagging_reads():  # counts may lag: from the read replica if there is one
             return Response(stats.item_statistics(item))
 

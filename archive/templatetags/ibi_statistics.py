@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import template
 
+from ..accesses import counter as access_counter
 from ..accesses.selectors import item_statistics as _item_statistics
 from ..db import replica
 from ..models import Item
@@ -12,5 +13,6 @@ register = template.Library()
 
 @register.simple_tag
 def item_statistics(item: Item) -> dict:
+    access_counter.flush()  # what this process counted is written first: the page shows it
     with replica.lagging_reads():  # counts may lag: from the read replica when there is one
         return _item_statistics(item)
