@@ -313,7 +313,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "archive.api.schema.AutoSchema",
-    "EXCEPTION_HANDLER": "archive.api.items.exception_handler",
+    "EXCEPTION_HANDLER": "archive.api.exceptions.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
@@ -334,6 +334,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "archive.api.schema.closed_inputs"],
 }
 
 # --- Time and language ----------------------------------------------------------------------

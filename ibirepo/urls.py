@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from archive.api import archive as archive_api
+from archive.api.views import archive as archive_api
 from archive.urls import dispatch
 
 urlpatterns = [

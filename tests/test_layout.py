@@ -54,9 +54,9 @@ def test_an_edge_importing_another_edge_breaks_them(tmp_path):
     a service package, and the independence contract says so."""
     shutil.copytree(APP, tmp_path / "archive", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    copies = tmp_path / "archive" / "api" / "copies.py"
+    copies = tmp_path / "archive" / "api" / "views" / "copies.py"
     copies.write_text(copies.read_text() + "\n\ndef borrowed():\n"
-                      "    from ..site import views\n\n    return views\n")
+                      "    from ...site import views\n\n    return views\n")
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "Edges never import one another" in result.stdout and "1 broken" in result.stdout
@@ -109,3 +109,68 @@ def test_the_architecture_page_names_only_modules_that_exist():
     named = set(re.findall(r"\b(?:archive|ibirepo)/[\w/]+\.py\b", page))
     assert len(named) > 20
     assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+# Underscore names their libraries document as public API: Django's Model._meta (the Options
+# API) and Model._state (`adding`, `db`); lxml's etree._Element, the class of every element
+# (used in annotations only).
+DOCUMENTED = {"_meta", "_state", "_Element"}
+
+
+def _own_private_names() -> set[str]:
+    """Every `_name` archive/ defines itself: functions, classes, variables, attributes set."""
+    import ast
+
+    names = set()
+    for path in APP.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return {name for name in names if name.startswith("_")}
+
+
+def private_uses(root: Path) -> list[str]:
+    """`trans_real`, names imported with a leading underscore from outside the app, and
+    `x._name` attributes the app does not define itself (DOCUMENTED aside): the private API of
+    Django, DRF, drf-spectacular or any other library."""
+    import ast
+
+    own = _own_private_names()
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        where = path.relative_to(root.parent)
+        if "trans_real" in text:
+            found.append(f"{where}: trans_real")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 \
+                    and not (node.module or "").startswith("archive"):
+                found += [f"{where}:{node.lineno}: from {node.module} import {alias.name}"
+                          for alias in node.names if alias.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                    and not node.attr.startswith("__") and node.attr not in own | DOCUMENTED:
+                found.append(f"{where}:{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_no_private_api_of_django_drf_or_drf_spectacular_anywhere_in_archive():
+    assert private_uses(APP) == []
+
+
+def test_the_private_api_check_finds_what_it_looks_for(tmp_path):
+    shutil.copytree(APP, tmp_path / "archive", ignore=shutil.ignore_patterns("__pycache__"))
+    schema = tmp_path / "archive" / "api" / "schema.py"
+    schema.write_text(schema.read_text() + "\n\ndef mapped(auto_schema, target):\n"
+                      "    return auto_schema._map_basic_serializer(target, 'request')\n")
+    resolve = tmp_path / "archive" / "resolver" / "languages.py"
+    resolve.write_text(resolve.read_text() + "\nfrom django.utils.translation.trans_real import "
+                       "parse_accept_lang_header  # noqa\n")
+    found = private_uses(tmp_path / "archive")
+    assert any("._map_basic_serializer" in line for line in found)
+    assert any("trans_real" in line for line in found)

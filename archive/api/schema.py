@@ -4,15 +4,15 @@
   AllowAny and IsAuthenticatedOrReadOnly; our item permissions (DjangoModelPermissions that let
   anonymous users read) allow anonymous GET too, and the schema says so.
 - Closed inputs: a StrictInput serializer's view refuses fields it does not know (400), so its
-  schema says `additionalProperties: false`.
+  schema says `additionalProperties: false` (`closed_inputs`, a postprocessing hook).
 - Errors: {"detail": "…"}, or for fields that fail validation {"<field>": ["…"]} (DRF's
   shape; a list field's errors are keyed by position: {"files": {"0": ["…"]}}).
 """
 from __future__ import annotations
 
 from drf_spectacular import openapi
-from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import permissions, serializers
 
 
@@ -43,21 +43,29 @@ class StrictInput(serializers.Serializer):
     """A request body whose view refuses unknown fields (a misspelt element must not vanish)."""
 
 
-class StrictInputExtension(OpenApiSerializerExtension):
-    target_class = StrictInput
-    match_subclasses = True
+def _subclasses(cls: type) -> list[type]:
+    return [cls, *(found for sub in cls.__subclasses__() for found in _subclasses(sub))]
 
-    def map_serializer(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
-        schema = auto_schema._map_basic_serializer(self.target, direction)
-        if direction == "request":
-            schema["additionalProperties"] = False
-        return schema
+
+def closed_inputs(result: dict, generator, request, public) -> dict:
+    """A postprocessing hook (SPECTACULAR_SETTINGS): the request bodies of StrictInput
+    serializers say ``additionalProperties: false``. Their components are named as
+    drf-spectacular names request bodies (COMPONENT_SPLIT_REQUEST): ``<Name>Request``, and
+    ``Patched<Name>Request`` for PATCH."""
+    names = set()
+    for cls in _subclasses(StrictInput)[1:]:
+        base = cls.__name__.removesuffix("Serializer")
+        names |= {f"{base}Request", f"Patched{base}Request"}
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name in names:
+            component["additionalProperties"] = False
+    return result
 
 
 class DcElementFieldExtension(OpenApiSerializerFieldExtension):
     """A Dublin Core element: a list of strings out; in, one string or a list of them."""
 
-    target_class = "archive.api.items.DcElementField"
+    target_class = "archive.api.serializers.fields.DcElementField"
 
     def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
         values = {"type": "array", "items": {"type": "string"}}
@@ -67,7 +75,7 @@ class DcElementFieldExtension(OpenApiSerializerFieldExtension):
 class CreatorFieldExtension(OpenApiSerializerFieldExtension):
     """dc:creator: names out; in, a name, an object {name, orcid}, or a list of either."""
 
-    target_class = "archive.api.items.CreatorField"
+    target_class = "archive.api.serializers.fields.CreatorField"
 
     def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
         if direction == "response":
@@ -123,3 +131,13 @@ def errors(*codes: int, **descriptions: str) -> dict[int, OpenApiResponse]:
         code = int(key.removeprefix("e"))
         answers[code] = OpenApiResponse(answers[code].response, description=text)
     return answers
+
+
+IBI_PARAMETER = OpenApiParameter(
+    # Two or four segments (IBIp, repository name), none empty: anything else is a 404.
+    "ibi", {"type": "string", "maxLength": 255, "pattern": r"^[^/\s]+(/[^/\s]+){1,3}$"},
+    OpenApiParameter.PATH, examples=[
+        OpenApiExample("repository name", "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"),
+        OpenApiExample("IBIp", "8JMKD3MGP7W/3EPGUE5")],
+    description="Either form of the IBI, any case, slashes as they are: "
+                "sid.inpe.br/mtc-m19/2013/09.04.12.27.57 or 8JMKD3MGP7W/3EPGUE5")

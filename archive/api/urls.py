@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import copies, items
+from .views import copies, items
 
 
 class ItemIbiConverter:

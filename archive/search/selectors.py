@@ -117,7 +117,7 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     return items.filter(condition), False
 
 
-def _entries(q: str, filtered: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
+def _entries(q: str, narrowed: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
     """PostgreSQL: the listed search entries matching q, ranked, read from archive_itemsearch
     alone (its GIN index) unless a filter names items: what the first pages, the facets and
     the capped count of a search read, so that none joins a hundred thousand items."""
@@ -127,8 +127,8 @@ def _entries(q: str, filtered: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
         return entries.none()
     entries = entries.filter(_Matches(F("document"), _query(text))).annotate(
         rank=Func(F("document"), _query(text), function="ts_rank", output_field=FloatField()))
-    if filtered is not None:
-        entries = entries.filter(item__in=filtered.values("pk"))
+    if narrowed is not None:
+        entries = entries.filter(item__in=narrowed.values("pk"))
     return entries.order_by("-rank", "-item_id")
 
 
@@ -168,8 +168,22 @@ def in_order(items: QuerySet[Item], ids: list[int]) -> list[Item]:
     return [found[pk] for pk in ids if pk in found]
 
 
-def _filtered(items: QuerySet[Item], *, creator: str = "", subject: str = "", year: str = "",
-              language: str = "", type: str = "") -> QuerySet[Item]:
+# The one filter grammar of the site's /search and the API's /api/items/.
+FILTERS = ("state", "creator", "subject", "year", "language", "type")
+
+
+def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subject: str = "",
+             year: str = "", language: str = "", type: str = "") -> QuerySet[Item]:
+    """items narrowed by every criterion given (the edges check their form first):
+
+    * `state`: Original, Copy or Deleted, exactly;
+    * `creator`, `subject`, `type`: one exact Dublin Core value;
+    * `year`: four digits, the year of dc:date, or of the deposit when the item has no dc:date;
+    * `language`: a BCP 47 tag, any case; a bare language also finds its regions (``pt``
+      finds ``pt-BR``). A tombstone shows no language, so none finds it.
+    """
+    if state:
+        items = items.filter(state=state)
     if creator:
         items = items.filter(_has_dc("creator", value=creator))
     if subject:
@@ -180,7 +194,9 @@ def _filtered(items: QuerySet[Item], *, creator: str = "", subject: str = "", ye
         items = items.filter(_has_dc("date", value__startswith=year)
                              | (~_has_dc("date") & Q(created__year=int(year))))
     if language:
-        items = items.filter(language__iexact=language)
+        items = items.filter(~Q(state=Item.State.DELETED)
+                             & (Q(language__iexact=language)
+                                | Q(language__istartswith=f"{language}-")))
     return items
 
 
@@ -189,11 +205,9 @@ def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None
     """Listed items matching every given criterion, in order: best match first when q is
     given on PostgreSQL, else newest first; sort="newest" or "title" chooses.
 
-    `q`: see `matching`; filters `creator`/`subject`/`type`: one exact Dublin Core value;
-    `year`: the year of dc:date, or of the deposit when the item has no dc:date;
-    `language`: the item's language tag, any case.
+    `q`: see `matching`; the filters: see `filtered`.
     """
-    items = _filtered(listed_items() if queryset is None else queryset, **filters)
+    items = filtered(listed_items() if queryset is None else queryset, **filters)
     items, ranked = matching(items, q)
     if sort == "title":
         return items.order_by(Lower("title"), "id")
@@ -210,8 +224,8 @@ def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
     key = _results_key(q=q, sort=sort, **filters)
     if full_text() and q.strip() and sort not in ("title", "newest"):
         named = {name: value for name, value in filters.items() if value}
-        filtered = _filtered(listed_items(), **named) if named else None
-        return Results(items, _entries(q, filtered), cache_key=key)
+        narrowed = filtered(listed_items(), **named) if named else None
+        return Results(items, _entries(q, narrowed), cache_key=key)
     return Results(items, cache_key=key)
 
 

@@ -10,9 +10,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ..archive_service import answers as archive_service
-from ..web.addresses import base_url
-from .schema import errors
+from ...archive_service import answers as archive_service
+from ...web.addresses import base_url
+from ..schema import errors
 
 
 @extend_schema(

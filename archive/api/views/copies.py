@@ -6,41 +6,20 @@ the hand-over protocol between two Archives.
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny, DjangoModelPermissions
+from rest_framework import status
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from ..accesses import counter as access_counter
-from ..accesses import selectors as stats
-from ..db import replica
-from ..preservation import copies
-from .items import IBI_PARAMETER, ItemSerializer, TombstoneSerializer, _OneItem
-from .schema import errors
-
-
-class CountsSerializer(serializers.Serializer):
-    downloads = serializers.IntegerField()
-    acknowledgments = serializers.IntegerField()
-    total = serializers.IntegerField()
-
-
-class FamilySerializer(CountsSerializer):
-    items = serializers.ListField(child=serializers.DictField(),
-                                 help_text="each member: ibi, counts, edition or language")
-
-
-class UniqueSerializer(serializers.Serializer):
-    item = CountsSerializer()
-    editions = CountsSerializer()
-    translations = CountsSerializer()
-
-
-class StatisticsSerializer(serializers.Serializer):
-    item = CountsSerializer()
-    editions = FamilySerializer()
-    translations = FamilySerializer()
-    unique = UniqueSerializer(help_text="COUNTER R5 Unique_Item_Requests: once per reader "
-                              "session (client address, User-Agent, UTC hour)")
+from ...accesses import counter as access_counter
+from ...accesses import selectors as stats
+from ...db import replica
+from ...preservation import copies
+from ..permissions import HandOverPermissions
+from ..schema import IBI_PARAMETER, errors
+from ..serializers.inputs import HandOverSerializer
+from ..serializers.items import ItemSerializer, TombstoneSerializer
+from ..serializers.statistics import StatisticsSerializer
+from .items import _OneItem
 
 
 @extend_schema(parameters=[IBI_PARAMETER])
@@ -64,18 +43,6 @@ class ItemStatistics(_OneItem):
         access_counter.flush()  # what this process counted is written first
         with replica.lagging_reads():  # counts may lag: from the read replica if there is one
             return Response(stats.item_statistics(item))
-
-
-class HandOverPermissions(DjangoModelPermissions):
-    # Giving the Original away is as weighty as changing and deleting the item here.
-    perms_map = {**DjangoModelPermissions.perms_map,
-                 "POST": ["%(app_label)s.change_%(model_name)s",
-                          "%(app_label)s.delete_%(model_name)s"]}
-
-
-class HandOverSerializer(serializers.Serializer):
-    target = serializers.URLField(help_text="base URL of the Archive that holds a complete "
-                                  "Copy and becomes the Original's")
 
 
 @extend_schema(parameters=[IBI_PARAMETER])

@@ -1,0 +1,99 @@
+"""The API's own fields: Dublin Core elements, creators with their ORCID iD, an IBI naming an
+item, a list of checksums, the files of a multipart form."""
+from __future__ import annotations
+
+import json
+import re
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+
+from ...deposit import selectors, services
+from ...models import Item
+
+
+class DcElementField(serializers.ListField):
+    """The values of one Dublin Core element, named by the field, as a list of strings."""
+
+    child = serializers.CharField(allow_blank=True)
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def get_attribute(self, item: Item) -> list[str]:
+        return item.dc(self.field_name)
+
+    def to_internal_value(self, data) -> list[str]:
+        # One value is a list of one, in JSON as in a form (where a field may simply not repeat).
+        return super().to_internal_value([data] if isinstance(data, str) else data)
+
+
+class CreatorField(DcElementField):
+    """dc:creator: each value a name ("Family, Given") or {"name": …, "orcid": …} with an
+    ORCID iD (bare or as its https://orcid.org/ URL). In a multipart form an object is sent as
+    its JSON text. Cleans to [(name, bare iD or "")]; out, the names as every element's."""
+
+    child = serializers.JSONField()
+
+    def to_internal_value(self, data) -> list[tuple[str, str]]:
+        values = [data] if isinstance(data, str | dict) else data
+        if not isinstance(values, list):
+            raise ValidationError(_("a creator is a name, an object {\"name\", \"orcid\"}, "
+                                    "or a list of them"))
+        return [self._one(value) for value in values]
+
+    @staticmethod
+    def _one(value) -> tuple[str, str]:
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            try:  # a multipart form's way of sending an object
+                value = json.loads(value)
+            except ValueError:
+                raise ValidationError(_("a creator that starts with { must be a JSON object "
+                                        "{\"name\", \"orcid\"}")) from None
+        if isinstance(value, str):
+            return value, ""
+        if (not isinstance(value, dict) or set(value) - {"name", "orcid"}
+                or not isinstance(value.get("name"), str)
+                or not isinstance(value.get("orcid", ""), str | None)):
+            raise ValidationError(_('a creator object is {"name": "…", "orcid": "…"}, '
+                                    "both strings"))
+        try:
+            return value["name"], services.clean_orcid(value.get("orcid") or "")
+        except services.ServiceError as exc:
+            raise ValidationError(str(exc)) from None
+
+
+class ItemIbiField(serializers.CharField):
+    """An IBI in either form, any case, naming an item of this repository."""
+
+    def to_internal_value(self, data) -> Item:
+        text = super().to_internal_value(data)
+        item = selectors.item_by_ibi(text, selectors.public_items())
+        if item is None:
+            raise ValidationError(_("no item of this repository has the IBI %(ibi)r")
+                                  % {"ibi": text})
+        return item
+
+
+class ChecksumsField(serializers.ListField):
+    """sha256 of each file, in order: repeated fields, or one field separated by commas."""
+
+    child = serializers.RegexField(r"^[0-9a-fA-F]{64}$", error_messages={
+        "invalid": gettext_lazy("a sha256 is 64 hexadecimal digits")})
+
+    def to_internal_value(self, data) -> list[str]:
+        values = [data] if isinstance(data, str) else data
+        if isinstance(values, list):
+            values = [part for value in values for part in re.split(r"[\s,]+", str(value))
+                      if part]
+        return super().to_internal_value(values)
+
+
+def files_field() -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
+        min_length=1,
+        help_text="one or more files (repeat the field)")

@@ -1,0 +1,53 @@
+"""What the API's writes take: a deposit, files added, a change of metadata, a deletion, a
+hand-over. Each checks its own shape; the services check the rest."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ..schema import StrictInput
+from .fields import ChecksumsField, ItemIbiField, files_field
+from .items import DublinCoreFields
+
+
+class DepositSerializer(StrictInput, DublinCoreFields):
+    title = serializers.CharField(max_length=1000)
+    files = files_field()
+    target_file = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="the default file; the first one if empty")
+    language = serializers.CharField(required=False, allow_blank=True, max_length=35,
+                                     help_text="BCP 47, e.g. pt-BR")
+    previous_edition = ItemIbiField(required=False, help_text="IBI of the previous edition")
+    translation_of = ItemIbiField(required=False, help_text="IBI of the item translated")
+    sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+    transferable = serializers.BooleanField(
+        required=False, default=True,
+        help_text="false: this Original may never migrate to another Archive")
+
+
+class AddFilesSerializer(serializers.Serializer):
+    files = files_field()
+    sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+
+
+class ItemUpdateSerializer(StrictInput, DublinCoreFields):
+    """What PATCH may change; a DC element given replaces all values of that element."""
+
+    title = serializers.CharField(max_length=1000, required=False)
+    language = serializers.CharField(required=False, allow_blank=True, max_length=35)
+    target_file = serializers.CharField(required=False, allow_blank=True)
+    translation_of = ItemIbiField(required=False, allow_null=True, allow_blank=True,
+                                  help_text="IBI of the item translated; empty or null: none")
+    transferable = serializers.BooleanField(required=False)
+
+    def validate_translation_of(self, value):
+        return value or None
+
+
+class DeleteSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=1000,
+                                   help_text="shown on the tombstone, e.g. a retraction")
+
+
+class HandOverSerializer(serializers.Serializer):
+    target = serializers.URLField(help_text="base URL of the Archive that holds a complete "
+                                  "Copy and becomes the Original's")

@@ -1,0 +1,159 @@
+"""An item's record as the API answers it: both IBI forms, state, files with their URLs, Dublin
+Core, links; a deleted item's record is its tombstone, wherever one is shown. Output only."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from rest_framework import serializers
+
+from ...deposit import links, selectors
+from ...metadata import citation
+from ...models import DC_ELEMENTS, Item, ItemFile
+from ...web.addresses import base_url
+from .fields import CreatorField, DcElementField
+
+
+def iso_utc(moment: datetime) -> str:
+    """2014-01-02T17:23:57Z, the timestamp form of the resolution standard."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _base(serializer: serializers.Serializer) -> str:
+    """Where the request a serializer answers reached this Archive (web/addresses.py)."""
+    return base_url(serializer.context.get("request"))
+
+
+class CreatorSerializer(serializers.Serializer):
+    """A creator with the ORCID iD deposited with it ("" when none)."""
+
+    name = serializers.CharField()
+    orcid = serializers.CharField(help_text="bare ORCID iD, e.g. 0000-0002-1825-0097; "
+                                            "empty when unknown")
+
+
+class DublinCoreFields(serializers.Serializer):
+    creator = CreatorField()
+    subject = DcElementField()
+    description = DcElementField()
+    publisher = DcElementField()
+    contributor = DcElementField()
+    date = DcElementField()
+    type = DcElementField()
+    format = DcElementField()
+    identifier = DcElementField()
+    source = DcElementField()
+    relation = DcElementField()
+    coverage = DcElementField()
+    rights = DcElementField()
+
+
+class FileSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ItemFile
+        fields = ["name", "size", "sha256", "content_type", "url"]
+
+    def get_url(self, file: ItemFile) -> str:
+        return links.file_url(file.item.ibi, file.name, _base(self))
+
+
+class TombstoneSerializer(serializers.ModelSerializer):
+    """A deleted item's record, wherever the API shows one (an item, a list, a search): the
+    site's tombstone policy (archive/site/views.py `_tombstone`). Its identifiers, state,
+    title, citation, the date and reason of its deletion and the newer edition; never its
+    description, other metadata or files."""
+
+    timestamp = serializers.SerializerMethodField(help_text="last change, ISO 8601 UTC")
+    persistent_url = serializers.SerializerMethodField()
+    citation = serializers.SerializerMethodField(help_text="as the tombstone page cites it")
+    newer_edition = serializers.SerializerMethodField(
+        help_text="IBI of the next (else latest) edition, if any")
+
+    class Meta:
+        model = Item
+        fields = ["ibi", "ibip", "state", "title", "timestamp", "persistent_url", "citation",
+                  "deleted_at", "deletion_reason", "newer_edition"]
+        read_only_fields = fields
+
+    def get_timestamp(self, item: Item) -> str:
+        return iso_utc(item.updated)
+
+    def get_persistent_url(self, item: Item) -> str:
+        return links.persistent_url(item.ibi, _base(self))
+
+    def get_citation(self, item: Item) -> str:
+        return citation.apa(citation.of_item(
+            item, url=links.persistent_url(item.ibi, _base(self)),
+            publisher=links.archive_address(_base(self))))
+
+    def get_newer_edition(self, item: Item) -> str | None:
+        newer = selectors.newer_edition(item)
+        return newer.ibi if newer is not None else None
+
+
+class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
+    """An item's record: both IBI forms, state, files with their URLs, Dublin Core, links.
+    A deleted item's record is its tombstone (TombstoneSerializer), here and in lists."""
+
+    timestamp = serializers.SerializerMethodField(help_text="last update, ISO 8601 UTC")
+    files = FileSerializer(many=True)
+    persistent_url = serializers.SerializerMethodField()
+    landing_url = serializers.SerializerMethodField()
+    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                    allow_null=True)
+    next_edition = serializers.SerializerMethodField()
+    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
+                                                  allow_null=True)
+    translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
+    creators = serializers.SerializerMethodField(
+        help_text="the creators with their ORCID iDs, in the order of creator")
+
+    class Meta:
+        model = Item
+        fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
+                  "files", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
+                  "previous_edition",
+                  "next_edition", "translation_of", "translations", "transferable", "created",
+                  "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
+
+    def get_fields(self) -> dict:
+        # A record is output only: writes go through the input serializers below.
+        fields = super().get_fields()
+        for field in fields.values():
+            field.read_only = True
+        return fields
+
+    def to_representation(self, item: Item) -> dict:
+        if item.is_deleted:
+            return TombstoneSerializer(item, context=self.context).data
+        return super().to_representation(item)
+
+    def get_timestamp(self, item: Item) -> str:
+        # A copy's timestamp is its original's, as the archive service answers it.
+        if item.state == Item.State.COPY and item.origin_timestamp:
+            return iso_utc(item.origin_timestamp)
+        return iso_utc(item.updated)
+
+    def get_persistent_url(self, item: Item) -> str:
+        return links.persistent_url(item.ibi, _base(self))
+
+    def get_landing_url(self, item: Item) -> str:
+        return links.landing_url(item.ibi, _base(self))
+
+    @extend_schema_field(CreatorSerializer(many=True))
+    def get_creators(self, item: Item) -> list[dict[str, str]]:
+        return [{"name": v.value, "orcid": v.orcid} for v in item.dc_values.all()
+                if v.element == "creator"]
+
+    def get_next_edition(self, item: Item) -> str | None:
+        following = getattr(item, "next_edition", None)  # reverse one-to-one: may not exist
+        return following.ibi if following is not None else None
+
+
+def records(*, many: bool = False) -> PolymorphicProxySerializer:
+    """In the schema, what ItemSerializer gives: a live item's record or a tombstone."""
+    return PolymorphicProxySerializer(
+        component_name="ItemOrTombstone", serializers=[ItemSerializer, TombstoneSerializer],
+        resource_type_field_name=None, many=many)

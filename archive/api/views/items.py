@@ -1,0 +1,285 @@
+"""/api/items/, /api/items/<ibi> and an item's files: DRF views that translate and delegate.
+
+Reads go through selectors, writes through archive.deposit.services; a ServiceError becomes its
+own status with {"detail": …} (exceptions.py). Files arrive through archive.deposit.uploads
+(hashed on the way, limits enforced while reading), so nothing here touches bytes.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from ...deposit import idempotency, selectors, services
+from ...deposit.uploads import MultiPartParser
+from ...models import DC_ELEMENTS, Item, ItemSearch
+from ...search import selectors as searching
+from ..pagination import ItemPagination
+from ..permissions import AddFilesPermissions, ItemPermissions
+from ..schema import IBI_PARAMETER, errors
+from ..serializers.inputs import (
+    AddFilesSerializer,
+    DeleteSerializer,
+    DepositSerializer,
+    ItemUpdateSerializer,
+)
+from ..serializers.items import (
+    FileSerializer,
+    ItemSerializer,
+    TombstoneSerializer,
+    records,
+)
+
+YEAR = re.compile(r"[0-9]{4}")
+
+
+def _uploads(files) -> list[services.Upload]:
+    # The declared type is a hint the deposit weighs (archive.deposit.content_types).
+    return [services.Upload(name=file.name, file=file, content_type=file.content_type or "")
+            for file in files]
+
+
+def _dc(data: dict) -> dict[str, list[str]]:
+    return {element: data[element] for element in DC_ELEMENTS if element in data}
+
+
+class _ItemRecordMixin:
+    def record(self, item: Item, status_code: int = status.HTTP_200_OK) -> Response:
+        """The item re-read with everything its record shows, after a write."""
+        item = selectors.with_details(Item.objects.filter(pk=item.pk)).get()
+        data = ItemSerializer(item, context=self.get_serializer_context()).data
+        headers = {}
+        if status_code == status.HTTP_201_CREATED:
+            headers["Location"] = self.request.build_absolute_uri(
+                reverse("api:item", args=[item.ibi]))
+        return Response(data, status=status_code, headers=headers)
+
+
+def filter_items(items: QuerySet[Item], params
+                 ) -> tuple[QuerySet[Item], QuerySet[ItemSearch] | None]:
+    """?state= (any case), ?creator=, ?subject=, ?type=, ?year=, ?language= (the site's filters:
+    archive/search/selectors.py `filtered`), ?search= (the site's search). The items, and on
+    PostgreSQL for a search the ranked search entries of those items, from which a page is read
+    (`ranked_entries`)."""
+    criteria = {name: params.get(name, "").strip() for name in searching.FILTERS
+                if params.get(name, "").strip()}
+    state = params.get("state")
+    if state is not None:  # given, it must name a state: `?state=` is no wildcard
+        states = {value.lower(): value for value in Item.State.values}
+        if state.strip().lower() not in states:
+            raise ValidationError({"state": [
+                _("one of %(states)s") % {"states": ", ".join(Item.State.values)}]})
+        criteria["state"] = states[state.strip().lower()]
+    if "year" in params and not YEAR.fullmatch(params["year"]):
+        raise ValidationError({"year": [_("Give the year as four digits.")]})
+    items = searching.filtered(items, **criteria)
+    q = params.get("search", "")
+    if searching.full_text() and q.strip():
+        return items, searching.ranked_entries(q, items if criteria else None)
+    return searching.matching(items, q)[0], None
+
+
+class ItemList(_ItemRecordMixin, generics.ListAPIView):
+    """GET: the repository's items, newest first (best match first for ?search= on
+    PostgreSQL), by cursor; the archive service is not listed.
+    POST: deposit a new item (multipart)."""
+
+    serializer_class = ItemSerializer
+    permission_classes = [ItemPermissions]
+    parser_classes = [MultiPartParser]
+    pagination_class = ItemPagination
+
+    def get_queryset(self) -> QuerySet[Item]:
+        items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
+                                          self.request.query_params)
+        return items
+
+    def paginate_queryset(self, queryset: QuerySet[Item]) -> list[Item]:
+        if self.ranked is None:
+            return super().paginate_queryset(queryset)
+        # A search on PostgreSQL: the page is walked in the ranked entries, then its items read.
+        entries = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
+        return searching.in_order(queryset, [entry.item_id for entry in entries])
+
+    def get_serializer_class(self):
+        # The browsable API renders its POST form from this.
+        return DepositSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(parameters=[
+        OpenApiParameter("state", OpenApiTypes.STR, enum=Item.State.values),
+        OpenApiParameter("language", OpenApiTypes.STR,
+                         description="BCP 47 tag; a bare language also finds its regions"),
+        OpenApiParameter("creator", OpenApiTypes.STR,
+                         description="one creator, exactly as deposited (the site's facet)"),
+        OpenApiParameter("subject", OpenApiTypes.STR,
+                         description="one subject, exactly as deposited"),
+        OpenApiParameter("type", OpenApiTypes.STR,
+                         description="one dc:type value, exactly as stored"),
+        OpenApiParameter("year", {"type": "string", "pattern": "^[0-9]{4}$"},
+                         description="the year of dc:date, or of the deposit when the item "
+                                     "has none"),
+        OpenApiParameter("search", OpenApiTypes.STR,
+                         description="the site's search: words, \"phrases\", prefix*, "
+                                     "-excluded, OR; in the title, creators, subjects and "
+                                     "other metadata (a tombstone: its title only). "
+                                     "PostgreSQL: accents ignored, Portuguese and English "
+                                     "stems, best match first; SQLite: substrings, accents "
+                                     "ignored, newest first"),
+    ], responses={200: records(many=True),
+                  **errors(400, 404, e400="an unknown state, a year that is not four "
+                                          "digits, an unreadable page_size, a page other "
+                                          "than 1",
+                           e404="an invalid cursor")})
+    def get(self, request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        request={"multipart/form-data": DepositSerializer},
+        parameters=[OpenApiParameter(
+            "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
+            description="Optional, 1-255 printable ASCII characters, kept 24 hours per user. "
+                        "The same key with the same fields and files answers the same 201 "
+                        "(header Idempotent-Replayed: true) without a second item; with other "
+                        "fields or files, or while the first request is still depositing, "
+                        "409.")],
+        # A replayed key answers the item as it is now: a tombstone if it was deleted since.
+        responses={201: records(), **errors(400, 401, 403, 409, 413)})
+    def post(self, request) -> Response:
+        form = DepositSerializer(data=request.data)
+        unknown = sorted(set(request.data) - set(form.fields))
+        if unknown:  # a misspelt element (creater=…) must not vanish silently
+            detail = ngettext("unknown field %(fields)s", "unknown fields %(fields)s",
+                              len(unknown)) % {"fields": ", ".join(unknown)}
+            return Response({"detail": detail},
+                            status=status.HTTP_400_BAD_REQUEST)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+
+        def deposit(on_saved=None) -> Item:
+            return services.item_deposit(
+                title=data["title"], uploads=_uploads(data["files"]),
+                target_file=data.get("target_file", ""), language=data.get("language", ""),
+                previous_edition=data.get("previous_edition"),
+                translation_of=data.get("translation_of"),
+                sha256=data.get("sha256") or None, dc=_dc(data),
+                transferable=data["transferable"], on_saved=on_saved)
+
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return self.record(deposit(), status.HTTP_201_CREATED)
+        fields = {name: request.data.getlist(name) for name in request.data
+                  if name != "files"}
+        files = [(f.name, getattr(f, "sha256", "")) for f in data["files"]]
+        item, replayed = idempotency.once(
+            user=request.user, key=key, deposit=deposit,
+            request_fingerprint=idempotency.fingerprint(fields, files))
+        response = self.record(item, status.HTTP_201_CREATED)
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+
+class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
+    serializer_class = ItemSerializer
+
+    def get_queryset(self) -> QuerySet[Item]:
+        return selectors.with_details(selectors.public_items())
+
+    def get_object(self) -> Item:
+        item = selectors.item_by_ibi(self.kwargs["ibi"], self.get_queryset())
+        if item is None:
+            raise NotFound(_("no item of this repository has the IBI %(ibi)r")
+                           % {"ibi": self.kwargs["ibi"]})
+        self.check_object_permissions(self.request, item)
+        return item
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemDetail(_OneItem):
+    """One item by IBI: read, change its metadata, delete it (a tombstone stays)."""
+
+    permission_classes = [ItemPermissions]
+    parser_classes = [JSONParser, MultiPartParser]
+
+    @extend_schema(responses={
+        200: ItemSerializer,
+        410: OpenApiResponse(TombstoneSerializer, description="deleted: its tombstone"),
+        **errors(404)})
+    def get(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        # A tombstone is still read, but as what it is: gone, as its persistent URL answers.
+        return Response(self.get_serializer(item).data,
+                        status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
+
+    @extend_schema(request=ItemUpdateSerializer,
+                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
+    def patch(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        if not isinstance(request.data, Mapping):
+            return Response({"detail": _("the body must be a JSON object of fields")},
+                            status=status.HTTP_400_BAD_REQUEST)
+        form = ItemUpdateSerializer(data=request.data, partial=True)
+        fixed = sorted(set(request.data) - set(form.fields))
+        if fixed:
+            detail = _("cannot change %(fields)s") % {"fields": ", ".join(fixed)}
+            return Response({"detail": detail},
+                            status=status.HTTP_400_BAD_REQUEST)
+        form.is_valid(raise_exception=True)
+        fields = dict(form.validated_data)
+        dc = {element: fields.pop(element) for element in DC_ELEMENTS if element in fields}
+        services.item_update(item=item, dc=dc or None, **fields)
+        return self.record(item)
+
+    @extend_schema(request=DeleteSerializer,
+                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404)})
+    def delete(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        form = DeleteSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        return self.record(services.item_delete(item=item,
+                                                reason=form.validated_data.get("reason", "")))
+
+
+@extend_schema(parameters=[IBI_PARAMETER])
+class ItemFiles(_OneItem):
+    """Add files to an item; a name the item already has is a conflict, never an overwrite."""
+
+    permission_classes = [AddFilesPermissions]
+    parser_classes = [MultiPartParser]
+    pagination_class = None  # an item's files are few: one list
+
+    def get_serializer_class(self):
+        return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
+
+    @extend_schema(responses={200: FileSerializer(many=True),
+                              410: OpenApiResponse(TombstoneSerializer,
+                                                   description="deleted: its tombstone"),
+                              **errors(404)})
+    def get(self, request, ibi: str) -> Response:
+        """The item's files; a deleted item lists none: 410 with its tombstone."""
+        item = self.get_object()
+        context = self.get_serializer_context()
+        if item.is_deleted:
+            return Response(TombstoneSerializer(item, context=context).data,
+                            status=status.HTTP_410_GONE)
+        return Response(FileSerializer(item.files.all(), many=True, context=context).data)
+
+    @extend_schema(request={"multipart/form-data": AddFilesSerializer},
+                   responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
+    def post(self, request, ibi: str) -> Response:
+        item = self.get_object()
+        form = AddFilesSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        services.item_add_files(item=item, uploads=_uploads(form.validated_data["files"]),
+                                sha256=form.validated_data.get("sha256") or None)
+        return self.record(item, status.HTTP_201_CREATED)
