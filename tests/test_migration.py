@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from archive.deposit import services
 from archive.models import Item
-from archive.preservation import copies
+from archive.preservation import copies, migration
 from tests.fake_archive import FakeArchive, forget, publish
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_the_archive_service_is_never_handed_over(peer, librarian_api):
     service = Item.objects.get(is_archive_service=True)
     assert hand_over(librarian_api, service, peer.base_url).status_code == 404
     with pytest.raises(copies.CopyRefused, match="not transferable"):
-        copies.hand_over(item=service, target=peer.base_url)
+        migration.hand_over(item=service, target=peer.base_url)
 
 
 def test_hand_over_needs_the_right_to_change_and_delete(peer, original):
@@ -129,7 +129,7 @@ def held_at_peer(peer, original):
 
 def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
     held_at_peer["next_edition"] = "ibi.test/elsewhere/2030/01.01.00.00"  # a Copy remembers it
-    result = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+    result = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
                                  token="right-token")
     assert result.outcome == "promoted"
     item = result.item
@@ -137,14 +137,14 @@ def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
     assert item.updated.strftime("%Y-%m-%dT%H:%M:%SZ") == held_at_peer["timestamp"]
     assert peer.handed_over == [{"target": SELF}]
     assert held_at_peer["state"] == "Copy"
-    again = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+    again = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
                                 token="right-token")
     assert again.outcome == "unchanged" and len(peer.handed_over) == 1
 
 
 def test_a_refused_hand_over_leaves_a_copy(peer, held_at_peer):
     with pytest.raises(copies.PeerFailed, match="401"):
-        copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url, token="wrong")
+        migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url, token="wrong")
     assert Item.objects.get(ibi=held_at_peer["ibi"]).state == "Copy"
     assert held_at_peer["state"] == "Original"
 
@@ -154,7 +154,7 @@ def test_an_interrupted_migration_is_finished_by_running_it_again(peer, held_at_
     # The source handed over, and the answer never reached us.
     held_at_peer.update(state="Copy", source_archive=SELF)
     assert Item.objects.get(ibi=held_at_peer["ibi"]).state == "Copy"
-    result = copies.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
+    result = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
                                  token="right-token")
     assert result.outcome == "promoted" and result.item.state == "Original"
 

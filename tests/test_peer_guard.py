@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
-from archive.preservation import copies, peer
+from archive.preservation import copies, migration, peer
 from tests.fake_archive import FakeArchive
 
 from .servers import SilentServer, free_port
@@ -174,7 +174,7 @@ def test_a_peer_redirecting_elsewhere_is_not_followed(settings, original, librar
         response = hand_over(librarian_api, original, base)
         assert response.status_code == 502 and "answered 302" in response.json()["detail"]
         with pytest.raises(copies.PeerFailed, match="302"):
-            copies.migrate_item(ibi=IBI, source=base, token="t")
+            migration.migrate_item(ibi=IBI, source=base, token="t")
         assert elsewhere.requests == []
     finally:
         server.shutdown()

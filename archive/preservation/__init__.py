@@ -1,10 +1,11 @@
 """Preservation: copies from other Archives, migration and hand-over of Originals, fixity,
 and BagIt export and rebuild.
 
-- copies: copy, refresh, migrate and hand over items (RTC-11 §5.2).
+- copies: copy and refresh items held by other Archives (RTC-11 §5.2).
+- migration: an Original handed over from one Archive to another, never two at once.
 - peer: another Archive running this software, over its REST API.
 - fixity: hash stored bytes again and compare.
 - bagit: one BagIt bag per item; the database rebuilt from them.
 - tasks: copies and fixity in the background.
 """
-__all__ = ["bagit", "copies", "fixity", "peer", "tasks"]
+__all__ = ["bagit", "copies", "fixity", "migration", "peer", "tasks"]

@@ -1,4 +1,4 @@
-"""Copies of items held by other Archives, kept fresh, and Originals migrated (RTC-11 §5.2).
+"""Copies of items held by other Archives, kept fresh (RTC-11 §5.2).
 
 An IBI has one Original in the whole system and any number of Copies, all under the same
 IBI; an Archive never holds both for one IBI. Everything here talks to other Archives running
@@ -34,26 +34,7 @@ what the Original's Archive withdrew. A tombstone stays one.
 Refreshing (`refresh_copies`, hourly): every Copy is copied again from its source_archive; the
 record's timestamp (or anything else in it) differing from ours is what makes a run write.
 
-Migration of a transferable Original from Archive S to Archive T, run at T by
-`migrateitem <IBI> --from S --token <S's API token>`:
-
-  step                                  S        T        requireditemstatus=Original
-  1. T copies the item from S           Original Copy     S
-  2. T asks S to hand over (POST        Copy     Copy     none (one round trip)
-     /api/items/<ibi>/handover): S checks that T holds it as a complete, current Copy
-     (same files and timestamp), then commits Copy, source_archive = T
-  3. T, on S's 200, commits Original    Copy     Original T
-
-Two Originals are never visible: S gives the Original up before T takes it, and S's
-transaction (row locked, unchanged since the check) makes the hand-over happen once. The
-window without an Original is one HTTP answer and one UPDATE wide; during it every Archive
-still answers the item as a Copy, so plain resolution goes on working. If T never sees the
-answer (a crash, a lost connection), S stays a Copy pointing at T and T a Copy of S: running
-`migrateitem` again finds S already handed over to T and finishes step 3. We accept that
-short, self-repairing gap because the opposite order (T first) would show the resolver two
-Originals, which RTC-11 §8.2 treats as an Archive under suspicion. The refresh task does not
-finish a migration by itself: from the records alone the two sides look alike (each a Copy
-pointing at the other), so only the side that asked may promote itself; it logs the case.
+Migration (hand-over of an Original between Archives) is migration.py's, on top of copying.
 """
 from __future__ import annotations
 
@@ -99,7 +80,7 @@ class CopyResult:
 
 
 @contextmanager
-def _client(http: httpx.Client | None) -> Iterator[httpx.Client]:
+def peer_client(http: httpx.Client | None) -> Iterator[httpx.Client]:
     if http is not None:
         yield http
         return
@@ -117,7 +98,7 @@ def same_archive(a: str, b: str) -> bool:
             == (y.hostname, y.port or default.get(y.scheme), y.path.rstrip("/")))
 
 
-def _allowed(base: str) -> str:
+def allowed(base: str) -> str:
     try:
         return peer.allowed_base(base)
     except PeerError as exc:
@@ -145,7 +126,7 @@ def _local(rep: str, ibip: str, *, lock: bool = False) -> Item | None:
     return item
 
 
-def _refuse_original(item: Item | None) -> None:
+def refuse_original(item: Item | None) -> None:
     if item is None:
         return
     if item.state == Item.State.ORIGINAL or (item.is_deleted and not item.source_archive):
@@ -166,9 +147,9 @@ def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> Cop
         raise services.ServiceError(_("%(ibi)r is not an IBI: %(reason)s")
                                     % {"ibi": ibi, "reason": exc}) from None
     # Before any network: an Original here is never overwritten by anyone's copy.
-    _refuse_original(selectors.item_by_ibi(str(parsed)))
-    source = _allowed(source)
-    with _client(http) as client:
+    refuse_original(selectors.item_by_ibi(str(parsed)))
+    source = allowed(source)
+    with peer_client(http) as client:
         try:
             record = peer.fetch_record(client, source, ibi)
         except PeerError as exc:
@@ -178,7 +159,7 @@ def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> Cop
 
 def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResult:
     local = _local(record.ibi, record.ibip)
-    _refuse_original(local)
+    refuse_original(local)
     if record.state == Item.State.DELETED:
         if local is None:
             raise CopyRefused(_("%(ibi)s is deleted at %(source)s: there is nothing to copy")
@@ -313,7 +294,7 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
     now = timezone.now()
     with transaction.atomic():
         item = _local(record.ibi, record.ibip, lock=True)
-        _refuse_original(item)  # again, under the lock
+        refuse_original(item)  # again, under the lock
         if item is not None and item.is_deleted:
             raise CopyRefused(_("the copy of %(ibi)s here is a tombstone; it stays one")
                               % {"ibi": record.ibi})
@@ -464,7 +445,7 @@ def copies_to_refresh() -> list[tuple[str, str]]:
 def refresh_copies(*, http: httpx.Client | None = None) -> dict[str, CopyResult | Exception]:
     """Copy every Copy again from its source; a failure of one is reported, not raised."""
     results: dict[str, CopyResult | Exception] = {}
-    with _client(http) as client:
+    with peer_client(http) as client:
         for ibi, source in copies_to_refresh():
             try:
                 results[ibi] = copy_item(ibi=ibi, source=source, http=client)
@@ -472,118 +453,3 @@ def refresh_copies(*, http: httpx.Client | None = None) -> dict[str, CopyResult 
                 logger.warning("refreshing the copy of %s from %s failed: %s", ibi, source, exc)
                 results[ibi] = exc
     return results
-
-
-# -- Migration ------------------------------------------------------------------------------------
-
-def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> Item:
-    """At the Original's Archive: become a Copy of target's, once target holds it complete.
-
-    Idempotent: handing over again to the same target answers the item as it is.
-    """
-    try:
-        target = peer.base_url(target)
-    except PeerError as exc:
-        raise services.ServiceError(str(exc)) from None
-    if item.state == Item.State.COPY and same_archive(item.source_archive, target):
-        return item
-    if item.is_archive_service or not item.transferable:
-        raise CopyRefused(_("%(ibi)s is not transferable: its Original stays here")
-                          % {"ibi": item.ibi})
-    if item.state != Item.State.ORIGINAL:
-        raise CopyRefused(_("%(ibi)s is held here as %(state)s: only an Original can be "
-                            "handed over") % {"ibi": item.ibi, "state": item.get_state_display()})
-    if same_archive(target, own_base_url()):
-        raise CopyRefused(_("an Archive cannot hand an Original over to itself"))
-    target = _allowed(target)
-    with _client(http) as client:
-        try:
-            record = peer.fetch_record(client, target, item.ibi)
-        except PeerError as exc:
-            raise PeerFailed(_("the target's copy could not be checked: %(reason)s")
-                             % {"reason": exc}) from None
-    ours = {(f.name, f.size, f.sha256) for f in item.files.all()}
-    theirs = {(f.name, f.size, f.sha256) for f in record.files}
-    if record.state != Item.State.COPY:
-        raise CopyRefused(_("%(target)s holds %(ibi)s as %(state)s, not as a Copy")
-                          % {"target": target, "ibi": item.ibi, "state": record.state})
-    if ibilib.parse(record.ibip) != ibilib.parse(item.ibip):
-        raise CopyRefused(_("%(target)s holds %(ibi)s under another IBIp: %(ibip)s")
-                          % {"target": target, "ibi": item.ibi, "ibip": record.ibip})
-    stamp = item.updated.replace(microsecond=0)
-    if ours != theirs or record.timestamp != stamp:
-        raise CopyRefused(_(
-            "the copy at %(target)s is not complete and current (timestamp %(theirs)s, ours "
-            "%(ours)s; %(alike)d of %(count)d files alike): refresh it first") % {
-                "target": target, "theirs": f"{record.timestamp:%Y-%m-%dT%H:%M:%SZ}",
-                "ours": f"{stamp:%Y-%m-%dT%H:%M:%SZ}", "alike": len(theirs & ours),
-                "count": len(ours)})
-    with transaction.atomic():
-        locked = Item.objects.select_for_update().get(pk=item.pk)
-        if locked.state != Item.State.ORIGINAL or locked.updated != item.updated:
-            raise CopyRefused(_("%(ibi)s changed during the hand-over: try again")
-                              % {"ibi": item.ibi})
-        locked.state = Item.State.COPY
-        locked.source_archive = target
-        locked.origin_timestamp = stamp
-        locked.copied_at = timezone.now()
-        locked.save()
-    logger.info("%s handed over to %s: the Original is there, a Copy here", locked.ibi, target)
-    return locked
-
-
-def migrate_item(*, ibi: str, source: str, token: str, self_url: str | None = None,
-                 http: httpx.Client | None = None) -> CopyResult:
-    """At the target: copy the Original held at source, have source hand it over, become it."""
-    try:
-        self_url = peer.base_url(self_url or own_base_url())
-    except PeerError as exc:
-        raise services.ServiceError(str(exc)) from None
-    source = _allowed(source)
-    with _client(http) as client:
-        local = selectors.item_by_ibi(ibi)
-        if local is not None and local.state == Item.State.ORIGINAL:
-            if _handed_to_us(client, source, ibi, self_url):
-                return CopyResult(item=local, outcome="unchanged")  # migrated before
-            _refuse_original(local)
-        copied = copy_item(ibi=ibi, source=source, http=client)
-        if copied.item.is_deleted:
-            raise CopyRefused(_("%(ibi)s is deleted: there is nothing to migrate")
-                              % {"ibi": copied.item.ibi})
-        try:
-            answer = peer.hand_over_request(client, source, copied.item.ibi, target=self_url,
-                                            token=token)
-            record = peer.parse_record(answer, copied.item.ibi)
-        except PeerError as exc:
-            raise PeerFailed(str(exc)) from None
-        if record.state != Item.State.COPY or not same_archive(record.source_archive, self_url):
-            raise PeerFailed(_("%(source)s answered the hand-over without handing %(ibi)s over")
-                             % {"source": source, "ibi": ibi})
-        return _promote(copied.item, source, copied)
-
-
-def _handed_to_us(client: httpx.Client, source: str, ibi: str, self_url: str) -> bool:
-    try:
-        record = peer.fetch_record(client, source, ibi)
-    except PeerError:
-        return False
-    return record.state == Item.State.COPY and same_archive(record.source_archive, self_url)
-
-
-def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
-    with transaction.atomic():
-        locked = Item.objects.select_for_update().get(pk=item.pk)
-        if locked.state == Item.State.ORIGINAL:
-            return CopyResult(item=locked, outcome="unchanged", fetched=copied.fetched)
-        if locked.state != Item.State.COPY or not same_archive(locked.source_archive, source):
-            raise CopyRefused(_("%(ibi)s changed here during the migration")
-                              % {"ibi": locked.ibi})
-        # The Original keeps the timestamp it had at its former Archive.
-        # Its relations are now the ones held here, as for any Original.
-        Item.objects.filter(pk=locked.pk).update(
-            state=Item.State.ORIGINAL, source_archive="", origin_timestamp=None,
-            origin_relations={}, updated=locked.origin_timestamp or timezone.now())
-    locked.refresh_from_db()
-    logger.info("%s migrated from %s: the Original is here now", locked.ibi, source)
-    return CopyResult(item=locked, outcome="promoted", fetched=copied.fetched,
-                      kept=copied.kept)

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from ...accesses import counter as access_counter
 from ...accesses import selectors as stats
 from ...db import replica
-from ...preservation import copies
+from ...preservation import migration
 from ..permissions import HandOverPermissions
 from ..schema import IBI_PARAMETER, errors
 from ..serializers.inputs import HandOverSerializer
@@ -64,4 +64,4 @@ class ItemHandOver(_OneItem):
         item = self.get_object()
         form = HandOverSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return self.record(copies.hand_over(item=item, target=form.validated_data["target"]))
+        return self.record(migration.hand_over(item=item, target=form.validated_data["target"]))

@@ -5,7 +5,7 @@ it (as `copyitem` does), then asks that Archive, with a token of a librarian the
 change and delete items, to hand the Original over: it checks that this Archive holds a
 complete, current Copy and turns its own record into a Copy of ours; only then does our record
 become the Original. Never two Originals; the moment without one is a single HTTP answer (see
-archive/preservation/copies.py). If anything stops it midway, run it again: it finishes what
+archive/preservation/migration.py). If anything stops it midway, run it again: it finishes what
 was started.
 
 --self-url is this Archive's base URL as the other one must reach it (default: from
@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import gettext as _
 
 from archive.deposit import services
-from archive.preservation import copies
+from archive.preservation import migration
 
 
 class Command(BaseCommand):
@@ -41,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError(_("the other Archive wants an API token: --token or "
                                  "IBI_PEER_TOKEN"))
         try:
-            result = copies.migrate_item(ibi=ibi, source=source, token=token,
+            result = migration.migrate_item(ibi=ibi, source=source, token=token,
                                          self_url=self_url)
         except services.ServiceError as exc:
             raise CommandError(str(exc)) from None
