@@ -20,6 +20,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from archive.archive_service import answers as archive_service
+from archive.archive_service import relations, urlkeys
 from archive.archive_service import requests as service_requests
 from archive.deposit import selectors, services
 from archive.deposit.services import Upload
@@ -238,7 +239,7 @@ def test_example_9_2_urls_exist(client, english_and_portuguese):
 
 
 def test_example_9_5_relations_are_all_announced():
-    templates = archive_service.relation_templates()
+    templates = relations.relation_templates()
 
     for relation in ("", ".lastedition", ".translation", ".translation(xx-YY)", ".metadata",
                      ".metadata(oai_dc)", ".lastedition.translation",
@@ -544,13 +545,13 @@ def test_keys_we_did_not_issue_count_nothing(client, service, answered):
 def test_expired_keys_count_nothing(client, service, settings):
     settings.IBI_URLKEY_MAX_AGE = 60
     item = deposit()
-    old = archive_service.issue_urlkey(item.pk, now=1_700_000_000)
+    old = urlkeys.issue_urlkey(item.pk, now=1_700_000_000)
     now = 1_700_000_000 + 61
 
-    assert archive_service.read_urlkey(old, now=now - 1) == item.pk
-    assert archive_service.read_urlkey(old, now=now) is None
-    assert archive_service.read_urlkey(old, now=1_700_000_000 - 3600) is None  # from the future
-    assert not archive_service.record_acknowledgment(urlkey=old, client_ips=["1.2.3.4"],
+    assert urlkeys.read_urlkey(old, now=now - 1) == item.pk
+    assert urlkeys.read_urlkey(old, now=now) is None
+    assert urlkeys.read_urlkey(old, now=1_700_000_000 - 3600) is None  # from the future
+    assert not urlkeys.record_acknowledgment(urlkey=old, client_ips=["1.2.3.4"],
                                                      relation="", now=now)
     assert not DailyAccessCount.objects.exists()
 
@@ -786,8 +787,8 @@ def test_any_query_gets_a_pair_list_or_a_protocol_error(service, fields, raw):
              else urlencode(fields, quote_via=quote))
     try:
         pairs = archive_service.answer(query)
-    except archive_service.ProtocolError as exc:
-        pairs = archive_service.error_pairs(str(exc))
+    except service_requests.ProtocolError as exc:
+        pairs = service_requests.error_pairs(str(exc))
     text = dumps(pairs)
     assert text.isascii() and loads(text, strict=True) == [(n, v) for n, v in pairs]
     assert not DailyAccessCount.objects.exists()

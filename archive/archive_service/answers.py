@@ -49,223 +49,42 @@ Decisions where the standard leaves room:
 * Filtering: the verbs give one relation pattern (bare GetTranslation: every language and the
   bare one). Besides its pairs the answer keeps the Archive's three pairs, ``ibi`` and
   ``ibi.nextedition``, and the ``urlkey`` only when there is a URL to acknowledge (Example 10.2).
-* urlkey (Table 7.1 grammar): ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``,
-  signed with SECRET_KEY, so a urlRequest writes nothing. An acknowledgment is counted once,
-  when its key is ours, at most IBI_URLKEY_MAX_AGE seconds old and not counted before (the
-  AcknowledgedUrlkey rows, kept that long); every well-formed acknowledgment is answered alike.
+* urlkeys and the acknowledgments that bring them back: urlkeys.py. The relations and what
+  they lead to: relations.py.
 """
 from __future__ import annotations
 
-import re
-import secrets
-import time
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC
-from functools import cached_property
 
 from django.conf import settings
-from django.utils import timezone
-from django.utils.crypto import constant_time_compare, salted_hmac
 
-from ..accesses import counter as access_counter
 from ..db import changes
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
-from ..metadata.formats import FORMATS
 from ..models import Item
 from ..protocol.pairs import Pair, quote_url
-
-# Reading requests is pure; its names stay importable from here for views and the resolver.
-from .requests import ProtocolError, error_pairs, read_query, read_request  # noqa: F401
-
-_OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
-_TAG = re.compile(r"[a-z]{2}(?:-[A-Z]{2})?")  # Table 9.5: idioma ["-" país]
-
-LAST, TRANSLATION, METADATA = "lastedition", "translation", "metadata"
-EVERY_LANGUAGE = "*"  # a translation step of a bare GetTranslation: bare and every language
-Step = tuple[str, str | None]
-
-
-# -- Relations (Table 9.5) --------------------------------------------------------------------
-
-_FIRST = [(), ((LAST, None),), ((TRANSLATION, EVERY_LANGUAGE),),
-          ((LAST, None), (TRANSLATION, EVERY_LANGUAGE)),
-          ((TRANSLATION, EVERY_LANGUAGE), (LAST, None))]
-# The metadata step: the metadata page, or a record in one of FORMATS (oai_dc, bibtex, …).
-_SECOND = [()] + [pattern for argument in ("", *FORMATS)
-                  for pattern in (((METADATA, argument),),
-                                  ((METADATA, argument), (TRANSLATION, EVERY_LANGUAGE)))]
-# ([u [t]] | [t [u]]) [m [t]]: every relation pattern this Archive answers.
-ALL_PATTERNS: list[tuple[Step, ...]] = [a + b for a in _FIRST for b in _SECOND]
-
-
-def pattern_of(verbs: Iterable[str]) -> tuple[Step, ...]:
-    """The relation pattern of a verb list: ``GetLastEdition GetMetadata(oai_dc)`` →
-    ``.lastedition.metadata(oai_dc)``; GetFileList changes URLs, not the relation."""
-    steps: list[Step] = []
-    for verb in verbs:
-        name, _, argument = verb.partition("(")
-        argument = argument.rstrip(")")
-        if name == "GetLastEdition":
-            steps.append((LAST, None))
-        elif name == "GetTranslation":
-            steps.append((TRANSLATION, argument or EVERY_LANGUAGE))
-        elif name == "GetMetadata":
-            steps.append((METADATA, argument))
-    return tuple(steps)
-
-
-def relation_templates() -> list[str]:
-    """Every relation answered, with xx / xx-YY standing for the languages on file."""
-    names = set()
-    for pattern in ALL_PATTERNS:
-        texts = [""]
-        for position, (kind, argument) in enumerate(pattern):
-            if kind == LAST:
-                endings = [".lastedition"]
-            elif kind == METADATA:
-                endings = [f".metadata({argument})" if argument else ".metadata"]
-            elif any(k == METADATA for k, _ in pattern[:position]):
-                endings = [".translation"]
-            else:
-                endings = [".translation", ".translation(xx)", ".translation(xx-YY)"]
-            texts = [t + e for t in texts for e in endings]
-        names.update(texts)
-    return sorted(names)
-
-
-# -- What the relations of one item lead to ----------------------------------------------------
-
-@dataclass(frozen=True)
-class Node:
-    """An information item: an item's data (metadata None) or its metadata in a format."""
-
-    item: Item
-    metadata: str | None = None
-
-
-def _tags(language: str) -> tuple[list[str], list[str]]:
-    """Relation tags of a BCP 47 tag: exact ones, and the plain language as a weaker alias."""
-    exact = [language] if _TAG.fullmatch(language) else []
-    primary = language.split("-")[0]
-    alias = [primary] if primary != language and re.fullmatch("[a-z]{2}", primary) else []
-    return exact, alias
-
-
-def _held_elsewhere(ibi: str, language: str = "") -> Item:
-    """An item a Copy's Original relates to and this Archive does not hold: named, unsaved."""
-    return Item(ibi=ibi, ibip="", language=language)
-
-
-def _known_last(newest: Item) -> Item | None:
-    """The newest edition held here, unless it is a Copy whose Original has a later one."""
-    if newest.state == Item.State.COPY and newest.origin_relations.get(".nextedition"):
-        return None
-    return newest
-
-
-def _next_edition_forms(item: Item) -> list[str] | None:
-    """``ibi.nextedition``: the next edition held here, else the one a Copy's Original has."""
-    if item.next_ibi:
-        return ibi_forms(item.next_ibi, item.next_ibip)
-    following = item.origin_relations.get(".nextedition") \
-        if item.state == Item.State.COPY else None
-    return ibi_forms(following, "") if following else None
-
-
-class Related:
-    """The item asked about and what its relations reach, loaded lazily: one query per kind
-    of relation used (last edition, translation families, their last editions), so at most
-    three queries however many items, editions or translations are on file. A last edition
-    not known here is None (`_known_last`)."""
-
-    def __init__(self, item: Item):
-        self.item = item  # from selectors.item_with_next_edition
-
-    @cached_property
-    def last(self) -> Item | None:
-        if not self.item.next_ibi:
-            return _known_last(self.item)
-        newest = selectors.newest_editions([self.item])
-        return _known_last(newest.get(self.item.edition_family, self.item))
-
-    @cached_property
-    def _members(self) -> list[Item]:
-        # Translations are reached from the item and from its last edition (Table 9.5).
-        return selectors.translation_families(filter(None, [self.item, self.last]))
-
-    @cached_property
-    def _members_last(self) -> dict[str, Item]:
-        return selectors.newest_editions(self.family(self.item))
-
-    def family(self, item: Item) -> list[Item]:
-        root = item.translation_of_id or item.pk
-        found = [m for m in self._members if m.pk == root or m.translation_of_id == root]
-        return found or [item]
-
-    def last_of(self, item: Item) -> Item | None:
-        if item.pk is None:  # held elsewhere: its editions are not known here
-            return None
-        if item.pk == self.item.pk or (self.last is not None and item.pk == self.last.pk):
-            return self.last
-        return _known_last(self._members_last.get(item.edition_family, item))
-
-    def languages(self, item: Item) -> dict[str, Item]:
-        """Tag → member of item's family; item itself first, then live items, then originals,
-        then the members held elsewhere that the family's Copies remember."""
-        members = sorted(self.family(item), key=lambda m: (
-            m.pk != item.pk, m.is_deleted, m.translation_of_id is not None, m.pk))
-        members += [_held_elsewhere(ibi, relation[len(".translation("):-1])
-                    for copy in members if copy.state == Item.State.COPY
-                    for relation, ibi in sorted(copy.origin_relations.items())
-                    if relation.startswith(".translation(")]
-        found: dict[str, Item] = {}
-        for which in (0, 1):  # exact tags before aliases
-            for member in members:
-                for tag in _tags(member.language)[which]:
-                    found.setdefault(tag, member)
-        return dict(sorted(found.items()))
-
-
-def expand(related: Related, pattern: Sequence[Step]) -> list[tuple[str, Node]]:
-    """(relation, information item) for a relation pattern; nothing where a language lacks."""
-    found = [("", Node(related.item))]
-    for kind, argument in pattern:
-        step: list[tuple[str, Node]] = []
-        for relation, node in found:
-            if kind == LAST:
-                last = related.last_of(node.item)
-                if last is not None:
-                    step.append((relation + ".lastedition", Node(last)))
-            elif kind == METADATA:
-                text = f".metadata({argument})" if argument else ".metadata"
-                step.append((relation + text, Node(node.item, argument)))
-            elif node.metadata is not None:  # metadata pages have no language of their own
-                if argument == EVERY_LANGUAGE:
-                    step.append((relation + ".translation", node))
-            else:
-                choices = related.languages(node.item)
-                if argument == EVERY_LANGUAGE:
-                    step.append((relation + ".translation", node))
-                    step += [(f"{relation}.translation({tag})", Node(member))
-                             for tag, member in choices.items()]
-                elif argument in choices:
-                    step.append((f"{relation}.translation({argument})", Node(choices[argument])))
-        found = step
-    return found
-
+from .relations import (
+    ALL_PATTERNS,
+    Node,
+    Related,
+    Step,
+    expand,
+    ibi_forms,
+    next_edition_forms,
+    pattern_of,
+    relation_templates,
+)
+from .requests import ProtocolError, read_request
+from .urlkeys import issue_urlkey, record_acknowledgment
 
 # -- Pairs ------------------------------------------------------------------------------------
 
 def forms(item: Item) -> list[str]:
     """Table 9.4: ``rep <repository name> ibip <IBIp>``."""
     return ibi_forms(item.ibi, item.ibip)
-
-
-def ibi_forms(rep: str, ibip: str) -> list[str]:
-    return ["rep", rep] + (["ibip", ibip] if ibip else [])
 
 
 def platform_software_forms() -> list[str]:
@@ -416,7 +235,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
         answer.update(state=item.state, timestamp=timestamp(item))
         return sorted(answer.items()), None, item.state
     related = Related(item)
-    if following := _next_edition_forms(item):
+    if following := next_edition_forms(item):
         answer["ibi.nextedition"] = following
     nodes = [found for pattern in patterns for found in expand(related, pattern)]
     file_name = _file_name(filepath)
@@ -463,47 +282,6 @@ def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None =
     """MontarListaDeURL unfiltered: every relation this Archive answers (Example 9.2)."""
     return _build(ibi_text, ALL_PATTERNS, file_list="GetFileList" in verbs, filepath=filepath,
                   base=base, filtered=False)[0]
-
-
-# -- urlkeys and acknowledgments ----------------------------------------------------------------
-
-def _mac(seconds: str, item_id: str, nonce: str) -> str:
-    digest = salted_hmac("archive.urlkey", f"{seconds}-{item_id}-{nonce}",
-                         algorithm="sha256").digest()
-    return f"{int.from_bytes(digest[:8], 'big') % 10**15:015d}"
-
-
-def issue_urlkey(item_id: int, now: float | None = None) -> str:
-    """A fresh key for one answer about item_id, e.g. ``1426203276-1284619307551928371640421``."""
-    seconds = str(int(time.time() if now is None else now))
-    nonce = f"{secrets.randbelow(10**8):08d}"
-    return f"{seconds}-{item_id}{nonce}{_mac(seconds, str(item_id), nonce)}"
-
-
-def read_urlkey(key: str, now: float | None = None) -> int | None:
-    """The item id of a key this Archive issued less than IBI_URLKEY_MAX_AGE ago, else None."""
-    match = _OUR_KEY.fullmatch(key)
-    if not match:
-        return None
-    seconds, item_id, nonce, mac = match.groups()
-    if not constant_time_compare(mac, _mac(seconds, item_id, nonce)):
-        return None
-    age = (time.time() if now is None else now) - int(seconds)
-    if not -60 <= age <= settings.IBI_URLKEY_MAX_AGE:  # a minute of clock skew between workers
-        return None
-    return int(item_id)
-
-
-def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: str,
-                          now: float | None = None) -> bool:
-    """Count the access an acknowledgment reports, once per key we issued; False otherwise."""
-    item_id = read_urlkey(urlkey, now)
-    if item_id is None:
-        return False
-    # Once per urlkey; COUNTER's filters are the sending resolver's, which sees the reader
-    # (archive/accesses/counter.py). client_ips inform nothing kept: no address is stored.
-    return access_counter.count_acknowledgment(urlkey=urlkey, item_id=item_id,
-                                               relation=relation, at=timezone.now())
 
 
 def answer(query: str, base: str | None = None, *, path: str | None = None

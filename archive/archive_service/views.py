@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from ..protocol.responses import render_pairs
 from ..web.addresses import base_url
 from . import answers as service
+from . import requests
 
 
 def archive_service(request: HttpRequest, path: str) -> HttpResponse:
@@ -17,13 +18,13 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
     ``error {…}``. NotTheService when path is not its IBI."""
     if request.method != "GET":
         service.check_path(path)
-        response = render_pairs(request, service.error_pairs(
+        response = render_pairs(request, requests.error_pairs(
             f"method {request.method} not allowed: the archive service answers GET"), 405)
         response["Allow"] = "GET"
         return response
     try:
         pairs = service.answer(request.META.get("QUERY_STRING", ""), base_url(request),
                                path=path)
-    except service.ProtocolError as exc:
-        return render_pairs(request, service.error_pairs(str(exc)), 400)
+    except requests.ProtocolError as exc:
+        return render_pairs(request, requests.error_pairs(str(exc)), 400)
     return render_pairs(request, pairs)

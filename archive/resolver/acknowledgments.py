@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from ..accesses import counter as access_counter
 from ..accesses import filters as access_filters
-from ..archive_service import answers as archive_service
+from ..archive_service import urlkeys
 from .answers import state_of
 from .resolve import Outcome
 
@@ -63,7 +63,7 @@ def counted_item(outcome: Outcome) -> int | None:
     """The item whose access our own answer asks to count (its urlkey's), or None when the
     answer gives nothing an acknowledgment could carry."""
     pairs = acknowledgment_pairs(outcome, [], "")
-    return archive_service.read_urlkey(pairs["urlkey"]) if pairs else None
+    return urlkeys.read_urlkey(pairs["urlkey"]) if pairs else None
 
 
 def count_local_access(item_id: int, ips: Sequence[str], relation: str,

@@ -42,7 +42,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..archive_service import answers as archive_service
+from ..archive_service import requests as service_requests
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
@@ -166,8 +166,8 @@ def check_address(address: str) -> str:
 
 def _read(query: str) -> tuple[str, dict[str, str]]:
     try:
-        fields = archive_service.read_query(query)
-    except archive_service.ProtocolError as exc:
+        fields = service_requests.read_query(query)
+    except service_requests.ProtocolError as exc:
         raise Refused(str(exc)) from None
     subject = fields.get("servicesubject")
     if subject not in SUBJECTS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
-from ...archive_service.answers import error_pairs
+from ...archive_service.requests import error_pairs
 from ...protocol.responses import render_pairs
 from ...web.errors import too_many
 from ...web.throttling import FailureThrottle

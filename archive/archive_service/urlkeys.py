@@ -1,0 +1,60 @@
+"""urlkeys (Table 7.1 grammar) and the acknowledgments that bring them back (Table 8.11).
+
+A key is ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``, signed with SECRET_KEY,
+so a urlRequest writes nothing. An acknowledgment is counted once, when its key is ours, at most
+IBI_URLKEY_MAX_AGE seconds old and not counted before (the AcknowledgedUrlkey rows, kept that
+long); every well-formed acknowledgment is answered alike.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from ..accesses import counter as access_counter
+
+_OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
+
+
+def _mac(seconds: str, item_id: str, nonce: str) -> str:
+    digest = salted_hmac("archive.urlkey", f"{seconds}-{item_id}-{nonce}",
+                         algorithm="sha256").digest()
+    return f"{int.from_bytes(digest[:8], 'big') % 10**15:015d}"
+
+
+def issue_urlkey(item_id: int, now: float | None = None) -> str:
+    """A fresh key for one answer about item_id, e.g. ``1426203276-1284619307551928371640421``."""
+    seconds = str(int(time.time() if now is None else now))
+    nonce = f"{secrets.randbelow(10**8):08d}"
+    return f"{seconds}-{item_id}{nonce}{_mac(seconds, str(item_id), nonce)}"
+
+
+def read_urlkey(key: str, now: float | None = None) -> int | None:
+    """The item id of a key this Archive issued less than IBI_URLKEY_MAX_AGE ago, else None."""
+    match = _OUR_KEY.fullmatch(key)
+    if not match:
+        return None
+    seconds, item_id, nonce, mac = match.groups()
+    if not constant_time_compare(mac, _mac(seconds, item_id, nonce)):
+        return None
+    age = (time.time() if now is None else now) - int(seconds)
+    if not -60 <= age <= settings.IBI_URLKEY_MAX_AGE:  # a minute of clock skew between workers
+        return None
+    return int(item_id)
+
+
+def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: str,
+                          now: float | None = None) -> bool:
+    """Count the access an acknowledgment reports, once per key we issued; False otherwise."""
+    item_id = read_urlkey(urlkey, now)
+    if item_id is None:
+        return False
+    # Once per urlkey; COUNTER's filters are the sending resolver's, which sees the reader
+    # (archive/accesses/counter.py). client_ips inform nothing kept: no address is stored.
+    return access_counter.count_acknowledgment(urlkey=urlkey, item_id=item_id,
+                                               relation=relation, at=timezone.now())
