@@ -20,7 +20,6 @@ class ArchiveConfig(AppConfig):
         os.makedirs(settings.FILE_UPLOAD_TEMP_DIR, mode=0o700, exist_ok=True)
 
         _brand_the_admin()
-        _name_the_models()
         post_migrate.connect(_create_archive_service, sender=self)
         post_migrate.connect(_install_answer_cache, sender=self)
 
@@ -39,22 +38,6 @@ def _brand_the_admin() -> None:
 
     admin.site.site_header = admin.site.site_title = settings.IBI_REPOSITORY_NAME
     admin.site.index_title = _("Collection and deposits")
-
-
-def _name_the_models() -> None:
-    """The models' names for people, in the reader's language ("itens", "Arquivos
-    registrados"), wherever the admin shows them. Set on the running models' options, not in
-    their Meta: makemigrations reads Meta (Options.original_attrs) only, so this changes no
-    migration and no SQL, while the permissions keep their English names (verbose_name_raw)."""
-    from .models import Item, ItemFile, MintingState, RegisteredArchive
-
-    for model, singular, plural in (
-        (Item, _("item"), _("items")),
-        (MintingState, _("minting state"), _("minting states")),
-        (ItemFile, _("item file"), _("item files")),
-        (RegisteredArchive, _("registered Archive"), _("registered Archives")),
-    ):
-        model._meta.verbose_name, model._meta.verbose_name_plural = singular, plural
 
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:

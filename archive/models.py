@@ -76,14 +76,15 @@ class MintingState(models.Model):
     one in time, whatever the configured hostname, IP or granularity.
     """
 
-    name = models.CharField(max_length=32, unique=True, default="default")
+    name = models.CharField(_("name"), max_length=32, unique=True, default="default")
     last_date_for_suffix = models.CharField(
-        max_length=64, blank=True,
+        _("last date for suffix"), max_length=64, blank=True,
         help_text=_("POSIX seconds, exact decimal; empty before the first IBI"))
-    updated = models.DateTimeField(auto_now=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("minting state")
+        verbose_name_plural = _("minting states")
 
     def __str__(self) -> str:
         return f"{self.name}: {self.last_date_for_suffix or '—'}"
@@ -99,43 +100,51 @@ class Item(models.Model):
 
     ibi = models.CharField(_("repository name"), max_length=255, unique=True, editable=False)
     ibip = models.CharField(_("IBIp"), max_length=128, unique=True, editable=False)
-    state = models.CharField(max_length=8, choices=State.choices, default=State.ORIGINAL,
-                             db_index=True)
-    transferable = models.BooleanField(default=True)
-    is_archive_service = models.BooleanField(default=False, editable=False)
-    title = models.CharField(max_length=1000)
-    language = models.CharField(max_length=35, blank=True, validators=[validate_language],
+    state = models.CharField(_("state"), max_length=8, choices=State.choices,
+                             default=State.ORIGINAL, db_index=True)
+    transferable = models.BooleanField(_("transferable"), default=True)
+    is_archive_service = models.BooleanField(_("archive service"), default=False, editable=False)
+    title = models.CharField(_("title"), max_length=1000)
+    language = models.CharField(_("language"), max_length=35, blank=True,
+                                validators=[validate_language],
                                 help_text=_("BCP 47 tag of the original language, e.g. pt-BR"))
-    target_file = models.CharField(max_length=255, blank=True,
+    target_file = models.CharField(_("target file"), max_length=255, blank=True,
                                    help_text=_("the default file, opened by the persistent URL"))
     previous_edition = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_edition")
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_edition",
+        verbose_name=_("previous edition"))
     # The edition chain, flattened so that "the last edition" is one indexed query however
     # long the chain: every edition carries its first edition's IBI and its place in the chain.
-    edition_family = models.CharField(max_length=255, blank=True, db_index=True, editable=False)
-    edition_number = models.PositiveIntegerField(default=1, editable=False)
+    edition_family = models.CharField(_("first edition"), max_length=255, blank=True,
+                                      db_index=True, editable=False)
+    edition_number = models.PositiveIntegerField(_("edition number"), default=1, editable=False)
     translation_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations")
-    created = models.DateTimeField(auto_now_add=True)
-    updated = models.DateTimeField(auto_now=True, db_index=True)
-    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations",
+        verbose_name=_("translation of"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True, db_index=True)
+    deleted_at = models.DateTimeField(_("deleted at"), null=True, blank=True, editable=False)
     # Shown on the tombstone. db_default: rows loaded by COPY or plain SQL, which name only
     # the columns they know, still get "".
-    deletion_reason = models.CharField(max_length=1000, blank=True, default="", db_default="",
-                                       editable=False)
+    deletion_reason = models.CharField(_("reason for deletion"), max_length=1000, blank=True,
+                                       default="", db_default="", editable=False)
     # Copies (RTC-11 §5.2): where the Original lives and the original's timestamp we copied.
-    source_archive = models.CharField(max_length=255, blank=True, editable=False)
-    copied_at = models.DateTimeField(null=True, blank=True, editable=False)
-    origin_timestamp = models.DateTimeField(null=True, blank=True, editable=False)
+    source_archive = models.CharField(_("source Archive"), max_length=255, blank=True,
+                                      editable=False)
+    copied_at = models.DateTimeField(_("copied at"), null=True, blank=True, editable=False)
+    origin_timestamp = models.DateTimeField(_("timestamp at the source"), null=True, blank=True,
+                                            editable=False)
     # A Copy's view of its Original's relations (Table 9.5) at the last copy, for those not
     # held here: {".nextedition": <IBI>, ".translation(pt)": <IBI>, …}. The archive service
     # names them (ibi<relation>) so that a resolver asks the Archives that hold them. A
     # database default, so that bulk COPY loads need not name the column.
     origin_relations = models.JSONField(
-        default=dict, db_default=models.Value({}, models.JSONField()), blank=True,
-        editable=False)
+        _("relations at the source"), default=dict,
+        db_default=models.Value({}, models.JSONField()), blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("item")
+        verbose_name_plural = _("items")
         ordering = ["-created", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["is_archive_service"],
@@ -184,10 +193,12 @@ class Item(models.Model):
 class DcValue(models.Model):
     """One value of a repeatable Dublin Core element."""
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="dc_values")
-    element = models.CharField(max_length=16, choices=[(e, e) for e in DC_ELEMENTS])
-    value = models.TextField()
-    position = models.PositiveIntegerField(default=0)
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="dc_values",
+                             verbose_name=_("item"))
+    element = models.CharField(_("element"), max_length=16,
+                               choices=[(e, e) for e in DC_ELEMENTS])
+    value = models.TextField(_("value"))
+    position = models.PositiveIntegerField(_("position"), default=0)
     # A creator's ORCID iD, bare (0000-0002-1825-0097), checked by the deposit services
     # (identifiers/orcid.py). db_default: rows loaded by COPY or plain SQL still get "".
     orcid = models.CharField(_("ORCID iD"), max_length=19, blank=True, default="", db_default="")
@@ -195,6 +206,7 @@ class DcValue(models.Model):
     class Meta:
         ordering = ["element", "position", "id"]
         verbose_name = _("Dublin Core value")
+        verbose_name_plural = _("Dublin Core values")
 
     def __str__(self) -> str:
         return f"{self.element}: {self.value}"
@@ -221,17 +233,19 @@ class ItemSearch(models.Model):
     """
 
     item = models.OneToOneField(Item, primary_key=True, on_delete=models.DO_NOTHING,
-                                db_constraint=False, related_name="search_entry")
+                                db_constraint=False, related_name="search_entry",
+                                verbose_name=_("item"))
     # NULL (its database default) until the triggers fill it; its GIN index is made by the
     # migration on PostgreSQL only.
-    document = SearchVectorField(null=True)
-    text = models.TextField(default="", db_default="")
+    document = SearchVectorField(_("document"), null=True)
+    text = models.TextField(_("text"), default="", db_default="")
     # What the site's listings show (neither a tombstone nor the archive service): a search
     # of the site then reads this table alone, whatever the number of matches.
-    listed = models.BooleanField(default=False, db_default=False)
+    listed = models.BooleanField(_("listed"), default=False, db_default=False)
 
     class Meta:
         verbose_name = _("search entry")
+        verbose_name_plural = _("search entries")
 
     def __str__(self) -> str:
         return f"search entry of item {self.item_id}"
@@ -240,17 +254,21 @@ class ItemSearch(models.Model):
 class ItemFile(models.Model):
     """A file of an item, stored at col/<repository name>/doc/<name>."""
 
-    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="files")
-    name = models.CharField(max_length=255)
-    size = models.BigIntegerField()
-    sha256 = models.CharField(max_length=64)
-    content_type = models.CharField(max_length=255, default="application/octet-stream")
-    created = models.DateTimeField(auto_now_add=True)
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="files",
+                             verbose_name=_("item"))
+    name = models.CharField(_("name"), max_length=255)
+    size = models.BigIntegerField(_("size"))
+    sha256 = models.CharField("SHA-256", max_length=64)
+    content_type = models.CharField(_("content type"), max_length=255,
+                                    default="application/octet-stream")
+    created = models.DateTimeField(_("created"), auto_now_add=True)
     # Fixity: when the stored bytes were last hashed again, and what was found.
-    checked_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    fixity_problem = models.CharField(max_length=255, blank=True)
+    checked_at = models.DateTimeField(_("checked"), null=True, blank=True, db_index=True)
+    fixity_problem = models.CharField(_("problem"), max_length=255, blank=True)
 
     class Meta:
+        verbose_name = _("item file")
+        verbose_name_plural = _("item files")
         ordering = ["name"]
         constraints = [models.UniqueConstraint(fields=["item", "name"], name="one_name_per_item")]
 
@@ -262,14 +280,17 @@ class IdempotencyKey(models.Model):
     """A client's Idempotency-Key for a deposit (archive/deposit/idempotency.py): per user,
     with a hash of the request and, once deposited, the item. Kept IDEMPOTENCY_TTL."""
 
-    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
-    fingerprint = models.CharField(max_length=64)
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+",
+                             verbose_name=_("user"))
+    key = models.CharField(_("key"), max_length=255)
+    fingerprint = models.CharField(_("fingerprint"), max_length=64)
     item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE,
-                             related_name="+")
-    created = models.DateTimeField(db_index=True)
+                             related_name="+", verbose_name=_("item"))
+    created = models.DateTimeField(_("created"), db_index=True)
 
     class Meta:
+        verbose_name = _("idempotency key")
+        verbose_name_plural = _("idempotency keys")
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_key_per_user")]
 
     def __str__(self) -> str:
@@ -297,13 +318,15 @@ class DailyAccessCount(models.Model):
 
     # The unique (item, day, kind) index serves lookups by item: no index of its own.
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="access_counts",
-                             db_index=False)
-    day = models.DateField()
-    kind = models.CharField(max_length=16, choices=AccessKind.choices)
-    n = models.PositiveBigIntegerField(default=0, db_default=0)
-    unique_n = models.PositiveBigIntegerField(default=0, db_default=0)
+                             db_index=False, verbose_name=_("item"))
+    day = models.DateField(_("day"))
+    kind = models.CharField(_("kind"), max_length=16, choices=AccessKind.choices)
+    n = models.PositiveBigIntegerField(_("accesses"), default=0, db_default=0)
+    unique_n = models.PositiveBigIntegerField(_("unique accesses"), default=0, db_default=0)
 
     class Meta:
+        verbose_name = _("daily access count")
+        verbose_name_plural = _("daily access counts")
         constraints = [models.UniqueConstraint(fields=["item", "day", "kind"],
                                                name="daily_access_count_once")]
 
@@ -316,8 +339,12 @@ class AcknowledgedUrlkey(models.Model):
     (IBI_URLKEY_MAX_AGE; an older key is refused anyway): a second acknowledgment of the same
     answer counts nothing. Swept by archive/accesses/counter.py as acknowledgments arrive."""
 
-    urlkey = models.CharField(max_length=64, primary_key=True)
-    at = models.DateTimeField(db_index=True, db_default=Now())
+    urlkey = models.CharField(_("urlkey"), max_length=64, primary_key=True)
+    at = models.DateTimeField(_("counted at"), db_index=True, db_default=Now())
+
+    class Meta:
+        verbose_name = _("acknowledged urlkey")
+        verbose_name_plural = _("acknowledged urlkeys")
 
     def __str__(self) -> str:
         return self.urlkey
@@ -330,19 +357,21 @@ class RegisteredArchive(models.Model):
     with inclusionRequest / exclusionRequest.
     """
 
-    archive_service_ibi = models.CharField(max_length=255, unique=True)
-    key_hash = models.CharField(max_length=64, editable=False)
-    email = models.EmailField(blank=True)
-    address = models.CharField(max_length=255, blank=True,
+    archive_service_ibi = models.CharField(_("archive service IBI"), max_length=255, unique=True)
+    key_hash = models.CharField(_("key hash"), max_length=64, editable=False)
+    email = models.EmailField(_("email"), blank=True)
+    address = models.CharField(_("address"), max_length=255, blank=True,
                                help_text=_("host[:port] given at the last inclusion"))
-    ip = models.CharField(max_length=64, blank=True)
-    platform_version = models.CharField(max_length=100, blank=True)
-    included = models.BooleanField(default=False)
-    included_at = models.DateTimeField(null=True, blank=True)
-    excluded_at = models.DateTimeField(null=True, blank=True)
-    registered_at = models.DateTimeField(auto_now_add=True)
+    ip = models.CharField(_("IP address"), max_length=64, blank=True)
+    platform_version = models.CharField(_("platform version"), max_length=100, blank=True)
+    included = models.BooleanField(_("switched on"), default=False)
+    included_at = models.DateTimeField(_("switched on at"), null=True, blank=True)
+    excluded_at = models.DateTimeField(_("switched off at"), null=True, blank=True)
+    registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("registered Archive")
+        verbose_name_plural = _("registered Archives")
         ordering = ["archive_service_ibi"]
 
     def __str__(self) -> str:

@@ -14,7 +14,6 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -35,21 +34,6 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
-
-
-def titled(title: str) -> type[admin.FieldListFilter]:
-    """For list_filter = [("field", titled(_("…")))]: the filter Django picks for the field,
-    under a title for people (the model's field names are no translation, and a verbose_name
-    would be a migration)."""
-
-    class Titled(admin.FieldListFilter):
-        def __new__(cls, field, request, params, model, model_admin, field_path):
-            spec = admin.FieldListFilter.create(field, request, params, model, model_admin,
-                                                field_path=field_path)
-            spec.title = title
-            return spec
-
-    return Titled
 
 
 class CopyForm(forms.Form):
@@ -123,11 +107,6 @@ class CopiesAdminMixin:
                 % {"n": skipped}, messages.WARNING)
 
 
-FILE_LABELS = {"item": _("item"), "name": _("name"), "size": _("size"), "sha256": "sha256",
-               "content_type": _("content type"), "created": _("created"),
-               "checked_at": _("checked"), "fixity_problem": _("problem")}
-
-
 class FixityFilter(admin.SimpleListFilter):
     title = _("fixity")
     parameter_name = "fixity"
@@ -151,12 +130,13 @@ class ItemFileFixityAdmin(ReadOnlyAdmin):
     """Read-only: what fixity found, problems first; for those with archive.view_itemfile
     (administrators: librarians work on items). Rows change through services only."""
 
-    list_display = ["key_column", "size_column", "checked_column", "problem_column"]
+    list_display = ["key_column", "size_column", "checked_at", "problem_column"]
     list_filter = [FixityFilter]
     search_fields = ["item__ibi", "item__ibip", "name"]
     list_select_related = ["item"]
     actions = ["check_now"]
     list_per_page = 100
+    empty_value_display = "—"
 
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("-fixity_problem", "checked_at", "pk")
@@ -165,21 +145,12 @@ class ItemFileFixityAdmin(ReadOnlyAdmin):
     def key_column(self, obj: ItemFile) -> str:
         return storage.file_key(obj.item.ibi, obj.name)
 
-    @admin.display(description=_("size"), ordering="size")
+    @admin.display(description=ItemFile._meta.get_field("size").verbose_name, ordering="size")
     def size_column(self, obj: ItemFile) -> str:
         return filesizeformat(obj.size)
 
-    @admin.display(description=_("checked"), ordering="checked_at")
-    def checked_column(self, obj: ItemFile) -> str:
-        return formats.date_format(obj.checked_at, "SHORT_DATETIME_FORMAT") \
-            if obj.checked_at else "—"
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        # The view-only page of a file names its fields for people.
-        kwargs["labels"] = FILE_LABELS
-        return super().get_form(request, obj, change, **kwargs)
-
-    @admin.display(description=_("problem"), ordering="fixity_problem")
+    @admin.display(description=ItemFile._meta.get_field("fixity_problem").verbose_name,
+                   ordering="fixity_problem")
     def problem_column(self, obj: ItemFile) -> str:
         return obj.fixity_problem or ("—" if obj.checked_at else _("not checked yet"))
 

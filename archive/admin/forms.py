@@ -161,15 +161,6 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         fields = ["title", "language", "target_file", "transferable", "previous_edition",
                   "translation_of"]
         widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"})}
-        # The model's own names, for people; read-only fields take their labels from here too
-        # (django.contrib.admin.helpers.AdminReadonlyField).
-        labels = {
-            "title": _("Title"), "language": _("Language"), "target_file": _("Target file"),
-            "transferable": _("Transferable"), "previous_edition": _("Previous edition"),
-            "translation_of": _("Translation of"), "ibi": _("Repository name"),
-            "ibip": _("IBIp"), "state": _("State"), "created": _("Created"),
-            "updated": _("Updated"), "deleted_at": _("Deleted at"),
-        }
         help_texts = {
             "target_file": _("the name of one of the files; default: the first"),
             "language": _("the original language, as a BCP 47 tag: pick one or type any tag, "

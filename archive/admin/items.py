@@ -11,7 +11,6 @@ from django.db.models import Case, IntegerField, Prefetch, Value, When
 from django.http import HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
-from django.utils import formats
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
@@ -20,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from ..deposit import links, selectors, services, storage
 from ..models import DC_ELEMENTS, DcValue, Item, MintingState
 from ..web.addresses import base_url
-from .copies import CopiesAdminMixin, ReadOnlyAdmin, titled
+from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
 
 
@@ -77,10 +76,9 @@ admin.site.autocomplete_view = autocomplete_view
 @admin.register(Item)
 class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
-    list_display = ["title_column", "ibi_column", "ibip_column", "state_column",
-                    "language_column", "updated_column"]
-    list_display_links = ["title_column"]
-    list_filter = [("state", titled(_("state"))), ("language", titled(_("language")))]
+    list_display = ["title", "ibi_column", "ibip_column", "state", "language", "updated"]
+    list_display_links = ["title"]
+    list_filter = ["state", "language"]
     search_fields = ["ibi", "ibip", "title"]
     autocomplete_fields = ["previous_edition", "translation_of"]
     list_per_page = 50
@@ -89,31 +87,14 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     class Media:
         css = {"all": ["archive/admin.css"]}
 
-    # The columns, named for people (the model's field names are no translation: a
-    # verbose_name would be a migration); IBIs wrap at their slashes.
-    @admin.display(description=_("Title"), ordering="title")
-    def title_column(self, obj: Item) -> str:
-        return obj.title
-
-    @admin.display(description=_("Repository name"), ordering="ibi")
+    # IBIs wrap at their slashes, nowhere else.
+    @admin.display(description=Item._meta.get_field("ibi").verbose_name, ordering="ibi")
     def ibi_column(self, obj: Item) -> str:
         return breakable(obj.ibi, "/")
 
-    @admin.display(description=_("IBIp"), ordering="ibip")
+    @admin.display(description=Item._meta.get_field("ibip").verbose_name, ordering="ibip")
     def ibip_column(self, obj: Item) -> str:
         return breakable(obj.ibip, "/")
-
-    @admin.display(description=_("State"), ordering="state")
-    def state_column(self, obj: Item) -> str:
-        return obj.get_state_display()
-
-    @admin.display(description=_("Language"), ordering="language")
-    def language_column(self, obj: Item) -> str:
-        return obj.language
-
-    @admin.display(description=_("Updated"), ordering="updated")
-    def updated_column(self, obj: Item) -> str:
-        return formats.date_format(obj.updated, "SHORT_DATETIME_FORMAT") if obj.updated else ""
 
     def get_fieldsets(self, request, obj=None):
         if obj is None:
@@ -265,20 +246,4 @@ def _fixity_cell(file) -> tuple[str, str]:
 class MintingStateAdmin(ReadOnlyAdmin):
     """Shown for audits; only the minting service ever writes it."""
 
-    list_display = ["name_column", "last_date_column", "updated_column"]
-
-    @admin.display(description=_("name"), ordering="name")
-    def name_column(self, obj: MintingState) -> str:
-        return obj.name
-
-    @admin.display(description=_("last date for suffix"), ordering="last_date_for_suffix")
-    def last_date_column(self, obj: MintingState) -> str:
-        return obj.last_date_for_suffix or "—"
-
-    @admin.display(description=_("updated"), ordering="updated")
-    def updated_column(self, obj: MintingState) -> str:
-        return formats.date_format(obj.updated, "SHORT_DATETIME_FORMAT")
-
-    def get_form(self, request, obj=None, change=False, **kwargs):
-        kwargs["labels"] = {"name": _("name"), "last_date_for_suffix": _("last date for suffix")}
-        return super().get_form(request, obj, change, **kwargs)
+    list_display = ["name", "last_date_for_suffix", "updated"]

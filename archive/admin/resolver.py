@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -18,17 +18,9 @@ from django.views.decorators.debug import sensitive_post_parameters
 
 from ..models import RegisteredArchive
 from ..resolver import service as resolver_service
-from .copies import titled
+
 
 # The model's field names for people (a verbose_name would be a migration).
-LABELS = {
-    "archive_service_ibi": _("Archive service IBI"), "email": _("Email"),
-    "address": _("Address"), "ip": _("IP address"), "platform_version": _("Platform version"),
-    "included": _("Switched on"), "included_at": _("Switched on at"),
-    "excluded_at": _("Switched off at"), "registered_at": _("Registered at"),
-}
-
-
 class RegisteredArchiveForm(forms.ModelForm):
     registration_key = forms.CharField(
         label=_("Registration key"), required=False, strip=True, max_length=200,
@@ -40,8 +32,6 @@ class RegisteredArchiveForm(forms.ModelForm):
     class Meta:
         model = RegisteredArchive
         fields = ["archive_service_ibi", "email"]
-        # Read-only fields take their labels from here too (AdminReadonlyField).
-        labels = LABELS
 
     def clean_archive_service_ibi(self) -> str:
         try:
@@ -74,12 +64,12 @@ class RegisteredArchiveForm(forms.ModelForm):
 @admin.register(RegisteredArchive)
 class RegisteredArchiveAdmin(admin.ModelAdmin):
     form = RegisteredArchiveForm
-    list_display = ["ibi_column", "included_column", "address_column", "included_at_column",
-                    "excluded_at_column"]
-    list_filter = [("included", titled(_("switched on")))]
+    list_display = ["archive_service_ibi", "included", "address", "included_at", "excluded_at"]
+    list_filter = ["included"]
     search_fields = ["archive_service_ibi", "address", "email"]
     readonly_fields = ["address", "ip", "platform_version", "included", "included_at",
                        "excluded_at", "registered_at"]
+    empty_value_display = "—"
     fieldsets = [
         (None, {"fields": ["archive_service_ibi", "registration_key", "email"]}),
         (_("Switched on by the Archive (inclusionRequest)"), {"fields": [
@@ -87,26 +77,6 @@ class RegisteredArchiveAdmin(admin.ModelAdmin):
             "registered_at"]}),
     ]
     actions = ["switch_off"]
-
-    @admin.display(description=LABELS["archive_service_ibi"], ordering="archive_service_ibi")
-    def ibi_column(self, obj: RegisteredArchive) -> str:
-        return obj.archive_service_ibi
-
-    @admin.display(description=LABELS["included"], ordering="included", boolean=True)
-    def included_column(self, obj: RegisteredArchive) -> bool:
-        return obj.included
-
-    @admin.display(description=LABELS["address"], ordering="address")
-    def address_column(self, obj: RegisteredArchive) -> str:
-        return obj.address
-
-    @admin.display(description=LABELS["included_at"], ordering="included_at")
-    def included_at_column(self, obj: RegisteredArchive) -> str:
-        return _when(obj.included_at)
-
-    @admin.display(description=LABELS["excluded_at"], ordering="excluded_at")
-    def excluded_at_column(self, obj: RegisteredArchive) -> str:
-        return _when(obj.excluded_at)
 
     @method_decorator(sensitive_post_parameters("registration_key"))
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
@@ -119,7 +89,3 @@ class RegisteredArchiveAdmin(admin.ModelAdmin):
         self.message_user(request, ngettext("%(count)d Archive switched off.",
                                             "%(count)d Archives switched off.", count)
                           % {"count": count}, messages.SUCCESS)
-
-
-def _when(moment) -> str:
-    return formats.date_format(moment, "SHORT_DATETIME_FORMAT") if moment else "—"
