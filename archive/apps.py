@@ -21,7 +21,6 @@ class ArchiveConfig(AppConfig):
 
         _brand_the_admin()
         post_migrate.connect(_create_archive_service, sender=self)
-        post_migrate.connect(_install_answer_cache, sender=self)
 
     def mint_ibi(self) -> tuple[str, str]:
         """A new IBI, (repository name, IBIp), for Item.save: an IBI at save time, however the
@@ -46,12 +45,3 @@ def _create_archive_service(sender, using="default", **kwargs) -> None:
 
     ensure_archive_service()
     ensure_librarians_group()
-
-
-def _install_answer_cache(sender, using="default", **kwargs) -> None:
-    """The change token that tells processes their cached answers are stale (changes.py)."""
-    from django.db import connections
-
-    from .db.changes import install
-
-    install(connections[using])

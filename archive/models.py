@@ -223,7 +223,7 @@ class SearchVectorField(models.Field):
 
 class ItemSearch(models.Model):
     """What search reads for one item, kept current by the database's own triggers
-    (archive/search/schema.py, installed by migration 0007_full_text_search) on every write
+    (installed by migration 0007_full_text_search) on every write
     to archive_item and archive_dcvalue, whoever writes: the services, the admin, raw SQL,
     COPY. `manage.py reindex` rebuilds it.
 

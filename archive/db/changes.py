@@ -5,7 +5,10 @@ again, and their answers depend only on the rows of ``archive_item`` and ``archi
 (besides the request's host and the settings). So each process keeps the answers it built, and
 the database tells when they are stale: database triggers give the one-row table
 ``archive_changes`` a new random token whenever a row of those tables is inserted, updated or
-deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike. An
+deleted (or the table truncated), by the ORM, bulk operations, raw SQL or ``psql`` alike; so do
+writes to ``archive_dcvalue`` and ``archive_itemsearch``, what search and its facets read, so
+that search results kept under the token are never stale either, even after a write that leaves
+an item's search entry as it was (a value's case changed). An
 answer is used only under the token it was built under, and built only after its token was
 read, so it is never older than its token. The site's item pages keep what they show the same
 way, in a `Store` of their own (archive/site/views.py), and search keeps its results in the
@@ -36,9 +39,8 @@ Rules that keep this exact:
   the order of the commits.
 * A settings change (tests' ``override_settings``) empties the cache.
 
-The table and triggers are (re)installed after every ``migrate`` (`install`, connected in
-apps.py): a later migration that rebuilds ``archive_item`` on SQLite drops its triggers, and
-the next ``post_migrate`` puts them back.
+The table and its triggers are migration 0012_change_token's (tests/test_migrations.py checks
+that every migration leaves them in place).
 """
 from __future__ import annotations
 
@@ -51,14 +53,9 @@ from typing import Any
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
-from django.db import connection as default_connection
 from django.dispatch import receiver
 
 TABLE = "archive_changes"
-# archive_dcvalue and archive_itemsearch: what search and its facets read, so that search
-# results kept under the token (archive/search/selectors.py) are never stale either, even
-# after a write that leaves an item's search entry as it was (a value's case changed).
-WATCHED = ("archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch")
 MAX_ENTRIES = 10_000
 
 
@@ -190,60 +187,3 @@ get, put = _answers.get, _answers.put
 def clear(**kwargs) -> None:
     for store in list(_stores):
         store.clear()
-
-
-# -- The token's table and triggers -------------------------------------------------------------
-
-def _sqlite_sql() -> list[str]:
-    statements = [
-        f"CREATE TABLE IF NOT EXISTS {TABLE} (id INTEGER PRIMARY KEY, token TEXT NOT NULL)",
-        f"INSERT OR IGNORE INTO {TABLE} (id, token) VALUES (1, lower(hex(randomblob(16))))",
-    ]
-    for table in WATCHED:
-        for event in ("INSERT", "UPDATE", "DELETE"):
-            statements.append(
-                f"CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()}_changes AFTER {event} "
-                f"ON {table} BEGIN UPDATE {TABLE} SET token = lower(hex(randomblob(16))) "
-                "WHERE id = 1; END")
-    return statements
-
-
-def _postgresql_sql() -> list[str]:
-    statements = [
-        f"CREATE TABLE IF NOT EXISTS {TABLE} (id integer PRIMARY KEY, token text NOT NULL)",
-        f"INSERT INTO {TABLE} (id, token) VALUES (1, md5(random()::text)) "
-        "ON CONFLICT (id) DO NOTHING",
-        # Once per transaction, at commit: the row lock lasts an instant.
-        f"""CREATE OR REPLACE FUNCTION {TABLE}_renew() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE renewed text;
-BEGIN
-  IF TG_OP = 'TRUNCATE'
-     OR current_setting('{TABLE}.renewed', true) IS DISTINCT FROM txid_current()::text THEN
-    UPDATE {TABLE} SET token = md5(random()::text || clock_timestamp()::text) WHERE id = 1
-      RETURNING token INTO renewed;
-    PERFORM pg_notify('{TABLE}', renewed);  -- delivered at commit, in commit order
-    PERFORM set_config('{TABLE}.renewed', txid_current()::text, true);
-  END IF;
-  RETURN NULL;
-END $$""",
-    ]
-    for table in WATCHED:
-        statements += [
-            f"DROP TRIGGER IF EXISTS {table}_changes ON {table}",
-            f"CREATE CONSTRAINT TRIGGER {table}_changes AFTER INSERT OR UPDATE OR DELETE "
-            f"ON {table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-            f"EXECUTE FUNCTION {TABLE}_renew()",
-            f"CREATE OR REPLACE TRIGGER {table}_truncate_changes AFTER TRUNCATE ON {table} "
-            f"FOR EACH STATEMENT EXECUTE FUNCTION {TABLE}_renew()",
-        ]
-    return statements
-
-
-def install(connection=default_connection) -> None:
-    """Create the token's table and the triggers that renew it (idempotent)."""
-    sql = {"sqlite": _sqlite_sql, "postgresql": _postgresql_sql}.get(connection.vendor)
-    if sql is None:  # another database: no triggers, so no cache (token() gives None)
-        return
-    with connection.cursor() as cursor:
-        for statement in sql():
-            cursor.execute(statement)

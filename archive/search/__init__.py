@@ -1,8 +1,12 @@
 """Search and browse: full text on PostgreSQL, folded substrings on SQLite.
 
 - query: a reader's search text read into terms, and accent folding (pure).
-- selectors: `search_items`, `Results` (capped counts, the first results' ids), `facets`.
+- selectors: `search_items`, `filtered`, `Results` (capped counts, the first results' ids),
+  `facets`, the home page's figures.
 - index: `reindex`, the rebuild of the search entries in short batches by id.
-- schema: the database's functions and triggers, installed by migration 0007.
+
+The search entries are written by the database, never by Python: the functions and triggers
+of migration 0007_full_text_search (0010 for the refresh as it is now) keep them current on
+every write to an item or its Dublin Core.
 """
-__all__ = ["index", "query", "schema", "selectors"]
+__all__ = ["index", "query", "selectors"]

@@ -1,6 +1,7 @@
 """Writes: the search entries rebuilt in batches, for `manage.py reindex`.
 
-The triggers (archive/search/schema.py) keep every entry current on every write; a rebuild
+The triggers (installed by migration 0007_full_text_search) keep every entry current on every
+write; a rebuild
 is for what they could not see: a load with the triggers disabled (the fastest COPY), a
 TRUNCATE, a change of the text search rules. Each batch is its own short transaction over a
 range of ids, so a rebuild runs while the site serves, and a killed one loses at most one
@@ -14,24 +15,26 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 
 from ..models import Item, ItemSearch
-from .schema import ITEM, SEARCH, sqlite_refresh
+
+ITEM = Item._meta.db_table
+SEARCH = ItemSearch._meta.db_table
 
 BATCH = 1000
 
 
 def refresh(ids: list[int]) -> None:
-    """Rebuild the search entries of these items (one statement on PostgreSQL), and drop
-    the entries of those among them that no longer exist."""
+    """Rebuild the search entries of these items, and drop the entries of those among them
+    that no longer exist: by the database's own rule, the one its triggers apply (PostgreSQL:
+    archive_search_refresh, one statement; SQLite: the title written again, which fires the
+    item's update trigger)."""
     if not ids:
         return
+    marks = ", ".join(["%s"] * len(ids))
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute("SELECT archive_search_refresh(%s::bigint[])", [ids])
         else:
-            for item_id in ids:
-                for statement in sqlite_refresh("%s"):
-                    cursor.execute(statement, [item_id])
-        marks = ", ".join(["%s"] * len(ids))
+            cursor.execute(f"UPDATE {ITEM} SET title = title WHERE id IN ({marks})", ids)
         cursor.execute(f"DELETE FROM {SEARCH} WHERE item_id IN ({marks}) AND NOT EXISTS "
                        f"(SELECT 1 FROM {ITEM} i WHERE i.id = {SEARCH}.item_id)", ids)
 

@@ -25,7 +25,8 @@ _EXTRA = {"Æ": "ae", "æ": "ae", "Ø": "o", "ø": "o", "Œ": "oe", "œ": "oe", 
 
 def _folds() -> dict[str, str]:
     """Every letter of Latin-1 and Latin Extended-A, upper and lower case, to its plain
-    lower-case form: what SQLite's triggers (which know no Unicode) and `fold` both apply."""
+    lower-case form: what `fold` applies, as SQLite's triggers do (migration
+    0007_full_text_search holds their copy of this table)."""
     table = {}
     for code in range(0xC0, 0x180):
         char = chr(code)
@@ -47,28 +48,6 @@ def fold(text: str) -> str:
     """Accents off and ASCII lower case, exactly as SQLite's search text is stored: letters
     outside the table (Greek, Cyrillic, …) keep their case there, so they keep it here."""
     return text.translate(_TRANSLATE)
-
-
-def sqlite_fold_steps(column: str, per_step: int = 25) -> list[str]:
-    """SQL expressions that, applied to `column` one after the other, fold it in SQLite as
-    `fold` does, from plain built-ins (replace) so that any client writing the database keeps
-    the search text right. Several steps: SQLite's parser refuses replace() nested 40 deep.
-    The first step also lower-cases (ASCII only, as `fold`).
-
-    >>> steps = sqlite_fold_steps("t")
-    >>> len(steps), steps[0].startswith("replace(replace(")
-    (8, True)
-    >>> "replace(replace(lower(t), 'À', 'a'), 'Á', 'a')" in steps[0]
-    True
-    """
-    pairs = list(FOLDS.items())
-    steps = []
-    for start in range(0, len(pairs), per_step):
-        sql = f"lower({column})" if start == 0 else column
-        for char, plain in pairs[start:start + per_step]:
-            sql = f"replace({sql}, '{char}', '{plain}')"
-        steps.append(sql)
-    return steps
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Reads: search and browse, the same for the site's /search and the API's ?search=.
 
-PostgreSQL: full text (archive/search/schema.py builds the documents): every term of the
+PostgreSQL: full text (migration 0007_full_text_search builds the documents): every term of the
 query must match (or a group joined by OR), in the Portuguese or English stem or the plain
 word, accents ignored; results best first (ts_rank, title above creators above subjects above
 the rest). SQLite: each term is a substring of the item's folded text, newest first.
