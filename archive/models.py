@@ -277,8 +277,9 @@ class ItemFile(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A client's Idempotency-Key for a deposit (archive/deposit/idempotency.py): per user,
-    with a hash of the request and, once deposited, the item. Kept IDEMPOTENCY_TTL."""
+    """A client's Idempotency-Key for an API write (archive/deposit/idempotency.py): per user,
+    with a hash of the request, the status it answers and, once written, the item it wrote.
+    Kept IDEMPOTENCY_TTL."""
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+",
                              verbose_name=_("user"))
@@ -287,6 +288,8 @@ class IdempotencyKey(models.Model):
     item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE,
                              related_name="+", verbose_name=_("item"))
     created = models.DateTimeField(_("created"), db_index=True)
+    # The HTTP status of the first answer, replayed with the item (201: a deposit, files added).
+    status = models.PositiveSmallIntegerField(_("status"), default=201, db_default=201)
 
     class Meta:
         verbose_name = _("idempotency key")

@@ -830,3 +830,56 @@ def test_two_concurrent_requests_with_one_key_make_one_item(media):
     replay = keyed(client, "same")  # the retry after the first finished: the same item
     assert replay.status_code == 201 and replay.json()["ibi"] == next(
         r for r in answers if r.status_code == 201).json()["ibi"]
+
+
+# -- Idempotency-Key on every write, not only deposits -------------------------------------------
+
+def test_files_added_again_with_their_key_are_replayed_not_refused(api, media):
+    item = deposit(api).json()
+    url = f"{ITEMS}{item['ibi']}/files"
+
+    def add(key: str, name: str = "annex.pdf"):
+        return api.post(url, {"files": [upload(name, PDF)]}, format="multipart", secure=True,
+                        headers={"Idempotency-Key": key})
+
+    first, again = add("files-1"), add("files-1")  # the client lost the first answer
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first
+    assert [f["name"] for f in again.json()["files"]] == sorted(["annex.pdf", "report.pdf"])
+    assert add("files-1", name="other.pdf").status_code == 409  # another request, same key
+    assert add("files-2").status_code == 409  # a new key: a real second upload of that name
+
+
+def test_a_patch_and_a_delete_with_their_keys_are_done_once(api):
+    item = deposit(api).json()
+    url = f"{ITEMS}{item['ibi']}"
+
+    def write(method, key: str, body: dict):
+        return getattr(api, method)(url, body, format="json", secure=True,
+                                    headers={"Idempotency-Key": key})
+
+    assert write("patch", "p", {"title": "Renamed"}).status_code == 200
+    again = write("patch", "p", {"title": "Renamed"})
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
+    conflict = write("patch", "p", {"title": "Other"})
+    assert conflict.status_code == 409 and "another request" in conflict.json()["detail"]
+    assert write("delete", "p", {}).status_code == 409  # the key was a PATCH's
+    gone, replayed = write("delete", "d", {"reason": "retracted"}), write(
+        "delete", "d", {"reason": "retracted"})
+    assert gone.status_code == replayed.status_code == 200
+    assert replayed.json()["state"] == "Deleted" and replayed["Idempotent-Replayed"] == "true"
+    assert Item.objects.get(ibi=item["ibi"]).title == "Renamed"
+
+
+def test_a_failed_write_releases_its_key_for_the_corrected_request(api):
+    item = deposit(api).json()
+    url = f"{ITEMS}{item['ibi']}"
+    bad = api.patch(url, {"language": "portuguese"}, format="json", secure=True,
+                    headers={"Idempotency-Key": "fix"})
+    assert bad.status_code == 400
+    from archive.models import IdempotencyKey
+
+    assert not IdempotencyKey.objects.filter(key="fix").exists()
+    fixed = api.patch(url, {"language": "pt-BR"}, format="json", secure=True,
+                      headers={"Idempotency-Key": "fix"})
+    assert fixed.status_code == 200 and fixed.json()["language"] == "pt-BR"

@@ -141,3 +141,13 @@ IBI_PARAMETER = OpenApiParameter(
         OpenApiExample("IBIp", "8JMKD3MGP7W/3EPGUE5")],
     description="Either form of the IBI, any case, slashes as they are: "
                 "sid.inpe.br/mtc-m19/2013/09.04.12.27.57 or 8JMKD3MGP7W/3EPGUE5")
+
+# Every write of the API takes one (archive/api/idempotency.py).
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255},
+    OpenApiParameter.HEADER,
+    description="Optional, 1-255 printable ASCII characters, kept 24 hours per user. The same "
+                "key with the same request (method, path, fields and files) answers again "
+                "with the first answer's status and the item as it is now (header "
+                "Idempotent-Replayed: true), without writing twice; with another request, or "
+                "while the first is still at work, 409.")

@@ -230,7 +230,8 @@ def item_deposit(
     """Deposit a new Original: mint its IBI, store its files, commit its record.
 
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
-    item or not at all (idempotency.py links the client's key to the item so)."""
+    item or not at all (idempotency.py links the client's key to the item so; every write here
+    takes one)."""
     title = _clean_text("title", title or "")
     if not title:
         raise ServiceError(_("title is required"))
@@ -306,9 +307,10 @@ def _check_translation(item: Item, original: Item | None) -> None:
                              "translation") % {"ibi": item.ibi})
 
 
-def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | None = None
-                   ) -> list[ItemFile]:
-    """Add files to an existing item; existing names are never overwritten."""
+def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | None = None,
+                   on_saved: Callable[[Item], None] | None = None) -> list[ItemFile]:
+    """Add files to an existing item; existing names are never overwritten. `on_saved(item)`
+    runs in the rows' own transaction (as item_deposit's)."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     uploads = _clean_uploads(uploads, existing=set(item.files.values_list("name", flat=True)))
@@ -322,6 +324,8 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
             if not item.target_file and files:
                 item.target_file = files[0].name
             item.save(update_fields=["target_file", "updated"])
+            if on_saved is not None:
+                on_saved(item)
     except IntegrityError:
         storage.remove(item.ibi, [u.name for u in uploads])
         raise Conflict(_("a concurrent upload took one of these file names")) from None
@@ -333,8 +337,9 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
 
 @transaction.atomic
 def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
-                **fields) -> Item:
-    """Change metadata (title, language, target file, links, Dublin Core); never the IBI."""
+                on_saved: Callable[[Item], None] | None = None, **fields) -> Item:
+    """Change metadata (title, language, target file, links, Dublin Core); never the IBI.
+    `on_saved(item)` runs in the change's own transaction (as item_deposit's)."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     # Editions are linked at deposit only: the chain is flattened into edition_family.
@@ -366,14 +371,18 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         for row in rows:
             row.item = item
         DcValue.objects.bulk_create(rows)
+    if on_saved is not None:
+        on_saved(item)
     return item
 
 
 @transaction.atomic
-def item_delete(*, item: Item, reason: str = "") -> Item:
+def item_delete(*, item: Item, reason: str = "",
+                on_saved: Callable[[Item], None] | None = None) -> Item:
     """Tombstone: the record and its IBI stay forever with state Deleted; files are kept.
 
-    `reason` is shown on the tombstone; deleting a tombstone again changes nothing.
+    `reason` is shown on the tombstone; deleting a tombstone again changes nothing. `on_saved`
+    runs in the deletion's own transaction (as item_deposit's).
     """
     if item.is_archive_service:
         raise ServiceError(_("the archive service cannot be deleted"))
@@ -386,6 +395,8 @@ def item_delete(*, item: Item, reason: str = "") -> Item:
         item.deleted_at = timezone.now()
         item.deletion_reason = reason
         item.save(update_fields=["state", "deleted_at", "deletion_reason", "updated"])
+    if on_saved is not None:
+        on_saved(item)
     return item
 
 

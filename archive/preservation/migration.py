@@ -24,6 +24,7 @@ pointing at the other), so only the side that asked may promote itself; it logs 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import httpx
 from django.db import transaction
@@ -50,11 +51,12 @@ from .peer import PeerError
 logger = logging.getLogger(__name__)
 
 
-def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> Item:
+def hand_over(*, item: Item, target: str, http: httpx.Client | None = None,
+              on_saved: Callable[[Item], None] | None = None) -> Item:
     """At the Original's Archive: become a Copy of target's, once target holds it complete.
 
-    Idempotent: handing over again to the same target answers the item as it is.
-    """
+    Idempotent: handing over again to the same target answers the item as it is. `on_saved`
+    runs in the hand-over's own transaction (as deposit's services')."""
     try:
         target = peer.base_url(target)
     except PeerError as exc:
@@ -102,6 +104,8 @@ def hand_over(*, item: Item, target: str, http: httpx.Client | None = None) -> I
         locked.origin_timestamp = stamp
         locked.copied_at = timezone.now()
         locked.save()
+        if on_saved is not None:
+            on_saved(locked)
     logger.info("%s handed over to %s: the Original is there, a Copy here", locked.ibi, target)
     return locked
 

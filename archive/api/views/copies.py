@@ -15,7 +15,7 @@ from ...accesses import selectors as stats
 from ...db import replica
 from ...preservation import migration
 from ..permissions import HandOverPermissions
-from ..schema import IBI_PARAMETER, errors
+from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import HandOverSerializer
 from ..serializers.items import ItemSerializer, TombstoneSerializer
 from ..serializers.statistics import StatisticsSerializer
@@ -54,14 +54,16 @@ class ItemHandOver(_OneItem):
 
     permission_classes = [HandOverPermissions]
     serializer_class = ItemSerializer
+    success_status = {"POST": status.HTTP_200_OK}
 
     def get_serializer_class(self):
         return HandOverSerializer if self.request.method == "POST" else ItemSerializer
 
-    @extend_schema(request=HandOverSerializer,
+    @extend_schema(request=HandOverSerializer, parameters=[IDEMPOTENCY_KEY],
                    responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409, 502)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = HandOverSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return self.record(migration.hand_over(item=item, target=form.validated_data["target"]))
+        return self.record(migration.hand_over(item=item, target=form.validated_data["target"],
+                                               on_saved=self.on_saved))

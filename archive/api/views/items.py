@@ -20,13 +20,14 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from ...deposit import idempotency, selectors, services
+from ...deposit import selectors, services
 from ...deposit.uploads import MultiPartParser
 from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
+from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination
 from ..permissions import AddFilesPermissions, ItemPermissions
-from ..schema import IBI_PARAMETER, errors
+from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import (
     AddFilesSerializer,
     DeleteSerializer,
@@ -53,9 +54,10 @@ def _dc(data: dict) -> dict[str, list[str]]:
     return {element: data[element] for element in DC_ELEMENTS if element in data}
 
 
-class _ItemRecordMixin:
+class _ItemRecordMixin(IdempotentWrites):
     def record(self, item: Item, status_code: int = status.HTTP_200_OK) -> Response:
         """The item re-read with everything its record shows, after a write."""
+        self.answered = item
         item = selectors.with_details(Item.objects.filter(pk=item.pk)).get()
         data = ItemSerializer(item, context=self.get_serializer_context()).data
         headers = {}
@@ -98,6 +100,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     permission_classes = [ItemPermissions]
     parser_classes = [MultiPartParser]
     pagination_class = ItemPagination
+    success_status = {"POST": status.HTTP_201_CREATED}
 
     def get_queryset(self) -> QuerySet[Item]:
         items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
@@ -145,13 +148,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
 
     @extend_schema(
         request={"multipart/form-data": DepositSerializer},
-        parameters=[OpenApiParameter(
-            "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
-            description="Optional, 1-255 printable ASCII characters, kept 24 hours per user. "
-                        "The same key with the same fields and files answers the same 201 "
-                        "(header Idempotent-Replayed: true) without a second item; with other "
-                        "fields or files, or while the first request is still depositing, "
-                        "409.")],
+        parameters=[IDEMPOTENCY_KEY],
         # A replayed key answers the item as it is now: a tombstone if it was deleted since.
         responses={201: records(), **errors(400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
@@ -165,28 +162,14 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
 
-        def deposit(on_saved=None) -> Item:
-            return services.item_deposit(
-                title=data["title"], uploads=_uploads(data["files"]),
-                target_file=data.get("target_file", ""), language=data.get("language", ""),
-                previous_edition=data.get("previous_edition"),
-                translation_of=data.get("translation_of"),
-                sha256=data.get("sha256") or None, dc=_dc(data),
-                transferable=data["transferable"], on_saved=on_saved)
-
-        key = request.headers.get("Idempotency-Key")
-        if key is None:
-            return self.record(deposit(), status.HTTP_201_CREATED)
-        fields = {name: request.data.getlist(name) for name in request.data
-                  if name != "files"}
-        files = [(f.name, getattr(f, "sha256", "")) for f in data["files"]]
-        item, replayed = idempotency.once(
-            user=request.user, key=key, deposit=deposit,
-            request_fingerprint=idempotency.fingerprint(fields, files))
-        response = self.record(item, status.HTTP_201_CREATED)
-        if replayed:
-            response["Idempotent-Replayed"] = "true"
-        return response
+        item = services.item_deposit(
+            title=data["title"], uploads=_uploads(data["files"]),
+            target_file=data.get("target_file", ""), language=data.get("language", ""),
+            previous_edition=data.get("previous_edition"),
+            translation_of=data.get("translation_of"),
+            sha256=data.get("sha256") or None, dc=_dc(data),
+            transferable=data["transferable"], on_saved=self.on_saved)
+        return self.record(item, status.HTTP_201_CREATED)
 
 
 class _OneItem(_ItemRecordMixin, generics.GenericAPIView):
@@ -210,6 +193,7 @@ class ItemDetail(_OneItem):
 
     permission_classes = [ItemPermissions]
     parser_classes = [JSONParser, MultiPartParser]
+    success_status = {"PATCH": status.HTTP_200_OK, "DELETE": status.HTTP_200_OK}
 
     @extend_schema(responses={
         200: ItemSerializer,
@@ -221,7 +205,7 @@ class ItemDetail(_OneItem):
         return Response(self.get_serializer(item).data,
                         status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
 
-    @extend_schema(request=ItemUpdateSerializer,
+    @extend_schema(request=ItemUpdateSerializer, parameters=[IDEMPOTENCY_KEY],
                    responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
@@ -237,17 +221,17 @@ class ItemDetail(_OneItem):
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         dc = {element: fields.pop(element) for element in DC_ELEMENTS if element in fields}
-        services.item_update(item=item, dc=dc or None, **fields)
+        services.item_update(item=item, dc=dc or None, on_saved=self.on_saved, **fields)
         return self.record(item)
 
-    @extend_schema(request=DeleteSerializer,
-                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404)})
+    @extend_schema(request=DeleteSerializer, parameters=[IDEMPOTENCY_KEY],
+                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404, 409)})
     def delete(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = DeleteSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return self.record(services.item_delete(item=item,
-                                                reason=form.validated_data.get("reason", "")))
+        return self.record(services.item_delete(
+            item=item, reason=form.validated_data.get("reason", ""), on_saved=self.on_saved))
 
 
 @extend_schema(parameters=[IBI_PARAMETER])
@@ -257,6 +241,7 @@ class ItemFiles(_OneItem):
     permission_classes = [AddFilesPermissions]
     parser_classes = [MultiPartParser]
     pagination_class = None  # an item's files are few: one list
+    success_status = {"POST": status.HTTP_201_CREATED}
 
     def get_serializer_class(self):
         return AddFilesSerializer if self.request.method == "POST" else ItemSerializer
@@ -275,11 +260,13 @@ class ItemFiles(_OneItem):
         return Response(FileSerializer(item.files.all(), many=True, context=context).data)
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
+                   parameters=[IDEMPOTENCY_KEY],
                    responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         services.item_add_files(item=item, uploads=_uploads(form.validated_data["files"]),
-                                sha256=form.validated_data.get("sha256") or None)
+                                sha256=form.validated_data.get("sha256") or None,
+                                on_saved=self.on_saved)
         return self.record(item, status.HTTP_201_CREATED)

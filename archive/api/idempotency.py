@@ -1,0 +1,102 @@
+"""The API's idempotency middleware: every write (POST, PUT, PATCH, DELETE) of every API view
+takes an ``Idempotency-Key`` (archive/deposit/idempotency.py keeps the keys and their rules).
+
+Mixed into the views (views/items.py, views/copies.py) rather than installed in
+settings.MIDDLEWARE: what makes two requests "the same" is their fields and their files'
+checksums, which exist only once DRF has parsed the body with the API's own strict parsers (a
+Django middleware reading a multipart body first would take it from them, and hold a large
+upload in memory). It runs where a middleware would, around the whole write:
+
+1. after authentication, permissions and throttles (`initial`), the key is claimed for this
+   request, or found done (the item as it is now is answered again, with the first answer's
+   status and ``Idempotent-Replayed: true``), or refused (409);
+2. the write's service links the key to the item in its own transaction (`on_saved`);
+3. after the answer (`finalize_response`), a failed write releases the key; a successful one
+   that wrote nothing new (a hand-over done before) links it then.
+"""
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework import status
+from rest_framework.response import Response
+
+from ..deposit import idempotency, services
+from ..models import Item
+
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
+HEADER = "Idempotency-Key"
+
+
+class Replay(Exception):
+    """The same request was done before: answer `item` as it is now, with `status`."""
+
+    def __init__(self, item: Item, status: int) -> None:
+        self.item, self.status = item, status
+
+
+def request_fingerprint(request) -> str:
+    """The method, path, fields and files (names and sha256, as the upload handler computed
+    them) of a parsed DRF request."""
+    data, files = request.data, []
+    if hasattr(data, "getlist"):  # a form: each name's values, the files apart
+        names = [name for name in data if name not in request.FILES]
+        fields = {name: data.getlist(name) for name in names}
+        files = [(f.name, getattr(f, "sha256", "")) for name in request.FILES
+                 for f in request.FILES.getlist(name)]
+    else:
+        fields = data
+    return idempotency.fingerprint(request.method, request.path, fields, files)
+
+
+class IdempotentWrites:
+    """For a DRF view: the Idempotency-Key of its writes. `success_status` says what each
+    write method answers when it succeeds; the view answers with `record(item)` (the item
+    written) and passes `self.on_saved` to the service that writes."""
+
+    success_status: dict[str, int] = {}
+
+    claim: idempotency.Claim | None = None
+    answered: Item | None = None
+    linked = False
+
+    def on_saved(self, item: Item) -> None:
+        """The services' on_saved: the key linked to the item in the write's transaction."""
+        if self.claim is not None:
+            self.claim.link(item)
+            self.linked = True
+
+    def initial(self, request, *args, **kwargs) -> None:
+        super().initial(request, *args, **kwargs)
+        key = request.headers.get(HEADER)
+        if key is None or request.method not in WRITES:
+            return
+        self.claim = idempotency.claim(
+            user=request.user, key=key, request_fingerprint=request_fingerprint(request),
+            status=self.success_status.get(request.method, status.HTTP_200_OK))
+        if self.claim.replay is not None:
+            raise Replay(self.claim.replay, self.claim.status)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, Replay):  # done before: nothing to link or release
+            response = self.record(exc.item, exc.status)
+            response["Idempotent-Replayed"] = "true"
+            return response
+        if self.claim is not None and not self.linked and self.claim.replay is None:
+            self.claim.release()
+            self.claim = None
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        claim = self.claim
+        if claim is None or claim.replay is not None or self.linked:
+            return response
+        if response.status_code < 300 and self.answered is not None:
+            try:
+                with transaction.atomic():
+                    claim.link(self.answered)
+            except services.Conflict:
+                pass  # a retry took the key over: its answer is its own
+        else:
+            claim.release()
+        return response
