@@ -78,7 +78,7 @@ def edition_chain(item: Item) -> list[Item]:
 
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------
 # Every urlRequest runs some of these reads. They are raw SQL because compiling the same queries
-# through the ORM costs about ten times running them (bench/archive_service.py): plain SQL that
+# through the ORM costs more than running them (bench/archive_service.py): plain SQL that
 # SQLite and PostgreSQL both read, over the columns the models define.
 
 _TABLE = Item._meta.db_table

@@ -79,7 +79,8 @@ def locale_of(language: str) -> str:
 
 # A rendered citation is kept this long in the shared cache (CACHE_URL): its key holds all it
 # depends on (the whole record, the style, the locale, the day), so it is never stale, and
-# every reader of an item but the first that day skips citeproc-py (10-15 ms a citation).
+# every reader of an item but the first that day skips citeproc-py, the costliest part of a
+# landing page (bench/README.md).
 CITATION_TTL = 24 * 3600
 # Part of the key: a release that changes how citations are rendered (archive/metadata/csl.py,
 # citeproc-py, its styles) raises it.

@@ -136,7 +136,7 @@ def check(style: str, locale: str) -> tuple[str, str]:
 
 
 # Parsed styles, per thread (citeproc-py sets its formatter on a style while it renders), the
-# PARSED_KEPT last used: parsing one costs about 3 ms of a 10 ms citation.
+# PARSED_KEPT last used: parsing one is a good part of a citation's cost (bench/README.md).
 _threads = threading.local()
 PARSED_KEPT = 8
 
