@@ -1,4 +1,14 @@
+"""The suite's fixtures: files and caches per test, the people tests act as (a reader, a
+librarian in the admin and over the API, an anonymous API client), a throw-away PostgreSQL
+database, Celery in process. What tests make (items, deposits, waits) is tests/factories.py's.
+
+pytest-django's own fixtures (client, admin_client, settings, django_db_setup …) are used as
+pytest-django defines them, never redefined here or in a test module.
+"""
 from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -6,6 +16,14 @@ from hypothesis import settings as hypothesis_settings
 # Examples are judged by what they assert, not by how fast a shared 2-core machine runs them.
 hypothesis_settings.register_profile("repository", deadline=None)
 hypothesis_settings.load_profile("repository")
+
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+PASSWORD = "a librarian's password"
+POSTGRES = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
+
+
+def _django(request) -> bool:
+    return request.config.pluginmanager.hasplugin("django")
 
 
 @pytest.fixture(autouse=True)
@@ -17,7 +35,7 @@ def media(request, tmp_path):
     """
     root = tmp_path / "media"
     root.mkdir()
-    if not request.config.pluginmanager.hasplugin("django"):
+    if not _django(request):
         return root
     settings = request.getfixturevalue("settings")
     settings.MEDIA_ROOT = root
@@ -35,9 +53,9 @@ def media(request, tmp_path):
 
 @pytest.fixture(autouse=True)
 def fresh_cache(request):
-    """Rate-limit counts (archive/throttling.py) start from nothing in every Django test: a
-    test's wrong tokens must not throttle the next test's client."""
-    if not request.config.pluginmanager.hasplugin("django"):
+    """Rate-limit counts (archive/web/throttling.py) start from nothing in every Django test:
+    a test's wrong tokens must not throttle the next test's client."""
+    if not _django(request):
         return
     from django.core.cache import cache
 
@@ -49,56 +67,108 @@ def default_language(request):
     """A request answered in Portuguese leaves the language active in the thread (as Django's
     LocaleMiddleware does): each test starts from LANGUAGE_CODE again."""
     yield
-    if request.config.pluginmanager.hasplugin("django"):
+    if _django(request):
         from django.utils import translation
 
         translation.deactivate()
 
 
-BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
-
-
-@pytest.fixture
-def client():
-    """Django's test client, reading as a browser does: without a User-Agent it would be a
-    robot on COUNTER's list, whose accesses count nothing (archive/accesses/filters.py)."""
-    from django.test import Client
-
-    return Client(headers={"User-Agent": BROWSER})
-
-
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup):
-    """The test database, and before it is dropped: the accesses still pending written, and
-    any batch the helper thread is writing finished, so that its connection is closed
-    (PostgreSQL refuses to drop a database in use).
+@pytest.fixture(scope="session", autouse=True)
+def session_database(request):
+    """The test database for the session, and before it is dropped: the accesses still
+    pending written, and any batch the helper thread is writing finished, so that its
+    connection is closed (PostgreSQL refuses to drop a database in use).
 
     With a read replica configured (DATABASE_REPLICA_URL, CI's PostgreSQL pass), lagging reads
     read the primary here: each test's rows live in its own transaction there
-    (archive/db/replica.py; tests/replica/ runs them against the real replica)."""
+    (archive/db/replica.py; tests/test_streaming_replica.py runs them against the real
+    replica)."""
+    if not _django(request):
+        yield
+        return
     from archive.db import replica
 
     replica.ENABLED = False
+    request.getfixturevalue("django_db_setup")
     yield
     from archive.accesses import counter as access_counter
 
     access_counter.flush()
 
 
+# -- People ---------------------------------------------------------------------------------
+
 @pytest.fixture
-def librarian_api(db):
-    """A REST client with a librarian's token (staff, in the Librarians group)."""
+def reader():
+    """Django's test client reading as a browser does: without a User-Agent it would be a
+    robot on COUNTER's list, whose accesses count nothing (archive/accesses/filters.py)."""
+    from django.test import Client
+
+    return Client(headers={"User-Agent": BROWSER})
+
+
+@pytest.fixture
+def librarian(db):
+    """A librarian: staff, in the Librarians group, with PASSWORD."""
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
-    from rest_framework.test import APIClient
 
     from archive.deposit import services
 
-    user = User.objects.create_user("librarian", is_staff=True)
+    user = User.objects.create_user("librarian", password=PASSWORD, is_staff=True)
     user.groups.add(services.ensure_librarians_group())
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return api
+    return user
+
+
+@pytest.fixture
+def librarian_client(librarian):
+    """The admin as the librarian sees it."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(librarian)
+    return client
+
+
+@pytest.fixture
+def librarian_api(librarian):
+    """A REST client with the librarian's token."""
+    from tests.factories import token_client
+
+    return token_client(librarian)
+
+
+@pytest.fixture
+def anonymous_api():
+    """A REST client without credentials."""
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+# -- Services of the test's own ---------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def throwaway_postgres() -> Iterator[Callable[[str], str]]:
+    """`make(prefix)` → the URL of a new, empty PostgreSQL database on this machine's server,
+    named after the prefix and this process (xdist workers never share one); every database
+    made is dropped at the end of the session."""
+    import psycopg
+
+    made: list[str] = []
+
+    def make(prefix: str) -> str:
+        name = f"{prefix}_{os.getpid()}_{len(made)}"
+        with psycopg.connect(**POSTGRES, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return f"postgres://postgres@127.0.0.1:5432/{name}"
+
+    yield make
+    if made:
+        with psycopg.connect(**POSTGRES, autocommit=True) as admin:
+            for name in made:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -1,15 +1,151 @@
-"""The suite's one toolkit: items, files, editions, translations, copies and deposits over HTTP,
-made the way the repository makes them (through its services or its API), and the small waits
-and reads the tests share. Fixtures (a librarian, API clients, a throw-away PostgreSQL
-database) are in conftest.py.
+"""The suite's one toolkit: what tests make and share, made the way the repository makes it.
+
+    from tests import factories as make
+
+    report = make.item("report.pdf", ("data.csv", b"a,b\\n1,2\\n"), title="Relatório",
+                       language="pt-BR", dc={"creator": ["Banon, Gerald"]})
+    second = make.item(previous_edition=report)      # an edition
+    english = make.translation(report, "en")          # a translation
+    make.as_copy(report, source="http://b.example")   # held here as a Copy
+    response = make.posted(librarian_api, title="T")  # a deposit through the REST API
+    record = make.deposited(server, token, "T", "a.txt")  # …through a live server's API
+    make.wait_until(lambda: counts(report.pk)["total"] == 1, what="the access counted")
+
+Items go through archive.deposit.services (their IBIs minted, their files stored under
+col/<repository name>/doc/), API deposits through the API's own parsers, admin deposits
+through the admin's form. The fixtures (a reader, a librarian, API clients, a throw-away
+PostgreSQL database) are conftest.py's.
 """
 from __future__ import annotations
 
+import io
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import httpx
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
 from archive.accesses import counter as access_counter
 from archive.accesses.selectors import item_counts
+from archive.deposit import services
+from archive.models import Item
 
+TITLE = "Ensuring persistence"
+ITEMS = "/api/items/"
+# A file: its name, or (name, bytes), or (name, bytes, the content type the client declares).
+File = str | tuple[str, bytes] | tuple[str, bytes, str]
+T = TypeVar("T")
+
+
+def _file(spec: File) -> tuple[str, bytes, str]:
+    if isinstance(spec, str):
+        return spec, f"bytes of {spec}".encode(), ""
+    name, data, *declared = spec
+    return name, data, declared[0] if declared else ""
+
+
+def upload(spec: File = "paper.pdf") -> services.Upload:
+    """A file on its way in, as the deposit services take it."""
+    name, data, declared = _file(spec)
+    return services.Upload(name=name, file=io.BytesIO(data), content_type=declared)
+
+
+# -- Items, through the deposit services --------------------------------------------------------
+
+def item(*files: File, title: str = TITLE, language: str = "",
+         dc: dict[str, Sequence[Any]] | None = None, **fields) -> Item:
+    """A new Original with these files (one paper.pdf when none is named), through
+    services.item_deposit: `fields` are its other arguments (previous_edition,
+    translation_of, target_file, transferable, sha256 …)."""
+    return services.item_deposit(title=title, language=language, dc=dc,
+                                 uploads=[upload(spec) for spec in files or ("paper.pdf",)],
+                                 **fields)
+
+
+def translation(original: Item, language: str, *files: File, **fields) -> Item:
+    """A translation of `original` into `language`."""
+    fields.setdefault("title", f"{original.title} ({language})")
+    return item(*files, language=language, translation_of=original, **fields)
+
+
+def as_copy(target: Item, *, source: str = "http://archive-b.example",
+            relations: dict[str, str] | None = None) -> Item:
+    """`target` held here as a Copy of the Original at `source`, with the relations its
+    Original's records named at the copy (Item.origin_relations)."""
+    Item.objects.filter(pk=target.pk).update(state=Item.State.COPY, source_archive=source,
+                                             origin_relations=relations or {})
+    target.refresh_from_db()
+    return target
+
+
+# -- Deposits over HTTP -----------------------------------------------------------------------
+
+def token_client(user) -> APIClient:
+    """A REST client with a token of `user`."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def uploaded(spec: File = "paper.pdf") -> SimpleUploadedFile:
+    """A file in a multipart form of Django's test clients."""
+    name, data, declared = _file(spec)
+    return SimpleUploadedFile(name, data, content_type=declared or "application/octet-stream")
+
+
+def posted(api: APIClient, *files: File, title: str = TITLE, headers: dict | None = None,
+           **fields):
+    """POST /api/items/: a deposit through the REST API (multipart), as a client sends it;
+    the response as the test client gives it."""
+    return api.post(ITEMS, {"title": title, "files": [uploaded(spec) for spec in
+                                                       files or ("paper.pdf",)], **fields},
+                    format="multipart", secure=True, headers=headers or {})
+
+
+def deposited(server, token: str, title: str = TITLE, *files: File, **fields) -> dict:
+    """A deposit on a live server (tests/servers.py) through its REST API; its record."""
+    parts = [("files", (name, data, declared or "application/octet-stream"))
+             for name, data, declared in map(_file, files or ("paper.pdf",))]
+    response = httpx.post(f"{server.url}{ITEMS}", data={"title": title, **fields}, files=parts,
+                          headers={"Authorization": f"Token {token}"}, timeout=60)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def admin_deposit(client: Client, *files: File, title: str = TITLE, **fields):
+    """The admin's add form posted by a logged-in librarian; the response."""
+    data = {"title": title, "transferable": "on", "upload": [uploaded(spec) for spec in
+                                                             files or ("paper.pdf",)],
+            **fields}
+    return client.post("/admin/archive/item/add/", data, secure=True)
+
+
+# -- Reads and waits --------------------------------------------------------------------------
 
 def counts(item_id: int, *, unique: bool = False) -> dict[str, int]:
     """An item's access counts as a page shows them: what this process counted, written first."""
     access_counter.flush()
     return item_counts(item_id, unique=unique)
+
+
+def wait_until(condition: Callable[[], T], *, timeout: float = 30, what: str = "it"
+               ) -> T:
+    """The first truthy value of `condition()`, asked again until `timeout` seconds: for what
+    another process does (a server, a worker), which a test cannot wait on as an event. Never
+    shorter than a second: a loaded machine is slow, not wrong."""
+    deadline = time.monotonic() + max(timeout, 1)
+    while True:
+        found = condition()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        time.sleep(0.05)  # polling interval, not a synchronisation
+
+
+def titles(items: Iterable[Item]) -> list[str]:
+    return [found.title for found in items]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import threading
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
@@ -24,11 +23,6 @@ SAFARI = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KH
           " Version/17.5 Safari/605.1.15")
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 NOON = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def granularity(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
 
 
 def deposit(title="Counted"):

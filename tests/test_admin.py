@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -16,11 +15,6 @@ from archive.models import Item, MintingState
 
 ADD = "/admin/archive/item/add/"
 BOUNDARY = "ibi-test-boundary"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ admin and the API; the pickers' edition and date; the admin in Portuguese."""
 from __future__ import annotations
 
 import doctest
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -20,11 +19,6 @@ ITEMS = "/api/items/"
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ import hashlib
 import json
 import re
 import threading
-from decimal import Decimal
 from unittest import mock
 
 import pytest
@@ -25,12 +24,6 @@ PDF = b"%PDF-1.4\n" + bytes(range(256)) * 64 + b"\n%%EOF\n"
 TEXT = "Relatório final\n".encode()
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    # A millisecond grid: many deposits per test without waiting for the next second.
-    settings.IBI_GRANULARITY = Decimal("0.001")
 
 
 @pytest.fixture(autouse=True)

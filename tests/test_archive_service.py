@@ -8,7 +8,6 @@ from __future__ import annotations
 import doctest
 import io
 import re
-from decimal import Decimal
 from urllib.parse import quote, urlencode, urlsplit
 
 import pytest
@@ -41,7 +40,6 @@ CLIENT = "172.16.44.200 150.163.68.1"  # §10: the client, then its proxy
 
 @pytest.fixture(autouse=True)
 def service(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")  # deposits must not wait a second each
     settings.ARCHIVE_ADDRESS = ADDRESS
     settings.IBI_PLATFORM_SOFTWARE = PLATFORM
     return services.ensure_archive_service()

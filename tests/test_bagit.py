@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import json
-from decimal import Decimal
 from pathlib import Path
 
 import bagit as loc_bagit
@@ -18,11 +17,6 @@ from archive.models import DailyAccessCount, DcValue, Item, ItemFile
 from archive.preservation import bagit
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 def upload(name: str, data: bytes) -> services.Upload:

@@ -3,8 +3,6 @@ importitems, copies, BagIt): archive/deposit/content_types.py. Downloads then se
 browser could run as an attachment."""
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -18,11 +16,6 @@ from archive.models import ItemFile
 
 pytestmark = pytest.mark.django_db
 HTML = b"<!doctype html><script>alert(document.cookie)</script>"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
 
 
 @pytest.fixture

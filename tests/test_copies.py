@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -25,11 +24,6 @@ from tests.fake_archive import FakeArchive, forget, publish
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -21,7 +20,6 @@ def createlibrarian(*args: str) -> str:
 
 
 def test_it_prints_a_token_that_deposits(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
     output = createlibrarian("alice", "--password", "s3cret-Passw0rd")
     assert output.startswith("Created librarian alice")
     token = output.split()[-1]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from decimal import Decimal
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -14,11 +13,6 @@ from archive.models import ItemFile
 from archive.preservation import fixity
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 @pytest.fixture

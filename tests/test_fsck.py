@@ -7,7 +7,6 @@ import signal
 import socket
 import subprocess
 import time
-from decimal import Decimal
 
 import pytest
 from django.core.files.base import ContentFile
@@ -19,11 +18,6 @@ from tests.servers import ROOT, LiveServers, _python
 from tests.test_s3 import bucket, keys, s3_endpoint  # noqa: F401  (the loopback S3 fixtures)
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 @pytest.fixture

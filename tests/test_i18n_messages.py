@@ -84,7 +84,6 @@ def test_the_printed_token_stays_the_last_word_in_portuguese(portuguese):
 
 
 def test_what_scripts_read_is_not_translated(portuguese, settings):
-    settings.IBI_GRANULARITY = "0.001"
     out = io.StringIO()
     call_command("ibi", "mint", stdout=out)
     repository_name, ibip = out.getvalue().split()  # '<repository name> <IBIp>', as before

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import re
 from datetime import date
-from decimal import Decimal
 from pathlib import Path
 
 import lxml.html
@@ -56,7 +55,6 @@ def report(**changes) -> Item:
 
 @pytest.fixture
 def site(db, settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
     settings.ARCHIVE_ADDRESS = "testserver"
     services.ensure_archive_service()
     first = report()

@@ -5,7 +5,6 @@ import csv
 import hashlib
 import io
 import json
-from decimal import Decimal
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -14,11 +13,6 @@ from archive.deposit import storage
 from archive.models import Item
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 def run(source, *args) -> tuple[str, str, CommandError | None]:

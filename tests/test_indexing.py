@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 import io
-from decimal import Decimal
 
 import lxml.html
 import pytest
@@ -23,11 +22,6 @@ from archive.models import Item
 BASE = "http://testserver"
 SITEMAPS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 JOSIAH = "0000-0002-1825-0097"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 def deposit(title="Relatório de atividades", files=(("report.pdf", b"%PDF-1 r", "application/pdf"),

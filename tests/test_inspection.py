@@ -9,7 +9,6 @@ from __future__ import annotations
 import doctest
 import io
 import json
-from decimal import Decimal
 from urllib.parse import quote
 
 import httpx
@@ -37,7 +36,6 @@ ANSWER_KEYS = {"archive", "address", "local", "answered", "silent", "state", "ti
 
 @pytest.fixture
 def archive(db, settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
     settings.ARCHIVE_ADDRESS = HOST
     settings.IBI_RESOLVER_TIMEOUT = 0.5
     settings.IBI_RESOLVER_DEADLINE = 5

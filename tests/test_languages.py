@@ -2,8 +2,6 @@
 the search form, so they refuse the same tags: well formed BCP 47, every subtag registered."""
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -53,7 +51,6 @@ def test_it_writes_a_tag_in_the_case_rfc_5646_recommends(given, normal):
 
 @pytest.fixture
 def api(settings, librarian_api) -> APIClient:
-    settings.IBI_GRANULARITY = Decimal("0.001")
     return librarian_api
 
 

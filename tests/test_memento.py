@@ -10,7 +10,6 @@ import doctest
 import email.utils
 import io
 from datetime import UTC, datetime
-from decimal import Decimal
 from urllib.parse import quote
 
 import httplink
@@ -32,7 +31,6 @@ CREATED = [datetime(2020, 3, 1, 10, 0, 0, 250000, tzinfo=UTC),
 
 @pytest.fixture(autouse=True)
 def archive_settings(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
     settings.ARCHIVE_ADDRESS = HOST
     settings.IBI_RESOLVER_TIMEOUT = 0.5
     settings.IBI_RESOLVER_DEADLINE = 5

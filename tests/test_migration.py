@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -20,7 +19,6 @@ SELF = "http://127.0.0.1:9"
 
 @pytest.fixture(autouse=True)
 def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
     settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
 
 

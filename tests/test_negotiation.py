@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import socket
-from decimal import Decimal
 
 import bibtexparser
 import pytest
@@ -44,7 +43,6 @@ ACCEPT = {name: fmt.media_type for name, fmt in FORMATS.items()}
 
 @pytest.fixture(autouse=True)
 def resolver_settings(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
     settings.ARCHIVE_ADDRESS = HOST
     settings.IBI_RESOLVER_TIMEOUT = 0.5
     settings.IBI_RESOLVER_DEADLINE = 5

@@ -6,7 +6,6 @@ there. Run this module on SQLite and on PostgreSQL (DATABASE_URL=postgres://…)
 from __future__ import annotations
 
 import io
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,7 +24,6 @@ NO_QUERY = "A NUL character is not allowed in a query parameter."
 
 @pytest.fixture(autouse=True)
 def item(settings) -> Item:
-    settings.IBI_GRANULARITY = Decimal("0.01")
     services.ensure_archive_service()
     return services.item_deposit(title="Report", uploads=[
         services.Upload("report.pdf", io.BytesIO(b"%PDF report"), "application/pdf")])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import doctest
 import io
 from datetime import UTC, datetime
-from decimal import Decimal
 
 import pytest
 from hypothesis import given
@@ -48,7 +47,6 @@ def collection(settings):
     a Copy of an article (no language), an item whose first recognised type is Dataset.
     """
     settings.IBI_OAI_PAGE_SIZE = 2
-    settings.IBI_GRANULARITY = Decimal("0.001")  # deposits must not wait a second each
     services.ensure_archive_service()
     items = {
         "report": deposit("Relatório", types=["Relatório técnico"], language="pt-BR"),

@@ -3,7 +3,6 @@ Record every format is built from."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
@@ -19,11 +18,6 @@ ITEMS = "/api/items/"
 # ORCID's own documented examples (support.orcid.org, "Structure of the ORCID identifier").
 JOSIAH = "0000-0002-1825-0097"
 WITH_X = "0000-0002-1694-233X"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 # -- The pure check ----------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import io
 import re
 import socket
 import threading
-from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -32,7 +31,6 @@ IBI = "LK47B6W/362SFKH"
 
 @pytest.fixture(autouse=True)
 def quick(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
     settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
     settings.IBI_PEER_ARCHIVES = ()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
@@ -28,11 +27,6 @@ from archive.search.query import Term, fold, parse
 pytestmark = pytest.mark.django_db
 ITEMS = "/api/items/"
 POSTGRES = "postgresql"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.001")
 
 
 def deposit(title: str, language: str = "", **dc: list[str]) -> Item:

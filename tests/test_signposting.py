@@ -10,7 +10,6 @@ import doctest
 import io
 import json
 import re
-from decimal import Decimal
 
 import pytest
 import signposting
@@ -28,11 +27,6 @@ from archive.models import Item, ItemFile
 BASE = "http://testserver"
 JOSIAH = "0000-0002-1825-0097"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 def deposit(files=(("paper.pdf", b"%PDF-1 paper", "application/pdf"),

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from decimal import Decimal
 
 import pytest
 from django.utils import timezone
@@ -14,11 +13,6 @@ from archive.deposit import services
 from archive.models import DailyAccessCount
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_minting(settings):
-    settings.IBI_GRANULARITY = Decimal("0.01")
 
 
 def deposit(title, **kwargs):

@@ -87,10 +87,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     class Media:
         css = {"all": ["archive/admin.css"]}
 
-    # IBIs wrap at their slashes, nowhere else.
+    # IBIs wrap at their slashes (a repository name also after a dot of its date), never
+    # mid-word.
     @admin.display(description=Item._meta.get_field("ibi").verbose_name, ordering="ibi")
     def ibi_column(self, obj: Item) -> str:
-        return breakable(obj.ibi, "/")
+        return breakable(obj.ibi, "/.")
 
     @admin.display(description=Item._meta.get_field("ibip").verbose_name, ordering="ibip")
     def ibip_column(self, obj: Item) -> str:
