@@ -2,7 +2,6 @@
 with COUNTER R5's filters (archive/accesses/filters.py): robots, double clicks."""
 from __future__ import annotations
 
-import io
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -13,10 +12,8 @@ from django.utils import timezone
 
 from archive.accesses import counter as access_counter
 from archive.accesses import filters
-from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.models import AcknowledgedUrlkey, DailyAccessCount
-from tests.factories import counts as item_counts
+from tests import factories as make
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 SAFARI = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)"
@@ -25,14 +22,8 @@ GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.
 NOON = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
-def deposit(title="Counted"):
-    return services.item_deposit(
-        title=title, uploads=[Upload(name="a.pdf", file=io.BytesIO(b"%PDF"),
-                                     content_type="application/pdf")])
-
-
 def acknowledgments(item) -> int:
-    return item_counts(item.pk)["acknowledgments"]
+    return make.counts(item.pk)["acknowledgments"]
 
 
 def daily(item) -> dict:
@@ -49,7 +40,7 @@ def click(item, at, ip="10.0.0.1", agent=FIREFOX, relation="", kind="acknowledgm
 
 @pytest.mark.django_db(transaction=True)
 def test_the_writer_counts_what_the_requests_hand_over(client):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     for n in range(20):
         assert client.get(f"/{item.ibi}", REMOTE_ADDR=f"10.0.0.{n}",
                           HTTP_USER_AGENT=FIREFOX).status_code == 302
@@ -60,7 +51,7 @@ def test_the_writer_counts_what_the_requests_hand_over(client):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_access_to_an_item_gone_meanwhile_costs_the_others_nothing():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, NOON)
     access_counter.count(item.pk + 1000, ["10.0.0.2"], "", NOON, user_agent=FIREFOX)
     assert access_counter.flush()
@@ -69,7 +60,7 @@ def test_an_access_to_an_item_gone_meanwhile_costs_the_others_nothing():
 
 @pytest.mark.django_db(transaction=True)
 def test_inside_a_transaction_the_count_commits_or_rolls_back_with_it():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     with pytest.raises(RuntimeError), transaction.atomic():
         click(item, NOON)
         assert DailyAccessCount.objects.get().n == 1  # written at once, in this transaction
@@ -80,7 +71,7 @@ def test_inside_a_transaction_the_count_commits_or_rolls_back_with_it():
 
 @pytest.mark.django_db(transaction=True)
 def test_daily_counts_sum_across_batches_and_utc_days():
-    item, other = deposit(), deposit("Other")
+    item, other = make.item("a.pdf", title="Counted"), make.item("a.pdf", title="Other")
     # 300 readers a batch, three batches; the day is UTC's, whatever the request's zone.
     late = datetime(2026, 11, 20, 23, 59, 59, tzinfo=UTC)
     early = datetime(2026, 11, 20, 21, 0, 1, tzinfo=UTC).astimezone(
@@ -99,7 +90,7 @@ def test_daily_counts_sum_across_batches_and_utc_days():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_due_batch_is_written_when_the_next_request_finishes(client, monkeypatch):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0)  # every batch due at once
     assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=FIREFOX).status_code == 302
     # Written after the response, by the request's own thread: no flush, no helper needed.
@@ -108,7 +99,7 @@ def test_a_due_batch_is_written_when_the_next_request_finishes(client, monkeypat
 
 @pytest.mark.django_db(transaction=True)
 def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     written = threading.Event()
     write = access_counter._write
 
@@ -125,7 +116,7 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_flush_inside_a_transaction_leaves_the_batch_for_later():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, timezone.now())
     with transaction.atomic():
         assert not access_counter.flush()  # a rollback here must not take the counts along
@@ -137,7 +128,7 @@ def test_a_flush_inside_a_transaction_leaves_the_batch_for_later():
 
 @pytest.mark.django_db(transaction=True)
 def test_two_clicks_within_30_seconds_count_once_and_after_30_seconds_twice():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, NOON)
     click(item, NOON + timedelta(seconds=29))
     assert access_counter.flush()
@@ -149,7 +140,7 @@ def test_two_clicks_within_30_seconds_count_once_and_after_30_seconds_twice():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_window_runs_from_the_latest_click_within_one_batch_or_across_batches():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     for seconds in (0, 20, 40):  # each less than 30 s after the previous: one action
         click(item, NOON + timedelta(seconds=seconds))
     assert access_counter.flush()
@@ -163,7 +154,7 @@ def test_the_window_runs_from_the_latest_click_within_one_batch_or_across_batche
 
 @pytest.mark.django_db(transaction=True)
 def test_other_readers_urls_and_kinds_count_on_their_own():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, NOON)
     click(item, NOON, ip="10.0.0.2")  # another address
     click(item, NOON, agent=SAFARI)  # another browser at the same address
@@ -171,23 +162,23 @@ def test_other_readers_urls_and_kinds_count_on_their_own():
     click(item, NOON, relation="a.pdf", kind="download")
     click(item, NOON, ip="10.0.0.2")  # the second reader's double click
     assert access_counter.flush()
-    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 4, "total": 5}
+    assert make.counts(item.pk) == {"downloads": 1, "acknowledgments": 4, "total": 5}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_gets_of_a_persistent_url_in_a_row_count_once(client):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     for _ in range(2):
         assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=FIREFOX).status_code == 302
     for _ in range(2):
         assert client.get(f"/col/{item.ibi}/doc/a.pdf",
                           HTTP_USER_AGENT=FIREFOX).status_code == 200
-    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 1, "total": 2}
+    assert make.counts(item.pk) == {"downloads": 1, "acknowledgments": 1, "total": 2}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_unique_item_requests_count_a_reader_once_per_item_kind_and_hour():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, NOON)
     click(item, NOON, relation=".metadata")  # another URL: a request, not a new session
     click(item, NOON + timedelta(minutes=40))  # no double click, the same session
@@ -196,18 +187,18 @@ def test_unique_item_requests_count_a_reader_once_per_item_kind_and_hour():
     assert access_counter.flush()
     click(item, NOON + timedelta(minutes=59))  # a later batch, the same session still
     assert access_counter.flush()
-    assert item_counts(item.pk) == {"downloads": 1, "acknowledgments": 5, "total": 6}
-    assert item_counts(item.pk, unique=True) == {
+    assert make.counts(item.pk) == {"downloads": 1, "acknowledgments": 5, "total": 6}
+    assert make.counts(item.pk, unique=True) == {
         "downloads": 1, "acknowledgments": 2, "total": 3}
     click(item, NOON + timedelta(minutes=61))  # 13:01: a new session
     assert access_counter.flush()
-    assert item_counts(item.pk, unique=True)["acknowledgments"] == 3
+    assert make.counts(item.pk, unique=True)["acknowledgments"] == 3
     assert DailyAccessCount.objects.get(item=item, kind="acknowledgment").unique_n == 3
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_double_click_state_lives_in_the_shared_cache_only():
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     click(item, NOON)
     assert access_counter.flush()
     click(item, NOON + timedelta(seconds=10))
@@ -223,7 +214,7 @@ def test_the_double_click_state_lives_in_the_shared_cache_only():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(monkeypatch):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     stored = []
     add, set_many = filters.cache.add, filters.cache.set_many
 
@@ -248,7 +239,7 @@ def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(mo
 
 @pytest.mark.django_db(transaction=True)
 def test_when_the_cache_fails_accesses_are_counted_unfiltered_rather_than_lost(monkeypatch):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
 
     def down(*args, **kwargs):
         raise ConnectionError("cache unreachable")
@@ -269,10 +260,10 @@ def test_when_the_cache_fails_accesses_are_counted_unfiltered_rather_than_lost(m
     GOOGLEBOT, "curl/8.5.0", "python-requests/2.32.3", "", "Wget/1.21.4",
     "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"])
 def test_a_robot_from_the_counter_list_counts_nothing(client, agent):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     assert client.get(f"/{item.ibi}", HTTP_USER_AGENT=agent).status_code == 302
     assert client.get(f"/col/{item.ibi}/doc/a.pdf", HTTP_USER_AGENT=agent).status_code == 200
-    assert item_counts(item.pk)["total"] == 0
+    assert make.counts(item.pk)["total"] == 0
 
 
 def test_the_robot_check_is_the_counter_list_remembered_per_user_agent():
@@ -286,7 +277,7 @@ def test_the_robot_check_is_the_counter_list_remembered_per_user_agent():
 
 @pytest.mark.django_db(transaction=True)
 def test_no_ip_address_is_stored_anywhere_in_the_database_after_accesses(client):
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     ips = ["203.0.113.77", "2001:db8::77"]
     for ip in ips:
         client.get(f"/{item.ibi}", REMOTE_ADDR=ip, HTTP_USER_AGENT=FIREFOX)
@@ -295,7 +286,7 @@ def test_no_ip_address_is_stored_anywhere_in_the_database_after_accesses(client)
         client.get(f"/{item.ibi}", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=ip,
                    HTTP_USER_AGENT=SAFARI)
     assert access_counter.flush()
-    assert item_counts(item.pk)["total"] >= 4  # the accesses were counted…
+    assert make.counts(item.pk)["total"] >= 4  # the accesses were counted…
     found = []
     with connection.cursor() as cursor:  # …and no column of any table names a reader
         for table in connection.introspection.table_names(cursor):
@@ -316,7 +307,7 @@ def _text(value) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_an_acknowledgment_counts_once_per_urlkey_and_old_keys_are_swept(settings, monkeypatch):
     settings.IBI_URLKEY_MAX_AGE = 600
-    item = deposit()
+    item = make.item("a.pdf", title="Counted")
     monkeypatch.setattr(access_counter, "_swept", 0.0)
     first = dict(item_id=item.pk, relation="", at=NOON)
     assert access_counter.count_acknowledgment(urlkey="1-a", **first)
@@ -337,7 +328,7 @@ def test_an_acknowledgment_counts_once_per_urlkey_and_old_keys_are_swept(setting
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
-    item, other = deposit(), deposit("Other")
+    item, other = make.item("a.pdf", title="Counted"), make.item("a.pdf", title="Other")
     before = [("archive", "0005_copy_origin_relations")]
     after = [("archive", "0008_daily_access_counts")]
     executor = MigrationExecutor(connection)

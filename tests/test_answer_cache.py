@@ -7,7 +7,6 @@ ordinary tests, as it is inside any transaction.
 from __future__ import annotations
 
 import importlib
-import io
 import re
 import select
 import time
@@ -21,10 +20,9 @@ from django.utils import timezone
 from archive.accesses import counter as access_counter
 from archive.db import changes
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.models import DailyAccessCount, Item, ItemFile
 from archive.protocol.pairs import loads, to_dict
-from tests.factories import counts as item_counts
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,12 +33,6 @@ CHANGE_TOKEN = importlib.import_module("archive.migrations.0012_change_token")
 def service(settings):
     settings.ARCHIVE_ADDRESS = "testserver"
     return services.ensure_archive_service()
-
-
-def deposit(name: str = "paper.pdf") -> Item:
-    return services.item_deposit(
-        title="Cached", language="en",
-        uploads=[Upload(name=name, file=io.BytesIO(b"%PDF-1.4"), content_type="application/pdf")])
 
 
 def url_request(client, service, ibi: str, **more) -> dict:
@@ -59,7 +51,7 @@ def queries(call) -> int:
 
 
 def test_a_repeated_url_request_runs_no_query(client, service):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     first = url_request(client, service, item.ibi)
     # The token is read from the driver (SQLite) or heard from PostgreSQL: no ORM query.
     assert queries(lambda: url_request(client, service, item.ibi)) == 0
@@ -70,7 +62,7 @@ def test_a_repeated_url_request_runs_no_query(client, service):
 
 
 def test_every_kind_of_write_to_items_or_files_renews_the_token(service):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     seen = [changes.token()]
 
     def renewed() -> bool:
@@ -92,7 +84,7 @@ def test_every_kind_of_write_to_items_or_files_renews_the_token(service):
 
 
 def test_a_change_made_behind_the_orms_back_is_seen_at_once(client, service):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert url_request(client, service, item.ibi)["state"] == "Original"
     Item.objects.filter(pk=item.pk).update(state=Item.State.DELETED, deleted_at=timezone.now())
     assert url_request(client, service, item.ibi)["state"] == "Deleted"
@@ -121,7 +113,7 @@ def announced(before: str | None) -> str | None:
 
 
 def test_a_change_committed_by_another_connection_is_seen(client, service):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert "url" in url_request(client, service, item.ibi, filepath="/paper.pdf")
     before = changes.token()
     commit_elsewhere("DELETE FROM archive_itemfile WHERE item_id = %s", [item.pk])
@@ -130,7 +122,7 @@ def test_a_change_committed_by_another_connection_is_seen(client, service):
 
 
 def test_a_persistent_url_is_cached_yet_counts_every_access(reader):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert reader.get(f"/{item.ibi}")["Location"].endswith("/doc/paper.pdf")
     with CaptureQueriesContext(connection) as captured:
         response = reader.get(f"/{item.ibi}", REMOTE_ADDR="10.0.0.7")
@@ -139,21 +131,21 @@ def test_a_persistent_url_is_cached_yet_counts_every_access(reader):
     assert 'rel="describedby"' in response["Link"]
     assert [q["sql"] for q in captured] == []  # the token is not an ORM query either
     assert access_counter.flush()  # counted off the request, by this process's writer
-    assert item_counts(item.pk)["acknowledgments"] == 2  # two readers
+    assert make.counts(item.pk)["acknowledgments"] == 2  # two readers
     reader.head(f"/{item.ibi}", REMOTE_ADDR="10.0.0.8")
     assert access_counter.flush()
-    assert item_counts(item.pk)["acknowledgments"] == 2  # a link checker is not a reader
+    assert make.counts(item.pk)["acknowledgments"] == 2  # a link checker is not a reader
 
 
 def test_a_removed_item_is_a_tombstone_right_after_its_cached_redirect(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert client.get(f"/{item.ibi}").status_code == 302
     services.item_delete(item=item)
     assert client.get(f"/{item.ibi}").status_code == 410
 
 
 def test_nothing_is_cached_inside_a_transaction(client, service):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert url_request(client, service, item.ibi)["state"] == "Original"
     with pytest.raises(RuntimeError), transaction.atomic():
         Item.objects.filter(pk=item.pk).update(state=Item.State.DELETED,
@@ -165,7 +157,7 @@ def test_nothing_is_cached_inside_a_transaction(client, service):
 
 
 def test_a_settings_change_empties_the_cache(client, service, settings):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert url_request(client, service, item.ibi)["ibi.platformsoftware"] == []
     settings.IBI_PLATFORM_SOFTWARE = "dpi.inpe.br/banon/1998/08.02.08.56"
     assert url_request(client, service, item.ibi)["ibi.platformsoftware"] == [
@@ -227,7 +219,7 @@ def unmasked(response) -> str:
 
 
 def test_a_landing_page_read_again_reads_only_its_statistics(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     url = f"/items/{item.ibi}"
     first = client.get(url)
     with CaptureQueriesContext(connection) as captured:
@@ -240,7 +232,7 @@ def test_a_landing_page_read_again_reads_only_its_statistics(client):
 
 
 def test_a_kept_landing_page_shows_every_change_at_once(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     url = f"/items/{item.ibi}"
     assert "Cached" in client.get(url).content.decode()
     Item.objects.filter(pk=item.pk).update(title="Renamed by the ORM")
@@ -260,7 +252,7 @@ def test_a_kept_landing_page_shows_every_change_at_once(client):
 
 
 def test_a_kept_landing_page_counts_every_access_and_speaks_each_readers_language(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     url = f"/items/{item.ibi}"
     assert "This item: <strong>0</strong>" in client.get(url).content.decode()
     assert client.get(f"/col/{item.ibi}/doc/paper.pdf",

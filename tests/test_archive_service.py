@@ -27,7 +27,9 @@ from archive.models import AcknowledgedUrlkey, DailyAccessCount, Item
 from archive.protocol import persistent_url
 from archive.protocol.pairs import dumps, loads, to_dict
 from archive.urls import dispatch
-from tests.factories import counts as item_counts
+from tests import factories as make
+
+BANON = {"creator": ["Banon, Gerald"]}
 
 pytestmark = pytest.mark.django_db
 
@@ -43,13 +45,6 @@ def service(settings):
     settings.ARCHIVE_ADDRESS = ADDRESS
     settings.IBI_PLATFORM_SOFTWARE = PLATFORM
     return services.ensure_archive_service()
-
-
-def deposit(*files: str, language: str = "en", **links) -> Item:
-    uploads = [Upload(name=name, file=io.BytesIO(f"bytes of {name}".encode()),
-                      content_type="application/pdf") for name in files or ("paper.pdf",)]
-    return services.item_deposit(title=f"Item {files}", uploads=uploads, language=language,
-                                 dc={"creator": ["Banon, Gerald"]}, **links)
 
 
 def ask(client, service, pairs: dict[str, str], **headers):
@@ -110,7 +105,7 @@ def test_example_7_4_confirms_inclusion_at_either_form_in_any_case(client, servi
 
 
 def test_example_6_2_answer_has_the_nine_pairs_of_the_standard(client, service):
-    item = deposit("Relatório Final.pdf", language="pt")
+    item = make.item("Relatório Final.pdf", language="pt", dc=BANON)
 
     answer = url_request(client, service, item.ibip)  # Example 6.1 asks with the IBIp
 
@@ -137,7 +132,7 @@ def test_example_9_9_url_is_the_target_file_among_several(client, service):
 
 
 def test_each_answer_has_a_fresh_urlkey(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
 
     keys = {url_request(client, service, item.ibi)["urlkey"] for _ in range(3)}
 
@@ -146,7 +141,7 @@ def test_each_answer_has_a_fresh_urlkey(client, service):
 
 def test_ibi_platformsoftware_is_empty_braces_without_a_platform_ibi(client, service, settings):
     settings.IBI_PLATFORM_SOFTWARE = ""
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
 
     response = ask(client, service, {"servicesubject": "urlRequest", "parsedibiurl.ibi": item.ibi,
                                      "clientinformation.ipaddress": "150.163.2.175"})
@@ -155,7 +150,7 @@ def test_ibi_platformsoftware_is_empty_braces_without_a_platform_ibi(client, ser
 
 
 def test_section_10_1_resolution_and_acknowledgment(client, service):
-    item = deposit("CCSDS 650.0-B-1.pdf")
+    item = make.item("CCSDS 650.0-B-1.pdf", language="en", dc=BANON)
 
     answer = url_request(client, service, item.ibip)
     response = acknowledge(client, service, answer, "",
@@ -163,7 +158,7 @@ def test_section_10_1_resolution_and_acknowledgment(client, service):
 
     assert response.status_code == 200
     assert response.content == b"notice {acknowledgment received}"
-    assert item_counts(item.pk) == {"downloads": 0, "acknowledgments": 1, "total": 1}
+    assert make.counts(item.pk) == {"downloads": 0, "acknowledgments": 1, "total": 1}
     assert AcknowledgedUrlkey.objects.get().urlkey == answer["urlkey"]
 
 
@@ -187,8 +182,8 @@ url.metadata.translation url.translation(en) url.translation(pt) urlkey
 
 @pytest.fixture
 def english_and_portuguese():
-    original = deposit("CCSDS 643.0-B-1.pdf", language="en")
-    portuguese = deposit("RTC-07.pdf", language="pt", translation_of=original)
+    original = make.item("CCSDS 643.0-B-1.pdf", language="en", dc=BANON)
+    portuguese = make.item("RTC-07.pdf", language="pt", translation_of=original, dc=BANON)
     return original, portuguese
 
 
@@ -291,8 +286,8 @@ def test_a_named_translation_is_that_language_only(client, service, english_and_
 
 
 def test_a_regional_tag_also_answers_its_language(client, service):
-    original = deposit(language="en")
-    brazilian = deposit("relatorio.pdf", language="pt-BR", translation_of=original)
+    original = make.item(language="en", dc=BANON)
+    brazilian = make.item("relatorio.pdf", language="pt-BR", translation_of=original, dc=BANON)
 
     answer = url_request(client, service, original.ibi, verblist="GetTranslation")
 
@@ -302,7 +297,7 @@ def test_a_regional_tag_also_answers_its_language(client, service):
 
 
 def test_an_item_without_language_is_reached_through_the_bare_translation(client, service):
-    item = deposit(language="")
+    item = make.item(language="", dc=BANON)
 
     answer = url_request(client, service, item.ibi, verblist="GetTranslation")
 
@@ -311,7 +306,7 @@ def test_an_item_without_language_is_reached_through_the_bare_translation(client
 
 
 def test_metadata_verbs(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
 
     free = url_request(client, service, item.ibi, verblist="GetMetadata")
     oai = url_request(client, service, item.ibi, verblist="GetMetadata(oai_dc)")
@@ -327,8 +322,8 @@ def test_metadata_verbs(client, service):
 # -- Files: Examples 9.11 and 9.12 -------------------------------------------------------------
 
 def test_example_9_11_a_file_path_gives_that_file(client, service):
-    item = deposit("@relatorio.pdf", "reference.bib")
-    other = deposit("secret.txt")
+    item = make.item("@relatorio.pdf", "reference.bib", language="en", dc=BANON)
+    other = make.item("secret.txt", language="en", dc=BANON)
 
     answer = url_request(client, service, item.ibip, filepath="/reference.bib")
     foreign = url_request(client, service, item.ibip, filepath="/secret.txt")
@@ -348,7 +343,7 @@ def test_example_9_11_a_file_path_gives_that_file(client, service):
     "/Relat%f3rio%20Final.pdf",
 ])
 def test_a_non_ascii_file_path_travels_as_the_escapes_of_its_bytes(client, service, escaped):
-    item = deposit("Relatório Final.pdf")
+    item = make.item("Relatório Final.pdf", language="en", dc=BANON)
     query = (f"servicesubject=urlRequest&clientinformation.ipaddress={CLIENT}&"
              f"parsedibiurl.ibi={item.ibip}&parsedibiurl.filepath={escaped}")
 
@@ -361,8 +356,9 @@ def test_a_non_ascii_file_path_travels_as_the_escapes_of_its_bytes(client, servi
 
 
 def test_a_file_path_is_decoded_once_only(client, service):
-    deposit("Relatório Final.pdf")
-    item = deposit("Relat%C3%B3rio.pdf")  # a name that looks escaped is a name
+    make.item("Relatório Final.pdf", language="en", dc=BANON)
+    item = make.item("Relat%C3%B3rio.pdf", language="en",
+                     dc=BANON)  # a name that looks escaped is a name
 
     answer = url_request(client, service, item.ibi, filepath="/Relat%C3%B3rio.pdf")
 
@@ -370,7 +366,7 @@ def test_a_file_path_is_decoded_once_only(client, service):
 
 
 def test_example_9_12_get_file_list_gives_the_file_list_page(client, service):
-    item = deposit("@relatorio.pdf", "reference.bib")
+    item = make.item("@relatorio.pdf", "reference.bib", language="en", dc=BANON)
 
     answer = url_request(client, service, item.ibip, verblist="GetFileList",
                          filepath="/reference.bib")  # the verb list prevails
@@ -390,8 +386,8 @@ def test_file_list_of_a_translation(client, service, english_and_portuguese):
 # -- Editions: §10.2 and chains ----------------------------------------------------------------
 
 def test_section_10_2_next_edition_chain_and_acknowledgment(client, service):
-    first = deposit("CCSDS 650.0-B-1.pdf")
-    second = deposit("CCSDS 650.0-B-2.pdf", previous_edition=first)
+    first = make.item("CCSDS 650.0-B-1.pdf", language="en", dc=BANON)
+    second = make.item("CCSDS 650.0-B-2.pdf", previous_edition=first, language="en", dc=BANON)
     verbs = "GetLastEdition GetMetadata(oai_dc)"  # !:(oai_dc)
 
     answer = url_request(client, service, first.ibip, verblist=verbs)
@@ -410,14 +406,15 @@ def test_section_10_2_next_edition_chain_and_acknowledgment(client, service):
                            f"http://urlib.net:80/{first.ibip}!:(oai_dc)")
 
     assert response.content == b"notice {acknowledgment received}"
-    assert item_counts(second.pk)["acknowledgments"] == 1
-    assert item_counts(first.pk)["total"] == 0
+    assert make.counts(second.pk)["acknowledgments"] == 1
+    assert make.counts(first.pk)["total"] == 0
 
 
 def test_last_edition_through_five_editions(client, service):
-    chain = [deposit("v1.pdf")]
+    chain = [make.item("v1.pdf", language="en", dc=BANON)]
     for number in range(2, 6):
-        chain.append(deposit(f"v{number}.pdf", previous_edition=chain[-1]))
+        chain.append(make.item(f"v{number}.pdf", previous_edition=chain[-1], language="en",
+                               dc=BANON))
 
     answer = url_request(client, service, chain[1].ibip, verblist="GetLastEdition")
 
@@ -428,11 +425,11 @@ def test_last_edition_through_five_editions(client, service):
 
 
 def test_translations_and_editions_compose(client, service):
-    first = deposit("en-1.pdf", language="en")
-    first_pt = deposit("pt-1.pdf", language="pt", translation_of=first)
-    newer_pt = deposit("pt-2.pdf", language="pt", previous_edition=first_pt)
-    second = deposit("en-2.pdf", language="en", previous_edition=first)
-    second_fr = deposit("fr-2.pdf", language="fr", translation_of=second)
+    first = make.item("en-1.pdf", language="en", dc=BANON)
+    first_pt = make.item("pt-1.pdf", language="pt", translation_of=first, dc=BANON)
+    newer_pt = make.item("pt-2.pdf", language="pt", previous_edition=first_pt, dc=BANON)
+    second = make.item("en-2.pdf", language="en", previous_edition=first, dc=BANON)
+    second_fr = make.item("fr-2.pdf", language="fr", translation_of=second, dc=BANON)
 
     full = to_dict(archive_service.url_list(ibi_text=first.ibi))
 
@@ -448,7 +445,7 @@ def test_translations_and_editions_compose(client, service):
 # -- Deleted and unknown items -----------------------------------------------------------------
 
 def test_a_deleted_item_answers_its_tombstone_whatever_the_verbs(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     services.item_delete(item=item)
 
     for verbs in ("", "GetTranslation", "GetLastEdition GetMetadata(oai_dc)"):
@@ -460,8 +457,8 @@ def test_a_deleted_item_answers_its_tombstone_whatever_the_verbs(client, service
 
 
 def test_a_deleted_last_edition_has_an_ibi_and_no_url(client, service):
-    first = deposit()
-    second = deposit(previous_edition=first)
+    first = make.item(language="en", dc=BANON)
+    second = make.item(previous_edition=first, language="en", dc=BANON)
     services.item_delete(item=second)
 
     answer = url_request(client, service, first.ibi, verblist="GetLastEdition")
@@ -484,7 +481,7 @@ def test_an_unknown_ibi_gets_the_empty_answer(client, service):
 
 
 def test_legacy_port_spelling_finds_the_item(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
 
     assert url_request(client, service, legacy(item.ibi).upper())["ibi"] == forms(item)
 
@@ -492,8 +489,8 @@ def test_legacy_port_spelling_finds_the_item(client, service):
 # -- The resolver's entry point ----------------------------------------------------------------
 
 def test_url_request_takes_what_the_persistent_url_parser_gives(client, service):
-    first = deposit()
-    second = deposit(previous_edition=first)
+    first = make.item(language="en", dc=BANON)
+    second = make.item(previous_edition=first, language="en", dc=BANON)
     url = persistent_url.parse(f"/{first.ibip}!:(oai_dc)")
 
     pairs = archive_service.url_request(ibi_text=url.ibi, verbs=url.verbs, filepath=url.filepath,
@@ -510,7 +507,7 @@ def test_url_request_takes_what_the_persistent_url_parser_gives(client, service)
 
 @pytest.fixture
 def answered(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     return item, url_request(client, service, item.ibi)
 
 
@@ -521,7 +518,7 @@ def test_an_acknowledgment_counts_once(client, service, answered):
         response = acknowledge(client, service, answer, "", f"http://urlib.net/{item.ibip}")
         assert response.content == b"notice {acknowledgment received}"
 
-    assert item_counts(item.pk)["acknowledgments"] == 1
+    assert make.counts(item.pk)["acknowledgments"] == 1
 
 
 def test_keys_we_did_not_issue_count_nothing(client, service, answered):
@@ -542,7 +539,7 @@ def test_keys_we_did_not_issue_count_nothing(client, service, answered):
 
 def test_expired_keys_count_nothing(client, service, settings):
     settings.IBI_URLKEY_MAX_AGE = 60
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     old = urlkeys.issue_urlkey(item.pk, now=1_700_000_000)
     now = 1_700_000_000 + 61
 
@@ -555,12 +552,12 @@ def test_expired_keys_count_nothing(client, service, settings):
 
 
 def test_acknowledgment_of_metadata_without_ibi(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     answer = url_request(client, service, item.ibip, verblist="GetMetadata")
 
     acknowledge(client, service, answer, ".metadata", f"http://urlib.net/{item.ibip}:")
 
-    assert item_counts(item.pk)["acknowledgments"] == 1
+    assert make.counts(item.pk)["acknowledgments"] == 1
 
 
 def test_example_8_9_acknowledgment_is_read_as_the_standard_writes_it(client, service):
@@ -656,7 +653,7 @@ def test_only_get_is_answered(client, service):
 # -- Format: JSON on request; the route --------------------------------------------------------
 
 def test_json_when_the_client_prefers_it(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "150.163.2.175",
              "parsedibiurl.ibi": item.ibi}
 
@@ -673,7 +670,7 @@ def test_json_when_the_client_prefers_it(client, service):
 
 
 def test_other_paths_are_not_the_archive_service(client, service):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
     answer = url_request(client, service, item.ibi)
     ack = urlencode({"servicesubject": "acknowledgment", "clientinformation.ipaddress": CLIENT,
                      "contenttype": "Data", "state": "Original", "url": answer["url"],
@@ -734,16 +731,16 @@ def queries(ibi: str) -> int:
 
 
 def test_queries_do_not_grow_with_items_editions_or_translations():
-    small = deposit(language="en")
-    deposit(language="pt", translation_of=small)
-    small_next = deposit(previous_edition=small)
-    big = deposit(language="en")
-    chain = [deposit(previous_edition=big)]
+    small = make.item(language="en", dc=BANON)
+    make.item(language="pt", translation_of=small, dc=BANON)
+    small_next = make.item(previous_edition=small, language="en", dc=BANON)
+    big = make.item(language="en", dc=BANON)
+    chain = [make.item(previous_edition=big, language="en", dc=BANON)]
     for _ in range(4):
-        chain.append(deposit(previous_edition=chain[-1]))
+        chain.append(make.item(previous_edition=chain[-1], language="en", dc=BANON))
     for language in ("pt", "fr", "de", "es", "it"):
-        deposit(language=language, translation_of=big)
-    deposit(language="pt", translation_of=chain[-1])
+        make.item(language=language, translation_of=big, dc=BANON)
+    make.item(language="pt", translation_of=chain[-1], dc=BANON)
 
     few = queries(small.ibi)
     bulk_items(30)
@@ -756,7 +753,7 @@ def test_queries_do_not_grow_with_items_editions_or_translations():
 
 
 def test_a_plain_url_request_takes_one_query(django_assert_num_queries):
-    item = deposit()
+    item = make.item(language="en", dc=BANON)
 
     with django_assert_num_queries(1):  # the item and the archive service together
         archive_service.url_request(ibi_text=item.ibi)
@@ -816,7 +813,7 @@ OTHER_PT = "ibi.test/b/2021/02.02.00.00"
 
 
 def test_a_copy_names_the_relations_it_does_not_hold_and_marks_what_it_holds(client, service):
-    item = deposit("first.pdf")
+    item = make.item("first.pdf", language="en", dc=BANON)
     Item.objects.filter(pk=item.pk).update(state=Item.State.COPY, origin_relations={
         ".nextedition": OTHER_EDITION, ".translation(pt-BR)": OTHER_PT})
 
@@ -837,8 +834,8 @@ def test_a_copy_names_the_relations_it_does_not_hold_and_marks_what_it_holds(cli
 
 
 def test_a_translation_held_here_goes_before_the_one_a_copy_remembers(client, service):
-    item = deposit("first.pdf")
-    pt = deposit("primeira.pdf", language="pt", translation_of=item)
+    item = make.item("first.pdf", language="en", dc=BANON)
+    pt = make.item("primeira.pdf", language="pt", translation_of=item, dc=BANON)
     Item.objects.filter(pk=item.pk).update(state=Item.State.COPY,
                                            origin_relations={".translation(pt)": OTHER_PT})
 

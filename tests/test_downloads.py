@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import subprocess
 from datetime import UTC, datetime
 from urllib.parse import quote, urlsplit
@@ -16,17 +15,11 @@ from werkzeug.http import parse_options_header
 from archive.deposit import services, storage
 from archive.deposit.links import file_url
 from archive.models import DailyAccessCount, ItemFile
-from tests.factories import counts as item_counts
+from tests import factories as make
 
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
 
 pytestmark = pytest.mark.django_db
-
-
-def deposit(*files: tuple[str, bytes, str], title: str = "A report"):
-    uploads = [services.Upload(name=name, file=io.BytesIO(data), content_type=ctype)
-               for name, data, ctype in files]
-    return services.item_deposit(title=title, uploads=uploads)
 
 
 def stored_as(item, name: str, ctype: str):
@@ -45,12 +38,12 @@ def body(response) -> bytes:
 
 
 def downloads(item) -> int:
-    return item_counts(item.pk)["downloads"]
+    return make.counts(item.pk)["downloads"]
 
 
 @pytest.fixture
 def report():
-    return deposit(("report.pdf", PDF, "application/pdf"))
+    return make.item(("report.pdf", PDF, "application/pdf"), title="A report")
 
 
 def test_it_streams_the_file_with_its_type_checksum_and_date(client, report):
@@ -83,7 +76,8 @@ def test_the_url_handed_out_by_links_is_the_one_served(client, report):
     "x" * 200 + ".txt",
 ])
 def test_any_file_name_round_trips_through_the_url_and_the_disposition(client, name):
-    item = stored_as(deposit((name, b"bytes", "text/plain")), name, "text/plain")
+    item = stored_as(make.item((name, b"bytes", "text/plain"), title="A report"), name,
+                     "text/plain")
     response = client.get(path(item, name))
     assert response.status_code == 200
     assert body(response) == b"bytes"
@@ -96,7 +90,7 @@ def test_any_file_name_round_trips_through_the_url_and_the_disposition(client, n
 
 def test_behind_nginx_a_download_is_handed_over_and_counted(reader, settings):
     settings.IBI_ACCEL_REDIRECT = "/_protected/"
-    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    item = make.item(("Relatório Final.pdf", PDF, "application/pdf"), title="A report")
 
     response = reader.get(path(item, "Relatório Final.pdf"))
 
@@ -110,7 +104,7 @@ def test_behind_nginx_a_download_is_handed_over_and_counted(reader, settings):
 
 
 def test_a_file_name_with_non_ascii_uses_rfc_8187_and_an_ascii_fallback(client):
-    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    item = make.item(("Relatório Final.pdf", PDF, "application/pdf"), title="A report")
     response = client.get(path(item, "Relatório Final.pdf"))
     assert response["Content-Disposition"] == (
         "inline; filename=\"Relatorio Final.pdf\"; filename*=UTF-8''Relat%C3%B3rio%20Final.pdf")
@@ -119,7 +113,7 @@ def test_a_file_name_with_non_ascii_uses_rfc_8187_and_an_ascii_fallback(client):
 def test_curl_remote_header_name_saves_the_ascii_fallback(live_server, tmp_path):
     """curl -OJ reads only filename=: it saves the file under the fallback name, not under the
     last segment of the URL."""
-    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    item = make.item(("Relatório Final.pdf", PDF, "application/pdf"), title="A report")
     url = live_server.url + path(item, "Relatório Final.pdf")
 
     saved = tmp_path / "saved"
@@ -143,7 +137,8 @@ def test_curl_remote_header_name_saves_the_ascii_fallback(live_server, tmp_path)
     ("no-type", ""),
 ])
 def test_what_a_browser_could_run_is_an_attachment_never_sniffed(client, name, ctype):
-    item = stored_as(deposit((name, b"<script>alert(1)</script>", ctype)), name, ctype)
+    item = stored_as(make.item((name, b"<script>alert(1)</script>", ctype), title="A report"),
+                     name, ctype)
     response = client.get(path(item, name))
     assert response.status_code == 200
     assert response["Content-Disposition"].startswith("attachment;")
@@ -153,7 +148,8 @@ def test_what_a_browser_could_run_is_an_attachment_never_sniffed(client, name, c
 
 
 def test_the_stored_type_is_sent_with_a_clean_charset(client):
-    item = deposit(("notes.txt", "olá".encode(), "Text/Plain; charset=UTF-8; x=\"y\""))
+    item = make.item(("notes.txt", "olá".encode(), "Text/Plain; charset=UTF-8; x=\"y\""),
+                     title="A report")
     response = client.get(path(item, "notes.txt"))
     assert response["Content-Type"] == "text/plain; charset=UTF-8"
     assert response["Content-Disposition"].startswith("inline;")
@@ -253,14 +249,14 @@ def test_each_full_download_is_counted_once_on_its_utc_day_without_the_address(r
     reader.get(url, REMOTE_ADDR="203.0.113.7")
     reader.get(url, headers={"Range": "bytes=0-1"}, REMOTE_ADDR="203.0.113.9")
     reader.head(url, REMOTE_ADDR="203.0.113.10")
-    assert item_counts(report.pk) == {"downloads": 1, "acknowledgments": 0, "total": 1}
+    assert make.counts(report.pk) == {"downloads": 1, "acknowledgments": 0, "total": 1}
     count = DailyAccessCount.objects.get(item=report)
     assert (count.kind, count.n) == ("download", 1)
     assert before <= count.day <= datetime.now(UTC).date()
 
 
 def test_path_tricks_never_serve_anything_else(client, report):
-    other = deposit(("other.txt", b"the other item", "text/plain"))
+    other = make.item(("other.txt", b"the other item", "text/plain"), title="A report")
     rep = report.ibi
     # Bytes under the item's folder that no ItemFile row names must stay unreachable.
     default_storage.save(f"col/{rep}/doc/unlisted.txt", ContentFile(b"not deposited"))
@@ -289,7 +285,7 @@ def test_path_tricks_never_serve_anything_else(client, report):
         content = b"" if response.streaming else response.content
         assert b"not deposited" not in content and b"outside doc" not in content
         assert b"the other item" not in content
-    assert item_counts(report.pk)["total"] == 0 and not DailyAccessCount.objects.exists()
+    assert make.counts(report.pk)["total"] == 0 and not DailyAccessCount.objects.exists()
 
 
 def test_a_file_missing_from_storage_is_a_404_not_a_500(client, report):
@@ -299,7 +295,7 @@ def test_a_file_missing_from_storage_is_a_404_not_a_500(client, report):
 
 def test_the_standards_latin_1_escaped_url_still_finds_the_file(client):
     # RTC-11 Example 6.2: .../doc/Relat%f3rio%20Final.pdf
-    item = deposit(("Relatório Final.pdf", PDF, "application/pdf"))
+    item = make.item(("Relatório Final.pdf", PDF, "application/pdf"), title="A report")
     response = client.get(f"/col/{item.ibi}/doc/Relat%f3rio%20Final.pdf")
     assert response.status_code == 200
     assert body(response) == PDF

@@ -7,7 +7,6 @@ standard library.
 from __future__ import annotations
 
 import doctest
-import io
 import json
 from urllib.parse import quote
 
@@ -17,12 +16,14 @@ import pytest
 
 from archive.accesses import counter as access_counter
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.models import DailyAccessCount, Item, RegisteredArchive
 from archive.resolver import inspection
 from archive.resolver import service as resolver_service
+from tests import factories as make
 
 from .servers import FakeArchiveService, LiveServers
+
+BANON = {"creator": ["Banon, Gerald"]}
 
 HOST = "testserver"
 F_SERVICE = "ibi.test/f/2024/01.02.03.04"
@@ -49,12 +50,6 @@ def fake(archive):
             archive_service_ibi=F_SERVICE, key_hash=resolver_service.hash_key("1234567890"),
             included=True, address=stand_in.address)
         yield stand_in
-
-
-def deposit(name: str = "paper.pdf", **links) -> Item:
-    upload = Upload(name=name, file=io.BytesIO(name.encode()), content_type="application/pdf")
-    return services.item_deposit(title="Ensuring persistence", uploads=[upload], language="en",
-                                 dc={"creator": ["Banon, Gerald"]}, **links)
 
 
 def file(item: Item, name: str) -> str:
@@ -103,7 +98,7 @@ def test_the_worked_examples_of_the_module_hold():
 
 
 def test_other_unknown_query_words_are_as_strict_as_before(client, archive):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
     assert client.get(f"/{item.ibi}?noredirect&foo").status_code == 400  # "foo": no pair
     assert client.get(f"/{item.ibi}?foo").status_code == 400
     assert client.get(f"/{item.ibi}?info=xml").status_code == 400
@@ -114,7 +109,7 @@ def test_other_unknown_query_words_are_as_strict_as_before(client, archive):
 # -- Held here ----------------------------------------------------------------------------------
 
 def test_an_item_held_here_is_shown_not_followed(client, archive, fake):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
     for path in (f"/{item.ibi}?info=json", f"/{item.ibip}?noredirect"):
         data = report(client, path, accept="application/json")
         assert (data["outcome"], data["url"]) == ("found", file(item, "paper.pdf"))
@@ -130,8 +125,9 @@ def test_an_item_held_here_is_shown_not_followed(client, archive, fake):
 
 
 def test_the_inspection_page_shows_the_answers_and_the_choice(client, archive):
-    first = deposit()
-    second = deposit("paper2.pdf", previous_edition=first)
+    first = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
+    second = make.item(("paper2.pdf", b"paper2.pdf"), language="en", dc=BANON,
+                       previous_edition=first)
     html = page(client, f"/{first.ibi}!?info")
     assert file(second, "paper2.pdf") in text(html.xpath("//code[@class='url']")[0])
     assert "found" in text(html.xpath("//*[@class='outcome']")[0])
@@ -142,7 +138,7 @@ def test_the_inspection_page_shows_the_answers_and_the_choice(client, archive):
 
 
 def test_a_tombstone_is_reported_deleted(client, archive):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
     services.item_delete(item=item, reason="withdrawn")
     data = report(client, f"/{item.ibi}?info=json")
     assert data["outcome"] == "deleted" and data["url"] is None

@@ -8,27 +8,22 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from archive.deposit import services
 from archive.models import Item
+from tests import factories as make
 
 ITEMS = "/api/items/"
 
 
-def item(title: str, **links) -> Item:
-    return services.item_deposit(
-        title=title, uploads=[services.Upload("a.txt", SimpleUploadedFile("a.txt", b"x"))],
-        **links)
-
-
 @pytest.fixture
 def family(db):
-    original = item("Relatório")
-    english = item("Report", language="en", translation_of=original)
+    original = make.item(("a.txt", b"x"), title="Relatório")
+    english = make.item(("a.txt", b"x"), title="Report", language="en", translation_of=original)
     return original, english
 
 
 def test_a_translation_of_a_translation_is_refused_and_names_the_original(family):
     original, english = family
     with pytest.raises(services.ServiceError) as refused:
-        item("Rapport", language="fr", translation_of=english)
+        make.item(("a.txt", b"x"), title="Rapport", language="fr", translation_of=english)
     assert f"name its original, {original.ibi}" in str(refused.value)
     assert not Item.objects.filter(title="Rapport").exists()
 
@@ -43,7 +38,7 @@ def test_an_item_cannot_be_a_translation_of_itself(family):
 
 def test_an_item_with_translations_cannot_become_a_translation(family):
     original, _english = family
-    other = item("Outro relatório")
+    other = make.item(("a.txt", b"x"), title="Outro relatório")
     with pytest.raises(services.ServiceError, match="has translations of its own"):
         services.item_update(item=original, translation_of=other)
     original.refresh_from_db()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import doctest
 import email.utils
-import io
 from datetime import UTC, datetime
 from urllib.parse import quote
 
@@ -16,9 +15,11 @@ import httplink
 import pytest
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.models import Item
 from archive.resolver import memento
+from tests import factories as make
+
+BANON = {"creator": ["Banon, Gerald"]}
 
 pytestmark = pytest.mark.django_db
 
@@ -37,17 +38,13 @@ def archive_settings(settings):
     return services.ensure_archive_service()
 
 
-def deposit(name: str, **links) -> Item:
-    upload = Upload(name=name, file=io.BytesIO(name.encode()), content_type="application/pdf")
-    return services.item_deposit(title=f"Edition {name}", uploads=[upload], language="en",
-                                 dc={"creator": ["Banon, Gerald"]}, **links)
-
-
 @pytest.fixture
 def chain() -> list[Item]:
-    first = deposit("one.pdf")
-    second = deposit("two.pdf", previous_edition=first)
-    third = deposit("three.pdf", previous_edition=second)
+    first = make.item(("one.pdf", b"one.pdf"), title="Edition one.pdf", language="en", dc=BANON)
+    second = make.item(("two.pdf", b"two.pdf"), title="Edition two.pdf", language="en", dc=BANON,
+                       previous_edition=first)
+    third = make.item(("three.pdf", b"three.pdf"), title="Edition three.pdf", language="en",
+                      dc=BANON, previous_edition=second)
     editions = [first, second, third]
     for item, created in zip(editions, CREATED, strict=True):
         Item.objects.filter(pk=item.pk).update(created=created)
@@ -249,7 +246,8 @@ def test_the_timemap_of_an_item_not_held_here_is_a_404(client, chain):
 
 
 def test_a_lone_item_is_a_chain_of_one(client):
-    item = deposit("alone.pdf")
+    item = make.item(("alone.pdf", b"alone.pdf"), title="Edition alone.pdf", language="en",
+                     dc=BANON)
     parsed = parse_link_format(client.get(f"/timemap/link/{item.ibip}").content.decode())
     (only,) = [link for link in parsed.links if "memento" in link.rel]
     assert set(only.rel) == {"first", "last", "memento"}

@@ -3,7 +3,6 @@
 Formats and sets: tests/test_oai_formats.py."""
 from __future__ import annotations
 
-import io
 import math
 from datetime import UTC, datetime
 from urllib.parse import urlencode
@@ -19,19 +18,14 @@ from oaipmh_scythe.exceptions import BadArgument, IdDoesNotExist, NoRecordsMatch
 from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.identifiers import ibi as ibilib
 from archive.models import Item
+from tests import factories as make
 from tests import xml_schemas
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ERROR_CODES = {"badArgument", "badResumptionToken", "badVerb", "cannotDisseminateFormat",
                "idDoesNotExist", "noRecordsMatch", "noMetadataFormats", "noSetHierarchy"}
-
-
-def deposit(title: str, **kwargs) -> Item:
-    return services.item_deposit(title=title, uploads=[Upload("a.txt", io.BytesIO(b"a"))],
-                                 **kwargs)
 
 
 def at(day: int, second: int = 0) -> datetime:
@@ -48,7 +42,8 @@ def collection(settings):
     """Seven items on seven days (the fourth deleted), the archive service, pages of 3."""
     settings.IBI_OAI_PAGE_SIZE = 3
     services.ensure_archive_service()
-    items = [deposit(f"Item {n}", dc={"creator": [f"Author {n}"]}, language="en")
+    items = [make.item(("a.txt", b"a"), title=f"Item {n}", dc={"creator": [f"Author {n}"]},
+                       language="en")
              for n in range(1, 8)]
     services.item_delete(item=items[3])
     for day, item in enumerate(items, start=1):
@@ -251,7 +246,7 @@ def test_identify_describes_the_oai_identifier_scheme_for_a_domain_name(client, 
 def test_markup_and_control_characters_survive_as_text(client):
     # Deposits refuse control characters; records written before that rule (or rebuilt from
     # an old tree) may still hold them, and the XML must survive them.
-    item = deposit("placeholder", dc={"subject": ["placeholder"]})
+    item = make.item(("a.txt", b"a"), title="placeholder", dc={"subject": ["placeholder"]})
     Item.objects.filter(pk=item.pk).update(title='<b>"bold"</b> & \x07bell')
     item.dc_values.update(value="<i>x</i>\x1b")
     root = oai(client, verb="GetRecord", metadataPrefix="oai_dc",
@@ -313,7 +308,7 @@ def test_a_harvest_sees_every_record_once_while_items_are_added_and_updated(clie
 
     root, token = list_page(client, verb="ListRecords", metadataPrefix="oai_dc")
     seen = identifiers_of(root)
-    added = [deposit("Added during the harvest, 1")]
+    added = [make.item(("a.txt", b"a"), title="Added during the harvest, 1")]
     services.item_update(item=collection[0], title="Item 1, corrected")  # already harvested
     services.item_update(item=collection[4], title="Item 5, corrected")  # not yet harvested
     pages = 1
@@ -322,7 +317,7 @@ def test_a_harvest_sees_every_record_once_while_items_are_added_and_updated(clie
         seen += identifiers_of(root)
         pages += 1
         if pages == 2:
-            added.append(deposit("Added during the harvest, 2"))
+            added.append(make.item(("a.txt", b"a"), title="Added during the harvest, 2"))
 
     unchanged = [c for n, c in enumerate(collection) if n not in (0, 4)]
     # Every unchanged item exactly once, in datestamp order, the deleted one included.
@@ -395,9 +390,10 @@ def test_the_queries_of_a_page_do_not_grow_with_its_size(client, settings, verb,
     services.ensure_archive_service()
     first = None
     for n in range(12):  # editions, translations, files and Dublin Core on every item
-        first = deposit(f"Item {n}", dc={"creator": [f"Author {n}"], "type": ["Article"],
-                                         "subject": ["a", "b"]}, language="en",
-                        previous_edition=first if n % 2 else None)
+        first = make.item(("a.txt", b"a"), title=f"Item {n}",
+                          dc={"creator": [f"Author {n}"], "type": ["Article"],
+                              "subject": ["a", "b"]},
+                          language="en", previous_edition=first if n % 2 else None)
     services.item_delete(item=first)
 
     def queries(size: int) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from archive.deposit.services import Upload
 from archive.models import Item, RegisteredArchive
 from archive.resolver import fanout
 from archive.resolver import service as resolver_service
-from tests.factories import counts as item_counts
+from tests import factories as make
 
 from .servers import FakeArchiveService, SilentServer
 
@@ -118,7 +118,7 @@ def test_a_redirect_counts_the_access_here_after_the_commit(
         reader.head(f"/{item.ibi}")  # a link checker is not a reader
 
     assert response.status_code == 302
-    assert item_counts(item.pk) == {"downloads": 0, "acknowledgments": 1, "total": 1}
+    assert make.counts(item.pk) == {"downloads": 0, "acknowledgments": 1, "total": 1}
 
 
 def test_link_headers_name_editions_translations_and_metadata(client):
@@ -150,7 +150,7 @@ def test_a_deleted_item_answers_its_tombstone(client):
     assert f"This item was deleted on <time datetime=\"{first.updated:%Y-%m-%d}" in page
     assert "Banon, G. (2009). Ensuring persistence." in page  # the citation (APA)
     assert f'href="http://{HOST}/{second.ibi}"' in page  # the newer edition
-    assert item_counts(first.pk)["total"] == 0
+    assert make.counts(first.pk)["total"] == 0
 
 
 def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):

@@ -24,7 +24,7 @@ from storages.backends.s3 import S3Storage
 
 from archive.deposit import services, storage
 from archive.models import DailyAccessCount, ItemFile
-from tests.factories import counts as item_counts
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 REGION = "us-east-1"
@@ -76,14 +76,10 @@ def fetch(bucket, key: str) -> bytes:
     return client.get_object(Bucket=name, Key=key)["Body"].read()
 
 
-def deposit(*files: tuple[str, bytes, str]):
-    return services.item_deposit(title="On S3", uploads=[
-        services.Upload(name=n, file=io.BytesIO(data), content_type=t) for n, data, t in files])
-
-
 def test_a_deposit_lands_under_the_uniform_repository_key(bucket):
     data = b"%PDF-1.4 on s3\n"
-    item = deposit(("report.pdf", data, "application/pdf"), ("Relatório Final.pdf", b"x", ""))
+    item = make.item(("report.pdf", data, "application/pdf"), ("Relatório Final.pdf", b"x", ""),
+                     title="On S3")
     assert keys(bucket) == sorted([f"col/{item.ibi}/doc/report.pdf",
                                    f"col/{item.ibi}/doc/Relatório Final.pdf"])
     stored = fetch(bucket, f"col/{item.ibi}/doc/report.pdf")
@@ -107,7 +103,7 @@ def test_a_file_larger_than_one_multipart_chunk_keeps_its_checksum(bucket, tmp_p
 
 
 def test_nothing_is_ever_overwritten(bucket):
-    item = deposit(("a.txt", b"first", "text/plain"))
+    item = make.item(("a.txt", b"first", "text/plain"), title="On S3")
     with pytest.raises(storage.StorageConflict):
         storage.store(item.ibi, "a.txt", io.BytesIO(b"second"))
     # Bytes already in the bucket under a name the database does not know yet.
@@ -126,12 +122,12 @@ def test_a_failed_commit_leaves_no_orphan_object(bucket, monkeypatch):
 
     monkeypatch.setattr(ItemFile.objects, "bulk_create", broken)
     with pytest.raises(RuntimeError):
-        deposit(("a.txt", b"orphan?", "text/plain"))
+        make.item(("a.txt", b"orphan?", "text/plain"), title="On S3")
     assert keys(bucket) == []
 
 
 def test_listdir_sees_the_item_folder(bucket):
-    item = deposit(("b.txt", b"b", "text/plain"), ("a.txt", b"a", "text/plain"))
+    item = make.item(("b.txt", b"b", "text/plain"), ("a.txt", b"a", "text/plain"), title="On S3")
     assert storage.list_folder(item.ibi) == ["a.txt", "b.txt"]
     dirs, _files = default_storage.listdir(f"col/{item.ibi}")
     assert dirs == ["doc"]
@@ -141,7 +137,7 @@ def test_listdir_sees_the_item_folder(bucket):
 def test_a_download_redirects_to_a_short_lived_presigned_url_of_our_bucket(
         reader, bucket, s3_endpoint):
     data = bytes(range(256)) * 8
-    item = deposit(("data file.pdf", data, "application/pdf"))
+    item = make.item(("data file.pdf", data, "application/pdf"), title="On S3")
     response = reader.get(f"/col/{item.ibi}/doc/{quote('data file.pdf')}")
     assert response.status_code == 302
     assert response["Cache-Control"] == "private, no-store"
@@ -163,18 +159,18 @@ def test_a_download_redirects_to_a_short_lived_presigned_url_of_our_bucket(
     # The signature covers the URL: a tampered key is refused by the server itself.
     tampered = location.replace("data%20file.pdf", "other.pdf")
     assert httpx.get(tampered).status_code == 403
-    assert item_counts(item.pk)["downloads"] == 1
+    assert make.counts(item.pk)["downloads"] == 1
 
 
 def test_html_on_s3_is_still_an_attachment(client, bucket):
-    item = deposit(("page.html", b"<script>alert(1)</script>", "text/html"))
+    item = make.item(("page.html", b"<script>alert(1)</script>", "text/html"), title="On S3")
     location = client.get(f"/col/{item.ibi}/doc/page.html")["Location"]
     fetched = httpx.get(location)
     assert fetched.headers["content-disposition"] == 'attachment; filename="page.html"'
 
 
 def test_head_304_and_410_are_answered_without_the_bucket(client, bucket):
-    item = deposit(("a.txt", b"abc", "text/plain"))
+    item = make.item(("a.txt", b"abc", "text/plain"), title="On S3")
     url = f"/col/{item.ibi}/doc/a.txt"
     head = client.head(url)
     assert head.status_code == 200 and head["Content-Length"] == "3"
@@ -182,7 +178,7 @@ def test_head_304_and_410_are_answered_without_the_bucket(client, bucket):
     assert client.get(url, headers={"If-None-Match": etag}).status_code == 304
     services.item_delete(item=item)
     assert client.get(url).status_code == 410
-    assert item_counts(item.pk)["total"] == 0 and not DailyAccessCount.objects.exists()
+    assert make.counts(item.pk)["total"] == 0 and not DailyAccessCount.objects.exists()
 
 
 SETTINGS_SCRIPT = """

@@ -23,15 +23,11 @@ from archive.models import DcValue, Item, ItemSearch
 from archive.search import index
 from archive.search import selectors as searching
 from archive.search.query import Term, fold, parse
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 ITEMS = "/api/items/"
 POSTGRES = "postgresql"
-
-
-def deposit(title: str, language: str = "", **dc: list[str]) -> Item:
-    upload = services.Upload(name="a.txt", file=io.BytesIO(b"a"), content_type="text/plain")
-    return services.item_deposit(title=title, uploads=[upload], language=language, dc=dc)
 
 
 def found(q: str) -> list[str]:
@@ -67,15 +63,15 @@ def test_folding_takes_accents_off_and_lowers_ascii_only():
 # -- Matching ----------------------------------------------------------------------------------
 
 def test_accents_are_ignored_both_ways():
-    deposit("Relatório anual", "pt-BR")
-    deposit("Relatorio sem acento", "pt-BR")
+    make.item(("a.txt", b"a"), title="Relatório anual", language="pt-BR")
+    make.item(("a.txt", b"a"), title="Relatorio sem acento", language="pt-BR")
     assert sorted(found("relatorio")) == ["Relatorio sem acento", "Relatório anual"]
     assert sorted(found("RELATÓRIO")) == ["Relatorio sem acento", "Relatório anual"]
 
 
 def test_portuguese_and_english_words_find_their_other_forms_on_postgresql():
-    deposit("Avaliação de impacto", "pt-BR")
-    deposit("An evaluation of rivers", "en")
+    make.item(("a.txt", b"a"), title="Avaliação de impacto", language="pt-BR")
+    make.item(("a.txt", b"a"), title="An evaluation of rivers", language="en")
     if connection.vendor == POSTGRES:
         assert found("avaliações") == ["Avaliação de impacto"]
         assert found("evaluations") == ["An evaluation of rivers"]
@@ -87,18 +83,18 @@ def test_portuguese_and_english_words_find_their_other_forms_on_postgresql():
 
 
 def test_a_query_matches_in_either_language_whatever_the_items_language():
-    deposit("Chuvas de verão", "pt")
-    deposit("Summer rains", "en")
-    deposit("Chuvas sem língua")
+    make.item(("a.txt", b"a"), title="Chuvas de verão", language="pt")
+    make.item(("a.txt", b"a"), title="Summer rains", language="en")
+    make.item(("a.txt", b"a"), title="Chuvas sem língua")
     assert sorted(found("chuvas")) == ["Chuvas de verão", "Chuvas sem língua"]
     assert found("rains") == ["Summer rains"]
 
 
 def test_phrases_prefixes_exclusions_and_or():
-    deposit("Séries temporais de chuva", "pt-BR")
-    deposit("Temporais e séries", "pt-BR")
-    deposit("Relatório final draft", "pt-BR")
-    deposit("Relativity", "en")
+    make.item(("a.txt", b"a"), title="Séries temporais de chuva", language="pt-BR")
+    make.item(("a.txt", b"a"), title="Temporais e séries", language="pt-BR")
+    make.item(("a.txt", b"a"), title="Relatório final draft", language="pt-BR")
+    make.item(("a.txt", b"a"), title="Relativity", language="en")
     assert found('"séries temporais"') == ["Séries temporais de chuva"]
     assert sorted(found("relat*")) == ["Relativity", "Relatório final draft"]
     assert found("relat* -draft") == ["Relativity"]
@@ -106,8 +102,9 @@ def test_phrases_prefixes_exclusions_and_or():
 
 
 def test_every_metadata_value_is_searched_and_a_tombstone_by_its_title_alone():
-    kept = deposit("Plain title", creator=["Banon, Gérald"], subject=["hidrologia"],
-                   description=["Um estudo das marés"], publisher=["INPE"])
+    kept = make.item(("a.txt", b"a"), title="Plain title",
+                     dc={"creator": ["Banon, Gérald"], "subject": ["hidrologia"],
+                         "description": ["Um estudo das marés"], "publisher": ["INPE"]})
     for q in ("gerald", "hidrologia", "marés", "inpe"):
         assert found(q) == ["Plain title"], q
     services.item_delete(item=kept)
@@ -118,11 +115,11 @@ def test_every_metadata_value_is_searched_and_a_tombstone_by_its_title_alone():
 
 
 def test_results_are_ranked_title_then_creators_subjects_description_on_postgresql():
-    description = deposit("D", description=["solar solar solar"])
-    subject = deposit("C", subject=["solar"])
-    creator = deposit("B", creator=["Solar, Ana"])
-    title = deposit("A solar title")
-    deposit("Unrelated")
+    description = make.item(("a.txt", b"a"), title="D", dc={"description": ["solar solar solar"]})
+    subject = make.item(("a.txt", b"a"), title="C", dc={"subject": ["solar"]})
+    creator = make.item(("a.txt", b"a"), title="B", dc={"creator": ["Solar, Ana"]})
+    title = make.item(("a.txt", b"a"), title="A solar title")
+    make.item(("a.txt", b"a"), title="Unrelated")
     if connection.vendor == POSTGRES:
         expected = [title, creator, subject, description]
     else:  # no ranking: newest first
@@ -190,7 +187,8 @@ def test_raw_sql_and_queryset_updates_are_indexed_by_the_database_itself():
 # -- reindex ---------------------------------------------------------------------------------
 
 def test_reindex_rebuilds_a_wiped_index_and_resumes_after_an_interruption(monkeypatch):
-    items = [deposit(f"Livro número {n}", "pt", subject=["ótica"]) for n in range(5)]
+    items = [make.item(("a.txt", b"a"), title=f"Livro número {n}", language="pt",
+                       dc={"subject": ["ótica"]}) for n in range(5)]
     ItemSearch.objects.all().delete()
     assert found("otica") == []
 
@@ -221,7 +219,8 @@ def test_reindex_rebuilds_a_wiped_index_and_resumes_after_an_interruption(monkey
 
 
 def test_reindex_writes_only_the_entries_that_change():
-    kept, changed = deposit("Mantido", "pt"), deposit("Mudado", "pt")
+    kept = make.item(("a.txt", b"a"), title="Mantido", language="pt")
+    changed = make.item(("a.txt", b"a"), title="Mudado", language="pt")
     # Written behind the triggers' back (a script, a restore): this entry is now stale.
     stale = ("to_tsvector('simple', 'velho')" if connection.vendor == POSTGRES else "'velho'")
     column = "document" if connection.vendor == POSTGRES else "text"
@@ -255,8 +254,10 @@ def test_reindex_refuses_a_bad_batch():
 # -- Without counting a million rows ------------------------------------------------------------
 
 def test_a_facet_counts_an_item_once_however_often_it_names_the_value():
-    twice = deposit("Atlas", "pt", creator=["Lima, Ana", "Lima, Ana"], subject=["Mapas"])
-    once = deposit("Outro atlas", "pt", creator=["Lima, Ana"])
+    twice = make.item(("a.txt", b"a"), title="Atlas", language="pt",
+                      dc={"creator": ["Lima, Ana", "Lima, Ana"], "subject": ["Mapas"]})
+    once = make.item(("a.txt", b"a"), title="Outro atlas", language="pt",
+                     dc={"creator": ["Lima, Ana"]})
     found_facets = searching.facets([twice.pk, once.pk])
     assert ("Lima, Ana", 2) in found_facets["creator"]
     assert found_facets["subject"] == [("Mapas", 1)]
@@ -266,7 +267,8 @@ def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeyp
     monkeypatch.setattr(searching, "COUNT_CAP", 3)
     monkeypatch.setattr(searching, "FACET_SAMPLE", 2)
     for n in range(5):
-        deposit(f"Mapa {n}", "pt", type=["Map"], creator=[f"Autor {n % 2}"])
+        make.item(("a.txt", b"a"), title=f"Mapa {n}", language="pt",
+                  dc={"type": ["Map"], "creator": [f"Autor {n % 2}"]})
     html = client.get("/search", {"q": "mapa"}).content.decode()
     assert "more than 3 items" in html
     best = "best matches" if connection.vendor == POSTGRES else "first 2 items listed"
@@ -283,11 +285,11 @@ def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
     computed = []
     facets = searching.facets
     monkeypatch.setattr(searching, "facets", lambda ids: computed.append(ids) or facets(ids))
-    first = deposit("Cometa Halley", "pt")
+    first = make.item(("a.txt", b"a"), title="Cometa Halley", language="pt")
     assert page_titles(client, q="cometa") == ["Cometa Halley"]
     assert page_titles(client, q="cometa") == ["Cometa Halley"]
     assert len(computed) == 1  # the second time, kept
-    second = deposit("Outro cometa", "pt")
+    second = make.item(("a.txt", b"a"), title="Outro cometa", language="pt")
     assert sorted(page_titles(client, q="cometa")) == ["Cometa Halley", "Outro cometa"]
     with connection.cursor() as cursor:  # behind the ORM's back: the database still tells
         cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position) "
@@ -306,7 +308,7 @@ def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
 
 
 def test_the_api_walks_every_item_once_while_items_are_added(librarian_api):
-    first = [deposit(f"Item {n}", "en").ibi for n in range(7)]
+    first = [make.item(("a.txt", b"a"), title=f"Item {n}", language="en").ibi for n in range(7)]
     for params in ({}, {"search": "item"}):
         seen, url = [], ITEMS
         query = {"page_size": 2, **params}
@@ -316,17 +318,19 @@ def test_the_api_walks_every_item_once_while_items_are_added(librarian_api):
             body = answer.json()
             assert "count" not in body
             seen += [record["ibi"] for record in body["results"]]
-            deposit("Item added meanwhile", "en")  # newest: never pushes a page's items on
+            # The newest: it never pushes a page's items on.
+            make.item(("a.txt", b"a"), title="Item added meanwhile", language="en")
             url, query = body["next"], {}
         assert len(seen) == len(set(seen))
         assert set(first) <= set(seen)
 
 
 def test_the_api_search_ranks_and_filters_as_the_site_and_lists_tombstones(librarian_api):
-    title = deposit("Um eclipse total", "pt")
-    creator = deposit("B", "en", creator=["Eclipse, Ana"])
-    description = deposit("D", "pt", description=["eclipse eclipse"])
-    gone = deposit("Eclipse apagado", "pt")
+    title = make.item(("a.txt", b"a"), title="Um eclipse total", language="pt")
+    creator = make.item(("a.txt", b"a"), title="B", language="en", dc={"creator": ["Eclipse, Ana"]})
+    description = make.item(("a.txt", b"a"), title="D", language="pt",
+                            dc={"description": ["eclipse eclipse"]})
+    gone = make.item(("a.txt", b"a"), title="Eclipse apagado", language="pt")
     librarian_api.delete(ITEMS + gone.ibi, secure=True)
 
     def api(**params) -> list[str]:
@@ -346,7 +350,7 @@ def test_the_api_search_ranks_and_filters_as_the_site_and_lists_tombstones(libra
 
 
 def test_a_search_of_stop_words_alone_is_an_answer_not_an_error():
-    deposit("The sea and the sky", "en")
+    make.item(("a.txt", b"a"), title="The sea and the sky", language="en")
     for params in ({"search": "the"}, {"search": "THE", "state": "Original"}):
         answer = APIClient().get(ITEMS, params, secure=True)
         assert answer.status_code == 200, answer.content
@@ -356,10 +360,10 @@ def test_a_search_of_stop_words_alone_is_an_answer_not_an_error():
 
 
 def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):
-    deposit("Primeiro", "pt")
+    make.item(("a.txt", b"a"), title="Primeiro", language="pt")
     first = client.get("/").content.decode()
     assert re.search(r"<dt>Items</dt><dd>1</dd>", first)
-    deposit("Segundo", "en")
+    make.item(("a.txt", b"a"), title="Segundo", language="en")
     # Within the minute the figures are those computed first (the README says so) ...
     assert re.search(r"<dt>Items</dt><dd>1</dd>", client.get("/").content.decode())
     # ... and once they expire, the new ones.

@@ -1,7 +1,6 @@
 """Access statistics: per item, per edition family, per translation; page and API."""
 from __future__ import annotations
 
-import io
 from datetime import timedelta
 
 import pytest
@@ -9,15 +8,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from archive.accesses import selectors as stats
-from archive.deposit import services
 from archive.models import DailyAccessCount
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
-
-
-def deposit(title, **kwargs):
-    return services.item_deposit(title=title, uploads=[
-        services.Upload("a.txt", io.BytesIO(title.encode()))], **kwargs)
 
 
 def accesses(item, downloads=0, acknowledgments=0):
@@ -34,11 +28,14 @@ def accesses(item, downloads=0, acknowledgments=0):
 
 @pytest.fixture
 def family():
-    first = deposit("First", language="en")
-    second = deposit("Second", language="en", previous_edition=first)
-    portuguese = deposit("Segunda", language="pt-BR", translation_of=second)
-    french = deposit("Deuxième", language="fr", translation_of=second)
-    other = deposit("Unrelated")
+    first = make.item(("a.txt", b"First"), title="First", language="en")
+    second = make.item(("a.txt", b"Second"), title="Second", language="en",
+                       previous_edition=first)
+    portuguese = make.item(("a.txt", b"Segunda"), title="Segunda", language="pt-BR",
+                           translation_of=second)
+    french = make.item(("a.txt", "Deuxième".encode()), title="Deuxième", language="fr",
+                       translation_of=second)
+    other = make.item(("a.txt", b"Unrelated"), title="Unrelated")
     accesses(first, downloads=2, acknowledgments=1)
     accesses(second, downloads=3, acknowledgments=4)
     accesses(portuguese, downloads=5)
@@ -91,7 +88,7 @@ def test_the_landing_page_shows_them(family, client):
 
 
 def test_a_download_counts_on_the_page(client):
-    item = deposit("Lonely")
+    item = make.item(("a.txt", b"Lonely"), title="Lonely")
     browser = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
     assert client.get(f"/col/{item.ibi}/doc/a.txt", HTTP_USER_AGENT=browser).status_code == 200
     page = client.get(f"/items/{item.ibi}").content.decode()
