@@ -3,7 +3,6 @@ and its sitemaps (read back with lxml, paged with a small page size), and robots
 from __future__ import annotations
 
 import doctest
-import io
 
 import lxml.html
 import pytest
@@ -14,24 +13,16 @@ from django.urls import reverse
 from lxml import etree
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.harvest import sitemap as sitemap_module
 from archive.metadata import highwire
-from archive.models import Item
+from tests import factories as make
+
+REPORT_FILES = (("report.pdf", b"%PDF-1 r", "application/pdf"), ("data.csv", b"a\n1\n", "text/csv"),
+                ("annex.pdf", b"%PDF-1 a", "application/pdf"))
 
 BASE = "http://testserver"
 SITEMAPS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 JOSIAH = "0000-0002-1825-0097"
-
-
-def deposit(title="Relatório de atividades", files=(("report.pdf", b"%PDF-1 r", "application/pdf"),
-                                                      ("data.csv", b"a\n1\n", "text/csv"),
-                                                      ("annex.pdf", b"%PDF-1 a",
-                                                       "application/pdf")),
-            **kwargs) -> Item:
-    uploads = [Upload(name=name, file=io.BytesIO(data), content_type=kind)
-               for name, data, kind in files]
-    return services.item_deposit(title=title, uploads=uploads, **kwargs)
 
 
 def meta_tags(html: str) -> list[tuple[str, str]]:
@@ -43,11 +34,14 @@ def meta_tags(html: str) -> list[tuple[str, str]]:
 # -- Highwire Press tags -----------------------------------------------------------------------
 
 def test_the_landing_page_has_the_citation_tags_google_scholar_reads(client, db):
-    item = deposit(target_file="report.pdf", language="pt-BR", dc={
-        "creator": [("Carberry, Josiah", JOSIAH), "Banon, Gerald"],
-        "date": ["2013-09-04"], "publisher": ["INPE"], "type": ["Relatório técnico"],
-        "identifier": ["INPE-15678-RPQ/819", "https://example.org/x", "10.1000/182"],
-        "subject": ["remote sensing"]})
+    item = make.item(*REPORT_FILES, title="Relatório de atividades", target_file="report.pdf",
+                     language="pt-BR",
+                     dc={"creator": [("Carberry, Josiah", JOSIAH), "Banon, Gerald"],
+                         "date": ["2013-09-04"], "publisher": ["INPE"],
+                         "type": ["Relatório técnico"],
+                         "identifier": ["INPE-15678-RPQ/819", "https://example.org/x",
+                                        "10.1000/182"],
+                         "subject": ["remote sensing"]})
     tags = meta_tags(client.get(reverse("archive:item", args=[item.ibi])).content.decode())
     doc = f"{BASE}/col/{item.ibi}/doc/"
     assert tags == [
@@ -70,8 +64,8 @@ def test_the_landing_page_has_the_citation_tags_google_scholar_reads(client, db)
 
 
 def test_an_item_that_is_no_report_has_no_report_number_and_markup_stays_text(client, db):
-    item = deposit(title='<b>"Bold"</b> & co', files=(("a.txt", b"a", "text/plain"),),
-                   dc={"type": ["Dataset"], "identifier": ["INPE-1"]})
+    item = make.item(*(("a.txt", b"a", "text/plain"),), title='<b>"Bold"</b> & co',
+                     dc={"type": ["Dataset"], "identifier": ["INPE-1"]})
     html = client.get(reverse("archive:item", args=[item.ibi])).content.decode()
     tags = dict(meta_tags(html))
     assert tags["citation_title"] == '<b>"Bold"</b> & co'
@@ -81,7 +75,7 @@ def test_an_item_that_is_no_report_has_no_report_number_and_markup_stays_text(cl
 
 
 def test_a_tombstone_has_no_citation_tags(client, db):
-    item = deposit()
+    item = make.item(*REPORT_FILES, title="Relatório de atividades")
     services.item_delete(item=item)
     assert meta_tags(client.get(reverse("archive:item", args=[item.ibi])).content.decode()) == []
 
@@ -107,8 +101,8 @@ def test_the_highwire_examples_hold():
 # -- schema.org JSON-LD -----------------------------------------------------------------------
 
 def test_the_landing_page_embeds_schema_org_json_ld_that_rdflib_reads(client, db):
-    item = deposit(title="Relatório </script><!-- & co", dc={
-        "creator": [("Carberry, Josiah", JOSIAH)], "type": ["Technical report"]})
+    item = make.item(*REPORT_FILES, title="Relatório </script><!-- & co",
+                     dc={ "creator": [("Carberry, Josiah", JOSIAH)], "type": ["Technical report"]})
     html = client.get(reverse("archive:item", args=[item.ibi])).content.decode()
     (script,) = lxml.html.fromstring(html).xpath('//head/script[@type="application/ld+json"]')
     assert "</script>" not in script.text and "<!--" not in script.text
@@ -147,7 +141,7 @@ def entries(document: etree._Element) -> list[tuple[str, str | None]]:
 def test_the_sitemap_pages_list_every_listed_item_once_in_pages_of_at_most_the_size(
         client, settings, db):
     settings.IBI_SITEMAP_PAGE_SIZE = 2
-    items = [deposit(title=f"Item {n}", files=(("a.txt", b"a", "text/plain"),))
+    items = [make.item(*(("a.txt", b"a", "text/plain"),), title=f"Item {n}")
              for n in range(7)]
     services.item_delete(item=items[1])
     services.item_delete(item=items[2])  # ids of a whole page gone: that page is not listed

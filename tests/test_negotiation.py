@@ -6,7 +6,6 @@ between two real Archives.
 """
 from __future__ import annotations
 
-import io
 import json
 import socket
 
@@ -20,15 +19,18 @@ from lxml import etree
 from rdflib import Graph, Namespace, URIRef
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.metadata.formats import FORMATS
 from archive.models import RegisteredArchive
 from archive.protocol import persistent_url
 from archive.protocol.pairs import loads, to_dict
 from archive.resolver import service as resolver_service
+from tests import factories as make
 
 from . import xml_schemas
 from .servers import FakeArchiveService
+
+REPORT = {"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02-16"],
+          "publisher": ["INPE"], "type": ["Relatório técnico"]}
 
 pytestmark = pytest.mark.django_db
 
@@ -47,15 +49,6 @@ def resolver_settings(settings):
     settings.IBI_RESOLVER_TIMEOUT = 0.5
     settings.IBI_RESOLVER_DEADLINE = 5
     return services.ensure_archive_service()
-
-
-def deposit(name: str = "paper.pdf", *, title: str = "Ensuring persistence", language="en",
-            **links):
-    return services.item_deposit(
-        title=title, language=language,
-        uploads=[Upload(name=name, file=io.BytesIO(b"%PDF-1"), content_type="application/pdf")],
-        dc={"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02-16"],
-            "publisher": ["INPE"], "type": ["Relatório técnico"]}, **links)
 
 
 def metadata(item, name: str) -> str:
@@ -77,13 +70,13 @@ def redirect(client, path: str, accept: str | None = None, **extra) -> str:
 
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_each_media_type_redirects_to_the_record_in_that_format(client, name):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     for ibi in (item.ibi, item.ibip):
         assert redirect(client, f"/{ibi}", ACCEPT[name]) == metadata(item, name)
 
 
 def test_what_the_redirect_leads_to_is_read_by_the_formats_clients(client, monkeypatch):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
 
     def follow(media_type: str):
         response = client.get(f"/{item.ibip}", HTTP_ACCEPT=media_type, follow=True)
@@ -107,7 +100,7 @@ def test_what_the_redirect_leads_to_is_read_by_the_formats_clients(client, monke
 
 
 def test_html_and_wildcards_keep_todays_redirect(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     plain = redirect(client, f"/{item.ibi}")
     assert plain == f"{BASE}/col/{item.ibi}/doc/paper.pdf"
     for accept in ("text/html", BROWSER, "*/*", "application/*", "text/*", "",
@@ -125,15 +118,16 @@ def test_html_and_wildcards_keep_todays_redirect(client):
     ("text/*;q=0.2, application/vnd.citationstyles.csl+json;q=0.3", "csljson"),
 ])
 def test_q_values_choose(client, accept, name):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     expected = metadata(item, name) if name else f"{BASE}/col/{item.ibi}/doc/paper.pdf"
     assert redirect(client, f"/{item.ibi}", accept) == expected
 
 
 def test_modifiers_edition_and_translation_with_accept(client):
-    first = deposit("first.pdf")
-    second = deposit("second.pdf", previous_edition=first)
-    portuguese = deposit("primeiro.pdf", title="Garantindo", language="pt", translation_of=first)
+    first = make.item(("first.pdf", b"%PDF-1"), language="en", dc=REPORT)
+    second = make.item(("second.pdf", b"%PDF-1"), previous_edition=first, language="en", dc=REPORT)
+    portuguese = make.item(("primeiro.pdf", b"%PDF-1"), title="Garantindo", language="pt",
+                           translation_of=first, dc=REPORT)
 
     assert redirect(client, f"/{first.ibip}!", "application/x-bibtex") == metadata(
         second, "bibtex")
@@ -149,7 +143,7 @@ def test_modifiers_edition_and_translation_with_accept(client):
 
 
 def test_text_x_bibliography_with_style_and_locale(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
 
     def cite(accept: str):
         response = client.get(f"/{item.ibi}", HTTP_ACCEPT=accept, follow=True)
@@ -173,7 +167,7 @@ def test_text_x_bibliography_with_style_and_locale(client):
     ("text/x-bibliography; style=apa; locale=xx-YY", "no CSL locale 'xx-YY'"),
 ])
 def test_an_unknown_style_or_locale_is_a_400_saying_which(client, accept, says):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     response = client.get(f"/{item.ibi}", HTTP_ACCEPT=accept)
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/plain")
@@ -182,14 +176,14 @@ def test_an_unknown_style_or_locale_is_a_400_saying_which(client, accept, says):
 
 
 def test_head_answers_like_get_without_a_body(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     response = client.head(f"/{item.ibi}", HTTP_ACCEPT="application/x-bibtex")
     assert response.status_code == 302 and response["Location"] == metadata(item, "bibtex")
 
 
 @pytest.fixture
 def item():
-    return deposit()
+    return make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
 
 
 _MEDIA_RANGE = st.sampled_from([*ACCEPT.values(), "text/html", "*/*", "application/*",
@@ -222,8 +216,8 @@ def test_the_grammar_reads_every_format_in_modifiers_and_verb_lists():
 
 
 def test_each_metadata_modifier_redirects_to_its_format(client):
-    first = deposit("first.pdf")
-    second = deposit("second.pdf", previous_edition=first)
+    first = make.item(("first.pdf", b"%PDF-1"), language="en", dc=REPORT)
+    second = make.item(("second.pdf", b"%PDF-1"), previous_edition=first, language="en", dc=REPORT)
     for name in FORMATS:
         assert redirect(client, f"/{first.ibi}:({name})") == metadata(first, name)
         assert redirect(client, f"/{first.ibip}!:({name})") == metadata(second, name)
@@ -233,7 +227,7 @@ def test_each_metadata_modifier_redirects_to_its_format(client):
 
 
 def test_an_unknown_format_in_a_modifier_is_a_400(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     response = client.get(f"/{item.ibi}:(marcxml)")
     assert response.status_code == 400
     page = response.content.decode()
@@ -241,8 +235,8 @@ def test_an_unknown_format_in_a_modifier_is_a_400(client):
 
 
 def test_the_archive_service_answers_metadata_pairs_of_every_format(client, resolver_settings):
-    first = deposit("first.pdf")
-    second = deposit("second.pdf", previous_edition=first)
+    first = make.item(("first.pdf", b"%PDF-1"), language="en", dc=REPORT)
+    second = make.item(("second.pdf", b"%PDF-1"), previous_edition=first, language="en", dc=REPORT)
     response = client.get(f"/{resolver_settings.ibi}", {
         "servicesubject": "urlRequest", "clientinformation.ipaddress": "192.0.2.1",
         "parsedibiurl.ibi": first.ibip,
@@ -257,7 +251,7 @@ def test_the_archive_service_answers_metadata_pairs_of_every_format(client, reso
 # -- Tombstones ----------------------------------------------------------------------------------
 
 def test_a_tombstone_answers_410_with_its_citation_in_each_format(client, monkeypatch):
-    item = deposit()
+    item = make.item(("paper.pdf", b"%PDF-1"), language="en", dc=REPORT)
     services.item_delete(item=item, reason="withdrawn")
 
     def gone(path: str, accept: str | None = None) -> bytes:

@@ -4,7 +4,6 @@ official XSDs (OAI-PMH.xsd with the format's own schema) with lxml."""
 from __future__ import annotations
 
 import doctest
-import io
 from datetime import UTC, datetime
 
 import pytest
@@ -16,10 +15,10 @@ from oaipmh_scythe.exceptions import BadArgument, CannotDisseminateFormat, NoRec
 from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.harvest import sets
 from archive.metadata import oai_dc
 from archive.models import Item
+from tests import factories as make
 from tests import xml_schemas
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
@@ -33,12 +32,6 @@ PREFIXES = {
 }
 
 
-def deposit(title: str, *, types=(), language="", **dc) -> Item:
-    dc = {"creator": ["Banon, Gerald"], **dc, **({"type": list(types)} if types else {})}
-    return services.item_deposit(title=title, uploads=[Upload("a.pdf", io.BytesIO(b"%PDF"))],
-                                 language=language, dc=dc)
-
-
 @pytest.fixture
 def collection(settings):
     """Seven items on seven days, pages of 2:
@@ -49,13 +42,21 @@ def collection(settings):
     settings.IBI_OAI_PAGE_SIZE = 2
     services.ensure_archive_service()
     items = {
-        "report": deposit("Relatório", types=["Relatório técnico"], language="pt-BR"),
-        "article": deposit("Article", types=["Article"], language="en"),
-        "dataset": deposit("Data", types=["Dataset"], language="en"),
-        "untyped": deposit("Untyped", language="pt-br"),
-        "deleted": deposit("Gone", types=["technical report"], language="en"),
-        "copy": deposit("Copied", types=["Article"]),
-        "mixed": deposit("Mixed", types=["something unheard of", "Dataset", "Book"]),
+        "report": make.item(("a.pdf", b"%PDF"), title="Relatório", language="pt-BR",
+                            dc={"creator": ["Banon, Gerald"], "type": ["Relatório técnico"]}),
+        "article": make.item(("a.pdf", b"%PDF"), title="Article", language="en",
+                             dc={"creator": ["Banon, Gerald"], "type": ["Article"]}),
+        "dataset": make.item(("a.pdf", b"%PDF"), title="Data", language="en",
+                             dc={"creator": ["Banon, Gerald"], "type": ["Dataset"]}),
+        "untyped": make.item(("a.pdf", b"%PDF"), title="Untyped", language="pt-br",
+                             dc={"creator": ["Banon, Gerald"]}),
+        "deleted": make.item(("a.pdf", b"%PDF"), title="Gone", language="en",
+                             dc={"creator": ["Banon, Gerald"], "type": ["technical report"]}),
+        "copy": make.item(("a.pdf", b"%PDF"), title="Copied",
+                          dc={"creator": ["Banon, Gerald"], "type": ["Article"]}),
+        "mixed": make.item(("a.pdf", b"%PDF"), title="Mixed",
+                           dc={"creator": ["Banon, Gerald"],
+                               "type": ["something unheard of", "Dataset", "Book"]}),
     }
     services.item_delete(item=items["deleted"], reason="withdrawn")
     Item.objects.filter(pk=items["copy"].pk).update(state=Item.State.COPY,
@@ -202,7 +203,8 @@ def test_headers_carry_their_items_set_specs(live_server, harvester, collection)
 def test_a_new_type_is_a_set_at_once(live_server, harvester, collection):
     """The dc:type values read for sets are kept between requests until an item changes."""
     assert "type:book" not in {s.setSpec for s in harvester.list_sets()}
-    book = deposit("A book", types=["Livro"])
+    book = make.item(("a.pdf", b"%PDF"), title="A book",
+                     dc={"creator": ["Banon, Gerald"], "type": ["Livro"]})
     assert "type:book" in {s.setSpec for s in harvester.list_sets()}
     headers = list(harvester.list_identifiers(metadata_prefix="oai_dc", set_="type:book"))
     assert [h.identifier for h in headers] == [oai_id(live_server, book)]

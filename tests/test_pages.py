@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 from xml.etree import ElementTree
 
@@ -10,11 +9,11 @@ import pytest
 from django.urls import reverse
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.metadata import bibtex
 from archive.metadata.citation import Citation, apa
 from archive.metadata.record import Creator, Record
 from archive.models import Item, ItemFile
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -22,21 +21,13 @@ EVIL = '<script>alert("x")</script>'
 DC = "{http://purl.org/dc/elements/1.1/}"
 
 
-def deposit(title="Ensuring persistence",
-            files=(("paper.pdf", b"%PDF-1 paper", "application/pdf"),), **kwargs):
-    uploads = [Upload(name=name, file=io.BytesIO(data), content_type=kind)
-               for name, data, kind in files]
-    return services.item_deposit(title=title, uploads=uploads, **kwargs)
-
-
 @pytest.fixture
 def item():
-    return deposit(
-        files=[("paper.pdf", b"%PDF-1 paper", "application/pdf"),
-               ("data.csv", b"a,b\n1,2\n", "text/csv")],
-        target_file="paper.pdf", language="en",
-        dc={"creator": ["Banon, Gerald", "Banon, Lise"], "subject": ["persistence"],
-            "date": ["2009-02-16"], "publisher": ["INPE"]})
+    return make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"),
+                     ("data.csv", b"a,b\n1,2\n", "text/csv"), target_file="paper.pdf",
+                     language="en",
+                     dc={"creator": ["Banon, Gerald", "Banon, Lise"], "subject": ["persistence"],
+                         "date": ["2009-02-16"], "publisher": ["INPE"]})
 
 
 def landing(item):
@@ -47,8 +38,9 @@ def landing(item):
 
 def test_home_shows_recent_items_figures_and_a_search_box(client, item):
     services.ensure_archive_service()
-    other = deposit(title="Second item", language="pt-BR")
-    gone = deposit(title="Withdrawn thing")
+    other = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="Second item",
+                      language="pt-BR")
+    gone = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="Withdrawn thing")
     services.item_delete(item=gone)
 
     response = client.get("/")
@@ -75,7 +67,7 @@ def test_home_counts_sizes(client, item):
 # -- Search and browse ---------------------------------------------------------------------------
 
 def test_search_finds_by_title_word_and_metadata(client, item):
-    deposit(title="Unrelated")
+    make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="Unrelated")
     assert item.title in client.get("/search", {"q": "persistence"}).content.decode()
     by_creator = client.get("/search", {"q": "lise"}).content.decode()
     assert item.title in by_creator and "Unrelated" not in by_creator
@@ -83,7 +75,8 @@ def test_search_finds_by_title_word_and_metadata(client, item):
 
 
 def test_browse_by_creator_subject_year_and_language(client, item):
-    undated = deposit(title="Undated", language="pt-BR")
+    undated = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="Undated",
+                        language="pt-BR")
     for params, expected, absent in [
         ({"creator": "Banon, Lise"}, item.title, "Undated"),
         ({"subject": "persistence"}, item.title, "Undated"),
@@ -107,7 +100,7 @@ def test_facets_link_to_filtered_searches(client, item):
 
 def test_search_is_paginated(client, settings):
     for n in range(23):
-        deposit(title=f"Paged item {n:02d}")
+        make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title=f"Paged item {n:02d}")
     first = client.get("/search", {"q": "paged"}).content.decode()
     assert "Page 1 of 2" in first and 'href="?q=paged&amp;page=2"' in first
     second = client.get("/search", {"q": "paged", "page": "2"}).content.decode()
@@ -118,7 +111,7 @@ def test_search_is_paginated(client, settings):
 
 def test_browse_by_title(client):
     for title in ("beta", "Alpha", "gamma"):
-        deposit(title=title)
+        make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title=title)
     html = client.get("/search", {"sort": "title"}).content.decode()
     assert html.index(">Alpha<") < html.index(">beta<") < html.index(">gamma<")
     newest = client.get("/search").content.decode()
@@ -181,13 +174,13 @@ def test_landing_page_signposting(client, item):
 
 
 def test_signposting_quotes_odd_file_names_and_skips_huge_file_lists(client, settings):
-    odd = deposit(files=[('a "b", <c>; d.txt', b"x", "text/plain")])
+    odd = make.item(*[('a "b", <c>; d.txt', b"x", "text/plain")])
     # As an older deposit stored a client's type, unchecked (deposit.content_types decides now).
     ItemFile.objects.filter(item=odd).update(content_type='text/plain"; x=<y>')
     link = client.get(landing(odd))["Link"]
     assert f'/col/{odd.ibi}/doc/a%20%22b%22%2C%20%3Cc%3E%3B%20d.txt>; rel="item"' in link
     assert 'd.txt>; rel="item",' in link  # the odd content type is left out
-    many = deposit(files=[(f"f{n}.txt", b"x", "text/plain") for n in range(21)])
+    many = make.item(*[(f"f{n}.txt", b"x", "text/plain") for n in range(21)])
     link = client.get(landing(many))["Link"]
     assert 'rel="cite-as"' in link and 'rel="describedby"' in link and 'rel="item"' not in link
 
@@ -208,9 +201,13 @@ def test_unknown_items_are_404(client, path):
 
 
 def test_editions_and_translations_are_linked(client, item):
-    second = deposit(title="Ensuring persistence, 2nd ed.", previous_edition=item)
-    third = deposit(title="Ensuring persistence, 3rd ed.", previous_edition=second)
-    translation = deposit(title="Garantindo a persistência", translation_of=item, language="pt-BR")
+    second = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"),
+                       title="Ensuring persistence, 2nd ed.", previous_edition=item)
+    third = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"),
+                      title="Ensuring persistence, 3rd ed.", previous_edition=second)
+    translation = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"),
+                            title="Garantindo a persistência", translation_of=item,
+                            language="pt-BR")
 
     first_html = client.get(landing(item)).content.decode()
     assert f'href="/items/{second.ibi}"' in first_html  # next
@@ -225,7 +222,8 @@ def test_editions_and_translations_are_linked(client, item):
 
 
 def test_deleted_item_is_a_tombstone_with_410(client, item):
-    newer = deposit(title="Newer edition", previous_edition=item)
+    newer = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="Newer edition",
+                      previous_edition=item)
     services.item_delete(item=item)
     item.refresh_from_db()
 
@@ -265,9 +263,9 @@ def test_oai_dc_record_of_an_item(client, item):
 # -- Bad input -----------------------------------------------------------------------------------
 
 def test_markup_in_titles_metadata_and_file_names_is_escaped_everywhere(client):
-    evil = deposit(title=EVIL, files=[(f"{EVIL}.txt", b"x", "text/html")],
-                   dc={"creator": [EVIL], "subject": [EVIL], "description": [EVIL]},
-                   language="en")
+    evil = make.item(*[(f"{EVIL}.txt", b"x", "text/html")], title=EVIL,
+                     dc={"creator": [EVIL], "subject": [EVIL], "description": [EVIL]},
+                     language="en")
     pages = ["/", "/search", f"/search?q={EVIL}", landing(evil),
              reverse("archive:item_files", args=[evil.ibi]),
              reverse("archive:item_metadata", args=[evil.ibi])]
@@ -283,7 +281,8 @@ def test_markup_in_titles_metadata_and_file_names_is_escaped_everywhere(client):
 
 def test_control_characters_do_not_break_the_xml_record(client):
     # Deposits refuse control characters; older records may still hold them.
-    odd = deposit(title="placeholder", dc={"description": ["placeholder"]})
+    odd = make.item(("paper.pdf", b"%PDF-1 paper", "application/pdf"), title="placeholder",
+                    dc={"description": ["placeholder"]})
     Item.objects.filter(pk=odd.pk).update(title="Bell\x07 and form feed\x0c")
     odd.dc_values.update(value="escape\x1b?")
     response = client.get(reverse("archive:item_oai_dc", args=[odd.ibi]))

@@ -24,6 +24,8 @@ from tests import factories as make
 
 from .servers import FakeArchiveService, SilentServer
 
+BANON_2009 = {"creator": ["Banon, Gerald"], "date": ["2009"]}
+
 pytestmark = pytest.mark.django_db
 
 HOST = "testserver"
@@ -54,14 +56,6 @@ def include(archive, service_ibi: str) -> RegisteredArchive:
         included=True, address=archive.address)
 
 
-def deposit(*names: str, language: str = "en", title: str = "Ensuring persistence",
-            **links) -> Item:
-    uploads = [Upload(name=name, file=io.BytesIO(name.encode()), content_type="application/pdf")
-               for name in names or ("paper.pdf",)]
-    return services.item_deposit(title=title, uploads=uploads, language=language,
-                                 dc={"creator": ["Banon, Gerald"], "date": ["2009"]}, **links)
-
-
 def file(item: Item, name: str) -> str:
     return f"http://{HOST}/col/{item.ibi}/doc/{quote(name)}"
 
@@ -85,9 +79,12 @@ def holds(archive: FakeArchiveService, ibi: str, *, state: str = "Original", ext
 # -- Held here: answered in process ------------------------------------------------------------
 
 def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fake):
-    first = deposit("paper.pdf", "reference.bib")
-    portuguese = deposit("artigo.pdf", language="pt", translation_of=first)
-    second = deposit("paper2.pdf", previous_edition=first)
+    first = make.item(("paper.pdf", b"paper.pdf"), ("reference.bib", b"reference.bib"),
+                      language="en", dc=BANON_2009)
+    portuguese = make.item(("artigo.pdf", b"artigo.pdf"), language="pt", translation_of=first,
+                           dc=BANON_2009)
+    second = make.item(("paper2.pdf", b"paper2.pdf"), previous_edition=first, language="en",
+                       dc=BANON_2009)
     base = f"http://{HOST}/items"
     expected = {
         f"/{first.ibi}": file(first, "paper.pdf"),
@@ -111,7 +108,7 @@ def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fa
 
 def test_a_redirect_counts_the_access_here_after_the_commit(
         reader, eager_tasks, django_capture_on_commit_callbacks):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     with django_capture_on_commit_callbacks(execute=True):
         response = reader.get(f"/{item.ibip}:(oai_dc)", REMOTE_ADDR="10.0.0.1",
                               headers={"x-forwarded-for": "203.0.113.9, not-an-ip"})
@@ -122,9 +119,10 @@ def test_a_redirect_counts_the_access_here_after_the_commit(
 
 
 def test_link_headers_name_editions_translations_and_metadata(client):
-    first = deposit()
-    deposit("artigo.pdf", language="pt-BR", translation_of=first)
-    second = deposit("paper2.pdf", previous_edition=first)
+    first = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
+    make.item(("artigo.pdf", b"artigo.pdf"), language="pt-BR", translation_of=first, dc=BANON_2009)
+    second = make.item(("paper2.pdf", b"paper2.pdf"), previous_edition=first, language="en",
+                       dc=BANON_2009)
     root = f"http://{HOST}"
 
     old = client.get(f"/{first.ibi}")["Link"]
@@ -139,8 +137,9 @@ def test_link_headers_name_editions_translations_and_metadata(client):
 
 
 def test_a_deleted_item_answers_its_tombstone(client):
-    first = deposit()
-    second = deposit("paper2.pdf", previous_edition=first)
+    first = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
+    second = make.item(("paper2.pdf", b"paper2.pdf"), previous_edition=first, language="en",
+                       dc=BANON_2009)
     services.item_delete(item=first)
 
     response = client.get(f"/{first.ibip}")
@@ -154,7 +153,7 @@ def test_a_deleted_item_answers_its_tombstone(client):
 
 
 def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
 
     response = client.get(f"/{item.ibi}+(de)")
 
@@ -201,7 +200,7 @@ def test_the_archive_services_own_url_is_the_service_not_a_redirect_to_itself(
 
 
 def test_only_get_and_head(client):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
 
     response = client.post(f"/{item.ibi}")
 
@@ -318,7 +317,7 @@ def test_asking_again_stops_at_a_cycle(client, fake):
 
 
 def test_a_copy_held_here_is_enough_unless_the_original_is_required(client, fake):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
     url = holds(fake, item.ibi)
 
@@ -328,7 +327,7 @@ def test_a_copy_held_here_is_enough_unless_the_original_is_required(client, fake
 
 
 def test_a_copy_held_here_does_not_settle_its_last_edition_nor_its_translations(client, fake):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
     third = f"http://{fake.address}/col/{NEXT}/doc/third.pdf"
     pt = f"http://{fake.address}/col/{ELSEWHERE}/doc/pt.pdf"
@@ -344,7 +343,7 @@ def test_a_copy_held_here_does_not_settle_its_last_edition_nor_its_translations(
 
 
 def test_a_copy_held_here_is_the_last_edition_when_no_other_archive_says_more(client, fake):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
 
     assert client.get(f"/{item.ibi}!")["Location"] == file(item, "paper.pdf")
@@ -353,7 +352,7 @@ def test_a_copy_held_here_is_the_last_edition_when_no_other_archive_says_more(cl
 
 
 def test_two_archives_claiming_the_original_are_named_as_suspects(client, fake):
-    item = deposit()
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     holds(fake, item.ibi)
     with FakeArchiveService(G_SERVICE) as other:
         include(other, G_SERVICE)
@@ -457,9 +456,10 @@ def test_no_persistent_url_is_a_server_error(client, fake, ibi, modifier, segmen
     # One item held here (with a translation and a newer edition), one Archive elsewhere.
     held = Item.objects.filter(title="held").first()
     if held is None:
-        held = deposit("paper.pdf", "a b.pdf", title="held")
-        deposit(language="pt", translation_of=held)
-        deposit(previous_edition=held)
+        held = make.item(("paper.pdf", b"paper.pdf"), ("a b.pdf", b"a b.pdf"), title="held",
+                         language="en", dc=BANON_2009)
+        make.item(("paper.pdf", b"paper.pdf"), language="pt", translation_of=held, dc=BANON_2009)
+        make.item(("paper.pdf", b"paper.pdf"), previous_edition=held, language="en", dc=BANON_2009)
         holds(fake, ELSEWHERE)
     ibi = {"held": held.ibi, "HELD": held.ibi.upper(), "held-ibip": held.ibip}.get(ibi, ibi)
     path = "/" + quote(ibi + modifier, safe="/!+:()@") + "".join(

@@ -7,7 +7,6 @@ against RFC 9264 §4.2 by hand and must hold exactly the links the client found 
 from __future__ import annotations
 
 import doctest
-import io
 import json
 import re
 
@@ -19,28 +18,24 @@ from signposting import LinkRel
 
 from archive.deposit import services
 from archive.deposit.links import metadata_url
-from archive.deposit.services import Upload
 from archive.metadata import signposting as signposting_module
 from archive.metadata.formats import FORMATS
 from archive.models import Item, ItemFile
+from tests import factories as make
+
+PAPER_AND_DATA = (("paper.pdf", b"%PDF-1 paper", "application/pdf"),
+                  ("data.csv", b"a,b\n1,2\n", "text/csv"))
 
 BASE = "http://testserver"
 JOSIAH = "0000-0002-1825-0097"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
-
-
-def deposit(files=(("paper.pdf", b"%PDF-1 paper", "application/pdf"),
-                   ("data.csv", b"a,b\n1,2\n", "text/csv")), **dc) -> Item:
-    uploads = [Upload(name=name, file=io.BytesIO(data), content_type=kind)
-               for name, data, kind in files]
-    return services.item_deposit(title="Ensuring persistence", uploads=uploads, dc={
-        "creator": [("Carberry, Josiah", JOSIAH), "Banon, Gerald"],
-        "rights": [CC_BY, "All rights reserved"], **dc})
+SIGNPOSTED = {"creator": [("Carberry, Josiah", JOSIAH), "Banon, Gerald"],
+              "rights": [CC_BY, "All rights reserved"]}
 
 
 @pytest.fixture
 def item(db) -> Item:
-    return deposit()
+    return make.item(*PAPER_AND_DATA, dc=SIGNPOSTED)
 
 
 def landing(item: Item, base: str = BASE) -> str:
@@ -107,14 +102,16 @@ def test_the_landing_pages_head_has_the_same_links_as_its_header(client, item):
 
 
 def test_a_creator_without_orcid_and_rights_that_are_no_url_give_no_link(client, db):
-    plain = deposit(creator=["Banon, Gerald"], rights=["All rights reserved"])
+    plain = make.item(*PAPER_AND_DATA,
+                      dc={**SIGNPOSTED, "creator": ["Banon, Gerald"],
+                          "rights": ["All rights reserved"]})
     found = header(client.get(landing(plain)))
     assert not found.authors and found.license is None
 
 
 def test_an_item_with_more_files_than_the_header_holds_lists_them_in_its_linkset(
         client, settings, db):
-    many = deposit(files=[(f"f{n}.txt", b"x", "text/plain") for n in range(21)])
+    many = make.item(*[(f"f{n}.txt", b"x", "text/plain") for n in range(21)], dc=SIGNPOSTED)
     found = header(client.get(landing(many)))
     assert found.citeAs and len(found.describedBy) == len(FORMATS) and not found.items
     text = client.get(landing(many) + "/linkset").content.decode()
@@ -125,7 +122,9 @@ def test_an_item_with_more_files_than_the_header_holds_lists_them_in_its_linkset
 def test_an_item_with_more_orcid_authors_than_the_header_holds_lists_them_in_its_linkset(
         client, db):
     ids = ["0000-0002-1825-0097", "0000-0002-1694-233X"] * 11
-    crowd = deposit(creator=[(f"Author {n}", orcid) for n, orcid in enumerate(ids)])
+    crowd = make.item(*PAPER_AND_DATA,
+                      dc={**SIGNPOSTED,
+                          "creator": [(f"Author {n}", orcid) for n, orcid in enumerate(ids)]})
     found = header(client.get(landing(crowd)))
     assert found.citeAs and found.items and not found.authors
     in_linkset = linkset_text(client.get(landing(crowd) + "/linkset").content.decode(),
@@ -135,7 +134,7 @@ def test_an_item_with_more_orcid_authors_than_the_header_holds_lists_them_in_its
 
 
 def test_odd_file_names_and_stored_types_cannot_break_the_header(client, db):
-    odd = deposit(files=[('a "b", <c>; d.txt', b"x", "text/plain")])
+    odd = make.item(*[('a "b", <c>; d.txt', b"x", "text/plain")], dc=SIGNPOSTED)
     ItemFile.objects.filter(item=odd).update(content_type='text/plain"; x=<y>')
     found = header(client.get(landing(odd)))
     (only,) = found.items
@@ -264,7 +263,7 @@ def server(transactional_db, settings):
 
 def test_the_signposting_client_finds_everything_over_http(server, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")  # loopback only, whatever the environment
-    item = deposit()
+    item = make.item(*PAPER_AND_DATA, dc=SIGNPOSTED)
     url = landing(item, server.url)
     by_header = signposting.find_signposting_http(url)
     assert_level_1(by_header, item, server.url)
