@@ -57,13 +57,13 @@ def upload(spec: File = "paper.pdf") -> services.Upload:
 # -- Items, through the deposit services --------------------------------------------------------
 
 def item(*files: File, title: str = TITLE, language: str = "",
-         dc: dict[str, Sequence[Any]] | None = None, **fields) -> Item:
-    """A new Original with these files (one paper.pdf when none is named), through
-    services.item_deposit: `fields` are its other arguments (previous_edition,
-    translation_of, target_file, transferable, sha256 …)."""
+         dc: dict[str, Sequence[Any]] | None = None, bare: bool = False, **fields) -> Item:
+    """A new Original with these files (one paper.pdf when none is named; none at all when
+    `bare`: it is reached at its landing page), through services.item_deposit: `fields` are
+    its other arguments (previous_edition, translation_of, target_file, transferable …)."""
+    specs = () if bare else files or ("paper.pdf",)
     return services.item_deposit(title=title, language=language, dc=dc,
-                                 uploads=[upload(spec) for spec in files or ("paper.pdf",)],
-                                 **fields)
+                                 uploads=[upload(spec) for spec in specs], **fields)
 
 
 def translation(original: Item, language: str, *files: File, **fields) -> Item:
@@ -80,6 +80,19 @@ def as_copy(target: Item, *, source: str = "http://archive-b.example",
                                              origin_relations=relations or {})
     target.refresh_from_db()
     return target
+
+
+def held_elsewhere(source, *files: File, title: str = "Report", **fields) -> dict:
+    """An item held by another Archive, the stand-in `source` (tests/fake_archive.py): made
+    here, its record and bytes handed to the stand-in, then forgotten here. Its record."""
+    from tests.fake_archive import forget, publish
+
+    fields.setdefault("dc", {"creator": ["Banon, Gerald"], "subject": ["IBI", "copies"]})
+    made = item(*files or (("report.pdf", b"%PDF-1.7 report"), ("data.csv", b"a,b\n1,2\n"),
+                           ("empty.txt", b"")), title=title, language="pt-BR", **fields)
+    record, data = publish(APIClient(), made)
+    forget(made)
+    return source.add(record, data)
 
 
 # -- Deposits over HTTP -----------------------------------------------------------------------

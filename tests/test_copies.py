@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from archive.deposit import services, storage
 from archive.models import Item, ItemFile
 from archive.preservation import copies
+from tests import factories as make
 from tests.conftest import subprocess_database_url
 from tests.fake_archive import FakeArchive, forget, publish
 
@@ -32,19 +33,6 @@ def source(settings):
     settings.IBI_PEER_ARCHIVES = (archive.base_url,)  # an explicitly configured Archive
     yield archive
     archive.close()
-
-
-def held_elsewhere(source: FakeArchive, title: str = "Report", files=None, **kwargs) -> dict:
-    """Deposit an item, hand its record and bytes to the stand-in, and forget it here."""
-    files = files or {"report.pdf": b"%PDF-1.7 report", "data.csv": b"a,b\n1,2\n",
-                      "empty.txt": b""}
-    kwargs.setdefault("dc", {"creator": ["Banon, Gerald"], "subject": ["IBI", "copies"]})
-    item = services.item_deposit(
-        title=title, uploads=[services.Upload(n, io.BytesIO(d)) for n, d in files.items()],
-        language="pt-BR", **kwargs)
-    record, data = publish(APIClient(), item)
-    forget(item)
-    return source.add(record, data)
 
 
 def copied_items():
@@ -70,7 +58,7 @@ def fsck_is_clean() -> bool:
 
 
 def test_a_copy_holds_every_file_both_ibi_forms_and_its_provenance(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     result = copies.copy_item(ibi=record["ibip"], source=source.base_url + "/")
     assert result.outcome == "created"
     item = the_copy()
@@ -91,7 +79,7 @@ def test_a_copy_holds_every_file_both_ibi_forms_and_its_provenance(source):
 
 
 def test_copying_again_changes_nothing_and_fetches_no_file(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     before = copied_items().values().get()
     files_before = list(ItemFile.objects.values())
@@ -104,8 +92,7 @@ def test_copying_again_changes_nothing_and_fetches_no_file(source):
 
 
 def test_an_original_held_here_is_never_copied(source):
-    item = services.item_deposit(title="Mine", uploads=[
-        services.Upload("a.txt", io.BytesIO(b"ours"))])
+    item = make.item(("a.txt", b"ours"), title="Mine")
     with pytest.raises(copies.CopyRefused, match="held here as Original"):
         copies.copy_item(ibi=item.ibip, source=source.base_url)
     out = io.StringIO()
@@ -123,7 +110,7 @@ def test_a_deleted_original_held_here_is_not_copied_either(source):
 
 
 def test_a_failure_midway_leaves_no_row_and_the_next_run_finishes(source, monkeypatch):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     real_store = storage.store
     calls = []
 
@@ -148,7 +135,7 @@ def test_a_failure_midway_leaves_no_row_and_the_next_run_finishes(source, monkey
 
 
 def test_a_partial_file_left_behind_is_replaced(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     default_storage.save(storage.file_key(record["ibi"], "report.pdf"), ContentFile(b"%PDF-1"))
     result = copies.copy_item(ibi=record["ibi"], source=source.base_url)
     assert "report.pdf" in result.fetched
@@ -156,7 +143,7 @@ def test_a_partial_file_left_behind_is_replaced(source):
 
 
 def test_wrong_bytes_from_the_source_are_never_stored(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     source.files[(record["ibi"], "data.csv")] = b"a,b\n1,3\n"
     with pytest.raises(copies.PeerFailed, match="data.csv: got 8 bytes with sha256"):
         copies.copy_item(ibi=record["ibi"], source=source.base_url)
@@ -165,7 +152,7 @@ def test_wrong_bytes_from_the_source_are_never_stored(source):
 
 
 def test_a_longer_file_is_cut_off_at_its_announced_size(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     source.files[(record["ibi"], "data.csv")] += b"x" * 5_000_000
     with pytest.raises(copies.PeerFailed, match="longer than the 8 bytes"):
         copies.copy_item(ibi=record["ibi"], source=source.base_url)
@@ -182,7 +169,7 @@ def test_a_longer_file_is_cut_off_at_its_announced_size(source):
     ({"subject": ["ok", "nul\x00"]}, "subject contains a control character"),
 ])
 def test_a_strange_record_is_refused_with_a_clear_message(source, change, message):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     asked = record["ibi"]
     record.update(change)
     source.answer_every_item = record
@@ -202,7 +189,7 @@ def test_an_unknown_item_or_archive_gives_a_clear_error(source):
 
 def test_a_changed_original_is_refreshed_and_a_dropped_file_removed(
         source, django_capture_on_commit_callbacks):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     copied_at = the_copy().copied_at
     record["title"] = "Report, revised"
@@ -226,7 +213,7 @@ def test_a_changed_original_is_refreshed_and_a_dropped_file_removed(
 
 
 def test_a_copy_whose_bytes_rotted_is_repaired_by_the_next_copy(source, media):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     (media / storage.file_key(record["ibi"], "report.pdf")).write_bytes(b"%PDF-1.7 rEport")
     with pytest.raises(CommandError):
@@ -238,7 +225,7 @@ def test_a_copy_whose_bytes_rotted_is_repaired_by_the_next_copy(source, media):
 
 
 def test_deleted_at_the_source_the_copy_becomes_a_tombstone(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     record.update(state="Deleted", deleted_at="2030-05-06T07:08:09Z",
                   timestamp="2030-05-06T07:08:09Z")
@@ -247,18 +234,17 @@ def test_deleted_at_the_source_the_copy_becomes_a_tombstone(source):
     assert item.state == "Deleted" and item.deleted_at.year == 2030
     assert item.files.count() == 3  # files kept, as for any tombstone
     assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "unchanged"
-    other = held_elsewhere(source, title="Gone")
+    other = make.held_elsewhere(source, title="Gone")
     other["state"] = "Deleted"
     with pytest.raises(copies.CopyRefused, match="nothing to copy"):
         copies.copy_item(ibi=other["ibi"], source=source.base_url)
 
 
 def test_editions_and_translations_link_whichever_arrives_first(source):
-    first = services.item_deposit(title="First", uploads=[])
-    second = services.item_deposit(title="Second", uploads=[], previous_edition=first)
-    third = services.item_deposit(title="Third", uploads=[], previous_edition=second)
-    english = services.item_deposit(title="Third (en)", uploads=[], translation_of=third,
-                                    language="en")
+    first = make.item(title="First", bare=True)
+    second = make.item(title="Second", bare=True, previous_edition=first)
+    third = make.item(title="Third", bare=True, previous_edition=second)
+    english = make.item(title="Third (en)", bare=True, translation_of=third, language="en")
     records = [publish(APIClient(), i)[0] for i in (first, second, third, english)]
     for item in (english, third, second, first):
         forget(item)
@@ -278,10 +264,9 @@ def test_editions_and_translations_link_whichever_arrives_first(source):
 
 
 def test_a_copy_keeps_its_originals_relations_and_refreshes_them(source):
-    first = services.item_deposit(title="First", uploads=[], language="en")
-    second = services.item_deposit(title="Second", uploads=[], previous_edition=first)
-    pt = services.item_deposit(title="Primeira", uploads=[], translation_of=first,
-                               language="pt-br")
+    first = make.item(title="First", bare=True, language="en")
+    second = make.item(title="Second", bare=True, previous_edition=first)
+    pt = make.item(title="Primeira", bare=True, translation_of=first, language="pt-br")
     records = [publish(APIClient(), i)[0] for i in (first, second, pt)]
     for item in (pt, second, first):
         forget(item)
@@ -302,7 +287,7 @@ def test_a_copy_keeps_its_originals_relations_and_refreshes_them(source):
 
 
 def test_copyitem_reports_what_it_did(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     out = io.StringIO()
     call_command("copyitem", record["ibi"], "--from", source.base_url, stdout=out)
     assert f"{record['ibi']}: created, 3 files fetched" in out.getvalue()
@@ -314,8 +299,8 @@ def test_copyitem_reports_what_it_did(source):
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media,
                                                                               tmp_path):
-    record = held_elsewhere(source, files={"a.bin": b"A" * 70_000, "b.bin": b"B" * 90_000,
-                                           "c.bin": b"C" * 10})
+    record = make.held_elsewhere(source, ("a.bin", b"A" * 70_000), ("b.bin", b"B" * 90_000),
+                                 ("c.bin", b"C" * 10))
     gate = source.gate("b.bin")
     # TMPDIR: the killed process leaves its half-fetched temporary file there, not in /tmp.
     env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
@@ -343,7 +328,7 @@ def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(sou
 
 
 def test_refresh_reports_a_failing_source_and_goes_on(source):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     copied_items().update(copied_at=the_copy().copied_at - timedelta(days=1))
     source.records.clear()
@@ -363,7 +348,7 @@ def librarian(client):
 
 
 def test_the_admin_copies_by_ibi_and_refreshes_selected_copies(source, librarian, eager_tasks):
-    record = held_elsewhere(source)
+    record = make.held_elsewhere(source)
     changelist = librarian.get("/admin/archive/item/", secure=True).content.decode()
     assert 'href="/admin/archive/item/copy/"' in changelist
     response = librarian.post("/admin/archive/item/copy/", {
@@ -379,7 +364,7 @@ def test_the_admin_copies_by_ibi_and_refreshes_selected_copies(source, librarian
 
 
 def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian):
-    mine = services.item_deposit(title="Mine", uploads=[])
+    mine = make.item(title="Mine", bare=True)
     response = librarian.post("/admin/archive/item/copy/", {
         "ibi": mine.ibi, "source": "gopher://x"}, secure=True)
     form = response.context["form"]
@@ -389,7 +374,7 @@ def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian)
 
 
 def test_a_copy_keeps_the_creators_orcid_ids_and_refuses_a_wrong_one(source):
-    record = held_elsewhere(source, dc={"creator": ["Banon, Gerald", (
+    record = make.held_elsewhere(source, dc={"creator": ["Banon, Gerald", (
         "Carberry, Josiah", "0000-0002-1825-0097")]})
     copies.copy_item(ibi=record["ibi"], source=source.base_url)
     assert [(v.value, v.orcid) for v in the_copy().dc_values.filter(element="creator")] == [

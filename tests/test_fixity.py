@@ -11,15 +11,15 @@ from django.utils import timezone
 from archive.deposit import services, storage
 from archive.models import ItemFile
 from archive.preservation import fixity
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def items():
-    return [services.item_deposit(title=f"Report {n}", uploads=[
-        services.Upload("report.pdf", io.BytesIO(b"%PDF report " + bytes([48 + n]))),
-        services.Upload("data.csv", io.BytesIO(b"1,2\n" * (n + 1)))]) for n in range(3)]
+    return [make.item(("report.pdf", b"%PDF report " + bytes([48 + n])),
+                      ("data.csv", b"1,2\n" * (n + 1)), title=f"Report {n}") for n in range(3)]
 
 
 def run(*args) -> tuple[str, CommandError | None]:

@@ -4,7 +4,6 @@ JSON-LD offline; /items/<repository name>/metadata/<format> serves each with its
 """
 from __future__ import annotations
 
-import io
 import json
 import socket
 
@@ -27,10 +26,10 @@ from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import RDF
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.metadata import bibtex, csl, ris, schemaorg
 from archive.metadata.formats import FORMATS
 from archive.metadata.record import Creator, Record
+from tests import factories as make
 
 from . import xml_schemas
 
@@ -163,12 +162,9 @@ def test_every_format_names_the_same_kind_of_work(dc_type, csl_type, bibtex_type
 def item(db, settings):
     settings.ARCHIVE_ADDRESS = "testserver"
     services.ensure_archive_service()
-    return services.item_deposit(
-        title="Ensuring persistence", language="en",
-        uploads=[Upload(name="paper.pdf", file=io.BytesIO(b"%PDF-1 paper"),
-                        content_type="application/pdf")],
-        dc={"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02-16"],
-            "publisher": ["INPE"], "type": ["Relatório técnico"]})
+    return make.item(("paper.pdf", b"%PDF-1 paper"), language="en",
+                     dc={"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02-16"],
+                         "publisher": ["INPE"], "type": ["Relatório técnico"]})
 
 
 def at(item, name: str) -> str:

@@ -14,6 +14,7 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
 from archive.deposit import services, storage
+from tests import factories as make
 from tests.servers import ROOT, LiveServers, _python
 from tests.test_s3 import bucket, keys, s3_endpoint  # noqa: F401  (the loopback S3 fixtures)
 
@@ -22,9 +23,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def item():
-    return services.item_deposit(title="Report", uploads=[
-        services.Upload("report.pdf", io.BytesIO(b"%PDF report")),
-        services.Upload("data.csv", io.BytesIO(b"1,2\n"))])
+    return make.item(("report.pdf", b"%PDF report"), ("data.csv", b"1,2\n"), title="Report")
 
 
 def fsck(*args) -> tuple[str, CommandError | None]:

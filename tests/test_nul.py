@@ -5,8 +5,6 @@ there. Run this module on SQLite and on PostgreSQL (DATABASE_URL=postgres://…)
 """
 from __future__ import annotations
 
-import io
-
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -15,6 +13,7 @@ from rest_framework.test import APIClient
 
 from archive.deposit import services
 from archive.models import Item
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +24,7 @@ NO_QUERY = "A NUL character is not allowed in a query parameter."
 @pytest.fixture(autouse=True)
 def item(settings) -> Item:
     services.ensure_archive_service()
-    return services.item_deposit(title="Report", uploads=[
-        services.Upload("report.pdf", io.BytesIO(b"%PDF report"), "application/pdf")])
+    return make.item(("report.pdf", b"%PDF report", "application/pdf"), title="Report")
 
 
 @pytest.fixture
