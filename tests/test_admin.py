@@ -7,46 +7,17 @@ import re
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from archive.deposit import services, storage
+from archive.deposit import storage
 from archive.models import Item, MintingState
+from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
 BOUNDARY = "ibi-test-boundary"
-
-
-@pytest.fixture
-def librarian(db) -> User:
-    user = User.objects.create_user("ana", password="x", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    return user
-
-
-@pytest.fixture
-def client(librarian) -> Client:
-    client = Client()
-    client.force_login(librarian)
-    return client
-
-
-def upload(name: str, data: bytes) -> SimpleUploadedFile:
-    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
-
-
-def deposit_data(**extra) -> dict:
-    return {"title": "Relatório técnico", "language": "pt-br", "transferable": "on", **extra}
-
-
-def deposit(client, files, **extra):
-    return client.post(ADD, {**deposit_data(**extra), "upload": files}, secure=True)
-
-
-def existing_item(title: str = "First edition") -> Item:
-    return services.item_deposit(
-        title=title, uploads=[services.Upload("a.txt", upload("a.txt", b"first"))],
-        dc={"creator": ["Silva, J."]})
+# The add form as a librarian fills it in Portuguese (the files apart).
+FORM = {"title": "Relatório técnico", "language": "pt-br", "transferable": "on"}
+SILVA = {"creator": ["Silva, J."]}
 
 
 def change_url(item: Item) -> str:
@@ -86,11 +57,11 @@ def stored_keys() -> set[str]:
 
 # -- Deposit ---------------------------------------------------------------------------------
 
-def test_a_librarian_deposits_two_files_with_a_chosen_target_and_dublin_core(client):
-    response = deposit(client, [upload("report.pdf", b"%PDF-1.4 report"),
-                                upload("data.csv", b"a,b\n1,2\n")],
-                       target_file="data.csv", dc_creator="Silva, J.\nSouza, M.\n",
-                       dc_subject="remote sensing")
+def test_a_librarian_deposits_two_files_with_a_chosen_target_and_dublin_core(librarian_client):
+    response = make.admin_deposit(librarian_client, ("report.pdf", b"%PDF-1.4 report"),
+                                  ("data.csv", b"a,b\n1,2\n"), target_file="data.csv",
+                                  dc_creator="Silva, J.\nSouza, M.\n", dc_subject="remote sensing",
+                                  title="Relatório técnico", language="pt-br")
     assert response.status_code == 302, response.content.decode()[:3000]
     item = Item.objects.get(title="Relatório técnico")
     assert item.ibi and item.ibip and item.state == Item.State.ORIGINAL
@@ -106,19 +77,20 @@ def test_a_librarian_deposits_two_files_with_a_chosen_target_and_dublin_core(cli
         assert stored.read() == b"%PDF-1.4 report"
 
 
-def test_the_target_file_defaults_to_the_first_file(client):
-    deposit(client, [upload("b.txt", b"b"), upload("a.txt", b"a")])
+def test_the_target_file_defaults_to_the_first_file(librarian_client):
+    make.admin_deposit(librarian_client, ("b.txt", b"b"), ("a.txt", b"a"),
+                       title="Relatório técnico", language="pt-br")
     assert Item.objects.get(title="Relatório técnico").target_file == "b.txt"
 
 
-def test_it_links_a_new_edition_and_a_translation(client):
-    first = existing_item()
-    original = existing_item("Original in Portuguese")
-    response = deposit(client, [upload("v2.txt", b"second")], title="Second edition",
-                       previous_edition=first.pk)
+def test_it_links_a_new_edition_and_a_translation(librarian_client):
+    first = make.item(("a.txt", b"first"), title="First edition", dc=SILVA)
+    original = make.item(("a.txt", b"first"), title="Original in Portuguese", dc=SILVA)
+    response = make.admin_deposit(librarian_client, ("v2.txt", b"second"), title="Second edition",
+                                  previous_edition=first.pk, language="pt-br")
     assert response.status_code == 302
-    response = deposit(client, [upload("en.txt", b"english")], title="In English",
-                       language="en", translation_of=original.pk)
+    response = make.admin_deposit(librarian_client, ("en.txt", b"english"), title="In English",
+                                  language="en", translation_of=original.pk)
     assert response.status_code == 302
     second = Item.objects.get(title="Second edition")
     assert second.previous_edition == first and second.edition_number == 2
@@ -126,35 +98,36 @@ def test_it_links_a_new_edition_and_a_translation(client):
     assert Item.objects.get(title="In English").translation_of == original
 
 
-def test_a_second_new_edition_of_the_same_item_is_a_form_error(client):
-    first = existing_item()
-    deposit(client, [upload("v2.txt", b"2")], title="Second", previous_edition=first.pk)
-    response = deposit(client, [upload("v2b.txt", b"2b")], title="Rival",
-                       previous_edition=first.pk)
+def test_a_second_new_edition_of_the_same_item_is_a_form_error(librarian_client):
+    first = make.item(("a.txt", b"first"), title="First edition", dc=SILVA)
+    make.admin_deposit(librarian_client, ("v2.txt", b"2"), title="Second",
+                       previous_edition=first.pk, language="pt-br")
+    response = make.admin_deposit(librarian_client, ("v2b.txt", b"2b"), title="Rival",
+                                  previous_edition=first.pk, language="pt-br")
     assert response.status_code == 200
     assert not Item.objects.filter(title="Rival").exists()
     assert "errornote" in response.content.decode()
 
 
-def test_the_archive_service_is_neither_edited_nor_translated_through_links(client):
+def test_the_archive_service_is_neither_edited_nor_translated_through_links(librarian_client):
     service = Item.objects.get(is_archive_service=True)
-    response = deposit(client, [upload("x.txt", b"x")], title="Bad link",
-                       translation_of=service.pk)
+    response = make.admin_deposit(librarian_client, ("x.txt", b"x"), title="Bad link",
+                                  translation_of=service.pk, language="pt-br")
     assert response.status_code == 200
     assert "archive service" in response.content.decode()
     assert not Item.objects.filter(title="Bad link").exists()
 
 
-def test_linked_items_are_found_by_ibi_in_any_spelling_or_title(client):
-    item = existing_item("Satellite images")
-    other = existing_item("Something else")
+def test_linked_items_are_found_by_ibi_in_any_spelling_or_title(librarian_client):
+    item = make.item(("a.txt", b"first"), title="Satellite images", dc=SILVA)
+    other = make.item(("a.txt", b"first"), title="Something else", dc=SILVA)
     base = "/admin/autocomplete/?app_label=archive&model_name=item&field_name=translation_of"
     for term in (item.ibi.upper(), item.ibip.lower(), "satellite"):
-        response = client.get(f"{base}&term={term}", secure=True)
+        response = librarian_client.get(f"{base}&term={term}", secure=True)
         assert response.status_code == 200
         ids = [r["id"] for r in response.json()["results"]]
         assert ids == [str(item.pk)], term
-    response = client.get(f"{base}&term=archive service", secure=True)
+    response = librarian_client.get(f"{base}&term=archive service", secure=True)
     assert response.json()["results"] == []
     assert other.pk  # present in the database, not matched above
 
@@ -167,8 +140,9 @@ def test_linked_items_are_found_by_ibi_in_any_spelling_or_title(client):
     ("relatório final.txt", "relatório final.txt"),
     ("bell\x07.txt", "bell.txt"),
 ])
-def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(client, sent, stored):
-    response = post_raw(client, ADD, {"title": "Hostile", "language": "en"}, [(sent, b"data")])
+def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(librarian_client, sent, stored):
+    response = post_raw(librarian_client, ADD, {"title": "Hostile", "language": "en"},
+                        [(sent, b"data")])
     assert response.status_code == 302, response.content.decode()[:3000]
     item = Item.objects.get(title="Hostile")
     assert list(item.files.values_list("name", flat=True)) == [stored]
@@ -176,36 +150,40 @@ def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(client, sent, 
 
 
 @pytest.mark.parametrize("sent", ["a" * 300 + ".txt", "é" * 200 + ".txt"])
-def test_a_name_over_255_bytes_is_refused_with_400_and_nothing_is_stored(client, sent):
-    response = post_raw(client, ADD, {"title": "Long", "language": "en"}, [(sent, b"data")])
+def test_a_name_over_255_bytes_is_refused_with_400_and_nothing_is_stored(librarian_client, sent):
+    response = post_raw(librarian_client, ADD, {"title": "Long", "language": "en"},
+                        [(sent, b"data")])
     assert response.status_code == 400
     assert not Item.objects.filter(title="Long").exists()
     assert stored_keys() == set()
 
 
-def test_two_files_with_one_name_are_a_form_error(client):
-    response = post_raw(client, ADD, {"title": "Twins", "language": "en"},
+def test_two_files_with_one_name_are_a_form_error(librarian_client):
+    response = post_raw(librarian_client, ADD, {"title": "Twins", "language": "en"},
                         [("a/x.txt", b"1"), ("b/x.txt", b"2")])
     assert response.status_code == 200
     assert "two files would be named" in response.content.decode()
     assert stored_keys() == set()
 
 
-def test_too_many_or_too_large_files_are_refused_before_anything_is_stored(client, settings):
+def test_too_many_or_too_large_files_are_refused_before_anything_is_stored(librarian_client,
+                                                                           settings):
     settings.IBI_MAX_FILES, settings.IBI_MAX_FILE_SIZE = 1, 3
-    response = deposit(client, [upload("a.txt", b"a"), upload("b.txt", b"b")])
+    response = make.admin_deposit(librarian_client, ("a.txt", b"a"), ("b.txt", b"b"),
+                                  title="Relatório técnico", language="pt-br")
     assert response.status_code == 400
     assert response.content.decode().startswith("Upload refused: ")
-    response = deposit(client, [upload("big.txt", b"1234")])
+    response = make.admin_deposit(librarian_client, ("big.txt", b"1234"), title="Relatório técnico",
+                                  language="pt-br")
     assert response.status_code == 413
     assert response.content.decode().startswith("Upload refused: ")
     assert not Item.objects.filter(title="Relatório técnico").exists()
     assert stored_keys() == set()
 
 
-def test_a_target_file_that_is_not_among_the_files_is_a_form_error(client):
-    response = deposit(client, [upload("a.txt", b"a"), upload("b.txt", b"b")],
-                       target_file="c.txt")
+def test_a_target_file_that_is_not_among_the_files_is_a_form_error(librarian_client):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"a"), ("b.txt", b"b"),
+                                  target_file="c.txt", title="Relatório técnico", language="pt-br")
     assert response.status_code == 200
     assert "is not one of the files" in response.content.decode()
     assert not Item.objects.filter(title="Relatório técnico").exists()
@@ -213,26 +191,28 @@ def test_a_target_file_that_is_not_among_the_files_is_a_form_error(client):
 
 
 @pytest.mark.parametrize("target", ["a\x01.txt", "evil\u202etxt.exe"])
-def test_a_control_or_bidi_character_in_target_file_is_a_form_error(client, target):
-    response = deposit(client, [upload("a.txt", b"a")], target_file=target)
+def test_a_control_or_bidi_character_in_target_file_is_a_form_error(librarian_client, target):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"a"), target_file=target,
+                                  title="Relatório técnico", language="pt-br")
     assert response.status_code == 200
     assert "must not contain control or bidirectional" in response.content.decode()
     assert not Item.objects.filter(title="Relatório técnico").exists()
     assert stored_keys() == set()
 
 
-def test_a_deposit_without_files_or_title_is_a_form_error(client):
-    response = client.post(ADD, deposit_data(title=""), secure=True)
+def test_a_deposit_without_files_or_title_is_a_form_error(librarian_client):
+    response = librarian_client.post(ADD, {**FORM, "title": ""}, secure=True)
     assert response.status_code == 200
     assert response.context["adminform"].form.errors.keys() == {"title", "upload"}
 
 
 # -- Change form -----------------------------------------------------------------------------
 
-def test_the_change_form_shows_both_ibi_forms_the_persistent_url_and_the_files(client):
-    deposit(client, [upload("report.pdf", b"%PDF report"), upload("data.csv", b"1,2")])
+def test_the_change_form_shows_both_ibi_forms_the_persistent_url_and_the_files(librarian_client):
+    make.admin_deposit(librarian_client, ("report.pdf", b"%PDF report"), ("data.csv", b"1,2"),
+                       title="Relatório técnico", language="pt-br")
     item = Item.objects.get(title="Relatório técnico")
-    response = client.get(change_url(item), secure=True)
+    response = librarian_client.get(change_url(item), secure=True)
     page = response.content.decode()
     assert response.status_code == 200
     assert item.ibi in page and item.ibip in page
@@ -248,12 +228,12 @@ def test_the_change_form_shows_both_ibi_forms_the_persistent_url_and_the_files(c
     assert "previous_edition" not in form.fields  # linked at deposit only
 
 
-def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(client):
-    item = existing_item("Old title")
+def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(librarian_client):
+    item = make.item(("a.txt", b"first"), title="Old title", dc=SILVA)
     ibi, ibip = item.ibi, item.ibip
-    form = client.get(change_url(item), secure=True).context["adminform"].form
+    form = librarian_client.get(change_url(item), secure=True).context["adminform"].form
     assert form["dc_creator"].value() == "Silva, J."
-    response = post_raw(client, change_url(item), {
+    response = post_raw(librarian_client, change_url(item), {
         "title": "New title", "language": "en", "target_file": "b.txt", "transferable": "on",
         "dc_creator": "Lima, A.", "ibi": "hacked/ibi", "ibip": "hacked"},
         [("b.txt", b"second file")])
@@ -265,9 +245,10 @@ def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(clien
     assert sorted(item.files.values_list("name", flat=True)) == ["a.txt", "b.txt"]
 
 
-def test_adding_a_file_with_an_existing_name_is_a_form_error(client):
-    item = existing_item()
-    response = post_raw(client, change_url(item), {"title": "First edition", "language": ""},
+def test_adding_a_file_with_an_existing_name_is_a_form_error(librarian_client):
+    item = make.item(("a.txt", b"first"), title="First edition", dc=SILVA)
+    response = post_raw(librarian_client, change_url(item),
+                        {"title": "First edition", "language": ""},
                         [("a.txt", b"overwrite?")])
     assert response.status_code == 200
     assert "two files would be named" in response.content.decode()
@@ -277,29 +258,30 @@ def test_adding_a_file_with_an_existing_name_is_a_form_error(client):
 
 # -- Delete is a tombstone -------------------------------------------------------------------
 
-def test_delete_makes_a_tombstone_and_the_record_stays(client):
-    item = existing_item()
-    confirm = client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
+def test_delete_makes_a_tombstone_and_the_record_stays(librarian_client):
+    item = make.item(("a.txt", b"first"), title="First edition", dc=SILVA)
+    confirm = librarian_client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
     assert "tombstone" in confirm.content.decode()
-    response = client.post(f"/admin/archive/item/{item.pk}/delete/", {"post": "yes"},
+    response = librarian_client.post(f"/admin/archive/item/{item.pk}/delete/", {"post": "yes"},
                            secure=True)
     assert response.status_code == 302
     item.refresh_from_db()
     assert item.state == Item.State.DELETED and item.deleted_at is not None
     assert item.files.count() == 1 and storage.list_folder(item.ibi) == ["a.txt"]
     # A tombstone is read-only, still shows what it was, and cannot be deleted again.
-    page = client.get(change_url(item), secure=True)
+    page = librarian_client.get(change_url(item), secure=True)
     assert page.status_code == 200
     assert page.context["has_change_permission"] is False
     html = page.content.decode()
     assert item.ibi in html and "a.txt" in html and "creator: Silva, J." in html
-    again = client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
+    again = librarian_client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
     assert again.status_code == 403
 
 
 def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admin_client):
     """A superuser sees the archive service record, and still cannot delete it."""
-    a, b = existing_item("A"), existing_item("B")
+    a, b = make.item(("a.txt", b"first"), title="A",
+                     dc=SILVA), make.item(("a.txt", b"first"), title="B", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
     data = {"action": "delete_selected", "_selected_action": [a.pk, b.pk, service.pk]}
     refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
@@ -312,31 +294,32 @@ def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admi
     assert set(Item.objects.filter(state=Item.State.DELETED)) == {a, b}
 
 
-def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(client):
-    a = existing_item("A")
+def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(librarian_client):
+    a = make.item(("a.txt", b"first"), title="A", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
-    client.post("/admin/archive/item/", {"action": "delete_selected", "post": "yes",
+    librarian_client.post("/admin/archive/item/", {"action": "delete_selected", "post": "yes",
                                          "_selected_action": [a.pk, service.pk]}, secure=True)
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
     assert Item.objects.get(pk=a.pk).state == Item.State.DELETED
 
 
-def test_the_archive_service_cannot_be_deleted(client, admin_client):
+def test_the_archive_service_cannot_be_deleted(librarian_client, admin_client):
     service = Item.objects.get(is_archive_service=True)
     url = f"/admin/archive/item/{service.pk}/delete/"
     assert admin_client.get(url, secure=True).status_code == 403
     assert admin_client.post(url, {"post": "yes"}, secure=True).status_code == 403
-    assert client.post(url, {"post": "yes"}, secure=True).status_code == 302  # not found
+    assert librarian_client.post(url, {"post": "yes"}, secure=True).status_code == 302  # not found
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
 
 
 # -- The Librarians group --------------------------------------------------------------------
 
-def test_the_changelist_lists_filters_and_searches(client):
-    existing_item("Satellite images")
-    page = client.get("/admin/archive/item/?q=satellite&state__exact=Original", secure=True)
+def test_the_changelist_lists_filters_and_searches(librarian_client):
+    make.item(("a.txt", b"first"), title="Satellite images", dc=SILVA)
+    page = librarian_client.get("/admin/archive/item/?q=satellite&state__exact=Original",
+                                secure=True)
     assert page.status_code == 200
     assert page.context["cl"].result_count == 1
 
@@ -345,12 +328,12 @@ def test_the_changelist_lists_filters_and_searches(client):
     "/admin/auth/user/", "/admin/auth/user/add/", "/admin/auth/group/",
     "/admin/archive/mintingstate/",
 ])
-def test_a_librarian_cannot_reach_anything_else(client, url):
-    assert client.get(url, secure=True).status_code == 403
+def test_a_librarian_cannot_reach_anything_else(librarian_client, url):
+    assert librarian_client.get(url, secure=True).status_code == 403
 
 
-def test_a_librarian_sees_only_items_on_the_admin_index(client):
-    page = client.get("/admin/", secure=True).content.decode()
+def test_a_librarian_sees_only_items_on_the_admin_index(librarian_client):
+    page = librarian_client.get("/admin/", secure=True).content.decode()
     models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
     assert models == {"archive/item"}
 
@@ -369,58 +352,60 @@ def test_nobody_changes_the_minting_state_through_the_admin(db):
     assert state.name == "default"
 
 
-def test_an_ibi_typed_as_the_previous_edition_is_found_or_named_unknown(client):
-    deposit(client, [upload("v1.txt", b"1")])
+def test_an_ibi_typed_as_the_previous_edition_is_found_or_named_unknown(librarian_client):
+    make.admin_deposit(librarian_client, ("v1.txt", b"1"), title="Relatório técnico",
+                       language="pt-br")
     first = Item.objects.get(title="Relatório técnico")
-    response = client.post(ADD, deposit_data(title="Second", previous_edition=first.ibip.lower(),
-                                             upload=[upload("v2.txt", b"2")]), secure=True)
+    response = librarian_client.post(ADD, {
+        **FORM, "title": "Second", "previous_edition": first.ibip.lower(),
+        "upload": [make.uploaded(("v2.txt", b"2"))]}, secure=True)
     assert response.status_code == 302
     assert Item.objects.get(title="Second").previous_edition == first
-    response = client.post(ADD, deposit_data(title="Third",
-                                             previous_edition="sid.inpe.br/x/2009/02.16.17.46",
-                                             upload=[upload("v3.txt", b"3")]), secure=True)
+    response = librarian_client.post(ADD, {
+        **FORM, "title": "Third", "previous_edition": "sid.inpe.br/x/2009/02.16.17.46",
+        "upload": [make.uploaded(("v3.txt", b"3"))]}, secure=True)
     assert response.status_code == 200
     assert "no item here has the IBI" in response.content.decode()
 
 
 # -- The librarian's day ------------------------------------------------------------------------
 
-def test_after_a_plain_save_the_librarian_lands_on_the_new_item_with_its_ibis(client):
-    response = deposit(client, [upload("a.txt", b"a")])
+def test_after_a_plain_save_the_librarian_lands_on_the_new_item_with_its_ibis(librarian_client):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"a"), title="Relatório técnico",
+                                  language="pt-br")
     item = Item.objects.get(title="Relatório técnico")
     assert response.status_code == 302
     assert response["Location"] == change_url(item)
-    page = client.get(response["Location"], secure=True).content.decode()
+    page = librarian_client.get(response["Location"], secure=True).content.decode()
     assert item.ibi in page and item.ibip in page
     assert f"/{item.ibi}" in page  # the persistent URL
 
 
-def test_save_and_add_another_still_goes_to_a_blank_form(client):
-    response = client.post(ADD, {**deposit_data(), "upload": [upload("a.txt", b"a")],
-                                 "_addanother": "1"}, secure=True)
+def test_save_and_add_another_still_goes_to_a_blank_form(librarian_client):
+    response = librarian_client.post(ADD, {**FORM, "upload": [make.uploaded(("a.txt", b"a"))],
+                                           "_addanother": "1"}, secure=True)
     assert response["Location"] == ADD
 
 
-def test_pickers_rank_the_typed_title_then_older_editions_first(client):
-    first = existing_item("Satellite images")
-    second = services.item_deposit(
-        title="Satellite images", uploads=[services.Upload("b.txt", upload("b.txt", b"2"))],
-        previous_edition=first)
-    other = existing_item("Atlas of satellite images")
+def test_pickers_rank_the_typed_title_then_older_editions_first(librarian_client):
+    first = make.item(("a.txt", b"first"), title="Satellite images", dc=SILVA)
+    second = make.item(("b.txt", b"2"), title="Satellite images", previous_edition=first)
+    other = make.item(("a.txt", b"first"), title="Atlas of satellite images", dc=SILVA)
     base = "/admin/autocomplete/?app_label=archive&model_name=item&field_name=translation_of"
-    response = client.get(f"{base}&term=satellite images", secure=True)
+    response = librarian_client.get(f"{base}&term=satellite images", secure=True)
     ids = [r["id"] for r in response.json()["results"]]
     assert ids == [str(first.pk), str(second.pk), str(other.pk)]
 
 
-def test_the_archive_service_record_is_not_among_the_librarians_items(client):
+def test_the_archive_service_record_is_not_among_the_librarians_items(librarian_client):
     service = Item.objects.get(is_archive_service=True)
-    page = client.get("/admin/archive/item/", secure=True).content.decode()
+    page = librarian_client.get("/admin/archive/item/", secure=True).content.decode()
     assert service.ibi not in page
-    assert client.get(change_url(service), secure=True).status_code == 302  # not found here
+    assert librarian_client.get(change_url(service),
+                                secure=True).status_code == 302  # not found here
 
 
-def test_the_admin_names_the_repository_not_django(client, settings):
-    page = client.get("/admin/", secure=True).content.decode()
+def test_the_admin_names_the_repository_not_django(librarian_client, settings):
+    page = librarian_client.get("/admin/", secure=True).content.decode()
     assert "Django administration" not in page
     assert settings.IBI_REPOSITORY_NAME in page
