@@ -129,12 +129,14 @@ def deposited(server, token: str, title: str = TITLE, *files: File, **fields) ->
     return response.json()
 
 
-def admin_deposit(client: Client, *files: File, title: str = TITLE, **fields):
-    """The admin's add form posted by a logged-in librarian; the response."""
+def admin_deposit(client: Client, *files: File, title: str = TITLE,
+                  meta: dict[str, str] | None = None, **fields):
+    """The admin's add form posted by a logged-in librarian (`meta`: more of the request's
+    META, e.g. HTTP_ACCEPT_LANGUAGE); the response."""
     data = {"title": title, "transferable": "on", "upload": [uploaded(spec) for spec in
                                                              files or ("paper.pdf",)],
             **fields}
-    return client.post("/admin/archive/item/add/", data, secure=True)
+    return client.post("/admin/archive/item/add/", data, secure=True, **(meta or {}))
 
 
 # -- Reads and waits --------------------------------------------------------------------------

@@ -6,42 +6,17 @@ from __future__ import annotations
 import doctest
 
 import pytest
-from django.contrib.auth.models import User
-from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from archive.deposit import services, values
 from archive.metadata import vocabularies
 from archive.models import Item
+from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
 ITEMS = "/api/items/"
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
-
-
-@pytest.fixture
-def client(db) -> Client:
-    user = User.objects.create_user("ana", password="x", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def a_file(name: str = "a.txt") -> SimpleUploadedFile:
-    return SimpleUploadedFile(name, b"x", content_type="text/plain")
-
-
-def deposit(client, **fields):
-    return client.post(ADD, {"title": "Relatório", "transferable": "on", "upload": a_file(),
-                             **fields}, secure=True, **PT)
-
-
-def api_deposit(api, **fields):
-    return api.post(ITEMS, {"title": "Relatório", "files": [a_file()], **fields},
-                    format="multipart", secure=True)
 
 
 # -- The pure checks -----------------------------------------------------------------------------
@@ -94,9 +69,11 @@ def test_licences_are_found_by_url_in_either_scheme_or_by_spdx_id():
 
 # -- The admin -------------------------------------------------------------------------------
 
-def test_the_type_and_licence_chosen_are_stored_as_their_uris(client):
-    response = deposit(client, dc_type=TECHNICAL_REPORT, dc_rights=CC_BY,
-                       dc_type_other="Relatório técnico", dc_date="2013-09-04")
+def test_the_type_and_licence_chosen_are_stored_as_their_uris(librarian_client):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"x", "text/plain"),
+                                  title="Relatório", meta=PT, dc_type=TECHNICAL_REPORT,
+                                  dc_rights=CC_BY, dc_type_other="Relatório técnico",
+                                  dc_date="2013-09-04")
     assert response.status_code == 302, response.content.decode()[:2000]
     item = Item.objects.get(title="Relatório")
     assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico"]
@@ -104,18 +81,18 @@ def test_the_type_and_licence_chosen_are_stored_as_their_uris(client):
     assert item.dc("date") == ["2013-09-04"]
 
 
-def test_free_text_stored_before_stays_visible_and_is_kept_on_save(client):
+def test_free_text_stored_before_stays_visible_and_is_kept_on_save(librarian_client):
     item = services.item_deposit(title="Old", uploads=[], dc={
         "type": ["Relatório técnico", TECHNICAL_REPORT], "rights": ["All rights reserved"]})
     # A date written before dates were checked.
     item.dc_values.create(element="date", value="setembro de 2013", position=0)
     url = f"/admin/archive/item/{item.pk}/change/"
-    form = client.get(url, secure=True).context["adminform"].form
+    form = librarian_client.get(url, secure=True).context["adminform"].form
     assert form.initial["dc_type"] == TECHNICAL_REPORT
     assert form.initial["dc_type_other"] == "Relatório técnico"
     assert form.initial["dc_rights"] == ""
     assert form.initial["dc_rights_other"] == "All rights reserved"
-    response = client.post(url, {
+    response = librarian_client.post(url, {
         "title": "Old, renamed", "transferable": "on", "dc_type": TECHNICAL_REPORT,
         "dc_type_other": "Relatório técnico", "dc_rights_other": "All rights reserved",
         "dc_date": "setembro de 2013"}, secure=True)
@@ -127,15 +104,17 @@ def test_free_text_stored_before_stays_visible_and_is_kept_on_save(client):
     assert item.dc("date") == ["setembro de 2013"]
 
 
-def test_a_choice_not_in_the_vocabulary_is_a_form_error(client):
-    response = deposit(client, dc_type="http://example.org/not-a-type")
+def test_a_choice_not_in_the_vocabulary_is_a_form_error(librarian_client):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"x", "text/plain"),
+                                  title="Relatório", meta=PT, dc_type="http://example.org/not-a-type")
     assert response.status_code == 200
     assert response.context["adminform"].form.errors["dc_type"]
 
 
 @pytest.mark.parametrize("date", ["04/09/2013", "2013-02-30", "setembro de 2013"])
-def test_a_date_that_is_not_iso_8601_is_a_form_error_in_portuguese(client, date):
-    response = deposit(client, dc_date=date)
+def test_a_date_that_is_not_iso_8601_is_a_form_error_in_portuguese(librarian_client, date):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"x", "text/plain"),
+                                  title="Relatório", meta=PT, dc_date=date)
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors["dc_date"]
     assert errors == [f"{date!r} não é uma data: escreva-a em ISO 8601, p. ex. "
@@ -144,25 +123,27 @@ def test_a_date_that_is_not_iso_8601_is_a_form_error_in_portuguese(client, date)
 
 
 @pytest.mark.parametrize("tag", ["pt_BR", "xx-YY", "português"])
-def test_a_language_that_is_not_a_bcp_47_tag_is_a_form_error(client, tag):
-    response = deposit(client, language=tag)
+def test_a_language_that_is_not_a_bcp_47_tag_is_a_form_error(librarian_client, tag):
+    response = make.admin_deposit(librarian_client, ("a.txt", b"x", "text/plain"),
+                                  title="Relatório", meta=PT, language=tag)
     assert response.status_code == 200
     error = response.context["adminform"].form.errors["language"][0]
     assert "etiqueta de idioma BCP 47" in error
     assert tag != "pt_BR" or "escreva pt-BR" in error
 
 
-def test_the_language_box_offers_common_languages_by_name_and_takes_any_tag(client):
-    page = client.get(ADD, secure=True, **PT).content.decode()
+def test_the_language_box_offers_common_languages_by_name_and_takes_any_tag(librarian_client):
+    page = librarian_client.get(ADD, secure=True, **PT).content.decode()
     assert 'list="id_language-list"' in page
     assert '<option value="pt-BR">Português (Brasil)</option>' in page
     assert '<option value="en">Inglês</option>' in page
-    assert deposit(client, language="gn").status_code == 302  # Guarani, not offered
+    assert make.admin_deposit(librarian_client, ("a.txt", b"x", "text/plain"), title="Relatório",
+                              meta=PT, language="gn").status_code == 302  # Guarani, not offered
     assert Item.objects.get(title="Relatório").language == "gn"
 
 
-def test_the_deposit_form_speaks_portuguese(client):
-    page = client.get(ADD, secure=True, **PT).content.decode()
+def test_the_deposit_form_speaks_portuguese(librarian_client):
+    page = librarian_client.get(ADD, secure=True, **PT).content.decode()
     for text in ("Título", "Idioma", "Arquivo principal", "Edição anterior", "Tradução de",
                  "Autor", "Direitos", "Outros tipos", "Relatório técnico",
                  "Creative Commons Atribuição 4.0 (CC BY 4.0)", "Salvar", "Adicionar item"):
@@ -171,9 +152,9 @@ def test_the_deposit_form_speaks_portuguese(client):
         assert f">{text}" not in page, text
 
 
-def test_the_item_list_and_filters_speak_portuguese(client):
+def test_the_item_list_and_filters_speak_portuguese(librarian_client):
     services.item_deposit(title="Um item", uploads=[])
-    page = client.get("/admin/archive/item/", secure=True, **PT).content.decode()
+    page = librarian_client.get("/admin/archive/item/", secure=True, **PT).content.decode()
     for text in ("Título", "Nome de repositório", "Estado", "Idioma", "Atualizado",
                  "Por estado", "Por idioma", "Selecione item para modificar"):
         assert text in page, text
@@ -188,15 +169,17 @@ def test_the_item_list_and_filters_speak_portuguese(client):
     ("language", "xx-YY", "is not a BCP 47 language tag"),
 ])
 def test_the_api_refuses_the_same_dates_and_tags_with_a_400(librarian_api, field, value, says):
-    response = api_deposit(librarian_api, **{field: value})
+    response = make.posted(librarian_api, ("a.txt", b"x", "text/plain"), title="Relatório",
+                           **{field: value})
     assert response.status_code == 400
     assert says in response.json()["detail"]
     assert not Item.objects.filter(title="Relatório").exists()
 
 
 def test_the_api_stores_a_licence_url_and_a_coar_type_as_given(librarian_api):
-    response = api_deposit(librarian_api, type=[TECHNICAL_REPORT], rights=[CC_BY],
-                           date=["2013-09"], language="pt-br")
+    response = make.posted(librarian_api, ("a.txt", b"x", "text/plain"), title="Relatório",
+                           type=[TECHNICAL_REPORT], rights=[CC_BY], date=["2013-09"],
+                           language="pt-br")
     assert response.status_code == 201, response.json()
     record = response.json()
     assert (record["type"], record["rights"], record["date"], record["language"]) == (
@@ -217,19 +200,19 @@ def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
 
 # -- The pickers -------------------------------------------------------------------------------
 
-def test_the_pickers_show_edition_and_date_in_the_librarians_language(client):
+def test_the_pickers_show_edition_and_date_in_the_librarians_language(librarian_client):
     first = services.item_deposit(title="Relatório técnico", uploads=[],
                                   dc={"date": ["2013-09-04"]})
     second = services.item_deposit(title="Relatório técnico", uploads=[],
                                    previous_edition=first, dc={"date": ["2014"]})
     url = ("/admin/autocomplete/?app_label=archive&model_name=item"
            "&field_name=previous_edition&term=relatório técnico")
-    results = client.get(url, secure=True, **PT).json()["results"]
+    results = librarian_client.get(url, secure=True, **PT).json()["results"]
     assert results == [
         {"id": str(first.pk), "text": f"Relatório técnico — 1ª edição, 2013-09-04 · {first.ibi}"},
         {"id": str(second.pk), "text": f"Relatório técnico — 2ª edição, 2014 · {second.ibi}"},
     ]
-    english = client.get(url, secure=True, HTTP_ACCEPT_LANGUAGE="en").json()["results"]
+    english = librarian_client.get(url, secure=True, HTTP_ACCEPT_LANGUAGE="en").json()["results"]
     assert english[1]["text"] == f"Relatório técnico — edition 2, 2014 · {second.ibi}"
 
 
@@ -263,12 +246,12 @@ def test_the_administrators_pages_name_models_and_archives_in_portuguese(admin_c
         assert text in archives, text
 
 
-def test_the_pickers_read_the_dates_in_one_query(client, django_assert_max_num_queries):
+def test_the_pickers_read_the_dates_in_one_query(librarian_client, django_assert_max_num_queries):
     for number in range(5):
         services.item_deposit(title=f"Atlas {number}", uploads=[], dc={"date": ["2013"]})
     url = ("/admin/autocomplete/?app_label=archive&model_name=item"
            "&field_name=translation_of&term=atlas")
     # The session, the user, permissions, the count, the page, and all the dates at once.
     with django_assert_max_num_queries(8):
-        results = client.get(url, secure=True).json()["results"]
+        results = librarian_client.get(url, secure=True).json()["results"]
     assert len(results) == 5 and all(", 2013 · " in r["text"] for r in results)
