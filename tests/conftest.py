@@ -18,7 +18,7 @@ hypothesis_settings.register_profile("repository", deadline=None)
 hypothesis_settings.load_profile("repository")
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
-PASSWORD = "a librarian's password"
+PASSWORD = "a-librarian's-long-password"
 POSTGRES = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 
 
@@ -143,6 +143,47 @@ def anonymous_api():
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+# -- A browser and the site it reads ----------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+
+
+@pytest.fixture
+def live_site(transactional_db, settings, monkeypatch):
+    """A live server over plain HTTP with the admin reachable (production forces HTTPS on it).
+
+    pytest-django's shared live_server builds its middleware once per session, before any
+    test's settings apply, so this test starts its own after relaxing the HTTPS settings.
+    """
+    settings.SECURE_SSL_REDIRECT = False
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    # Playwright's sync API runs an event loop in this thread; the ORM calls here are plain
+    # synchronous test code, not async code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from pytest_django.live_server_helper import LiveServer
+
+    live = LiveServer("localhost")
+    live._live_server_modified_settings.enable()
+    yield live
+    live._live_server_modified_settings.disable()
+    live.stop()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 # -- Services of the test's own ---------------------------------------------------------------

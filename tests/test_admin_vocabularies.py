@@ -82,8 +82,9 @@ def test_the_type_and_licence_chosen_are_stored_as_their_uris(librarian_client):
 
 
 def test_free_text_stored_before_stays_visible_and_is_kept_on_save(librarian_client):
-    item = services.item_deposit(title="Old", uploads=[], dc={
-        "type": ["Relatório técnico", TECHNICAL_REPORT], "rights": ["All rights reserved"]})
+    item = make.item(title="Old", dc={
+        "type": ["Relatório técnico",
+                 TECHNICAL_REPORT], "rights": ["All rights reserved"]}, bare=True)
     # A date written before dates were checked.
     item.dc_values.create(element="date", value="setembro de 2013", position=0)
     url = f"/admin/archive/item/{item.pk}/change/"
@@ -153,7 +154,7 @@ def test_the_deposit_form_speaks_portuguese(librarian_client):
 
 
 def test_the_item_list_and_filters_speak_portuguese(librarian_client):
-    services.item_deposit(title="Um item", uploads=[])
+    make.item(title="Um item", bare=True)
     page = librarian_client.get("/admin/archive/item/", secure=True, **PT).content.decode()
     for text in ("Título", "Nome de repositório", "Estado", "Idioma", "Atualizado",
                  "Por estado", "Por idioma", "Selecione item para modificar"):
@@ -187,7 +188,7 @@ def test_the_api_stores_a_licence_url_and_a_coar_type_as_given(librarian_api):
 
 
 def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
-    item = services.item_deposit(title="Old", uploads=[])
+    item = make.item(title="Old", bare=True)
     item.dc_values.create(element="date", value="setembro de 2013", position=0)
     url = f"{ITEMS}{item.ibi}"
     kept = librarian_api.patch(url, {"date": ["setembro de 2013"]}, format="json", secure=True)
@@ -201,10 +202,9 @@ def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
 # -- The pickers -------------------------------------------------------------------------------
 
 def test_the_pickers_show_edition_and_date_in_the_librarians_language(librarian_client):
-    first = services.item_deposit(title="Relatório técnico", uploads=[],
-                                  dc={"date": ["2013-09-04"]})
-    second = services.item_deposit(title="Relatório técnico", uploads=[],
-                                   previous_edition=first, dc={"date": ["2014"]})
+    first = make.item(title="Relatório técnico", dc={"date": ["2013-09-04"]}, bare=True)
+    second = make.item(title="Relatório técnico", previous_edition=first, dc={"date": ["2014"]},
+                       bare=True)
     url = ("/admin/autocomplete/?app_label=archive&model_name=item"
            "&field_name=previous_edition&term=relatório técnico")
     results = librarian_client.get(url, secure=True, **PT).json()["results"]
@@ -248,7 +248,7 @@ def test_the_administrators_pages_name_models_and_archives_in_portuguese(admin_c
 
 def test_the_pickers_read_the_dates_in_one_query(librarian_client, django_assert_max_num_queries):
     for number in range(5):
-        services.item_deposit(title=f"Atlas {number}", uploads=[], dc={"date": ["2013"]})
+        make.item(title=f"Atlas {number}", dc={"date": ["2013"]}, bare=True)
     url = ("/admin/autocomplete/?app_label=archive&model_name=item"
            "&field_name=translation_of&term=atlas")
     # The session, the user, permissions, the count, the page, and all the dates at once.

@@ -8,60 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect, sync_playwright
-from pytest_django.live_server_helper import LiveServer
+from playwright.sync_api import Page, expect
 
-from archive.deposit import services
 from archive.models import Item
+from tests import factories as make
+from tests.conftest import PASSWORD
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
 SCREENSHOTS = Path(django_settings.BASE_DIR) / "artifacts" / "screenshots"
 TITLE = "Ensuring <persistence> & access"  # markup must come back as text
 PAPER = b"%PDF-1.4 the paper itself\n"
 DATA = b"site,year\nINPE,2009\n"
-PASSWORD = "a-librarian's-long-password"
-
-
-@pytest.fixture
-def server(transactional_db, settings, monkeypatch):
-    """A live server over plain HTTP with the admin reachable (production forces HTTPS on it).
-
-    pytest-django's shared live_server builds its middleware once per session, before any
-    test's settings apply, so this test starts its own after relaxing the HTTPS settings.
-    """
-    settings.SECURE_SSL_REDIRECT = False
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
-    # Playwright's sync API runs an event loop in this thread; the ORM calls here are plain
-    # synchronous test code, not async code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    live = LiveServer("localhost")
-    live._live_server_modified_settings.enable()
-    yield live
-    live._live_server_modified_settings.disable()
-    live.stop()
-
-
-@pytest.fixture
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                              args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def librarian(transactional_db):
-    user = User.objects.create_user("librarian", password=PASSWORD, is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    return user
 
 
 def shot(page: Page, name: str) -> None:
@@ -90,19 +47,19 @@ def deposit_through_the_admin(page: Page, url: str) -> None:
     expect(page.locator(".messagelist .success")).to_be_visible()
 
 
-def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, librarian):
+def test_a_librarian_deposits_and_a_reader_finds_and_downloads(live_site, browser, librarian):
     context = browser.new_context(accept_downloads=True, viewport={"width": 1100, "height": 900})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_site.url)
     page = context.new_page()
 
-    deposit_through_the_admin(page, server.url)
+    deposit_through_the_admin(page, live_site.url)
 
     item = Item.objects.get(title=TITLE)
     assert sorted(item.files.values_list("name", flat=True)) == ["data.csv", "paper.pdf"]
     context.clear_cookies()  # from here on, an anonymous reader
 
     # The search finds the item, from the search box of the home page.
-    page.goto(server.url)
+    page.goto(live_site.url)
     shot(page, "home")
     page.fill("#home-q", "persistence")
     page.click("form.search.big button[type=submit]")
@@ -112,11 +69,11 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, 
 
     # The landing page: both IBI forms, the persistent URL and a working copy button.
     result.click()
-    expect(page).to_have_url(f"{server.url}/items/{item.ibi}")
+    expect(page).to_have_url(f"{live_site.url}/items/{item.ibi}")
     expect(page.get_by_role("heading", level=1)).to_have_text(TITLE)
     expect(page.locator("#ibi-rep")).to_have_text(item.ibi)
     expect(page.locator("#ibi-ibip")).to_have_text(item.ibip)
-    persistent = f"{server.url}/{item.ibi}"
+    persistent = f"{live_site.url}/{item.ibi}"
     expect(page.locator("#purl")).to_have_attribute("href", persistent)
     copy = page.locator("button.copy[data-copy=purl]")
     expect(copy).to_be_visible()
@@ -133,17 +90,17 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(server, browser, 
     # And so does the persistent URL, through the resolver (redirects followed).
     resolved = page.request.get(persistent)
     assert resolved.ok and resolved.body() == PAPER
-    assert resolved.url == f"{server.url}/col/{item.ibi}/doc/paper.pdf"
+    assert resolved.url == f"{live_site.url}/col/{item.ibi}/doc/paper.pdf"
     context.close()
 
 
-def test_the_landing_page_works_without_javascript(server, browser, transactional_db):
-    item = services.item_deposit(title="Plain <b>HTML</b>", uploads=[])
+def test_the_landing_page_works_without_javascript(live_site, browser, transactional_db):
+    item = make.item(title="Plain <b>HTML</b>", bare=True)
     # And on a phone-sized screen.
     context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 740})
     page = context.new_page()
-    page.goto(f"{server.url}/items/{item.ibip}")  # the IBIp redirects to the canonical page
-    expect(page).to_have_url(f"{server.url}/items/{item.ibi}")
+    page.goto(f"{live_site.url}/items/{item.ibip}")  # the IBIp redirects to the canonical page
+    expect(page).to_have_url(f"{live_site.url}/items/{item.ibi}")
     expect(page.get_by_role("heading", level=1)).to_have_text("Plain <b>HTML</b>")
     expect(page.locator("button.copy[data-copy=purl]")).to_be_hidden()
     expect(page.locator("#purl")).to_be_visible()

@@ -18,17 +18,10 @@ import pytest
 from django.conf import settings as django_settings
 from playwright.sync_api import Page, expect, sync_playwright
 
-from archive.deposit import services
 from archive.models import Item
-from tests.test_browser import (  # noqa: F401
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    PASSWORD,
-    SCREENSHOTS,
-    librarian,
-    server,
-    shot,
-)
+from tests import factories as make
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD
+from tests.test_browser import SCREENSHOTS, shot
 
 DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-deposit-pt-BR.png"
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
@@ -37,7 +30,7 @@ ADD = "/admin/archive/item/add/"
 
 
 @pytest.fixture
-def browser():
+def brazilian_browser():
     """Chromium in Brazilian Portuguese: its own controls too (the file chooser's button)
     when Debian's chromium-l10n is installed; the pages' language comes from the context's
     locale (Accept-Language) either way."""
@@ -93,10 +86,10 @@ def save_and_land_on_the_item(page: Page, title: str) -> Item:
 
 
 def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portuguese(
-        server, browser, librarian):  # noqa: F811
-    context = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
+        live_site, brazilian_browser, librarian):
+    context = brazilian_browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    log_in_in_portuguese(page, server.url)
+    log_in_in_portuguese(page, live_site.url)
 
     # The deposit form, in Portuguese: labels, vocabularies, buttons.
     expect(page.get_by_role("heading", level=1)).to_have_text("Adicionar item")
@@ -112,7 +105,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
     assert first.language == "pt-BR" and first.dc("date") == ["2013-09-04"]
 
     # A new edition: the picker names the first by its edition and date.
-    page.goto(f"{server.url}{ADD}")
+    page.goto(f"{live_site.url}{ADD}")
     fill_the_deposit(page, "Relatório técnico sobre identificadores, 2ª ed.", "pt-BR",
                      "relatorio-2.pdf")
     pick(page, "previous_edition", "Relatório técnico sobre",
@@ -122,7 +115,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
     expect(page.locator(".field-edition .readonly")).to_have_text(f"2ª (primeira: {first.ibi})")
 
     # A translation of the first, into English.
-    page.goto(f"{server.url}{ADD}")
+    page.goto(f"{live_site.url}{ADD}")
     fill_the_deposit(page, "Technical report on identifiers", "en", "report.pdf")
     pick(page, "translation_of", "Relatório técnico sobre identificadores",
          f"Relatório técnico sobre identificadores — 1ª edição, 2013-09-04 · {first.ibi}")
@@ -131,7 +124,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
     shot(page, "admin-translation-pt-BR")
 
     # Refusals speak Portuguese too.
-    page.goto(f"{server.url}{ADD}")
+    page.goto(f"{live_site.url}{ADD}")
     fill_the_deposit(page, "Data errada", "pt-BR", "errada.pdf")
     page.fill("#id_dc_date", "04/09/2013")
     page.click("input[name=_save]")
@@ -156,21 +149,21 @@ LONG_FILE = "relatorio_final_precipitacao-estimada-por-satelite_amazonia-legal_2
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_the_item_list_and_the_file_table_fit_the_screen(server, browser, librarian, width):  # noqa: F811
-    item = services.item_deposit(
-        title=LONG_TITLE, language="pt-BR",
-        uploads=[services.Upload(LONG_FILE, _file(b"%PDF-1.4 long")),
-                 services.Upload("dados.csv", _file(b"a,b\n"))])
-    services.item_deposit(title="Outro item", uploads=[])
-    context = browser.new_context(locale="pt-BR", viewport={"width": width, "height": 800})
+def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_browser, librarian,
+                                                         width):
+    item = make.item((LONG_FILE, b"%PDF-1.4 long"), ("dados.csv", b"a,b\n"), title=LONG_TITLE,
+                     language="pt-BR")
+    make.item(title="Outro item", bare=True)
+    context = brazilian_browser.new_context(locale="pt-BR",
+                                            viewport={"width": width, "height": 800})
     page = context.new_page()
-    log_in_in_portuguese(page, server.url, "/admin/archive/item/")
+    log_in_in_portuguese(page, live_site.url, "/admin/archive/item/")
 
     expect(page.get_by_role("link", name=LONG_TITLE)).to_be_visible()
     assert no_sideways_scrolling(page)
     shot(page, f"admin-item-list-{width}")
 
-    page.goto(f"{server.url}/admin/archive/item/{item.pk}/change/")
+    page.goto(f"{live_site.url}/admin/archive/item/{item.pk}/change/")
     name = page.locator("table.ibi-files a", has_text="relatorio_final")
     expect(name).to_be_visible()
     assert no_sideways_scrolling(page)
@@ -186,8 +179,3 @@ def test_the_item_list_and_the_file_table_fit_the_screen(server, browser, librar
 def no_sideways_scrolling(page: Page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
-
-def _file(data: bytes):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    return SimpleUploadedFile("f", data)

@@ -103,7 +103,7 @@ def test_an_original_held_here_is_never_copied(source):
 
 
 def test_a_deleted_original_held_here_is_not_copied_either(source):
-    item = services.item_deposit(title="Mine", uploads=[])
+    item = make.item(title="Mine", bare=True)
     services.item_delete(item=item)
     with pytest.raises(copies.CopyRefused, match="deleted Original"):
         copies.copy_item(ibi=item.ibi, source=source.base_url)
