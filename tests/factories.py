@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -160,6 +161,15 @@ def wait_until(condition: Callable[[], T], *, timeout: float = 30, what: str = "
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {timeout} s")
         time.sleep(0.05)  # polling interval, not a synchronisation
+
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+
+
+def screenshot(page, name: str) -> None:
+    """The page as Playwright sees it, to artifacts/screenshots/<name>.png (kept by CI)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
 
 
 def titles(items: Iterable[Item]) -> list[str]:

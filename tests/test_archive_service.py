@@ -6,7 +6,6 @@ metadata pages are not identified items, so there is never an ``ibi.metadata…`
 from __future__ import annotations
 
 import doctest
-import io
 import re
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -22,7 +21,6 @@ from archive.archive_service import answers as archive_service
 from archive.archive_service import relations, urlkeys
 from archive.archive_service import requests as service_requests
 from archive.deposit import selectors, services
-from archive.deposit.services import Upload
 from archive.models import AcknowledgedUrlkey, DailyAccessCount, Item
 from archive.protocol import persistent_url
 from archive.protocol.pairs import dumps, loads, to_dict
@@ -124,9 +122,8 @@ def test_example_6_2_answer_has_the_nine_pairs_of_the_standard(client, service):
 
 
 def test_example_9_9_url_is_the_target_file_among_several(client, service):
-    item = services.item_deposit(
-        title="Relatório", target_file="@relatorio.pdf",
-        uploads=[Upload(name=n, file=io.BytesIO(b"x")) for n in ("a.txt", "@relatorio.pdf")])
+    item = make.item(("a.txt", b"x"), ("@relatorio.pdf", b"x"), title="Relatório",
+                     target_file="@relatorio.pdf")
 
     assert url_request(client, service, item.ibi)["url"] == file_url(item, "@relatorio.pdf")
 

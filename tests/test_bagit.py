@@ -15,27 +15,21 @@ from archive.identifiers import ibi
 from archive.identifiers.minting import mint
 from archive.models import DailyAccessCount, DcValue, Item, ItemFile
 from archive.preservation import bagit
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
 
-def upload(name: str, data: bytes) -> services.Upload:
-    return services.Upload(name, io.BytesIO(data))
-
-
 @pytest.fixture
 def collection():
-    first = services.item_deposit(
-        title="Relatório", language="pt-BR",
-        dc={"creator": ["Banon, G.", ("Banon, L.", "0000-0002-1825-0097")]},
-        uploads=[upload("Relatório Final.pdf", b"%PDF final"), upload("data.csv", b"1,2\n"),
-                 upload("empty.txt", b"")], target_file="Relatório Final.pdf")
-    second = services.item_deposit(title="Relatório, 2a ed.", previous_edition=first,
-                                   uploads=[upload("r2.pdf", b"%PDF second")])
-    english = services.item_deposit(title="Report", language="en", translation_of=second,
-                                    uploads=[upload("report.pdf", b"%PDF english")])
-    gone = services.item_delete(item=services.item_deposit(
-        title="Withdrawn", uploads=[upload("w.txt", b"withdrawn")]))
+    first = make.item(("Relatório Final.pdf", b"%PDF final"), ("data.csv", b"1,2\n"),
+                      ("empty.txt", b""), title="Relatório", language="pt-BR",
+                      dc={"creator": ["Banon, G.", ("Banon, L.", "0000-0002-1825-0097")]},
+                      target_file="Relatório Final.pdf")
+    second = make.item(("r2.pdf", b"%PDF second"), title="Relatório, 2a ed.",
+                       previous_edition=first)
+    english = make.translation(second, "en", ("report.pdf", b"%PDF english"), title="Report")
+    gone = services.item_delete(item=make.item(("w.txt", b"withdrawn"), title="Withdrawn"))
     copy = Item.objects.create(ibi="sid.inpe.br/mtc-m18@80/2009/02.16.17.46",
                                ibip="8JMKD3MGP8W/34PGRBS", title="A copy", state="Copy",
                                source_archive="http://b.example.org", copied_at=timezone.now(),

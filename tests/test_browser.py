@@ -8,22 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings as django_settings
 from playwright.sync_api import Page, expect
 
 from archive.models import Item
 from tests import factories as make
 from tests.conftest import PASSWORD
 
-SCREENSHOTS = Path(django_settings.BASE_DIR) / "artifacts" / "screenshots"
 TITLE = "Ensuring <persistence> & access"  # markup must come back as text
 PAPER = b"%PDF-1.4 the paper itself\n"
 DATA = b"site,year\nINPE,2009\n"
-
-
-def shot(page: Page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
 
 
 def deposit_through_the_admin(page: Page, url: str) -> None:
@@ -42,7 +35,7 @@ def deposit_through_the_admin(page: Page, url: str) -> None:
     page.fill("#id_dc_creator", "Banon, Gerald\nBanon, Lise")
     page.fill("#id_dc_subject", "persistent identifiers")
     page.fill("#id_dc_date", "2009-02-16")
-    shot(page, "admin-deposit")
+    make.screenshot(page, "admin-deposit")
     page.click("input[name=_save]")
     expect(page.locator(".messagelist .success")).to_be_visible()
 
@@ -60,12 +53,12 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(live_site, browse
 
     # The search finds the item, from the search box of the home page.
     page.goto(live_site.url)
-    shot(page, "home")
+    make.screenshot(page, "home")
     page.fill("#home-q", "persistence")
     page.click("form.search.big button[type=submit]")
     result = page.get_by_role("link", name=TITLE)
     expect(result).to_be_visible()
-    shot(page, "search")
+    make.screenshot(page, "search")
 
     # The landing page: both IBI forms, the persistent URL and a working copy button.
     result.click()
@@ -80,7 +73,7 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(live_site, browse
     copy.click()
     expect(page.get_by_text("Copied.")).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()") == persistent
-    shot(page, "landing-page")
+    make.screenshot(page, "landing-page")
 
     # The target file downloads from the landing page's link.
     with page.expect_download() as download:
@@ -105,5 +98,5 @@ def test_the_landing_page_works_without_javascript(live_site, browser, transacti
     expect(page.locator("button.copy[data-copy=purl]")).to_be_hidden()
     expect(page.locator("#purl")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scrolling
-    shot(page, "landing-page-narrow-no-js")
+    make.screenshot(page, "landing-page-narrow-no-js")
     context.close()

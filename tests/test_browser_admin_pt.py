@@ -21,7 +21,6 @@ from playwright.sync_api import Page, expect, sync_playwright
 from archive.models import Item
 from tests import factories as make
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD
-from tests.test_browser import SCREENSHOTS, shot
 
 DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-deposit-pt-BR.png"
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
@@ -121,7 +120,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
          f"Relatório técnico sobre identificadores — 1ª edição, 2013-09-04 · {first.ibi}")
     translation = save_and_land_on_the_item(page, "Technical report on identifiers")
     assert translation.translation_of == first and translation.language == "en"
-    shot(page, "admin-translation-pt-BR")
+    make.screenshot(page, "admin-translation-pt-BR")
 
     # Refusals speak Portuguese too.
     page.goto(f"{live_site.url}{ADD}")
@@ -137,7 +136,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
 
 def screenshot_of_the_deposit_form(page: Page) -> None:
     """The deposit form at 1280×800, as the README shows it."""
-    shot(page, "admin-deposit-pt-BR")
+    make.screenshot(page, "admin-deposit-pt-BR")
     if os.environ.get("IBI_DOCS_SCREENSHOTS") == "1":
         DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=DOCS_SCREENSHOT)
@@ -161,7 +160,7 @@ def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_br
 
     expect(page.get_by_role("link", name=LONG_TITLE)).to_be_visible()
     assert no_sideways_scrolling(page)
-    shot(page, f"admin-item-list-{width}")
+    make.screenshot(page, f"admin-item-list-{width}")
 
     page.goto(f"{live_site.url}/admin/archive/item/{item.pk}/change/")
     name = page.locator("table.ibi-files a", has_text="relatorio_final")
@@ -170,9 +169,10 @@ def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_br
     # The file name wraps at its separators, not inside a word: every line of the link ends
     # with a whole piece of the name.
     assert name.evaluate("a => a.innerText").replace("\n", "") == LONG_FILE
-    shot(page, f"admin-item-{width}")
-    page.screenshot(path=SCREENSHOTS / f"admin-item-top-{width}.png")
-    page.locator("table.ibi-files").screenshot(path=SCREENSHOTS / f"admin-file-table-{width}.png")
+    make.screenshot(page, f"admin-item-{width}")
+    page.screenshot(path=make.SCREENSHOTS / f"admin-item-top-{width}.png")
+    page.locator("table.ibi-files").screenshot(
+        path=make.SCREENSHOTS / f"admin-file-table-{width}.png")
     context.close()
 
 

@@ -13,7 +13,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from archive.deposit import services, storage
+from archive.deposit import storage
 from tests import factories as make
 from tests.servers import ROOT, LiveServers, _python
 from tests.test_s3 import bucket, keys, s3_endpoint  # noqa: F401  (the loopback S3 fixtures)
@@ -96,8 +96,7 @@ def test_fix_orphans_removes_the_orphans_only(item, orphans, media):
 
 def test_it_walks_s3_as_it_walks_the_disk(request):
     s3 = request.getfixturevalue("bucket")
-    item = services.item_deposit(title="On S3", uploads=[
-        services.Upload("a.txt", io.BytesIO(b"a")), services.Upload("b.txt", io.BytesIO(b"b"))])
+    item = make.item(("a.txt", b"a"), ("b.txt", b"b"), title="On S3")
     default_storage.delete(storage.file_key(item.ibi, "b.txt"))
     orphan = storage.file_key("archive.localhost/archive/2001/01.01.00.00.01", "lost.pdf")
     default_storage.save(orphan, ContentFile(b"orphan"))

@@ -9,7 +9,6 @@ or on a word of the site's English that a Portuguese page never shows.
 """
 from __future__ import annotations
 
-import io
 import re
 from datetime import date
 from pathlib import Path
@@ -23,14 +22,12 @@ from django.utils import timezone, translation
 from playwright.sync_api import expect
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.metadata import cite, csl
 from archive.metadata.record import Creator, Record
-from archive.models import DcValue, Item
+from archive.models import DcValue
 from archive.protocol import persistent_url
 from archive.resolver.messages import reader_message
-
-from .test_browser import browser, server  # noqa: F401  (Playwright fixtures)
+from tests import factories as make
 
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9,en;q=0.5"}
 EN = {"HTTP_ACCEPT_LANGUAGE": "en-US,en;q=0.9"}
@@ -41,27 +38,23 @@ PDF = b"%PDF-1.4 relatorio\n"
 
 TITLE = "Modelagem do clima regional da Amazônia"
 AUTHORS = ["Silva, João Carlos", "Souza, Maria Aparecida"]
-
-
-def report(**changes) -> Item:
-    dc = {"creator": AUTHORS, "subject": ["clima", "Amazônia"], "date": ["2013"],
+REPORT = {"creator": AUTHORS, "subject": ["clima", "Amazônia"], "date": ["2013"],
           "publisher": ["INPE"], "type": ["Relatório técnico"]}
-    return services.item_deposit(
-        title=changes.pop("title", TITLE), language=changes.pop("language", "pt-BR"),
-        uploads=[Upload(name="relatorio.pdf", file=io.BytesIO(PDF),
-                        content_type="application/pdf")],
-        dc=changes.pop("dc", dc), **changes)
 
 
 @pytest.fixture
 def site(db, settings):
     settings.ARCHIVE_ADDRESS = "testserver"
     services.ensure_archive_service()
-    first = report()
-    second = report(previous_edition=first)
-    spanish = report(title="Modelado del clima regional de la Amazonía", language="es",
-                     translation_of=second)
-    gone = report(title="Relatório retirado")
+    first = make.item(("relatorio.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
+                      dc=REPORT)
+    second = make.item(("relatorio.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
+                       dc=REPORT, previous_edition=first)
+    spanish = make.item(("relatorio.pdf", PDF, "application/pdf"),
+                        title="Modelado del clima regional de la Amazonía", language="es",
+                        dc=REPORT, translation_of=second)
+    gone = make.item(("relatorio.pdf", PDF, "application/pdf"), title="Relatório retirado",
+                     language="pt-BR", dc=REPORT)
     services.item_delete(item=gone)
     return {"first": first, "item": second, "spanish": spanish, "gone": gone}
 
@@ -256,7 +249,8 @@ def test_dates_and_language_names_follow_the_reader(client, site):
     summary = client.get("/search?q=clima", **PT).content.decode()
     assert f"depositado em {created:%d/%m/%Y}" in summary
     # A dc:date of a whole day is a date too; anything else stays as deposited.
-    dated = report(dc={"creator": AUTHORS, "date": ["2013-09-04", "2013-09"]})
+    dated = make.item(("relatorio.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
+                      dc={"creator": AUTHORS, "date": ["2013-09-04", "2013-09"]})
     # No such day: deposits refuse it now (EDTF), but a record older than that rule keeps it.
     DcValue.objects.create(item=dated, element="date", value="2013-13-45", position=1)
     html = client.get(f"/items/{dated.ibi}", **PT).content.decode()
@@ -422,10 +416,11 @@ def test_the_error_pages_speak_portuguese(client, db):
 
 # -- In a browser -------------------------------------------------------------------------------
 
-def test_a_reader_switches_the_landing_page_to_english_and_back(server, browser, site):  # noqa: F811
+def test_a_reader_switches_the_landing_page_to_english_and_back(live_site, browser,
+                                                                site):  # noqa: F811
     context = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    landing = f"{server.url}/items/{site['item'].ibi}"
+    landing = f"{live_site.url}/items/{site['item'].ibi}"
     page.goto(landing)
     expect(page.locator("html")).to_have_attribute("lang", "pt-BR")
     expect(page.get_by_role("heading", name="Como citar")).to_be_visible()

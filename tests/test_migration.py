@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from archive.deposit import services
 from archive.models import Item
 from archive.preservation import copies, migration
+from tests import factories as make
 from tests.fake_archive import FakeArchive, forget, publish
 
 pytestmark = pytest.mark.django_db
@@ -32,9 +33,7 @@ def peer(settings):
 
 @pytest.fixture
 def original():
-    return services.item_deposit(title="Report", uploads=[
-        services.Upload("report.pdf", io.BytesIO(b"%PDF report")),
-        services.Upload("data.csv", io.BytesIO(b"1,2\n"))])
+    return make.item(("report.pdf", b"%PDF report"), ("data.csv", b"1,2\n"), title="Report")
 
 
 def copy_at(peer: FakeArchive, item: Item) -> dict:

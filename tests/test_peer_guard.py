@@ -7,7 +7,6 @@ for a record, and the error says "not reachable" whatever is, or is not, listeni
 """
 from __future__ import annotations
 
-import io
 import re
 import socket
 import threading
@@ -20,6 +19,7 @@ from django.contrib.auth.models import User
 from archive.deposit import services
 from archive.models import RegisteredArchive
 from archive.preservation import copies, migration, peer
+from tests import factories as make
 from tests.fake_archive import FakeArchive
 
 from .servers import SilentServer, free_port
@@ -37,8 +37,7 @@ def quick(settings):
 
 @pytest.fixture
 def original():
-    return services.item_deposit(title="Report", uploads=[
-        services.Upload("report.pdf", io.BytesIO(b"%PDF report"))])
+    return make.item(("report.pdf", b"%PDF report"), title="Report")
 
 
 @pytest.fixture

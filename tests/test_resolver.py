@@ -5,7 +5,6 @@ Items held here are resolved in process; other Archives are stand-ins on loopbac
 """
 from __future__ import annotations
 
-import io
 import math
 import re
 from urllib.parse import quote
@@ -16,7 +15,6 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from archive.deposit import services
-from archive.deposit.services import Upload
 from archive.models import Item, RegisteredArchive
 from archive.resolver import fanout
 from archive.resolver import service as resolver_service
@@ -164,8 +162,7 @@ def test_a_translation_that_does_not_exist_is_a_404_saying_so(client):
 @pytest.mark.parametrize("escaped", ["Relat%C3%B3rio%20Final.pdf", "Relat%F3rio%20Final.pdf",
                                      "Relat%f3rio Final.pdf"])
 def test_a_non_ascii_file_path_resolves_in_utf_8_and_in_iso_8859_1(client, escaped):
-    item = services.item_deposit(title="Relatório", uploads=[
-        Upload("Relatório Final.pdf", io.BytesIO(b"%PDF-1.4"), "application/pdf")])
+    item = make.item(("Relatório Final.pdf", b"%PDF-1.4", "application/pdf"), title="Relatório")
 
     response = client.get(f"/{item.ibip}/{escaped}")
 

@@ -6,7 +6,6 @@ over kombu's in-memory transport, so the broker path is exercised in every run.
 """
 from __future__ import annotations
 
-import io
 import os
 import time
 import uuid
@@ -16,8 +15,8 @@ from celery import Celery
 from celery.contrib.testing.worker import start_worker
 from django.db import transaction
 
-from archive.deposit import services
 from archive.models import ItemFile
+from tests import factories as make
 
 
 @pytest.fixture
@@ -45,8 +44,7 @@ def wait_for(condition, timeout: float = 60) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_task_enqueued_after_commit_runs_in_the_worker(worker_app):
-    item = services.item_deposit(title="Checked by the worker", uploads=[
-        services.Upload(name="a.txt", file=io.BytesIO(b"fixity"))])
+    item = make.item(("a.txt", b"fixity"), title="Checked by the worker")
     with transaction.atomic():
         check_fixity = worker_app.tasks["archive.tasks.check_fixity"]
         transaction.on_commit(check_fixity.delay)
