@@ -120,6 +120,24 @@ def posted(api: APIClient, *files: File, title: str = TITLE, headers: dict | Non
                     format="multipart", secure=True, headers=headers or {})
 
 
+BOUNDARY = "ibi-test-boundary"
+
+
+def posted_raw(client, url: str, files: Sequence[tuple[str, bytes]],
+               fields: dict[str, str] | None = None, *, field: str = "files"):
+    """A multipart body written by hand, POSTed: the file names reach the server exactly as
+    given (Django's test clients would strip the directories of `../../x` themselves). `field`:
+    the form field of the files ("files" for the API, "upload" for the admin)."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+             f"{value}\r\n".encode() for name, value in (fields or {}).items()]
+    parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; '
+              f'filename="{name}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+              + data + b"\r\n" for name, data in files]
+    body = b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
+    return client.generic("POST", url, body, f"multipart/form-data; boundary={BOUNDARY}",
+                          secure=True)
+
+
 def deposited(server, token: str, title: str = TITLE, *files: File, **fields) -> dict:
     """A deposit on a live server (tests/servers.py) through its REST API; its record."""
     parts = [("files", (name, data, declared or "application/octet-stream"))

@@ -14,7 +14,6 @@ from archive.models import Item, MintingState
 from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
-BOUNDARY = "ibi-test-boundary"
 # The add form as a librarian fills it in Portuguese (the files apart).
 FORM = {"title": "Relatório técnico", "language": "pt-br", "transferable": "on"}
 SILVA = {"creator": ["Silva, J."]}
@@ -22,24 +21,6 @@ SILVA = {"creator": ["Silva, J."]}
 
 def change_url(item: Item) -> str:
     return f"/admin/archive/item/{item.pk}/change/"
-
-
-def raw_multipart(fields: dict[str, str], files: list[tuple[str, bytes]]) -> bytes:
-    """A body with the file names exactly as given: the test client would strip their paths."""
-    parts = []
-    for name, value in fields.items():
-        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                     f"{value}\r\n".encode())
-    for filename, data in files:
-        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="upload"; '
-                     f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-                     .encode() + data + b"\r\n")
-    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
-
-
-def post_raw(client, url: str, fields: dict[str, str], files: list[tuple[str, bytes]]):
-    return client.post(url, raw_multipart(fields, files), secure=True,
-                       content_type=f"multipart/form-data; boundary={BOUNDARY}")
 
 
 def stored_keys() -> set[str]:
@@ -141,8 +122,8 @@ def test_linked_items_are_found_by_ibi_in_any_spelling_or_title(librarian_client
     ("bell\x07.txt", "bell.txt"),
 ])
 def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(librarian_client, sent, stored):
-    response = post_raw(librarian_client, ADD, {"title": "Hostile", "language": "en"},
-                        [(sent, b"data")])
+    response = make.posted_raw(librarian_client, ADD, [(sent, b"data")],
+                               {"title": "Hostile", "language": "en"}, field="upload")
     assert response.status_code == 302, response.content.decode()[:3000]
     item = Item.objects.get(title="Hostile")
     assert list(item.files.values_list("name", flat=True)) == [stored]
@@ -151,16 +132,16 @@ def test_hostile_file_names_are_reduced_to_a_bare_name_inside_doc(librarian_clie
 
 @pytest.mark.parametrize("sent", ["a" * 300 + ".txt", "é" * 200 + ".txt"])
 def test_a_name_over_255_bytes_is_refused_with_400_and_nothing_is_stored(librarian_client, sent):
-    response = post_raw(librarian_client, ADD, {"title": "Long", "language": "en"},
-                        [(sent, b"data")])
+    response = make.posted_raw(librarian_client, ADD, [(sent, b"data")],
+                               {"title": "Long", "language": "en"}, field="upload")
     assert response.status_code == 400
     assert not Item.objects.filter(title="Long").exists()
     assert stored_keys() == set()
 
 
 def test_two_files_with_one_name_are_a_form_error(librarian_client):
-    response = post_raw(librarian_client, ADD, {"title": "Twins", "language": "en"},
-                        [("a/x.txt", b"1"), ("b/x.txt", b"2")])
+    response = make.posted_raw(librarian_client, ADD, [("a/x.txt", b"1"), ("b/x.txt", b"2")],
+                               {"title": "Twins", "language": "en"}, field="upload")
     assert response.status_code == 200
     assert "two files would be named" in response.content.decode()
     assert stored_keys() == set()
@@ -233,10 +214,9 @@ def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(libra
     ibi, ibip = item.ibi, item.ibip
     form = librarian_client.get(change_url(item), secure=True).context["adminform"].form
     assert form["dc_creator"].value() == "Silva, J."
-    response = post_raw(librarian_client, change_url(item), {
+    response = make.posted_raw(librarian_client, change_url(item), [("b.txt", b"second file")], {
         "title": "New title", "language": "en", "target_file": "b.txt", "transferable": "on",
-        "dc_creator": "Lima, A.", "ibi": "hacked/ibi", "ibip": "hacked"},
-        [("b.txt", b"second file")])
+        "dc_creator": "Lima, A.", "ibi": "hacked/ibi", "ibip": "hacked"}, field="upload")
     assert response.status_code == 302, response.content.decode()[:3000]
     item.refresh_from_db()
     assert (item.ibi, item.ibip) == (ibi, ibip)
@@ -247,9 +227,8 @@ def test_the_change_form_adds_files_and_changes_metadata_but_never_the_ibi(libra
 
 def test_adding_a_file_with_an_existing_name_is_a_form_error(librarian_client):
     item = make.item(("a.txt", b"first"), title="First edition", dc=SILVA)
-    response = post_raw(librarian_client, change_url(item),
-                        {"title": "First edition", "language": ""},
-                        [("a.txt", b"overwrite?")])
+    response = make.posted_raw(librarian_client, change_url(item), [("a.txt", b"overwrite?")],
+                               {"title": "First edition", "language": ""}, field="upload")
     assert response.status_code == 200
     assert "two files would be named" in response.content.decode()
     with storage.open_file(item.ibi, "a.txt") as stored:

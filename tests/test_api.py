@@ -10,16 +10,15 @@ from unittest import mock
 import pytest
 import yaml
 from django.contrib.auth.models import Permission, User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from archive.deposit import services
 from archive.models import DcValue, Item, ItemFile
+from tests import factories as make
 
 ITEMS = "/api/items/"
-BOUNDARY = "api-test-boundary"
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 64 + b"\n%%EOF\n"
 TEXT = "Relatório final\n".encode()
 
@@ -35,49 +34,8 @@ def upload_dir(settings, tmp_path):
     return folder
 
 
-def token_client(user: User) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
-
-@pytest.fixture
-def api() -> APIClient:
-    user = User.objects.create_user("ana")
-    user.groups.add(services.ensure_librarians_group())
-    return token_client(user)
-
-
-@pytest.fixture
-def anonymous() -> APIClient:
-    return APIClient()
-
-
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def upload(name: str, data: bytes, content_type: str = "application/octet-stream"):
-    return SimpleUploadedFile(name, data, content_type=content_type)
-
-
-def deposit(client: APIClient, title: str = "A report", **fields):
-    fields.setdefault("files", [upload("report.pdf", PDF, "application/pdf")])
-    return client.post(ITEMS, {"title": title, **fields}, format="multipart", secure=True)
-
-
-def raw_deposit(client: APIClient, files: list[tuple[str, bytes]], fields=(("title", "T"),),
-                url: str = ITEMS):
-    """A multipart body written by hand: the file names reach the server exactly as given
-    (Django's test client would strip the directories of `../../x` itself)."""
-    parts = [(f'form-data; name="{name}"', b"", value.encode()) for name, value in fields]
-    parts += [(f'form-data; name="files"; filename="{name}"',
-               b"Content-Type: application/octet-stream\r\n", data) for name, data in files]
-    body = b"".join(
-        f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode() + extra + b"\r\n"
-        + data + b"\r\n" for disposition, extra, data in parts) + f"--{BOUNDARY}--\r\n".encode()
-    return client.generic("POST", url, body, f"multipart/form-data; boundary={BOUNDARY}",
-                          secure=True)
 
 
 def stored(media) -> list[str]:
@@ -91,12 +49,13 @@ def deposited() -> int:
 
 # -- Deposit -----------------------------------------------------------------------------------
 
-def test_deposit_answers_the_record_and_stores_the_files(api, media, upload_dir):
-    response = deposit(
-        api, title="Relatório final", language="pt-br", target_file="report.pdf",
-        files=[upload("notes.txt", TEXT, "text/plain"), upload("report.pdf", PDF)],
-        sha256=[sha(TEXT), sha(PDF)], creator=["Banon, G.", "Silva, A."],
-        subject=["identifiers"], date=["2013-09-04"], rights=["CC-BY"])
+def test_deposit_answers_the_record_and_stores_the_files(librarian_api, media, upload_dir):
+    response = make.posted(librarian_api, title="Relatório final", language="pt-br",
+                           target_file="report.pdf",
+                           files=[make.uploaded(("notes.txt", TEXT, "text/plain")),
+                                  make.uploaded(("report.pdf", PDF))],
+                           sha256=[sha(TEXT), sha(PDF)], creator=["Banon, G.", "Silva, A."],
+                           subject=["identifiers"], date=["2013-09-04"], rights=["CC-BY"])
     assert response.status_code == 201, response.json()
     record = response.json()
     item = Item.objects.get(ibi=record["ibi"])
@@ -123,50 +82,60 @@ def test_deposit_answers_the_record_and_stores_the_files(api, media, upload_dir)
     assert list(upload_dir.iterdir()) == []
 
 
-def test_deposit_links_editions_and_translations_by_either_form(api):
-    first = deposit(api, title="First").json()
-    english = deposit(api, title="In English", language="en").json()
-    second = deposit(api, title="Second", previous_edition=first["ibi"].upper(),
-                     translation_of=english["ibip"].lower()).json()
+def test_deposit_links_editions_and_translations_by_either_form(librarian_api):
+    first = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="First").json()
+    english = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                          title="In English", language="en").json()
+    second = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="Second",
+                         previous_edition=first["ibi"].upper(),
+                         translation_of=english["ibip"].lower()).json()
     assert second["previous_edition"] == first["ibi"]
     assert second["translation_of"] == english["ibi"]
-    assert api.get(ITEMS + first["ibi"], secure=True).json()["next_edition"] == second["ibi"]
-    assert api.get(ITEMS + english["ibi"], secure=True).json()["translations"] == [second["ibi"]]
+    assert librarian_api.get(ITEMS + first["ibi"],
+                             secure=True).json()["next_edition"] == second["ibi"]
+    assert librarian_api.get(ITEMS + english["ibi"],
+                             secure=True).json()["translations"] == [second["ibi"]]
 
 
 @pytest.mark.parametrize("field", ["previous_edition", "translation_of"])
-def test_an_unknown_linked_ibi_is_a_400_saying_so(api, media, field):
-    response = deposit(api, **{field: "example.org/x/2020/01.01.00.00"})
+def test_an_unknown_linked_ibi_is_a_400_saying_so(librarian_api, media, field):
+    response = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="A report",
+                           **{field: "example.org/x/2020/01.01.00.00"})
     assert response.status_code == 400
     assert "example.org/x/2020/01.01.00.00" in response.json()[field][0]
     assert deposited() == 0 and stored(media) == []
 
 
-def test_title_and_files_are_required(api):
-    assert deposit(api, title="").status_code == 400
-    response = api.post(ITEMS, {"title": "No files"}, format="multipart", secure=True)
+def test_title_and_files_are_required(librarian_api):
+    assert make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                       title="").status_code == 400
+    response = librarian_api.post(ITEMS, {"title": "No files"}, format="multipart", secure=True)
     assert response.status_code == 400 and "files" in response.json()
 
 
-def test_a_target_file_that_is_not_deposited_is_refused(api, media):
-    response = deposit(api, target_file="other.pdf")
+def test_a_target_file_that_is_not_deposited_is_refused(librarian_api, media):
+    response = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="A report",
+                           target_file="other.pdf")
     assert response.status_code == 400 and "other.pdf" in response.json()["detail"]
     assert deposited() == 0 and stored(media) == []
 
 
 @pytest.mark.parametrize("target", ["report\x01.pdf", "report\x7f.pdf", "evil\u202efdp.pdf",
                                     "report\u2066.pdf", "report\n.pdf"])
-def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(api, media, target):
-    response = deposit(api, target_file=target)
+def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(librarian_api, media,
+                                                                        target):
+    response = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="A report",
+                           target_file=target)
     assert response.status_code == 400
     assert "target_file: file names must not contain control or bidirectional" in (
         response.json()["detail"])
     assert deposited() == 0 and stored(media) == []
 
 
-def test_patch_refuses_a_control_or_bidi_character_in_target_file(api):
-    record = deposit(api).json()
-    response = api.patch(ITEMS + record["ibi"], {"target_file": "report\u202e.pdf"},
+def test_patch_refuses_a_control_or_bidi_character_in_target_file(librarian_api):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    response = librarian_api.patch(ITEMS + record["ibi"], {"target_file": "report\u202e.pdf"},
                          format="json", secure=True)
     assert response.status_code == 400 and "control or bidirectional" in (
         response.json()["detail"])
@@ -174,37 +143,39 @@ def test_patch_refuses_a_control_or_bidi_character_in_target_file(api):
 
 # -- Reading -----------------------------------------------------------------------------------
 
-def test_an_item_is_read_by_either_form_in_any_case_anonymously(api, anonymous):
-    record = deposit(api).json()
+def test_an_item_is_read_by_either_form_in_any_case_anonymously(librarian_api, anonymous_api):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
     for ibi in (record["ibi"], record["ibi"].upper(), record["ibip"], record["ibip"].lower()):
-        response = anonymous.get(ITEMS + ibi, secure=True)
+        response = anonymous_api.get(ITEMS + ibi, secure=True)
         assert response.status_code == 200, ibi
         assert response.json()["ibi"] == record["ibi"]
 
 
 @pytest.mark.parametrize("ibi", ["example.org/x/2020/01.01.00.00", "not an ibi", "a/b/c/d/e/f",
                                  "8JMKD3MGP7W/3EPGUE5/files/x"])
-def test_an_unknown_or_invalid_ibi_is_a_json_404(anonymous, ibi):
-    response = anonymous.get(ITEMS + ibi, secure=True)
+def test_an_unknown_or_invalid_ibi_is_a_json_404(anonymous_api, ibi):
+    response = anonymous_api.get(ITEMS + ibi, secure=True)
     assert response.status_code == 404
     assert "detail" in response.json()
 
 
-def test_the_archive_service_is_neither_listed_nor_served(anonymous):
+def test_the_archive_service_is_neither_listed_nor_served(anonymous_api):
     service = services.ensure_archive_service()
-    assert anonymous.get(ITEMS, secure=True).json()["results"] == []
-    assert anonymous.get(ITEMS + service.ibi, secure=True).status_code == 404
+    assert anonymous_api.get(ITEMS, secure=True).json()["results"] == []
+    assert anonymous_api.get(ITEMS + service.ibi, secure=True).status_code == 404
 
 
-def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(api):
+def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(librarian_api):
     ibis = {}
     for title, language, creator in [("Solar wind", "en", "Banon"), ("Vento solar", "pt-BR",
                                      "Silva"), ("Ventos", "pt", "Banon")]:
-        ibis[title] = deposit(api, title=title, language=language, creator=[creator]).json()["ibi"]
-    api.delete(ITEMS + ibis["Ventos"], secure=True)
+        ibis[title] = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                                  title=title, language=language, creator=[creator]).json()["ibi"]
+    librarian_api.delete(ITEMS + ibis["Ventos"], secure=True)
 
     def titles(**query) -> list[str]:
-        response = api.get(ITEMS, query, secure=True)
+        response = librarian_api.get(ITEMS, query, secure=True)
         assert response.status_code == 200
         return sorted(r["title"] for r in response.json()["results"])
 
@@ -221,27 +192,30 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
     stemmed = connection.vendor == "postgresql"
     assert titles(search="ventos") == (["Vento solar", "Ventos"] if stemmed else ["Ventos"])
     assert titles(search="banon solar") == ["Solar wind"]
-    assert api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
+    assert librarian_api.get(ITEMS, {"state": "lost"}, secure=True).status_code == 400
 
 
-def test_the_list_is_paginated_in_a_fixed_number_of_queries(api, anonymous,
+def test_the_list_is_paginated_in_a_fixed_number_of_queries(librarian_api, anonymous_api,
                                                            django_assert_max_num_queries):
     for n in range(3):
-        deposit(api, title=f"Item {n}", creator=["A"], files=[upload("a.txt", b"a"),
-                                                              upload("b.txt", b"b")])
+        make.posted(librarian_api, title=f"Item {n}", creator=["A"],
+                    files=[make.uploaded(("a.txt", b"a")),
+                                                              make.uploaded(("b.txt", b"b"))])
     with django_assert_max_num_queries(8):
-        page = anonymous.get(ITEMS, {"page_size": 2}, secure=True).json()
+        page = anonymous_api.get(ITEMS, {"page_size": 2}, secure=True).json()
     assert "count" not in page and len(page["results"]) == 2 and page["next"]
     assert [f["name"] for f in page["results"][0]["files"]] == ["a.txt", "b.txt"]
 
 
 # -- Changing ----------------------------------------------------------------------------------
 
-def test_patch_changes_metadata_and_replaces_only_the_elements_given(api):
-    english = deposit(api, title="Original text", language="en").json()
-    record = deposit(api, title="Old", creator=["A"], subject=["x"],
-                     files=[upload("a.txt", b"a"), upload("b.txt", b"b")]).json()
-    response = api.patch(ITEMS + record["ibip"], {
+def test_patch_changes_metadata_and_replaces_only_the_elements_given(librarian_api):
+    english = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                          title="Original text", language="en").json()
+    record = make.posted(librarian_api, title="Old", creator=["A"], subject=["x"],
+                         files=[make.uploaded(("a.txt", b"a")),
+                                make.uploaded(("b.txt", b"b"))]).json()
+    response = librarian_api.patch(ITEMS + record["ibip"], {
         "title": "New", "language": "pt-br", "target_file": "b.txt", "creator": ["B", "C"],
         "translation_of": english["ibi"]}, format="json", secure=True)
     assert response.status_code == 200, response.json()
@@ -251,7 +225,7 @@ def test_patch_changes_metadata_and_replaces_only_the_elements_given(api):
     assert changed["creator"] == ["B", "C"] and changed["subject"] == ["x"]
     assert changed["translation_of"] == english["ibi"]
     assert changed["ibi"] == record["ibi"]
-    cleared = api.patch(ITEMS + record["ibi"], {"translation_of": None}, format="json",
+    cleared = librarian_api.patch(ITEMS + record["ibi"], {"translation_of": None}, format="json",
                         secure=True)
     assert cleared.json()["translation_of"] is None
 
@@ -259,105 +233,121 @@ def test_patch_changes_metadata_and_replaces_only_the_elements_given(api):
 @pytest.mark.parametrize("body", [{"ibi": "example.org/x/2020/01.01.00.00"},
                                   {"ibip": "8JMKD3MGP7W/3EPGUE5"}, {"state": "Copy"},
                                   {"title": "T", "files": []}])
-def test_patch_refuses_the_fields_it_cannot_change(api, body):
-    record = deposit(api).json()
-    response = api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
+def test_patch_refuses_the_fields_it_cannot_change(librarian_api, body):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    response = librarian_api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
     assert response.status_code == 400
     assert "cannot change" in response.json()["detail"]
-    assert api.get(ITEMS + record["ibi"], secure=True).json() == record
+    assert librarian_api.get(ITEMS + record["ibi"], secure=True).json() == record
 
 
 @pytest.mark.parametrize("body", [[None, None], ["title"], "title", 3])
-def test_patch_refuses_a_body_that_is_no_object(api, body):
+def test_patch_refuses_a_body_that_is_no_object(librarian_api, body):
     """Found by schemathesis once it had a real item to PATCH: a JSON list was a 500."""
-    record = deposit(api).json()
-    response = api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    response = librarian_api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
     assert response.status_code == 400
     assert response.json() == {"detail": "the body must be a JSON object of fields"}
-    assert api.get(ITEMS + record["ibi"], secure=True).json() == record
+    assert librarian_api.get(ITEMS + record["ibi"], secure=True).json() == record
 
 
-def test_patch_refuses_a_bad_language_or_target_file(api):
-    record = deposit(api).json()
+def test_patch_refuses_a_bad_language_or_target_file(librarian_api):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
     for body in ({"language": "not a tag"}, {"target_file": "missing.pdf"}, {"title": ""}):
-        assert api.patch(ITEMS + record["ibi"], body, format="json",
+        assert librarian_api.patch(ITEMS + record["ibi"], body, format="json",
                          secure=True).status_code == 400, body
 
 
-def test_files_are_added_but_never_overwritten(api, media):
-    record = deposit(api).json()
+def test_files_are_added_but_never_overwritten(librarian_api, media):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
     url = f"{ITEMS}{record['ibi']}/files"
-    response = api.post(url, {"files": [upload("annex.txt", TEXT)], "sha256": sha(TEXT)},
+    response = librarian_api.post(url,
+                                  {"files": [make.uploaded(("annex.txt", TEXT))],
+                                   "sha256": sha(TEXT)},
                         format="multipart", secure=True)
     assert response.status_code == 201, response.json()
     assert [f["name"] for f in response.json()["files"]] == ["annex.txt", "report.pdf"]
-    again = api.post(url, {"files": [upload("report.pdf", b"other bytes")]},
+    again = librarian_api.post(url, {"files": [make.uploaded(("report.pdf", b"other bytes"))]},
                      format="multipart", secure=True)
     assert again.status_code == 409
     assert (media / "col" / record["ibi"] / "doc" / "report.pdf").read_bytes() == PDF
-    mismatch = api.post(url, {"files": [upload("more.txt", b"x")], "sha256": sha(b"y")},
+    mismatch = librarian_api.post(url,
+                                  {"files": [make.uploaded(("more.txt", b"x"))],
+                                   "sha256": sha(b"y")},
                         format="multipart", secure=True)
     assert mismatch.status_code == 409
     assert not (media / "col" / record["ibi"] / "doc" / "more.txt").exists()
 
 
-def test_delete_leaves_a_readable_tombstone(api, anonymous, media):
-    record = deposit(api).json()
-    response = api.delete(ITEMS + record["ibi"], secure=True)
+def test_delete_leaves_a_readable_tombstone(librarian_api, anonymous_api, media):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    response = librarian_api.delete(ITEMS + record["ibi"], secure=True)
     assert response.status_code == 200
     assert response.json()["state"] == "Deleted" and response.json()["deleted_at"]
-    gone = anonymous.get(ITEMS + record["ibip"], secure=True)
+    gone = anonymous_api.get(ITEMS + record["ibip"], secure=True)
     assert gone.status_code == 410  # as its persistent URL answers; the record is the body
     tombstone = gone.json()
     assert (tombstone["ibi"], tombstone["state"]) == (record["ibi"], "Deleted")
-    assert api.patch(ITEMS + record["ibi"], {"title": "Back"}, format="json",
+    assert librarian_api.patch(ITEMS + record["ibi"], {"title": "Back"}, format="json",
                      secure=True).status_code == 409
-    assert api.delete(ITEMS + record["ibi"], secure=True).status_code == 200
+    assert librarian_api.delete(ITEMS + record["ibi"], secure=True).status_code == 200
     assert Item.objects.get(ibi=record["ibi"]).is_deleted
 
 
 # -- Who may write ------------------------------------------------------------------------------
 
-def test_anonymous_writes_are_401(api, anonymous, media):
-    record = deposit(api).json()
-    assert deposit(anonymous).status_code == 401
-    assert anonymous.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
+def test_anonymous_writes_are_401(librarian_api, anonymous_api, media):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    assert make.posted(anonymous_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").status_code == 401
+    assert anonymous_api.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
                            secure=True).status_code == 401
-    assert anonymous.delete(ITEMS + record["ibi"], secure=True).status_code == 401
-    assert anonymous.post(f"{ITEMS}{record['ibi']}/files", {"files": [upload("x", b"x")]},
+    assert anonymous_api.delete(ITEMS + record["ibi"], secure=True).status_code == 401
+    assert anonymous_api.post(f"{ITEMS}{record['ibi']}/files",
+                              {"files": [make.uploaded(("x", b"x"))]},
                           format="multipart", secure=True).status_code == 401
     wrong = APIClient()
     wrong.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")
-    assert deposit(wrong).status_code == 401
+    assert make.posted(wrong, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").status_code == 401
     assert deposited() == 1
 
 
-def test_users_without_the_permissions_get_403(api, media):
-    record = deposit(api).json()
-    reader = token_client(User.objects.create_user("reader"))
-    assert deposit(reader).status_code == 403
+def test_users_without_the_permissions_get_403(librarian_api, media):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    reader = make.token_client(User.objects.create_user("reader"))
+    assert make.posted(reader, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").status_code == 403
     assert reader.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
                         secure=True).status_code == 403
     assert reader.delete(ITEMS + record["ibi"], secure=True).status_code == 403
     adder = User.objects.create_user("adder")
     adder.user_permissions.add(Permission.objects.get(codename="add_item"))
-    adder_api = token_client(adder)
-    assert deposit(adder_api).status_code == 201
-    assert adder_api.post(f"{ITEMS}{record['ibi']}/files", {"files": [upload("x", b"x")]},
+    adder_api = make.token_client(adder)
+    assert make.posted(adder_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").status_code == 201
+    assert adder_api.post(f"{ITEMS}{record['ibi']}/files", {"files": [make.uploaded(("x", b"x"))]},
                           format="multipart", secure=True).status_code == 403
     assert deposited() == 2
 
 
-def test_plain_http_is_redirected_to_https(anonymous):
-    response = anonymous.get(ITEMS)
+def test_plain_http_is_redirected_to_https(anonymous_api):
+    response = anonymous_api.get(ITEMS)
     assert response.status_code == 301 and response["Location"].startswith("https://")
 
 
 # -- Hostile and odd input ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["../../x", "..\\x", "/etc/x", "C:\\x", "a/../../x"])
-def test_a_path_in_a_file_name_is_reduced_to_the_bare_name(api, media, upload_dir, name):
-    response = raw_deposit(api, [(name, b"data")])
+def test_a_path_in_a_file_name_is_reduced_to_the_bare_name(librarian_api, media, upload_dir, name):
+    response = make.posted_raw(librarian_api, ITEMS, [(name, b"data")], dict((("title", "T"),)))
     assert response.status_code == 201, response.json()
     rep = response.json()["ibi"]
     assert [f["name"] for f in response.json()["files"]] == ["x"]
@@ -367,8 +357,10 @@ def test_a_path_in_a_file_name_is_reduced_to_the_bare_name(api, media, upload_di
 
 @pytest.mark.parametrize("name", ["a\x00b.pdf", "tab\there.txt", "bell\x07", "del\x7f.txt",
                                   "c1\x85.txt", "..", "../..", "x" * 256, "é" * 128 + ".pdf"])
-def test_names_with_control_characters_or_too_long_are_refused(api, media, upload_dir, name):
-    response = raw_deposit(api, [("fine.txt", b"ok"), (name, b"data")])
+def test_names_with_control_characters_or_too_long_are_refused(librarian_api, media, upload_dir,
+                                                               name):
+    response = make.posted_raw(librarian_api, ITEMS, [("fine.txt", b"ok"), (name, b"data")],
+                               dict((("title", "T"),)))
     assert response.status_code == 400, response.content
     assert deposited() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
@@ -376,8 +368,8 @@ def test_names_with_control_characters_or_too_long_are_refused(api, media, uploa
 
 @pytest.mark.parametrize("name", ["Relatório Final.pdf", "日本語の報告.txt", "x" * 251 + ".pdf",
                                   "a\u0301.txt", "space  and 'quote'.txt"])
-def test_unicode_and_long_but_valid_names_are_kept(api, media, name):
-    response = raw_deposit(api, [(name, b"data")])
+def test_unicode_and_long_but_valid_names_are_kept(librarian_api, media, name):
+    response = make.posted_raw(librarian_api, ITEMS, [(name, b"data")], dict((("title", "T"),)))
     assert response.status_code == 201, response.content
     record = response.json()
     kept = record["files"][0]["name"]
@@ -385,22 +377,26 @@ def test_unicode_and_long_but_valid_names_are_kept(api, media, name):
     assert stored(media) == [f"col/{record['ibi']}/doc/{kept}"]
 
 
-def test_a_file_over_the_limit_is_413_and_nothing_is_stored(api, media, settings, upload_dir):
+def test_a_file_over_the_limit_is_413_and_nothing_is_stored(librarian_api, media, settings,
+                                                            upload_dir):
     settings.IBI_MAX_FILE_SIZE = 100_000
-    response = deposit(api, files=[upload("small.txt", b"s"),
-                                   upload("big.bin", b"x" * 100_001)])
+    response = make.posted(librarian_api, title="A report",
+                           files=[make.uploaded(("small.txt", b"s")),
+                                   make.uploaded(("big.bin", b"x" * 100_001))])
     assert response.status_code == 413
     assert "big.bin" in response.json()["detail"]
     assert deposited() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
-    exact = deposit(api, files=[upload("exact.bin", b"x" * 100_000)])
+    exact = make.posted(librarian_api, title="A report",
+                        files=[make.uploaded(("exact.bin", b"x" * 100_000))])
     assert exact.status_code == 201
 
 
 def test_an_admin_form_over_the_limit_is_a_413_page_not_a_500(settings, upload_dir):
     settings.IBI_MAX_FILE_SIZE = 1000
     client = APIClient(enforce_csrf_checks=True)
-    response = client.post("/admin/login/", {"username": "a", "file": upload("f", b"x" * 1001)},
+    response = client.post("/admin/login/",
+                           {"username": "a", "file": make.uploaded(("f", b"x" * 1001))},
                            format="multipart", secure=True)
     assert response.status_code == 413
     assert response["Content-Type"].startswith("text/plain")
@@ -410,72 +406,84 @@ def test_an_admin_form_over_the_limit_is_a_413_page_not_a_500(settings, upload_d
 def test_an_admin_form_with_too_many_files_or_a_too_long_name_is_400_not_500(settings):
     settings.IBI_MAX_FILES = 1
     client = APIClient()
-    files = [upload("a", b"a"), upload("b", b"b")]
+    files = [make.uploaded(("a", b"a")), make.uploaded(("b", b"b"))]
     assert client.post("/admin/login/", {"file": files}, format="multipart",
                        secure=True).status_code == 400
     # (By hand: the test client would cut the name to 255 characters itself.)
-    assert raw_deposit(client, [("x" * 256, b"x")], url="/admin/login/").status_code == 400
+    assert make.posted_raw(client, "/admin/login/", [("x" * 256, b"x")],
+                           dict((("title", "T"),))).status_code == 400
 
 
-def test_too_many_files_is_400_and_nothing_is_stored(api, media, settings, upload_dir):
+def test_too_many_files_is_400_and_nothing_is_stored(librarian_api, media, settings, upload_dir):
     settings.IBI_MAX_FILES = 3
-    response = deposit(api, files=[upload(f"{n}.txt", b"n") for n in range(4)])
+    response = make.posted(librarian_api, title="A report",
+                           files=[make.uploaded((f"{n}.txt", b"n")) for n in range(4)])
     assert response.status_code == 400
     assert "3" in response.json()["detail"]
     assert deposited() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
-    assert deposit(api, files=[upload(f"{n}.txt", b"n") for n in range(3)]).status_code == 201
+    assert make.posted(librarian_api, title="A report",
+                       files=[make.uploaded((f"{n}.txt",
+                                             b"n")) for n in range(3)]).status_code == 201
 
 
-def test_a_sha256_mismatch_is_409_and_nothing_is_stored(api, media, upload_dir):
-    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")],
-                       sha256=[sha(b"a"), sha(b"not b")])
+def test_a_sha256_mismatch_is_409_and_nothing_is_stored(librarian_api, media, upload_dir):
+    response = make.posted(librarian_api, title="A report",
+                           files=[make.uploaded(("a.txt", b"a")),
+                                  make.uploaded(("b.txt",
+                                                 b"b"))], sha256=[sha(b"a"), sha(b"not b")])
     assert response.status_code == 409
     assert "b.txt" in response.json()["detail"]
     assert deposited() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
 
 
-def test_checksums_may_come_in_one_field_in_any_case(api):
-    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")],
-                       sha256=f"{sha(b'a').upper()}, {sha(b'b')}")
+def test_checksums_may_come_in_one_field_in_any_case(librarian_api):
+    response = make.posted(librarian_api, title="A report",
+                           files=[make.uploaded(("a.txt", b"a")), make.uploaded(("b.txt", b"b"))],
+                           sha256=f"{sha(b'a').upper()}, {sha(b'b')}")
     assert response.status_code == 201, response.json()
 
 
 @pytest.mark.parametrize("sums", [["abc"], [sha(b"a")], [sha(b"a")] * 3])
-def test_malformed_or_miscounted_checksums_are_400(api, media, sums):
-    response = deposit(api, files=[upload("a.txt", b"a"), upload("b.txt", b"b")], sha256=sums)
+def test_malformed_or_miscounted_checksums_are_400(librarian_api, media, sums):
+    response = make.posted(librarian_api, title="A report",
+                           files=[make.uploaded(("a.txt", b"a")),
+                                  make.uploaded(("b.txt", b"b"))], sha256=sums)
     assert response.status_code == 400
     assert deposited() == 0 and stored(media) == []
 
 
-def test_the_same_name_twice_in_one_deposit_is_refused(api, media):
+def test_the_same_name_twice_in_one_deposit_is_refused(librarian_api, media):
     # A mistake within the request (400), not a clash with what is stored (409).
-    response = raw_deposit(api, [("dir/x", b"1"), ("other/x", b"2")])
+    response = make.posted_raw(librarian_api, ITEMS, [("dir/x", b"1"), ("other/x", b"2")],
+                               dict((("title", "T"),)))
     assert response.status_code == 400
     assert response.json() == {"detail": "two files would be named 'x'"}
     assert deposited() == 0 and stored(media) == []
 
 
 @pytest.mark.parametrize("model", [ItemFile, DcValue])
-def test_a_failure_before_commit_leaves_no_item_and_no_file(api, media, model):
-    api.raise_request_exception = False
+def test_a_failure_before_commit_leaves_no_item_and_no_file(librarian_api, media, model):
+    librarian_api.raise_request_exception = False
     with mock.patch.object(model.objects, "bulk_create", side_effect=RuntimeError("disk on fire")):
-        response = deposit(api, creator=["A"], files=[upload("a.txt", b"a"),
-                                                      upload("b.txt", b"b")])
+        response = make.posted(librarian_api, title="A report", creator=["A"],
+                               files=[make.uploaded(("a.txt", b"a")),
+                                                      make.uploaded(("b.txt", b"b"))])
     assert response.status_code == 500
     assert deposited() == 0 and ItemFile.objects.count() == 0
     assert stored(media) == []
 
 
-def test_a_lost_race_for_an_edition_link_is_409_and_leaves_no_file(api, media):
-    first = deposit(api, title="First").json()
-    deposit(api, title="Second", previous_edition=first["ibi"])
+def test_a_lost_race_for_an_edition_link_is_409_and_leaves_no_file(librarian_api, media):
+    first = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="First").json()
+    make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="Second",
+                previous_edition=first["ibi"])
     # The loser of two concurrent deposits passed the service's check before the winner
     # committed: only the database's unique constraint stops it.
     with mock.patch.object(services, "_check_links"), mock.patch.object(services, "_full_clean"):
-        response = deposit(api, title="Also second", previous_edition=first["ibi"],
-                           files=[upload("loser.txt", b"x")])
+        response = make.posted(librarian_api, title="Also second", previous_edition=first["ibi"],
+                               files=[make.uploaded(("loser.txt", b"x"))])
     assert response.status_code == 409
     assert deposited() == 2
     assert not [p for p in stored(media) if p.endswith("loser.txt")]
@@ -495,8 +503,8 @@ def test_concurrent_deposits_get_distinct_ibis(media):
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         start.wait()
         try:
-            response = deposit(client, title=f"Concurrent {n}",
-                               files=[upload(f"{n}.txt", str(n).encode())])
+            response = make.posted(client, title=f"Concurrent {n}",
+                                   files=[make.uploaded((f"{n}.txt", str(n).encode()))])
             answers.append((response.status_code, response.json()))
         finally:
             connection.close()
@@ -514,8 +522,8 @@ def test_concurrent_deposits_get_distinct_ibis(media):
 
 # -- Schema and documentation -------------------------------------------------------------------
 
-def test_the_openapi_schema_describes_the_items_and_the_multipart_deposit(anonymous):
-    response = anonymous.get("/api/schema/", {"format": "json"}, secure=True)
+def test_the_openapi_schema_describes_the_items_and_the_multipart_deposit(anonymous_api):
+    response = anonymous_api.get("/api/schema/", {"format": "json"}, secure=True)
     assert response.status_code == 200
     schema = json.loads(response.content)
     assert schema["openapi"].startswith("3.")
@@ -525,26 +533,28 @@ def test_the_openapi_schema_describes_the_items_and_the_multipart_deposit(anonym
     fields = schema["components"]["schemas"][ref]["properties"]
     assert fields["files"]["items"]["format"] == "binary"
     assert {"title", "sha256", "creator", "previous_edition"} <= set(fields)
-    as_yaml = yaml.safe_load(anonymous.get("/api/schema/", secure=True).content)
+    as_yaml = yaml.safe_load(anonymous_api.get("/api/schema/", secure=True).content)
     assert "/api/items/" in as_yaml["paths"]
 
 
-def test_the_documentation_page_needs_no_network(anonymous):
-    response = anonymous.get("/api/docs/", secure=True)
+def test_the_documentation_page_needs_no_network(anonymous_api):
+    response = anonymous_api.get("/api/docs/", secure=True)
     assert response.status_code == 200
     page = response.content.decode()
     assert "swagger-ui" in page and "drf_spectacular_sidecar" in page
     assert not re.search(r"""(src|href)=["']https?://""", page)
 
 
-def test_transferable_is_taken_at_deposit(api, media):
-    response = deposit(api, files=[upload("a.txt", b"a")], transferable="false")
+def test_transferable_is_taken_at_deposit(librarian_api, media):
+    response = make.posted(librarian_api, title="A report", files=[make.uploaded(("a.txt", b"a"))],
+                           transferable="false")
     assert response.status_code == 201
     assert response.json()["transferable"] is False
 
 
-def test_an_unknown_field_is_refused_not_dropped(api, media):
-    response = deposit(api, files=[upload("a.txt", b"a")], creater="Bob")
+def test_an_unknown_field_is_refused_not_dropped(librarian_api, media):
+    response = make.posted(librarian_api, title="A report", files=[make.uploaded(("a.txt", b"a"))],
+                           creater="Bob")
     assert response.status_code == 400
     assert response.json() == {"detail": "unknown field creater"}
     assert deposited() == 0 and stored(media) == []
@@ -557,12 +567,15 @@ TOMBSTONE_FIELDS = {"ibi", "ibip", "state", "title", "timestamp", "persistent_ur
 
 
 @pytest.fixture
-def tombstone(api):
+def tombstone(librarian_api):
     """A deleted item with a description, creators and a file, and a newer edition."""
-    record = deposit(api, title="Retracted study", creator=["Silva, Secret"],
-                     description=["The confidential abstract"], subject=["hidden"]).json()
-    newer = deposit(api, title="Corrected study", previous_edition=record["ibi"]).json()
-    response = api.delete(ITEMS + record["ibi"], {"reason": "Retracted at the authors' request"},
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="Retracted study", creator=["Silva, Secret"],
+                         description=["The confidential abstract"], subject=["hidden"]).json()
+    newer = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                        title="Corrected study", previous_edition=record["ibi"]).json()
+    response = librarian_api.delete(ITEMS + record["ibi"],
+                                    {"reason": "Retracted at the authors' request"},
                           format="json", secure=True)
     assert response.status_code == 200
     return record, newer, response.json()
@@ -586,33 +599,33 @@ def test_delete_answers_the_tombstone_with_its_reason(tombstone):
     assert_is_tombstone(answer, record, newer)
 
 
-def test_get_of_a_tombstone_gives_only_the_tombstone(anonymous, tombstone):
+def test_get_of_a_tombstone_gives_only_the_tombstone(anonymous_api, tombstone):
     record, newer, _ = tombstone
     for ibi in (record["ibi"], record["ibip"]):
-        response = anonymous.get(ITEMS + ibi, secure=True)
+        response = anonymous_api.get(ITEMS + ibi, secure=True)
         assert response.status_code == 410  # gone, as its persistent URL answers
         assert_is_tombstone(response.json(), record, newer)
 
 
-def test_a_list_or_search_shows_a_tombstone_not_its_record(anonymous, tombstone):
+def test_a_list_or_search_shows_a_tombstone_not_its_record(anonymous_api, tombstone):
     record, newer, _ = tombstone
     for query in ("?state=Deleted", "?search=retracted", ""):
-        results = anonymous.get(ITEMS + query, secure=True).json()["results"]
+        results = anonymous_api.get(ITEMS + query, secure=True).json()["results"]
         found = [r for r in results if r["ibi"] == record["ibi"]]
         assert len(found) == 1, query
         assert_is_tombstone(found[0], record, newer)
 
 
-def test_a_tombstone_is_not_found_by_its_creators(anonymous, tombstone):
-    assert anonymous.get(ITEMS + "?search=Secret", secure=True).json()["results"] == []
+def test_a_tombstone_is_not_found_by_its_creators(anonymous_api, tombstone):
+    assert anonymous_api.get(ITEMS + "?search=Secret", secure=True).json()["results"] == []
 
 
-def test_the_file_list_of_a_tombstone_is_410_with_the_tombstone(anonymous, tombstone):
+def test_the_file_list_of_a_tombstone_is_410_with_the_tombstone(anonymous_api, tombstone):
     record, newer, _ = tombstone
-    response = anonymous.get(f"{ITEMS}{record['ibi']}/files", secure=True)
+    response = anonymous_api.get(f"{ITEMS}{record['ibi']}/files", secure=True)
     assert response.status_code == 410
     assert_is_tombstone(response.json(), record, newer)
-    live = anonymous.get(f"{ITEMS}{newer['ibi']}/files", secure=True)
+    live = anonymous_api.get(f"{ITEMS}{newer['ibi']}/files", secure=True)
     assert live.status_code == 200 and [f["name"] for f in live.json()] == ["report.pdf"]
 
 
@@ -624,9 +637,10 @@ def test_the_site_tombstone_shows_the_reason(client, tombstone):
     assert "confidential" not in html and "report.pdf" not in html
 
 
-def test_a_delete_reason_with_a_control_character_is_refused(api):
-    record = deposit(api).json()
-    response = api.delete(ITEMS + record["ibi"], {"reason": "bad\x07"}, format="json",
+def test_a_delete_reason_with_a_control_character_is_refused(librarian_api):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    response = librarian_api.delete(ITEMS + record["ibi"], {"reason": "bad\x07"}, format="json",
                           secure=True)
     assert response.status_code == 400
     assert not Item.objects.get(ibi=record["ibi"]).is_deleted
@@ -636,52 +650,53 @@ def test_a_delete_reason_with_a_control_character_is_refused(api):
 
 def keyed(client: APIClient, key: str, title: str = "Keyed report", data: bytes = PDF,
           **fields):
-    return client.post(ITEMS, {"title": title, "files": [upload("report.pdf", data)], **fields},
+    return client.post(ITEMS,
+                       {"title": title, "files": [make.uploaded(("report.pdf", data))], **fields},
                        format="multipart", secure=True, headers={"Idempotency-Key": key})
 
 
-def test_a_retried_deposit_with_its_key_replays_the_same_item(api, media):
-    first = keyed(api, "retry-1", creator=["Silva"])
+def test_a_retried_deposit_with_its_key_replays_the_same_item(librarian_api, media):
+    first = keyed(librarian_api, "retry-1", creator=["Silva"])
     assert first.status_code == 201 and "Idempotent-Replayed" not in first
-    again = keyed(api, "retry-1", creator=["Silva"])  # the client lost the first answer
+    again = keyed(librarian_api, "retry-1", creator=["Silva"])  # the client lost the first answer
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     assert again.json() == first.json() and again["Location"] == first["Location"]
     assert deposited() == 1 and len(stored(media)) == 1
 
 
-def test_the_same_key_with_another_body_is_409_and_deposits_nothing(api, media):
-    assert keyed(api, "k").status_code == 201
+def test_the_same_key_with_another_body_is_409_and_deposits_nothing(librarian_api, media):
+    assert keyed(librarian_api, "k").status_code == 201
     for changed in ({"title": "Other title"}, {"data": PDF + b"x"},
                     {"creator": ["Someone else"]}):
-        response = keyed(api, "k", **changed)
+        response = keyed(librarian_api, "k", **changed)
         assert response.status_code == 409, changed
         assert "used for another request" in response.json()["detail"]
     assert deposited() == 1 and len(stored(media)) == 1
 
 
-def test_users_do_not_share_keys(api, media):
+def test_users_do_not_share_keys(librarian_api, media):
     other = User.objects.create_user("bia")
     other.groups.add(services.ensure_librarians_group())
-    mine, theirs = keyed(api, "shared"), keyed(token_client(other), "shared")
+    mine, theirs = keyed(librarian_api, "shared"), keyed(make.token_client(other), "shared")
     assert mine.status_code == theirs.status_code == 201
     assert mine.json()["ibi"] != theirs.json()["ibi"] and deposited() == 2
 
 
-def test_a_failed_deposit_releases_its_key(api):
-    refused = keyed(api, "fix-me", target_file="missing.pdf")
+def test_a_failed_deposit_releases_its_key(librarian_api):
+    refused = keyed(librarian_api, "fix-me", target_file="missing.pdf")
     assert refused.status_code == 400
-    assert keyed(api, "fix-me").status_code == 201
+    assert keyed(librarian_api, "fix-me").status_code == 201
 
 
-def test_keys_expire_after_a_day(api):
+def test_keys_expire_after_a_day(librarian_api):
     from datetime import timedelta
 
     from archive.models import IdempotencyKey
 
-    first = keyed(api, "old").json()
+    first = keyed(librarian_api, "old").json()
     IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
                                   - timedelta(hours=24, seconds=1))
-    again = keyed(api, "old")
+    again = keyed(librarian_api, "old")
     assert again.status_code == 201 and again.json()["ibi"] != first["ibi"]
 
 
@@ -689,7 +704,7 @@ class Killed(BaseException):
     """The process dies: nothing after this point of the request runs."""
 
 
-def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(api, media,
+def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(librarian_api, media,
                                                                           monkeypatch):
     from datetime import timedelta
 
@@ -705,23 +720,23 @@ def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(api, me
         dying.setattr(services, "item_deposit", killed)
         dying.setattr(QuerySet, "delete", lambda self: (0, {}))  # no clean-up runs either
         with pytest.raises(Killed):
-            keyed(api, "killed")
+            keyed(librarian_api, "killed")
     assert IdempotencyKey.objects.get().item is None and deposited() == 0
     # Soon after, the claim may still be a deposit at work: the retry is told to wait.
-    waiting = keyed(api, "killed")
+    waiting = keyed(librarian_api, "killed")
     assert waiting.status_code == 409 and "in progress" in waiting.json()["detail"]
     # Past IDEMPOTENCY_ABANDONED nobody is at work on it: the retry deposits, once.
     IdempotencyKey.objects.update(created=IdempotencyKey.objects.get().created
                                   - IDEMPOTENCY_ABANDONED - timedelta(seconds=1))
-    assert keyed(api, "killed", title="Other").status_code == 409  # still another request
-    taken = keyed(api, "killed")
+    assert keyed(librarian_api, "killed", title="Other").status_code == 409  # still another request
+    taken = keyed(librarian_api, "killed")
     assert taken.status_code == 201 and "Idempotent-Replayed" not in taken
-    again = keyed(api, "killed")
+    again = keyed(librarian_api, "killed")
     assert again["Idempotent-Replayed"] == "true" and again.json()["ibi"] == taken.json()["ibi"]
     assert deposited() == 1 and len(stored(media)) == 1
 
 
-def test_the_key_is_linked_in_the_items_own_transaction(api, monkeypatch):
+def test_the_key_is_linked_in_the_items_own_transaction(librarian_api, monkeypatch):
     """Killed right after the item's commit, a deposit has already recorded its key: the
     retry replays it instead of depositing a duplicate."""
     from archive.models import IdempotencyKey
@@ -738,14 +753,14 @@ def test_the_key_is_linked_in_the_items_own_transaction(api, monkeypatch):
         dying.setattr(services, "item_deposit", killed_after_commit)
         dying.setattr(QuerySet, "delete", lambda self: (0, {}))  # no clean-up runs either
         with pytest.raises(Killed):
-            keyed(api, "late")
+            keyed(librarian_api, "late")
     assert IdempotencyKey.objects.get().item is not None
-    again = keyed(api, "late")
+    again = keyed(librarian_api, "late")
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     assert deposited() == 1
 
 
-def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(api, media,
+def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(librarian_api, media,
                                                                       monkeypatch):
     """The first request outlived IDEMPOTENCY_ABANDONED and a retry took its claim over: the
     first may neither link its item (rolled back, 409) nor release the retry's claim."""
@@ -763,20 +778,20 @@ def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(api, media,
 
     with monkeypatch.context() as slow:
         slow.setattr(services, "item_deposit", overtaken)
-        late = keyed(api, "slow")
+        late = keyed(librarian_api, "slow")
     assert late.status_code == 409 and "took it over" in late.json()["detail"]
     assert deposited() == 0 and stored(media) == []
     claim = IdempotencyKey.objects.get()
     assert claim.item is None  # still the retry's
 
 
-def test_a_bad_key_is_a_400(api):
-    assert keyed(api, "x" * 256).status_code == 400
+def test_a_bad_key_is_a_400(librarian_api):
+    assert keyed(librarian_api, "x" * 256).status_code == 400
     assert deposited() == 0
 
 
-def test_the_schema_documents_the_idempotency_key(anonymous):
-    schema = json.loads(anonymous.get("/api/schema/", {"format": "json"}, secure=True).content)
+def test_the_schema_documents_the_idempotency_key(anonymous_api):
+    schema = json.loads(anonymous_api.get("/api/schema/", {"format": "json"}, secure=True).content)
     post = schema["paths"]["/api/items/"]["post"]
     header = [p for p in post["parameters"] if p["name"] == "Idempotency-Key"]
     assert header and header[0]["in"] == "header" and "409" in header[0]["description"]
@@ -827,12 +842,14 @@ def test_two_concurrent_requests_with_one_key_make_one_item(media):
 
 # -- Idempotency-Key on every write, not only deposits -------------------------------------------
 
-def test_files_added_again_with_their_key_are_replayed_not_refused(api, media):
-    item = deposit(api).json()
+def test_files_added_again_with_their_key_are_replayed_not_refused(librarian_api, media):
+    item = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").json()
     url = f"{ITEMS}{item['ibi']}/files"
 
     def add(key: str, name: str = "annex.pdf"):
-        return api.post(url, {"files": [upload(name, PDF)]}, format="multipart", secure=True,
+        return librarian_api.post(url, {"files": [make.uploaded((name, PDF))]}, format="multipart",
+                                  secure=True,
                         headers={"Idempotency-Key": key})
 
     first, again = add("files-1"), add("files-1")  # the client lost the first answer
@@ -843,12 +860,13 @@ def test_files_added_again_with_their_key_are_replayed_not_refused(api, media):
     assert add("files-2").status_code == 409  # a new key: a real second upload of that name
 
 
-def test_a_patch_and_a_delete_with_their_keys_are_done_once(api):
-    item = deposit(api).json()
+def test_a_patch_and_a_delete_with_their_keys_are_done_once(librarian_api):
+    item = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").json()
     url = f"{ITEMS}{item['ibi']}"
 
     def write(method, key: str, body: dict):
-        return getattr(api, method)(url, body, format="json", secure=True,
+        return getattr(librarian_api, method)(url, body, format="json", secure=True,
                                     headers={"Idempotency-Key": key})
 
     assert write("patch", "p", {"title": "Renamed"}).status_code == 200
@@ -864,15 +882,16 @@ def test_a_patch_and_a_delete_with_their_keys_are_done_once(api):
     assert Item.objects.get(ibi=item["ibi"]).title == "Renamed"
 
 
-def test_a_failed_write_releases_its_key_for_the_corrected_request(api):
-    item = deposit(api).json()
+def test_a_failed_write_releases_its_key_for_the_corrected_request(librarian_api):
+    item = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report").json()
     url = f"{ITEMS}{item['ibi']}"
-    bad = api.patch(url, {"language": "portuguese"}, format="json", secure=True,
+    bad = librarian_api.patch(url, {"language": "portuguese"}, format="json", secure=True,
                     headers={"Idempotency-Key": "fix"})
     assert bad.status_code == 400
     from archive.models import IdempotencyKey
 
     assert not IdempotencyKey.objects.filter(key="fix").exists()
-    fixed = api.patch(url, {"language": "pt-BR"}, format="json", secure=True,
+    fixed = librarian_api.patch(url, {"language": "pt-BR"}, format="json", secure=True,
                       headers={"Idempotency-Key": "fix"})
     assert fixed.status_code == 200 and fixed.json()["language"] == "pt-BR"
