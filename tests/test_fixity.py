@@ -99,14 +99,6 @@ def test_oldest_needs_a_positive_number(items):
     assert failed is not None and "positive" in str(failed)
 
 
-@pytest.fixture
-def admin_client(client):
-    from django.contrib.auth.models import User
-
-    client.force_login(User.objects.create_superuser("boss", password="x"))
-    return client
-
-
 def test_the_admin_lists_fixity_problems(items, media, admin_client):
     flip_one_byte(media, items[0].ibi, "data.csv")
     run()

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.test import APIClient
 
 from archive.admin.forms import ItemAdminForm
 from archive.models import normalize_language, validate_language
+from tests import factories as make
 
 VALID = ["pt-BR", "pt-br", "en", "zh-Hant-TW", "es-419", "sgn-BR", "de-CH-1996", "yue",
          "en-US-x-twain", "EN"]
@@ -49,28 +48,18 @@ def test_it_writes_a_tag_in_the_case_rfc_5646_recommends(given, normal):
     assert normalize_language(given) == normal
 
 
-@pytest.fixture
-def api(settings, librarian_api) -> APIClient:
-    return librarian_api
-
-
-def deposit(api: APIClient, language: str):
-    return api.post("/api/items/", {"title": "T", "language": language, "files": [
-        SimpleUploadedFile("a.txt", b"text", content_type="text/plain")]}, format="multipart",
-        secure=True)
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("tag", ["pt_BR", "pt-BRA", "x-private", "english"])
-def test_the_api_and_the_admin_refuse_the_same_tags(api, tag):
-    answer = deposit(api, tag)
+def test_the_api_and_the_admin_refuse_the_same_tags(librarian_api, tag):
+    answer = make.posted(librarian_api, ("a.txt", b"text", "text/plain"), title="T", language=tag)
     assert answer.status_code == 400 and tag in answer.json()["detail"]
     form = ItemAdminForm(data={"title": "T", "language": tag})
     assert not form.is_valid() and "language" in form.errors
 
 
 @pytest.mark.django_db
-def test_the_api_stores_a_valid_tag_in_its_normal_case(api):
-    answer = deposit(api, "zh-hant-tw")
+def test_the_api_stores_a_valid_tag_in_its_normal_case(librarian_api):
+    answer = make.posted(librarian_api, ("a.txt", b"text", "text/plain"), title="T",
+                         language="zh-hant-tw")
     assert answer.status_code == 201, answer.json()
     assert answer.json()["language"] == "zh-Hant-TW"

@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-
-from archive.deposit import services
 
 pytestmark = pytest.mark.django_db
 
@@ -22,15 +18,6 @@ def schema() -> dict:
     response = APIClient().get("/api/schema/", {"format": "json"}, secure=True)
     assert response.status_code == 200
     return json.loads(response.content)
-
-
-@pytest.fixture
-def api() -> APIClient:
-    user = User.objects.create_user("ana")
-    user.groups.add(services.ensure_librarians_group())
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
 
 
 def operations(schema: dict):
@@ -46,15 +33,15 @@ def test_the_edition_and_translation_links_are_nullable(schema):
         assert item[name].get("nullable") is True, name
 
 
-def test_the_bad_requests_and_missing_pages_of_the_item_list_are_documented(schema, api):
+def test_the_bad_requests_and_missing_pages_of_the_item_list_are_documented(schema, librarian_api):
     responses = schema["paths"]["/api/items/"]["get"]["responses"]
     assert {"200", "400", "404"} <= set(responses)
-    bad = api.get(ITEMS, {"state": "Lost"}, secure=True)
+    bad = librarian_api.get(ITEMS, {"state": "Lost"}, secure=True)
     assert bad.status_code == 400 and bad.json() == {"state": [bad.json()["state"][0]]}
-    gone = api.get(ITEMS, {"page": 2}, secure=True)
+    gone = librarian_api.get(ITEMS, {"page": 2}, secure=True)
     assert gone.status_code == 400 and "next link" in gone.json()["page"][0]
-    assert api.get(ITEMS, {"page": 1}, secure=True).status_code == 200
-    lost = api.get(ITEMS, {"cursor": "not-a-cursor"}, secure=True)
+    assert librarian_api.get(ITEMS, {"page": 1}, secure=True).status_code == 200
+    lost = librarian_api.get(ITEMS, {"cursor": "not-a-cursor"}, secure=True)
     assert lost.status_code == 404 and "invalid cursor" in lost.json()["detail"]
 
 
@@ -79,54 +66,55 @@ def test_the_bodies_that_refuse_unknown_fields_say_so(schema):
     assert components["PatchedItemUpdateRequest"]["additionalProperties"] is False
 
 
-def test_an_anonymous_read_gets_what_the_schema_promises(api):
-    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+def test_an_anonymous_read_gets_what_the_schema_promises(librarian_api):
+    record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
                       format="multipart", secure=True).json()
     assert record["previous_edition"] is None and record["translation_of"] is None
     assert APIClient().get(ITEMS + record["ibi"], secure=True).status_code == 200
 
 
 @pytest.mark.parametrize("page_size", ["null", "0", "-1", "2.5", "٣"])
-def test_an_unreadable_page_size_is_a_400_not_silently_the_default(api, page_size):
-    response = api.get(ITEMS, {"page_size": page_size}, secure=True)
+def test_an_unreadable_page_size_is_a_400_not_silently_the_default(librarian_api, page_size):
+    response = librarian_api.get(ITEMS, {"page_size": page_size}, secure=True)
     assert response.status_code == 400 and "page_size" in response.json()
 
 
-def test_an_ibi_with_a_newline_is_a_json_404_not_the_sites_html_page(api):
-    response = api.delete(ITEMS + "a%0Ab/c", secure=True)
+def test_an_ibi_with_a_newline_is_a_json_404_not_the_sites_html_page(librarian_api):
+    response = librarian_api.delete(ITEMS + "a%0Ab/c", secure=True)
     assert response.status_code == 404 and "detail" in response.json()
 
 
-def test_a_deleted_item_and_its_statistics_answer_410_with_the_tombstone_only(api):
-    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+def test_a_deleted_item_and_its_statistics_answer_410_with_the_tombstone_only(librarian_api):
+    record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
                       format="multipart", secure=True).json()
-    api.delete(ITEMS + record["ibi"], secure=True)
+    librarian_api.delete(ITEMS + record["ibi"], secure=True)
     gone = APIClient().get(ITEMS + record["ibi"], secure=True)
     assert gone.status_code == 410 and gone.json()["state"] == "Deleted"
     stats = APIClient().get(ITEMS + record["ibi"] + "/statistics", secure=True)
     assert stats.status_code == 410 and stats.json() == gone.json()  # no counts, no metadata
 
 
-def test_a_target_file_with_a_control_character_is_a_400_not_a_500(api):
-    response = api.post(ITEMS, {"title": "T", "target_file": "a\x01.txt",
+def test_a_target_file_with_a_control_character_is_a_400_not_a_500(librarian_api):
+    response = librarian_api.post(ITEMS, {"title": "T", "target_file": "a\x01.txt",
                                 "files": [SimpleUploadedFile("a.txt", b"a")]},
                         format="multipart", secure=True)
     assert response.status_code == 400 and "target_file" in response.json()["detail"]
 
 
-def test_one_dublin_core_value_needs_no_list(api):
-    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+def test_one_dublin_core_value_needs_no_list(librarian_api):
+    record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
                       format="multipart", secure=True).json()
-    changed = api.patch(ITEMS + record["ibi"], {"creator": "Banon, G."}, format="json",
+    changed = librarian_api.patch(ITEMS + record["ibi"], {"creator": "Banon, G."}, format="json",
                         secure=True)
     assert changed.status_code == 200 and changed.json()["creator"] == ["Banon, G."]
 
 
-def test_an_empty_state_filter_is_a_400(api):
-    assert api.get(ITEMS, {"state": ""}, secure=True).status_code == 400
+def test_an_empty_state_filter_is_a_400(librarian_api):
+    assert librarian_api.get(ITEMS, {"state": ""}, secure=True).status_code == 400
 
 
-def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_answers(schema, api):
+def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_answers(
+        schema, librarian_api):
     components = schema["components"]["schemas"]
     given = components["PatchedItemUpdateRequest"]["properties"]["creator"]["anyOf"]
     assert given[0] == {"type": "string"}
@@ -135,9 +123,9 @@ def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_ans
     creators = components["Item"]["properties"]["creators"]
     assert creators["items"]["$ref"].endswith("/Creator")
     assert components["Creator"]["required"] == ["name", "orcid"]
-    record = api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
+    record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
                       format="multipart", secure=True).json()
-    answer = api.patch(ITEMS + record["ibi"], {"creator": [
+    answer = librarian_api.patch(ITEMS + record["ibi"], {"creator": [
         "Silva, J.", {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}]},
         format="json", secure=True).json()
     assert answer["creator"] == ["Silva, J.", "Carberry, Josiah"]

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from archive.deposit import services
 from archive.identifiers import orcid
 from archive.metadata.selectors import record_of
 from archive.models import Item
+from tests import factories as make
 
 ITEMS = "/api/items/"
 # ORCID's own documented examples (support.orcid.org, "Structure of the ORCID identifier").
@@ -49,13 +48,9 @@ def test_anything_else_is_refused_with_the_reason(given, reason):
 
 # -- REST API ----------------------------------------------------------------------------------
 
-def deposit(api, **fields):
-    return api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")],
-                            **fields}, format="multipart", secure=True)
-
 
 def test_a_deposit_takes_plain_creators_and_creators_with_an_orcid_id(librarian_api):
-    response = deposit(librarian_api, creator=[
+    response = make.posted(librarian_api, ("a.txt", b"a"), title="T", creator=[
         "Silva, J.", json.dumps({"name": "Carberry, Josiah", "orcid": JOSIAH})])
     assert response.status_code == 201, response.content
     record = response.json()
@@ -68,7 +63,8 @@ def test_a_deposit_takes_plain_creators_and_creators_with_an_orcid_id(librarian_
 
 
 def test_a_patch_sets_an_orcid_id_given_as_its_url(librarian_api):
-    ibi = deposit(librarian_api, creator="Carberry, J.").json()["ibi"]
+    ibi = make.posted(librarian_api, ("a.txt", b"a"), title="T",
+                      creator="Carberry, J.").json()["ibi"]
     response = librarian_api.patch(ITEMS + ibi, {"creator": [
         {"name": "Carberry, Josiah", "orcid": f"https://orcid.org/{WITH_X.lower()}"},
         "Silva, J."]}, format="json", secure=True)
@@ -89,7 +85,7 @@ def test_a_patch_sets_an_orcid_id_given_as_its_url(librarian_api):
     (42, "a creator object is"),
 ])
 def test_a_bad_creator_is_a_400_that_says_what_is_wrong(librarian_api, creator, says):
-    ibi = deposit(librarian_api).json()["ibi"]
+    ibi = make.posted(librarian_api, ("a.txt", b"a"), title="T").json()["ibi"]
     response = librarian_api.patch(ITEMS + ibi, {"creator": [creator]}, format="json",
                                    secure=True)
     assert response.status_code == 400, response.content
@@ -98,9 +94,10 @@ def test_a_bad_creator_is_a_400_that_says_what_is_wrong(librarian_api, creator, 
 
 
 def test_a_bad_orcid_in_a_multipart_deposit_is_a_400_and_deposits_nothing(librarian_api):
-    response = deposit(librarian_api, creator=json.dumps({"name": "C", "orcid": "0000-1"}))
+    response = make.posted(librarian_api, ("a.txt", b"a"), title="T",
+                           creator=json.dumps({"name": "C", "orcid": "0000-1"}))
     assert response.status_code == 400 and "ORCID" in response.json()["creator"][0]
-    broken = deposit(librarian_api, creator='{"name": "C", ')
+    broken = make.posted(librarian_api, ("a.txt", b"a"), title="T", creator='{"name": "C", ')
     assert broken.status_code == 400 and "JSON object" in broken.json()["creator"][0]
     assert not Item.objects.filter(title="T").exists()
 
@@ -113,17 +110,9 @@ def test_only_a_creator_has_an_orcid_id():
 
 # -- Admin -------------------------------------------------------------------------------------
 
-@pytest.fixture
-def admin_client(db) -> Client:
-    user = User.objects.create_user("ana", password="x", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    client = Client()
-    client.force_login(user)
-    return client
 
-
-def test_the_admin_takes_an_orcid_id_after_a_bar_and_shows_it_again(admin_client):
-    response = admin_client.post("/admin/archive/item/add/", {
+def test_the_admin_takes_an_orcid_id_after_a_bar_and_shows_it_again(librarian_client):
+    response = librarian_client.post("/admin/archive/item/add/", {
         "title": "T", "transferable": "on", "upload": [SimpleUploadedFile("a.txt", b"a")],
         "dc_creator": f"Carberry, Josiah | https://orcid.org/{JOSIAH}\nSilva, J.\n"},
         secure=True)
@@ -131,13 +120,13 @@ def test_the_admin_takes_an_orcid_id_after_a_bar_and_shows_it_again(admin_client
     item = Item.objects.get(title="T")
     assert [(v.value, v.orcid) for v in item.dc_values.filter(element="creator")] == [
         ("Carberry, Josiah", JOSIAH), ("Silva, J.", "")]
-    form = admin_client.get(f"/admin/archive/item/{item.pk}/change/",
+    form = librarian_client.get(f"/admin/archive/item/{item.pk}/change/",
                             secure=True).context["adminform"].form
     assert form["dc_creator"].value() == f"Carberry, Josiah | {JOSIAH}\nSilva, J."
 
 
-def test_a_bad_orcid_id_in_the_admin_is_an_error_on_the_creator_field(admin_client):
-    response = admin_client.post("/admin/archive/item/add/", {
+def test_a_bad_orcid_id_in_the_admin_is_an_error_on_the_creator_field(librarian_client):
+    response = librarian_client.post("/admin/archive/item/add/", {
         "title": "T", "transferable": "on", "upload": [SimpleUploadedFile("a.txt", b"a")],
         "dc_creator": "Carberry, Josiah | 0000-0002-1825-0098"}, secure=True)
     assert response.status_code == 200

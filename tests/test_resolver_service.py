@@ -8,7 +8,6 @@ import re
 from urllib.parse import quote, urlencode
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from archive.deposit import services
@@ -302,11 +301,6 @@ def test_switchon_says_when_the_resolver_refuses(resolver, settings):
 
 
 # -- Admin ------------------------------------------------------------------------------------
-
-@pytest.fixture
-def admin_client(client):
-    client.force_login(User.objects.create_superuser("root", "root@example.org", "x"))
-    return client
 
 
 ADD = "/admin/archive/registeredarchive/add/"
