@@ -138,12 +138,19 @@ def posted_raw(client, url: str, files: Sequence[tuple[str, bytes]],
                           secure=True)
 
 
-def deposited(server, token: str, title: str = TITLE, *files: File, **fields) -> dict:
-    """A deposit on a live server (tests/servers.py) through its REST API; its record."""
+def deposit_request(server, token: str, title: str = TITLE, *files: File,
+                    **fields) -> httpx.Response:
+    """A deposit on a live server (tests/servers.py) through its REST API: the response,
+    whatever it is."""
     parts = [("files", (name, data, declared or "application/octet-stream"))
              for name, data, declared in map(_file, files or ("paper.pdf",))]
-    response = httpx.post(f"{server.url}{ITEMS}", data={"title": title, **fields}, files=parts,
-                          headers={"Authorization": f"Token {token}"}, timeout=60)
+    return httpx.post(f"{server.url}{ITEMS}", data={"title": title, **fields}, files=parts,
+                      headers={"Authorization": f"Token {token}"}, timeout=60)
+
+
+def deposited(server, token: str, title: str = TITLE, *files: File, **fields) -> dict:
+    """A deposit on a live server through its REST API, which must succeed: its record."""
+    response = deposit_request(server, token, title, *files, **fields)
     assert response.status_code == 201, response.text
     return response.json()
 

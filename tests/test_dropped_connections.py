@@ -8,11 +8,11 @@ tests/servers.py on a database of its own, keeping its connection between reques
 """
 from __future__ import annotations
 
-import os
-
 import httpx
 import psycopg
 import pytest
+
+from tests import factories as make
 
 from .servers import LiveServers
 
@@ -28,28 +28,14 @@ def kill_backends(dbname: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    dbname = f"ibirepo_drops_{os.getpid()}"
-    with psycopg.connect(**PG, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
-        admin.execute(f'CREATE DATABASE "{dbname}"')
-    try:
-        with LiveServers(tmp_path_factory.mktemp("drops")) as servers:
-            # One worker: every request meets the connection the test kills.
-            live = servers.start("drops", extra_args=("--workers", "1"),
-                                 DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{dbname}")
-            live.dbname = dbname
-            live.token = live.librarian_token()
-            yield live
-    finally:
-        with psycopg.connect(**PG, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-
-
-def deposit(server, title: str) -> httpx.Response:
-    return httpx.post(f"{server.url}/api/items/", data={"title": title},
-                      files={"files": ("x.txt", b"x", "text/plain")},
-                      headers={"Authorization": f"Token {server.token}"}, timeout=30)
+def server(tmp_path_factory, throwaway_postgres):
+    url = throwaway_postgres("ibirepo_drops")
+    with LiveServers(tmp_path_factory.mktemp("drops")) as servers:
+        # One worker: every request meets the connection the test kills.
+        live = servers.start("drops", extra_args=("--workers", "1"), DATABASE_URL=url)
+        live.dbname = url.rsplit("/", 1)[1]
+        live.token = live.librarian_token()
+        yield live
 
 
 def items(server) -> int:
@@ -58,7 +44,7 @@ def items(server) -> int:
 
 
 def test_a_read_after_the_kill_is_retried_once_and_answered(server):
-    item = deposit(server, "Report").json()
+    item = make.deposit_request(server, server.token, "Report", ("x.txt", b"x")).json()
     assert httpx.get(f"{server.url}/api/items/{item['ibi']}", timeout=30).status_code == 200
     assert kill_backends(server.dbname) >= 1
 
@@ -68,7 +54,7 @@ def test_a_read_after_the_kill_is_retried_once_and_answered(server):
 
 
 def test_a_page_read_after_the_kill_is_answered_too(server):
-    item = deposit(server, "Page").json()
+    item = make.deposit_request(server, server.token, "Page", ("x.txt", b"x")).json()
     assert httpx.get(f"{server.url}/items/{item['ibi']}", timeout=30).status_code == 200
     assert kill_backends(server.dbname) >= 1
     assert httpx.get(f"{server.url}/items/{item['ibi']}", timeout=30).status_code == 200
@@ -79,14 +65,14 @@ def test_a_write_after_the_kill_is_a_503_with_retry_after_and_writes_nothing(ser
     before = items(server)
     assert kill_backends(server.dbname) >= 1
 
-    response = deposit(server, "Half")
+    response = make.deposit_request(server, server.token, "Half", ("x.txt", b"x"))
 
     assert response.status_code == 503
     assert int(response.headers["Retry-After"]) > 0
     assert "send the request again" in response.json()["detail"]
     assert items(server) == before
     # Sent again, it is done.
-    again = deposit(server, "Whole")
+    again = make.deposit_request(server, server.token, "Whole", ("x.txt", b"x"))
     assert again.status_code == 201, again.text
     assert items(server) == before + 1
 

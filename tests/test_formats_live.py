@@ -12,9 +12,15 @@ import httpx
 import pytest
 import rispy
 
+from tests import factories as make
+
 from .servers import LiveServers
 
 KEY = "4567890123-3210987654"
+
+
+# What each deposit says besides its title and file.
+REPORT = {"creator": ["Banon, Gerald"], "date": "2009-02-16", "type": "Relatório técnico"}
 
 
 @pytest.fixture(scope="module")
@@ -23,24 +29,21 @@ def network(tmp_path_factory):
         yield servers
 
 
-def deposit(server, token: str, name: str, **fields) -> dict:
-    response = httpx.post(
-        f"{server.url}/api/items/", timeout=30, headers={"Authorization": f"Token {token}"},
-        data={"title": name, "target_file": f"{name}.pdf", "creator": ["Banon, Gerald"],
-              "date": "2009-02-16", "type": "Relatório técnico", **fields},
-        files=[("files", (f"{name}.pdf", f"%PDF-1.4 {name}\n".encode(), "application/pdf"))])
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
 def test_a_resolver_gets_another_archives_formats(network):
     a, b = network.start("a"), network.start("b")
     a.manage("registerarchive", b.archive_service_ibi(), KEY, "--email", "admin@b.ibi.test")
     assert "included" in b.manage("switchon", "--resolver", a.url, "--key", KEY).stdout
     token = b.librarian_token()
-    first = deposit(b, token, "Ensuring persistence")
-    second = deposit(b, token, "Ensuring persistence again", previous_edition=first["ibi"])
-    gone = deposit(b, token, "Withdrawn study")
+    first = make.deposited(b, token, "Ensuring persistence",
+                           ("Ensuring persistence.pdf", b"%PDF-1.4 Ensuring persistence\n"),
+                           target_file="Ensuring persistence.pdf", **REPORT)
+    second = make.deposited(b, token, "Ensuring persistence again",
+                            ("Ensuring persistence again.pdf", b"%PDF-1.4 again\n"),
+                            target_file="Ensuring persistence again.pdf",
+                            previous_edition=first["ibi"], **REPORT)
+    gone = make.deposited(b, token, "Withdrawn study",
+                          ("Withdrawn study.pdf", b"%PDF-1.4 Withdrawn study\n"),
+                          target_file="Withdrawn study.pdf", **REPORT)
     deleted = httpx.delete(f"{b.url}/api/items/{gone['ibi']}", timeout=30,
                            headers={"Authorization": f"Token {token}"})
     assert deleted.status_code == 200, deleted.text

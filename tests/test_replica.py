@@ -12,14 +12,14 @@ The same routing against a real streaming replica, lag included: tests/test_stre
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import threading
 import uuid
 
 import httpx
-import psycopg
 import pytest
+
+from tests import factories as make
 
 from .servers import LiveServers, free_port
 from .test_settings import PRODUCTION, manage
@@ -29,30 +29,14 @@ DOWN = "the read replica is unreachable"
 
 
 @pytest.fixture(scope="module")
-def database():
-    name = f"ibirepo_replica_{os.getpid()}"
-    with psycopg.connect(**PG, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgres://postgres@127.0.0.1:5432/{name}"
-    finally:
-        with psycopg.connect(**PG, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def database(throwaway_postgres):
+    return throwaway_postgres("ibirepo_replica")
 
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
     with LiveServers(tmp_path_factory.mktemp("replica")) as live:
         yield live
-
-
-def deposit(server, title: str) -> dict:
-    response = httpx.post(f"{server.url}/api/items/", data={"title": title},
-                          files={"files": ("report.txt", b"text", "text/plain")},
-                          headers={"Authorization": f"Token {server.token}"}, timeout=30)
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def test_a_replica_that_is_down_sends_lagging_reads_to_the_primary_and_says_so_once(
@@ -63,7 +47,7 @@ def test_a_replica_that_is_down_sends_lagging_reads_to_the_primary_and_says_so_o
                                                 "/ibirepo")
     server.token = server.librarian_token(server.name)
     word = uuid.uuid4().hex
-    item = deposit(server, f"Down {word}")
+    item = make.deposited(server, server.token, f"Down {word}", ("report.txt", b"text"))
 
     for _ in range(3):
         found = httpx.get(f"{server.url}/search", params={"q": word}, timeout=30)
@@ -193,7 +177,7 @@ def test_a_replica_that_goes_down_under_a_running_site_is_replaced_by_the_primar
     server.token = server.librarian_token(server.name)
     word = uuid.uuid4().hex
     before = forwarder.relayed
-    item = deposit(server, f"Goes down {word}")
+    item = make.deposited(server, server.token, f"Goes down {word}", ("report.txt", b"text"))
     assert httpx.get(f"{server.url}/api/items/{item['ibi']}", timeout=30).status_code == 200
     assert forwarder.relayed == before  # the deposit, the API: the primary
     assert item["ibi"] in httpx.get(f"{server.url}/search", params={"q": word},

@@ -10,11 +10,12 @@ longer asked.
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import quote
 
 import httpx
 import pytest
+
+from tests import factories as make
 
 from .servers import FakeArchiveService, LiveServers
 
@@ -30,23 +31,6 @@ ACKS = ("from django.db.models import Sum; from archive.models import DailyAcces
 def network(tmp_path_factory):
     with LiveServers(tmp_path_factory.mktemp("resolver-net")) as servers:
         yield servers
-
-
-def deposit(server, token: str, title: str, *names: str, **fields) -> dict:
-    files = [("files", (name, PDF + name.encode(), "application/pdf")) for name in names]
-    response = httpx.post(f"{server.url}/api/items/", data={"title": title, **fields},
-                          files=files, headers={"Authorization": f"Token {token}"}, timeout=30)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def poll(read, expected, what: str, timeout: float = 30):
-    """read() until it gives expected, within timeout: state changes elsewhere take a moment."""
-    deadline = time.monotonic() + timeout
-    while (found := read()) != expected:
-        assert time.monotonic() < deadline, f"{what}: {found!r}, expected {expected!r}"
-        time.sleep(0.1)
-    return found
 
 
 def fake_claims(fake: FakeArchiveService, ibis: set[str], url: str):
@@ -83,13 +67,16 @@ def test_two_archives_one_resolver(network):
     assert refused.returncode != 0 and "HTTP 403" in refused.stderr
 
     token = b.librarian_token()
-    paper = deposit(b, token, "Ensuring persistence", "paper.pdf", "reference.bib",
-                    target_file="paper.pdf", language="en", creator=["Banon, Gerald"])
-    translation = deposit(b, token, "Garantindo a persistência", "artigo.pdf", language="pt",
-                          translation_of=paper["ibi"])
-    second = deposit(b, token, "Ensuring persistence, 2nd edition", "paper2.pdf",
-                     language="en", previous_edition=paper["ibip"])
-    gone = deposit(b, token, "Withdrawn", "x.pdf")
+    paper = make.deposited(b, token, "Ensuring persistence", ("paper.pdf", PDF + b"paper.pdf"),
+                           ("reference.bib", PDF + b"reference.bib"), target_file="paper.pdf",
+                           language="en", creator=["Banon, Gerald"])
+    translation = make.deposited(b, token, "Garantindo a persistência",
+                                 ("artigo.pdf", PDF + b"artigo.pdf"), language="pt",
+                                 translation_of=paper["ibi"])
+    second = make.deposited(b, token, "Ensuring persistence, 2nd edition",
+                            ("paper2.pdf", PDF + b"paper2.pdf"), language="en",
+                            previous_edition=paper["ibip"])
+    gone = make.deposited(b, token, "Withdrawn", ("x.pdf", PDF + b"x.pdf"))
     deleted = httpx.delete(f"{b.url}/api/items/{gone['ibi']}", timeout=30,
                            headers={"Authorization": f"Token {token}"})
     assert deleted.status_code == 200, deleted.text
@@ -152,7 +139,8 @@ def test_two_archives_one_resolver(network):
     # The acknowledgment of a found URL reaches B, which counts the access.
     before = int(b.shell(ACKS))
     assert location(f"/{rep}:(oai_dc)") == page(paper, "oai_dc.xml")
-    poll(lambda: int(b.shell(ACKS)), before + 1, "acknowledgments counted at B")
+    make.wait_until(lambda: int(b.shell(ACKS)) == before + 1,
+                    what="the acknowledgment counted at B")
 
     # F claims B's paper as its own Original: a conflict when the Original is required.
     with FakeArchiveService(FAKE_SERVICE) as fake:
@@ -166,8 +154,12 @@ def test_two_archives_one_resolver(network):
         assert b.address in conflict.text and fake.address in conflict.text
         assert b_service in conflict.text and FAKE_SERVICE in conflict.text
         assert location(f"/{rep}") in (file(paper, "paper.pdf"), fake_url)
-        acknowledged = poll(lambda: int(b.shell(ACKS)) + len(fake.requests("acknowledgment")),
-                            before + 2, "one more acknowledgment, at B or F")
+        def acknowledgments() -> int:
+            return int(b.shell(ACKS)) + len(fake.requests("acknowledgment"))
+
+        make.wait_until(lambda: acknowledgments() == before + 2,
+                        what="one more acknowledgment, at B or F")
+        acknowledged = before + 2
 
         # Switched off, B and F are no longer asked.
         assert b.manage("switchoff", "--resolver", a.url, "--key", KEY).stdout == (
@@ -177,7 +169,7 @@ def test_two_archives_one_resolver(network):
         gone_now = resolver.get(f"/{rep}")
         assert gone_now.status_code == 404
         assert len(fake.requests("urlRequest")) == asked
-        assert int(b.shell(ACKS)) + len(fake.requests("acknowledgment")) == acknowledged
+        assert acknowledgments() == acknowledged
 
 
 def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
@@ -192,9 +184,11 @@ def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
              "r = R.objects.get(); print(r.included, r.address)")
 
     archive.start(extra_args=("-c", "python:ibirepo.gunicorn"))
-    poll(lambda: resolver.shell(state), f"True {archive.address}", "after start-up")
+    make.wait_until(lambda: resolver.shell(state) == f"True {archive.address}",
+                    what="switched on after start-up")
     assert archive.stop() == 0
-    poll(lambda: resolver.shell(state), f"False {archive.address}", "after shutdown")
+    make.wait_until(lambda: resolver.shell(state) == f"False {archive.address}",
+                    what="switched off after shutdown")
     assert re.search(r"switching this Archive off", archive.log.read_text())
 
 
@@ -205,7 +199,8 @@ def test_a_non_ascii_file_name_is_reached_through_either_archive_in_either_encod
     a, b = network.start("d"), network.start("e")
     a.manage("registerarchive", b.archive_service_ibi(), KEY)
     b.manage("switchon", "--resolver", a.url, "--key", KEY)
-    item = deposit(b, b.librarian_token(), "Relatório", "Relatório Final.pdf")
+    item = make.deposited(b, b.librarian_token(), "Relatório",
+                          ("Relatório Final.pdf", PDF + "Relatório Final.pdf".encode()))
     expected = f"{b.url}/col/{item['ibi']}/doc/Relat%C3%B3rio%20Final.pdf"
 
     for server in (a, b):

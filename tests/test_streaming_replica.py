@@ -25,6 +25,7 @@ import psycopg
 import pytest
 
 from archive.protocol.pairs import loads, to_dict
+from tests import factories as make
 
 from .servers import LiveServers
 
@@ -54,20 +55,18 @@ def on_replica(sql: str):
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, throwaway_postgres):
     try:
         standby = on_replica("SELECT pg_is_in_recovery()")
     except psycopg.OperationalError as exc:
         pytest.fail(f"no replica on port {REPLICA['port']}: run .ci/replica first ({exc})")
     assert standby, f"port {REPLICA['port']} is not a standby: run .ci/replica"
-    name = f"ibirepo_stream_{os.getpid()}"
-    with psycopg.connect(**PRIMARY, dbname="postgres", autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
+    url = throwaway_postgres("ibirepo_stream")
+    name = url.rsplit("/", 1)[1]
     try:
         with LiveServers(tmp_path_factory.mktemp("stream")) as servers:
             live = servers.prepare(
-                "app", DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{name}",
+                "app", DATABASE_URL=url,
                 DATABASE_REPLICA_URL=f"postgres://postgres@127.0.0.1:{REPLICA['port']}/{name}")
             live.dbname = name
             live.token = live.librarian_token()
@@ -76,16 +75,6 @@ def server(tmp_path_factory):
             yield live
     finally:
         on_replica("SELECT pg_wal_replay_resume()")
-        with psycopg.connect(**PRIMARY, dbname="postgres", autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def deposit(server, title: str) -> dict:
-    response = httpx.post(f"{server.url}/api/items/", data={"title": title},
-                          files={"files": ("report.txt", b"the report", "text/plain")},
-                          headers={"Authorization": f"Token {server.token}"}, timeout=60)
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def searched(server, word: str) -> str:
@@ -144,7 +133,8 @@ def test_resolution_reads_the_primary_while_the_replica_lags(server):
             time.sleep(0.02)  # polling interval: the pause takes effect between WAL records
 
         word = uuid.uuid4().hex
-        item = deposit(server, f"Lagging {word}")  # a write: the primary took it
+        item = make.deposited(server, server.token, f"Lagging {word}",
+                              ("report.txt", b"the report"))  # a write: the primary took it
 
         # Resolution, the archive service, the API and the landing page: the primary, at once.
         found = httpx.get(f"{server.url}/{item['ibi']}", timeout=30)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from archive.protocol.pairs import loads, to_dict
+from tests import factories as make
 
 from .servers import LiveServers
 
@@ -23,15 +24,6 @@ KEY = "3456789012-2109876543"
 def network(tmp_path_factory):
     with LiveServers(tmp_path_factory.mktemp("relations-net")) as servers:
         yield servers
-
-
-def deposit(server, token: str, name: str, **fields) -> dict:
-    response = httpx.post(
-        f"{server.url}/api/items/", timeout=30, headers={"Authorization": f"Token {token}"},
-        data={"title": name, "target_file": f"{name}.pdf", **fields},
-        files=[("files", (f"{name}.pdf", f"%PDF-1.4 {name}\n".encode(), "application/pdf"))])
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def url_request(server, ibi: str, verbs: str) -> dict:
@@ -47,13 +39,17 @@ def test_a_local_copy_does_not_settle_what_its_original_knows_better(network):
     a.manage("registerarchive", b.archive_service_ibi(), KEY, "--email", "admin@b.ibi.test")
     assert "included" in b.manage("switchon", "--resolver", a.url, "--key", KEY).stdout
     token = b.librarian_token()
-    first = deposit(b, token, "first", language="en")
+    first = make.deposited(b, token, "first", ("first.pdf", b"%PDF-1.4 first\n"),
+                           target_file="first.pdf", language="en")
     rep = first["ibi"]
     assert a.manage("copyitem", rep, "--from", b.url).stdout.strip() \
         == f"{rep}: created, 1 file fetched"
-    second = deposit(b, token, "second", language="en", previous_edition=rep)
-    third = deposit(b, token, "third", language="en", previous_edition=second["ibi"])
-    pt = deposit(b, token, "primeira", language="pt", translation_of=rep)
+    second = make.deposited(b, token, "second", ("second.pdf", b"%PDF-1.4 second\n"),
+                            target_file="second.pdf", language="en", previous_edition=rep)
+    third = make.deposited(b, token, "third", ("third.pdf", b"%PDF-1.4 third\n"),
+                           target_file="third.pdf", language="en", previous_edition=second["ibi"])
+    pt = make.deposited(b, token, "primeira", ("primeira.pdf", b"%PDF-1.4 primeira\n"),
+                        target_file="primeira.pdf", language="pt", translation_of=rep)
 
     resolver = httpx.Client(base_url=a.url, follow_redirects=False, timeout=30)
 

@@ -11,15 +11,14 @@ at once mint distinct IBIs (the minting state's lock is in the database).
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote, urlencode
 
 import httpx
-import psycopg
 import pytest
 
 from archive.protocol.pairs import loads, to_dict
+from tests import factories as make
 
 from .servers import LiveServers
 
@@ -30,36 +29,18 @@ PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres
 def pair(request, tmp_path_factory):
     """Two servers on one PostgreSQL database, then on one SQLite file (WAL mode: readers and
     one writer at a time, each request reading the answer cache's token)."""
-    name = f"ibirepo_two_{os.getpid()}"
     root = tmp_path_factory.mktemp("two")
     if request.param == "postgresql":
-        with psycopg.connect(**PG, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            admin.execute(f'CREATE DATABASE "{name}"')
-        url = f"postgres://postgres@127.0.0.1:5432/{name}"
+        url = request.getfixturevalue("throwaway_postgres")("ibirepo_two")
     else:
         url = f"sqlite:///{root / 'shared.sqlite3'}"
     shared = {"DATABASE_URL": url, "MEDIA_ROOT": str(root / "shared-media"),
               "IBI_HOSTNAME": "app.ibi.test", "IBI_IP": "192.0.2.7"}
-    try:
-        with LiveServers(root) as servers:
-            a = servers.start("a", **shared)
-            b = servers.start("b", **shared)
-            a.token = b.token = a.librarian_token()
-            yield a, b
-    finally:
-        if request.param == "postgresql":
-            with psycopg.connect(**PG, autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def deposit(server, title: str, *names: str) -> dict:
-    response = httpx.post(
-        f"{server.url}/api/items/", data={"title": title},
-        files=[("files", (n, f"content of {n}".encode(), "text/plain")) for n in names],
-        headers={"Authorization": f"Token {server.token}"}, timeout=60)
-    assert response.status_code == 201, response.text
-    return response.json()
+    with LiveServers(root) as servers:
+        a = servers.start("a", **shared)
+        b = servers.start("b", **shared)
+        a.token = b.token = a.librarian_token()
+        yield a, b
 
 
 def resolve(server, ibi: str) -> httpx.Response:
@@ -86,7 +67,7 @@ def test_the_servers_are_one_archive(pair):
 
 def test_a_deposit_on_one_is_resolved_by_the_other_at_once(pair):
     a, b = pair
-    item = deposit(a, "Deposited on A", "report.txt")
+    item = make.deposited(a, a.token, "Deposited on A", ("report.txt", b"content of report.txt"))
 
     found = resolve(b, item["ibi"])
     assert found.status_code == 302
@@ -100,7 +81,8 @@ def test_a_deposit_on_one_is_resolved_by_the_other_at_once(pair):
 
 def test_a_change_on_one_is_seen_by_the_others_next_request(pair):
     a, b = pair
-    item = deposit(a, "Two files", "first.txt", "second.txt")
+    item = make.deposited(a, a.token, "Two files", ("first.txt", b"content of first.txt"),
+                          ("second.txt", b"content of second.txt"))
     # B's workers answer (and keep the answers and the landing page) before the change.
     for _ in range(4):
         assert resolve(b, item["ibi"]).headers["Location"].endswith("/doc/first.txt")
@@ -130,8 +112,8 @@ def test_a_change_on_one_is_seen_by_the_others_next_request(pair):
 def test_deposits_on_both_at_once_mint_distinct_ibis(pair):
     a, b = pair
     with ThreadPoolExecutor(8) as pool:
-        items = list(pool.map(lambda n: deposit((a, b)[n % 2], f"Concurrent {n}", "x.txt"),
-                              range(16)))
+        items = list(pool.map(lambda n: make.deposited(
+            (a, b)[n % 2], a.token, f"Concurrent {n}", ("x.txt", b"x")), range(16)))
     ibis = {item["ibi"] for item in items}
     assert len(ibis) == 16
     for n, item in enumerate(items):  # each one resolved by the server that did not mint it

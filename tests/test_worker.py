@@ -7,7 +7,6 @@ over kombu's in-memory transport, so the broker path is exercised in every run.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 
 import pytest
@@ -34,14 +33,6 @@ def worker_app():
     test_app.close()
 
 
-def wait_for(condition, timeout: float = 60) -> None:
-    """Poll the database until the worker's effect shows, within a bound."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the worker did not run the task in time"
-        time.sleep(0.05)
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_task_enqueued_after_commit_runs_in_the_worker(worker_app):
     item = make.item(("a.txt", b"fixity"), title="Checked by the worker")
@@ -49,5 +40,7 @@ def test_a_task_enqueued_after_commit_runs_in_the_worker(worker_app):
         check_fixity = worker_app.tasks["archive.tasks.check_fixity"]
         transaction.on_commit(check_fixity.delay)
         assert not ItemFile.objects.filter(item=item, checked_at__isnull=False).exists()
-    wait_for(lambda: ItemFile.objects.filter(item=item, checked_at__isnull=False).exists())
+    make.wait_until(
+        lambda: ItemFile.objects.filter(item=item, checked_at__isnull=False).exists(),
+        timeout=60, what="the worker running the task")
     assert ItemFile.objects.get(item=item).fixity_problem == ""
