@@ -43,7 +43,8 @@ def stored(media) -> list[str]:
     return sorted(str(p.relative_to(media)) for p in media.rglob("*") if p.is_file())
 
 
-def deposited() -> int:
+def items_here() -> int:
+    """The items of this Archive, the archive service aside."""
     return Item.objects.filter(is_archive_service=False).count()
 
 
@@ -103,7 +104,7 @@ def test_an_unknown_linked_ibi_is_a_400_saying_so(librarian_api, media, field):
                            **{field: "example.org/x/2020/01.01.00.00"})
     assert response.status_code == 400
     assert "example.org/x/2020/01.01.00.00" in response.json()[field][0]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 def test_title_and_files_are_required(librarian_api):
@@ -117,7 +118,7 @@ def test_a_target_file_that_is_not_deposited_is_refused(librarian_api, media):
     response = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="A report",
                            target_file="other.pdf")
     assert response.status_code == 400 and "other.pdf" in response.json()["detail"]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 @pytest.mark.parametrize("target", ["report\x01.pdf", "report\x7f.pdf", "evil\u202efdp.pdf",
@@ -129,7 +130,7 @@ def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(librarian
     assert response.status_code == 400
     assert "target_file: file names must not contain control or bidirectional" in (
         response.json()["detail"])
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 def test_patch_refuses_a_control_or_bidi_character_in_target_file(librarian_api):
@@ -316,7 +317,7 @@ def test_anonymous_writes_are_401(librarian_api, anonymous_api, media):
     wrong.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")
     assert make.posted(wrong, ("report.pdf", PDF, "application/pdf"),
                        title="A report").status_code == 401
-    assert deposited() == 1
+    assert items_here() == 1
 
 
 def test_users_without_the_permissions_get_403(librarian_api, media):
@@ -335,7 +336,7 @@ def test_users_without_the_permissions_get_403(librarian_api, media):
                        title="A report").status_code == 201
     assert adder_api.post(f"{ITEMS}{record['ibi']}/files", {"files": [make.uploaded(("x", b"x"))]},
                           format="multipart", secure=True).status_code == 403
-    assert deposited() == 2
+    assert items_here() == 2
 
 
 def test_plain_http_is_redirected_to_https(anonymous_api):
@@ -362,7 +363,7 @@ def test_names_with_control_characters_or_too_long_are_refused(librarian_api, me
     response = make.posted_raw(librarian_api, ITEMS, [("fine.txt", b"ok"), (name, b"data")],
                                dict((("title", "T"),)))
     assert response.status_code == 400, response.content
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
 
 
@@ -385,7 +386,7 @@ def test_a_file_over_the_limit_is_413_and_nothing_is_stored(librarian_api, media
                                    make.uploaded(("big.bin", b"x" * 100_001))])
     assert response.status_code == 413
     assert "big.bin" in response.json()["detail"]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
     exact = make.posted(librarian_api, title="A report",
                         files=[make.uploaded(("exact.bin", b"x" * 100_000))])
@@ -420,7 +421,7 @@ def test_too_many_files_is_400_and_nothing_is_stored(librarian_api, media, setti
                            files=[make.uploaded((f"{n}.txt", b"n")) for n in range(4)])
     assert response.status_code == 400
     assert "3" in response.json()["detail"]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
     assert make.posted(librarian_api, title="A report",
                        files=[make.uploaded((f"{n}.txt",
@@ -434,7 +435,7 @@ def test_a_sha256_mismatch_is_409_and_nothing_is_stored(librarian_api, media, up
                                                  b"b"))], sha256=[sha(b"a"), sha(b"not b")])
     assert response.status_code == 409
     assert "b.txt" in response.json()["detail"]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
     assert list(upload_dir.iterdir()) == []
 
 
@@ -451,7 +452,7 @@ def test_malformed_or_miscounted_checksums_are_400(librarian_api, media, sums):
                            files=[make.uploaded(("a.txt", b"a")),
                                   make.uploaded(("b.txt", b"b"))], sha256=sums)
     assert response.status_code == 400
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 def test_the_same_name_twice_in_one_deposit_is_refused(librarian_api, media):
@@ -460,7 +461,7 @@ def test_the_same_name_twice_in_one_deposit_is_refused(librarian_api, media):
                                dict((("title", "T"),)))
     assert response.status_code == 400
     assert response.json() == {"detail": "two files would be named 'x'"}
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 @pytest.mark.parametrize("model", [ItemFile, DcValue])
@@ -471,7 +472,7 @@ def test_a_failure_before_commit_leaves_no_item_and_no_file(librarian_api, media
                                files=[make.uploaded(("a.txt", b"a")),
                                                       make.uploaded(("b.txt", b"b"))])
     assert response.status_code == 500
-    assert deposited() == 0 and ItemFile.objects.count() == 0
+    assert items_here() == 0 and ItemFile.objects.count() == 0
     assert stored(media) == []
 
 
@@ -485,7 +486,7 @@ def test_a_lost_race_for_an_edition_link_is_409_and_leaves_no_file(librarian_api
         response = make.posted(librarian_api, title="Also second", previous_edition=first["ibi"],
                                files=[make.uploaded(("loser.txt", b"x"))])
     assert response.status_code == 409
-    assert deposited() == 2
+    assert items_here() == 2
     assert not [p for p in stored(media) if p.endswith("loser.txt")]
 
 
@@ -557,7 +558,7 @@ def test_an_unknown_field_is_refused_not_dropped(librarian_api, media):
                            creater="Bob")
     assert response.status_code == 400
     assert response.json() == {"detail": "unknown field creater"}
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
 
 
 # -- Tombstones: one policy on every route -----------------------------------------------------
@@ -661,7 +662,7 @@ def test_a_retried_deposit_with_its_key_replays_the_same_item(librarian_api, med
     again = keyed(librarian_api, "retry-1", creator=["Silva"])  # the client lost the first answer
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     assert again.json() == first.json() and again["Location"] == first["Location"]
-    assert deposited() == 1 and len(stored(media)) == 1
+    assert items_here() == 1 and len(stored(media)) == 1
 
 
 def test_the_same_key_with_another_body_is_409_and_deposits_nothing(librarian_api, media):
@@ -671,7 +672,7 @@ def test_the_same_key_with_another_body_is_409_and_deposits_nothing(librarian_ap
         response = keyed(librarian_api, "k", **changed)
         assert response.status_code == 409, changed
         assert "used for another request" in response.json()["detail"]
-    assert deposited() == 1 and len(stored(media)) == 1
+    assert items_here() == 1 and len(stored(media)) == 1
 
 
 def test_users_do_not_share_keys(librarian_api, media):
@@ -679,7 +680,7 @@ def test_users_do_not_share_keys(librarian_api, media):
     other.groups.add(services.ensure_librarians_group())
     mine, theirs = keyed(librarian_api, "shared"), keyed(make.token_client(other), "shared")
     assert mine.status_code == theirs.status_code == 201
-    assert mine.json()["ibi"] != theirs.json()["ibi"] and deposited() == 2
+    assert mine.json()["ibi"] != theirs.json()["ibi"] and items_here() == 2
 
 
 def test_a_failed_deposit_releases_its_key(librarian_api):
@@ -721,7 +722,7 @@ def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(librari
         dying.setattr(QuerySet, "delete", lambda self: (0, {}))  # no clean-up runs either
         with pytest.raises(Killed):
             keyed(librarian_api, "killed")
-    assert IdempotencyKey.objects.get().item is None and deposited() == 0
+    assert IdempotencyKey.objects.get().item is None and items_here() == 0
     # Soon after, the claim may still be a deposit at work: the retry is told to wait.
     waiting = keyed(librarian_api, "killed")
     assert waiting.status_code == 409 and "in progress" in waiting.json()["detail"]
@@ -733,7 +734,7 @@ def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(librari
     assert taken.status_code == 201 and "Idempotent-Replayed" not in taken
     again = keyed(librarian_api, "killed")
     assert again["Idempotent-Replayed"] == "true" and again.json()["ibi"] == taken.json()["ibi"]
-    assert deposited() == 1 and len(stored(media)) == 1
+    assert items_here() == 1 and len(stored(media)) == 1
 
 
 def test_the_key_is_linked_in_the_items_own_transaction(librarian_api, monkeypatch):
@@ -757,7 +758,7 @@ def test_the_key_is_linked_in_the_items_own_transaction(librarian_api, monkeypat
     assert IdempotencyKey.objects.get().item is not None
     again = keyed(librarian_api, "late")
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
-    assert deposited() == 1
+    assert items_here() == 1
 
 
 def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(librarian_api, media,
@@ -780,14 +781,14 @@ def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(librarian_a
         slow.setattr(services, "item_deposit", overtaken)
         late = keyed(librarian_api, "slow")
     assert late.status_code == 409 and "took it over" in late.json()["detail"]
-    assert deposited() == 0 and stored(media) == []
+    assert items_here() == 0 and stored(media) == []
     claim = IdempotencyKey.objects.get()
     assert claim.item is None  # still the retry's
 
 
 def test_a_bad_key_is_a_400(librarian_api):
     assert keyed(librarian_api, "x" * 256).status_code == 400
-    assert deposited() == 0
+    assert items_here() == 0
 
 
 def test_the_schema_documents_the_idempotency_key(anonymous_api):
@@ -832,7 +833,7 @@ def test_two_concurrent_requests_with_one_key_make_one_item(media):
     assert codes == [201, 409]
     busy = next(r for r in answers if r.status_code == 409)
     assert "in progress" in busy.json()["detail"]
-    assert deposited() == 1 and len(stored(media)) == 1
+    assert items_here() == 1 and len(stored(media)) == 1
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     replay = keyed(client, "same")  # the retry after the first finished: the same item

@@ -4,33 +4,18 @@ browser could run as an attachment."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
-from archive.deposit import services
 from archive.deposit.content_types import is_script_capable, stored_type
 from archive.models import ItemFile
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 HTML = b"<!doctype html><script>alert(document.cookie)</script>"
 
 
-@pytest.fixture
-def librarian() -> User:
-    user = User.objects.create_user("ana", password="x", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    return user
-
-
 def through_the_api(librarian, name: str, declared: str) -> str:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=librarian).key}")
-    response = client.post("/api/items/", {
-        "title": "T", "files": [SimpleUploadedFile(name, HTML, content_type=declared)]},
-        format="multipart", secure=True)
+    response = make.posted(make.token_client(librarian), (name, HTML, declared), title="T")
     assert response.status_code == 201, response.json()
     return response.json()["files"][0]["content_type"]
 
@@ -38,9 +23,7 @@ def through_the_api(librarian, name: str, declared: str) -> str:
 def through_the_admin(librarian, name: str, declared: str) -> str:
     client = Client()
     client.force_login(librarian)
-    client.post("/admin/archive/item/add/", {
-        "title": "T", "language": "en", "transferable": "on",
-        "upload": [SimpleUploadedFile(name, HTML, content_type=declared)]}, secure=True)
+    make.admin_deposit(client, (name, HTML, declared), title="T", language="en")
     return ItemFile.objects.filter(name=name).latest("pk").content_type
 
 

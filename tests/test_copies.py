@@ -337,35 +337,26 @@ def test_refresh_reports_a_failing_source_and_goes_on(source):
     assert the_copy().state == "Copy"
 
 
-@pytest.fixture
-def librarian(client):
-    from django.contrib.auth.models import User
-
-    user = User.objects.create_user("librarian", is_staff=True)
-    user.groups.add(services.ensure_librarians_group())
-    client.force_login(user)
-    return client
-
-
-def test_the_admin_copies_by_ibi_and_refreshes_selected_copies(source, librarian, eager_tasks):
+def test_the_admin_copies_by_ibi_and_refreshes_selected_copies(source, librarian_client,
+                                                               eager_tasks):
     record = make.held_elsewhere(source)
-    changelist = librarian.get("/admin/archive/item/", secure=True).content.decode()
+    changelist = librarian_client.get("/admin/archive/item/", secure=True).content.decode()
     assert 'href="/admin/archive/item/copy/"' in changelist
-    response = librarian.post("/admin/archive/item/copy/", {
+    response = librarian_client.post("/admin/archive/item/copy/", {
         "ibi": record["ibip"], "source": source.base_url}, secure=True, follow=True)
     assert f"Copy of {record['ibip']}: created" in response.content.decode()
     item = the_copy()
     record["title"] = "Retitled"
     record["timestamp"] = "2032-01-01T00:00:00Z"
-    response = librarian.post("/admin/archive/item/", {
+    response = librarian_client.post("/admin/archive/item/", {
         "action": "refresh_copies", "_selected_action": [item.pk]}, secure=True, follow=True)
     assert f"Copy of {item.ibi}: updated" in response.content.decode()
     assert the_copy().title == "Retitled"
 
 
-def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian):
+def test_the_admin_copy_form_refuses_an_original_and_nonsense(source, librarian_client):
     mine = make.item(title="Mine", bare=True)
-    response = librarian.post("/admin/archive/item/copy/", {
+    response = librarian_client.post("/admin/archive/item/copy/", {
         "ibi": mine.ibi, "source": "gopher://x"}, secure=True)
     form = response.context["form"]
     assert "is held here as Original" in form.errors["ibi"][0]

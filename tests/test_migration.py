@@ -19,7 +19,7 @@ SELF = "http://127.0.0.1:9"
 
 
 @pytest.fixture(autouse=True)
-def fast_minting(settings):
+def self_address(settings):
     settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
 
 

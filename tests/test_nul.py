@@ -6,10 +6,7 @@ there. Run this module on SQLite and on PostgreSQL (DATABASE_URL=postgres://…)
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from archive.deposit import services
 from archive.models import Item
@@ -25,15 +22,6 @@ NO_QUERY = "A NUL character is not allowed in a query parameter."
 def item(settings) -> Item:
     services.ensure_archive_service()
     return make.item(("report.pdf", b"%PDF report", "application/pdf"), title="Report")
-
-
-@pytest.fixture
-def librarian() -> APIClient:
-    user = User.objects.create_user("ana")
-    user.groups.add(services.ensure_librarians_group())
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
 
 
 def get(client, url: str):
@@ -105,10 +93,10 @@ def test_a_nul_in_a_urlencoded_form_is_a_400(client):
 
 @pytest.mark.parametrize("field", ["title", "creator", "language", "target_file",
                                    "previous_edition", "description"])
-def test_a_nul_in_a_deposit_field_is_a_400_and_creates_nothing(librarian, field):
+def test_a_nul_in_a_deposit_field_is_a_400_and_creates_nothing(librarian_api, field):
     before = Item.objects.count()
     data = {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")], field: "x\x00y"}
-    response = librarian.post("/api/items/", data, format="multipart", secure=True)
+    response = librarian_api.post("/api/items/", data, format="multipart", secure=True)
     assert response.status_code == 400, response.content
     assert Item.objects.count() == before
 
