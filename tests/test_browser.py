@@ -19,7 +19,8 @@ PAPER = b"%PDF-1.4 the paper itself\n"
 DATA = b"site,year\nINPE,2009\n"
 
 
-def deposit_through_the_admin(page: Page, url: str) -> None:
+def a_librarian_fills_and_saves_the_add_form(page: Page, url: str) -> None:
+    """The admin's add form as a librarian uses it: signed in, two files, Dublin Core, Save."""
     page.goto(f"{url}/admin/login/?next=/admin/archive/item/add/")
     page.fill("#id_username", "librarian")
     page.fill("#id_password", PASSWORD)
@@ -45,7 +46,7 @@ def test_a_librarian_deposits_and_a_reader_finds_and_downloads(live_site, browse
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_site.url)
     page = context.new_page()
 
-    deposit_through_the_admin(page, live_site.url)
+    a_librarian_fills_and_saves_the_add_form(page, live_site.url)
 
     item = Item.objects.get(title=TITLE)
     assert sorted(item.files.values_list("name", flat=True)) == ["data.csv", "paper.pdf"]

@@ -3,16 +3,12 @@ changes with the language."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from archive.metadata.languages import language_name
 
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9,en;q=0.5"}
 
-
-@pytest.fixture
-def reader(db) -> Client:
-    return Client()
+pytestmark = pytest.mark.django_db
 
 
 def test_a_brazilian_browser_gets_the_site_in_portuguese(reader):

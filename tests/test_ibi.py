@@ -55,12 +55,6 @@ def code(number: int) -> str:
     return convert_from_decimal(number, IBIP_DIGITS)
 
 
-@pytest.fixture(autouse=True)
-def media() -> None:
-    """Shadows conftest's storage fixture: the standard is pure Python, so these tests need no
-    Django settings and also run with `-p no:django`."""
-
-
 # -- The standards' own examples ----------------------------------------------------------------
 
 def test_it_converts_the_ips_of_table_7_2_to_decimal() -> None:

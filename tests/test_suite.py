@@ -1,0 +1,58 @@
+"""The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
+pytest-django or of conftest defined again, the minting grid set once."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+# pytest-django's fixtures, and the conftest's own.
+DJANGO_FIXTURES = {"client", "async_client", "admin_client", "admin_user", "rf", "async_rf",
+                   "settings", "db", "transactional_db", "django_db_setup", "django_db_blocker",
+                   "django_user_model", "django_username_field", "live_server", "mailoutbox",
+                   "django_assert_num_queries", "django_assert_max_num_queries",
+                   "django_capture_on_commit_callbacks", "django_db_reset_sequences",
+                   "django_db_serialized_rollback", "django_mail_dnsname",
+                   "django_mail_patch_dns"}
+# Tests of minting itself choose their grid; everything else runs on pyproject.toml's.
+OWN_GRID = {"test_minting.py", "test_ibi_command.py", "test_settings.py", "test_suite.py"}
+
+
+def fixtures(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any(
+                "fixture" in ast.unparse(decorator) for decorator in node.decorator_list):
+            found.add(node.name)
+    return found
+
+
+def modules() -> list[Path]:
+    return sorted(TESTS.glob("test_*.py"))
+
+
+def test_no_module_defines_a_fixture_of_pytest_django_or_of_conftest_again():
+    conftest = fixtures(ast.parse((TESTS / "conftest.py").read_text()))
+    assert conftest.isdisjoint(DJANGO_FIXTURES)
+    for path in modules():
+        again = fixtures(ast.parse(path.read_text())) & (DJANGO_FIXTURES | conftest)
+        assert not again, f"{path.name} defines {sorted(again)} again"
+
+
+def test_no_module_has_a_deposit_helper_of_its_own():
+    """Items, files, deposits over the API, the admin or a live server: tests/factories.py."""
+    for path in modules():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
+                calls = {ast.unparse(call.func) for call in ast.walk(node)
+                         if isinstance(call, ast.Call)}
+                assert "services.item_deposit" not in calls or node.name in ("original",), (
+                    f"{path.name}: {node.name} deposits; use tests/factories.py")
+                assert not node.name.startswith(("deposit", "api_deposit", "raw_deposit")), (
+                    f"{path.name}: {node.name}; use tests/factories.py")
+
+
+def test_the_minting_grid_is_set_once():
+    for path in modules():
+        if path.name not in OWN_GRID:
+            assert "IBI_GRANULARITY" not in path.read_text(), path.name
