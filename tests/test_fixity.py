@@ -87,7 +87,10 @@ def test_successive_partial_runs_cycle_through_everything(items):
 
 def test_a_repaired_file_clears_its_problem(items, media):
     flip_one_byte(media, items[2].ibi, "data.csv")
-    run()
+    _out, failed = run()
+    assert failed is not None  # the damage was found and recorded first
+    assert list(ItemFile.objects.exclude(fixity_problem="").values_list("name", flat=True)) == [
+        "data.csv"]
     flip_one_byte(media, items[2].ibi, "data.csv")  # the same flip again restores it
     out, failed = run()
     assert failed is None

@@ -37,7 +37,8 @@ def test_the_bad_requests_and_missing_pages_of_the_item_list_are_documented(sche
     responses = schema["paths"]["/api/items/"]["get"]["responses"]
     assert {"200", "400", "404"} <= set(responses)
     bad = librarian_api.get(ITEMS, {"state": "Lost"}, secure=True)
-    assert bad.status_code == 400 and bad.json() == {"state": [bad.json()["state"][0]]}
+    assert bad.status_code == 400
+    assert bad.json() == {"state": ["one of Original, Copy, Deleted"]}  # a field's errors
     gone = librarian_api.get(ITEMS, {"page": 2}, secure=True)
     assert gone.status_code == 400 and "next link" in gone.json()["page"][0]
     assert librarian_api.get(ITEMS, {"page": 1}, secure=True).status_code == 200

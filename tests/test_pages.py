@@ -315,4 +315,12 @@ def test_apa_with_one_two_three_and_no_authors():
 def test_archive_service_landing_page_exists_but_is_not_listed(client):
     service = services.ensure_archive_service()
     assert client.get(landing(service)).status_code == 200
-    assert Item.objects.count() == 1
+    listed = make.item(title="Listed report")
+    for word in (service.title.split()[0], "report"):
+        home = client.get("/").content.decode()
+        search = client.get("/search", {"q": word}).content.decode()
+        api = client.get("/api/items/", {"search": word}, secure=True).json()["results"]
+        for page in (home, search):
+            assert landing(service) not in page and service.ibi not in page, word
+        assert service.ibi not in [record["ibi"] for record in api], word
+    assert landing(listed) in client.get("/").content.decode()  # what is listed is shown
