@@ -371,3 +371,30 @@ def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):
     again = client.get("/").content.decode()
     assert re.search(r"<dt>Items</dt><dd>2</dd>", again)
     assert '<data value="en">English</data>, <data value="pt">Portuguese</data>' in again
+
+
+# -- One filter grammar: the site's /search and the API's /api/items/ ---------------------------
+
+def test_the_site_and_the_api_filter_alike(client, anonymous_api):
+    make.item(title="Relatório", language="pt-BR",
+              dc={"creator": ["Lima, Ana"], "date": ["2013-09-04"]})
+    make.item(title="Report", language="en", dc={"creator": ["Smith, Jo"], "date": ["2014"]})
+
+    def site(**criteria) -> list[str]:
+        page = client.get("/search", criteria).content.decode()
+        return [title for title in ("Relatório", "Report") if f">{title}<" in page]
+
+    def api(**criteria) -> list[str]:
+        answer = anonymous_api.get("/api/items/", criteria, secure=True)
+        assert answer.status_code == 200, answer.json()
+        return [record["title"] for record in answer.json()["results"]]
+
+    # A bare language finds its regions, on both; an exact tag finds itself.
+    for criteria, expected in (({"language": "pt"}, ["Relatório"]),
+                               ({"language": "PT-br"}, ["Relatório"]),
+                               ({"creator": "Lima, Ana"}, ["Relatório"]),
+                               ({"year": "2014"}, ["Report"]),
+                               ({"language": "pt", "year": "2014"}, [])):
+        assert site(**criteria) == expected, criteria
+        assert api(**criteria) == expected, criteria
+    assert anonymous_api.get("/api/items/", {"year": "13"}, secure=True).status_code == 400
