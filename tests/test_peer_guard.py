@@ -206,7 +206,7 @@ class _NotHttp:
 
 
 def test_closed_open_and_silent_ports_give_the_same_error(settings, monkeypatch):
-    monkeypatch.setattr(peer, "TIMEOUT", httpx.Timeout(0.5))
+    monkeypatch.setattr(peer, "TIMEOUT", httpx.Timeout(1))
     closed, speaker, silent = f"127.0.0.1:{free_port()}", _NotHttp(), SilentServer()
     targets = [f"http://{closed}", f"http://{speaker.address}", f"http://{silent.address}"]
     settings.IBI_PEER_ARCHIVES = tuple(targets)

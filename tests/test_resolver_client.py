@@ -15,7 +15,7 @@ ASK = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "150.163.2
 
 @pytest.fixture(autouse=True)
 def limits(settings):
-    settings.IBI_RESOLVER_TIMEOUT = 0.5
+    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
     settings.IBI_RESOLVER_MAX_RESPONSE = 4096
     settings.IBI_RESOLVER_DENY_NETWORKS = ("169.254.0.0/16", "fe80::/10")
 
@@ -50,7 +50,7 @@ def test_every_archive_is_asked_at_once_and_a_silent_one_costs_its_timeout(fake)
     by_tag = {reply.tag: reply for reply in replies}
     assert by_tag["fake"].pairs == [("state", "Original")]
     assert by_tag["empty"].pairs == []  # the IBI is not there: an empty answer
-    assert by_tag["silent"].error == "no answer within 0.5 s"
+    assert by_tag["silent"].error == "no answer within 1 s"
     assert [r.tag for r in replies][-1] == "silent"  # replies come in arrival order
 
 
