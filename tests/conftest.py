@@ -8,6 +8,7 @@ pytest-django defines them, never redefined here or in a test module.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -20,6 +21,17 @@ hypothesis_settings.load_profile("repository")
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 PASSWORD = "a-librarian's-long-password"
 POSTGRES = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
+
+
+def pytest_sessionstart(session) -> None:
+    """The app's memoised pure functions (e.g. `archive.identifiers.ibi._parse`'s lru_cache)
+    start every session empty. `make mutation` runs each mutant's tests in a process forked from
+    one that already ran them: an answer cached there would hide the mutant."""
+    for name, module in list(sys.modules.items()):
+        if name == "archive" or name.startswith("archive."):
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
 
 
 def _django(request) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -82,6 +80,9 @@ def test_it_reads_the_2010_drafts_double_question_mark_as_metadata():
     assert in_path.ibi == "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
     assert in_path.verbs == ibip.verbs == ("GetMetadata",)
     assert in_path.relation() == ".metadata"
+    # The query after the second '?' is still read.
+    assert parse("/8JMKD3MGP8W/34PGRBS??ibiurl.verblist=GetFileList").verbs == (
+        "GetMetadata", "GetFileList")
 
 
 @pytest.mark.parametrize("ibi", [
@@ -136,50 +137,95 @@ def test_it_carries_the_arguments_over_to_verbs_and_relation(modifier, relation)
     "!!", "::", "+++", ":!", ":+!", "++", "!+!", ":+:", "!:!", "+:+:", "!+:+!", ":::",
 ])
 def test_it_refuses_compositions_not_in_table_8_2(modifier):
-    with pytest.raises(PersistentUrlError, match="Table 8.2"):
+    with pytest.raises(PersistentUrlError) as raised:
         parse(f"/{IBIP}{modifier}")
+    assert str(raised.value) == (f"the modifier {modifier!r} composes {modifier!r}, which is not "
+                                 "one of the modifiers of Table 8.2")
 
 
 @pytest.mark.parametrize(("path", "message"), [
-    (f"/{IBIP}+(portuguese)", "bad language tag 'portuguese'"),
-    (f"/{IBIP}+(pt-BRA)", "bad language tag"),
-    (f"/{IBIP}+()", "bad language tag ''"),
-    (f"/{IBIP}:(marc)", "unknown metadata format 'marc'"),
-    (f"/{IBIP}!(x)", "'!' takes no argument"),
-    (f"/{IBIP}+(pt", "unexpected '('"),
-    (f"/{IBIP}*", "unexpected '*'"),
-    ("/LK47B6W/362SFKHi", "unexpected 'i'"),
-    ("/LK47B6W", "no IBI"),
-    ("/", "no IBI"),
-    ("/LK47B6W0/362SFKH", "no IBI"),
-    ("/sid.inpe.br/mtc-m18/09/02.16.17.46", "no IBI"),
-    ("/sid.inpe.br/mtc-m18/2009/2.16.17.46", "is no repository name: after the year"),
-    ("/localhost/archive/2026/11.22.99", "is no repository name: after the year"),
-    ("LK47B6W/362SFKH", "starts with '/'"),
+    (f"/{IBIP}+(portuguese)",
+     "bad language tag 'portuguese': expected language[-COUNTRY], e.g. pt-BR"),
+    (f"/{IBIP}+(pt-BRA)", "bad language tag 'pt-BRA': expected language[-COUNTRY], e.g. pt-BR"),
+    (f"/{IBIP}+()", "bad language tag '': expected language[-COUNTRY], e.g. pt-BR"),
+    (f"/{IBIP}:(marc)",
+     "unknown metadata format 'marc': one of oai_dc, datacite, csljson, bibtex, ris, schemaorg"),
+    (f"/{IBIP}!(x)", "'!' takes no argument, got (x)"),
+    (f"/{IBIP}+(pt",
+     "unexpected '(' after the IBI 'LK47B6W/362SFKH' (a modifier is made of '!', '+(..)' and "
+     "':(..)')"),
+    (f"/{IBIP}*",
+     "unexpected '*' after the IBI 'LK47B6W/362SFKH' (a modifier is made of '!', '+(..)' and "
+     "':(..)')"),
+    ("/LK47B6W/362SFKHi",
+     "unexpected 'i' after the IBI 'LK47B6W/362SFKH' (a modifier is made of '!', '+(..)' and "
+     "':(..)')"),
+    ("/LK47B6W",
+     "no IBI at the start of '/LK47B6W': expected an IBIp (e.g. LK47B6W/362SFKH) or a "
+     "repository name (e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/",
+     "no IBI at the start of '/': expected an IBIp (e.g. LK47B6W/362SFKH) or a repository name "
+     "(e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/LK47B6W0/362SFKH",
+     "no IBI at the start of '/LK47B6W0/362SFKH': expected an IBIp (e.g. LK47B6W/362SFKH) or a "
+     "repository name (e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/sid.inpe.br/mtc-m18/09/02.16.17.46",
+     "no IBI at the start of '/sid.inpe.br/mtc-m18/09/02.16.17.46': expected an IBIp (e.g. "
+     "LK47B6W/362SFKH) or a repository name (e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/sid.inpe.br/mtc-m18/2009/2.16.17.46",
+     "'/sid.inpe.br/mtc-m18/2009/2.16.17.46' is no repository name: after the year comes the "
+     "date MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57"),
+    ("/localhost/archive/2026/11.22.99",
+     "'/localhost/archive/2026/11.22.99' is no repository name: after the year comes the date "
+     "MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57"),
+    ("LK47B6W/362SFKH", "a persistent URL path starts with '/', got 'LK47B6W/362SFKH'"),
+    ("/sid.inpe.br/mtc_m18/2009/02.16.17.46",
+     "no IBI at the start of '/sid.inpe.br/mtc_m18/2009/02.16.17.46': expected an IBIp (e.g. "
+     "LK47B6W/362SFKH) or a repository name (e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/sid.inpe.123/mtc-m18/2009/02.16.17.46",
+     "no IBI at the start of '/sid.inpe.123/mtc-m18/2009/02.16.17.46': expected an IBIp (e.g. "
+     "LK47B6W/362SFKH) or a repository name (e.g. iconet.com.br/banon/2009/09.09.22.01)"),
+    ("/sid.inpe.br/mtc-m18/2009",
+     "'/sid.inpe.br/mtc-m18/2009' is no repository name: after the year comes the date "
+     "MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57"),
+    ("/localhost/archive/2026/11.22.99/doc/x.pdf",
+     "'/localhost/archive/2026/11.22.99' is no repository name: after the year comes the date "
+     "MM.DD.hh.mm[.ss[.fraction]], e.g. 09.04.12.27.57"),
+    ("/sid.inpe.br/mtc-m18/2009/02.16.17.46x",
+     "unexpected 'x' after the IBI 'sid.inpe.br/mtc-m18/2009/02.16.17.46' (a modifier is made "
+     "of '!', '+(..)' and ':(..)')"),
+    (f"/{IBIP}:(oai_dc)!",
+     "the modifier ':(oai_dc)!' composes ':!', which is not one of the modifiers of Table 8.2"),
+    (f"/{IBIP}+(pt)+(en)",
+     "the modifier '+(pt)+(en)' composes '++', which is not one of the modifiers of Table 8.2"),
 ])
 def test_it_refuses_malformed_ibis_and_modifiers(path, message):
-    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+    with pytest.raises(PersistentUrlError) as raised:
         parse(path)
+    assert str(raised.value) == message
 
 
 @pytest.mark.parametrize(("path", "message"), [
-    (f"/{IBIP}/../x", "'..'"),
-    (f"/{IBIP}/doc/../../x", "'..'"),
-    (f"/{IBIP}/%2e%2e/x", "'..'"),
-    (f"/{IBIP}/%2E%2E%2Fetc%2Fpasswd", "'..'"),
-    (f"/{IBIP}/doc%2f..%2f..%2fx", "'..'"),
-    (f"/{IBIP}/a\\b", "backslash"),
-    (f"/{IBIP}/..%5cx", "backslash"),
-    (f"/{IBIP}/x%00.pdf", "control character"),
-    (f"/{IBIP}/x%0a.pdf", "control character"),
-    (f"/{IBIP}//etc/passwd", "empty"),
-    (f"/{IBIP}/%2Fetc%2Fpasswd", "empty"),
-    (f"/{IBIP}/./x", "'.'"),
-    (f"/{IBIP}/doc/", "empty"),
+    (f"/{IBIP}/../x", "'..' in the file path '/../x'"),
+    (f"/{IBIP}/doc/../../x", "'..' in the file path '/doc/../../x'"),
+    (f"/{IBIP}/%2e%2e/x", "'..' in the file path '/../x'"),
+    (f"/{IBIP}/%2E%2E%2Fetc%2Fpasswd", "'..' in the file path '/../etc/passwd'"),
+    (f"/{IBIP}/doc%2f..%2f..%2fx", "'..' in the file path '/doc/../../x'"),
+    (f"/{IBIP}/a\\b", "backslash in the file path '/a\\\\b'"),
+    (f"/{IBIP}/..%5cx", "backslash in the file path '/..\\\\x'"),
+    (f"/{IBIP}/x%00.pdf", "control character in the file path '/x\\x00.pdf'"),
+    (f"/{IBIP}/x%0a.pdf", "control character in the file path '/x\\n.pdf'"),
+    (f"/{IBIP}//etc/passwd", "empty or '.' segment in the file path '//etc/passwd'"),
+    (f"/{IBIP}/%2Fetc%2Fpasswd", "empty or '.' segment in the file path '//etc/passwd'"),
+    (f"/{IBIP}/./x", "empty or '.' segment in the file path '/./x'"),
+    (f"/{IBIP}/doc/", "empty or '.' segment in the file path '/doc/'"),
+    (f"/{IBIP}/x\ud800.pdf", "control character in the file path '/x\\ud800.pdf'"),
+    (f"/{IBIP}/x%C2%85.pdf", "control character in the file path '/x\\x85.pdf'"),
 ])
 def test_it_refuses_hostile_file_paths(path, message):
-    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+    with pytest.raises(PersistentUrlError) as raised:
         parse(path)
+    assert str(raised.value) == message
 
 
 def test_it_decodes_the_file_path_utf_8_or_iso_8859_1():
@@ -214,31 +260,46 @@ def test_it_reads_the_required_item_status_and_ignores_other_pairs():
 
 
 @pytest.mark.parametrize(("query", "message"), [
-    ("ibiurl.requireditemstatus=Copy", "only Original"),
-    ("ibiurl.requireditemstatus=", "only Original"),
-    ("ibiurl.verblist=GetAll", "unknown verb 'GetAll'"),
-    ("ibiurl.verblist=GetMetadata++GetFileList", "bad verb ''"),
-    ("ibiurl.verblist=GetFileList(x)", "takes no argument"),
-    ("ibiurl.verblist=GetTranslation(pt_BR)", "bad language tag"),
-    ("ibiurl.verblist=GetMetadata+GetLastEdition", "not one of the modifiers of Table 8.2"),
-    ("ibiurl.verblist=GetFileList&ibiurl.verblist=GetMetadata", "more than once"),
-    ("ibiurl.requireditemstatus=Original&ibiurl.requireditemstatus=Original", "more than once"),
-    ("ibiurl.verblist", "malformed query"),
-    ("a=1&&b=2", "malformed query"),
+    ("ibiurl.requireditemstatus=Copy", "ibiurl.requireditemstatus='Copy': only Original"),
+    ("ibiurl.requireditemstatus=", "ibiurl.requireditemstatus='': only Original"),
+    ("ibiurl.verblist=GetAll",
+     "unknown verb 'GetAll' (Table 8.4: GetTranslation, GetLastEdition, GetMetadata, "
+     "GetFileList)"),
+    ("ibiurl.verblist=GetMetadata++GetFileList",
+     "bad verb '' in ibiurl.verblist='GetMetadata  GetFileList'"),
+    ("ibiurl.verblist=GetFileList(x)", "GetFileList takes no argument, got (x)"),
+    ("ibiurl.verblist=GetTranslation(pt_BR)",
+     "bad language tag 'pt_BR': expected language[-COUNTRY], e.g. pt-BR"),
+    ("ibiurl.verblist=GetMetadata+GetLastEdition",
+     "the verb list 'GetMetadata GetLastEdition' composes ':!', which is not one of the "
+     "modifiers of Table 8.2"),
+    ("ibiurl.verblist=GetFileList&ibiurl.verblist=GetMetadata",
+     "ibiurl.verblist is given more than once"),
+    ("ibiurl.requireditemstatus=Original&ibiurl.requireditemstatus=Original",
+     "ibiurl.requireditemstatus is given more than once"),
+    ("ibiurl.verblist",
+     "malformed query 'ibiurl.verblist': Table 8.1 wants name=value pairs joined by '&'"),
+    ("a=1&&b=2", "malformed query 'a=1&&b=2': Table 8.1 wants name=value pairs joined by '&'"),
+    ("ibiurl.verblist=GetMetadata(marc)",
+     "unknown metadata format 'marc': one of oai_dc, datacite, csljson, bibtex, ris, schemaorg"),
 ])
 def test_it_refuses_bad_query_pairs(query, message):
-    with pytest.raises(PersistentUrlError, match=re.escape(message)):
+    with pytest.raises(PersistentUrlError) as raised:
         parse(f"/{IBIP}", query)
+    assert str(raised.value) == message
 
 
 def test_the_modifier_and_the_verb_list_must_compose():
-    with pytest.raises(PersistentUrlError, match="Table 8.2"):
-        parse(f"/{IBIP}:", "ibiurl.verblist=GetLastEdition")  # ":!"
+    with pytest.raises(PersistentUrlError) as raised:
+        parse(f"/{IBIP}:", "ibiurl.verblist=GetLastEdition")
+    assert str(raised.value) == ("the verb list 'GetMetadata GetLastEdition' composes ':!', which "
+                                 "is not one of the modifiers of Table 8.2")
 
 
 def test_it_refuses_a_query_in_the_path_and_a_separate_one():
-    with pytest.raises(PersistentUrlError, match=re.escape("'?'")):
+    with pytest.raises(PersistentUrlError) as raised:
         parse(f"/{IBIP}?ibiurl.verblist=GetFileList", "ibiurl.verblist=GetFileList")
+    assert str(raised.value) == "the path contains '?' and a query was given as well"
 
 
 URL_CHARS = "/!+:()?&=%.@-_ \\2345678ABCGHKLMNPQWXabciorsd0129%2e%2f%00"

@@ -84,7 +84,7 @@ class IbiError(ValueError):
 
     def __init__(self, message: str, **params: str | IbiError) -> None:
         self.message, self.params = message, params
-        super().__init__(message % {k: str(v) for k, v in params.items()} if params else message)
+        super().__init__(message % {k: str(v) for k, v in params.items()})
 
     def translated(self, gettext) -> str:
         """The message in the reader's language (a nested IbiError's too)."""
@@ -263,7 +263,7 @@ def _ip_text(ip: str | ipaddress.IPv4Address | ipaddress.IPv6Address) -> tuple[s
         raise IbiError(gettext_noop("IPv6 %(text)s: a dotted IPv4 tail or a zone index cannot be "
                                     "coded"), text=repr(text))
     digits, separator = (IPV4_DIGITS, "W") if "." in text else (IPV6_DIGITS, "X")
-    text = text if separator == "W" else text.lower()
+    text = text.lower()  # IPv6's hex digits; an IPv4 text has no letter
     try:
         (ipaddress.IPv4Address if separator == "W" else ipaddress.IPv6Address)(text)
     except ValueError as exc:
@@ -332,7 +332,7 @@ def _decode_ibip(text: str) -> tuple[str, int, Decimal]:
     version, digits = (4, IPV4_DIGITS) if p[2] == "W" else (6, IPV6_DIGITS)
     ip = convert_from_decimal(_number(p[1], "IP"), digits)
     try:
-        valid = ip[0] != "0" and ipaddress.ip_address(ip).version == version
+        valid = ipaddress.ip_address(ip).version == version  # a coded number has no leading 0
     except ValueError:
         valid = False
     if not valid:

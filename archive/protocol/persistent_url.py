@@ -62,7 +62,7 @@ class PersistentUrlError(ValueError):
 
     def __init__(self, message: str, **params: str) -> None:
         self.message, self.params = message, params
-        super().__init__(message % params if params else message)
+        super().__init__(message % params)
 
 
 class NoIbiError(PersistentUrlError):
@@ -224,7 +224,7 @@ def _filepath(segments: list[str]) -> str | None:
 
 def _query_pairs(query: str) -> dict[str, str]:
     try:
-        fields = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+        fields = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
     except ValueError as error:
         raise PersistentUrlError(gettext_noop("malformed query %(query)s: Table 8.1 wants "
                                               "name=value pairs joined by '&'"),
