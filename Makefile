@@ -56,7 +56,7 @@ test: setup system-packages
 # translate what is new in locale/pt_BR/LC_MESSAGES/django.po, then `make setup` compiles it.
 messages: setup
 	$(BIN)/python manage.py makemessages -l pt_BR --no-obsolete --ignore=.venv --ignore=bench \
-	  --ignore=tests --ignore=docs --ignore=staticfiles --ignore=media
+	  --ignore=tests --ignore=docs --ignore=staticfiles --ignore=media --ignore=mutants
 
 # The suite's teeth: mutmut mutates the three pure modules of the standards (tool.mutmut in
 # pyproject.toml) and runs their tests against every mutant; the score must stay >= 90 %.
