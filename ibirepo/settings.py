@@ -335,7 +335,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "archive.api.schema.closed_inputs"],
+                             "archive.api.schema.closed_inputs",
+                             "archive.api.schema.no_nul_in_queries"],
 }
 
 # --- Time and language ----------------------------------------------------------------------

@@ -124,7 +124,7 @@ def test_a_target_file_that_is_not_deposited_is_refused(librarian_api, media):
 @pytest.mark.parametrize("target", ["report\x01.pdf", "report\x7f.pdf", "evil\u202efdp.pdf",
                                     "report\u2066.pdf", "report\n.pdf"])
 def test_a_control_or_bidi_character_in_target_file_is_a_400_not_a_500(librarian_api, media,
-                                                                        target):
+                                                                       target):
     response = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"), title="A report",
                            target_file=target)
     assert response.status_code == 400
@@ -137,7 +137,7 @@ def test_patch_refuses_a_control_or_bidi_character_in_target_file(librarian_api)
     record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
                          title="A report").json()
     response = librarian_api.patch(ITEMS + record["ibi"], {"target_file": "report\u202e.pdf"},
-                         format="json", secure=True)
+                                   format="json", secure=True)
     assert response.status_code == 400 and "control or bidirectional" in (
         response.json()["detail"])
 
@@ -197,11 +197,11 @@ def test_the_list_filters_by_state_and_language_and_searches_title_and_creators(
 
 
 def test_the_list_is_paginated_in_a_fixed_number_of_queries(librarian_api, anonymous_api,
-                                                           django_assert_max_num_queries):
+                                                            django_assert_max_num_queries):
     for n in range(3):
         make.posted(librarian_api, title=f"Item {n}", creator=["A"],
                     files=[make.uploaded(("a.txt", b"a")),
-                                                              make.uploaded(("b.txt", b"b"))])
+                           make.uploaded(("b.txt", b"b"))])
     with django_assert_max_num_queries(8):
         page = anonymous_api.get(ITEMS, {"page_size": 2}, secure=True).json()
     assert "count" not in page and len(page["results"]) == 2 and page["next"]
@@ -227,7 +227,7 @@ def test_patch_changes_metadata_and_replaces_only_the_elements_given(librarian_a
     assert changed["translation_of"] == english["ibi"]
     assert changed["ibi"] == record["ibi"]
     cleared = librarian_api.patch(ITEMS + record["ibi"], {"translation_of": None}, format="json",
-                        secure=True)
+                                  secure=True)
     assert cleared.json()["translation_of"] is None
 
 
@@ -259,7 +259,7 @@ def test_patch_refuses_a_bad_language_or_target_file(librarian_api):
                          title="A report").json()
     for body in ({"language": "not a tag"}, {"target_file": "missing.pdf"}, {"title": ""}):
         assert librarian_api.patch(ITEMS + record["ibi"], body, format="json",
-                         secure=True).status_code == 400, body
+                                   secure=True).status_code == 400, body
 
 
 def test_files_are_added_but_never_overwritten(librarian_api, media):
@@ -269,17 +269,17 @@ def test_files_are_added_but_never_overwritten(librarian_api, media):
     response = librarian_api.post(url,
                                   {"files": [make.uploaded(("annex.txt", TEXT))],
                                    "sha256": sha(TEXT)},
-                        format="multipart", secure=True)
+                                  format="multipart", secure=True)
     assert response.status_code == 201, response.json()
     assert [f["name"] for f in response.json()["files"]] == ["annex.txt", "report.pdf"]
     again = librarian_api.post(url, {"files": [make.uploaded(("report.pdf", b"other bytes"))]},
-                     format="multipart", secure=True)
+                               format="multipart", secure=True)
     assert again.status_code == 409
     assert (media / "col" / record["ibi"] / "doc" / "report.pdf").read_bytes() == PDF
     mismatch = librarian_api.post(url,
                                   {"files": [make.uploaded(("more.txt", b"x"))],
                                    "sha256": sha(b"y")},
-                        format="multipart", secure=True)
+                                  format="multipart", secure=True)
     assert mismatch.status_code == 409
     assert not (media / "col" / record["ibi"] / "doc" / "more.txt").exists()
 
@@ -295,7 +295,7 @@ def test_delete_leaves_a_readable_tombstone(librarian_api, anonymous_api, media)
     tombstone = gone.json()
     assert (tombstone["ibi"], tombstone["state"]) == (record["ibi"], "Deleted")
     assert librarian_api.patch(ITEMS + record["ibi"], {"title": "Back"}, format="json",
-                     secure=True).status_code == 409
+                               secure=True).status_code == 409
     assert librarian_api.delete(ITEMS + record["ibi"], secure=True).status_code == 200
     assert Item.objects.get(ibi=record["ibi"]).is_deleted
 
@@ -308,11 +308,11 @@ def test_anonymous_writes_are_401(librarian_api, anonymous_api, media):
     assert make.posted(anonymous_api, ("report.pdf", PDF, "application/pdf"),
                        title="A report").status_code == 401
     assert anonymous_api.patch(ITEMS + record["ibi"], {"title": "X"}, format="json",
-                           secure=True).status_code == 401
+                               secure=True).status_code == 401
     assert anonymous_api.delete(ITEMS + record["ibi"], secure=True).status_code == 401
     assert anonymous_api.post(f"{ITEMS}{record['ibi']}/files",
                               {"files": [make.uploaded(("x", b"x"))]},
-                          format="multipart", secure=True).status_code == 401
+                              format="multipart", secure=True).status_code == 401
     wrong = APIClient()
     wrong.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")
     assert make.posted(wrong, ("report.pdf", PDF, "application/pdf"),
@@ -383,7 +383,7 @@ def test_a_file_over_the_limit_is_413_and_nothing_is_stored(librarian_api, media
     settings.IBI_MAX_FILE_SIZE = 100_000
     response = make.posted(librarian_api, title="A report",
                            files=[make.uploaded(("small.txt", b"s")),
-                                   make.uploaded(("big.bin", b"x" * 100_001))])
+                                  make.uploaded(("big.bin", b"x" * 100_001))])
     assert response.status_code == 413
     assert "big.bin" in response.json()["detail"]
     assert items_here() == 0 and stored(media) == []
@@ -470,7 +470,7 @@ def test_a_failure_before_commit_leaves_no_item_and_no_file(librarian_api, media
     with mock.patch.object(model.objects, "bulk_create", side_effect=RuntimeError("disk on fire")):
         response = make.posted(librarian_api, title="A report", creator=["A"],
                                files=[make.uploaded(("a.txt", b"a")),
-                                                      make.uploaded(("b.txt", b"b"))])
+                                      make.uploaded(("b.txt", b"b"))])
     assert response.status_code == 500
     assert items_here() == 0 and ItemFile.objects.count() == 0
     assert stored(media) == []
@@ -577,7 +577,7 @@ def tombstone(librarian_api):
                         title="Corrected study", previous_edition=record["ibi"]).json()
     response = librarian_api.delete(ITEMS + record["ibi"],
                                     {"reason": "Retracted at the authors' request"},
-                          format="json", secure=True)
+                                    format="json", secure=True)
     assert response.status_code == 200
     return record, newer, response.json()
 
@@ -642,7 +642,7 @@ def test_a_delete_reason_with_a_control_character_is_refused(librarian_api):
     record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
                          title="A report").json()
     response = librarian_api.delete(ITEMS + record["ibi"], {"reason": "bad\x07"}, format="json",
-                          secure=True)
+                                    secure=True)
     assert response.status_code == 400
     assert not Item.objects.get(ibi=record["ibi"]).is_deleted
 
@@ -706,7 +706,7 @@ class Killed(BaseException):
 
 
 def test_a_claim_left_by_a_killed_process_is_taken_over_by_a_later_retry(librarian_api, media,
-                                                                          monkeypatch):
+                                                                         monkeypatch):
     from datetime import timedelta
 
     from archive.deposit.idempotency import IDEMPOTENCY_ABANDONED
@@ -762,7 +762,7 @@ def test_the_key_is_linked_in_the_items_own_transaction(librarian_api, monkeypat
 
 
 def test_a_first_request_whose_claim_was_taken_over_deposits_nothing(librarian_api, media,
-                                                                      monkeypatch):
+                                                                     monkeypatch):
     """The first request outlived IDEMPOTENCY_ABANDONED and a retry took its claim over: the
     first may neither link its item (rolled back, 409) nor release the retry's claim."""
     from datetime import timedelta
@@ -849,9 +849,9 @@ def test_files_added_again_with_their_key_are_replayed_not_refused(librarian_api
     url = f"{ITEMS}{item['ibi']}/files"
 
     def add(key: str, name: str = "annex.pdf"):
-        return librarian_api.post(url, {"files": [make.uploaded((name, PDF))]}, format="multipart",
-                                  secure=True,
-                        headers={"Idempotency-Key": key})
+        return librarian_api.post(url, {"files": [make.uploaded((name, PDF))]},
+                                  format="multipart", secure=True,
+                                  headers={"Idempotency-Key": key})
 
     first, again = add("files-1"), add("files-1")  # the client lost the first answer
     assert first.status_code == again.status_code == 201
@@ -861,6 +861,18 @@ def test_files_added_again_with_their_key_are_replayed_not_refused(librarian_api
     assert add("files-2").status_code == 409  # a new key: a real second upload of that name
 
 
+def test_a_method_a_route_lacks_is_405_whatever_its_key(librarian_api, media):
+    item = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                       title="A report", headers={"Idempotency-Key": "used"}).json()
+    for url in (f"{ITEMS}{item['ibi']}/files", f"{ITEMS}{item['ibi']}/handover", ITEMS):
+        answer = librarian_api.put(url, {}, format="json", secure=True,
+                                   headers={"Idempotency-Key": "used"})
+        assert answer.status_code == 405, (url, answer.json())
+    again = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                        title="A report", headers={"Idempotency-Key": "used"})
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+
+
 def test_a_patch_and_a_delete_with_their_keys_are_done_once(librarian_api):
     item = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
                        title="A report").json()
@@ -868,7 +880,7 @@ def test_a_patch_and_a_delete_with_their_keys_are_done_once(librarian_api):
 
     def write(method, key: str, body: dict):
         return getattr(librarian_api, method)(url, body, format="json", secure=True,
-                                    headers={"Idempotency-Key": key})
+                                              headers={"Idempotency-Key": key})
 
     assert write("patch", "p", {"title": "Renamed"}).status_code == 200
     again = write("patch", "p", {"title": "Renamed"})
@@ -888,11 +900,11 @@ def test_a_failed_write_releases_its_key_for_the_corrected_request(librarian_api
                        title="A report").json()
     url = f"{ITEMS}{item['ibi']}"
     bad = librarian_api.patch(url, {"language": "portuguese"}, format="json", secure=True,
-                    headers={"Idempotency-Key": "fix"})
+                              headers={"Idempotency-Key": "fix"})
     assert bad.status_code == 400
     from archive.models import IdempotencyKey
 
     assert not IdempotencyKey.objects.filter(key="fix").exists()
     fixed = librarian_api.patch(url, {"language": "pt-BR"}, format="json", secure=True,
-                      headers={"Idempotency-Key": "fix"})
+                                headers={"Idempotency-Key": "fix"})
     assert fixed.status_code == 200 and fixed.json()["language"] == "pt-BR"

@@ -67,9 +67,24 @@ def test_the_bodies_that_refuse_unknown_fields_say_so(schema):
     assert components["PatchedItemUpdateRequest"]["additionalProperties"] is False
 
 
+def test_every_free_text_query_parameter_refuses_a_nul_as_the_api_does(schema, anonymous_api):
+    """The middleware refuses a NUL in any query (400): no string parameter may promise it."""
+    import re
+
+    free = [(path, parameter) for path, _, operation in operations(schema)
+            for parameter in operation.get("parameters", [])
+            if parameter["in"] == "query" and parameter["schema"].get("type") == "string"
+            and "enum" not in parameter["schema"]]
+    assert {parameter["name"] for path, parameter in free if path == ITEMS} >= {
+        "search", "creator", "subject", "type", "language", "cursor"}
+    for path, parameter in free:
+        assert not re.fullmatch(parameter["schema"]["pattern"], "a\x00b"), (path, parameter)
+    assert anonymous_api.get(ITEMS, {"creator": "a\x00b"}, secure=True).status_code == 400
+
+
 def test_an_anonymous_read_gets_what_the_schema_promises(librarian_api):
     record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
-                      format="multipart", secure=True).json()
+                                format="multipart", secure=True).json()
     assert record["previous_edition"] is None and record["translation_of"] is None
     assert APIClient().get(ITEMS + record["ibi"], secure=True).status_code == 200
 
@@ -87,7 +102,7 @@ def test_an_ibi_with_a_newline_is_a_json_404_not_the_sites_html_page(librarian_a
 
 def test_a_deleted_item_and_its_statistics_answer_410_with_the_tombstone_only(librarian_api):
     record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
-                      format="multipart", secure=True).json()
+                                format="multipart", secure=True).json()
     librarian_api.delete(ITEMS + record["ibi"], secure=True)
     gone = APIClient().get(ITEMS + record["ibi"], secure=True)
     assert gone.status_code == 410 and gone.json()["state"] == "Deleted"
@@ -97,16 +112,16 @@ def test_a_deleted_item_and_its_statistics_answer_410_with_the_tombstone_only(li
 
 def test_a_target_file_with_a_control_character_is_a_400_not_a_500(librarian_api):
     response = librarian_api.post(ITEMS, {"title": "T", "target_file": "a\x01.txt",
-                                "files": [SimpleUploadedFile("a.txt", b"a")]},
-                        format="multipart", secure=True)
+                                          "files": [SimpleUploadedFile("a.txt", b"a")]},
+                                  format="multipart", secure=True)
     assert response.status_code == 400 and "target_file" in response.json()["detail"]
 
 
 def test_one_dublin_core_value_needs_no_list(librarian_api):
     record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
-                      format="multipart", secure=True).json()
+                                format="multipart", secure=True).json()
     changed = librarian_api.patch(ITEMS + record["ibi"], {"creator": "Banon, G."}, format="json",
-                        secure=True)
+                                  secure=True)
     assert changed.status_code == 200 and changed.json()["creator"] == ["Banon, G."]
 
 
@@ -125,7 +140,7 @@ def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_ans
     assert creators["items"]["$ref"].endswith("/Creator")
     assert components["Creator"]["required"] == ["name", "orcid"]
     record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
-                      format="multipart", secure=True).json()
+                                format="multipart", secure=True).json()
     answer = librarian_api.patch(ITEMS + record["ibi"], {"creator": [
         "Silva, J.", {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}]},
         format="json", secure=True).json()

@@ -65,11 +65,15 @@ class IdempotentWrites:
             self.claim.link(item)
             self.linked = True
 
+    def handles(self, method: str) -> bool:
+        """Whether the view answers this method (DRF answers the others 405)."""
+        return method.lower() in self.http_method_names and hasattr(self, method.lower())
+
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
         key = request.headers.get(HEADER)
-        if key is None or request.method not in WRITES:
-            return
+        if key is None or request.method not in WRITES or not self.handles(request.method):
+            return  # a method the view lacks gets its 405 from DRF, whatever the key
         self.claim = idempotency.claim(
             user=request.user, key=key, request_fingerprint=request_fingerprint(request),
             status=self.success_status.get(request.method, status.HTTP_200_OK))

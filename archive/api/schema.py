@@ -5,6 +5,8 @@
   anonymous users read) allow anonymous GET too, and the schema says so.
 - Closed inputs: a StrictInput serializer's view refuses fields it does not know (400), so its
   schema says `additionalProperties: false` (`closed_inputs`, a postprocessing hook).
+- No NUL in a query: archive/web/middleware.py refuses one in any query parameter (400), so
+  every string parameter of the query says so with a pattern (`no_nul_in_queries`, a hook).
 - Errors: {"detail": "…"}, or for fields that fail validation {"<field>": ["…"]} (DRF's
   shape; a list field's errors are keyed by position: {"files": {"0": ["…"]}}).
 """
@@ -59,6 +61,22 @@ def closed_inputs(result: dict, generator, request, public) -> dict:
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name in names:
             component["additionalProperties"] = False
+    return result
+
+
+NO_NUL = "^[^\\x00]*$"
+
+
+def no_nul_in_queries(result: dict, generator, request, public) -> dict:
+    """A postprocessing hook (SPECTACULAR_SETTINGS): every string query parameter without a
+    pattern of its own gets NO_NUL, the rule the middleware enforces before any view."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if (parameter.get("in") == "query" and schema.get("type") == "string"
+                        and "pattern" not in schema and "enum" not in schema):
+                    schema["pattern"] = NO_NUL
     return result
 
 

@@ -191,8 +191,10 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
     if type:
         items = items.filter(_has_dc("type", value=type))
     if year:
+        # No deposit was made in the year 0000 (datetime has none); a dc:date may name it.
+        deposited = Q(created__year=int(year)) if int(year) else Q(pk__in=[])
         items = items.filter(_has_dc("date", value__startswith=year)
-                             | (~_has_dc("date") & Q(created__year=int(year))))
+                             | (~_has_dc("date") & deposited))
     if language:
         items = items.filter(~Q(state=Item.State.DELETED)
                              & (Q(language__iexact=language)
