@@ -116,7 +116,7 @@ def posted(api: APIClient, *files: File, title: str = TITLE, headers: dict | Non
     """POST /api/items/: a deposit through the REST API (multipart), as a client sends it;
     the response as the test client gives it."""
     return api.post(ITEMS, {"title": title, "files": [uploaded(spec) for spec in
-                                                       files or ("paper.pdf",)], **fields},
+                                                      files or ("paper.pdf",)], **fields},
                     format="multipart", secure=True, headers=headers or {})
 
 

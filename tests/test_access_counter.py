@@ -370,7 +370,7 @@ def test_the_migration_turns_access_rows_into_daily_counts_and_back(settings):
             expected[key] = expected.get(key, 0) + 1
         assert counts == expected
         keys = new.get_model("archive", "AcknowledgedUrlkey").objects.values_list("urlkey",
-                                                                                 flat=True)
+                                                                                  flat=True)
         assert list(keys) == ["1-fresh"]  # a key too old to be sent again is not kept
         assert "archive_access" not in connection.introspection.table_names()
 

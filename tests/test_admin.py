@@ -242,7 +242,7 @@ def test_delete_makes_a_tombstone_and_the_record_stays(librarian_client):
     confirm = librarian_client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True)
     assert "tombstone" in confirm.content.decode()
     response = librarian_client.post(f"/admin/archive/item/{item.pk}/delete/", {"post": "yes"},
-                           secure=True)
+                                     secure=True)
     assert response.status_code == 302
     item.refresh_from_db()
     assert item.state == Item.State.DELETED and item.deleted_at is not None
@@ -276,8 +276,9 @@ def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admi
 def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(librarian_client):
     a = make.item(("a.txt", b"first"), title="A", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
-    librarian_client.post("/admin/archive/item/", {"action": "delete_selected", "post": "yes",
-                                         "_selected_action": [a.pk, service.pk]}, secure=True)
+    librarian_client.post("/admin/archive/item/",
+                          {"action": "delete_selected", "post": "yes",
+                           "_selected_action": [a.pk, service.pk]}, secure=True)
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
     assert Item.objects.get(pk=a.pk).state == Item.State.DELETED

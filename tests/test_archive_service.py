@@ -544,7 +544,7 @@ def test_expired_keys_count_nothing(client, service, settings):
     assert urlkeys.read_urlkey(old, now=now) is None
     assert urlkeys.read_urlkey(old, now=1_700_000_000 - 3600) is None  # from the future
     assert not urlkeys.record_acknowledgment(urlkey=old, client_ips=["1.2.3.4"],
-                                                     relation="", now=now)
+                                             relation="", now=now)
     assert not DailyAccessCount.objects.exists()
 
 
@@ -771,7 +771,7 @@ VALUES = st.one_of(
 
 
 @hypothesis_settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(NAMES) | st.text(max_size=5), VALUES, max_size=7),
        st.booleans())
 def test_any_query_gets_a_pair_list_or_a_protocol_error(service, fields, raw):

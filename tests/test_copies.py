@@ -298,7 +298,7 @@ def test_copyitem_reports_what_it_did(source):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_in_the_middle_of_a_copy_is_finished_by_the_next_run(source, media,
-                                                                              tmp_path):
+                                                                             tmp_path):
     record = make.held_elsewhere(source, ("a.bin", b"A" * 70_000), ("b.bin", b"B" * 90_000),
                                  ("c.bin", b"C" * 10))
     gate = source.gate("b.bin")

@@ -130,7 +130,7 @@ def test_it_reads_the_attributes_of_both_forms() -> None:
     rep = parse("sid.inpe.br/mtc-m18.8080/2010/10.20.15.21.55.3462")
     assert (rep.prefix, rep.suffix) == ("sid.inpe.br/mtc-m18.8080", "2010/10.20.15.21.55.3462")
     assert (rep.hostname, rep.subdomain, rep.first_word) == ("mtc-m18.sid.inpe.br", "sid.inpe.br",
-                                                            "mtc-m18")
+                                                             "mtc-m18")
     assert (rep.port, rep.date, rep.ip) == (8080, Decimal("1287588115.3462"), None)
     ip = parse("8jmkd3mgp8w/34pgrbs")
     assert (ip.ip, ip.port, ip.date, ip.hostname) == ("150.163.34.243", 800, 1234806360, None)

@@ -72,7 +72,7 @@ def test_the_original_becomes_a_copy_once_the_target_holds_it(peer, original, li
     (lambda r: r.update(state="Original"), "as Original, not as a Copy"),
 ])
 def test_no_hand_over_to_an_incomplete_or_stale_copy(peer, original, librarian_api, spoil,
-                                                    message):
+                                                     message):
     spoil(copy_at(peer, original))
     response = hand_over(librarian_api, original, peer.base_url)
     assert response.status_code == 409 and message in response.json()["detail"]
@@ -127,7 +127,7 @@ def held_at_peer(peer, original):
 def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
     held_at_peer["next_edition"] = "ibi.test/elsewhere/2030/01.01.00.00"  # a Copy remembers it
     result = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
-                                 token="right-token")
+                                    token="right-token")
     assert result.outcome == "promoted"
     item = result.item
     assert (item.state, item.source_archive, item.origin_relations) == ("Original", "", {})
@@ -135,7 +135,7 @@ def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
     assert peer.handed_over == [{"target": SELF}]
     assert held_at_peer["state"] == "Copy"
     again = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
-                                token="right-token")
+                                   token="right-token")
     assert again.outcome == "unchanged" and len(peer.handed_over) == 1
 
 
@@ -152,7 +152,7 @@ def test_an_interrupted_migration_is_finished_by_running_it_again(peer, held_at_
     held_at_peer.update(state="Copy", source_archive=SELF)
     assert Item.objects.get(ibi=held_at_peer["ibi"]).state == "Copy"
     result = migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url,
-                                 token="right-token")
+                                    token="right-token")
     assert result.outcome == "promoted" and result.item.state == "Original"
 
 

@@ -187,7 +187,7 @@ def item():
 
 
 _MEDIA_RANGE = st.sampled_from([*ACCEPT.values(), "text/html", "*/*", "application/*",
-                                 "text/x-bibliography", "image/png", "", ";", ",", "q=2"])
+                                "text/x-bibliography", "image/png", "", ";", ",", "q=2"])
 _PARAMETER = st.sampled_from(["", ";q=0", ";q=0.5", ";q=1.5", ";q=x", ";style=apa",
                               ";style=nope", ";locale=pt-BR", ";locale=zz", ';style="ieee"'])
 

@@ -121,7 +121,7 @@ def test_the_admin_takes_an_orcid_id_after_a_bar_and_shows_it_again(librarian_cl
     assert [(v.value, v.orcid) for v in item.dc_values.filter(element="creator")] == [
         ("Carberry, Josiah", JOSIAH), ("Silva, J.", "")]
     form = librarian_client.get(f"/admin/archive/item/{item.pk}/change/",
-                            secure=True).context["adminform"].form
+                                secure=True).context["adminform"].form
     assert form["dc_creator"].value() == f"Carberry, Josiah | {JOSIAH}\nSilva, J."
 
 

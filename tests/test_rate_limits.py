@@ -26,7 +26,7 @@ REDIS = "redis://127.0.0.1:6379/14"
 
 def login(client, password: str, ip: str, username: str = "boss"):
     return client.post("/admin/login/?next=/admin/", {"username": username,
-                                                       "password": password},
+                                                      "password": password},
                        REMOTE_ADDR=ip, secure=True)
 
 

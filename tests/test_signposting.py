@@ -178,7 +178,7 @@ def test_both_linksets_hold_the_same_links_and_the_json_one_follows_rfc_9264(cli
     assert as_json["Content-Type"].startswith("application/linkset+json")
     in_json = json_links(json.loads(as_json.content))
     assert in_json == {(str(s.context), str(s.rel.value if isinstance(s.rel, LinkRel)
-                                           else s.rel),
+                                            else s.rel),
                         str(s.target), str(s.type or ""), tuple(str(p) for p in s.profiles))
                        for s in in_text.signposts}
     page = in_text.for_context(landing(item))

@@ -128,7 +128,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     @admin.display(description=_("Edition"))
     def edition(self, obj: Item) -> str:
         return gettext("%(number)d (first: %(first)s)") % {"number": obj.edition_number,
-                                                            "first": obj.edition_family}
+                                                           "first": obj.edition_family}
 
     @admin.display(description=_("Values"))
     def dc_values(self, obj: Item) -> str:

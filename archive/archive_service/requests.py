@@ -68,7 +68,7 @@ def read_query(query: str) -> dict[str, str]:
 
 
 def value(fields: dict[str, str], name: str, *, required: bool = True,
-           ascii_only: bool = True) -> str | None:
+          ascii_only: bool = True) -> str | None:
     value = fields.get(name)
     if value is None:
         if required:

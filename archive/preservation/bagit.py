@@ -163,23 +163,23 @@ def read_bag(path: Path, root: Path) -> dict:
         raise BagFailure(_("not a valid bag: %(reason)s") % {"reason": exc}) from None
     if RECORD not in bag.tagfile_entries():
         raise BagFailure(_("%(record)s is missing or not in the tag manifest")
-            % {"record": RECORD})
+                         % {"record": RECORD})
     record = json.loads((path / RECORD).read_text("utf-8"))
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise BagFailure(_("%(record)s is not of format %(format)s")
-            % {"record": RECORD, "format": FORMAT})
+                         % {"record": RECORD, "format": FORMAT})
     rep = path.relative_to(Path(root, "col")).as_posix()
     try:
         ibis = ibilib.parse(record["ibi"]), ibilib.parse(record["ibip"])
     except (KeyError, TypeError, ValueError) as exc:
         raise BagFailure(_("%(record)s has no valid IBI: %(reason)s")
-            % {"record": RECORD, "reason": exc}) from None
+                         % {"record": RECORD, "reason": exc}) from None
     if record["ibi"] != rep or ibis[0].form != "rep" or ibis[1].form != "ibip":
         raise BagFailure(_("%(record)s names %(ibi)s, the bag lives at col/%(rep)s")
-            % {"record": RECORD, "ibi": record["ibi"], "rep": rep})
+                         % {"record": RECORD, "ibi": record["ibi"], "rep": rep})
     if record.get("state") not in Item.State.values:
         raise BagFailure(_("state %(state)r is not one of %(values)s")
-            % {"state": record.get("state"), "values": Item.State.values})
+                         % {"state": record.get("state"), "values": Item.State.values})
     payload = {p: sums["sha256"] for p, sums in bag.payload_entries().items()}
     listed = {}
     for row in record.get("files", []):
@@ -189,11 +189,11 @@ def read_bag(path: Path, root: Path) -> dict:
         listed[f"data/doc/{name}"] = row.get("sha256")
     if listed != payload:
         raise BagFailure(_("%(record)s and the payload manifest list different files")
-            % {"record": RECORD})
+                         % {"record": RECORD})
     orcids = record.get("creator_orcids", [])
     if not isinstance(orcids, list) or not all(o == "" or _bare_orcid(o) for o in orcids):
         raise BagFailure(_("%(record)s: creator_orcids are not bare ORCID iDs: %(orcids)r")
-            % {"record": RECORD, "orcids": orcids})
+                         % {"record": RECORD, "orcids": orcids})
     return record
 
 

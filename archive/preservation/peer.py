@@ -163,7 +163,7 @@ def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
         body += chunk
         if len(body) > MAX_RECORD_BYTES:
             raise PeerError(_("%(what)s: %(url)s answered more than %(max_record_bytes)s bytes")
-                % {"what": what, "url": url, "max_record_bytes": MAX_RECORD_BYTES})
+                            % {"what": what, "url": url, "max_record_bytes": MAX_RECORD_BYTES})
     return bytes(body)
 
 
@@ -181,18 +181,18 @@ def get_json(http: httpx.Client, url: str, what: str) -> dict:
         raise _unreachable(what, url, exc) from None
     if status == 404:
         raise PeerError(_("%(what)s: %(url)s answered 404, no such item there")
-            % {"what": what, "url": url})
+                        % {"what": what, "url": url})
     if status != 200:
         raise PeerError(_("%(what)s: %(url)s answered %(status)s")
-            % {"what": what, "url": url, "status": status})
+                        % {"what": what, "url": url, "status": status})
     try:
         data = json.loads(body)
     except ValueError:
         raise PeerError(_("%(what)s: %(url)s did not answer JSON")
-            % {"what": what, "url": url}) from None
+                        % {"what": what, "url": url}) from None
     if not isinstance(data, dict):
         raise PeerError(_("%(what)s: %(url)s did not answer an item record")
-            % {"what": what, "url": url})
+                        % {"what": what, "url": url})
     return data
 
 
@@ -202,7 +202,7 @@ def _text(data: dict, name: str, *, required: bool = True, limit: int = 1000) ->
         return ""
     if not isinstance(value, str) or len(value) > limit:
         raise PeerError(_("the record's %(name)s is not a text of at most %(limit)s characters")
-            % {"name": name, "limit": limit})
+                        % {"name": name, "limit": limit})
     return _printable(name, value)
 
 
@@ -210,7 +210,7 @@ def _printable(name: str, value: str) -> str:
     # What a deposit here would refuse (archive.deposit.services), a copy refuses too.
     if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in value):
         raise PeerError(_("the record's %(name)s contains a control character")
-            % {"name": name})
+                        % {"name": name})
     return value
 
 
@@ -222,10 +222,10 @@ def _moment(data: dict, name: str, *, required: bool = True) -> datetime | None:
         moment = datetime.fromisoformat(value)
     except (TypeError, ValueError):
         raise PeerError(_("the record's %(name)s is not an ISO 8601 date: %(value)r")
-            % {"name": name, "value": value}) from None
+                        % {"name": name, "value": value}) from None
     if moment.tzinfo is None:
         raise PeerError(_("the record's %(name)s has no time zone")
-            % {"name": name})
+                        % {"name": name})
     return moment
 
 
@@ -247,7 +247,7 @@ def _file(data) -> RemoteFile:
         safe = storage.safe_name(name)
     except storage.FileNameError as exc:
         raise PeerError(_("file name %(name)r: %(reason)s")
-            % {"name": name, "reason": exc}) from None
+                        % {"name": name, "reason": exc}) from None
     if safe != name:
         raise PeerError(_("file name %(name)r is not a bare file name") % {"name": name})
     size, sha = data.get("size"), data.get("sha256")
@@ -259,7 +259,7 @@ def _file(data) -> RemoteFile:
         raise PeerError(str(exc)) from None
     if not isinstance(sha, str) or len(sha) != 64 or set(sha) - set("0123456789abcdef"):
         raise PeerError(_("%(name)s: sha256 is not 64 lower-case hexadecimal digits")
-            % {"name": name})
+                        % {"name": name})
     content_type = _text(data, "content_type", required=False, limit=255)
     # The other Archive's type is a claim like a client's: the same rule as a deposit here.
     return RemoteFile(name, size, sha, content_types.stored_type(name, content_type))
@@ -275,11 +275,11 @@ def parse_record(data: dict, asked: str) -> Record:
     if rep_parsed.form != "rep" or ibip_parsed.form != "ibip" \
             or asked_parsed not in (rep_parsed, ibip_parsed):
         raise PeerError(_("the record is of %(rep)s (%(ibip)s), not of %(asked)s")
-            % {"rep": rep, "ibip": ibip, "asked": asked})
+                        % {"rep": rep, "ibip": ibip, "asked": asked})
     state = data.get("state")
     if state not in Item.State.values:
         raise PeerError(_("the record's state %(state)r is not one of %(values)s")
-            % {"state": state, "values": Item.State.values})
+                        % {"state": state, "values": Item.State.values})
     files = data.get("files")
     if files is None and state == Item.State.DELETED:
         files = []  # a tombstone's record lists no files (the API's tombstone policy)
@@ -296,13 +296,13 @@ def parse_record(data: dict, asked: str) -> Record:
     target = _text(data, "target_file", required=False, limit=255)
     if target and target not in names:
         raise PeerError(_("the target file %(target)r is not one of the files")
-            % {"target": target})
+                        % {"target": target})
     dc = {}
     for element in DC_ELEMENTS:
         values = data.get(element) or []
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise PeerError(_("the record's %(element)s is not a list of texts")
-                % {"element": element})
+                            % {"element": element})
         dc[element] = tuple(_printable(element, v) for v in values)
     translations = data.get("translations") or []
     if not isinstance(translations, list):
@@ -337,7 +337,7 @@ def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(orcid.normalize(c["orcid"]) if c.get("orcid") else "" for c in creators)
     except orcid.OrcidError as exc:
         raise PeerError(_("the record's creators: %(reason)s")
-            % {"reason": exc}) from None
+                        % {"reason": exc}) from None
 
 
 def fetch_record(http: httpx.Client, base: str, ibi: str) -> Record:
@@ -362,7 +362,7 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
             raise ChecksumError(_("%(name)s: an empty file has sha256 %(empty_sha256)s")
-                % {"name": remote.name, "empty_sha256": EMPTY_SHA256})
+                                % {"name": remote.name, "empty_sha256": EMPTY_SHA256})
         return _verified(temp, remote)
     try:
         digest, size = hashlib.sha256(), 0
@@ -372,7 +372,7 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
                     response.status_code == 206
                     and not response.headers.get("Content-Range", "").startswith("bytes 0-")):
                 raise PeerError(_("%(url)s answered %(status_code)s")
-                    % {"url": url, "status_code": response.status_code})
+                                % {"url": url, "status_code": response.status_code})
             for chunk in response.iter_bytes(CHUNK):
                 size += len(chunk)
                 if size > remote.size:
@@ -425,9 +425,9 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
     if response.status_code != 200:
         detail = data.get("detail") if isinstance(data, dict) else None
         raise PeerError(_("hand-over refused by %(base)s (%(status_code)s): %(value)s")
-            % {"base": base,
-               "status_code": response.status_code,
-               "value": detail or response.reason_phrase})
+                        % {"base": base,
+                           "status_code": response.status_code,
+                           "value": detail or response.reason_phrase})
     if not isinstance(data, dict):
         raise PeerError(_("hand-over: %(url)s did not answer an item record") % {"url": url})
     return data

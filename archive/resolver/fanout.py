@@ -79,7 +79,7 @@ def _waiting_slot() -> Iterator[None]:
 
 
 def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                    deadline: float, stop) -> tuple[list[Answer], list[str]]:
+                   deadline: float, stop) -> tuple[list[Answer], list[str]]:
     """The non-empty answers in arrival order, and the Archives that gave none."""
     by_id = {a.pk: a for a in archives}
     targets = []

@@ -12,7 +12,7 @@ class CountsSerializer(serializers.Serializer):
 
 class FamilySerializer(CountsSerializer):
     items = serializers.ListField(child=serializers.DictField(),
-                                 help_text="each member: ibi, counts, edition or language")
+                                  help_text="each member: ibi, counts, edition or language")
 
 
 class UniqueSerializer(serializers.Serializer):

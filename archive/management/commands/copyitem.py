@@ -73,5 +73,5 @@ class Command(BaseCommand):
                 self.stdout.write(describe(ibi, result))
         if failed:
             raise CommandError(ngettext("%(count)d copy could not be refreshed",
-                                         "%(count)d copies could not be refreshed", failed)
+                                        "%(count)d copies could not be refreshed", failed)
                                % {"count": failed})

@@ -47,7 +47,7 @@ class Command(BaseCommand):
             except (bagit.BagFailure, OSError) as exc:
                 failed += 1
                 self.stdout.write(_("failed    %(ibi)s: %(reason)s") % {"ibi": item.ibi,
-                                                                          "reason": exc})
+                                                                        "reason": exc})
                 continue
             written += changed
             same += not changed
@@ -57,5 +57,5 @@ class Command(BaseCommand):
                           % {"written": written, "same": same, "failed": failed})
         if failed:
             raise CommandError(ngettext("%(count)d item could not be exported",
-                                         "%(count)d items could not be exported", failed)
+                                        "%(count)d items could not be exported", failed)
                                % {"count": failed})

@@ -42,5 +42,5 @@ class Command(BaseCommand):
                                    checked) % {"checked": checked, "bad": bad})
         if bad:
             raise CommandError(ngettext("%(count)d file changed or missing",
-                                         "%(count)d files changed or missing", bad)
+                                        "%(count)d files changed or missing", bad)
                                % {"count": bad})

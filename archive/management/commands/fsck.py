@@ -109,7 +109,7 @@ class Command(DocumentedCommand):
                                         "swept": swept})
         if problems:
             raise CommandError(ngettext("%(count)d problem found", "%(count)d problems found",
-                                         problems) % {"count": problems})
+                                        problems) % {"count": problems})
 
     def _sweep_uploads(self, min_age: int) -> int:
         folder = Path(settings.FILE_UPLOAD_TEMP_DIR)

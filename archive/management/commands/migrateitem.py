@@ -42,7 +42,7 @@ class Command(BaseCommand):
                                  "IBI_PEER_TOKEN"))
         try:
             result = migration.migrate_item(ibi=ibi, source=source, token=token,
-                                         self_url=self_url)
+                                            self_url=self_url)
         except services.ServiceError as exc:
             raise CommandError(str(exc)) from None
         item = result.item

@@ -48,5 +48,5 @@ class Command(BaseCommand):
                 "failed": len(report.failed)})
         if report.failed:
             raise CommandError(ngettext("%(count)d bag could not be rebuilt",
-                                         "%(count)d bags could not be rebuilt",
-                                         len(report.failed)) % {"count": len(report.failed)})
+                                        "%(count)d bags could not be rebuilt",
+                                        len(report.failed)) % {"count": len(report.failed)})

@@ -173,8 +173,9 @@ class _LocalRedirect:
         if self.vary_language:
             response["Vary"] = "Accept-Language"
         if request.method == "GET" and self.counted_item is not None:
-            acknowledgments.count_local_access(self.counted_item, client_ips(request),
-                                        self.relation, request.META.get("HTTP_USER_AGENT", ""))
+            acknowledgments.count_local_access(
+                self.counted_item, client_ips(request), self.relation,
+                request.META.get("HTTP_USER_AGENT", ""))
         return _head(request, response)
 
 
@@ -281,7 +282,7 @@ def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
     asked = persistent_url.parse(iri_to_uri(request.path_info),
                                  request.META.get("QUERY_STRING", ""))
     found = metadata.persistent_url_links(item_ibi, base_url(request),
-                                         (asked.filepath or "").lstrip("/"))
+                                          (asked.filepath or "").lstrip("/"))
     return [signposting.to_header([link]) for link in found]
 
 
