@@ -60,7 +60,7 @@ messages: setup
 
 # The suite's teeth: mutmut mutates the three pure modules of the standards (tool.mutmut in
 # pyproject.toml) and runs their tests against every mutant; the score must stay >= 90 %.
-# About eight minutes; CI does not run it. Survivors and why they survive: docs/testing.md.
+# Five to seven minutes; CI does not run it. Survivors and why they survive: docs/testing.md.
 mutation: setup
 	rm -rf mutants
 	$(BIN)/mutmut run > mutants.log 2>&1 || (tail -20 mutants.log; exit 1)
