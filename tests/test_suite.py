@@ -46,7 +46,7 @@ def test_no_module_has_a_deposit_helper_of_its_own():
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
                 calls = {ast.unparse(call.func) for call in ast.walk(node)
                          if isinstance(call, ast.Call)}
-                assert "services.item_deposit" not in calls or node.name in ("original",), (
+                assert "services.item_deposit" not in calls, (
                     f"{path.name}: {node.name} deposits; use tests/factories.py")
                 assert not node.name.startswith(("deposit", "api_deposit", "raw_deposit")), (
                     f"{path.name}: {node.name}; use tests/factories.py")
