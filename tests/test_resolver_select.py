@@ -69,14 +69,24 @@ def test_a_language_refused_with_q_0_is_never_taken():
     assert find_url(pt_only, steps(".translation"), preferences("en, pt;q=0")) is None
 
 
-def test_an_archive_without_the_bare_pair_gives_nothing_for_an_unknown_language():
-    # §9.2: without the bare .translation relation the resolver says not found.
+def test_an_archive_without_the_bare_pair_gives_the_original_for_an_unknown_language():
+    # Example 8.3: no language the reader accepts → the item in its original language; Example
+    # 9.3 gives no bare .translation pair, but ibi.translation(en) names the item itself.
     text = "\n".join(line for line in EXAMPLE_9_3.splitlines()
                      if not line.split()[0].endswith(".translation"))
 
-    assert find_url(answer(B, text), steps(".translation"), preferences("fr")) is None
+    fallback = find_url(answer(B, text), steps(".translation"), preferences("fr"))
+    assert (fallback.relation, fallback.url) == (".translation(en)",
+                                                 "http://b.example:8001/col/en.pdf")
     assert find_url(answer(B, text), steps(".translation"), preferences("pt")).url.endswith(
         "pt.pdf")
+    # Nothing says which translation is the item itself: nothing to fall back on.
+    foreign = "\n".join(line for line in text.splitlines() if "translation(en)" not in line)
+    assert find_url(answer(B, foreign), steps(".translation"), preferences("fr")) is None
+    # The item's own URL is its original-language version too.
+    plain = answer(B, "url http://b.example:8001/col/en.pdf\n"
+                      "url.translation(pt) http://b.example:8001/col/pt.pdf")
+    assert find_url(plain, steps(".translation"), preferences("fr")).relation == ""
 
 
 def test_an_explicit_language_takes_only_that_pair():

@@ -21,8 +21,9 @@ Example 6.2 (an Archive's answer to a urlRequest), as read by `loads`::
 
 We write pairs separated by CRLF and nothing after the last one, as Table 6.2 says (its
 ``space`` is SP or CRLF). We read what other Archives write more freely: SP, CRLF, or a bare
-LF as Unix programs write it, and one line break at the end; `loads(text, strict=True)` reads
-Table 6.2 to the letter.
+LF as Unix programs write it, one line break at the end, and several spaces between the words
+of a list as between a name and its value (``ibi {rep  X  ibip  Y}``); `loads(text,
+strict=True)` reads Table 6.2 to the letter.
 
 Characters a word cannot hold are written ``%XX``, one per byte (§6.2). The standard's own example
 wrote ``ó`` in ISO-8859-1 (``Relat%f3rio``); we write UTF-8 and read both (`unquote_word`).
@@ -167,7 +168,7 @@ def _word(text: str, pos: int, expected: str) -> tuple[str, int]:
     return match.group(), match.end()
 
 
-def _value(text: str, pos: int) -> tuple[Value, int]:
+def _value(text: str, pos: int, strict: bool) -> tuple[Value, int]:
     if not text.startswith("{", pos):
         return _word(text, pos, "a value")
     opened, pos, words = pos, pos + 1, []
@@ -178,6 +179,8 @@ def _value(text: str, pos: int) -> tuple[Value, int]:
             if not text.startswith(" ", pos):
                 raise _error(text, pos, f"expected a space or '}}', found {_found(text, pos)}")
             pos += 1
+            while not strict and text.startswith(" ", pos):  # several, as between name and value
+                pos += 1
         if pos >= len(text):
             raise _error(text, opened, "this '{' is never closed")
         word, pos = _word(text, pos, "a word")
@@ -191,8 +194,9 @@ def loads(text: str, *, strict: bool = False) -> list[Pair]:
     """Read a pair list (Table 6.2); words are returned as written, not unquoted.
 
     Pairs are separated by one space or one line break (CRLF, or LF as Unix programs write it);
-    one final line break is allowed. With `strict`, only what Table 6.2 allows: one SP or one
-    CRLF between pairs, nothing after the last. Anything else raises `PairListError` saying
+    one final line break is allowed, and several spaces between the words of a list. With
+    `strict`, only what Table 6.2 allows: one SP or one CRLF between pairs, one SP between the
+    words of a list, nothing after the last pair. Anything else raises `PairListError` saying
     where::
 
         >>> loads("notice {acknowledgment received}")
@@ -213,7 +217,7 @@ def loads(text: str, *, strict: bool = False) -> list[Pair]:
             raise _error(text, pos, f"expected a space, found {_found(text, pos)}")
         while text.startswith(" ", pos):
             pos += 1
-        value, pos = _value(text, pos)
+        value, pos = _value(text, pos, strict)
         pairs.append((name, value))
         if pos == len(text):
             break

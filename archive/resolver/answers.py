@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..identifiers import ibi as ibilib
 from ..protocol.pairs import Value
 from .languages import Preferences, preference
-from .relations import Step, match, steps
+from .relations import Step, match, relation_of, steps
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,8 @@ class Hit:
 
 
 def find_url(answer: Answer, wanted: Sequence[Step], prefs: Preferences) -> Hit | None:
-    """The ``url<relation>`` pair the wanted steps ask for, the browser's best language first."""
+    """The ``url<relation>`` pair the wanted steps ask for, the browser's best language first;
+    for a bare ``+`` in no language the browser accepts, the item in its original language."""
     best: Hit | None = None
     for name, value in answer.pairs.items():
         if not is_url(name) or not isinstance(value, str):
@@ -84,7 +85,43 @@ def find_url(answer: Answer, wanted: Sequence[Step], prefs: Preferences) -> Hit 
         key = None if chosen is None else preference(chosen, prefs)
         if key is not None and (best is None or (key, name[3:]) < (best.key, best.relation)):
             best = Hit(name[3:], value, key)
+    if best is None and ("translation", None) in wanted:
+        return original_language(answer, wanted)
     return best
+
+
+def _names_itself(answer: Answer, given: Sequence[Step], position: int) -> bool:
+    """Whether the step at `position` of a relation is a translation that names the item it
+    translates: ``ibi.translation(en)`` = ``ibi`` in Example 9.2 (the item is in English), or
+    a bare ``.translation`` (the item in its original language, Example 8.3)."""
+    kind, argument = given[position]
+    if kind != "translation":
+        return False
+    if argument is None:
+        return True
+    before = ibis_in(answer.forms(relation_of(given[:position])))
+    return bool(before & ibis_in(answer.forms(relation_of(given[:position + 1]))))
+
+
+def original_language(answer: Answer, wanted: Sequence[Step]) -> Hit | None:
+    """Example 8.3: a bare ``+`` the reader's languages cannot satisfy returns the item in its
+    original language. The ``url`` pair of the relation without that step, or of a
+    translation that names the item itself (Example 9.3 has only ``url.translation(en)`` and
+    ``url.translation(pt)``, and ``ibi.translation(en)`` is the item), the shortest first."""
+    plain = tuple(step for step in wanted if step != ("translation", None))
+    found = []
+    for name, value in answer.pairs.items():
+        given = steps(name[3:]) if is_url(name) and isinstance(value, str) else None
+        if given is None:
+            continue
+        kept = tuple(step for position, step in enumerate(given)
+                     if not _names_itself(answer, given, position))
+        if kept == plain:
+            found.append((len(given), name[3:], value))
+    if not found:
+        return None
+    _, relation, url = min(found)
+    return Hit(relation, url, ((float("inf"), 0),))
 
 
 def find_hop(answer: Answer, wanted: Sequence[Step], prefs: Preferences

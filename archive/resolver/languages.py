@@ -1,10 +1,11 @@
 """``+`` without a language (§9.2, Example 9.3): the reader's Accept-Language picks among the
 ``url…translation(xx)`` pairs of an answer. Pure.
 
-No acceptable language → the bare ``.translation`` pair, which our archive service gives for the
-item itself (its original-language version, Example 8.3); an Archive that gives no bare pair →
-not found, as §9.2 says. The header is read by metadata/accept.py (werkzeug's parser: q-values,
-q=0 kept as "not this").
+No acceptable language → the item in its original language (Example 8.3): the bare
+``.translation`` pair, which our archive service gives, or else the pair without the
+translation, or a ``translation(xx)`` that names the item itself, as Example 9.2's
+``ibi.translation(en)`` does (answers.py `original_language`). The header is read by
+metadata/accept.py (werkzeug's parser: q-values, q=0 kept as "not this").
 """
 from __future__ import annotations
 

@@ -4,6 +4,8 @@
     (('lastedition', None), ('translation', 'pt'), ('metadata', 'oai_dc'))
     >>> verbs_of(steps(".lastedition.translation(pt)"))
     ('GetLastEdition', 'GetTranslation(pt)')
+    >>> relation_of(steps(".translation(pt).metadata"))
+    '.translation(pt).metadata'
 """
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ def steps(relation: str) -> tuple[Step, ...] | None:
         found.append((match[1], match[2]))
         pos = match.end()
     return tuple(found)
+
+
+def relation_of(given: Sequence[Step]) -> str:
+    """The relation of Table 9.5 these steps spell: the inverse of `steps`."""
+    return "".join(f".{kind}" + (f"({argument})" if argument else "") for kind, argument in given)
 
 
 def verbs_of(wanted: Sequence[Step]) -> tuple[str, ...]:

@@ -1,0 +1,87 @@
+"""RTC-11 to the letter: what the second audit (#25) found, each point as the audit met it.
+
+The other Archive is tests/urlib.py's: a URLib Archive answering exactly as the standard's
+Examples 9.2, 9.3, 10.1 and 10.2 do. The rule every point checks: on a persistent URL, in a
+urlRequest, an inclusion or an acknowledgment, what RTC-11 defines comes first; an extension
+may add an answer where the standard has none, never change one.
+"""
+from __future__ import annotations
+
+import pytest
+
+from archive.deposit import services
+from archive.models import RegisteredArchive
+from archive.resolver import service as resolver_service
+
+from . import urlib
+from .servers import FakeArchiveService
+
+pytestmark = pytest.mark.django_db
+
+HOST = "testserver"
+
+
+@pytest.fixture(autouse=True)
+def resolver_settings(settings):
+    settings.ARCHIVE_ADDRESS = HOST
+    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
+    settings.IBI_RESOLVER_DEADLINE = 5
+    return services.ensure_archive_service()
+
+
+def include(archive: FakeArchiveService) -> RegisteredArchive:
+    return RegisteredArchive.objects.create(
+        archive_service_ibi=archive.service_ibi, included=True, address=archive.address,
+        key_hash=resolver_service.hash_key("1234567890"))
+
+
+@pytest.fixture
+def examples():
+    """The examples' Archive, included at this resolver."""
+    with urlib.urlib_archive() as archive:
+        include(archive)
+        yield archive
+
+
+def location(archive: FakeArchiveService, path: str) -> str:
+    """An Example's URL on the scripted Archive's address."""
+    return f"http://{archive.address}{path}"
+
+
+# -- 5. A bare "+" against answers shaped like Examples 9.2 and 9.3 ----------------------------
+
+@pytest.mark.parametrize("languages", ["fr", "de, es;q=0.5", "", "pt;q=0"])
+def test_5_a_bare_plus_with_no_acceptable_language_gives_the_item_in_its_original_language(
+        client, examples, languages):
+    """Example 8.3: without the reader's language, "+" returns the item in its original
+    language. Example 9.3's answer has no bare .translation pair; ibi.translation(en) is the
+    item itself."""
+    response = client.get(f"/{urlib.ITEM}+", headers={"accept-language": languages})
+
+    assert response.status_code == 302
+    assert response["Location"] == location(
+        examples, f"/col/{urlib.ITEM_REP}/doc/CCSDS%20643.0-B-1.pdf")
+    assert examples.requests("urlRequest")[0]["parsedibiurl.verblist"] == "GetTranslation"
+
+
+def test_5_a_bare_plus_still_gives_the_readers_language_when_there_is_one(client, examples):
+    response = client.get(f"/{urlib.ITEM}+", headers={"accept-language": "pt-BR, en;q=0.5"})
+
+    assert response["Location"] == location(examples, f"/col/{urlib.PORTUGUESE}/doc/RTC-07.pdf")
+
+
+# -- 8. Several spaces inside braces ------------------------------------------------------------
+
+def test_8_an_archive_writing_several_spaces_inside_braces_is_read_not_silent(client):
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+
+        def respond(pairs):
+            text = urlib.answer(pairs, archive.address)
+            return 200, text.replace("{rep ", "{rep   ").replace(" ibip ", "  ibip  ")
+        archive.respond = respond
+        response = client.get(f"/{urlib.FIRST}")
+
+    assert response.status_code == 302
+    assert response["Location"] == location(
+        archive, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf")
