@@ -468,13 +468,13 @@ def test_an_unknown_ibi_gets_the_empty_answer(client, service):
     response = ask(client, service, {"servicesubject": "urlRequest",
                                      "clientinformation.ipaddress": "150.163.2.175",
                                      "parsedibiurl.ibi": "LK47B6W/362SFKH"})
-    json = ask(client, service, {"servicesubject": "urlRequest", "parsedibiurl.ibi":
-                                 "iconet.com.br/banon/2009/09.09.22.01",
-                                 "clientinformation.ipaddress": "150.163.2.175"},
-               accept="application/json")
+    preferring_json = ask(client, service, {
+        "servicesubject": "urlRequest", "parsedibiurl.ibi": "iconet.com.br/banon/2009/09.09.22.01",
+        "clientinformation.ipaddress": "150.163.2.175"}, accept="application/json")
 
     assert (response.status_code, response.content) == (200, b"")
-    assert (json.status_code, json.json()) == (200, {})
+    assert (preferring_json.status_code, preferring_json.content) == (200, b"")
+    assert preferring_json["Content-Type"] == "text/plain; charset=us-ascii"
 
 
 def test_legacy_port_spelling_finds_the_item(client, service):
@@ -647,23 +647,25 @@ def test_only_get_is_answered(client, service):
     assert loads(response.content.decode(), strict=True)[0][0] == "error"
 
 
-# -- Format: JSON on request; the route --------------------------------------------------------
+# -- Format: text/plain whatever the Accept; the route ----------------------------------------
 
-def test_json_when_the_client_prefers_it(client, service):
+@pytest.mark.parametrize("accept", ["application/json", "application/json, text/plain;q=0.5",
+                                    "application/json, text/plain, */*", "text/html", ""])
+def test_every_answer_is_text_plain_whatever_the_client_prefers(client, service, accept):
+    """§6.2: every answer text/plain (#25's audit, 9.: axios asks for JSON first)."""
     item = make.item(language="en", dc=BANON)
     pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": "150.163.2.175",
              "parsedibiurl.ibi": item.ibi}
 
-    as_json = ask(client, service, pairs, accept="application/json, text/plain;q=0.5")
-    as_text = ask(client, service, pairs, accept="text/html")
-    error = ask(client, service, {"servicesubject": "x"}, accept="application/json")
+    answer = ask(client, service, pairs, accept=accept)
+    error = ask(client, service, {"servicesubject": "x"}, accept=accept)
 
-    assert as_json["Content-Type"] == "application/json"
-    assert "Accept" in as_json["Vary"] and "no-store" in as_json["Cache-Control"]
-    body = as_json.json()
+    assert answer["Content-Type"] == error["Content-Type"] == "text/plain; charset=us-ascii"
+    assert "no-store" in answer["Cache-Control"]
+    body = to_dict(loads(answer.content.decode("ascii"), strict=True))
     assert body["ibi"] == forms(item) and body["state"] == "Original"
-    assert as_text["Content-Type"] == "text/plain; charset=us-ascii"
-    assert error.status_code == 400 and list(error.json()) == ["error"]
+    assert error.status_code == 400 and loads(error.content.decode("ascii"), strict=True)[0][0] == (
+        "error")
 
 
 def test_other_paths_are_not_the_archive_service(client, service):

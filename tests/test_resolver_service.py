@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
+from archive.protocol.pairs import loads
 from archive.resolver import service as resolver_service
 from archive.resolver.service import hash_key, key_matches, register_archive
 
@@ -192,13 +193,16 @@ def test_an_address_in_a_denied_network_is_never_called(client, archive, setting
     assert not RegisteredArchive.objects.get().included
 
 
-def test_the_resolver_service_answers_get_only_in_any_case_and_json_on_request(client, archive):
+def test_the_resolver_service_answers_get_only_in_any_case_and_always_text_plain(client,
+                                                                                archive):
     register_archive(archive_service_ibi=SERVICE, key=KEY)
 
     assert client.post(RESOLVER).status_code == 405
     response = client.get(RESOLVER.lower(), QUERY_STRING=urlencode(request_pairs(archive)),
-                          headers={"accept": "application/json"})
-    assert response.json() == {"status.archive": "included", "status.confirmation": "successful"}
+                          headers={"accept": "application/json, text/plain, */*"})  # axios
+    assert response["Content-Type"] == "text/plain; charset=us-ascii"
+    assert loads(response.content.decode("ascii"), strict=True) == [
+        ("status.archive", "included"), ("status.confirmation", "successful")]
 
 
 # -- registerarchive ---------------------------------------------------------------------------

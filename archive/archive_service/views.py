@@ -18,7 +18,7 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
     ``error {…}``. NotTheService when path is not its IBI."""
     if request.method != "GET":
         service.check_path(path)
-        response = render_pairs(request, requests.error_pairs(
+        response = render_pairs(requests.error_pairs(
             f"method {request.method} not allowed: the archive service answers GET"), 405)
         response["Allow"] = "GET"
         return response
@@ -26,5 +26,5 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
         pairs = service.answer(request.META.get("QUERY_STRING", ""), base_url(request),
                                path=path)
     except requests.ProtocolError as exc:
-        return render_pairs(request, requests.error_pairs(str(exc)), 400)
-    return render_pairs(request, pairs)
+        return render_pairs(requests.error_pairs(str(exc)), 400)
+    return render_pairs(pairs)

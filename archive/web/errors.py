@@ -27,7 +27,7 @@ def refusal(request: HttpRequest, status: int, message: str) -> HttpResponse:
     `message` is English, marked with gettext_noop: people (the API's clients, a browser) get
     it in their language, the services' callers get it as the protocol writes it."""
     if any("servicesubject" in key for key in request.GET):
-        return render_pairs(request, [("error", message)], status=status)
+        return render_pairs([("error", message)], status=status)
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": gettext(message)}, status=status)
     return HttpResponse(f"{gettext(message)}\n", status=status,

@@ -14,7 +14,7 @@ from .. import service as resolver_service
 def resolver_service_view(request: HttpRequest) -> HttpResponse:
     """``/J8LNKB5R7W/3FUQHC5?servicesubject=inclusionRequest|exclusionRequest`` (§7.2)."""
     if request.method != "GET":
-        response = render_pairs(request, error_pairs(
+        response = render_pairs(error_pairs(
             f"method {request.method} not allowed: the resolver service answers GET"), 405)
         response["Allow"] = "GET"
         return response
@@ -25,7 +25,7 @@ def resolver_service_view(request: HttpRequest) -> HttpResponse:
     for throttle, what in ((requests, "requests"), (failures, "refused registration keys")):
         wait = throttle.retry_after(request)
         if wait is not None:
-            return too_many(wait, render_pairs(request, error_pairs(
+            return too_many(wait, render_pairs(error_pairs(
                 f"too many {what} from this client: try again in {wait} s"), 429))
     requests.record(request)
     try:
@@ -33,8 +33,8 @@ def resolver_service_view(request: HttpRequest) -> HttpResponse:
     except resolver_service.Refused as exc:
         if exc.status == 403:
             failures.record(request)
-        return render_pairs(request, error_pairs(str(exc)), exc.status)
-    return render_pairs(request, pairs)
+        return render_pairs(error_pairs(str(exc)), exc.status)
+    return render_pairs(pairs)
 
 
 def is_resolver_service(path: str) -> bool:
