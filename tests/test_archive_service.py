@@ -616,13 +616,21 @@ BAD = {
     "unknown format": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata(marc)",
     "bad composition": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetMetadata%20GetLastEdition",
     "bad language": f"{URL_REQUEST}&{IBI}&parsedibiurl.verblist=GetTranslation(portuguese)",
-    "ack without key": ACK.rsplit("&", 1)[0],
-    "ack with bad key": ACK.rsplit("=", 1)[0] + "=12345",
-    "ack with bad type": ACK.replace("Data", "Image"),
-    "ack with bad state": ACK.replace("Original", "Deleted"),
-    "ack with bad url": ACK.replace("url=http://h/x", "url=javascript:alert(1)"),
-    "ack with bad persistent url": ACK.replace("urlib.net/LK47B6W/362SFKH", "urlib.net/x"),
-    "ack with bad ibi": ACK + "&ibi=rep%20nonsense",
+}
+# Algorithm 1, lines 19-20: every acknowledgment is answered "notice {acknowledgment received}",
+# whatever it holds; what cannot be counted is not (#25's audit, 13.).
+ODD_ACKNOWLEDGMENTS = {
+    "without key": ACK.rsplit("&", 1)[0],
+    "bad key": ACK.rsplit("=", 1)[0] + "=12345",
+    "bad type": ACK.replace("Data", "Image"),
+    "bad state": ACK.replace("Original", "Deleted"),
+    "bad url": ACK.replace("url=http://h/x", "url=javascript:alert(1)"),
+    "unreadable persistent url": ACK.replace("urlib.net/LK47B6W/362SFKH", "urlib.net/x"),
+    "persistent url with a query": ACK.replace("LK47B6W/362SFKH", "LK47B6W/362SFKH%3Fa%3D1%26%26"),
+    "bad ibi": ACK + "&ibi=rep%20nonsense",
+    "repeated pair": ACK + "&contenttype=Data",
+    "non-ASCII byte": ACK + "&note=\xe9",
+    "no pair but the subject": "servicesubject=acknowledgment",
 }
 
 
@@ -634,6 +642,25 @@ def test_bad_requests_get_400_and_an_error_pair(client, service, query):
     pairs = loads(response.content.decode("ascii"), strict=True)
     assert [name for name, _ in pairs] == ["error"]
     assert not DailyAccessCount.objects.exists()
+
+
+@pytest.mark.parametrize("query", ODD_ACKNOWLEDGMENTS.values(), ids=ODD_ACKNOWLEDGMENTS.keys())
+def test_every_acknowledgment_is_answered_alike_and_counted_only_when_it_can_be(client, service,
+                                                                               query):
+    response = client.get(f"/{service.ibi}", QUERY_STRING=query)
+
+    assert (response.status_code, response.content) == (200, b"notice {acknowledgment received}")
+    assert not DailyAccessCount.objects.exists()
+
+
+def test_an_acknowledgment_whose_persistent_url_cannot_be_read_still_counts_for_its_item(
+        client, service, answered):
+    item, answer = answered
+
+    response = acknowledge(client, service, answer, "", "http://urlib.net/not%20an%20IBI%3F")
+
+    assert response.content == b"notice {acknowledgment received}"
+    assert make.counts(item.pk)["acknowledgments"] == 1
 
 
 def test_the_request_reader_examples():

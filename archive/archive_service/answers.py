@@ -302,8 +302,9 @@ def answer(query: str, base: str | None = None, *, path: str | None = None
         return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
                       filepath=asked["filepath"], base=base, filtered=True, path=path)[0]
     check_path(path)
-    if subject == "acknowledgment":
-        record_acknowledgment(**asked)
+    if subject == "acknowledgment":  # Algorithm 1, lines 19-20: whatever it holds
+        if asked is not None:
+            record_acknowledgment(**asked)
         return [("notice", ["acknowledgment", "received"])]
     return [("confirmation", "yes")]
 

@@ -170,22 +170,25 @@ def relation_of(persistent: str) -> str:
         raise ProtocolError(f"url.persistent: {exc}") from None
 
 
-def acknowledgment(fields: dict[str, str]) -> dict:
-    """Table 8.11, read; what record_acknowledgment needs."""
-    ips = ip_list(value(fields, "clientinformation.ipaddress"))
-    if value(fields, "contenttype") not in ("Data", "Metadata"):
-        raise ProtocolError("contenttype is neither Data nor Metadata")
-    if value(fields, "state") not in ("Original", "Copy"):
-        raise ProtocolError("state is neither Original nor Copy")
-    given_ibi = value(fields, "ibi", required=False)
-    if given_ibi is not None:
-        forms_text(given_ibi)
-    # The URLs come back as the resolver copied them: escapes of other charsets included.
-    http_url(value(fields, "url", ascii_only=False), "url")
-    relation = relation_of(value(fields, "url.persistent", ascii_only=False))
-    urlkey = value(fields, "urlkey")
+def acknowledgment(fields: dict[str, str]) -> dict | None:
+    """Table 8.11, read as far as it can be: what record_acknowledgment needs, or None when
+    there is nothing to count (no urlkey of Table 7.1). Nothing else in it refuses it: every
+    acknowledgment is answered alike (Algorithm 1, lines 19-20), and a persistent URL this
+    Archive cannot read only leaves the relation unknown (the access counts for the item)."""
+    try:
+        urlkey = value(fields, "urlkey")
+    except ProtocolError:
+        return None
     if not _KEY.fullmatch(urlkey):
-        raise ProtocolError("urlkey is not a key of Table 7.1")
+        return None
+    try:
+        ips = ip_list(value(fields, "clientinformation.ipaddress"))
+    except ProtocolError:
+        ips = []
+    try:
+        relation = relation_of(value(fields, "url.persistent", ascii_only=False))
+    except ProtocolError:
+        relation = ""
     return {"urlkey": urlkey, "client_ips": ips, "relation": relation}
 
 
@@ -200,8 +203,14 @@ def url_request(fields: dict[str, str]) -> dict:
 
 def read_request(query: str) -> tuple[str, dict]:
     """(servicesubject, what it asks): for a urlRequest the keywords of
-    archive_service.url_request, for an acknowledgment those of record_acknowledgment."""
-    fields = read_query(query)
+    archive_service.url_request, for an acknowledgment those of record_acknowledgment (None:
+    nothing to count, the acknowledgment is answered all the same)."""
+    try:
+        fields = read_query(query)
+    except ProtocolError:
+        if "servicesubject=acknowledgment" in query.split("&"):
+            return "acknowledgment", None  # answered alike, counted not
+        raise
     subject = value(fields, "servicesubject")
     if subject == "urlRequest":
         return subject, url_request(fields)
