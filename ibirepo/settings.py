@@ -273,6 +273,9 @@ IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high
 # one more is answered 503 with Retry-After at once, so readers stalled on a slow Archive never
 # take every thread of a worker (deploy/gunicorn.conf.py sets half its threads).
 IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10000)
+# §8.2 step 5: every resolution is acknowledged to the Archive that gave the URL, whoever the
+# reader. On (the operator's choice): a User-Agent on COUNTER's robots list is not acknowledged.
+IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS = env_bool("IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS", False)
 IBI_RESOLVER_MAX_RESPONSE = env_int("IBI_RESOLVER_MAX_RESPONSE", 65536, low=1024, high=2**24)
 IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
     "169.254.0.0/16", "fe80::/10",  # link-local, where 169.254.169.254 answers on most clouds

@@ -19,6 +19,7 @@ from archive.models import Item, RegisteredArchive
 from archive.resolver import fanout
 from archive.resolver import service as resolver_service
 from tests import factories as make
+from tests.conftest import BROWSER
 
 from .servers import FakeArchiveService, SilentServer
 
@@ -268,16 +269,32 @@ def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(
 
 
 @pytest.mark.parametrize("agent", ["Mozilla/5.0 (compatible; Googlebot/2.1)", "curl/8.5.0", ""])
-def test_a_robot_is_redirected_but_its_access_is_acknowledged_to_nobody(
-        client, fake, eager_tasks, django_capture_on_commit_callbacks, agent):
+@pytest.mark.parametrize("method", ["get", "head"])
+def test_every_resolution_is_acknowledged_whoever_the_reader(
+        client, fake, eager_tasks, django_capture_on_commit_callbacks, agent, method):
+    """§8.2 step 5 (#25's audit, 12.): COUNTER's filters are for this Archive's own counts."""
     url = holds(fake, ELSEWHERE)
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.get(f"/{ELSEWHERE}", HTTP_USER_AGENT=agent)
+        response = getattr(client, method)(f"/{ELSEWHERE}", HTTP_USER_AGENT=agent)
 
     assert response["Location"] == url
     assert len(fake.requests("urlRequest")) == 1
-    assert fake.requests("acknowledgment") == []  # COUNTER's robots list, at the resolver
+    assert [pairs["url"] for pairs in fake.requests("acknowledgment")] == [url]
+
+
+@pytest.mark.parametrize("agent", ["Mozilla/5.0 (compatible; Googlebot/2.1)", "curl/8.5.0", ""])
+def test_an_operator_may_leave_robots_unacknowledged(
+        client, fake, eager_tasks, django_capture_on_commit_callbacks, settings, agent):
+    settings.IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS = True
+    url = holds(fake, ELSEWHERE)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        robot = client.get(f"/{ELSEWHERE}", HTTP_USER_AGENT=agent)
+        reader = client.get(f"/{ELSEWHERE}", HTTP_USER_AGENT=BROWSER)
+
+    assert robot["Location"] == reader["Location"] == url
+    assert len(fake.requests("acknowledgment")) == 1  # the reader's only
 
 
 def test_example_10_2_the_next_edition_is_asked_for_at_every_archive(client, fake):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.conf import settings
 from django.utils import timezone
 
 from ..accesses import counter as access_counter
@@ -40,18 +41,23 @@ def acknowledgment_pairs(outcome: Outcome, ips: Sequence[str], persistent: str
 
 
 def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
-                relation: str, user_agent: str | None = None
+                relation: str, user_agent: str | None = None, *, count: bool = True
                 ) -> tuple[int, dict[str, str]] | None:
-    """Count a local access here (`count_local_access`), or say what the chosen Archive is owed:
-    (its id, the Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
-    None when nothing is owed: a robot on COUNTER's list is nobody's reader (the Archive
-    cannot tell: it sees our User-Agent, not the reader's)."""
+    """Count a local access here (`count_local_access`, COUNTER's filters: `count` False for
+    what COUNTER does not count, a HEAD), or say what the chosen Archive is owed: (its id, the
+    Table 8.11 pairs), for the view to send after the commit (resolver/tasks.py).
+
+    Every successful resolution is acknowledged, as §8.2 step 5 says, whoever the reader: the
+    Archive keeps its own statistics by its own rules. An operator who wants robots on
+    COUNTER's list left out sets IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS (off by default). None when
+    nothing is owed, or the answer lacks what Table 8.11 needs."""
     if outcome.answer is not None and outcome.answer.source.local:
         item_id = counted_item(outcome)
-        if item_id is not None:
+        if item_id is not None and count:
             count_local_access(item_id, ips, relation, user_agent)
         return None
-    if user_agent is not None and access_filters.is_robot(user_agent):
+    if (settings.IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS and user_agent is not None
+            and access_filters.is_robot(user_agent)):
         return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:

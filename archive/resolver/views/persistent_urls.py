@@ -3,7 +3,8 @@
 Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
 turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
 404 translation missing, 409 suspect Archives, 410 tombstone; 400 for what is no persistent
-URL. HEAD is answered like GET but sends no acknowledgment: a link checker is not a reader.
+URL. HEAD is answered like GET; both are acknowledged to the Archive that gave the URL (§8.2
+step 5), while only a GET counts in this Archive's own statistics (COUNTER's rules).
 """
 from __future__ import annotations
 
@@ -146,9 +147,10 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
-    if outcome.kind == "found" and request.method == "GET":
+    if outcome.kind == "found":  # §8.2 step 5: every resolution, a HEAD's too
         owed = acknowledgments.acknowledge(outcome, ips, request.build_absolute_uri(),
-                                           url.relation(), request.META.get("HTTP_USER_AGENT", ""))
+                                           url.relation(), request.META.get("HTTP_USER_AGENT", ""),
+                                           count=request.method == "GET")
         if owed is not None:
             transaction.on_commit(lambda: _send_acknowledgment(*owed))
     return _head(request, response)
