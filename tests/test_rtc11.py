@@ -12,6 +12,7 @@ import pytest
 from archive.deposit import services
 from archive.models import RegisteredArchive
 from archive.resolver import service as resolver_service
+from tests import factories as make
 
 from . import urlib
 from .servers import FakeArchiveService
@@ -85,3 +86,31 @@ def test_8_an_archive_writing_several_spaces_inside_braces_is_read_not_silent(cl
     assert response.status_code == 302
     assert response["Location"] == location(
         archive, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf")
+
+
+# -- 7. "%3F" in a file path ---------------------------------------------------------------------
+
+def test_7_a_question_mark_in_a_file_name_is_part_of_the_path_here(client):
+    item = make.item(("x?y.txt", b"a file whose name asks"), title="Odd names")
+
+    response = client.get(f"/{item.ibi}/x%3Fy.txt?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 302
+    assert response["Location"] == f"http://{HOST}/col/{item.ibi}/doc/x%3Fy.txt"
+    assert client.get(response["Location"]).status_code == 200
+
+
+def test_7_a_question_mark_in_a_file_name_is_asked_of_the_other_archives_as_a_path(client):
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+
+        def respond(pairs):
+            if pairs.get("parsedibiurl.filepath") != "/x?y.txt":
+                return 200, ""
+            text = urlib.answer(pairs, archive.address)
+            return 200, text.replace("CCSDS%20650.0-B-1.pdf", "x%3Fy.txt")
+        archive.respond = respond
+        response = client.get(f"/{urlib.FIRST}/x%3Fy.txt")
+
+    assert response.status_code == 302
+    assert response["Location"] == location(archive, f"/col/{urlib.FIRST_REP}/doc/x%3Fy.txt")

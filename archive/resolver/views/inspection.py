@@ -15,7 +15,6 @@ import math
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -28,6 +27,7 @@ from ...web.addresses import base_url, client_ips
 from .. import inspection
 from .. import resolve as resolver
 from ..messages import reader_message
+from .paths import raw_path
 
 # The words of the JSON report (outcome, choice, state) as the page says them.
 LABELS = {
@@ -80,7 +80,7 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
     """``GET|HEAD /<ibi>[mdf][/path]?info`` (or ``?noredirect``): what the resolution found."""
     as_json = _wants_json(request, mode)
     try:
-        url = persistent_url.parse(iri_to_uri(request.path_info), query)
+        url = persistent_url.parse(raw_path(request), query)
         outcome = resolver.resolve(url, ips=client_ips(request), base=base_url(request),
                                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     except persistent_url.NoIbiError as exc:

@@ -26,6 +26,7 @@ from ...protocol import persistent_url
 from ...protocol.responses import never_cache
 from .. import answers, memento
 from .. import resolve as resolver
+from .paths import raw_path
 
 
 def _base(request: HttpRequest) -> str:
@@ -61,7 +62,7 @@ def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse
     except ValueError as exc:
         return _text(_("Bad Accept-Datetime (RFC 7089 §2.1.1): %(error)s") % {"error": exc}, 400)
     try:
-        url = persistent_url.parse(iri_to_uri(request.path_info), query)
+        url = persistent_url.parse(raw_path(request), query)
     except (persistent_url.PersistentUrlError, ibilib.IbiError):
         return plain()  # its alert page says what is wrong
     relation = url.relation()
@@ -126,7 +127,7 @@ def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
         return _text(_("No item with the IBI %(ibi)s is held here; the editions held by other "
                        "Archives are not known here.") % {"ibi": ibi}, 404)
     original, _timemap, url_of = _uris(request, item)
-    self_url = _base(request) + iri_to_uri(request.path)
+    self_url = _base(request) + iri_to_uri(request.path).replace("?", "%3F")
     body = memento.timemap(original, self_url, _chain(item), url_of)
     response = HttpResponse(body if request.method == "GET" else b"",
                             content_type=memento.LINK_FORMAT)

@@ -21,7 +21,6 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.dateparse import parse_date
-from django.utils.encoding import iri_to_uri
 from django.utils.translation import get_language
 from django.views.decorators.vary import vary_on_headers
 
@@ -41,6 +40,7 @@ from ..messages import reader_message
 from . import inspection as inspection_views
 from . import memento as memento_views
 from . import negotiation
+from .paths import raw_path
 
 logger = logging.getLogger(__name__)
 
@@ -109,11 +109,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         return redirect.respond(request)
     ips = client_ips(request)
     try:
-        # path_info is decoded, but bytes that were no UTF-8 (Example 6.2's Latin-1 %F3) stay
-        # %XX: iri_to_uri encodes the rest and leaves those as they are, so the parser decodes
-        # every byte exactly once.
-        url = negotiation.applied(persistent_url.parse(iri_to_uri(request.path_info), query),
-                                  wanted)
+        url = negotiation.applied(persistent_url.parse(raw_path(request), query), wanted)
         outcome = resolver.resolve(url, ips=ips, base=base_url(request),
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:
@@ -281,7 +277,7 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
 
 def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
     """FAIR Signposting of an item held here, or of its file (metadata/signposting.py)."""
-    asked = persistent_url.parse(iri_to_uri(request.path_info),
+    asked = persistent_url.parse(raw_path(request),
                                  request.META.get("QUERY_STRING", ""))
     found = metadata.persistent_url_links(item_ibi, base_url(request),
                                           (asked.filepath or "").lstrip("/"))
