@@ -92,29 +92,43 @@ def test_example_7_2_includes_a_registered_archive_that_confirms(client, archive
     assert found.included_at is not None
 
 
-def test_an_archive_that_does_not_confirm_is_not_included(client):
+def test_an_archive_that_does_not_confirm_is_included_all_the_same(client):
+    """§7.2 (#25's audit, 4.): the key authenticates; the confirmation only checks that the
+    address answers, which a dynamic IP may not."""
     register_archive(archive_service_ibi=SERVICE.replace("mtc-m21", "MTC-m21@80"), key=KEY)
     with SilentServer() as silent:
         response = send(client, request_pairs(silent))
+        address = silent.address
 
-    assert response.content == b"status.archive excluded\r\nstatus.confirmation unsuccessful"
-    assert not RegisteredArchive.objects.get().included
+    assert response.content == b"status.archive included\r\nstatus.confirmation unsuccessful"
+    found = RegisteredArchive.objects.get()
+    assert (found.included, found.address, found.ip) == (True, address, "150.163.34.239")
 
 
-def test_an_inclusion_whose_confirmation_is_refused_changes_nothing(client, archive):
-    # The attack: a holder of the key points the resolver at an address that never vouched
-    # for the Archive. The included Archive must keep the address that last confirmed.
+def test_an_inclusion_whose_confirmation_is_refused_takes_the_new_address(client, archive):
+    register_archive(archive_service_ibi=SERVICE, key=KEY)
+    send(client, request_pairs(archive))
+    with FakeArchiveService(SERVICE) as moved:
+        moved.answer = lambda path, pairs: (200, "confirmation no\n")
+        response = send(client, request_pairs(moved, archiveip="203.0.113.9",
+                                              archiveplatformversion="9999"))
+    assert moved.asked == [{"servicesubject": "inclusionConfirmationRequest"}]
+
+    assert response.status_code == 200
+    assert response.content == b"status.archive included\r\nstatus.confirmation unsuccessful"
+    found = RegisteredArchive.objects.get()
+    assert (found.included, found.address, found.ip, found.platform_version) == (
+        True, moved.address, "203.0.113.9", "9999")
+
+
+def test_a_wrong_key_changes_nothing_whatever_the_address_answers(client, archive):
     register_archive(archive_service_ibi=SERVICE, key=KEY)
     send(client, request_pairs(archive))
     before = snapshot()
     with FakeArchiveService(SERVICE) as impostor:
-        impostor.answer = lambda path, pairs: (200, "confirmation no\n")
-        response = send(client, request_pairs(impostor, archiveip="203.0.113.9",
-                                              archiveplatformversion="9999"))
-    assert impostor.asked == [{"servicesubject": "inclusionConfirmationRequest"}]
+        response = send(client, request_pairs(impostor, registrationkey="9876543210"))
 
-    assert response.status_code == 200
-    assert response.content == b"status.archive included\r\nstatus.confirmation unsuccessful"
+    assert response.status_code == 403 and impostor.asked == []
     assert snapshot() == before
 
 

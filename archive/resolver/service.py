@@ -9,17 +9,18 @@ Then an Archive sends, to ``/J8LNKB5R7W/3FUQHC5`` (Example 7.2), the eight pairs
     archiveprotocol=HTTP&archiveplatformversion=2014:11.09.02.16.15&
     archiveadmemailaddress=banon@dpi.inpe.br&registrationkey=1234567890
 
-`answer` checks the key (a wrong or missing one: `Refused` 403, nothing changes), asks the
-Archive for its ``inclusionConfirmationRequest`` (Example 7.4) and answers::
+`answer` checks the key (a wrong or missing one: `Refused` 403, nothing changes), includes
+the Archive at the address it gives, asks it for its ``inclusionConfirmationRequest``
+(Example 7.4) and answers::
 
     status.archive included
     status.confirmation successful
 
-or ``status.archive excluded`` for ``exclusionRequest``. When no ``confirmation yes`` came,
-nothing changes: the answer is ``status.confirmation unsuccessful`` with the Archive's status
-as it was. §7.2 would include it all the same, but then anyone holding a key could point the
-resolver at an address that never vouched for the Archive; an unconfirmed address is not
-recorded, and an included Archive keeps the address that last confirmed.
+or ``status.confirmation unsuccessful`` when no ``confirmation yes`` came: §7.2 includes the
+Archive all the same. The registration key is the authentication; the confirmation only checks
+that the address answers, which it may not ("nem sempre o acesso é possível, como em alguns
+casos de IP dinâmico"). ``exclusionRequest`` answers ``status.archive excluded``. An address in
+IBI_RESOLVER_DENY_NETWORKS is refused whatever the key.
 
 Keys: only ``p2$<salt>$<PBKDF2-SHA256>`` is stored (fits RegisteredArchive.key_hash), compared
 with ``hmac.compare_digest``; an unknown Archive costs the same hashing time as a known one.
@@ -220,11 +221,10 @@ def answer(query: str) -> list[Pair]:
         address = check_address(fields["archiveaddress"])
     except client.AddressError as exc:
         raise Refused(f"archiveaddress: {exc}") from None
-    if not confirm(address, archive.archive_service_ibi):
-        return [("status.archive", "included" if archive.included else "excluded"),
-                ("status.confirmation", "unsuccessful")]
     RegisteredArchive.objects.filter(pk=archive.pk).update(
         included=True, included_at=now, address=address, ip=fields["archiveip"],
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
-    return [("status.archive", "included"), ("status.confirmation", "successful")]
+    confirmed = confirm(address, archive.archive_service_ibi)
+    return [("status.archive", "included"),
+            ("status.confirmation", "successful" if confirmed else "unsuccessful")]
