@@ -7,6 +7,9 @@ may add an answer where the standard has none, never change one.
 """
 from __future__ import annotations
 
+import math
+import threading
+
 import pytest
 
 from archive.deposit import services
@@ -114,3 +117,73 @@ def test_7_a_question_mark_in_a_file_name_is_asked_of_the_other_archives_as_a_pa
 
     assert response.status_code == 302
     assert response["Location"] == location(archive, f"/col/{urlib.FIRST_REP}/doc/x%3Fy.txt")
+
+
+# -- 11. A long edition chain -------------------------------------------------------------------
+
+def chain(archive: FakeArchiveService, length: int, *, stall_from: int | None = None,
+          released: threading.Event | None = None) -> list[str]:
+    """Editions 0 … length-1 of one item, each naming the next (Example 10.2's shape); the
+    last answers with its URL. From `stall_from` on, the Archive answers only once `released`
+    is set: an Archive slower than the resolver's deadline."""
+    ibis = [f"ibi.test/chain/2020/01.01.00.{n:02d}" if n < 60 else
+            f"ibi.test/chain/2020/01.01.{n // 60:02d}.{n % 60:02d}" for n in range(length)]
+
+    def respond(pairs):
+        asked = pairs.get("parsedibiurl.ibi", "")
+        if asked not in ibis:
+            return 200, ""
+        position = ibis.index(asked)
+        if stall_from is not None and position >= stall_from:
+            released.wait(30)
+        head = (f"archiveaddress {archive.address}\nibi {{rep {asked}}}\n"
+                f"ibi.archiveservice {{rep {archive.service_ibi}}}\nibi.platformsoftware {{}}\n")
+        if position + 1 < length:
+            return 200, head + f"ibi.nextedition {{rep {ibis[position + 1]}}}\n"
+        return 200, head + (f"contenttype.lastedition Data\nstate.lastedition Original\n"
+                            f"url.lastedition http://{archive.address}/col/{asked}/doc/last.pdf\n"
+                            "urlkey 1426286454-36108967764060357\n")
+    archive.respond = respond
+    return ibis
+
+
+def test_11_the_chain_is_followed_as_long_as_it_advances(client):
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+        ibis = chain(archive, 40)
+        response = client.get(f"/{ibis[0]}!")
+
+    assert response.status_code == 302
+    assert response["Location"] == location(archive, f"/col/{ibis[-1]}/doc/last.pdf")
+    assert len(archive.requests("urlRequest")) == 40
+
+
+@pytest.mark.parametrize(("deadline", "says"), [
+    (5, "within this resolver's time for one Archive (1 s)"),
+    (1, "when this resolver's time for one resolution (1 s) was over")])
+def test_11_a_chain_cut_short_by_the_resolvers_time_is_a_503_saying_so(client, settings,
+                                                                       deadline, says):
+    settings.IBI_RESOLVER_DEADLINE = deadline
+    released = threading.Event()
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+        ibis = chain(archive, 10, stall_from=3, released=released)
+        response = client.get(f"/{ibis[0]}!", headers={"accept-language": "en"})
+        released.set()
+
+    assert response.status_code == 503 and response["Retry-After"] == str(math.ceil(deadline))
+    page = response.content.decode()
+    assert says in page and "Nothing says the item does not exist" in page
+
+
+def test_11_a_chain_longer_than_the_resolver_follows_is_a_503_saying_so(client, monkeypatch):
+    from archive.resolver import resolve
+
+    monkeypatch.setattr(resolve, "MAX_HOPS", 5)
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+        ibis = chain(archive, 10)
+        response = client.get(f"/{ibis[0]}!", headers={"accept-language": "en"})
+
+    assert response.status_code == 503
+    assert "follows no longer chains" in response.content.decode()

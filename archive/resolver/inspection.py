@@ -23,7 +23,7 @@ shows the same. Its keys:
 - ``persistent_url``: the URL inspected, without ``noredirect`` / ``info``;
 - ``ibi``, ``modifier``, ``verbs``, ``filepath``, ``required_item_status``: what the
   persistent-URL parser read (RTC-11 Table 8.6);
-- ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found`` or
+- ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded`` or
   ``translation_missing``; ``url``: where a plain request is redirected (null unless found);
   ``reason``: why, in words;
 - ``chosen``: the answer that decided (an *answer*, below), or null;
@@ -117,6 +117,9 @@ def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *
     if kind == "translation_missing":
         return _("the item exists, but not in the language %(language)s") % {
             "language": language or ""}
+    if kind == "bounded":
+        return _("the chain of answers still went on when this resolver stopped following it "
+                 "(its time or its number of rounds): nothing says the item does not exist")
     return _("no Archive answered with what was asked for")
 
 

@@ -16,7 +16,10 @@
    relation the first whose URL is an Original's, when one is (selection.py `choose`). An answer
    without that URL but naming a related IBI on the way (``ibi.translation(pt)``,
    ``ibi.lastedition`` …, or ``ibi.nextedition`` for ``!``) means asking again with that IBI and
-   the rest of the verbs, at most MAX_HOPS times and never twice the same question.
+   the rest of the verbs, as long as the chain advances (§8.2: "o processo se repetirá até
+   que…"): never twice the same question. What stops a chain that still advances is a bound
+   of this resolver, IBI_RESOLVER_DEADLINE or MAX_HOPS rounds, and the outcome says so
+   (``bounded``: the view answers 503), never "not found".
    Every round (the question, the Archives asked, their answers, the choice) is kept in
    ``Outcome.rounds``, for inspection (``?info``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
@@ -53,7 +56,7 @@ from .selection import Choice, choose, settles
 
 __all__ = ["Outcome", "ResolverBusy", "Round", "resolve"]
 
-MAX_HOPS = 16
+MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edition chain
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class Round:
 @dataclass
 class Outcome:
     kind: str  # found | deleted | conflict | copies_only | not_found | translation_missing
+    #            | bounded (a bound of this resolver stopped a chain that still advanced)
     ibi: str  # the IBI asked about last
     answer: Answer | None = None
     hit: Hit | None = None
@@ -83,6 +87,7 @@ class Outcome:
     hops: int = 0
     asked_others: bool = False  # whether any other Archive was asked (else: our records only)
     rounds: list[Round] = field(default_factory=list)  # every question asked, in order
+    bound: str = ""  # for bounded: "deadline", "timeout" (an Archive's) or "hops"
 
     @property
     def url(self) -> str:
@@ -147,6 +152,9 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             if archives is None:
                 archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
+            if archives and left <= 0 and hops:  # the chain goes on, the time is over
+                return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
+                               asked_others=True, rounds=rounds, bound="deadline")
             if archives and left > 0:
                 pairs = {"servicesubject": "urlRequest",
                          "clientinformation.ipaddress": " ".join(ips),
@@ -164,6 +172,12 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
                                                     for a in others),
                             tuple(answers), tuple(quiet), choice))
+        if choice.kind == "none" and hops and quiet:
+            # The chain went on, and an Archive was cut short by this resolver's time for one
+            # Archive, or for the whole resolution: that says nothing of the item.
+            bound = "deadline" if time.monotonic() >= end else "timeout"
+            return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
+                           asked_others=True, rounds=rounds, bound=bound)
         if choice.kind != "hop":
             return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None,
                             rounds)
@@ -177,5 +191,5 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
                             archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
-    return Outcome("not_found", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
-                   asked_others=archives is not None, rounds=rounds)
+    return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
+                   asked_others=archives is not None, rounds=rounds, bound="hops")

@@ -35,6 +35,7 @@ LABELS = {
     "conflict": gettext_lazy("conflict"), "copies_only": gettext_lazy("copies only"),
     "not_found": gettext_lazy("not found"), "none": gettext_lazy("nothing found"),
     "translation_missing": gettext_lazy("translation missing"),
+    "bounded": gettext_lazy("stopped by this resolver's bounds"),
 }
 
 

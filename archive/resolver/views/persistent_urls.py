@@ -2,8 +2,8 @@
 
 Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
 turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
-404 translation missing, 409 suspect Archives, 410 tombstone; 400 for what is no persistent
-URL. HEAD is answered like GET; both are acknowledged to the Archive that gave the URL (§8.2
+404 translation missing, 409 suspect Archives, 410 tombstone, 503 a chain this resolver's
+bounds stopped; 400 for what is no persistent URL. HEAD is answered like GET; both are acknowledged to the Archive that gave the URL (§8.2
 step 5), while only a GET counts in this Archive's own statistics (COUNTER's rules).
 """
 from __future__ import annotations
@@ -209,6 +209,14 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
     if outcome.kind == "translation_missing":
         return _alert(request, "archive/resolver/translation_missing.html",
                       {**context, "language": outcome.missing_language}, 404)
+    if outcome.kind == "bounded":
+        retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
+        response = _alert(request, "archive/resolver/bounded.html",
+                          {**context, "bound": outcome.bound, "hops": outcome.hops,
+                           "deadline": settings.IBI_RESOLVER_DEADLINE,
+                           "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry}, 503)
+        response["Retry-After"] = str(retry)
+        return response
     if outcome.kind == "copies_only":
         context["copies"] = _suspects(outcome.suspects)
     return _alert(request, "archive/resolver/not_found.html", context, 404)
