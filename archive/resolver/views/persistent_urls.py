@@ -3,8 +3,9 @@
 Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
 turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
 404 translation missing, 409 suspect Archives, 410 tombstone, 503 a chain this resolver's
-bounds stopped; 400 for what is no persistent URL. HEAD is answered like GET; both are acknowledged to the Archive that gave the URL (§8.2
-step 5), while only a GET counts in this Archive's own statistics (COUNTER's rules).
+bounds stopped; 400 for what is no persistent URL. HEAD is answered like GET; both are
+acknowledged to the Archive that gave the URL (§8.2 step 5), while only a GET counts in this
+Archive's own statistics (COUNTER's rules).
 """
 from __future__ import annotations
 
