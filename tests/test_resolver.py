@@ -95,7 +95,6 @@ def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fa
         f"/{first.ibi}/reference.bib": file(first, "reference.bib"),
         f"/{first.ibi}?ibiurl.verblist=GetFileList": f"{base}/{first.ibi}/files",
         f"/{first.ibi}??": f"{base}/{first.ibi}/metadata",  # the 2010 draft's metadata
-        f"/{first.ibip}?ibiurl.requireditemstatus=Original&lang=x": file(first, "paper.pdf"),
     }
     for path, url in expected.items():
         response = client.get(path, headers={"accept-language": "pt-BR"})
@@ -103,6 +102,10 @@ def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fa
     assert client.get(f"/{first.ibi}+", headers={"accept-language": "pt-BR, en;q=0.8"}
                       )["Location"] == file(portuguese, "artigo.pdf")
     assert fake.asked == []
+    # The Original required: every Archive is asked whether it claims it too (§8.2 step 3).
+    required = client.get(f"/{first.ibip}?ibiurl.requireditemstatus=Original&lang=x")
+    assert (required.status_code, required["Location"]) == (302, file(first, "paper.pdf"))
+    assert [pairs["parsedibiurl.ibi"] for pairs in fake.requests("urlRequest")] == [first.ibip]
 
 
 def test_a_redirect_counts_the_access_here_after_the_commit(

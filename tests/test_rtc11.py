@@ -187,3 +187,46 @@ def test_11_a_chain_longer_than_the_resolver_follows_is_a_503_saying_so(client, 
 
     assert response.status_code == 503
     assert "follows no longer chains" in response.content.decode()
+
+
+# -- 3. A required Original held here is checked against rivals --------------------------------
+
+def claims(archive: FakeArchiveService, ibi: str) -> None:
+    """The stand-in says it holds the Original of ibi too (Example 10.1's shape)."""
+    def respond(pairs):
+        if pairs.get("parsedibiurl.ibi", "").lower() != ibi.lower():
+            return 200, ""
+        return 200, (f"archiveaddress {archive.address}\ncontenttype Data\nibi {{rep {ibi}}}\n"
+                     f"ibi.archiveservice {{rep {archive.service_ibi}}}\n{urlib.PLATFORM}\n"
+                     "state Original\ntimestamp 2009-07-21T14:43:31Z\n"
+                     f"url http://{archive.address}/col/{ibi}/doc/rival.pdf\n"
+                     "urlkey 1427244889-5349022633744855\n")
+    archive.respond = respond
+
+
+def test_3_a_required_original_held_here_is_asked_of_every_archive_and_two_claims_alert(client):
+    item = make.item(("paper.pdf", b"the Original, here"), title="Claimed twice")
+    with FakeArchiveService(urlib.SERVICE) as rival:
+        include(rival)
+        claims(rival, item.ibi)
+        required = client.get(f"/{item.ibi}?ibiurl.requireditemstatus=Original",
+                              headers={"accept-language": "en"})
+        plain = client.get(f"/{item.ibi}")
+
+    assert required.status_code == 409
+    assert "suspicion" in required.content.decode() or "suspect" in required.content.decode()
+    assert [pairs["parsedibiurl.ibi"] for pairs in rival.requests("urlRequest")] == [item.ibi]
+    # Without the requirement this Archive's Original settles it: nobody else is asked.
+    assert plain.status_code == 302
+    assert plain["Location"] == f"http://{HOST}/col/{item.ibi}/doc/paper.pdf"
+
+
+def test_3_a_required_original_held_here_alone_is_found_after_asking(client):
+    item = make.item(("paper.pdf", b"the Original, here"), title="Claimed once")
+    with urlib.urlib_archive() as examples:
+        include(examples)
+        response = client.get(f"/{item.ibip}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 302
+    assert response["Location"] == f"http://{HOST}/col/{item.ibi}/doc/paper.pdf"
+    assert len(examples.requests("urlRequest")) == 1

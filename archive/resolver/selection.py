@@ -72,17 +72,23 @@ def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
     """Whether our own answer, about an item held here in state `held`, ends the round
     without asking the other Archives (§8.2: the first answer that satisfies the request).
 
-    A URL whose state is Original settles it. A Copy's URL settles only a request for the
-    item itself (a file, its file list) without the Original required: what the Copy holds
-    is what its Original held. Otherwise an Original's word (a hop it names, no such
-    translation, a tombstone) settles it: the relations of an Original are held where it is.
-    A Copy's does not, except a tombstone (deleted at its source) and a hop to another IBI
-    its Original relates to, which is asked of every Archive in turn.
+    With the Original required nothing settles it here: §8.2 step 3 analyses every answer
+    ("analisará todas as respostas"), and a second Archive claiming the Original makes both
+    suspects, even when one of them is this Archive.
+
+    Otherwise a URL whose state is Original settles it. A Copy's URL settles only a request
+    for the item itself (a file, its file list): what the Copy holds is what its Original
+    held. Otherwise an Original's word (a hop it names, no such translation, a tombstone)
+    settles it: the relations of an Original are held where it is. A Copy's does not, except
+    a tombstone (deleted at its source) and a hop to another IBI its Original relates to,
+    which is asked of every Archive in turn.
     """
+    if original:
+        return False
     if choice.kind == "found":
         if state_of(choice.answer, choice.hit.relation) == "Original":
             return True
-        return not original and not wanted
+        return not wanted
     if choice.kind == "copies_only":
         return False
     if held != "Copy" or choice.kind == "deleted":
