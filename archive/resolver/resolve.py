@@ -7,8 +7,9 @@
    That answer settles it when it satisfies the request for sure (`settles`): an Original's
    answer does; a Copy's does for the item itself, but not for a relation (``!``, ``+``,
    ``:``) it cannot reach or vouch for. With the Original required nothing settles it here:
-   every included Archive is asked, and a rival claim makes both suspects (§8.2 step 3). A Copy's relations
-   are its Original's as of the last copy, and the Archive holding the Original knows better.
+   every included Archive is asked, and a rival claim makes both suspects (§8.2 step 3). A
+   Copy's relations are its Original's as of the last copy, and the Archive holding the
+   Original knows better.
 2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/protocol/client.py),
    each within IBI_RESOLVER_TIMEOUT, the whole resolution within IBI_RESOLVER_DEADLINE.
 3. Selection (`choose`): with ``ibiurl.requireditemstatus=Original`` exactly one Archive
