@@ -61,6 +61,9 @@ urlpatterns = [
     path("col/<path:rest>", downloads.download, name="download"),
     # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.
     path("timemap/link/<path:ibi>", resolver.timemap, name="timemap"),
+    # What a persistent URL resolves to, shown instead of followed (Handle's ?noredirect, ARK's
+    # ?info): a route of its own, so that a persistent URL's query stays RTC-11's and the item's.
+    path("inspect/<path:path>", resolver.inspect, name="inspect"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
     # resolver, persistent URLs /<ibi>[modifier][/path]. See `dispatch`.
     re_path(r"^(?P<path>.+)$", dispatch, name="dispatch"),

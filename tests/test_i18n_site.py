@@ -158,7 +158,7 @@ def pages(client, site) -> dict[str, tuple[int, str]]:
         "bad URL": "/sid.inpe.br/mtc-m19/2013/13.45",
         "bad modifier": f"/{item.ibip}!!",
         "translation missing": f"/{item.ibi}+(de)",
-        "inspection": f"/{item.ibi}?noredirect",
+        "inspection": f"/inspect/{item.ibi}",
         "404": "/items/nothing",
     }
     found = {name: client.get(url, **PT) for name, url in urls.items()}

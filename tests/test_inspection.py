@@ -1,4 +1,4 @@
-"""Inspection without redirect: ``/<ibi>?noredirect`` and ``?info`` show what the resolution found.
+"""Inspection without redirect: ``/inspect/<ibi>[mdf][/path]`` shows what the resolution found.
 
 In process for items held here and for stand-in Archives (tests/servers.py); then two real
 Archives on loopback, A resolving an item held by B. The HTML is read by lxml, the JSON by the
@@ -80,37 +80,38 @@ def text(element) -> str:
     return " ".join(element.text_content().split())
 
 
-# -- The query ----------------------------------------------------------------------------------
-
-def test_only_the_inspection_words_leave_the_query():
-    assert inspection.split_query("") == (None, "")
-    assert inspection.split_query("noredirect&ibiurl.verblist=GetMetadata") == (
-        "html", "ibiurl.verblist=GetMetadata")
-    assert inspection.split_query("info=html") == ("html", "")
-    assert inspection.split_query("info=json&noredirect") == ("json", "")
-    assert inspection.split_query("informal=1&noredirect=") == ("html", "informal=1")
-    with pytest.raises(ValueError, match="info=json"):
-        inspection.split_query("info=xml")
-
+# -- The route and its query -------------------------------------------------------------------
 
 def test_the_worked_examples_of_the_module_hold():
     assert doctest.testmod(inspection).failed == 0
 
 
-def test_other_unknown_query_words_are_as_strict_as_before(client, archive):
+def test_a_persistent_urls_query_is_rtc_11s_and_the_items_never_this_archives(client, archive):
+    """#25's audit, 10.: pairs without ibiurl. are the item's (§8.1), passed on to it."""
     item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
-    assert client.get(f"/{item.ibi}?noredirect&foo").status_code == 400  # "foo": no pair
-    assert client.get(f"/{item.ibi}?foo").status_code == 400
-    assert client.get(f"/{item.ibi}?info=xml").status_code == 400
-    kept = client.get(f"/{item.ibi}?lang=x")  # a pair for the item itself: ignored, as ever
-    assert kept.status_code == 302
+    for query in ("info=json", "noredirect=0", "info=foo", "lang=x&info="):
+        response = client.get(f"/{item.ibi}?{query}")
+        assert response.status_code == 302, query
+        assert response["Location"] == f"{file(item, 'paper.pdf')}?{query}"
+    assert client.get(f"/{item.ibi}?foo").status_code == 400  # no pair at all (Table 8.1)
+
+
+def test_the_inspection_takes_its_format_and_leaves_the_rest_to_the_persistent_url(client,
+                                                                                  archive):
+    item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
+    data = report(client, f"/inspect/{item.ibi}?format=json&ibiurl.verblist=GetMetadata&x=1")
+    assert data["verbs"] == ["GetMetadata"]
+    assert data["persistent_url"] == f"http://{HOST}/{item.ibi}?ibiurl.verblist=GetMetadata&x=1"
+    assert client.get(f"/inspect/{item.ibi}?format=xml").status_code == 400
+    html = client.get(f"/inspect/{item.ibi}?format=html", headers={"accept": "application/json"})
+    assert html["Content-Type"].startswith("text/html")
 
 
 # -- Held here ----------------------------------------------------------------------------------
 
 def test_an_item_held_here_is_shown_not_followed(client, archive, fake):
     item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
-    for path in (f"/{item.ibi}?info=json", f"/{item.ibip}?noredirect"):
+    for path in (f"/inspect/{item.ibi}?format=json", f"/inspect/{item.ibip}"):
         data = report(client, path, accept="application/json")
         assert (data["outcome"], data["url"]) == ("found", file(item, "paper.pdf"))
         assert data["chosen"]["local"] and data["chosen"]["state"] == "Original"
@@ -128,7 +129,7 @@ def test_the_inspection_page_shows_the_answers_and_the_choice(client, archive):
     first = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
     second = make.item(("paper2.pdf", b"paper2.pdf"), language="en", dc=BANON,
                        previous_edition=first)
-    html = page(client, f"/{first.ibi}!?info")
+    html = page(client, f"/inspect/{first.ibi}!")
     assert file(second, "paper2.pdf") in text(html.xpath("//code[@class='url']")[0])
     assert "found" in text(html.xpath("//*[@class='outcome']")[0])
     rows = html.xpath("//section[@class='round']//tbody/tr")
@@ -140,11 +141,11 @@ def test_the_inspection_page_shows_the_answers_and_the_choice(client, archive):
 def test_a_tombstone_is_reported_deleted(client, archive):
     item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON)
     services.item_delete(item=item, reason="withdrawn")
-    data = report(client, f"/{item.ibi}?info=json")
+    data = report(client, f"/inspect/{item.ibi}?format=json")
     assert data["outcome"] == "deleted" and data["url"] is None
     assert data["chosen"]["state"] == "Deleted" and data["chosen"]["local"]
     assert "deleted" in data["reason"]
-    html = page(client, f"/{item.ibi}?noredirect")
+    html = page(client, f"/inspect/{item.ibi}")
     assert "Deleted" in text(html.xpath("//section[@class='round']//tbody/tr")[0])
 
 
@@ -169,7 +170,7 @@ def test_a_modifier_that_hops_shows_every_round(client, archive, fake):
         return 200, ""
     fake.respond = respond
 
-    data = report(client, f"/{ELSEWHERE}!?info=json")
+    data = report(client, f"/inspect/{ELSEWHERE}!?format=json")
     assert (data["outcome"], data["url"]) == ("found", url)
     assert [r["choice"] for r in data["rounds"]] == ["hop", "found"]
     assert data["rounds"][0]["next_ibi"] == nxt
@@ -183,11 +184,12 @@ def test_a_modifier_that_hops_shows_every_round(client, archive, fake):
 
 
 def test_nothing_found_and_bad_urls(client, archive):
-    data = report(client, "/ibi.test/nobody/2020/01.01.00.00?info=json")
+    data = report(client, "/inspect/ibi.test/nobody/2020/01.01.00.00?format=json")
     assert data["outcome"] == "not_found" and data["chosen"] is None
-    bad = client.get("/ibi.test/nobody/2020/13.01.00.00?info=json")
+    bad = client.get("/inspect/ibi.test/nobody/2020/13.01.00.00?format=json")
     assert bad.status_code == 400 and "error" in json.loads(bad.content)
-    assert client.get("/ibi.test/nobody/2020/13.01.00.00?info").status_code == 400
+    assert client.get("/inspect/ibi.test/nobody/2020/13.01.00.00").status_code == 400
+    assert client.get("/inspect/favicon.ico").status_code == 404
 
 
 # -- Two real Archives on loopback ---------------------------------------------------------------
@@ -211,7 +213,7 @@ def test_a_resolver_shows_what_another_archive_answered(network):
     item = made.json()
 
     resolver = httpx.Client(base_url=a.url, follow_redirects=False, timeout=30)
-    answer = resolver.get(f"/{item['ibi']}?info=json")
+    answer = resolver.get(f"/inspect/{item['ibi']}?format=json")
     assert answer.status_code == 200 and "location" not in answer.headers
     data = answer.json()
     assert data["outcome"] == "found"
@@ -224,7 +226,7 @@ def test_a_resolver_shows_what_another_archive_answered(network):
         (True, False, False), (False, True, True)]
     assert archives[1]["archive"] == b_service
 
-    shown = resolver.get(f"/{item['ibip']}?noredirect", headers={"Accept": "text/html"})
+    shown = resolver.get(f"/inspect/{item['ibip']}", headers={"Accept": "text/html"})
     assert shown.status_code == 200
     html = lxml.html.fromstring(shown.content)
     rows = html.xpath("//section[@class='round']//tbody/tr")

@@ -104,7 +104,8 @@ def test_an_item_held_here_is_resolved_without_asking_another_archive(client, fa
     assert fake.asked == []
     # The Original required: every Archive is asked whether it claims it too (§8.2 step 3).
     required = client.get(f"/{first.ibip}?ibiurl.requireditemstatus=Original&lang=x")
-    assert (required.status_code, required["Location"]) == (302, file(first, "paper.pdf"))
+    assert (required.status_code, required["Location"]) == (302, file(first, "paper.pdf")
+                                                            + "?lang=x")
     assert [pairs["parsedibiurl.ibi"] for pairs in fake.requests("urlRequest")] == [first.ibip]
 
 
@@ -263,7 +264,7 @@ def test_the_chosen_archive_gets_the_acknowledgment_of_table_8_11(
     with django_capture_on_commit_callbacks(execute=True):
         response = reader.get(f"/{ELSEWHERE.upper()}?a=b", REMOTE_ADDR="150.163.2.175")
 
-    assert response["Location"] == url
+    assert response["Location"] == f"{url}?a=b"  # the item's pair, passed on (§8.1)
     assert fake.requests("acknowledgment") == [{
         "servicesubject": "acknowledgment", "clientinformation.ipaddress": "150.163.2.175",
         "contenttype": "Data", "ibi": f"rep {ELSEWHERE}", "state": "Original", "url": url,

@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus
 
 from archive.metadata.formats import FORMATS
 from archive.protocol.pairs import unquote_word
@@ -298,3 +298,33 @@ def parse(path: str, query: str = "") -> PersistentUrl:
                 "ibiurl.requireditemstatus=%(status)s: only Original"), status=repr(status))
         status = "Original"
     return PersistentUrl(ibi, modifier, tuple(verbs), _filepath(rest), status)
+
+
+def item_query(query: str) -> str:
+    """The pairs of a persistent URL's query that are not the resolution system's, as written
+    and in order: they are for the item itself (§8.1: "caso contrário, o par será ignorado por
+    este sistema", to be "interpretados … pelo próprio item identificado"), so the redirect
+    passes them on (`carried`)::
+
+        >>> item_query("choice=oai_dc&ibiurl.verblist=GetMetadata&page=2")
+        'choice=oai_dc&page=2'
+        >>> item_query("?ibiurl.requireditemstatus=Original")    # the 2010 draft's "??"
+        ''
+    """
+    fields = query.removeprefix("?").split("&")
+    return "&".join(field for field in fields
+                    if field and not unquote_plus(field.partition("=")[0]).startswith("ibiurl."))
+
+
+def carried(url: str, pairs: str) -> str:
+    """The URL with the item's pairs (`item_query`) added to its query, before any fragment::
+
+        >>> carried("http://h/col/x/doc/metadata.cgi?choice=oai_dc#top", "page=2")
+        'http://h/col/x/doc/metadata.cgi?choice=oai_dc&page=2#top'
+    """
+    if not pairs:
+        return url
+    base, hash_sign, fragment = url.partition("#")
+    joiner = "&" if "?" in base else "?"
+    return f"{base}{joiner}{pairs}{hash_sign}{fragment}"
+

@@ -12,7 +12,7 @@
 - switch: this Archive switching itself on and off at a resolver.
 - tasks: the acknowledgment sent to the chosen Archive.
 - memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap (pure).
-- inspection: what a resolution found, for ``?noredirect`` / ``?info``.
+- inspection: what a resolution found, for ``/inspect/<ibi>…``.
 - messages: the errors of the pure persistent-URL parser and IBI codec, in the reader's
   language.
 - views: the HTTP edge: persistent URLs (with content negotiation, Memento and inspection)

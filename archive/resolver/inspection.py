@@ -1,26 +1,17 @@
 """Inspection without redirect (Handle's ``?noredirect``, ARK's ``?info``): what a resolution found.
 
-``GET /<ibi>[mdf][/path]?noredirect`` or ``?info`` runs the very resolution a plain request
-runs (resolve.py, with its guards: the deny-list, deadlines, ``safe_url``) and shows its rounds
-instead of redirecting: which Archives were asked, which answered, with what state, timestamp
-and URL, and which answer was chosen, and why. Nothing found is ever followed or fetched, and
-no access is counted: an inspection is no reading.
+``GET /inspect/<ibi>[mdf][/path][?query]`` runs the very resolution ``/<ibi>[mdf][/path]
+[?query]`` runs (resolve.py, with its guards: the deny-list, deadlines, ``safe_url``) and
+shows its rounds instead of redirecting: which Archives were asked, which answered, with what
+state, timestamp and URL, and which answer was chosen, and why. Nothing found is ever followed
+or fetched, and no access is counted: an inspection is no reading. It has a route of its own:
+a persistent URL's query belongs to RTC-11 (``ibiurl.`` pairs) and to the item (every other
+pair, passed on to it by the redirect), never to this Archive.
 
-``noredirect`` and ``info`` are no pairs of RTC-11 (whose own start with ``ibiurl.``):
-`split_query` takes them out of the query, exactly as written, before the persistent-URL
-parser reads the rest as strictly as ever (``?foo`` alone is still a 400)::
-
-    >>> split_query("info=json&ibiurl.requireditemstatus=Original")
-    ('json', 'ibiurl.requireditemstatus=Original')
-    >>> split_query("noredirect")
-    ('html', '')
-    >>> split_query("ibiurl.verblist=GetMetadata")
-    (None, 'ibiurl.verblist=GetMetadata')
-
-`report` is the JSON answer (``Accept: application/json`` or ``?info=json``); the HTML page
+`report` is the JSON answer (``Accept: application/json`` or ``?format=json``); the HTML page
 shows the same. Its keys:
 
-- ``persistent_url``: the URL inspected, without ``noredirect`` / ``info``;
+- ``persistent_url``: the persistent URL inspected;
 - ``ibi``, ``modifier``, ``verbs``, ``filepath``, ``required_item_status``: what the
   persistent-URL parser read (RTC-11 Table 8.6);
 - ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded`` or
@@ -47,27 +38,6 @@ from django.utils.translation import gettext as _
 from ..protocol.persistent_url import PersistentUrl
 from . import answers, languages, relations
 from . import resolve as resolver
-
-FLAGS = ("noredirect", "info")
-_MODES = {"": "html", "html": "html", "json": "json"}
-
-
-def split_query(query: str) -> tuple[str | None, str]:
-    """(mode, the rest of the query): mode ``html`` or ``json`` when the query holds
-    ``noredirect`` or ``info`` (bare or ``=``, ``info=json``, ``info=html``), else None.
-    ValueError for another value of ``info``."""
-    mode, rest = None, []
-    for field in query.split("&") if query else []:
-        name, _sign, value = field.partition("=")
-        if name not in FLAGS:
-            rest.append(field)
-            continue
-        if name == "info" and value not in _MODES:
-            raise ValueError(_("info=%(value)s: expected info, info=json or info=html")
-                             % {"value": repr(value)})
-        if mode != "json":
-            mode = _MODES.get(value, "html") if name == "info" else "html"
-    return mode, "&".join(rest)
 
 
 def _hit(answer: answers.Answer, wanted, prefs) -> answers.Hit | None:

@@ -23,7 +23,7 @@
    of this resolver, IBI_RESOLVER_DEADLINE or MAX_HOPS rounds, and the outcome says so
    (``bounded``: the view answers 503), never "not found".
    Every round (the question, the Archives asked, their answers, the choice) is kept in
-   ``Outcome.rounds``, for inspection (``?info``, inspection.py) to show.
+   ``Outcome.rounds``, for inspection (``/inspect/…``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
    the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
    access here, without HTTP, off the reader's request (archive/accesses/counter.py).
@@ -63,7 +63,7 @@ MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edit
 
 @dataclass(frozen=True)
 class Round:
-    """One question of the resolution and what it met, kept for inspection (``?info``): the
+    """One question of the resolution and what it met, kept for inspection (``/inspect/…``): the
     IBI and steps asked, the other Archives asked ((id, archive service IBI, address); this
     Archive is always asked first, in process), the non-empty answers, those silent, the
     choice."""

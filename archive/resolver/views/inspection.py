@@ -1,12 +1,14 @@
-"""HTTP edge of the inspection of a persistent URL (``?noredirect``, ``?info``): see inspection.py.
+"""HTTP edge of the inspection of a persistent URL, ``/inspect/<ibi>[mdf][/path][?query]``: see
+inspection.py.
 
-Called by views.py `persistent_url_view` when the query holds ``noredirect`` or ``info``. The
+Its own route, off the persistent URL: a persistent URL's query is RTC-11's (``ibiurl.``
+pairs) and the item's (every other pair, passed on to it), never this Archive's. The
 resolution is the plain one (resolve.py `resolve`), but its outcome is shown, never followed:
 no redirect, no acknowledgment, no access counted, nothing taken from or put in the answer
-cache. JSON for ``?info=json`` or a client whose Accept prefers application/json, else the
-page ``archive/resolver/inspection.html``; both 200 whatever the resolution found (the
-inspection itself succeeded), 400 for what is no persistent URL, 503 when too many
-resolutions wait already.
+cache. JSON for ``?format=json`` or a client whose Accept prefers application/json, else the
+page ``archive/resolver/inspection.html`` (``?format=html`` whatever the Accept); both 200
+whatever the resolution found (the inspection itself succeeded), 400 for what is no
+persistent URL, 503 when too many resolutions wait already.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from django.utils.translation import gettext_lazy
 
 from ...deposit import links, selectors
 from ...identifiers import ibi as ibilib
+from ...metadata.accept import AcceptError, best
 from ...models import Item
 from ...protocol import persistent_url
 from ...protocol.responses import never_cache
@@ -57,14 +60,33 @@ def _for_page(data: dict) -> dict:
     return page
 
 
-def _wants_json(request: HttpRequest, mode: str) -> bool:
-    if mode == "json":
-        return True
-    if "info=html" in request.META.get("QUERY_STRING", "").split("&"):
+FORMATS = ("json", "html")
+
+
+def _format(query: str) -> tuple[str | None, str]:
+    """(``json``, ``html`` or None, the persistent URL's own query): ``format`` is this page's
+    pair, taken out as written; ValueError for another value."""
+    chosen, rest = None, []
+    for field in query.split("&") if query else []:
+        name, _sign, value = field.partition("=")
+        if name != "format":
+            rest.append(field)
+            continue
+        if value not in FORMATS:
+            raise ValueError(_("format=%(value)s: expected format=json or format=html")
+                             % {"value": value})
+        chosen = value
+    return chosen, "&".join(rest)
+
+
+def _wants_json(request: HttpRequest, chosen: str | None) -> bool:
+    if chosen is not None:
+        return chosen == "json"
+    try:
+        found = best(request.META.get("HTTP_ACCEPT", ""), ["text/html", "application/json"])
+    except AcceptError:
         return False
-    accept = request.META.get("HTTP_ACCEPT", "")
-    return bool(accept) and request.get_preferred_type(
-        ["text/html", "application/json"]) == "application/json"
+    return found is not None and found[0] == "application/json"
 
 
 def _error(request: HttpRequest, as_json: bool, message: str, status: int) -> HttpResponse:
@@ -77,11 +99,16 @@ def _error(request: HttpRequest, as_json: bool, message: str, status: int) -> Ht
     return never_cache(response)
 
 
-def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
-    """``GET|HEAD /<ibi>[mdf][/path]?info`` (or ``?noredirect``): what the resolution found."""
-    as_json = _wants_json(request, mode)
+def inspect(request: HttpRequest, path: str) -> HttpResponse:
+    """``GET|HEAD /inspect/<ibi>[mdf][/path][?query]``: what the resolution found."""
     try:
-        url = persistent_url.parse(raw_path(request), query)
+        chosen, query = _format(request.META.get("QUERY_STRING", ""))
+    except ValueError as exc:
+        return _error(request, False, str(exc), 400)
+    as_json = _wants_json(request, chosen)
+    persistent_path = raw_path(request, prefix="/inspect")
+    try:
+        url = persistent_url.parse(persistent_path, query)
         outcome = resolver.resolve(url, ips=client_ips(request), base=base_url(request),
                                    accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     except persistent_url.NoIbiError as exc:
@@ -97,7 +124,8 @@ def inspect(request: HttpRequest, query: str, mode: str) -> HttpResponse:
         return response
     service = selectors.archive_service_or_none()
     here = (service.ibi if service else "", links.archive_address(base_url(request)))
-    persistent = request.build_absolute_uri(request.path) + (f"?{query}" if query else "")
+    persistent = (request.build_absolute_uri("/").rstrip("/") + persistent_path
+                  + (f"?{query}" if query else ""))
     data = inspection.report(url, outcome, persistent, here,
                              request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
     if as_json:

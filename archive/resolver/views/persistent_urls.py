@@ -35,10 +35,9 @@ from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
-from .. import acknowledgments, answers, inspection, relations, tasks
+from .. import acknowledgments, answers, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
-from . import inspection as inspection_views
 from . import memento as memento_views
 from . import negotiation
 from .paths import raw_path
@@ -80,15 +79,7 @@ def persistent_url_view(request: HttpRequest, path: str, *,
         response["Allow"] = ", ".join(METHODS)
         return response
     query = request.META.get("QUERY_STRING", "")
-    # ?noredirect / ?info (inspection.py) and Accept-Datetime (memento.py) come before
-    # the answer cache: its keys know neither.
-    try:
-        inspected, rest = inspection.split_query(query)
-    except ValueError as exc:
-        return _head(request, _alert(request, "archive/resolver/bad_url.html",
-                                     {"message": str(exc)}, 400))
-    if inspected is not None:
-        return inspection_views.inspect(request, rest, inspected)
+    # Accept-Datetime (memento.py) comes before the answer cache: its keys know no dates.
     if "HTTP_ACCEPT_DATETIME" in request.META:
         return memento_views.negotiate(
             request, query, lambda: _resolved(request, path, query, archive_service))
@@ -111,6 +102,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     ips = client_ips(request)
     try:
         url = negotiation.applied(persistent_url.parse(raw_path(request), query), wanted)
+        url_pairs = persistent_url.item_query(query)
         outcome = resolver.resolve(url, ips=ips, base=base_url(request),
                                    accept_language=accept_language)
     except persistent_url.NoIbiError:
@@ -134,12 +126,13 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     timemap = memento_views.timemap_link(request, outcome)
     if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
         links = [*_links(request, outcome), *([timemap] if timemap else [])]
-        redirect = _LocalRedirect(outcome.url, ", ".join(links), vary_language,
+        redirect = _LocalRedirect(persistent_url.carried(outcome.url, url_pairs),
+                                  ", ".join(links), vary_language,
                                   acknowledgments.counted_item(outcome), url.relation())
         changes.put(key, current, redirect)
         return redirect.respond(request)
     response = (negotiation.tombstone(request, url, outcome, wanted)
-                or _answer(request, url, outcome))
+                or _answer(request, url, outcome, url_pairs))
     if timemap:
         response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
     if vary_language:
@@ -189,9 +182,9 @@ def _base(request: HttpRequest) -> str:
 
 
 def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
-            outcome: resolver.Outcome) -> HttpResponse:
-    if outcome.kind == "found":
-        response = HttpResponseRedirect(outcome.url)
+            outcome: resolver.Outcome, url_pairs: str) -> HttpResponse:
+    if outcome.kind == "found":  # the item's own pairs go with it (§8.1)
+        response = HttpResponseRedirect(persistent_url.carried(outcome.url, url_pairs))
         if links := _links(request, outcome):
             response["Link"] = ", ".join(links)
         add_never_cache_headers(response)
