@@ -300,6 +300,41 @@ class IdempotencyKey(models.Model):
         return f"{self.user_id}: {self.key}"
 
 
+class PendingUpload(models.Model):
+    """A file on its way to a deposit, not yet part of any item (archive/deposit/pending.py):
+    sent by a resumable (tus 1.0) upload, or kept from an admin form that a validation error
+    sent back. Its bytes wait outside col/ (the upload folder, or the bucket's uploads/ with S3)
+    until a deposit stores them; an upload left alone past `expires` is swept."""
+
+    id = models.UUIDField(primary_key=True, verbose_name=_("id"))
+    owner = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+",
+                              verbose_name=_("owner"))
+    name = models.CharField(_("name"), max_length=255)
+    content_type = models.CharField(_("content type"), max_length=255, blank=True)
+    length = models.BigIntegerField(_("length"))
+    offset = models.BigIntegerField(_("offset"), default=0)
+    # Set once every byte has arrived, from the bytes themselves.
+    sha256 = models.CharField(_("sha256"), max_length=64, blank=True)
+    created = models.DateTimeField(_("created"))
+    expires = models.DateTimeField(_("expires"), db_index=True)
+    # One request writes at a time: the lease of the request writing, renewed while it reads.
+    busy_until = models.DateTimeField(_("busy until"), null=True, blank=True)
+    # S3: the multipart upload's id and its parts ([number, ETag], in order).
+    multipart_id = models.CharField(_("multipart upload"), max_length=1024, blank=True)
+    parts = models.JSONField(_("parts"), default=list, blank=True)
+
+    class Meta:
+        verbose_name = _("pending upload")
+        verbose_name_plural = _("pending uploads")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def complete(self) -> bool:
+        return self.offset == self.length and bool(self.sha256)
+
+
 class AccessKind(models.TextChoices):
     """What an access is: a download here, or an acknowledgment (a persistent URL resolved to
     this Archive, by our own resolver or another's)."""

@@ -296,6 +296,12 @@ IBI_SWITCHON_KEY = env_str("IBI_SWITCHON_KEY")
 # --- Deposit limits -------------------------------------------------------------------------
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
+# Resumable uploads (tus 1.0 at /api/uploads/, behind the admin's uploader): an upload left
+# alone this many seconds (since its last byte) expires, and `manage.py fsck` sweeps it. The
+# admin's uploader sends a file in requests of IBI_UPLOAD_CHUNK_SIZE bytes (0: one request),
+# each resumed from the last byte the server has.
+IBI_UPLOAD_EXPIRY = env_int("IBI_UPLOAD_EXPIRY", 24 * 3600, low=60, high=30 * 86400)
+IBI_UPLOAD_CHUNK_SIZE = env_int("IBI_UPLOAD_CHUNK_SIZE", 0, low=0, high=2**40)
 
 # --- OAI-PMH (/oai) -------------------------------------------------------------------------
 # Records per ListRecords/ListIdentifiers response: a page costs a few queries whatever its

@@ -1,10 +1,10 @@
-"""/api/…: items by IBI, the OpenAPI schema and its documentation page (served offline)."""
+"""/api/…: items by IBI, resumable uploads, the OpenAPI schema and its documentation page (served offline)."""
 from __future__ import annotations
 
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from .views import copies, items
+from .views import copies, items, uploads
 
 
 class ItemIbiConverter:
@@ -32,6 +32,8 @@ urlpatterns = [
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
+    path("uploads/", uploads.UploadList.as_view(), name="uploads"),
+    path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
 ]

@@ -5,11 +5,13 @@
 - links: the URLs handed out for items, from a base URL.
 - storage: the uniform layout col/<repository name>/doc/<file> on Django's storage API.
 - uploads: bounded-memory uploads, the checksum on the way in.
+- pending: files on their way to a deposit (resumable tus uploads, an admin form's files kept
+  after a validation error), outside col/ until a deposit stores them; swept when abandoned.
 - limits: the file size and count limits, one rule for every way a file comes in.
 - idempotency: Idempotency-Key, a deposit at most once per key.
 - bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
 - content_types: the one rule for the content type a file is stored with.
 - values: what a date (EDTF level 0) and a language tag (BCP 47) may be (pure; services).
 """
-__all__ = ["bulk_import", "content_types", "idempotency", "limits", "links", "selectors",
-           "services", "storage", "uploads"]
+__all__ = ["bulk_import", "content_types", "idempotency", "limits", "links", "pending",
+           "selectors", "services", "storage", "uploads"]

@@ -90,6 +90,11 @@ def store(rep: str, name: str, fileobj: IO[bytes]) -> Stored:
         sha, size = sha256_of(fileobj)
     if default_storage.exists(key):
         raise StorageConflict(key)
+    copy_to = getattr(fileobj, "copy_to", None)
+    if copy_to is not None:
+        # A pending upload already in the bucket (pending.py): copied there, not sent again.
+        copy_to(key)
+        return Stored(name=name, size=size, sha256=sha)
     saved = default_storage.save(key, fileobj if isinstance(fileobj, File) else File(fileobj))
     if saved != key:
         # Lost a race with another writer: keep theirs, drop ours.

@@ -94,6 +94,20 @@ class ChecksumsField(serializers.ListField):
 
 def files_field() -> serializers.ListField:
     return serializers.ListField(
-        child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
-        min_length=1,
-        help_text="one or more files (repeat the field)")
+        child=serializers.FileField(allow_empty_file=True, use_url=False), required=False,
+        help_text="one or more files (repeat the field); or, or with them, `uploads`")
+
+
+def uploads_field() -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.UUIDField(), required=False,
+        help_text="ids of complete resumable uploads of yours (/api/uploads/), after `files`; "
+                  "each is gone once deposited")
+
+
+def at_least_one_file(attrs: dict) -> dict:
+    """A deposit or an addition brings a file: sent with it, or uploaded before."""
+    if not attrs.get("files") and not attrs.get("uploads"):
+        raise serializers.ValidationError({"files": [gettext_lazy(
+            "send one or more files, or name complete uploads in uploads")]})
+    return attrs

@@ -5,13 +5,14 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from ..schema import StrictInput
-from .fields import ChecksumsField, ItemIbiField, files_field
+from .fields import ChecksumsField, ItemIbiField, at_least_one_file, files_field, uploads_field
 from .items import DublinCoreFields
 
 
 class DepositSerializer(StrictInput, DublinCoreFields):
     title = serializers.CharField(max_length=1000)
     files = files_field()
+    uploads = uploads_field()
     target_file = serializers.CharField(required=False, allow_blank=True,
                                         help_text="the default file; the first one if empty")
     language = serializers.CharField(required=False, allow_blank=True, max_length=35,
@@ -23,10 +24,17 @@ class DepositSerializer(StrictInput, DublinCoreFields):
         required=False, default=True,
         help_text="false: this Original may never migrate to another Archive")
 
+    def validate(self, attrs: dict) -> dict:
+        return at_least_one_file(attrs)
+
 
 class AddFilesSerializer(serializers.Serializer):
     files = files_field()
+    uploads = uploads_field()
     sha256 = ChecksumsField(required=False, help_text="sha256 of each file, in order")
+
+    def validate(self, attrs: dict) -> dict:
+        return at_least_one_file(attrs)
 
 
 class ItemUpdateSerializer(StrictInput, DublinCoreFields):

@@ -1,6 +1,7 @@
 """The API's views: thin DRF views over the services and selectors.
 
 - items: /api/items/, /api/items/<ibi>, an item's files.
+- uploads: /api/uploads/, resumable uploads (tus 1.0) that a deposit then names.
 - copies: an item's statistics and its hand-over to another Archive.
 - archive: /api/archive, who this Archive is for the resolution system.
 """

@@ -6,8 +6,9 @@ own status with {"detail": …} (exceptions.py). Files arrive through archive.de
 """
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from django.db.models import QuerySet
 from django.urls import reverse
@@ -20,7 +21,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from ...deposit import selectors, services
+from ...deposit import pending, selectors, services
 from ...deposit.uploads import MultiPartParser
 from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
@@ -48,6 +49,15 @@ def _uploads(files) -> list[services.Upload]:
     # The declared type is a hint the deposit weighs (archive.deposit.content_types).
     return [services.Upload(name=file.name, file=file, content_type=file.content_type or "")
             for file in files]
+
+
+@contextlib.contextmanager
+def _files(request, data: dict, on_saved) -> Iterator[tuple[list[services.Upload], object]]:
+    """The files sent with the request, then the complete uploads it names (the user's own);
+    and the on_saved that ends those uploads with the write that stores them."""
+    used = pending.complete_of(request.user, data.get("uploads") or [])
+    with pending.opened(used) as uploaded:
+        yield _uploads(data.get("files") or []) + uploaded, pending.consumed(used, on_saved)
 
 
 def _dc(data: dict) -> dict[str, list[str]]:
@@ -162,13 +172,14 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
 
-        item = services.item_deposit(
-            title=data["title"], uploads=_uploads(data["files"]),
-            target_file=data.get("target_file", ""), language=data.get("language", ""),
-            previous_edition=data.get("previous_edition"),
-            translation_of=data.get("translation_of"),
-            sha256=data.get("sha256") or None, dc=_dc(data),
-            transferable=data["transferable"], on_saved=self.on_saved)
+        with _files(request, data, self.on_saved) as (uploads, on_saved):
+            item = services.item_deposit(
+                title=data["title"], uploads=uploads,
+                target_file=data.get("target_file", ""), language=data.get("language", ""),
+                previous_edition=data.get("previous_edition"),
+                translation_of=data.get("translation_of"),
+                sha256=data.get("sha256") or None, dc=_dc(data),
+                transferable=data["transferable"], on_saved=on_saved)
         return self.record(item, status.HTTP_201_CREATED)
 
 
@@ -266,7 +277,8 @@ class ItemFiles(_OneItem):
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        services.item_add_files(item=item, uploads=_uploads(form.validated_data["files"]),
-                                sha256=form.validated_data.get("sha256") or None,
-                                on_saved=self.on_saved)
+        with _files(request, form.validated_data, self.on_saved) as (uploads, on_saved):
+            services.item_add_files(item=item, uploads=uploads,
+                                    sha256=form.validated_data.get("sha256") or None,
+                                    on_saved=on_saved)
         return self.record(item, status.HTTP_201_CREATED)

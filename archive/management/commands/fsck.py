@@ -12,7 +12,9 @@ Exit status 1 while problems remain.
 
 Every run also sweeps the upload folder (FILE_UPLOAD_TEMP_DIR, IBI_UPLOAD_TEMP_DIR): a file
 there older than --min-age is what a process killed mid-upload left behind ("swept" lines);
-an upload in progress is younger.
+an upload in progress is younger. And the pending uploads (archive/deposit/pending.py): every
+one past its expiry goes with its bytes, and so do bytes in the upload folder's pending/ (or
+the bucket's uploads/) that no pending upload claims, once older than --min-age.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from archive.deposit import storage
+from archive.deposit import pending, storage
 from archive.management.base import DocumentedCommand
 from archive.models import Item, ItemFile
 
@@ -115,6 +117,12 @@ class Command(DocumentedCommand):
         folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
         cutoff = time.time() - min_age
         swept = 0
+        for found in pending.sweep(min_age):
+            swept += 1
+            why = (_("an expired upload") if found.what == "expired"
+                   else _("bytes no upload claims"))
+            self.stdout.write(_("swept    %(path)s (%(size)d bytes, %(why)s)")
+                              % {"path": found.name, "size": found.size, "why": why})
         for path in sorted(folder.iterdir()) if folder.is_dir() else []:
             # lstat: a link is swept as a link, never followed out of the folder.
             info = path.lstat()

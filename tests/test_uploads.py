@@ -1,0 +1,294 @@
+"""Resumable uploads: the tus 1.0 protocol at /api/uploads/ (archive/api/views/uploads.py) and
+the pending uploads behind it (archive/deposit/pending.py), read by tuspy, a real tus client.
+
+An upload cut at any byte resumes from the last byte the server holds; the size limit is
+checked before the first byte; abandoned uploads expire and `fsck` sweeps them; a deposit names
+complete uploads, which then go, and nothing partial ever lands in col/.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import socket
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from tusclient.client import TusClient
+
+from archive.deposit import pending, services, storage
+from archive.models import Item, PendingUpload
+from tests import factories as make
+
+TUS = {"HTTP_TUS_RESUMABLE": "1.0.0"}
+UPLOADS = "/api/uploads/"
+OFFSET_STREAM = "application/offset+octet-stream"
+DATA = os.urandom(3 * pending.CHUNK + 12345)
+
+
+def metadata(name: str, kind: str = "") -> str:
+    pairs = [("filename", name), *([("filetype", kind)] if kind else [])]
+    return ",".join(f"{key} {base64.b64encode(value.encode()).decode()}" for key, value in pairs)
+
+
+def created(api, name: str = "dados.bin", length: int = len(DATA), **headers):
+    return api.post(UPLOADS, secure=True, **TUS, HTTP_UPLOAD_LENGTH=str(length),
+                    HTTP_UPLOAD_METADATA=metadata(name), **headers)
+
+
+def patched(api, url: str, data: bytes, offset: int, **headers):
+    return api.generic("PATCH", url, data, OFFSET_STREAM, secure=True,
+                       **{**TUS, "HTTP_UPLOAD_OFFSET": str(offset), **headers})
+
+
+def tus(live_site, librarian) -> TusClient:
+    token = Token.objects.get_or_create(user=librarian)[0].key
+    return TusClient(f"{live_site.url}{UPLOADS}", headers={"Authorization": f"Token {token}"})
+
+
+def pending_files() -> list[str]:
+    return sorted(p.name for p in pending.folder().iterdir()) if pending.folder().exists() else []
+
+
+# -- With tuspy, on a live server ----------------------------------------------------------------
+
+def test_tuspy_uploads_in_several_requests_and_a_deposit_names_the_upload(
+        live_site, librarian, librarian_api):
+    uploader = tus(live_site, librarian).uploader(
+        file_stream=io.BytesIO(DATA), chunk_size=pending.CHUNK + 1,
+        metadata={"filename": "Relatório — dados.bin"})
+    uploader.upload()
+    upload = PendingUpload.objects.get()
+    assert (upload.name, upload.offset, upload.length) == ("Relatório — dados.bin", len(DATA),
+                                                          len(DATA))
+    assert upload.sha256 == hashlib.sha256(DATA).hexdigest()
+    assert Path(pending.path_of(upload)).read_bytes() == DATA
+
+    api = librarian_api
+    response = api.post("/api/items/", {"title": "Grande", "uploads": [str(upload.id)]},
+                        format="multipart", secure=True)
+    assert response.status_code == 201, response.content
+    item = Item.objects.get(title="Grande")
+    row = item.files.get()
+    assert (row.name, row.size, row.sha256) == ("Relatório — dados.bin", len(DATA),
+                                                hashlib.sha256(DATA).hexdigest())
+    assert storage.open_file(item.ibi, row.name).read() == DATA
+    # The upload is gone with its bytes: deposited once, never twice.
+    assert not PendingUpload.objects.exists() and pending_files() == []
+    again = api.post("/api/items/", {"title": "De novo", "uploads": [str(upload.id)]},
+                     format="multipart", secure=True)
+    assert again.status_code == 404 and again.json() == {"detail": "no such upload"}
+
+
+def cut(live_site, librarian, url: str, sent: int) -> None:
+    """A PATCH of the whole file whose connection drops after `sent` bytes of its body."""
+    token = Token.objects.get_or_create(user=librarian)[0].key
+    parts = urlsplit(live_site.url)
+    head = (f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Authorization: Token {token}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            f"Content-Type: {OFFSET_STREAM}\r\nContent-Length: {len(DATA)}\r\n\r\n")
+    with socket.create_connection((parts.hostname, parts.port)) as sock:
+        sock.sendall(head.encode() + DATA[:sent])
+        sock.shutdown(socket.SHUT_WR)
+
+
+@pytest.mark.parametrize("sent", [0, 1, pending.CHUNK - 1, pending.CHUNK + 1, len(DATA) - 1])
+def test_an_upload_cut_at_any_byte_resumes_from_the_last_byte_the_server_has(
+        live_site, librarian, sent):
+    client = tus(live_site, librarian)
+    uploader = client.uploader(file_stream=io.BytesIO(DATA),
+                               metadata={"filename": "cortado.bin"})
+    url = uploader.create_url()  # created, nothing sent yet
+    cut(live_site, librarian, url, sent)
+    upload = make.wait_until(lambda: PendingUpload.objects.filter(
+        offset=sent, busy_until__isnull=True).first(), what=f"{sent} bytes held")
+    assert Path(pending.path_of(upload)).read_bytes() == DATA[:sent]
+
+    resumed = client.uploader(file_stream=io.BytesIO(DATA), url=url)
+    assert resumed.offset == sent  # tuspy asked the server (HEAD)
+    resumed.upload()
+    upload.refresh_from_db()
+    assert upload.offset == len(DATA) and upload.sha256 == hashlib.sha256(DATA).hexdigest()
+    assert Path(pending.path_of(upload)).read_bytes() == DATA
+
+
+# -- The protocol, request by request ----------------------------------------------------------
+
+@pytest.fixture
+def api(librarian):
+    return make.token_client(librarian)
+
+
+def test_creation_answers_the_location_the_offset_and_the_expiry(api, settings):
+    response = created(api)
+    assert response.status_code == 201, response.content
+    upload = PendingUpload.objects.get()
+    assert response["Location"] == f"https://testserver/api/uploads/{upload.id}"
+    assert response["Tus-Resumable"] == "1.0.0"
+    assert (response["Upload-Offset"], response["Upload-Length"]) == ("0", str(len(DATA)))
+    assert response["Upload-Expires"].endswith(" GMT")
+    assert timedelta(seconds=settings.IBI_UPLOAD_EXPIRY - 60) < (
+        upload.expires - timezone.now()) <= timedelta(seconds=settings.IBI_UPLOAD_EXPIRY)
+    assert pending_files() == [str(upload.id)]
+
+
+def test_the_size_limit_is_checked_before_the_first_byte(api, settings):
+    settings.IBI_MAX_FILE_SIZE = len(DATA) - 1
+    response = created(api)
+    assert response.status_code == 413
+    assert response.json() == {"detail": f"dados.bin is larger than {len(DATA) - 1} bytes"}
+    assert not PendingUpload.objects.exists() and pending_files() == []
+    assert created(api, length=len(DATA) - 1).status_code == 201
+
+
+def test_discovery_says_the_version_the_extensions_and_the_limit(anonymous_api, settings):
+    response = anonymous_api.options(UPLOADS, secure=True)
+    assert response.status_code == 204
+    assert response["Tus-Version"] == "1.0.0"
+    assert response["Tus-Extension"] == "creation,expiration,termination"
+    assert response["Tus-Max-Size"] == str(settings.IBI_MAX_FILE_SIZE)
+
+
+def test_every_request_but_discovery_must_speak_tus_1_0_0(api):
+    response = api.post(UPLOADS, secure=True, HTTP_UPLOAD_LENGTH="3",
+                        HTTP_UPLOAD_METADATA=metadata("a.txt"), HTTP_TUS_RESUMABLE="0.2.2")
+    assert response.status_code == 412 and response["Tus-Version"] == "1.0.0"
+    assert not PendingUpload.objects.exists()
+
+
+@pytest.mark.parametrize(("headers", "detail"), [
+    ({"HTTP_UPLOAD_METADATA": metadata("a.txt")}, "Upload-Length must be a number of bytes"),
+    ({"HTTP_UPLOAD_LENGTH": "-3", "HTTP_UPLOAD_METADATA": metadata("a.txt")},
+     "Upload-Length must be a number of bytes"),
+    ({"HTTP_UPLOAD_LENGTH": "3"}, "Upload-Metadata must name the file (filename)"),
+    ({"HTTP_UPLOAD_LENGTH": "3", "HTTP_UPLOAD_METADATA": "filename ###"},
+     "Upload-Metadata: the value of filename is not UTF-8 text in base64"),
+    ({"HTTP_UPLOAD_LENGTH": "3", "HTTP_UPLOAD_METADATA": metadata("a\u202etxt.exe")},
+     "file names must not contain control or bidirectional characters"),
+])
+def test_a_bad_creation_is_a_400_that_creates_nothing(api, headers, detail):
+    response = api.post(UPLOADS, secure=True, **TUS, **headers)
+    assert response.status_code == 400 and response.json() == {"detail": detail}
+    assert not PendingUpload.objects.exists() and pending_files() == []
+
+
+def test_a_path_in_the_name_is_reduced_to_a_bare_file_name(api):
+    assert created(api, name="../../etc/passwd").status_code == 201
+    assert PendingUpload.objects.get().name == "passwd"
+
+
+def test_bytes_go_at_the_offset_the_server_holds_and_nowhere_else(api):
+    url = created(api)["Location"]
+    first = patched(api, url, DATA[:100], 0)
+    assert first.status_code == 204 and first["Upload-Offset"] == "100"
+    assert api.head(url, secure=True, **TUS)["Upload-Offset"] == "100"
+    stale = patched(api, url, DATA[:100], 0)
+    assert stale.status_code == 409
+    assert stale.json() == {"detail": "the upload holds 100 bytes, not 0: resume from its "
+                                      "Upload-Offset"}
+    assert patched(api, url, DATA[100:] + b"x", 100).status_code == 413
+    wrong = api.generic("PATCH", url, DATA[100:], "application/octet-stream", secure=True,
+                        **TUS, HTTP_UPLOAD_OFFSET="100")
+    assert wrong.status_code == 415
+    done = patched(api, url, DATA[100:], 100)
+    assert done.status_code == 204 and done["Upload-Offset"] == str(len(DATA))
+    state = api.get(url, secure=True, **TUS).json()
+    assert state["complete"] and state["sha256"] == hashlib.sha256(DATA).hexdigest()
+    assert patched(api, url, b"more", len(DATA)).status_code == 409
+
+
+def test_a_request_while_another_writes_the_upload_is_locked_out(api):
+    url = created(api)["Location"]
+    PendingUpload.objects.update(busy_until=timezone.now() + pending.LEASE)
+    response = patched(api, url, DATA[:10], 0)
+    assert response.status_code == 423
+    assert PendingUpload.objects.get().offset == 0
+    # A lease a killed server never gave back runs out.
+    PendingUpload.objects.update(busy_until=timezone.now() - timedelta(seconds=1))
+    assert patched(api, url, DATA[:10], 0).status_code == 204
+
+
+def test_an_upload_is_its_owners_alone(api, django_user_model):
+    url = created(api)["Location"]
+    other = django_user_model.objects.create_user("other", is_staff=True)
+    other.groups.add(services.ensure_librarians_group())
+    stranger = make.token_client(other)
+    assert stranger.head(url, secure=True, **TUS).status_code == 404
+    assert patched(stranger, url, DATA[:10], 0).status_code == 404
+    assert stranger.delete(url, secure=True, **TUS).status_code == 404
+    assert PendingUpload.objects.get().offset == 0
+
+
+def test_only_a_librarian_uploads(anonymous_api, reader, django_user_model):
+    assert created(anonymous_api).status_code == 401
+    nobody = make.token_client(django_user_model.objects.create_user("reader"))
+    assert created(nobody).status_code == 403
+    assert not PendingUpload.objects.exists()
+
+
+def test_termination_removes_the_upload_and_its_bytes(api):
+    url = created(api)["Location"]
+    patched(api, url, DATA[:10], 0)
+    response = api.delete(url, secure=True, **TUS)
+    assert response.status_code == 204
+    assert not PendingUpload.objects.exists() and pending_files() == []
+    assert api.head(url, secure=True, **TUS).status_code == 404
+
+
+def test_an_unfinished_upload_cannot_be_deposited(api):
+    url = created(api)["Location"]
+    patched(api, url, DATA[:10], 0)
+    upload = PendingUpload.objects.get()
+    response = api.post("/api/items/", {"title": "Cedo", "uploads": [str(upload.id)]},
+                        format="multipart", secure=True)
+    assert response.status_code == 400
+    assert response.json() == {"detail": f"dados.bin has not finished uploading (10 of "
+                                         f"{len(DATA)} bytes)"}
+    assert not Item.objects.filter(title="Cedo").exists()
+    assert not list(Path(storage.default_storage.location).rglob("doc/*"))
+
+
+def test_files_are_added_to_an_item_from_an_upload(api):
+    item = make.item(title="Com anexo")
+    url = created(api, name="anexo.bin", length=5)["Location"]
+    patched(api, url, b"12345", 0)
+    upload = PendingUpload.objects.get()
+    response = api.post(f"/api/items/{item.ibi}/files", {"uploads": [str(upload.id)]},
+                        format="multipart", secure=True)
+    assert response.status_code == 201, response.content
+    assert storage.open_file(item.ibi, "anexo.bin").read() == b"12345"
+    assert not PendingUpload.objects.exists()
+
+
+def test_a_deposit_needs_a_file_sent_or_uploaded(api):
+    response = api.post("/api/items/", {"title": "Vazio"}, format="multipart", secure=True)
+    assert response.status_code == 400
+    assert response.json() == {"files": ["send one or more files, or name complete uploads "
+                                         "in uploads"]}
+
+
+# -- Expiry and the sweep ----------------------------------------------------------------------
+
+def test_an_abandoned_upload_expires_and_fsck_sweeps_it(api, capsys):
+    url = created(api)["Location"]
+    patched(api, url, DATA[:10], 0)
+    kept = PendingUpload.objects.get()
+    url2 = created(api, name="recente.bin")["Location"]
+    PendingUpload.objects.filter(pk=kept.pk).update(expires=timezone.now())
+    assert api.head(url, secure=True, **TUS).status_code == 404  # gone for the client at once
+    stray = pending.folder() / "stray-bytes"
+    stray.write_bytes(b"no row claims me")
+    os.utime(stray, (0, 0))
+
+    call_command("fsck")
+    out = capsys.readouterr().out
+    assert "swept    dados.bin (10 bytes, an expired upload)" in out
+    assert f"swept    {stray} (16 bytes, bytes no upload claims)" in out
+    assert [str(u.id) for u in PendingUpload.objects.all()] == [url2.rsplit("/", 1)[1]]
+    assert pending_files() == [url2.rsplit("/", 1)[1]]
