@@ -1,4 +1,5 @@
-"""/api/…: items by IBI, resumable uploads, the OpenAPI schema and its documentation page (served offline)."""
+"""/api/…: items by IBI, resumable uploads, the OpenAPI schema and its documentation page
+(served offline)."""
 from __future__ import annotations
 
 from django.urls import path, register_converter
