@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup system-packages migrate lint clean messages mutation
+.PHONY: run test setup system-packages migrate lint clean messages mutation npm-packages
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -31,25 +31,35 @@ run: migrate
 # What the suite needs from Debian, installed once on a fresh machine: Chromium for the browser
 # tests (Playwright drives it; it downloads no browser of its own), nginx for the production
 # front (tests/test_front.py runs deploy/nginx.conf), and GNU gettext, whose xgettext the
-# translation tests run (makemessages).
+# translation tests run (makemessages), and npm (with Node) for axe-core (npm-packages).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
 	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext npm"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# What the suite takes from the npm registry (package.json, locked by package-lock.json):
+# axe-core, run on every admin page by tests/test_admin_accessibility.py. Node and npm are
+# Debian's (system-packages). Re-installed only when the lock changes.
+NPM_STAMP := node_modules/.installed
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+npm-packages: $(NPM_STAMP)
 
 # Four workers on two cores: much of the suite waits on servers it started (pytest-xdist; each
 # worker has its own test database, ports and media folders), and a test module's tests stay on
 # one worker, so its live servers start once. PYTEST_ARGS adds to it (e.g. -k, -x).
 XDIST ?= -n 4 --dist loadscope
-test: setup system-packages
+test: setup system-packages npm-packages
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # After changing marked strings: refresh the pt-BR catalogue (needs GNU gettext's xgettext),
@@ -71,4 +81,4 @@ lint: setup
 	$(BIN)/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache mutants mutants.log
+	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache mutants mutants.log node_modules

@@ -84,9 +84,6 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_per_page = 50
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
 
-    class Media:
-        css = {"all": ["archive/admin.css"]}
-
     # IBIs wrap at their slashes (a repository name also after a dot of its date), never
     # mid-word.
     @admin.display(description=Item._meta.get_field("ibi").verbose_name, ordering="ibi")

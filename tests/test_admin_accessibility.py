@@ -1,0 +1,90 @@
+"""axe-core (from the npm registry: package.json, `make test` installs it) on every page of the
+admin, in Brazilian Portuguese, in Debian's Chromium: no violation of any rule axe runs by
+default (WCAG 2.x A and AA, and its best practices).
+
+Every page: the index, each app's index, and for every registered model its list, its add
+form, an object's change form, history and delete confirmation, as a superuser (who sees them
+all); the login page; the password change. The deposit form is also checked with files
+waiting in it (the pending uploads, the main file's list), as a validation error leaves it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.apps import apps
+from django.contrib import admin
+from django.urls import NoReverseMatch, reverse
+
+from archive.models import Item, PendingUpload
+from tests import factories as make
+
+AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def violations(page) -> list[dict]:
+    """axe-core's violations on the page as it is: rule, impact, and where."""
+    # The admin's pickers (select2) are built on jQuery's ready, after the load event.
+    page.wait_for_function("""() => [...document.querySelectorAll('select.admin-autocomplete')]
+        .every(s => s.nextElementSibling?.querySelector('[data-ibi-named]'))""")
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        assert AXE.exists(), "axe-core is missing: `make test` installs it (npm ci)"
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [{"rule": v["id"], "impact": v["impact"],
+             "where": [" ".join(n["target"]) for n in v["nodes"]][:5]} for v in found]
+
+
+def admin_pages(item: Item) -> list[str]:
+    """Every page of the admin for the models registered, with `item` and other objects."""
+    pages = {reverse("admin:index"), reverse("admin:password_change")}
+    for model in apps.get_models():
+        if not admin.site.is_registered(model):
+            continue
+        meta = model._meta
+        pages.add(reverse("admin:app_list", args=[meta.app_label]))
+        for view in ("changelist", "add"):
+            try:
+                pages.add(reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}"))
+            except NoReverseMatch:
+                pass
+        found = item if model is Item else model._default_manager.order_by("pk").first()
+        for view in ("change", "history", "delete"):
+            if found is not None:
+                try:
+                    pages.add(reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}",
+                                      args=[found.pk]))
+                except NoReverseMatch:
+                    pass
+    return sorted(pages)
+
+
+def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
+    item = make.item(("Relatório — versão final.pdf", b"%PDF-1.4"), ("dados.csv", b"a,b\n"),
+                     title="Relatório técnico", language="pt-BR",
+                     dc={"creator": ["Banon, Gerald"], "date": ["2013-09-04"]})
+    PendingUpload.objects.create(
+        id="00000000-0000-4000-8000-000000000001", owner=admin_user, name="anexo.pdf",
+        length=3, offset=3, sha256="0" * 64, created=item.created, expires=item.created)
+    context = browser.new_context(locale="pt-BR", bypass_csp=True,
+                                  viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_site.url}/admin/login/")
+    found = {}
+    if login := violations(page):
+        found["/admin/login/"] = login
+    page.fill("#id_username", admin_user.username)
+    page.fill("#id_password", "password")
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_site.url}/admin/")
+    pages = admin_pages(item)
+    assert "/admin/archive/item/add/" in pages and len(pages) > 20
+    for path in pages:
+        response = page.goto(f"{live_site.url}{path}")
+        if response.status == 403:
+            continue  # a read-only admin's add or delete page: the admin offers none
+        assert response.status == 200, path
+        if problems := violations(page):
+            found[path] = problems
+    context.close()
+    assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
