@@ -30,7 +30,8 @@ def violations(page) -> list[dict]:
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         assert AXE.exists(), "axe-core is missing: `make test` installs it (npm ci)"
         page.add_script_tag(path=str(AXE))
-    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    found = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     return [{"rule": v["id"], "impact": v["impact"],
              "where": [" ".join(n["target"]) for n in v["nodes"]][:5]} for v in found]
 

@@ -1,13 +1,17 @@
 """The librarian's deposit form: several files at once, Dublin Core, links; writes via services."""
 from __future__ import annotations
 
+import uuid
+
 from django import forms
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..deposit import limits, selectors, services, storage
+from ..deposit import limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, Item
@@ -34,6 +38,53 @@ class MultipleFileField(forms.FileField):
         if self.required and not result:
             raise forms.ValidationError(self.error_messages["required"], code="required")
         return result
+
+
+class PendingUploadsInput(forms.Widget):
+    """The files waiting for this deposit, each a ticked box (unticked, it is left out) with
+    its name, size and a remove button; and the uploader's settings and words for
+    static/archive/uploader.js, which uploads dropped or chosen files here (tus, resumable),
+    each with its progress bar. Without JavaScript, the boxes alone."""
+
+    uploads: list = []
+
+    def value_from_datadict(self, data, files, name) -> list[str]:
+        return data.getlist(name) if hasattr(data, "getlist") else list(data.get(name) or [])
+
+    def render(self, name, value, attrs=None, renderer=None) -> str:
+        base = (attrs or {}).get("id") or f"id_{name}"
+        rows = format_html_join("", (
+            '<li class="ibi-upload" data-url="{}"><input type="checkbox" name="{}" value="{}" '
+            'id="{}_{}" checked> <label for="{}_{}">{}</label> <span class="ibi-size">{}'
+            '</span> <button type="button" class="button ibi-remove" hidden>{}</button></li>'),
+            ((reverse("api:upload", args=[u.id]), name, u.id, base, n, base, n, u.name,
+              filesizeformat(u.length), _("Remove"))
+             for n, u in enumerate(self.uploads)))
+        words = {"drop": _("Drop files here, or choose them:"), "remove": _("Remove"),
+                 "uploading": _("uploading"), "uploaded": _("uploaded"),
+                 "failed": _("upload failed:"),
+                 "wait": _("Wait until every file is uploaded, or remove it.")}
+        return format_html(
+            '<div class="ibi-uploader" id="{}" data-endpoint="{}" data-chunk-size="{}" {}>'
+            '<ul class="ibi-uploads">{}</ul><p class="ibi-upload-status" role="status"></p>'
+            "</div>", base, reverse("api:uploads"), settings.IBI_UPLOAD_CHUNK_SIZE,
+            format_html_join(" ", 'data-text-{}="{}"', words.items()), rows)
+
+
+class PendingUploadsField(forms.Field):
+    """Ids of pending uploads (archive/deposit/pending.py): the form resolves them as its
+    user's own, complete ones."""
+
+    widget = PendingUploadsInput
+
+    def clean(self, value) -> list[str]:
+        ids = []
+        for text in value or []:
+            try:
+                ids.append(str(uuid.UUID(str(text))))
+            except ValueError:
+                raise forms.ValidationError(_("no such upload")) from None
+        return ids
 
 
 def dc_field_name(element: str) -> str:
@@ -135,7 +186,12 @@ def creator_lines(values: list[tuple[str, str]]) -> str:
 class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     upload = MultipleFileField(
         label=_("Files"), required=False,
+        error_messages={"required": _("Choose one or more files.")},
         help_text=_("choose one or more files; names are reduced to a bare file name"))
+    pending = PendingUploadsField(
+        label=_("Files to deposit"), required=False,
+        help_text=_("kept until saved, even when the form is sent back; untick one or remove "
+                    "it to leave it out"))
     dc_type = forms.ChoiceField(
         label=DC_LABELS["type"], required=False, choices=type_choices,
         help_text=_("the kind of work (COAR resource types)"))
@@ -160,22 +216,28 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         model = Item
         fields = ["title", "language", "target_file", "transferable", "previous_edition",
                   "translation_of"]
-        widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"})}
+        widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"}),
+                   "target_file": forms.Select()}
         help_texts = {
-            "target_file": _("the name of one of the files; default: the first"),
+            "target_file": _("the file a persistent URL opens: one of the files; "
+                             "default: the first"),
             "language": _("the original language, as a BCP 47 tag: pick one or type any tag, "
                           "e.g. pt-BR"),
             "transferable": _("unticked: this Original never migrates to another Archive"),
         }
 
     LINKS = ("previous_edition", "translation_of")
+    # The librarian, set by ItemAdmin.get_form: the owner of the pending uploads.
+    user = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.adding = self.instance.pk is None
         self._unknown_links = self._links_by_ibi()
+        self.pending = self._pending()
         if "upload" in self.fields:
-            self.fields["upload"].required = self.adding
+            self.fields["upload"].required = self.adding and not self.pending
+        self._show_files()
         creator = self.fields[dc_field_name("creator")]
         creator.help_text = _("one per line; an ORCID iD after a bar: "
                               "Banon, Gerald | 0000-0002-1825-0097")
@@ -190,6 +252,33 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 choice, others = split_controlled(element, self.instance.dc(element))
                 self.initial[dc_field_name(element)] = choice
                 self.initial[other_field_name(element)] = "\n".join(others)
+
+    def _pending(self) -> list:
+        """The user's complete pending uploads this form names (unknown ids are dropped: an
+        expired or removed upload is simply no longer there)."""
+        if not self.is_bound or "pending" not in self.fields or self.user is None:
+            return []
+        ids = self.fields["pending"].widget.value_from_datadict(self.data, self.files,
+                                                                self.add_prefix("pending"))
+        found = []
+        for upload_id in ids:
+            try:
+                found += pending.complete_of(self.user, [upload_id])
+            except pending.PendingError:
+                continue
+        return found
+
+    def _show_files(self) -> None:
+        """The pending uploads listed, and the main file chosen among every file's name."""
+        if "pending" in self.fields:
+            self.fields["pending"].widget.uploads = list(self.pending)
+        if "target_file" in self.fields:
+            names = [] if self.adding else list(
+                self.instance.files.order_by("name").values_list("name", flat=True))
+            names += [u.name for u in self.pending if u.name not in names]
+            first = _("— the first file —") if self.adding else _("— none —")
+            self.fields["target_file"].widget.choices = [("", first),
+                                                         *((n, n) for n in names)]
 
     def _links_by_ibi(self) -> dict[str, str]:
         """Accept an IBI (either form) typed where the pickers send an item's number.
@@ -255,6 +344,11 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         existing = set() if self.adding else set(self.instance.files.values_list("name",
                                                                                  flat=True))
         names: list[str] = []
+        for upload in self.pending:
+            if upload.name in existing or upload.name in names:
+                self.add_error("pending", _("two files would be named %(name)r")
+                               % {"name": upload.name})
+            names.append(upload.name)
         for upload in cleaned.get("upload") or []:
             try:
                 name = storage.safe_name(upload.name)
@@ -286,8 +380,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             self.add_error("target_file", str(exc))
             return target
         if target not in names and target not in existing:
-            self.add_error("target_file", _("%(name)r is not one of the files") % {
-                "name": target})
+            self.add_error("target_file", _("%(name)r is not one of the files: %(names)s") % {
+                "name": target, "names": ", ".join(sorted({*names, *existing}))})
         return target
 
     def _post_clean(self) -> None:
@@ -295,12 +389,40 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         # not in ModelAdmin.save_model, so that a refusal (ServiceError) becomes a form error
         # shown to the librarian instead of a 500. UserCreationForm uses this hook likewise.
         super()._post_clean()
+        if not self.errors:
+            try:
+                self.instance = self._write()
+            except services.ServiceError as exc:
+                self.add_error(None, str(exc))
         if self.errors:
+            self._keep_uploads()
+
+    def _keep_uploads(self) -> None:
+        """A form sent back keeps the files it carried: each becomes a pending upload, listed
+        (ticked) when the form is drawn again, so the librarian never chooses it again. A file
+        refused for itself (its name, its size) is not kept; its error says why."""
+        if self.user is None or "pending" not in self.fields:
             return
-        try:
-            self.instance = self._write()
-        except services.ServiceError as exc:
-            self.add_error(None, str(exc))
+        names = {u.name for u in self.pending}
+        for file in self.files.getlist(self.add_prefix("upload")):
+            try:
+                name = storage.safe_name(file.name)
+                limits.check_size(name, file.size)
+            except (storage.FileNameError, limits.LimitExceeded):
+                continue
+            if name not in names:
+                self.pending.append(pending.keep(owner=self.user, file=file))
+                names.add(name)
+        self.data = self.data.copy()
+        self.data.setlist(self.add_prefix("pending"), [str(u.id) for u in self.pending])
+        if self.pending and "upload" in self._errors and self.adding:
+            # "choose a file" no longer holds: they wait above.
+            self._errors["upload"] = self.error_class(
+                [e for e in self._errors["upload"] if e != self.fields["upload"]
+                 .error_messages["required"]]) or None
+            if not self._errors["upload"]:
+                del self._errors["upload"]
+        self._show_files()
 
     def _write(self) -> Item:
         data = self.cleaned_data
@@ -313,17 +435,20 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 others = data.get(other_field_name(element), "").splitlines()
                 dc[element] = chosen + [v for v in others if v.strip() not in chosen]
         # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
-        uploads = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
-                   for f in data.get("upload") or []]
-        if self.adding:
-            return services.item_deposit(
-                title=data["title"], uploads=uploads, target_file=data["target_file"],
-                language=data["language"], previous_edition=data.get("previous_edition"),
-                translation_of=data.get("translation_of"), dc=dc,
-                transferable=data["transferable"])
-        item = self.instance
-        if uploads:
-            services.item_add_files(item=item, uploads=uploads)
+        sent = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
+                for f in data.get("upload") or []]
+        with pending.opened(self.pending) as waiting:
+            uploads, done = waiting + sent, pending.consumed(self.pending)
+            if self.adding:
+                return services.item_deposit(
+                    title=data["title"], uploads=uploads, target_file=data["target_file"],
+                    language=data["language"], previous_edition=data.get("previous_edition"),
+                    translation_of=data.get("translation_of"), dc=dc,
+                    transferable=data["transferable"], on_saved=done)
+            item = self.instance
+            if uploads:
+                services.item_add_files(item=item, uploads=uploads, on_saved=done)
+            self.pending = []
         changes = {name: data[name] for name in ("title", "language", "target_file",
                                                  "translation_of", "transferable")
                    if name in data}

@@ -84,6 +84,15 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_per_page = 50
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
 
+    class Media:
+        # The uploader: several files by drag and drop, a progress bar each, resumable (tus).
+        js = ["archive/vendor/tus-js-client/tus.min.js", "archive/uploader.js"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The form knows its librarian: the owner of the files waiting in it."""
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"user": request.user})
+
     # IBIs wrap at their slashes (a repository name also after a dot of its date), never
     # mid-word.
     @admin.display(description=Item._meta.get_field("ibi").verbose_name, ordering="ibi")
@@ -97,7 +106,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     def get_fieldsets(self, request, obj=None):
         if obj is None:
             return [
-                (None, {"fields": ["title", "upload", "target_file", "language",
+                (None, {"fields": ["title", "upload", "pending", "target_file", "language",
                                    "transferable"]}),
                 (_("Links"), {"fields": ["previous_edition", "translation_of"],
                               "description": _("Find an item by its IBI (either form) or "
@@ -109,7 +118,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             (_("Identification"), {"fields": ["ibi", "ibip", "state", "edition",
                                               "created", "updated", "deleted_at"]}),
             (None, {"fields": ["title", "target_file", "language", "transferable"]}),
-            (_("Files"), {"fields": ["file_table", "upload"] if editable else ["file_table"]}),
+            (_("Files"), {"fields": ["file_table", "upload", "pending"] if editable
+                          else ["file_table"]}),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
             # A view-only page (a tombstone) has no form fields to show the values in.
             self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
