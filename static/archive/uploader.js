@@ -6,7 +6,8 @@
    still works: its files then go with it, and a validation error keeps them as pending uploads.
    Words come from the page (the widget's data-text-*), in the librarian's language. */
 "use strict";
-{
+// The admin loads its forms' scripts in the page's head: start once the form is there.
+const ibiUploader = () => {
   const box = document.querySelector(".ibi-uploader");
   const input = document.getElementById("id_upload");
   if (box && input && window.tus && window.tus.isSupported) {
@@ -22,17 +23,20 @@
     const running = new Set();
     let made = 0;
 
-    const offer = (name) => {
-      if (target && ![...target.options].some((o) => o.value === name)) {
-        target.add(new Option(name, name));
+    // The main file's choices: the item's own files, then those waiting, in the list's order.
+    const offerAll = () => {
+      if (!target) return;
+      const chosen = target.value;
+      [...target.options].filter((o) => o.dataset.pending).forEach((o) => o.remove());
+      const taken = new Set([...target.options].map((o) => o.value));
+      for (const tick of list.querySelectorAll("input[name=pending]")) {
+        if (taken.has(tick.dataset.name)) continue;
+        const option = new Option(tick.dataset.name, tick.dataset.name);
+        option.dataset.pending = "1";
+        target.add(option);
+        taken.add(tick.dataset.name);
       }
-    };
-    const withdraw = (name) => {
-      const others = [...list.querySelectorAll("input[name=pending]")]
-        .filter((b) => b.dataset.name === name);
-      if (target && !others.length) {
-        [...target.options].filter((o) => o.value === name).forEach((o) => o.remove());
-      }
+      target.value = taken.has(chosen) ? chosen : "";
     };
     const terminate = (url) => fetch(url, {
       method: "DELETE", credentials: "same-origin",
@@ -51,7 +55,7 @@
       label.replaceWith(named);
       row.prepend(tick, " ");
       row.dataset.url = url;
-      offer(name);
+      offerAll();
     };
 
     const remove = (row) => {
@@ -62,9 +66,8 @@
       } else if (row.dataset.url) {
         terminate(row.dataset.url);
       }
-      const tick = row.querySelector("input[name=pending]");
       row.remove();
-      if (tick) withdraw(tick.dataset.name);
+      offerAll();
     };
 
     const start = (file) => {
@@ -146,6 +149,9 @@
     for (const row of list.querySelectorAll(".ibi-upload")) {
       const tick = row.querySelector("input[name=pending]");
       tick.dataset.name = row.querySelector("label").textContent;
+      for (const option of target ? target.options : []) {
+        if (option.value === tick.dataset.name) option.dataset.pending = "1";
+      }
     }
     list.addEventListener("click", (event) => {
       const button = event.target.closest(".ibi-remove");
@@ -160,4 +166,9 @@
       }
     });
   }
+};
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", ibiUploader);
+} else {
+  ibiUploader();
 }
