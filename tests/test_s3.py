@@ -19,11 +19,13 @@ import boto3
 import httpx
 import pytest
 from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.utils import timezone
 from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
 
-from archive.deposit import services, storage
-from archive.models import DailyAccessCount, ItemFile
+from archive.deposit import pending, services, storage
+from archive.models import DailyAccessCount, ItemFile, PendingUpload
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -186,6 +188,8 @@ import io, json, django
 django.setup()
 from django.core.management import call_command
 from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.utils import timezone
 from django.test import Client
 from archive.deposit import services, storage
 call_command("migrate", verbosity=0)
@@ -216,3 +220,56 @@ def test_the_environment_alone_switches_the_deposit_and_downloads_to_s3(bucket, 
     query = parse_qs(urlsplit(result["location"]).query)
     assert query["X-Amz-Expires"] == ["60"] and query["X-Amz-Algorithm"] == ["AWS4-HMAC-SHA256"]
     assert httpx.get(result["location"]).content == b"configured by the environment"
+
+
+# -- Resumable uploads on S3: an S3 multipart upload behind tus (archive/deposit/pending.py) ----
+
+MIB = 1024 * 1024
+
+
+def multipart_uploads(bucket) -> list[str]:
+    client, name = bucket
+    return [u["Key"] for u in client.list_multipart_uploads(Bucket=name).get("Uploads", [])]
+
+
+def test_a_resumable_upload_waits_in_the_bucket_as_a_multipart_upload_and_resumes(
+        bucket, librarian, librarian_api, django_capture_on_commit_callbacks):
+    data = os.urandom(2 * pending.PART_SIZE + 3 * MIB + 17)
+    upload = pending.create(owner=librarian, name="Relatório — dados.bin", length=len(data))
+    key = pending.s3_key(upload)
+    # 3 MiB: less than a part, it waits as the tail; nothing is in col/.
+    upload = pending.receive(upload, offset=0, stream=io.BytesIO(data[:3 * MIB]),
+                             count=3 * MIB)
+    assert upload.offset == 3 * MIB and upload.parts == []
+    assert keys(bucket) == [f"{key}.tail"] and multipart_uploads(bucket) == [key]
+    # A request cut after 6 more MiB (its Content-Length said more): a part sent, 1 MiB of tail.
+    upload = pending.receive(upload, offset=3 * MIB, stream=io.BytesIO(data[3 * MIB:9 * MIB]),
+                             count=len(data) - 3 * MIB)
+    assert upload.offset == 9 * MIB and [p[2] for p in upload.parts] == [pending.PART_SIZE]
+    assert fetch(bucket, f"{key}.tail") == data[pending.PART_SIZE:9 * MIB]
+    # Resumed from there to the end: completed, hashed, still outside col/.
+    upload = pending.receive(upload, offset=9 * MIB, stream=io.BytesIO(data[9 * MIB:]),
+                             count=len(data) - 9 * MIB)
+    assert upload.sha256 == hashlib.sha256(data).hexdigest()
+    assert keys(bucket) == [key] and fetch(bucket, key) == data
+    assert multipart_uploads(bucket) == []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = librarian_api.post("/api/items/", {"title": "No balde",
+                                                      "uploads": [str(upload.id)]},
+                                      format="multipart", secure=True)
+    assert response.status_code == 201, response.content
+    stored = f"col/{response.json()['ibi']}/doc/Relatório — dados.bin"
+    assert keys(bucket) == [stored]  # copied inside the bucket; the upload's object gone
+    assert hashlib.sha256(fetch(bucket, stored)).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert not PendingUpload.objects.exists()
+
+
+def test_an_abandoned_upload_in_the_bucket_is_swept_multipart_and_all(bucket, librarian):
+    upload = pending.create(owner=librarian, name="abandonado.bin", length=20 * MIB)
+    pending.receive(upload, offset=0, stream=io.BytesIO(os.urandom(9 * MIB)), count=9 * MIB)
+    assert multipart_uploads(bucket) and keys(bucket)
+    PendingUpload.objects.update(expires=timezone.now())
+    call_command("fsck")
+    assert multipart_uploads(bucket) == [] and keys(bucket) == []
+    assert not PendingUpload.objects.exists()
