@@ -15,17 +15,23 @@ from __future__ import annotations
 import concurrent.futures
 import grp
 import hashlib
+import io
 import os
 import pwd
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from tusclient.client import TusClient
+
+from tests import factories as make
 
 from .conftest import BROWSER
 from .servers import ROOT, FakeArchiveService, LiveServers, _python, free_port
@@ -319,6 +325,42 @@ def test_a_large_upload_is_buffered_by_nginx_and_stored_whole(front):
     fetched = httpx.get(f"{front.http}/col/{created.json()['ibi']}/doc/large.bin", timeout=120)
     assert fetched.status_code == 200 and hashlib.sha256(fetched.content).digest() == \
         hashlib.sha256(big).digest()
+
+
+@pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+def test_a_resumable_upload_cut_behind_nginx_keeps_what_arrived_and_tuspy_resumes(front):
+    """nginx passes tus requests on unbuffered: the bytes of a request whose connection drops
+    reach gunicorn and are kept, and a real tus client resumes from the last byte held."""
+    token = front.server.librarian_token("resumable")
+    data = os.urandom(8 * 1024 * 1024 + 5)
+    client = TusClient(f"{front.https}/api/uploads/", headers={"Authorization": f"Token {token}"})
+    url = client.uploader(file_stream=io.BytesIO(data), metadata={"filename": "grande.bin"},
+                          verify_tls_cert=False).create_url()
+    assert url.startswith(f"{front.https}/api/uploads/")
+    tls = ssl.create_default_context()
+    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", front.https_port)) as raw, \
+            tls.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+        sock.sendall((f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      f"Authorization: Token {token}\r\nTus-Resumable: 1.0.0\r\n"
+                      f"Upload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\n"
+                      f"Content-Length: {len(data)}\r\n\r\n").encode() + data[:5 * 1024 * 1024])
+
+    def held() -> int:
+        answer = httpx.head(url, verify=False, timeout=30, headers={
+            "Authorization": f"Token {token}", "Tus-Resumable": "1.0.0"})
+        return int(answer.headers["upload-offset"])
+
+    kept = make.wait_until(held, what="the bytes of the cut request kept")
+    assert 0 < kept <= 5 * 1024 * 1024
+    # tuspy asks where to resume (HEAD), and again if the cut request was still being closed.
+    resumed = client.uploader(file_stream=io.BytesIO(data), url=url, verify_tls_cert=False,
+                              retries=5, retry_delay=1)
+    assert resumed.offset > 0
+    resumed.upload()
+    state = httpx.get(url, verify=False, timeout=30, headers={
+        "Authorization": f"Token {token}", "Tus-Resumable": "1.0.0"}).json()
+    assert state["complete"] and state["sha256"] == hashlib.sha256(data).hexdigest()
 
 
 def test_a_resolution_elsewhere_is_acknowledged_after_the_answer(front):

@@ -292,3 +292,11 @@ def test_an_abandoned_upload_expires_and_fsck_sweeps_it(api, capsys):
     assert f"swept    {stray} (16 bytes, bytes no upload claims)" in out
     assert [str(u.id) for u in PendingUpload.objects.all()] == [url2.rsplit("/", 1)[1]]
     assert pending_files() == [url2.rsplit("/", 1)[1]]
+
+
+def test_bytes_without_a_content_length_are_refused_not_lost(api):
+    url = created(api)["Location"]
+    response = patched(api, url, DATA[:10], 0, CONTENT_LENGTH="")
+    assert response.status_code == 411
+    assert response.json() == {"detail": "a PATCH of an upload needs its Content-Length"}
+    assert PendingUpload.objects.get().offset == 0

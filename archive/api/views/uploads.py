@@ -201,6 +201,7 @@ class UploadDetail(_Tus):
                                      description="where these bytes go: the upload's offset")],
         responses={204: OpenApiResponse(description="Upload-Offset: the bytes now held"),
                    412: PRECONDITION,
+                   411: OpenApiResponse(ErrorSerializer, description="no Content-Length"),
                    415: OpenApiResponse(ErrorSerializer,
                                         description="not application/offset+octet-stream"),
                    423: OpenApiResponse(ErrorSerializer,
@@ -213,7 +214,11 @@ class UploadDetail(_Tus):
                              % {"type": OFFSET_STREAM}},
                             status=status.HTTP_415_UNSUPPORTED_MEDIA_TYPE)
         offset = _number(request, "Upload-Offset")
-        count = int(request.META.get("CONTENT_LENGTH") or 0)
+        if not DIGITS.fullmatch(request.META.get("CONTENT_LENGTH") or ""):
+            # Django reads no chunked body: the length first, as every tus client sends it.
+            return Response({"detail": _("a PATCH of an upload needs its Content-Length")},
+                            status=status.HTTP_411_LENGTH_REQUIRED)
+        count = int(request.META["CONTENT_LENGTH"])
         # The request itself is the stream (DRF's Request hands read() to Django's).
         upload = pending.receive(upload, offset=offset, stream=request, count=count)
         return Response(status=status.HTTP_204_NO_CONTENT, headers=_state(upload))
