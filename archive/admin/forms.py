@@ -415,13 +415,6 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 names.add(name)
         self.data = self.data.copy()
         self.data.setlist(self.add_prefix("pending"), [str(u.id) for u in self.pending])
-        if self.pending and "upload" in self._errors and self.adding:
-            # "choose a file" no longer holds: they wait above.
-            self._errors["upload"] = self.error_class(
-                [e for e in self._errors["upload"] if e != self.fields["upload"]
-                 .error_messages["required"]]) or None
-            if not self._errors["upload"]:
-                del self._errors["upload"]
         self._show_files()
 
     def _write(self) -> Item:
