@@ -1,16 +1,22 @@
-"""Peak memory of the server while a 1 GiB file is uploaded to POST /api/items/.
+"""Peak memory of the server while a big file is uploaded: to POST /api/items/ as multipart
+(1 GiB by default), or by tus to /api/uploads/ and then deposited by naming the upload.
 
     .venv/bin/python bench/upload_memory.py [--size-mib 1024] [--server gunicorn|runserver]
+    .venv/bin/python bench/upload_memory.py --protocol tus --size-mib 5120 [--chunk-mib 0]
 
 Starts a real server (gunicorn, one sync worker, production settings with DEBUG off) on a
 throw-away SQLite database and media folder, creates a librarian with `createlibrarian`,
-then streams a generated file — never held in memory on either side — as multipart with its
-Content-Length, sampling the RSS of the server's processes with psutil every 5 ms.
-Target (issue 3): the peak rises by less than 100 MB.
+then streams a generated file — never held in memory on either side — with its
+Content-Length, sampling the RSS of the server's processes with psutil every 5 ms. With tus,
+the file goes in PATCH requests of --chunk-mib MiB (0: one request; more than one: the upload
+is resumed request after request, and the last one hashes the file whole), then POST
+/api/items/ names the upload and the deposit stores it under col/.
+Target (issue 3, issue 27): the peak rises by less than 100 MB, whatever the size.
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import os
 import socket
@@ -116,10 +122,46 @@ def wait_until_up(url: str, proc: subprocess.Popen, seconds: float = 60) -> None
     raise SystemExit("the server did not come up")
 
 
+def stream(body: GeneratedFile, count: int):
+    """`count` bytes of the generated file, a MiB at a time (a request body never held)."""
+    while count > 0:
+        chunk = body.read(min(MIB, count))
+        count -= len(chunk)
+        yield chunk
+
+
+def tus_upload(client: httpx.Client, body: GeneratedFile, chunk: int) -> httpx.Response:
+    """The file by tus (creation, then PATCH requests of `chunk` bytes), then the deposit that
+    names the upload: the deposit's answer."""
+    tus = {"Tus-Resumable": "1.0.0"}
+    name = base64.b64encode(b"big.bin").decode()
+    created = client.post("/api/uploads/", headers={**tus, "Upload-Length": str(body.size),
+                                                    "Upload-Metadata": f"filename {name}"})
+    created.raise_for_status()
+    url = created.headers["location"]
+    offset = 0
+    while offset < body.size:
+        count = min(chunk or body.size, body.size - offset)
+        sent = client.patch(url, content=stream(body, count), headers={
+            **tus, "Upload-Offset": str(offset), "Content-Length": str(count),
+            "Content-Type": "application/offset+octet-stream"})
+        sent.raise_for_status()
+        offset = int(sent.headers["upload-offset"])
+    upload_id = url.rstrip("/").rsplit("/", 1)[1]
+    form = (f'--b\r\nContent-Disposition: form-data; name="title"\r\n\r\n'
+            f"{body.size // MIB} MiB by tus\r\n--b\r\nContent-Disposition: form-data; "
+            f'name="uploads"\r\n\r\n{upload_id}\r\n--b--\r\n')
+    return client.post("/api/items/", content=form.encode(),
+                       headers={"Content-Type": "multipart/form-data; boundary=b"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=1024)
     parser.add_argument("--server", choices=["gunicorn", "runserver"], default="gunicorn")
+    parser.add_argument("--protocol", choices=["multipart", "tus"], default="multipart")
+    parser.add_argument("--chunk-mib", type=int, default=0,
+                        help="tus: bytes a PATCH carries, in MiB (0: the whole file)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
@@ -127,7 +169,8 @@ def main() -> None:
         env = {**os.environ, "DEBUG": "0", "SECURE_SSL_REDIRECT": "0",
                "SECRET_KEY": "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
                "ALLOWED_HOSTS": "127.0.0.1", "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3",
-               "MEDIA_ROOT": f"{tmp}/media", "TMPDIR": tmp, "IBI_GRANULARITY": "0.001"}
+               "MEDIA_ROOT": f"{tmp}/media", "TMPDIR": tmp, "IBI_GRANULARITY": "0.001",
+               "IBI_MAX_FILE_SIZE": str(max(args.size_mib * MIB, 2 * 1024 * MIB))}
         for name in ("CELERY_BROKER_URL", "AWS_STORAGE_BUCKET_NAME"):
             env.pop(name, None)
         manage(env, "migrate", "--no-input")
@@ -157,9 +200,12 @@ def main() -> None:
             body = GeneratedFile(args.size_mib * MIB)
             sampler.start()
             started = time.perf_counter()
-            response = client.post(
-                "/api/items/", data={"title": f"{args.size_mib} MiB upload"},
-                files={"files": ("big.bin", body, "application/octet-stream")})
+            if args.protocol == "tus":
+                response = tus_upload(client, body, args.chunk_mib * MIB)
+            else:
+                response = client.post(
+                    "/api/items/", data={"title": f"{args.size_mib} MiB upload"},
+                    files={"files": ("big.bin", body, "application/octet-stream")})
             elapsed = time.perf_counter() - started
             sampler.done.set()
             sampler.join()
@@ -176,7 +222,9 @@ def main() -> None:
         pid = max(before, key=lambda p: sampler.peaks.get(p, 0) - before[p])
         rise = sampler.peaks[pid] - before[pid]
         print(f"server           {args.server}, {len(before)} process(es), "
-              f"{os.cpu_count()} CPUs")
+              f"{os.cpu_count()} CPUs; {args.protocol}"
+              + (f", PATCH of {args.chunk_mib or args.size_mib} MiB" if args.protocol == "tus"
+                 else ""))
         print(f"uploaded         {body.size / MIB:.0f} MiB in {elapsed:.1f} s "
               f"({body.size / MIB / elapsed:.0f} MiB/s), 201, sha256 verified")
         print(f"handling process RSS {before[pid] / MIB:.1f} MiB before, "

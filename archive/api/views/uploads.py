@@ -39,6 +39,8 @@ EXTENSIONS = "creation,expiration,termination"
 OFFSET_STREAM = "application/offset+octet-stream"
 DIGITS = re.compile(r"[0-9]{1,19}")
 NAME_KEYS = ("filename", "name")
+# Upload-Metadata naming the file: "filename <base64>" among other pairs (the schema's rule).
+METADATA_PATTERN = r"^([^,]*,)*\s*filename [A-Za-z0-9+/]+={0,2}\s*(,.*)?$"
 TYPE_KEYS = ("filetype", "type", "contentType")
 
 
@@ -151,7 +153,9 @@ class UploadList(_Tus):
                              OpenApiParameter.HEADER, required=True,
                              description="the file's size in bytes; over the size limit: 413, "
                                          "before any byte is sent"),
-            OpenApiParameter("Upload-Metadata", str, OpenApiParameter.HEADER, required=True,
+            OpenApiParameter("Upload-Metadata",
+                             {"type": "string", "pattern": METADATA_PATTERN},
+                             OpenApiParameter.HEADER, required=True,
                              description="comma-separated pairs \"key base64(value)\": "
                                          "filename (required), filetype"),
             OpenApiParameter("Location", str, OpenApiParameter.HEADER, response=[201],
