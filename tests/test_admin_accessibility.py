@@ -64,9 +64,6 @@ def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
     item = make.item(("Relatório — versão final.pdf", b"%PDF-1.4"), ("dados.csv", b"a,b\n"),
                      title="Relatório técnico", language="pt-BR",
                      dc={"creator": ["Banon, Gerald"], "date": ["2013-09-04"]})
-    PendingUpload.objects.create(
-        id="00000000-0000-4000-8000-000000000001", owner=admin_user, name="anexo.pdf",
-        length=3, offset=3, sha256="0" * 64, created=item.created, expires=item.created)
     context = browser.new_context(locale="pt-BR", bypass_csp=True,
                                   viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -87,5 +84,20 @@ def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
         assert response.status == 200, path
         if problems := violations(page):
             found[path] = problems
+    # The deposit form with files uploaded (progress bars, remove buttons, the main file's
+    # choices), then sent back by a validation error with the files waiting in it.
+    page.goto(f"{live_site.url}/admin/archive/item/add/")
+    page.set_input_files("#id_upload", [{"name": "Relatório — anexo.pdf", "mimeType":
+                                         "application/pdf", "buffer": b"%PDF-1.4"}])
+    page.locator(".ibi-upload .ibi-state").filter(has_text="enviado").wait_for()
+    if problems := violations(page):
+        found["/admin/archive/item/add/ (uploaded)"] = problems
+    page.fill("#id_title", "Sem data válida")
+    page.fill("#id_dc_date", "ontem")
+    page.click("input[name=_save]")
+    page.locator(".errorlist").first.wait_for()
+    assert PendingUpload.objects.filter(name="Relatório — anexo.pdf").exists()
+    if problems := violations(page):
+        found["/admin/archive/item/add/ (sent back)"] = problems
     context.close()
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
