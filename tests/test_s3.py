@@ -273,3 +273,19 @@ def test_an_abandoned_upload_in_the_bucket_is_swept_multipart_and_all(bucket, li
     call_command("fsck")
     assert multipart_uploads(bucket) == [] and keys(bucket) == []
     assert not PendingUpload.objects.exists()
+
+
+def test_a_form_sent_back_keeps_its_files_in_the_bucket(bucket, librarian_client,
+                                                       django_capture_on_commit_callbacks):
+    sent_back = make.admin_deposit(librarian_client, ("anexo.pdf", b"%PDF-1.4 kept"),
+                                   title="Guardado", dc_date="ontem")
+    assert sent_back.status_code == 200
+    kept = PendingUpload.objects.get()
+    assert keys(bucket) == [pending.s3_key(kept)]  # in uploads/, never under col/
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = librarian_client.post("/admin/archive/item/add/", {
+            "title": "Guardado", "transferable": "on", "pending": [str(kept.id)]}, secure=True)
+    assert saved.status_code == 302
+    item = ItemFile.objects.get(name="anexo.pdf").item
+    assert keys(bucket) == [f"col/{item.ibi}/doc/anexo.pdf"]
+    assert fetch(bucket, f"col/{item.ibi}/doc/anexo.pdf") == b"%PDF-1.4 kept"
