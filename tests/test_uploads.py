@@ -192,6 +192,7 @@ def test_bytes_go_at_the_offset_the_server_holds_and_nowhere_else(api):
     assert stale.status_code == 409
     assert stale.json() == {"detail": "the upload holds 100 bytes, not 0: resume from its "
                                       "Upload-Offset"}
+    assert patched(api, url, b"x", len(DATA) + 5).status_code == 409
     assert patched(api, url, DATA[100:] + b"x", 100).status_code == 413
     wrong = api.generic("PATCH", url, DATA[100:], "application/octet-stream", secure=True,
                         **TUS, HTTP_UPLOAD_OFFSET="100")

@@ -207,6 +207,9 @@ def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
     state; once its last byte is in, its sha256 too."""
     if upload.sha256 or upload.offset >= upload.length:
         raise OffsetConflict(_("the upload is complete"))
+    if offset != upload.offset:
+        raise OffsetConflict(_("the upload holds %(held)d bytes, not %(offset)d: resume from "
+                               "its Upload-Offset") % {"held": upload.offset, "offset": offset})
     if count > upload.length - offset:
         raise TooLarge(_("%(count)d bytes from offset %(offset)d pass the upload's length, "
                          "%(length)d") % {"count": count, "offset": offset,
