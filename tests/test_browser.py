@@ -31,7 +31,9 @@ def a_librarian_fills_and_saves_the_add_form(page: Page, url: str) -> None:
         {"name": "paper.pdf", "mimeType": "application/pdf", "buffer": PAPER},
         {"name": "data.csv", "mimeType": "text/csv", "buffer": DATA},
     ])
-    page.fill("#id_target_file", "paper.pdf")
+    # The uploader sends both at once; the main file is chosen from their names.
+    expect(page.locator("#id_target_file option", has_text="paper.pdf")).to_have_count(1)
+    page.select_option("#id_target_file", "paper.pdf")
     page.fill("#id_language", "en")
     page.fill("#id_dc_creator", "Banon, Gerald\nBanon, Lise")
     page.fill("#id_dc_subject", "persistent identifiers")

@@ -80,7 +80,7 @@ def save_and_land_on_the_item(page: Page, title: str) -> Item:
     expect(page).to_have_url(re.compile(rf"/admin/archive/item/{item.pk}/change/$"))
     expect(page.locator(".field-ibi .readonly")).to_have_text(item.ibi)
     expect(page.locator(".field-ibip .readonly")).to_have_text(item.ibip)
-    expect(page.get_by_text("URL persistente")).to_be_visible()
+    expect(page.locator("label", has_text="URL persistente")).to_be_visible()
     return item
 
 

@@ -63,7 +63,7 @@ class PendingUploadsInput(forms.Widget):
         words = {"drop": _("Drop files here, or choose them:"), "remove": _("Remove"),
                  "uploading": _("uploading"), "uploaded": _("uploaded"),
                  "failed": _("upload failed:"),
-                 "wait": _("Wait until every file is uploaded, or remove it.")}
+                 "wait": _("The form is sent as soon as every file is uploaded.")}
         return format_html(
             '<div class="ibi-uploader" id="{}" data-endpoint="{}" data-chunk-size="{}" {}>'
             '<ul class="ibi-uploads">{}</ul><p class="ibi-upload-status" role="status"></p>'
@@ -277,8 +277,9 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 self.instance.files.order_by("name").values_list("name", flat=True))
             names += [u.name for u in self.pending if u.name not in names]
             first = _("— the first file —") if self.adding else _("— none —")
-            self.fields["target_file"].widget.choices = [("", first),
-                                                         *((n, n) for n in names)]
+            widget = self.fields["target_file"].widget
+            widget.choices = [("", first), *((n, n) for n in names)]
+            widget.attrs.pop("maxlength", None)  # a text box's attribute, not a list's
 
     def _links_by_ibi(self) -> dict[str, str]:
         """Accept an IBI (either form) typed where the pickers send an item's number.

@@ -68,6 +68,7 @@ const ibiUploader = () => {
       }
       row.remove();
       offerAll();
+      settled();
     };
 
     const start = (file) => {
@@ -105,10 +106,13 @@ const ibiUploader = () => {
           state.textContent = text("uploaded");
           waiting(row, upload.url.split("/").pop(), upload.url, file.name);
           if (!running.size) status.textContent = "";
+          settled();
         },
         onError: (error) => {
           running.delete(upload);
+          row.classList.add("ibi-failed");
           state.textContent = `${text("failed")} ${error.message}`;
+          settled();
         },
       });
       row.ibiUpload = upload;
@@ -159,9 +163,18 @@ const ibiUploader = () => {
     });
     list.querySelectorAll(".ibi-remove[hidden]").forEach((b) => { b.hidden = false; });
 
+    // Saved while files are still on their way: sent as soon as the last one is in.
+    let waitingSubmit = null;
+    const settled = () => {
+      if (running.size || !waitingSubmit) return;
+      const submitter = waitingSubmit;
+      waitingSubmit = null;
+      if (!list.querySelector(".ibi-failed")) form.requestSubmit(submitter);
+    };
     form.addEventListener("submit", (event) => {
       if (running.size) {
         event.preventDefault();
+        waitingSubmit = event.submitter || form.querySelector("input[name=_save]");
         status.textContent = text("wait");
       }
     });
