@@ -198,6 +198,7 @@ class FakeArchiveService:
     respond: Responder | None = None
     asked: list[dict[str, str]] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)  # the same requests, as they came
+    confirms: bool = True  # False: an inclusionConfirmationRequest gets no pair list (a 503)
 
     def __post_init__(self) -> None:
         fake = self
@@ -235,7 +236,7 @@ class FakeArchiveService:
             return 404, ""
         subject = pairs.get("servicesubject")
         if subject == "inclusionConfirmationRequest":
-            return 200, "confirmation yes\n"
+            return (200, "confirmation yes\n") if self.confirms else (503, "")
         if subject == "acknowledgment":
             return 200, "notice {acknowledgment received}\n"
         return self.respond(pairs) if self.respond else (200, "")

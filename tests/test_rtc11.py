@@ -14,6 +14,7 @@ import pytest
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
+from archive.protocol.pairs import Pair, loads
 from archive.resolver import service as resolver_service
 from tests import factories as make
 
@@ -45,6 +46,17 @@ def examples():
     with urlib.urlib_archive() as archive:
         include(archive)
         yield archive
+
+
+# Table 8.9: what a urlRequest may carry, and nothing else.
+URL_REQUEST_NAMES = {"servicesubject", "clientinformation.ipaddress", "parsedibiurl.filepath",
+                     "parsedibiurl.ibi", "parsedibiurl.verblist"}
+
+
+def strict(response) -> list[Pair]:
+    """An answer of a service of RTC-11, read by the strict Table 6.2 reader."""
+    assert response["Content-Type"] == "text/plain; charset=us-ascii"
+    return loads(response.content.decode("ascii"), strict=True)
 
 
 def location(archive: FakeArchiveService, path: str) -> str:
@@ -230,3 +242,144 @@ def test_3_a_required_original_held_here_alone_is_found_after_asking(client):
     assert response.status_code == 302
     assert response["Location"] == f"http://{HOST}/col/{item.ibi}/doc/paper.pdf"
     assert len(examples.requests("urlRequest")) == 1
+
+
+# -- 4. Inclusion without confirmation -----------------------------------------------------------
+
+def test_4_the_right_key_includes_an_archive_whose_confirmation_never_arrives(client):
+    """Example 7.2 from the examples' Archive, whose inclusionConfirmationRequest goes
+    unanswered (a dynamic IP, §7.2): included all the same, and asked from then on."""
+    resolver_service.register_archive(archive_service_ibi=urlib.SERVICE, key="1234567890")
+    with urlib.urlib_archive() as examples:
+        examples.confirms = False
+        response = client.get("/J8LNKB5R7W/3FUQHC5", QUERY_STRING=(
+            f"servicesubject=inclusionRequest&archiveaddress={examples.address}&"
+            f"archiveserviceibi={urlib.SERVICE}&archiveip=150.163.34.239&archiveprotocol=HTTP&"
+            "archiveplatformversion=2014:11.09.02.16.15&"
+            "archiveadmemailaddress=banon@dpi.inpe.br&registrationkey=1234567890"))
+        resolved = client.get(f"/{urlib.FIRST}")
+
+    assert response.status_code == 200
+    assert strict(response) == [("status.archive", "included"),
+                                ("status.confirmation", "unsuccessful")]
+    assert examples.requests("inclusionConfirmationRequest") == [
+        {"servicesubject": "inclusionConfirmationRequest"}]
+    assert resolved["Location"] == location(
+        examples, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf")
+
+
+# -- 9. text/plain whatever the Accept -----------------------------------------------------------
+
+AXIOS = "application/json, text/plain, */*"
+
+
+def test_9_example_6_1_asked_by_a_client_preferring_json_gets_text_plain(client,
+                                                                       resolver_settings):
+    item = make.item(("Relatório Final.pdf", b"a report"), title="Relatório Final")
+
+    response = client.get(f"/{resolver_settings.ibi}", QUERY_STRING=(
+        "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&"
+        f"parsedibiurl.ibi={item.ibip}"), headers={"accept": AXIOS})
+    confirmation = client.get(f"/{resolver_settings.ibi}",
+                              QUERY_STRING="servicesubject=inclusionConfirmationRequest",
+                              headers={"accept": "application/json"})
+
+    assert response["Content-Type"] == confirmation["Content-Type"] == (
+        "text/plain; charset=us-ascii")
+    assert dict(strict(response))["url"] == (
+        f"http://{HOST}/col/{item.ibi}/doc/Relat%C3%B3rio%20Final.pdf")
+    assert strict(confirmation) == [("confirmation", "yes")]
+
+
+# -- 10. Pairs without ibiurl. are the item's ------------------------------------------------
+
+@pytest.mark.parametrize("query", ["info=json", "noredirect=0", "info=foo", "noredirect=",
+                                   "ibiurl.requireditemstatus=Original&info=json"])
+def test_10_pairs_without_ibiurl_go_to_the_item_never_to_this_archive(client, examples, query):
+    """§8.1: a pair without the ibiurl. prefix is ignored by the resolution system and
+    interpreted by the item: the redirect's Location carries it, and no Archive sees it."""
+    response = client.get(f"/{urlib.FIRST}?{query}")
+
+    assert response.status_code == 302
+    url = location(examples, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf")
+    kept = "&".join(p for p in query.split("&") if not p.startswith("ibiurl."))
+    assert response["Location"] == f"{url}?{kept}"
+    assert [set(pairs) for pairs in examples.requests("urlRequest")] == [
+        URL_REQUEST_NAMES - {"parsedibiurl.filepath", "parsedibiurl.verblist"}]
+
+
+# -- 12. Every resolution acknowledged --------------------------------------------------------
+
+@pytest.mark.parametrize("agent", ["Mozilla/5.0 (compatible; Googlebot/2.1)", "curl/8.5.0", ""])
+def test_12_the_examples_archive_is_acknowledged_whoever_the_reader(
+        client, examples, eager_tasks, django_capture_on_commit_callbacks, agent):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.get(f"/{urlib.FIRST}", HTTP_USER_AGENT=agent,
+                              REMOTE_ADDR="172.16.44.200")
+
+    assert response.status_code == 302
+    # Example 10.1's acknowledgment (Table 8.11), to the Archive that gave the URL.
+    assert examples.requests("acknowledgment") == [{
+        "servicesubject": "acknowledgment", "clientinformation.ipaddress": "172.16.44.200",
+        "contenttype": "Data", "ibi": f"rep {urlib.FIRST_REP} ibip {urlib.FIRST}",
+        "state": "Original", "url": response["Location"],
+        "url.persistent": f"http://{HOST}/{urlib.FIRST}",
+        "urlkey": "1427244889-5349022633744855"}]
+
+
+# -- 13. Every acknowledgment answered -------------------------------------------------------
+
+@pytest.mark.parametrize("persistent", [
+    "http://urlib.net:80/8JMKD3MGP8W/35MMLL8",  # Example 10.1's
+    "http://urlib.net/not%20a%20persistent%20URL", "", "http://urlib.net/8JMKD3MGP8W/35MMLL8!!",
+    "http://urlib.net/8JMKD3MGP8W/35MMLL8%3Fibiurl.verblist%3DGetNothing"])
+def test_13_an_acknowledgment_is_answered_whatever_its_persistent_url(client, resolver_settings,
+                                                                     persistent):
+    """Algorithm 1, lines 19-20, for Example 10.1's acknowledgment with any url.persistent."""
+    response = client.get(f"/{resolver_settings.ibi}", QUERY_STRING=(
+        "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&contenttype=Data&"
+        "ibi=rep%20sid.inpe.br/mtc-m18@80/2009/07.21.14.43%20ibip%208JMKD3MGP8W/35MMLL8&"
+        "servicesubject=acknowledgment&state=Original&url=http://mtc-m16c.sid.inpe.br/col/"
+        "sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf&"
+        f"url.persistent={persistent}&urlkey=1427244889-5349022633744855"))
+
+    assert response.status_code == 200
+    assert strict(response) == [("notice", ["acknowledgment", "received"])]
+
+
+# -- 14. The inspection's reason agrees with what it lists and with the real request ----------
+
+def test_14_an_original_held_here_with_no_rival_asked_is_not_called_the_only_claim(client):
+    item = make.item(("paper.pdf", b"the Original, here"), title="Alone")
+
+    alone = client.get(f"/inspect/{item.ibi}?ibiurl.requireditemstatus=Original&format=json",
+                       headers={"accept-language": "en"}).json()
+    with urlib.urlib_archive() as examples:
+        include(examples)
+        asked = client.get(f"/inspect/{item.ibi}?ibiurl.requireditemstatus=Original&"
+                           "format=json", headers={"accept-language": "en"}).json()
+
+    assert [r["archives"] for r in alone["rounds"]][0][1:] == []  # nobody else was asked
+    assert alone["reason"] == ("this Archive holds the Original, and no other Archive is "
+                               "included at this resolver to claim it")
+    assert [a["archive"] for a in asked["rounds"][0]["archives"]][1:] == [urlib.SERVICE]
+    assert asked["reason"] == "the only Archive claiming the Original (1 other asked)"
+
+
+def test_14_the_inspection_says_what_the_persistent_url_answers(client, examples):
+    here = make.item(("paper.pdf", b"an item here"), title="Here")
+    gone = make.item(("gone.pdf", b"withdrawn"), title="Gone")
+    services.item_delete(item=gone, reason="withdrawn")
+    paths = [f"/{urlib.FIRST}", f"/{urlib.FIRST}!", f"/{urlib.ITEM}+(de)", f"/{urlib.ITEM}+",
+             "/ibi.test/nobody/2020/01.01.00.00", f"/{gone.ibi}", f"/{here.ibi}/nofile.pdf",
+             f"/{urlib.ITEM}:(oai_dc)", f"/{urlib.FIRST}?ibiurl.verblist=GetFileList"]
+    for path in paths:
+        real = client.get(path, headers={"accept-language": "en"})
+        shown = client.get(f"/inspect{path}", {"format": "json"},
+                           headers={"accept-language": "en"}).json()
+        assert shown["status"] == real.status_code, path
+        assert (shown["outcome"] == "found") == (real.status_code == 302), path
+        assert shown["url"] == (real["Location"] if real.status_code == 302 else None), path
+        if real.status_code != 302:
+            assert not shown["reason"].startswith(("the first answer", "this Archive holds the "
+                                                   "item", "the only Archive")), path

@@ -59,6 +59,8 @@ from .selection import Choice, choose, settles
 __all__ = ["Outcome", "ResolverBusy", "Round", "resolve"]
 
 MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edition chain
+# The status of each outcome (the others, not found and translation missing, are 404).
+STATUS = {"found": 302, "deleted": 410, "conflict": 409, "bounded": 503}
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,17 @@ class Outcome:
     @property
     def url(self) -> str:
         return self.hit.url if self.hit else ""
+
+    @property
+    def status(self) -> int:
+        """The HTTP status the persistent URL answers with this outcome (§8.2 step 7: the URL
+        or an alert): what views/persistent_urls.py answers and inspection.py reports."""
+        return STATUS.get(self.kind, 404)
+
+    @property
+    def others_asked(self) -> int:
+        """How many other Archives were actually asked, in any round."""
+        return len({pk for found in self.rounds for pk, _ibi, _address in found.asked})
 
     @property
     def missing_language(self) -> str | None:

@@ -193,27 +193,28 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
                "silent": outcome.silent}
     if outcome.kind == "deleted":
         response = _alert(request, "archive/resolver/tombstone.html",
-                          {**context, **_tombstone(request, outcome)}, 410)
+                          {**context, **_tombstone(request, outcome)}, outcome.status)
         if outcome.answer.source.local and (links := _signposting(request, outcome.ibi)):
             response["Link"] = ", ".join(links)
         return response
     if outcome.kind == "conflict":
         return _alert(request, "archive/resolver/conflict.html",
-                      {**context, "suspects": _suspects(outcome.suspects)}, 409)
+                      {**context, "suspects": _suspects(outcome.suspects)}, outcome.status)
     if outcome.kind == "translation_missing":
         return _alert(request, "archive/resolver/translation_missing.html",
-                      {**context, "language": outcome.missing_language}, 404)
+                      {**context, "language": outcome.missing_language}, outcome.status)
     if outcome.kind == "bounded":
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
         response = _alert(request, "archive/resolver/bounded.html",
                           {**context, "bound": outcome.bound, "hops": outcome.hops,
                            "deadline": settings.IBI_RESOLVER_DEADLINE,
-                           "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry}, 503)
+                           "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry},
+                          outcome.status)
         response["Retry-After"] = str(retry)
         return response
     if outcome.kind == "copies_only":
         context["copies"] = _suspects(outcome.suspects)
-    return _alert(request, "archive/resolver/not_found.html", context, 404)
+    return _alert(request, "archive/resolver/not_found.html", context, outcome.status)
 
 
 def _suspects(answers: list[answers.Answer]) -> list[dict]:
