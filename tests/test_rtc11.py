@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from archive.deposit import services
-from archive.models import RegisteredArchive
+from archive.models import Item, RegisteredArchive
 from archive.protocol.pairs import Pair, loads
 from archive.resolver import service as resolver_service
 from tests import factories as make
@@ -383,3 +383,48 @@ def test_14_the_inspection_says_what_the_persistent_url_answers(client, examples
         if real.status_code != 302:
             assert not shown["reason"].startswith(("the first answer", "this Archive holds the "
                                                    "item", "the only Archive")), path
+
+
+# -- 2. Memento never shadows "!" -------------------------------------------------------------
+
+FUTURE = "Thu, 01 Jan 2099 00:00:00 GMT"
+
+
+def copy_of_first_edition() -> Item:
+    """Example 10.2's first edition held here as a Copy: its Original (at the examples'
+    Archive) has a next edition this Archive does not hold."""
+    copy = make.item(("CCSDS 650.0-B-1.pdf", b"the first edition, copied"), title="CCSDS 650")
+    Item.objects.filter(pk=copy.pk).update(ibi=urlib.FIRST_REP, ibip=urlib.FIRST,
+                                           edition_family=urlib.FIRST_REP)
+    copy.refresh_from_db()
+    return make.as_copy(copy, source="http://mtc-m16c.sid.inpe.br",
+                        relations={".nextedition": urlib.SECOND})
+
+
+@pytest.mark.parametrize("query", ["", "?ibiurl.requireditemstatus=Original"])
+def test_2_accept_datetime_never_turns_the_last_edition_into_a_stale_copy(client, examples,
+                                                                          query):
+    copy_of_first_edition()
+    last = location(examples, f"/col/{urlib.SECOND}/doc/CCSDS%20650.0-B-2.pdf")
+
+    plain = client.get(f"/{urlib.FIRST}!{query}")
+    dated = client.get(f"/{urlib.FIRST}!{query}", headers={"accept-datetime": FUTURE})
+    past = client.get(f"/{urlib.FIRST}!{query}",
+                      headers={"accept-datetime": "Sun, 01 Jan 1995 00:00:00 GMT"})
+
+    assert plain.status_code == dated.status_code == past.status_code == 302
+    assert plain["Location"] == dated["Location"] == past["Location"] == last
+    assert "Memento-Datetime" not in dated and "Memento-Datetime" not in past
+
+
+def test_2_a_timegate_of_a_chain_held_whole_here_keeps_the_query(client):
+    first = make.item(("paper.pdf", b"first"), title="Editions")
+    second = make.item(("paper.pdf", b"second"), title="Editions", previous_edition=first)
+
+    response = client.get(f"/{first.ibi}!?ibiurl.requireditemstatus=Original&page=2",
+                          headers={"accept-datetime": FUTURE})
+
+    assert response.status_code == 302
+    assert response["Location"] == (f"http://{HOST}/{second.ibi}"
+                                    "?ibiurl.requireditemstatus=Original&page=2")
+    assert "accept-datetime" in response["Vary"].lower()

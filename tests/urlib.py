@@ -132,6 +132,20 @@ url.lastedition.metadata(oai_dc) http://{HOST}/col/{SECOND_METADATA}/doc/metadat
 urlkey 1426286454-36108967764060357
 """
 
+# The next edition asked for its last edition (GetLastEdition alone): itself, as Example 9.2's
+# .lastedition pairs are for an item without a next edition.
+SECOND_LAST = f"""archiveaddress {HOST}
+contenttype.lastedition Data
+ibi {{rep {SECOND} ibip {SECOND_IBIP}}}
+ibi.archiveservice {{rep {SERVICE}}}
+ibi.lastedition {{rep {SECOND} ibip {SECOND_IBIP}}}
+{PLATFORM}
+state.lastedition Original
+timestamp.lastedition 2012-07-12T18:08:00Z
+url.lastedition http://{HOST}/col/{SECOND}/doc/CCSDS%20650.0-B-2.pdf
+urlkey 1426286454-36108967764060359
+"""
+
 # The next edition asked for as itself (no verb), in Example 10.1's shape.
 SECOND_ITSELF = f"""archiveaddress {HOST}
 contenttype Data
@@ -184,7 +198,8 @@ def answer(pairs: dict[str, str], address: str) -> str:
     elif ibi in (FIRST.lower(), FIRST_REP.lower()):
         text = EXAMPLE_10_2_FIRST if "GetLastEdition" in verbs else EXAMPLE_10_1
     elif ibi in (SECOND.lower(), SECOND_IBIP.lower()):
-        text = EXAMPLE_10_2_SECOND if verbs else SECOND_ITSELF
+        text = (SECOND_LAST if verbs == ["GetLastEdition"] else
+                EXAMPLE_10_2_SECOND if verbs else SECOND_ITSELF)
     else:
         return ""
     return text.replace(HOST, address)
