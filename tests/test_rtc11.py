@@ -8,8 +8,10 @@ may add an answer where the standard has none, never change one.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 import threading
 
+import httpx
 import pytest
 
 from archive.deposit import services
@@ -19,7 +21,7 @@ from archive.resolver import service as resolver_service
 from tests import factories as make
 
 from . import urlib
-from .servers import FakeArchiveService
+from .servers import FakeArchiveService, LiveServers
 
 pytestmark = pytest.mark.django_db
 
@@ -428,3 +430,78 @@ def test_2_a_timegate_of_a_chain_held_whole_here_keeps_the_query(client):
     assert response["Location"] == (f"http://{HOST}/{second.ibi}"
                                     "?ibiurl.requireditemstatus=Original&page=2")
     assert "accept-datetime" in response["Vary"].lower()
+
+
+# -- 1. Relations kept after a migration: three real Archives on loopback ----------------------
+
+def commands(server, *calls: tuple[str, ...]) -> str:
+    """Several `manage.py` commands in one process of the server's (a start of Django each
+    costs seconds on a loaded machine): what they print."""
+    code = "from django.core.management import call_command\n" + "".join(
+        f"call_command(*{list(call)!r})\n" for call in calls)
+    return server.shell(code)
+
+
+@pytest.fixture(scope="module")
+def federation(tmp_path_factory):
+    """A, B and C, each an Archive and a resolver including the other two."""
+    with LiveServers(tmp_path_factory.mktemp("rtc11-federation")) as servers, \
+            ThreadPoolExecutor(3) as pool:
+        # Started (and stopped) at once: each migrates its own database first. Each has its
+        # own identification subsystem, so no two ever mint one IBI.
+        archives = list(pool.map(lambda n: servers.start("abc"[n], IBI_IP=f"192.0.2.{n + 1}"),
+                                 range(3)))
+        for resolver in archives:
+            commands(resolver, *[("registerarchive", other.archive_service_ibi(), "1234567890",
+                                  "--email", f"admin@{other.name}.ibi.test")
+                                 for other in archives if other is not resolver])
+        for archive in archives:
+            said = commands(archive, *[("switchon", "--resolver", resolver.url, "--key",
+                                        "1234567890") for resolver in archives
+                                       if resolver is not archive])
+            assert said.count("status.archive included") == 2, said
+        yield archives
+        list(pool.map(lambda server: server.stop(), archives))
+
+
+def test_1_relations_survive_a_migration_and_a_refresh(federation):
+    """B holds e1 and e2 (e2's previous edition is e1), and x with its Portuguese translation;
+    C migrates e2 and the translation from B; B refreshes its Copies. Every resolver still
+    finds the last edition and the translation, at C where the Originals went."""
+    a, b, c = federation
+    token = b.librarian_token()
+    e1 = make.deposited(b, token, "e1", ("e1.pdf", b"%PDF-1.4 e1\n"), target_file="e1.pdf")
+    e2 = make.deposited(b, token, "e2", ("e2.pdf", b"%PDF-1.4 e2\n"), target_file="e2.pdf",
+                        previous_edition=e1["ibi"])
+    x = make.deposited(b, token, "x", ("x.pdf", b"%PDF-1.4 x\n"), target_file="x.pdf",
+                       language="en")
+    pt = make.deposited(b, token, "x em portugues", ("x-pt.pdf", b"%PDF-1.4 x pt\n"),
+                        target_file="x-pt.pdf", language="pt", translation_of=x["ibi"])
+    commands(c, *[("migrateitem", moved["ibi"], "--from", b.url, "--token", token)
+                  for moved in (e2, pt)])
+    refreshed = b.manage("copyitem", "--refresh").stdout
+
+    assert f"{e2['ibi']}: " in refreshed and f"{pt['ibi']}: " in refreshed
+    records = httpx.Client(timeout=30)
+    copy_e2 = records.get(f"{b.url}/api/items/{e2['ibi']}").json()
+    assert (copy_e2["state"], copy_e2["previous_edition"]) == ("Copy", e1["ibi"])
+    assert records.get(f"{b.url}/api/items/{e1['ibi']}").json()["next_edition"] == e2["ibi"]
+    assert records.get(f"{c.url}/api/items/{e2['ibi']}").json()["previous_edition"] == e1["ibi"]
+    assert records.get(f"{b.url}/api/items/{pt['ibi']}").json()["translation_of"] == x["ibi"]
+    assert records.get(f"{c.url}/api/items/{pt['ibi']}").json()["translation_of"] == x["ibi"]
+    # B's e1 still names its next edition (Table 9.3, ibi.nextedition).
+    said = httpx.get(f"{b.url}/{b.archive_service_ibi()}", timeout=30, params={
+        "servicesubject": "urlRequest", "clientinformation.ipaddress": "192.0.2.9",
+        "parsedibiurl.ibi": e1["ibi"], "parsedibiurl.verblist": "GetLastEdition"})
+    assert dict(loads(said.text, strict=True))["ibi.nextedition"][:2] == ["rep", e2["ibi"]]
+
+    for resolver in (a, b, c):
+        asking = httpx.Client(base_url=resolver.url, follow_redirects=False, timeout=30)
+        for path, url in ((f"/{e1['ibi']}!", f"{c.url}/col/{e2['ibi']}/doc/e2.pdf"),
+                          (f"/{e1['ibi']}!?ibiurl.requireditemstatus=Original",
+                           f"{c.url}/col/{e2['ibi']}/doc/e2.pdf"),
+                          (f"/{x['ibi']}+(pt)", f"{c.url}/col/{pt['ibi']}/doc/x-pt.pdf"),
+                          (f"/{pt['ibi']}+(en)", f"{b.url}/col/{x['ibi']}/doc/x.pdf")):
+            response = asking.get(path)
+            assert (response.status_code, response.headers.get("location")) == (302, url), (
+                resolver.name, path)

@@ -155,15 +155,18 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     seen: set[tuple] = set()
     silent: list[str] = []
     rounds: list[Round] = []
+    to_original = False  # the item asked was reached from a Copy's URL: its Original first
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
         local, held = local_answer(ibi_text, verbs, filepath, base)
         answers = [local] if local else []
-        choice = choose(answers, wanted, prefs, original=original) if local else None
+        choice = choose(answers, wanted, prefs, original=original,
+                        to_original=to_original) if local else None
         others: list[RegisteredArchive] = []
         quiet: list[str] = []
-        if choice is None or not settles(choice, held, wanted, original=original):
+        if choice is None or not settles(choice, held, wanted, original=original,
+                                         to_original=to_original):
             if archives is None:
                 archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
@@ -183,7 +186,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                 others = archives
                 answers += remote
                 silent += [name for name in quiet if name not in silent]
-            choice = choose(answers, wanted, prefs, original=original)
+            choice = choose(answers, wanted, prefs, original=original, to_original=to_original)
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
                                                     for a in others),
                             tuple(answers), tuple(quiet), choice))
@@ -206,5 +209,6 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
                             archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
+        to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
                    asked_others=archives is not None, rounds=rounds, bound="hops")
