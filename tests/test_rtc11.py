@@ -7,12 +7,18 @@ may add an answer where the standard has none, never change one.
 """
 from __future__ import annotations
 
+import json
 import math
-from concurrent.futures import ThreadPoolExecutor
+import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import bibtexparser
 import httpx
 import pytest
+import rispy
+from lxml import etree
+from rdflib import Graph
 
 from archive.deposit import services
 from archive.models import Item, RegisteredArchive
@@ -20,7 +26,7 @@ from archive.protocol.pairs import Pair, loads
 from archive.resolver import service as resolver_service
 from tests import factories as make
 
-from . import urlib
+from . import urlib, xml_schemas
 from .servers import FakeArchiveService, LiveServers
 
 pytestmark = pytest.mark.django_db
@@ -505,3 +511,139 @@ def test_1_relations_survive_a_migration_and_a_refresh(federation):
             response = asking.get(path)
             assert (response.status_code, response.headers.get("location")) == (302, url), (
                 resolver.name, path)
+
+
+# -- 6. Content negotiation against a standard Archive ---------------------------------------
+
+# Table 8.4, as a urlRequest writes the list (§8.2: the verbs separated by spaces).
+_VERB = (r"(GetTranslation(\([a-z]{2}(-[A-Z]{2})?\))?|GetLastEdition|"
+         r"GetMetadata(\(oai_dc\))?|GetFileList)")
+TABLE_8_4 = re.compile(rf"{_VERB}( {_VERB})*")
+
+
+def only_the_standard_on_the_wire(archive: FakeArchiveService) -> list[str]:
+    """Every urlRequest the Archive got holds Table 8.9's names and Table 8.4's verbs only:
+    its verb lists, in order."""
+    lists = []
+    for pairs in archive.requests("urlRequest"):
+        assert set(pairs) <= URL_REQUEST_NAMES, pairs
+        if "parsedibiurl.verblist" in pairs:
+            assert TABLE_8_4.fullmatch(pairs["parsedibiurl.verblist"]), pairs
+            lists.append(pairs["parsedibiurl.verblist"])
+    return lists
+
+
+RECORD_OF_ITEM = f"/col/{urlib.METADATA}/doc/metadata.cgi?choice=oai_dc"
+
+
+def test_6_bibtex_is_rendered_here_from_the_oai_dc_record_of_a_standard_archive(client,
+                                                                               examples):
+    response = client.get(f"/{urlib.ITEM}", headers={"accept": "application/x-bibtex"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/x-bibtex")
+    (entry,) = bibtexparser.parse_string(response.content.decode()).entries
+    assert entry["title"] == "Space Link Identifiers" and entry["year"] == "2009"
+    assert entry["url"] == f"http://{HOST}/{urlib.ITEM_REP}"
+    assert only_the_standard_on_the_wire(examples) == ["GetMetadata(oai_dc)"]
+    assert examples.fetched.count(RECORD_OF_ITEM) == 1
+    # Example 9.2's Archive gave the URL: it is acknowledged as for a redirect (Table 8.11).
+
+
+@pytest.mark.parametrize("media_type", [
+    "application/x-research-info-systems", "application/vnd.citationstyles.csl+json",
+    "application/ld+json", "application/vnd.datacite.datacite+xml",
+    "text/x-bibliography; style=apa"])
+def test_6_every_format_is_rendered_from_the_oai_dc_record_and_read_by_its_client(
+        client, examples, media_type):
+    response = client.get(f"/{urlib.ITEM}", headers={"accept": media_type})
+
+    assert response.status_code == 200, response.content[:300]
+    body = response.content.decode()
+    if media_type.endswith("research-info-systems"):
+        (record,) = rispy.loads(body)
+        assert record["title"] == "Space Link Identifiers"
+        assert record["urls"] == [f"http://{HOST}/{urlib.ITEM_REP}"]
+    elif media_type.endswith("csl+json"):
+        (item,) = json.loads(body)
+        assert item["title"] == "Space Link Identifiers"
+        assert item["author"][1] == {"family": "Banon", "given": "Gerald Jean Francis"}
+    elif media_type == "application/ld+json":
+        graph = Graph().parse(data=body, format="json-ld")
+        assert any("Space Link Identifiers" in str(o) for o in graph.objects())
+    elif media_type.endswith("datacite+xml"):
+        xml_schemas.assert_valid(xml_schemas.datacite(), etree.fromstring(response.content))
+    else:
+        assert "Space Link Identifiers" in body and "(2009)" in body
+    assert only_the_standard_on_the_wire(examples) == ["GetMetadata(oai_dc)"]
+
+
+def test_6_the_last_editions_record_after_example_10_2s_rounds(client, examples):
+    response = client.get(f"/{urlib.FIRST}!", headers={"accept": "application/x-bibtex"})
+
+    assert response.status_code == 200
+    (entry,) = bibtexparser.parse_string(response.content.decode()).entries
+    assert entry["title"] == "Reference Model for an Open Archival Information System (OAIS)"
+    assert only_the_standard_on_the_wire(examples) == [
+        "GetLastEdition GetMetadata(oai_dc)"] * 2  # Example 10.2, to the letter
+
+
+@pytest.mark.parametrize("ibi", [urlib.FIRST, urlib.PORTUGUESE])
+def test_6_without_an_oai_dc_record_the_url_does_what_it_does_without_accept(client, examples,
+                                                                            ibi):
+    plain = client.get(f"/{ibi}")
+    negotiated = client.get(f"/{ibi}", headers={"accept": "application/x-bibtex"})
+
+    assert plain.status_code == negotiated.status_code == 302
+    assert negotiated["Location"] == plain["Location"]
+    only_the_standard_on_the_wire(examples)
+
+
+def test_6_a_metadata_modifier_typed_in_the_url_is_rendered_from_oai_dc_too(client, examples):
+    response = client.get(f"/{urlib.ITEM}:(ris)")
+
+    assert response.status_code == 200
+    assert rispy.loads(response.content.decode())[0]["title"] == "Space Link Identifiers"
+    assert only_the_standard_on_the_wire(examples) == ["GetMetadata(oai_dc)"]
+
+
+def test_6_this_archive_announces_its_formats_only_where_metadata_are_asked(client,
+                                                                           resolver_settings):
+    item = make.item(("paper.pdf", b"a paper"), title="Announced")
+    ask = f"servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&" \
+          f"parsedibiurl.ibi={item.ibi}"
+
+    metadata = dict(strict(client.get(f"/{resolver_settings.ibi}", QUERY_STRING=(
+        ask + "&parsedibiurl.verblist=GetMetadata(oai_dc)"))))
+    plain = dict(strict(client.get(f"/{resolver_settings.ibi}", QUERY_STRING=ask)))
+
+    assert metadata["metadataformats"] == ["bibtex", "csljson", "datacite", "oai_dc", "ris",
+                                           "schemaorg"]
+    assert "metadataformats" not in plain
+
+
+def test_6_and_14_the_inspection_of_a_rendered_format_says_so(client, examples):
+    shown = client.get(f"/inspect/{urlib.ITEM}:(bibtex)", {"format": "json"},
+                       headers={"accept-language": "en"}).json()
+
+    assert (shown["outcome"], shown["status"], shown["url"]) == ("found", 200, None)
+    assert shown["reason"] == ("its Archive announced no format but oai_dc: this resolver "
+                               "renders bibtex from the oai_dc record it gave")
+    assert shown["rounds"][0]["archives"][1]["url"] == location(examples, RECORD_OF_ITEM)
+    assert examples.fetched.count(RECORD_OF_ITEM) == 0  # an inspection fetches nothing
+
+
+@pytest.mark.parametrize("document", [b"<html>not a record</html>", b"\xff\xfe nonsense",
+                                      b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+                                      b'<x>&e;</x>'])
+def test_6_an_oai_dc_record_that_cannot_be_read_is_never_a_500(client, examples, document):
+    examples.documents[RECORD_OF_ITEM] = ("text/xml", document)
+    plain = client.get(f"/{urlib.ITEM}")
+
+    negotiated = client.get(f"/{urlib.ITEM}", headers={"accept": "application/x-bibtex"})
+    typed = client.get(f"/{urlib.ITEM}:(bibtex)", headers={"accept-language": "en"})
+
+    assert (negotiated.status_code, negotiated["Location"]) == (302, plain["Location"])
+    assert typed.status_code == 502
+    assert typed.content == (b"The oai_dc record the Archive gave for this item cannot be read: "
+                             b"try again later.\n")

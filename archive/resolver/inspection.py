@@ -17,7 +17,7 @@ shows the same. Its keys:
 - ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded`` or
   ``translation_missing``; ``status``: the HTTP status the persistent URL itself answers with
   that outcome (the same `Outcome.status` its view answers: 302, 404, 409, 410 or 503);
-  ``url``: where a plain request is redirected (null unless found); ``reason``: why, in
+  ``url``: where the request is redirected (null unless it is, 302); ``reason``: why, in
   words, from what was asked (an Original "the only one claiming it" only when some other
   Archive was asked);
 - ``chosen``: the answer that decided (an *answer*, below), or null;
@@ -86,6 +86,9 @@ def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *
             language: str | None = None, asked: int = 0, silent: int = 0) -> str:
     if kind == "found":
         state = answers.state_of(answer, hit.relation) if answer and hit else None
+        if answer is not None and answer.stand_in:
+            return _("its Archive announced no format but oai_dc: this resolver renders "
+                     "%(format)s from the oai_dc record it gave") % {"format": answer.stand_in}
         if original:
             return _original_reason(asked, silent)
         if answer is not None and answer.source.local and not asked_others:
@@ -155,7 +158,8 @@ def report(url: PersistentUrl, outcome: resolver.Outcome, persistent: str,
         "persistent_url": persistent, "ibi": url.ibi, "modifier": url.modifier,
         "verbs": list(url.verbs), "filepath": url.filepath,
         "required_item_status": url.required_item_status,
-        "outcome": outcome.kind, "status": outcome.status, "url": outcome.url or None,
+        "outcome": outcome.kind, "status": outcome.status,
+        "url": outcome.url if outcome.status == 302 else None,
         "reason": _reason(outcome.kind, outcome.answer, outcome.hit, original=original,
                           asked_others=outcome.asked_others,
                           language=outcome.missing_language, asked=outcome.others_asked,

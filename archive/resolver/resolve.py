@@ -100,7 +100,10 @@ class Outcome:
     @property
     def status(self) -> int:
         """The HTTP status the persistent URL answers with this outcome (§8.2 step 7: the URL
-        or an alert): what views/persistent_urls.py answers and inspection.py reports."""
+        or an alert): what views/persistent_urls.py answers and inspection.py reports. A
+        format this resolver renders from an Archive's oai_dc record (formats.py) is a 200."""
+        if self.kind == "found" and self.answer.stand_in:
+            return 200
         return STATUS.get(self.kind, 404)
 
     @property
@@ -181,7 +184,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                     pairs["parsedibiurl.filepath"] = filepath
                 if verbs:
                     pairs["parsedibiurl.verblist"] = " ".join(verbs)
-                stop = None if original else stop_on_original(archives, wanted, prefs)
+                stop = None if original else stop_on_original(archives, wanted, prefs, pairs)
                 remote, quiet = remote_answers(archives, pairs, left, stop)
                 others = archives
                 answers += remote
