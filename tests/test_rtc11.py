@@ -647,3 +647,13 @@ def test_6_an_oai_dc_record_that_cannot_be_read_is_never_a_500(client, examples,
     assert typed.status_code == 502
     assert typed.content == (b"The oai_dc record the Archive gave for this item cannot be read: "
                              b"try again later.\n")
+
+
+def test_6_a_language_table_8_4_does_not_allow_never_reaches_a_standard_archive(client,
+                                                                                examples):
+    """``+(por)``: this resolver reads BCP 47's three letters, Table 8.4 two (2ALFAMI)."""
+    response = client.get(f"/{urlib.ITEM}+(por)", headers={"accept-language": "en"})
+
+    assert response.status_code == 404
+    assert "por" in response.content.decode()  # the translation missing, by its language
+    assert only_the_standard_on_the_wire(examples) == ["GetTranslation"]

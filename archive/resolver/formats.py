@@ -1,4 +1,5 @@
-"""Metadata formats beyond RTC-11's oai_dc, and the Archives that understand them (#25, 6).
+"""What another Archive may be asked: metadata formats beyond RTC-11's oai_dc, and the
+Archives that understand them (#25, 6.); only the languages of Table 8.4.
 
 Table 8.4 lets a urlRequest ask for ``GetMetadata`` and ``GetMetadata(oai_dc)`` only. This
 Archive serves more formats (archive/metadata/formats.py: BibTeX, RIS, CSL-JSON, schema.org,
@@ -24,6 +25,7 @@ per-Archive timeout).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 
 from django.core.cache import cache
@@ -43,6 +45,7 @@ STANDARD = "oai_dc"  # Table 8.4: formato = "oai_dc"
 EXTENSION = frozenset(FORMATS) - {STANDARD}
 REMEMBERED = 24 * 3600  # seconds an announcement is trusted without being heard again
 _PAIRS_WITH_URL = ("url", "contenttype", "state", "timestamp")
+_TABLE_8_4_LANGUAGE = re.compile("[a-z]{2}(-[A-Z]{2})?")  # idioma ["-" país]
 
 
 def _key(archive: RegisteredArchive) -> str:
@@ -72,17 +75,31 @@ def extra_format(verbs: Sequence[str]) -> str | None:
     return None
 
 
+def _standard_language(verb: str) -> str:
+    """A GetTranslation verb as Table 8.4 writes it: a language of three letters (which this
+    resolver reads, BCP 47's) is no ``idioma`` (2ALFAMI), so the bare verb asks instead for
+    every language, among which the resolver looks for it (none of a standard Archive's)."""
+    if verb.startswith("GetTranslation(") and not _TABLE_8_4_LANGUAGE.fullmatch(verb[15:-1]):
+        return "GetTranslation"
+    return verb
+
+
 def asked_of(archive: RegisteredArchive, pairs: Mapping[str, str]) -> tuple[dict[str, str], str]:
     """(The urlRequest's pairs as this Archive may be sent them, the format its oai_dc answer
     stands in for, or ""): ``GetMetadata(<format>)`` becomes ``GetMetadata(oai_dc)`` for an
-    Archive that did not announce that format."""
+    Archive that did not announce that format; a language Table 8.4 does not allow is not
+    sent (`_standard_language`)."""
     verbs = pairs.get("parsedibiurl.verblist", "").split()
+    standard = [_standard_language(verb) for verb in verbs]
     wanted = extra_format(verbs)
-    if wanted is None or wanted in announced(archive):
-        return dict(pairs), ""
-    standard = [f"GetMetadata({STANDARD})" if verb == f"GetMetadata({wanted})" else verb
-                for verb in verbs]
-    return {**pairs, "parsedibiurl.verblist": " ".join(dict.fromkeys(standard))}, wanted
+    if wanted is not None and wanted not in announced(archive):
+        standard = [f"GetMetadata({STANDARD})" if verb == f"GetMetadata({wanted})" else verb
+                    for verb in standard]
+    else:
+        wanted = None
+    if standard == verbs:
+        return dict(pairs), wanted or ""
+    return {**pairs, "parsedibiurl.verblist": " ".join(standard)}, wanted or ""
 
 
 def stand_in(pairs: Mapping[str, Value], wanted: str) -> dict[str, Value]:
