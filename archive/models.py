@@ -433,6 +433,9 @@ class AccessRequest(models.Model):
                                    on_delete=models.SET_NULL, related_name="+",
                                    verbose_name=_("answered by"))
     message = models.TextField(_("message to the reader"), blank=True, default="")
+    # When the answer was mailed: empty after a decision while the mail still waits (or
+    # failed: the librarian sees it).
+    mailed_at = models.DateTimeField(_("answer mailed"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("access request")

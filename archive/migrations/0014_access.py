@@ -102,6 +102,7 @@ class Migration(migrations.Migration):
                 ('status', models.CharField(choices=[('pending', 'waiting'), ('approved', 'approved'), ('refused', 'refused')], db_index=True, default='pending', max_length=8, verbose_name='status')),
                 ('decided_at', models.DateTimeField(blank=True, null=True, verbose_name='answered')),
                 ('message', models.TextField(blank=True, default='', verbose_name='message to the reader')),
+                ('mailed_at', models.DateTimeField(blank=True, null=True, verbose_name='answer mailed')),
                 ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='answered by')),
                 ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='access_requests', to='archive.item', verbose_name='item')),
             ],
