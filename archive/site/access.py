@@ -43,8 +43,11 @@ def closed(request: HttpRequest, item: Item, reading: readers.Reading) -> HttpRe
     """403 (429 when wrong tokens from this address are throttled): this file is not open to
     this reader; the item's level, its landing page, where to ask for a copy, and what is
     wrong with the secret link the request carried, if any."""
-    context = {"item": item, "refused": reading.refused,
-               "landing_url": reverse("archive:item", args=[item.ibi]),
+    landing = reverse("archive:item", args=[item.ibi])
+    # Nothing of the address asked is written back (the language switcher returns to the
+    # landing page): the page is the same for a name held and one not.
+    context = {"item": item, "refused": reading.refused, "landing_url": landing,
+               "language_next": landing,
                "request_url": (reverse("archive:item_request", args=[item.ibi])
                                if _asks(item) else "")}
     response = render(request, "archive/access/closed.html", context,

@@ -225,7 +225,8 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
     item, found = _find(rest)
     if found is None and (item.is_deleted or item.access_rights != policy.METADATA_ONLY):
         raise Http404("no such file")
-    if item.is_deleted or policy.is_open(item.access_rights, found.restricted):
+    if item.is_deleted or (found is not None
+                           and policy.is_open(item.access_rights, found.restricted)):
         return _signposted(request, found, _download(request, found))
     # Closed to the public (or a name a metadata-only item may or may not hold).
     reading = readers.reading(request, item)
