@@ -160,8 +160,12 @@ def env_networks(name: str, default: list[str]) -> tuple[str, ...]:
 
 def env_urls(name: str) -> tuple[str, ...]:
     """Comma-separated http(s) base URLs without query or credentials, trailing slash dropped."""
+    return _checked_urls(name, env_list(name, []))
+
+
+def _checked_urls(name: str, texts: list[str]) -> tuple[str, ...]:
     urls = []
-    for text in env_list(name, []):
+    for text in texts:
         parts = urlsplit(text)
         try:
             parts.port  # noqa: B018 (raises ValueError on a bad port)
@@ -221,3 +225,17 @@ def env_time_zone(name: str, default: str) -> str:
         raise ImproperlyConfigured(f"{name}={value!r} is not a time zone such as "
                                    "America/Sao_Paulo") from None
     return value
+
+
+def env_peer_tokens(name: str) -> dict[str, str]:
+    """Comma-separated ``<base URL>=<token>`` pairs: the API token this Archive shows each
+    other Archive when it copies from it (`manage.py createpeer` there makes one)."""
+    found = {}
+    for text in env_list(name, []):
+        base, equals, token = text.rpartition("=")
+        if not equals or not token.isalnum():
+            raise ImproperlyConfigured(f"{name}: give <base URL>=<token>, e.g. "
+                                       "https://archive-b.example.org=7def7ea3…")
+        (url,) = _checked_urls(name, [base])
+        found[url] = token
+    return found

@@ -27,6 +27,7 @@ from .env import (
     env_ip,
     env_list,
     env_networks,
+    env_peer_tokens,
     env_rate,
     env_seconds,
     env_str,
@@ -294,6 +295,9 @@ IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
 # Other Archives that copies, migration and hand-over may talk to, besides those registered
 # at this resolver (RegisteredArchive addresses): base URLs, e.g. https://archive-b.example.org.
 IBI_PEER_ARCHIVES = env_urls("IBI_PEER_ARCHIVES")
+# The API token this Archive shows each of them when it copies (their `manage.py createpeer`):
+# `<base URL>=<token>,…`. Without one, only items whose files are all open can be copied.
+IBI_PEER_TOKENS = env_peer_tokens("IBI_PEER_TOKENS")
 # This Archive's side: the administrator's address sent with inclusionRequest (default
 # admin@IBI_HOSTNAME), and the resolver and key `switchon`/`switchoff` use when not given.
 IBI_ARCHIVE_ADMIN_EMAIL = env_str("IBI_ARCHIVE_ADMIN_EMAIL", "")
