@@ -249,9 +249,10 @@ def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] |
     which, site/access.py): the item with its details, the page's context and the
     Signposting Link header (the landing page's and a tombstone's; "" for the other pages).
     Kept per view, IBI as written, language, citation style, address the reader used and day
-    (the citation says the day it is read); the access statistics (templatetags/ibi_statistics.py), the CSRF token and the
-    page's own path are not kept: the template writes them for each request. A redirect to
-    the canonical URL or a 404 is not kept, nor a page with a style that does not exist."""
+    (the citation says the day it is read); the access statistics
+    (templatetags/ibi_statistics.py), the CSRF token and the page's own path are not kept:
+    the template writes them for each request. A redirect to the canonical URL or a 404 is
+    not kept, nor a page with a style that does not exist."""
     today = timezone.localdate()
     if readers.has_token(request) or readers.privileged_user(request) is not None:
         return _personal_page(request, ibi, view, today)
