@@ -233,7 +233,7 @@ def test_a_secret_link_opens_its_items_files_until_it_expires_or_is_revoked(
         401, 403)
 
     page = reader.get(link["url"])
-    assert page.status_code == 200 and page["Referrer-Policy"] == "no-referrer"
+    assert page.status_code == 200 and page["Referrer-Policy"] == "same-origin"
     assert f"{file_url(item)}?token={token}" in page.content.decode()
     got = reader.get(f"{file_url(item)}?token={token}")
     assert got.status_code == 200 and b"".join(got.streaming_content) == PDF

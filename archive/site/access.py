@@ -29,7 +29,7 @@ from ..web.throttling import FailureThrottle
 def _private(response: HttpResponse) -> HttpResponse:
     add_never_cache_headers(response)
     patch_cache_control(response, private=True)
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"
     return response
 
 

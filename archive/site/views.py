@@ -316,7 +316,7 @@ def _personal(response: HttpResponse, context: dict) -> HttpResponse:
     if context["access"]["link"] is not None or context["access"]["privileged"]:
         add_never_cache_headers(response)
         patch_cache_control(response, private=True)
-        response["Referrer-Policy"] = "no-referrer"
+        response["Referrer-Policy"] = "same-origin"
     return response
 
 
