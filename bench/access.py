@@ -11,10 +11,15 @@ server's and a socket's time. "Disabled" replaces the decisions an open item's r
 `has_token`, `privileged_user`) by constants, in this process only. The two modes alternate
 in blocks of `requests` per case, `rounds` times; the figure is each case's median per request.
 Target: the check costs at most 5 % (checked / disabled <= 1.05).
+
+Then the secret links' bad input: 100 downloads of an embargoed item's file with each kind of
+token that opens nothing (garbage, another item's, a revoked one, an expired one), interleaved;
+the medians must not tell them apart (the issue: not in 100 tries). Throttling is off for it.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import statistics
@@ -90,6 +95,50 @@ def timed(client, url: str, n: int) -> list[float]:
     return found
 
 
+def bad_tokens(client) -> None:
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from archive.access import services as access
+    from archive.deposit import services
+    from archive.models import AccessLink
+
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # a 403 each: not news
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    rates["access_token_failure"] = "1000000/hour"
+    later = timezone.localdate() + timedelta(days=30)
+    closed, other = (deposit_closed(services, later, title) for title in ("A", "B"))
+    _link, theirs = access.create_link(item=other, expires=later)
+    revoked, revoked_token = access.create_link(item=closed, expires=later)
+    access.revoke_link(link=revoked)
+    expired, expired_token = access.create_link(item=closed, expires=later)
+    AccessLink.objects.filter(pk=expired.pk).update(expires=timezone.localdate())
+    kinds = {"garbage": "x" * 43, "another item's": theirs, "revoked": revoked_token,
+             "expired": expired_token}
+    url = f"/col/{closed.ibi}/doc/paper.pdf?token="
+    found: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(100):
+        for kind, token in kinds.items():
+            start = time.perf_counter()
+            assert client.get(url + token).status_code == 403
+            found[kind].append(time.perf_counter() - start)
+    print(f"{'bad token':<20} {'median':>10} {'p10':>9} {'p90':>9}")
+    for kind, spent in found.items():
+        ranked = sorted(spent)
+        print(f"{kind:<20} {statistics.median(spent) * 1000:>8.3f}ms "
+              f"{ranked[10] * 1000:>7.3f}ms {ranked[90] * 1000:>7.3f}ms")
+
+
+def deposit_closed(services, until, title: str):
+    import io
+
+    return services.item_deposit(
+        title=title, uploads=[services.Upload("paper.pdf", io.BytesIO(b"%PDF closed"))],
+        access=services.Access("embargoed", until))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
@@ -120,6 +169,7 @@ def main() -> None:
             on = statistics.median(times[(name, False)]) * 1000
             off = statistics.median(times[(name, True)]) * 1000
             print(f"{name:<20} {on:>8.3f}ms {off:>8.3f}ms {on / off:>7.3f}")
+        bad_tokens(client)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
