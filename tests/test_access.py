@@ -428,3 +428,26 @@ def test_the_records_of_an_embargoed_item_are_valid_and_say_so(client, prefix):
     xml_schemas.assert_valid(xml_schemas.datacite(), etree.fromstring(record))
     landing = client.get(f"/items/{item.ibi}").content.decode()
     assert '"isAccessibleForFree": false' in landing and "citation_pdf_url" not in landing
+
+
+def test_librarians_make_and_revoke_links_and_read_the_audit_trail_in_the_admin(
+        librarian_client, reader):
+    item = embargoed()
+    made = librarian_client.post("/admin/archive/accesslink/add/", {
+        "item": item.pk, "expires": LATER.isoformat(), "note": "banca"}, secure=True,
+        follow=True)
+    page = made.content.decode()
+    link = AccessLink.objects.get()
+    url = next(part.split('"')[0] for part in page.split('href="') if "?token=" in part)
+    token = parse_qs(urlsplit(url).query)["token"][0]
+    assert (link.note, link.created_by.username) == ("banca", "librarian")
+    assert reader.get(f"{file_url(item)}?token={token}").status_code == 200
+    listed = librarian_client.get("/admin/archive/accessread/", secure=True).content.decode()
+    assert "thesis.pdf" in listed and f"link {link.pk} to {item.ibi}" in listed
+    librarian_client.post("/admin/archive/accesslink/", {
+        "action": "revoke", "_selected_action": [link.pk]}, secure=True)
+    assert reader.get(f"{file_url(item)}?token={token}").status_code == 403
+    refused = librarian_client.post("/admin/archive/accesslink/add/", {
+        "item": make.item().pk, "expires": LATER.isoformat()}, secure=True)
+    assert refused.status_code == 200 and "a link would open nothing" in \
+        refused.content.decode()
