@@ -451,3 +451,13 @@ def test_librarians_make_and_revoke_links_and_read_the_audit_trail_in_the_admin(
         "item": make.item().pk, "expires": LATER.isoformat()}, secure=True)
     assert refused.status_code == 200 and "a link would open nothing" in \
         refused.content.decode()
+
+
+def test_the_policy_knows_every_level_the_model_stores():
+    """policy.py is pure (no model import): its levels must be the model's, each with its
+    COAR access right."""
+    from archive.models import AccessRights
+
+    assert set(policy.COAR_RIGHTS) == set(AccessRights.values)
+    assert [uri.rsplit("/", 1)[1] for _label, uri in policy.COAR_RIGHTS.values()] == [
+        "c_abf2", "c_f1cf", "c_16ec", "c_14cb"]

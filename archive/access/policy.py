@@ -35,7 +35,6 @@ OPEN = "open"
 EMBARGOED = "embargoed"
 RESTRICTED = "restricted"
 METADATA_ONLY = "metadata-only"
-LEVELS = (OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY)
 
 # COAR Access Rights vocabulary v1.0 (http://purl.org/coar/access_right/): label and URI.
 COAR = "http://purl.org/coar/access_right/"
