@@ -14,9 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.utils import timezone
 
-from archive.access import selectors
+from archive.access import selectors, tasks
 from archive.access import services as access
-from archive.access import tasks
 from archive.deposit import services
 from ibirepo.env import env_email
 from tests import factories as make
