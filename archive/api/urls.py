@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from .views import copies, items, uploads
+from .views import copies, items, links, uploads
 
 
 class ItemIbiConverter:
@@ -32,6 +32,8 @@ urlpatterns = [
          name="item-statistics"),
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
+    path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
+    path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
     path("uploads/", uploads.UploadList.as_view(), name="uploads"),
     path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),

@@ -111,3 +111,25 @@ def at_least_one_file(attrs: dict) -> dict:
         raise serializers.ValidationError({"files": [gettext_lazy(
             "send one or more files, or name complete uploads in uploads")]})
     return attrs
+
+
+class AccessField(serializers.JSONField):
+    """Who may read the files: ``{"rights": …, "embargo_until": "YYYY-MM-DD" or null,
+    "reason": …}``, each key optional (in a multipart form, that object as JSON text). Its
+    values are checked by the deposit services (deposit/services.py `clean_access`)."""
+
+    KEYS = ("rights", "embargo_until", "reason")
+
+    def to_internal_value(self, data) -> dict:
+        if isinstance(data, str):
+            try:  # a multipart form's way of sending an object
+                data = json.loads(data)
+            except ValueError:
+                data = None
+        if (not isinstance(data, dict) or set(data) - set(self.KEYS)
+                or not all(isinstance(v, str) or (v is None and k == "embargo_until")
+                           for k, v in data.items())):
+            raise ValidationError(_('access is an object {"rights": …, "embargo_until": '
+                                    '"YYYY-MM-DD" or null, "reason": …} of texts (in a '
+                                    "multipart form, as JSON text)"))
+        return data

@@ -4,4 +4,5 @@
 - uploads: /api/uploads/, resumable uploads (tus 1.0) that a deposit then names.
 - copies: an item's statistics and its hand-over to another Archive.
 - archive: /api/archive, who this Archive is for the resolution system.
+- links: an item's secret links (archive/access/), for librarians.
 """
