@@ -108,3 +108,125 @@ def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
         assert "never made open" in report[source]["reason"]
     assert report["item_000"]["ibi"] == thesis.ibi
     assert report["item_000"]["identifier"] == "123456789/42"
+
+
+def test_a_zip_as_itemexport_writes_it_imports_the_same(export, tmp_path):
+    for top in ("", "saf-export/"):
+        Item.objects.filter(is_archive_service=False).update(previous_edition=None)
+        AlternateIdentifier.objects.all().delete()
+        source = zipped(export, tmp_path / f"export{len(top)}.zip", top)
+        out, _failed = run(source)
+        assert "3 imported, 0 updated, 0 skipped, 2 failed" in out, out
+        thesis = by_handle("123456789/42")
+        assert {f.name for f in thesis.files.all()} == {"tese.pdf", "anexo.csv"}
+        assert thesis.target_file == "tese.pdf"
+        assert by_handle("123456789/43").previous_edition == thesis
+    # Nothing was unpacked beside the zip, nothing left in the upload folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "export", "export0.zip", "export0.zip.report.csv", "export11.zip",
+        "export11.zip.report.csv", "media", "upload-tmp"]
+    assert list((tmp_path / "upload-tmp").iterdir()) == []
+
+
+def test_a_second_run_skips_what_is_unchanged_and_updates_what_changed(export):
+    run(export)
+    thesis = by_handle("123456789/42")
+    path = export / "item_002" / "dublin_core.xml"
+    path.write_text(path.read_text().replace("Rainfall over the Amazon",
+                                             "Rainfall over the Amazon basin"))
+    (export / "item_002" / "mapa.csv").write_text("x\n")
+    (export / "item_002" / "contents").write_text(
+        "chuva.csv\tpermissions:-r 'Anonymous'\nmapa.csv\tbundle:ORIGINAL\n")
+    out, _failed = run(export)
+    assert "0 imported, 1 updated, 2 skipped, 2 failed" in out
+    data = by_handle("123456789/44")
+    assert data.title == "Rainfall over the Amazon basin"
+    assert [f.name for f in data.files.all()] == ["chuva.csv", "mapa.csv"]
+    assert by_handle("123456789/42").pk == thesis.pk
+    assert len(stored_items()) == 3
+
+
+def broken(export: Path, case: str) -> str:
+    """item_002 broken one way; the reason the report must give."""
+    item = export / "item_002"
+    if case == "malformed":
+        (item / "dublin_core.xml").write_text("<dublin_core>\n<dcvalue element='title'>x\n")
+        return "malformed XML"
+    if case == "missing":
+        (item / "contents").write_text("chuva.csv\nsumido.pdf\tbundle:ORIGINAL\n")
+        return "'sumido.pdf' is not in the package"
+    if case == "symlink":
+        (item / "chuva.csv").unlink()
+        os.symlink("/etc/passwd", item / "chuva.csv")
+        return "symbolic link"
+    if case == "oversize":
+        (item / "chuva.csv").write_bytes(b"x" * 2048)
+        return "larger than 1024 bytes"
+    if case == "outside":
+        (item / "contents").write_text("../item_000/tese.pdf\tbundle:ORIGINAL\n")
+        return "leaves the item's folder"
+    if case == "twice":
+        (item / "handle").write_text("123456789/42\n")
+        return "the Handle 123456789/42 is also in item_000"
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("case", ["malformed", "missing", "symlink", "oversize", "outside",
+                                  "twice"])
+def test_a_bad_item_fails_with_its_reason_and_the_rest_imports(export, settings, media, case):
+    settings.IBI_MAX_FILE_SIZE = 1024
+    reason = broken(export, case)
+    out, failed = run(export)
+    assert failed is not None
+    assert "2 imported, 0 updated, 0 skipped, 3 failed" in out, out
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "failed"
+    assert reason in report["item_002"]["reason"], report["item_002"]
+    assert report["item_002"]["line"].startswith("item_002")
+    assert report["item_000"]["status"] == report["item_001"]["status"] == "imported"
+    # Nothing half-made: no item of it, no stray file in the storage.
+    assert not AlternateIdentifier.objects.filter(value="123456789/44").exists()
+    stored = {p.relative_to(media).as_posix() for p in media.rglob("*") if p.is_file()}
+    assert stored == {storage.file_key(i.ibi, f.name) for i in stored_items()
+                      for f in i.files.all()}
+
+
+def test_the_failing_line_is_named(export):
+    (export / "item_002" / "contents").write_text("chuva.csv\n\nsumido.pdf\n")
+    run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["line"] == "item_002/contents:3"
+    (export / "item_002" / "dublin_core.xml").write_text(
+        "<?xml version='1.0'?>\n<dublin_core>\n<dcvalue element='title'>x</dcvalue>\n<oops>\n")
+    run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["line"].startswith("item_002/dublin_core.xml:")
+
+
+def test_a_zip_slip_or_a_link_in_a_zip_fails_its_item_and_writes_nothing_outside(
+        export, tmp_path):
+    source = zipped(export, tmp_path / "evil.zip")
+    with zipfile.ZipFile(source, "a") as archive:
+        archive.writestr("item_002/../../../escaped.txt", b"zip slip")
+        link = zipfile.ZipInfo("item_001/link.pdf")
+        link.external_attr = 0o120777 << 16  # a symbolic link, as Info-ZIP stores one
+        archive.writestr(link, "/etc/passwd")
+        archive.writestr("/absolute.txt", b"absolute")
+    out, failed = run(source)
+    assert failed is not None
+    report = {row["source"]: row for row in rows(source.with_name("evil.zip.report.csv"))}
+    assert "1 imported" in out, out
+    assert report["item_002"]["status"] == "failed"
+    assert "leaves the item's folder" in report["item_002"]["reason"]
+    assert "symbolic link" in report["item_001"]["reason"]
+    assert "absolute path" in report["/absolute.txt"]["reason"]
+    assert report["item_000"]["status"] == "imported"
+    assert not (tmp_path.parent / "escaped.txt").exists()
+    assert not list(tmp_path.rglob("escaped.txt"))
+
+
+def test_what_is_neither_a_folder_nor_a_zip_is_refused(tmp_path):
+    source = tmp_path / "export.tar"
+    source.write_bytes(b"not a zip")
+    _out, failed = run(source)
+    assert failed is not None and "neither a folder nor a zip" in str(failed)

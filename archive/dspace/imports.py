@@ -172,17 +172,20 @@ class Importer:
             if line.bundle != saf.ORIGINAL:
                 self.report.bundles_skipped[line.bundle] += 1
         for line in files:
-            package.size(line.name)  # there, inside the folder, within the size limit
-        previous = self._previous(package)
+            try:  # there, inside the folder, within the size limit
+                package.size(line.name)
+            except saf.SafError as exc:
+                raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
+        ids = [(Scheme.HANDLE, h, "") for h in mapped.handles]
+        ids += [(Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids]
+        existing = services.holder(ids)
+        previous = self._previous(package, existing)
         # An edition reference that is no link here stays what DSpace said: a relation.
         linked = {self.previous.get(package.name)} if previous is not None else set()
         unlinked = [v for v in mapped.newer_than if _key(v) not in linked]
         unlinked += [v for v in mapped.older_than if _key(v) not in self.owners]
         if unlinked:
             mapped.dc.setdefault("relation", []).extend(unlinked)
-        ids = [(Scheme.HANDLE, h, "") for h in mapped.handles]
-        ids += [(Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids]
-        existing = services.holder(ids)
         with ExitStack() as stack:
             uploads = []
             for line in files:
@@ -214,7 +217,7 @@ class Importer:
                                    dc=mapped.dc, uploads=new, ids=ids)
             return UPDATED, item, mapped
 
-    def _previous(self, package: Package) -> Item | None:
+    def _previous(self, package: Package, existing: Item | None) -> Item | None:
         ref = self.previous.get(package.name)
         if ref is None:
             return None
@@ -223,7 +226,8 @@ class Importer:
             found = self.done.get(owner)
         else:
             found = services.holder([(Scheme.HANDLE, ref, "")]) if "/" in ref else None
-        if found is not None and Item.objects.filter(previous_edition=found).exists():
+        if found is not None and Item.objects.filter(previous_edition=found).exclude(
+                pk=existing.pk if existing else None).exists():
             return None  # it has a newer edition already: the relation stays as text
         return found
 

@@ -44,8 +44,11 @@ class Package:
 
     def read(self, relative: str, limit: int = MAX_METADATA_BYTES) -> bytes:
         """A small file (metadata, contents, handle), read whole within `limit` bytes."""
-        with self.open(relative) as f:
-            data = f.read(limit + 1)
+        try:
+            with self.open_small(relative) as f:
+                data = f.read(limit + 1)
+        except (zipfile.BadZipFile, EOFError, OSError) as exc:
+            raise SafError(_("cannot be read: %(reason)s") % {"reason": exc}, relative) from None
         if len(data) > limit:
             raise SafError(_("larger than %(count)d bytes") % {"count": limit}, relative)
         return data
@@ -58,6 +61,11 @@ class Package:
         raise NotImplementedError
 
     def open(self, relative: str) -> IO[bytes]:
+        """A file of the item, within IBI_MAX_FILE_SIZE, for the deposit services."""
+        raise NotImplementedError
+
+    def open_small(self, relative: str) -> IO[bytes]:
+        """A file of the package's own (metadata), to be read within a limit of its own."""
         raise NotImplementedError
 
     @property
@@ -111,14 +119,17 @@ class FolderPackage(Package):
             raise SafError(_("%(path)r is not in the package") % {"path": relative}, relative)
         return path.stat().st_size
 
-    def open(self, relative: str) -> IO[bytes]:
+    def open_small(self, relative: str) -> IO[bytes]:
         path = self._path(relative)
         if not path.exists():
             raise SafError(_("%(path)r is not in the package") % {"path": relative}, relative)
         try:
-            opened = bulk_import.open_import_file(path)
+            return bulk_import.open_import_file(path)
         except bulk_import.UnsafePath as exc:
             raise SafError(_(exc.template) % exc.params, relative) from None
+
+    def open(self, relative: str) -> IO[bytes]:
+        opened = self.open_small(relative)
         try:
             _check_size(relative, os.fstat(opened.fileno()).st_size)
         except BaseException:
@@ -182,6 +193,9 @@ class ZipPackage(Package):
 
     def size(self, relative: str) -> int:
         return self._info(relative).file_size
+
+    def open_small(self, relative: str) -> IO[bytes]:
+        return self.archive.open(self._info(relative))
 
     def open(self, relative: str) -> IO[bytes]:
         info = self._info(relative)

@@ -58,7 +58,11 @@ class Command(DocumentedCommand):
             raise CommandError(_("%(source)s is neither a folder nor a zip file")
                                % {"source": source})
         csv_path = report or source.with_name(source.name + ".report.csv")
-        found, strays, archive = packages.open_source(source)
+        try:
+            found, strays, archive = packages.open_source(source)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise CommandError(_("%(source)s cannot be read: %(reason)s")
+                               % {"source": source, "reason": exc}) from None
         stream = options.get("stderr") or sys.stderr
         try:
             with reports.open_csv(csv_path) as out, tqdm(total=len(found), desc="importing",
