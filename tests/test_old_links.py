@@ -92,3 +92,47 @@ def test_a_deleted_items_old_links_lead_to_its_tombstone(reader, thesis):
 
 def test_the_landing_page_of_a_repository_name_is_still_there(reader, thesis):
     assert reader.get(landing(thesis)).status_code == 200
+
+
+def test_the_handle_shows_on_the_landing_page_and_in_every_metadata_format(reader, thesis):
+    import json
+
+    import bibtexparser
+    import rispy
+    from lxml import etree
+
+    page = reader.get(landing(thesis)).content.decode()
+    assert '<a class="handle" href="https://hdl.handle.net/123456789/42">hdl:123456789/42</a>' \
+        in page
+    base = f"/items/{thesis.ibi}/metadata"
+    datacite = etree.fromstring(reader.get(f"{base}/datacite").content)
+    ns = {"d": "http://datacite.org/schema/kernel-4"}
+    assert datacite.xpath("//d:alternateIdentifier[@alternateIdentifierType='Handle']/text()",
+                          namespaces=ns) == ["123456789/42"]
+    for url in (f"/items/{thesis.ibi}/oai_dc.xml", f"{base}/oai_dc"):
+        dc = etree.fromstring(reader.get(url).content)
+        assert "http://hdl.handle.net/123456789/42" in dc.xpath(
+            "//dc:identifier/text()", namespaces={"dc": "http://purl.org/dc/elements/1.1/"})
+    entry = bibtexparser.parse_string(reader.get(f"{base}/bibtex").content.decode()).entries[0]
+    assert "Handle: 123456789/42" in entry["note"]
+    ris = rispy.loads(reader.get(f"{base}/ris").content.decode())[0]
+    assert "Handle: 123456789/42" in " ".join(ris["notes"])
+    csl = json.loads(reader.get(f"{base}/csljson").content)[0]
+    assert "Handle: 123456789/42" in csl["note"]
+    schema = json.loads(reader.get(f"{base}/schemaorg").content)
+    assert {"@type": "PropertyValue", "propertyID": "Handle",
+            "value": "123456789/42"} in schema["identifier"]
+    openaire = etree.fromstring(reader.get(
+        f"/oai?verb=GetRecord&metadataPrefix=oai_openaire&identifier="
+        f"oai:{_address()}:{thesis.ibi}").content)
+    assert openaire.xpath("//d:alternateIdentifier[@alternateIdentifierType='Handle']/text()",
+                          namespaces=ns) == ["123456789/42"]
+    listed = etree.fromstring(reader.get("/oai?verb=ListRecords&metadataPrefix=oai_dc").content)
+    assert "http://hdl.handle.net/123456789/42" in listed.xpath(
+        "//dc:identifier/text()", namespaces={"dc": "http://purl.org/dc/elements/1.1/"})
+
+
+def _address() -> str:
+    from archive.deposit import links
+
+    return links.archive_address("http://testserver")

@@ -27,7 +27,7 @@ from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of
-from ..models import DC_ELEMENTS, Item, validate_language
+from ..models import DC_ELEMENTS, AlternateIdentifier, Item, validate_language
 from ..search import selectors as searching
 from ..web.addresses import base_url
 
@@ -159,9 +159,16 @@ def _files(request: HttpRequest, item: Item) -> list[dict]:
              "is_target": f.name == item.target_file} for f in item.files.all()]
 
 
+def _handles(item: Item) -> list[str]:
+    """The Handles the item had before it came here (prefetched with its details)."""
+    return [row.value for row in item.alternate_ids.all()
+            if row.scheme == AlternateIdentifier.Scheme.HANDLE]
+
+
 def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     return {
         "item": item,
+        "handles": _handles(item),
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
@@ -295,7 +302,8 @@ def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, *_built(request, item, timezone.localdate(),
                                            landing=False))
-    values = oai_dc.item_values(item, identifiers=[links.persistent_url(item.ibi,
-                                                                        base_url(request))])
+    values = oai_dc.item_values(item, identifiers=[
+        links.persistent_url(item.ibi, base_url(request)),
+        *map(oai_dc.handle_url, _handles(item))])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")
