@@ -35,7 +35,8 @@ def holder(ids: Iterable[Alternate]) -> Item | None:
     return Item.objects.get(pk=found.pop()) if found else None
 
 
-def _write_ids(item: Item, ids: Iterable[Alternate]) -> None:
+def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
+    """The identifiers the item does not have yet; Conflict when another item has one."""
     have = set(AlternateIdentifier.objects.filter(item=item).values_list("scheme", "value"))
     rows = [AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
             for s, v, f in dict.fromkeys(ids) if (s, v) not in have]
@@ -58,7 +59,7 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
     """A new Original with its alternate identifiers, or a ServiceError and nothing."""
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
-        previous_edition=previous_edition, on_saved=lambda item: _write_ids(item, ids))
+        previous_edition=previous_edition, on_saved=lambda item: add_ids(item, ids))
 
 
 def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
@@ -80,7 +81,7 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
     with transaction.atomic():
         services.item_update(item=item, title=title, language=language,
                              dc={e: dc.get(e, []) for e in DC_ELEMENTS})
-        _write_ids(item, ids)
+        add_ids(item, ids)
         if uploads:
             services.item_add_files(item=item, uploads=uploads)
     return item
