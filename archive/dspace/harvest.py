@@ -37,7 +37,6 @@ from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
 from ..deposit import storage
-from ..deposit.values import is_date
 from ..models import HarvestSource
 from . import access, crosswalk, handles, oaipmh, services
 from .remote import Remote, RemoteError
@@ -67,9 +66,10 @@ def pick_date(values: list[str]) -> str:
     issued date is the one without a time of day. "" when none is EDTF level 0."""
     plain = [v for v in values if "T" not in v] + [v for v in values if "T" in v]
     for value in plain:
-        normal = crosswalk.normal_date(value)
-        if is_date(normal):
-            return normal
+        try:
+            return deposit.clean_date(crosswalk.normal_date(value))
+        except deposit.ServiceError:
+            continue
     return ""
 
 
