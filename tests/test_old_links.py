@@ -136,3 +136,12 @@ def _address() -> str:
     from archive.deposit import links
 
     return links.archive_address("http://testserver")
+
+
+def test_the_unknown_old_link_page_speaks_the_readers_language(thesis):
+    from django.test import Client
+
+    html = Client(headers={"Accept-Language": "pt-BR"}).get(
+        "/handle/123456789/99").content.decode()
+    assert "Nenhum item aqui tem este identificador antigo" in html
+    assert "Pesquisar" in html or "Buscar" in html
