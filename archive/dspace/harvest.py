@@ -229,8 +229,8 @@ class Harvester:
 
     def _upsert(self, header: oaipmh.Header, metadata):
         oai_id = (Scheme.OAI, header.identifier, "")
-        existing = services.holder([oai_id])
         if header.deleted:
+            existing = services.holder([oai_id])
             if existing is None or existing.is_deleted:
                 return SKIPPED, existing, None
             services.tombstone(existing, _("deleted at %(base)s on %(datestamp)s") % {
@@ -243,7 +243,7 @@ class Harvester:
             access.refuse(mapped.access)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
-        existing = existing or services.holder(ids)
+        existing = services.holder(ids)
         files = self._files(header.identifier)
         names = [storage.safe_name(f.name) for f in files]
         if len(set(names)) != len(names):

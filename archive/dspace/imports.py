@@ -91,17 +91,24 @@ class Importer:
     report: Report
     today: date = field(default_factory=date.today)  # noqa: DTZ011 (embargoes are days)
     progress: Callable[[int], None] = lambda n: None
-    scanned: dict[str, Scanned] = field(default_factory=dict)
-    done: dict[str, Item | None] = field(default_factory=dict)  # package name → item (None: failed)
+    # What is kept per package between the passes, small whatever the collection: its Handles
+    # and why it could not be scanned; after its import, its item's id (None: failed).
+    scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
+        default_factory=dict)
+    done: dict[str, int | None] = field(default_factory=dict)
 
     def run(self) -> Report:
         # Handle or URI → the first package naming it
         self.owners = owners = {}
+        refs: dict[str, Scanned] = {}  # only the packages naming other versions
         for package in self.packages:
-            scanned = self.scanned[package.name] = scan(package)
+            scanned = scan(package)
+            self.scanned[package.name] = (tuple(scanned.handles), scanned.error)
             for key in scanned.keys:
                 owners.setdefault(key, package.name)
-        self.previous = self._editions(owners)
+            if scanned.newer_than or scanned.older_than:
+                refs[package.name] = scanned
+        self.previous = self._editions(refs, owners)
         waiting = []
         for package in self.packages:
             if self._ready(package):
@@ -115,10 +122,10 @@ class Importer:
                 self._one(package, owners)
         return self.report
 
-    def _editions(self, owners: dict[str, str]) -> dict[str, str]:
+    def _editions(self, refs: dict[str, Scanned], owners: dict[str, str]) -> dict[str, str]:
         """package name → the key of its previous edition (a package's, or a Handle here)."""
         previous: dict[str, str] = {}
-        for name, scanned in self.scanned.items():
+        for name, scanned in refs.items():
             for ref in scanned.newer_than:
                 previous.setdefault(name, ref)
             for ref in scanned.older_than:
@@ -135,12 +142,12 @@ class Importer:
         return self.owners.get(ref)
 
     def _one(self, package: Package, owners: dict[str, str]) -> None:
-        scanned = self.scanned[package.name]
-        handle = scanned.handles[0] if scanned.handles else ""
+        found_handles, error = self.scanned[package.name]
+        handle = found_handles[0] if found_handles else ""
         try:
-            if scanned.error:
-                raise saf.SafError(scanned.error[0], scanned.error[1].partition("/")[2])
-            twin = next((h for h in scanned.handles if owners.get(h) != package.name), None)
+            if error:
+                raise saf.SafError(error[0], error[1].partition("/")[2])
+            twin = next((h for h in found_handles if owners.get(h) != package.name), None)
             if twin:
                 raise saf.SafError(_("the Handle %(handle)s is also in %(other)s") % {
                     "handle": twin, "other": owners[twin]}, saf.HANDLE)
@@ -151,7 +158,7 @@ class Importer:
             self.report.add(FAILED, package.name, line=f"{package.name}/{where}" if where
                             else package.name, identifier=handle, reason=str(exc))
         else:
-            self.done[package.name] = item
+            self.done[package.name] = item.pk
             self.report.add(status, package.name, identifier=handle, ibi=item.ibi,
                             not_kept=mapped.not_kept)
         self.progress(1)
@@ -223,7 +230,8 @@ class Importer:
             return None
         owner = self._owner(ref)
         if owner is not None:
-            found = self.done.get(owner)
+            pk = self.done.get(owner)
+            found = Item.objects.filter(pk=pk).first() if pk is not None else None
         else:
             found = services.holder([(Scheme.HANDLE, ref, "")]) if "/" in ref else None
         if found is not None and Item.objects.filter(previous_edition=found).exclude(

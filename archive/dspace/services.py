@@ -56,16 +56,26 @@ def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
 def deposit(*, title: str, language: str, dc: dict[str, list[str]],
             uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
             previous_edition: Item | None = None) -> Item:
-    """A new Original with its alternate identifiers, or a ServiceError and nothing."""
+    """A new Original with its alternate identifiers, or a ServiceError and nothing. The
+    caller has seen that no item holds them (`holder`); one that another writer took since is
+    refused by the unique constraint, and the deposit with it."""
+    def write(item: Item) -> None:
+        AlternateIdentifier.objects.bulk_create(
+            AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
+            for s, v, f in dict.fromkeys(ids))
+
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
-        previous_edition=previous_edition, on_saved=lambda item: add_ids(item, ids))
+        previous_edition=previous_edition, on_saved=write)
 
 
 def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
          files: dict[str, str]) -> bool:
     """Whether the item already says exactly this (files: name → sha256)."""
-    stored = {e: item.dc(e) for e in DC_ELEMENTS if item.dc(e)}
+    stored: dict[str, list[str]] = {}
+    for element, value in item.dc_values.order_by("position", "id").values_list("element",
+                                                                                "value"):
+        stored.setdefault(element, []).append(value)
     wanted = {e: list(v) for e, v in dc.items() if v}
     return (item.title == title.strip() and item.language == services.clean_language(language)
             and stored == wanted
