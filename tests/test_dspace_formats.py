@@ -170,3 +170,23 @@ def test_the_fast_path_for_calendar_dates_says_what_the_edtf_grammar_says(text):
 
     expected = values._is_edtf_level0(text) and text not in ("2013-02-29", "1900-02-29")
     assert values.is_date(text) == expected
+
+
+@pytest.mark.parametrize("values,lines,level,until,files", [
+    ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess"),
+      value("dc.date.embargo", "2999-01-01")], [], "embargoed", date(2999, 1, 1), []),
+    ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess")], [],
+     "restricted", None, []),
+    ([value("dc.rights.accessRights", "http://purl.org/coar/access_right/c_16ec")], [],
+     "restricted", None, []),
+    ([value("dc.rights.accessRights", "info:eu-repo/semantics/closedAccess")], [],
+     "metadata-only", None, []),
+    ([value("dc.embargo.terms", "forever")], [], "restricted", None, []),
+    ([], [saf.ContentLine("a.pdf", "ORIGINAL", permissions="-r 'Staff'"),
+          saf.ContentLine("b.pdf", "ORIGINAL", permissions="-r 'Anonymous'")],
+     "", None, ["a.pdf"]),
+])
+def test_dspaces_access_as_levels(values, lines, level, until, files):
+    mapped = crosswalk.to_item([value("dc.title", "T"), *values], lines,
+                               today=date(2026, 11, 26))
+    assert (mapped.level, mapped.embargo_until, mapped.restricted_files) == (level, until, files)

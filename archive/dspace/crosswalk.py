@@ -73,6 +73,19 @@ _ACCESS_FIELDS = {("dc", "rights", "accessrights"), ("dc", "rights", "access"),
                   ("dcterms", "accessrights", ""), ("datacite", "rights", "")}
 _OPEN = {"openaccess", "open access", "info:eu-repo/semantics/openaccess",
          "http://purl.org/coar/access_right/c_abf2"}
+# Access levels (COAR access rights) as DSpace and OpenAIRE write them, by the end of the value.
+EMBARGOED, RESTRICTED, METADATA_ONLY = "embargoed", "restricted", "metadata-only"
+_LEVELS = {"embargoedaccess": EMBARGOED, "c_f1cf": EMBARGOED,
+           "restrictedaccess": RESTRICTED, "c_16ec": RESTRICTED,
+           "closedaccess": METADATA_ONLY, "c_14cb": METADATA_ONLY,
+           "metadataonlyaccess": METADATA_ONLY}
+
+
+def access_level(value: str) -> str:
+    """The level an access right names ("" for open or unknown): `info:eu-repo/semantics/
+    embargoedAccess`, `restrictedAccess`, a COAR URI (…/c_16ec) …"""
+    tail = value.strip().lower().replace(" ", "").rstrip("/").rsplit("/", 1)[-1]
+    return _LEVELS.get(tail, "")
 _EMBARGO_FIELDS = re.compile(r"(embargo|liftdate|embargoend)", re.IGNORECASE)
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 ANONYMOUS = "anonymous"
@@ -90,6 +103,9 @@ class Mapped:
     newer_than: list[str] = field(default_factory=list)  # relation.isversionof values
     older_than: list[str] = field(default_factory=list)  # relation.hasversion values
     access: str = ""  # why the item is not open to everyone; "" when it is
+    level: str = ""  # EMBARGOED, RESTRICTED, METADATA_ONLY; "" when open
+    embargo_until: date | None = None  # with EMBARGOED: the first day its files are open
+    restricted_files: list[str] = field(default_factory=list)  # open to a group only
     not_kept: list[str] = field(default_factory=list)  # fields dropped, e.g. dc.title.alternative
 
 
@@ -177,6 +193,7 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             if value.value.strip().lower() not in _OPEN:
                 mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
                     "value": value.value, "field": value.field}
+                mapped.level = mapped.level or access_level(value.value) or RESTRICTED
             continue
         if _EMBARGO_FIELDS.search(value.field):
             continue  # read below, by embargo_until
@@ -208,12 +225,24 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             mapped.dc["date"] = [normal_date(dates[key])]
             break
     until = embargo_until(values)
-    if until is not None and until > today and not mapped.access:
-        mapped.access = (_("embargoed for ever") if until == date.max
-                         else _("embargoed until %(day)s") % {"day": until.isoformat()})
+    if until is not None and until > today:
+        if until == date.max:
+            mapped.access = mapped.access or _("embargoed for ever")
+            mapped.level = METADATA_ONLY if mapped.level == METADATA_ONLY else RESTRICTED
+        else:
+            mapped.access = mapped.access or _("embargoed until %(day)s") % {
+                "day": until.isoformat()}
+            if mapped.level in ("", EMBARGOED):
+                mapped.level, mapped.embargo_until = EMBARGOED, until
+    elif mapped.level == EMBARGOED:  # embargoed, with no day to come: closed until told
+        mapped.level = RESTRICTED
     groups = restricted_groups(lines)
-    if groups and not mapped.access:
-        mapped.access = _("files readable by %(groups)s only") % {
+    if groups:
+        mapped.restricted_files = [line.name for line in lines if line.bundle == "ORIGINAL"
+                                   and line.permissions.strip().startswith("-r")
+                                   and line.permissions.strip()[2:].strip().strip("'\"")
+                                   .strip().lower() != ANONYMOUS]
+        mapped.access = mapped.access or _("files readable by %(groups)s only") % {
             "groups": ", ".join(sorted(set(groups)))}
     mapped.not_kept = sorted(set(mapped.not_kept))
     return mapped

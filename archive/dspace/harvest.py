@@ -39,15 +39,13 @@ from ..deposit import services as deposit
 from ..deposit import storage
 from ..models import HarvestSource
 from . import access, crosswalk, handles, oaipmh, services
+from .crosswalk import RESTRICTED
 from .remote import Remote, RemoteError
 from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
 logger = logging.getLogger(__name__)
 Scheme = services.Scheme
 FILE_FORMATS = ("ore", "mets")
-# dc:rights values that say a record is not open (OpenAIRE's info:eu-repo and COAR terms).
-_CLOSED = ("embargoedaccess", "restrictedaccess", "closedaccess", "metadataonlyaccess",
-           "c_f1cf", "c_16ec", "c_14cb")
 
 
 @dataclass
@@ -101,10 +99,13 @@ def mapped_record(dc: dict[str, list[str]], today: date | None = None) -> crossw
         for value in values:
             if element == "identifier" and _alternate(mapped, value):
                 continue
-            if element == "rights" and any(c in value.lower().replace(" ", "")
-                                           for c in _CLOSED):
+            level = crosswalk.access_level(value) if element == "rights" else ""
+            if level:  # OpenAIRE's info:eu-repo access rights, COAR's URIs
                 mapped.access = mapped.access or _("access %(value)s (dc:rights)") % {
                     "value": value}
+                # An embargo's end is not in oai_dc: closed until a librarian says.
+                mapped.level = mapped.level or (RESTRICTED if level == crosswalk.EMBARGOED
+                                                else level)
                 continue
             mapped.dc.setdefault(element, []).append(value)
     mapped.not_kept = sorted(set(mapped.not_kept))
