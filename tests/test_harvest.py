@@ -222,3 +222,38 @@ def test_bad_arguments_are_refused_before_any_request(source, tmp_path):
         with pytest.raises(CommandError, match=said):
             call_command("harvest", *args, stdout=io.StringIO(), stderr=io.StringIO())
     assert source.asked == []
+
+
+def test_without_ore_the_files_come_from_mets_with_their_md5_checked(source, tmp_path):
+    tese = (OAI_DATA / "bitstreams" / "tese.pdf").read_bytes()
+
+    def mets(path, params):
+        if params.get("verb") == "ListMetadataFormats":
+            body = source.recorded("ListMetadataFormats.xml").replace(
+                b"<metadataPrefix>ore</metadataPrefix>", b"<metadataPrefix>x-ore</metadataPrefix>")
+            return 200, {}, body
+        if params.get("verb") == "GetRecord":
+            assert params["metadataPrefix"] == "mets"
+            n = params["identifier"].rsplit("/", 1)[-1]
+            md5 = hashlib.md5(tese, usedforsecurity=False).hexdigest()
+            if n == "43":
+                md5 = "0" * 32  # not the bytes served: the item fails
+            files = (f'<fileGrp USE="ORIGINAL"><file ID="f1" MIMETYPE="application/pdf" '
+                     f'SIZE="{len(tese)}" CHECKSUM="{md5}" CHECKSUMTYPE="MD5"><FLocat '
+                     f'LOCTYPE="URL" xlink:href="{source.url}/bitstreams/0b5b6c8a-8e8f-4a3e-'
+                     f'9d9f-3f1c2b4a5d6e/download" xlink:title="tese.pdf"/></file></fileGrp>'
+                     if n in ("42", "43") else "")
+            return 200, {}, (
+                '<?xml version="1.0"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
+                f'<GetRecord><record><header><identifier>{params["identifier"]}</identifier>'
+                '<datestamp>2026-11-01T12:00:00Z</datestamp></header><metadata>'
+                '<mets xmlns="http://www.loc.gov/METS/" xmlns:xlink="http://www.w3.org/1999/'
+                f'xlink"><fileSec>{files}</fileSec></mets></metadata></record></GetRecord>'
+                '</OAI-PMH>').encode()
+        return None
+
+    source.script = mets
+    out, rows, _failed = run(source.base, tmp_path)
+    assert "files from the mets format" in out
+    assert {f.name: f.sha256 for f in by_oai(42).files.all()} == {"tese.pdf": sha("tese.pdf")}
+    assert rows[f"{ID}43"]["status"] == "failed" and "MD5" in rows[f"{ID}43"]["reason"]
