@@ -230,3 +230,11 @@ def test_what_is_neither_a_folder_nor_a_zip_is_refused(tmp_path):
     source.write_bytes(b"not a zip")
     _out, failed = run(source)
     assert failed is not None and "neither a folder nor a zip" in str(failed)
+
+
+def test_contents_that_are_not_utf8_fail_their_item(export):
+    (export / "item_002" / "contents").write_bytes(b"chuva\xff.csv\n")
+    out, _failed = run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "failed" and "utf-8" in report["item_002"]["reason"]
+    assert "2 imported" in out

@@ -221,9 +221,11 @@ class Harvester:
         source = header.identifier
         try:
             status, item, mapped = self._upsert(header, metadata)
-        except (deposit.ServiceError, RemoteError, oaipmh.OaiError, OSError) as exc:
+        except Exception as exc:  # one bad record must not stop a harvest
+            expected = (deposit.ServiceError, RemoteError, oaipmh.OaiError, OSError)
             self.report.add(FAILED, source, line=f"{source} {header.datestamp}",
-                            identifier=source, reason=str(exc))
+                            identifier=source, reason=str(exc) if isinstance(exc, expected)
+                            else f"{type(exc).__name__}: {exc}")
             return
         self.report.add(status, source, identifier=source, ibi=item.ibi if item else "",
                         not_kept=mapped.not_kept if mapped else None)

@@ -152,11 +152,11 @@ class Importer:
                 raise saf.SafError(_("the Handle %(handle)s is also in %(other)s") % {
                     "handle": twin, "other": owners[twin]}, saf.HANDLE)
             status, item, mapped = self._import(package)
-        except (saf.SafError, deposit.ServiceError, OSError) as exc:
+        except Exception as exc:  # one bad item must not stop a long migration
             where = getattr(exc, "where", "")
             self.done[package.name] = None
             self.report.add(FAILED, package.name, line=f"{package.name}/{where}" if where
-                            else package.name, identifier=handle, reason=str(exc))
+                            else package.name, identifier=handle, reason=reason(exc))
         else:
             self.done[package.name] = item.pk
             self.report.add(status, package.name, identifier=handle, ibi=item.ibi,
@@ -238,6 +238,14 @@ class Importer:
                 pk=existing.pk if existing else None).exists():
             return None  # it has a newer edition already: the relation stays as text
         return found
+
+
+def reason(exc: Exception) -> str:
+    """What the report says of a failure: the message of the errors we expect, else the
+    exception's type too (a fault of ours, or of the source, that the operator can report)."""
+    if isinstance(exc, saf.SafError | deposit.ServiceError | OSError | UnicodeError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _sha256(fileobj) -> str:
