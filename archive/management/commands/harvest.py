@@ -67,7 +67,7 @@ class Command(DocumentedCommand):
         csv_path = report or Path(
             f"harvest-{host}-{timezone.now().strftime('%Y%m%dT%H%M%SZ')}.csv")
         stream = options.get("stderr") or sys.stderr
-        with reports.open_csv(csv_path) as out, tqdm(desc="harvesting", unit="record",
+        with reports.open_csv(csv_path) as out, tqdm(desc=_("harvesting"), unit="record",
                                                       file=stream) as bar:
             run = reports.Report(out)
 

@@ -65,7 +65,7 @@ class Command(DocumentedCommand):
                                % {"source": source, "reason": exc}) from None
         stream = options.get("stderr") or sys.stderr
         try:
-            with reports.open_csv(csv_path) as out, tqdm(total=len(found), desc="importing",
+            with reports.open_csv(csv_path) as out, tqdm(total=len(found), desc=_("importing"),
                                                      unit="item", file=stream) as bar:
                 run = reports.Report(out)
                 for entry, reason in strays:
