@@ -37,7 +37,7 @@ from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
 from ..deposit import storage
-from ..models import HarvestSource
+from ..models import HarvestSource, Item
 from . import access, crosswalk, handles, oaipmh, services
 from .crosswalk import RESTRICTED
 from .remote import Remote, RemoteError
@@ -186,6 +186,7 @@ class Harvester:
                     return self._page_failed(params, exc)
             except RemoteError as exc:
                 return self._page_failed(params, exc)
+            self._prefetch(page)
             for header, metadata in page.records:
                 self._record(header, metadata)
                 if header.datestamp > state.run_newest:
@@ -203,6 +204,31 @@ class Harvester:
                 return self.outcome
             state.save(update_fields=["resumption_token", "run_newest"])
             params = {"verb": "ListRecords", "resumptionToken": page.token}
+
+    def _prefetch(self, page: oaipmh.Page) -> None:
+        """A page's records read, and the items already holding their identifiers found, in
+        one query for the whole page."""
+        self.mapped: dict[str, crosswalk.Mapped] = {}
+        keys = []
+        for header, metadata in page.records:
+            keys.append((Scheme.OAI, header.identifier))
+            if metadata is not None:
+                try:
+                    mapped = mapped_record(oaipmh.dc_values(metadata))
+                except Exception:  # noqa: BLE001 (read again, and reported, by _record)
+                    continue
+                self.mapped[header.identifier] = mapped
+                keys += [(Scheme.HANDLE, h) for h in mapped.handles]
+                keys += [(Scheme.DSPACE_ITEM, u) for u in mapped.uuids]
+        self.known = services.holders(keys)
+
+    def _holder(self, ids: list[services.Alternate]) -> Item | None:
+        found = {self.known[(s, v)] for s, v, _f in ids if (s, v) in self.known}
+        if len(found) > 1:
+            raise deposit.Conflict(_("these identifiers belong to different items here: "
+                                     "%(ids)s") % {"ids": ", ".join(f"{s}:{v}"
+                                                                    for s, v, _f in ids)})
+        return Item.objects.get(pk=found.pop()) if found else None
 
     def _first(self, start: str) -> dict[str, str]:
         params = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
@@ -233,20 +259,20 @@ class Harvester:
     def _upsert(self, header: oaipmh.Header, metadata):
         oai_id = (Scheme.OAI, header.identifier, "")
         if header.deleted:
-            existing = services.holder([oai_id])
+            existing = self._holder([oai_id])
             if existing is None or existing.is_deleted:
                 return SKIPPED, existing, None
             services.tombstone(existing, _("deleted at %(base)s on %(datestamp)s") % {
                 "base": self.remote.base, "datestamp": header.datestamp})
             return DELETED, existing, None
-        mapped = mapped_record(oaipmh.dc_values(metadata))
+        mapped = self.mapped.get(header.identifier) or mapped_record(oaipmh.dc_values(metadata))
         if not mapped.title:
             raise deposit.ServiceError(_("the record has no dc:title"))
         if mapped.access:
             access.refuse(mapped.access)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
-        existing = services.holder(ids)
+        existing = self._holder(ids)
         files = self._files(header.identifier)
         names = [storage.safe_name(f.name) for f in files]
         if len(set(names)) != len(names):
@@ -276,6 +302,7 @@ class Harvester:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads,
                                         target_file=names[0] if names else "", ids=ids)
+                self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
                                    dc=mapped.dc, uploads=uploads, ids=ids)

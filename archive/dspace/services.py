@@ -35,6 +35,17 @@ def holder(ids: Iterable[Alternate]) -> Item | None:
     return Item.objects.get(pk=found.pop()) if found else None
 
 
+def holders(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """(scheme, value) → the id of the item holding it, for many at once (one query)."""
+    keys = set(keys)
+    if not keys:
+        return {}
+    rows = AlternateIdentifier.objects.filter(
+        scheme__in={s for s, _v in keys}, value__in={v for _s, v in keys}).values_list(
+        "scheme", "value", "item_id")
+    return {(s, v): item_id for s, v, item_id in rows if (s, v) in keys}
+
+
 def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
     """The identifiers the item does not have yet; Conflict when another item has one."""
     have = set(AlternateIdentifier.objects.filter(item=item).values_list("scheme", "value"))
