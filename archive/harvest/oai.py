@@ -84,7 +84,8 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
         identifiers=[links.persistent_url(item.ibi, base_url(request)),
-                     *map(oai_dc.handle_url, handles)]))
+                     *map(oai_dc.handle_url, handles)],
+        access=(item.access_rights, item.embargo_until)))
 
 
 @dataclass(frozen=True)
