@@ -8,8 +8,8 @@ citation by Handle or DSpace URL keeps working after a migration (archive/dspace
     /bitstreams/<uuid>[/download]                   → the file (DSpace 7)
 
 The same under /xmlui/ or /jspui/. A file that is not here by that name (renamed, or the
-bitstream of another bundle) leads to the item's page; a deleted item's links lead to its
-tombstone. What names nothing here is a 404 page with a search box.
+bitstream of another bundle) or that is not open to all leads to the item's page; a deleted
+item's links lead to its tombstone. What names nothing here is a 404 page with a search box.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
+from ..access import policy
 from ..deposit import links
 from ..dspace import handles, selectors
 from ..models import Item
@@ -33,7 +34,10 @@ def _landing(item: Item) -> HttpResponse:
 
 
 def _file(request: HttpRequest, item: Item, name: str) -> HttpResponse:
-    if not name or item.is_deleted:
+    """The file, when it is open to all (access/policy.py): a closed file's address is not
+    given out here, its name being part of it; the landing page says how to ask for it."""
+    row = item.files.filter(name=name).only("restricted").first() if name else None
+    if row is None or item.is_deleted or not policy.is_open(item.access_rights, row.restricted):
         return _landing(item)
     return HttpResponsePermanentRedirect(links.file_url(item.ibi, name, base_url(request)))
 
