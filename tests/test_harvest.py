@@ -53,9 +53,9 @@ def listed(source) -> list[tuple[str, str]]:
 
 def test_it_harvests_a_dspace_source_with_files_handles_and_old_links(source, tmp_path, reader):
     out, rows, failed = run(source.base, tmp_path)
-    assert "3 imported, 0 updated, 0 skipped, 0 deleted, 1 failed" in out, out
+    assert "4 imported, 0 updated, 0 skipped, 0 deleted, 0 failed" in out, out
     assert "files from the ore format" in out
-    assert failed is not None  # the embargoed record
+    assert failed is None
     thesis = by_oai(42)
     assert thesis.title == "Identificadores persistentes em repositórios institucionais"
     assert thesis.language == "pt-BR" and thesis.dc("date") == ["2013-09-04"]
@@ -73,9 +73,10 @@ def test_it_harvests_a_dspace_source_with_files_handles_and_old_links(source, tm
     assert article.dc("date") == ["2015-05"]
     metadata_only = by_oai(44)
     assert list(metadata_only.files.all()) == []
-    assert rows[f"{ID}45"]["status"] == "failed"
-    assert "embargoedAccess" in rows[f"{ID}45"]["reason"]
-    assert not AlternateIdentifier.objects.filter(value="123456789/45").exists()
+    # embargoedAccess, its end not in oai_dc: restricted here (#26) until a librarian says.
+    embargoed = by_oai(45)
+    assert embargoed.access_rights == "restricted"
+    assert "embargoedAccess" in embargoed.access_reason
     # DSpace's links to them answer here.
     response = reader.get("/bitstreams/0b5b6c8a-8e8f-4a3e-9d9f-3f1c2b4a5d6e/download")
     assert response["Location"].endswith(f"/col/{thesis.ibi}/doc/tese.pdf")
@@ -98,8 +99,8 @@ def test_sickle_reads_the_same_records_from_the_recorded_server(source, tmp_path
     run(source.base, tmp_path)
     harvested = set(AlternateIdentifier.objects.filter(scheme="oai")
                     .values_list("value", flat=True))
-    assert harvested == {f"{ID}{n}" for n in (42, 43, 44)}  # 45: embargoed, refused
-    for n in (42, 43, 44):
+    assert harvested == {f"{ID}{n}" for n in (42, 43, 44, 45)}
+    for n in (42, 43, 44, 45):
         assert by_oai(n).title == seen[f"{ID}{n}"].metadata["title"][0]
 
 
@@ -118,7 +119,7 @@ def test_a_second_run_asks_from_the_last_datestamp_updates_and_makes_tombstones(
     assert {f.name for f in thesis.files.all()} == {"tese.pdf", "anexo.csv"}  # never twice
     article.refresh_from_db()
     assert article.is_deleted and "deleted at" in article.deletion_reason
-    assert Item.objects.filter(is_archive_service=False).count() == 3  # no duplicate
+    assert Item.objects.filter(is_archive_service=False).count() == 4  # no duplicate
     response = reader.get("/handle/123456789/43")
     assert reader.get(response["Location"]).status_code == 410
     assert HarvestSource.objects.get().last_datestamp == "2026-11-21T09:30:00Z"
@@ -138,7 +139,7 @@ def test_a_503_is_retried_after_its_retry_after(source):
     run_report = report.Report()
     outcome = harvest.harvest(source.base, report=run_report, sleep=waits.append)
     assert waits == [2.0]
-    assert outcome.completed and run_report.counts["imported"] == 3
+    assert outcome.completed and run_report.counts["imported"] == 4
 
 
 def test_a_polite_delay_separates_requests(source):
@@ -169,10 +170,10 @@ def test_a_bad_page_fails_stops_the_run_and_the_next_run_resumes_it(
     source.script = None
     source.asked.clear()
     out, _rows, failed = run(source.base, tmp_path)
-    assert "1 imported" in out and failed is not None  # 45 is still embargoed
+    assert "2 imported" in out and failed is None
     first = next(p for _path, p in source.asked if p.get("verb") == "ListRecords")
     assert first == {"verb": "ListRecords", "resumptionToken": FIRST_TOKEN}
-    assert Item.objects.filter(is_archive_service=False).count() == 3
+    assert Item.objects.filter(is_archive_service=False).count() == 4
 
 
 def test_a_redirect_to_another_host_is_refused(source, tmp_path):

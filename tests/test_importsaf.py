@@ -63,8 +63,8 @@ def zipped(folder: Path, target: Path, top: str = "") -> Path:
 def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
     out, failed = run(export)
     report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
-    assert "3 imported, 0 updated, 0 skipped, 2 failed" in out
-    assert failed is not None  # two restricted items: exit status 1
+    assert "5 imported, 0 updated, 0 skipped, 0 failed" in out
+    assert failed is None
     thesis = by_handle("123456789/42")
     assert thesis.title == "Identificadores persistentes em repositórios institucionais"
     assert thesis.language == "pt-BR"
@@ -100,12 +100,17 @@ def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
     data = by_handle("123456789/44")
     assert [f.name for f in data.files.all()] == ["chuva.csv"]
     assert data.language == "en" and data.dc("date") == ["2012-11-20"]
-    # Restricted and embargoed items are refused, never imported open.
-    for handle, source, why in (("123456789/45", "item_003", "Comunidade INPE"),
-                                ("123456789/46", "item_004", "2999-01-01")):
-        assert not AlternateIdentifier.objects.filter(value=handle).exists()
-        assert report[source]["status"] == "failed" and why in report[source]["reason"]
-        assert "never made open" in report[source]["reason"]
+    # DSpace's access becomes the item's level here (#26), never open: a file readable by a
+    # group only is a restricted file; an embargo date to come, an embargoed item.
+    internal = by_handle("123456789/45")
+    assert internal.access_rights == "open"
+    assert list(internal.files.filter(restricted=True).values_list("name", flat=True)) == [
+        "relatorio.pdf"]
+    embargoed = by_handle("123456789/46")
+    assert (embargoed.access_rights, embargoed.embargo_until.isoformat()) == (
+        "embargoed", "2999-01-01")
+    assert "2999-01-01" in embargoed.access_reason
+    assert not embargoed.files.filter(restricted=True).exists()
     assert report["item_000"]["ibi"] == thesis.ibi
     assert report["item_000"]["identifier"] == "123456789/42"
 
@@ -116,7 +121,7 @@ def test_a_zip_as_itemexport_writes_it_imports_the_same(export, tmp_path):
         AlternateIdentifier.objects.all().delete()
         source = zipped(export, tmp_path / f"export{len(top)}.zip", top)
         out, _failed = run(source)
-        assert "3 imported, 0 updated, 0 skipped, 2 failed" in out, out
+        assert "5 imported, 0 updated, 0 skipped, 0 failed" in out, out
         thesis = by_handle("123456789/42")
         assert {f.name for f in thesis.files.all()} == {"tese.pdf", "anexo.csv"}
         assert thesis.target_file == "tese.pdf"
@@ -138,12 +143,12 @@ def test_a_second_run_skips_what_is_unchanged_and_updates_what_changed(export):
     (export / "item_002" / "contents").write_text(
         "chuva.csv\tpermissions:-r 'Anonymous'\nmapa.csv\tbundle:ORIGINAL\n")
     out, _failed = run(export)
-    assert "0 imported, 1 updated, 2 skipped, 2 failed" in out
+    assert "0 imported, 1 updated, 4 skipped, 0 failed" in out
     data = by_handle("123456789/44")
     assert data.title == "Rainfall over the Amazon basin"
     assert [f.name for f in data.files.all()] == ["chuva.csv", "mapa.csv"]
     assert by_handle("123456789/42").pk == thesis.pk
-    assert len(stored_items()) == 3
+    assert len(stored_items()) == 5
 
 
 def broken(export: Path, case: str) -> str:
@@ -178,7 +183,7 @@ def test_a_bad_item_fails_with_its_reason_and_the_rest_imports(export, settings,
     reason = broken(export, case)
     out, failed = run(export)
     assert failed is not None
-    assert "2 imported, 0 updated, 0 skipped, 3 failed" in out, out
+    assert "4 imported, 0 updated, 0 skipped, 1 failed" in out, out
     report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
     assert report["item_002"]["status"] == "failed"
     assert reason in report["item_002"]["reason"], report["item_002"]
@@ -215,7 +220,7 @@ def test_a_zip_slip_or_a_link_in_a_zip_fails_its_item_and_writes_nothing_outside
     out, failed = run(source)
     assert failed is not None
     report = {row["source"]: row for row in rows(source.with_name("evil.zip.report.csv"))}
-    assert "1 imported" in out, out
+    assert "3 imported" in out, out
     assert report["item_002"]["status"] == "failed"
     assert "leaves the item's folder" in report["item_002"]["reason"]
     assert "symbolic link" in report["item_001"]["reason"]
@@ -237,4 +242,4 @@ def test_contents_that_are_not_utf8_fail_their_item(export):
     out, _failed = run(export)
     report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
     assert report["item_002"]["status"] == "failed" and "utf-8" in report["item_002"]["reason"]
-    assert "2 imported" in out
+    assert "4 imported" in out

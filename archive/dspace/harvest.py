@@ -268,8 +268,7 @@ class Harvester:
         mapped = self.mapped.get(header.identifier) or mapped_record(oaipmh.dc_values(metadata))
         if not mapped.title:
             raise deposit.ServiceError(_("the record has no dc:title"))
-        if mapped.access:
-            access.refuse(mapped.access)
+        level, _restricted = access.of(mapped)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
         existing = self._holder(ids)
@@ -288,7 +287,8 @@ class Harvester:
         wanted = [(f, n) for f, n in zip(files, names, strict=True) if n not in held]
         if existing is not None and not wanted and services.same(
                 existing, title=mapped.title, language=mapped.language, dc=mapped.dc,
-                files={n: s for n, s in existing.files.values_list("name", "sha256")}):
+                files={n: s for n, s in existing.files.values_list("name", "sha256")}
+        ) and services.same_access(existing, level, ()):
             with transaction.atomic():
                 services.add_ids(existing, ids)
             return SKIPPED, existing, mapped
@@ -301,11 +301,12 @@ class Harvester:
             if existing is None:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads,
-                                        target_file=names[0] if names else "", ids=ids)
+                                        target_file=names[0] if names else "", ids=ids,
+                                        access=level)
                 self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
-                                   dc=mapped.dc, uploads=uploads, ids=ids)
+                                   dc=mapped.dc, uploads=uploads, ids=ids, access=level)
             return UPDATED, item, mapped
 
     def _files(self, identifier: str) -> list[oaipmh.RemoteFile]:

@@ -172,8 +172,7 @@ class Importer:
                                    today=self.today)
         if not mapped.title:
             raise saf.SafError(_("no dc.title"), saf.DUBLIN_CORE)
-        if mapped.access:
-            access.refuse(mapped.access)
+        level, restricted = access.of(mapped)
         files = [line for line in lines if line.bundle == saf.ORIGINAL]
         for line in lines:
             if line.bundle != saf.ORIGINAL:
@@ -207,11 +206,13 @@ class Importer:
             if existing is None:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads, target_file=target,
-                                        ids=ids, previous_edition=previous)
+                                        ids=ids, previous_edition=previous, access=level,
+                                        restricted_files=restricted)
                 return IMPORTED, item, mapped
             sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
             if services.same(existing, title=mapped.title, language=mapped.language,
-                             dc=mapped.dc, files=sums):
+                             dc=mapped.dc, files=sums) and services.same_access(
+                    existing, level, restricted):
                 return SKIPPED, existing, mapped
             held = dict(existing.files.values_list("name", "sha256"))
             for name, sha in sums.items():
@@ -221,7 +222,8 @@ class Importer:
                         "name": name, "ibi": existing.ibi})
             new = [u for u in uploads if storage.safe_name(u.name) not in held]
             item = services.update(existing, title=mapped.title, language=mapped.language,
-                                   dc=mapped.dc, uploads=new, ids=ids)
+                                   dc=mapped.dc, uploads=new, ids=ids, access=level,
+                                   restricted_files=restricted)
             return UPDATED, item, mapped
 
     def _previous(self, package: Package, existing: Item | None) -> Item | None:

@@ -66,7 +66,8 @@ def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
 
 def deposit(*, title: str, language: str, dc: dict[str, list[str]],
             uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
-            previous_edition: Item | None = None) -> Item:
+            previous_edition: Item | None = None, access: services.Access | None = None,
+            restricted_files: Sequence[str] = ()) -> Item:
     """A new Original with its alternate identifiers, or a ServiceError and nothing. The
     caller has seen that no item holds them (`holder`); one that another writer took since is
     refused by the unique constraint, and the deposit with it."""
@@ -77,7 +78,8 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
 
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
-        previous_edition=previous_edition, on_saved=write)
+        previous_edition=previous_edition, access=access,
+        restricted_files=restricted_files, on_saved=write)
 
 
 def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
@@ -93,8 +95,19 @@ def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
             and dict(item.files.values_list("name", "sha256")) == files)
 
 
+def same_access(item: Item, access: services.Access | None,
+                restricted_files: Sequence[str]) -> bool:
+    """Whether the item's access already is this (open when None)."""
+    level = access or services.Access()
+    return (item.access_rights, item.embargo_until) == (level.rights, level.embargo_until) \
+        and set(item.files.filter(restricted=True).values_list("name", flat=True)) == set(
+            restricted_files)
+
+
 def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
-           uploads: list[services.Upload], ids: Sequence[Alternate]) -> Item:
+           uploads: list[services.Upload], ids: Sequence[Alternate],
+           access: services.Access | None = None, restricted_files: Sequence[str] = ()
+           ) -> Item:
     """The item's metadata replaced by this, the new files added (a file here is never
     replaced: a file of the same name with other bytes is a Conflict, before any change)."""
     if item.is_deleted:
@@ -105,6 +118,13 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
         add_ids(item, ids)
         if uploads:
             services.item_add_files(item=item, uploads=uploads)
+        level = access or services.Access()
+        if (item.access_rights, item.embargo_until, set(restricted_files)) != (
+                level.rights, level.embargo_until,
+                set(item.files.filter(restricted=True).values_list("name", flat=True))):
+            services.item_set_access(item=item, rights=level.rights,
+                                     embargo_until=level.embargo_until, reason=level.reason,
+                                     restricted_files=list(restricted_files))
     return item
 
 
