@@ -107,3 +107,19 @@ def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files
         extra = [links.persistent_url(item.ibi)]
         assert other["dc"].pop("identifier", []) == mine["dc"].pop("identifier", []) + extra
         assert other == mine
+
+
+def test_an_export_never_opens_a_closed_file(tmp_path):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    closed = make.item(("a.pdf", b"%PDF a"), title="Embargoed", access=services.Access(
+        "embargoed", timezone.localdate() + timedelta(days=30)))
+    partly = make.item(("open.pdf", b"%PDF o"), ("staff.csv", b"x"), title="Partly",
+                       restricted_files=["staff.csv"])
+    call_command("exportsaf", str(tmp_path / "out"), closed.ibi, partly.ibi)
+    lines = {line.name: line.permissions for folder in (tmp_path / "out").iterdir()
+             for line in saf.read_contents((folder / "contents").read_text())}
+    assert lines == {"a.pdf": "-r 'Administrator'", "open.pdf": "",
+                     "staff.csv": "-r 'Administrator'"}

@@ -6,7 +6,8 @@ One folder per item, `item_<n>` in the order of the repository's ids:
     dublin_core.xml   the item's Dublin Core as DSpace's registry names it (crosswalk.to_dspace),
                       its persistent URL and its Handles' proxy URLs as dc.identifier.uri, its
                       previous edition (Handle, else persistent URL) as dc.relation.isversionof
-    contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`
+    contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`,
+                      a file not open to all `permissions:-r 'Administrator'`
     handle            the item's Handle, when it came with one (DSpace then keeps it)
     <files>           the item's files, as stored
 
@@ -21,11 +22,15 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..access import policy
 from ..deposit import links, storage
 from ..models import DC_ELEMENTS, AlternateIdentifier, Item
 from . import crosswalk, handles, saf
 
 Scheme = AlternateIdentifier.Scheme
+# A file not open to all is readable by DSpace's administrators only once imported there (and
+# restricted again when it comes back here): an export never opens what was closed.
+CLOSED = "-r 'Administrator'"
 
 
 def _handles(item: Item) -> list[str]:
@@ -60,7 +65,9 @@ def export_item(item: Item, folder: Path, base: str | None = None) -> None:
                 shutil.copyfileobj(src, dst, storage.CHUNK)
         (work / saf.CONTENTS).write_text(saf.contents_text(
             saf.ContentLine(name=row.name, bundle=saf.ORIGINAL,
-                            primary=row.name == item.target_file) for row in files), "utf-8")
+                            primary=row.name == item.target_file,
+                            permissions="" if policy.is_open(item.access_rights, row.restricted)
+                            else CLOSED) for row in files), "utf-8")
         found = _handles(item)
         if found:
             (work / saf.HANDLE).write_text(found[0] + "\n", "utf-8")

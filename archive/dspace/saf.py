@@ -174,6 +174,8 @@ def contents_text(lines: Iterable[ContentLine]) -> str:
         text = f"{line.name}\tbundle:{line.bundle}"
         if line.primary:
             text += "\tprimary:true"
+        if line.permissions:
+            text += f"\tpermissions:{line.permissions}"
         if line.description:
             text += f"\tdescription:{' '.join(line.description.split())}"
         out.append(text + "\n")
