@@ -535,3 +535,68 @@ class AccessRead(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.file_name}"
+
+
+class AlternateIdentifier(models.Model):
+    """Another name an item (or one of its files) had before it came here: its Handle, its
+    DSpace UUID, a DSpace bitstream's UUID or sequence, the OAI identifier it was harvested
+    under. The IBI stays the item's own; these keep old links and citations working
+    (archive/dspace/, the old-link routes of site/legacy.py) and appear in its metadata.
+
+    Each value belongs to one item in its scheme: a second item claiming a Handle already held
+    here is refused by the unique constraint, whoever writes."""
+
+    class Scheme(models.TextChoices):
+        HANDLE = "handle", _("Handle")
+        DSPACE_ITEM = "dspace-item", _("DSpace item UUID")
+        DSPACE_BITSTREAM = "dspace-bitstream", _("DSpace bitstream UUID")
+        # "<handle>/<sequence>": DSpace's /bitstream/<handle>/<sequence>/<name> links.
+        DSPACE_SEQUENCE = "dspace-sequence", _("DSpace bitstream sequence")
+        OAI = "oai", _("OAI identifier")
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="alternate_ids",
+                             verbose_name=_("item"))
+    scheme = models.CharField(_("scheme"), max_length=16, choices=Scheme.choices)
+    # Handles are case-insensitive in ASCII (RFC 3650 §3): stored in lower case.
+    value = models.CharField(_("value"), max_length=255)
+    # For a bitstream's UUID or sequence: the name of the file it is here ("" for the item).
+    file_name = models.CharField(_("file name"), max_length=255, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("alternate identifier")
+        verbose_name_plural = _("alternate identifiers")
+        ordering = ["scheme", "id"]
+        constraints = [models.UniqueConstraint(fields=["scheme", "value"],
+                                               name="one_item_per_alternate_identifier")]
+
+    def __str__(self) -> str:
+        return f"{self.scheme}:{self.value}"
+
+
+class HarvestSource(models.Model):
+    """An OAI-PMH repository harvested by `manage.py harvest` (archive/dspace/harvest.py),
+    per set: the newest datestamp harvested (the next run asks from it), and while a run is
+    under way the resumption token of the next page, so that a run stopped by a crash
+    resumes there."""
+
+    base_url = models.CharField(_("base URL"), max_length=500)
+    set_spec = models.CharField(_("set"), max_length=255, blank=True, default="")
+    # As the source writes it (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ, its granularity).
+    last_datestamp = models.CharField(_("last datestamp"), max_length=32, blank=True,
+                                      default="")
+    resumption_token = models.TextField(_("resumption token"), blank=True, default="")
+    # The `from` of the run in progress: asked again if its token has expired.
+    run_from = models.CharField(_("from of the run in progress"), max_length=32, blank=True,
+                                default="")
+    run_newest = models.CharField(_("newest datestamp of the run in progress"), max_length=32,
+                                  blank=True, default="")
+    harvested_at = models.DateTimeField(_("last harvested"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("harvest source")
+        verbose_name_plural = _("harvest sources")
+        constraints = [models.UniqueConstraint(fields=["base_url", "set_spec"],
+                                               name="one_harvest_state_per_set")]
+
+    def __str__(self) -> str:
+        return f"{self.base_url} {self.set_spec}".strip()

@@ -12,7 +12,7 @@ from .archive_service.answers import NotTheService
 from .db import replica
 from .harvest import oai
 from .resolver import views as resolver
-from .site import access, downloads, indexing, linksets, metadata_formats, views
+from .site import access, downloads, indexing, legacy, linksets, metadata_formats, views
 
 
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
@@ -49,6 +49,19 @@ urlpatterns = [
     path("sitemaps/pages.xml", indexing.sitemap_pages, name="sitemap_pages"),
     path("sitemaps/items-<int:page>.xml", replica.lagging(indexing.sitemap_items),
          name="sitemap_items"),
+    # DSpace's old links (site/legacy.py): 301 to the item that came from there. A UUID is
+    # never a repository name (which holds slashes), so /items/<uuid> comes first.
+    re_path(r"^(?:(?:xmlui|jspui)/)?handle/(?P<rest>.+)$", legacy.handle, name="old_handle"),
+    re_path(r"^(?:(?:xmlui|jspui)/)?bitstream/handle/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/"
+            r"(?P<name>.+)$", legacy.bitstream_by_handle, name="old_bitstream_handle"),
+    re_path(r"^(?:(?:xmlui|jspui)/)?bitstream/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/"
+            r"(?P<sequence>[0-9]+)/(?P<name>.+)$", legacy.bitstream_by_sequence,
+            name="old_bitstream_sequence"),
+    path("items/<uuid:uuid>", legacy.dspace_item, name="old_item"),
+    path("items/<uuid:uuid>/full", legacy.dspace_item, name="old_item_full"),
+    path("entities/<str:entity_type>/<uuid:uuid>", legacy.dspace_item, name="old_entity"),
+    path("bitstreams/<uuid:uuid>", legacy.bitstream, name="old_bitstream"),
+    path("bitstreams/<uuid:uuid>/download", legacy.bitstream, name="old_bitstream_download"),
     # Repository names hold slashes: the suffixed pages come before the landing page.
     path("items/<path:ibi>/files", views.item_files, name="item_files"),
     path("items/<path:ibi>/metadata", views.item_metadata, name="item_metadata"),

@@ -83,6 +83,24 @@ def as_copy(target: Item, *, source: str = "http://archive-b.example",
     return target
 
 
+def from_dspace(target: Item, *, handle: str = "", uuid: str = "",
+                bitstreams: dict[str, str] | None = None,
+                sequences: dict[str, str] | None = None) -> Item:
+    """`target` as if it came from DSpace: its Handle, its item UUID, its bitstreams' UUIDs
+    (uuid → file name) and sequences (n → file name) kept as alternate identifiers."""
+    from archive.models import AlternateIdentifier
+
+    scheme = AlternateIdentifier.Scheme
+    rows = [(scheme.HANDLE, handle, ""), (scheme.DSPACE_ITEM, uuid, "")]
+    rows += [(scheme.DSPACE_BITSTREAM, key, name) for key, name in (bitstreams or {}).items()]
+    rows += [(scheme.DSPACE_SEQUENCE, f"{handle}/{n}", name)
+             for n, name in (sequences or {}).items()]
+    AlternateIdentifier.objects.bulk_create(
+        AlternateIdentifier(item=target, scheme=s, value=v.lower(), file_name=f)
+        for s, v, f in rows if v)
+    return target
+
+
 def held_elsewhere(source, *files: File, title: str = "Report", **fields) -> dict:
     """An item held by another Archive, the stand-in `source` (tests/fake_archive.py): made
     here, its record and bytes handed to the stand-in, then forgotten here. Its record."""

@@ -285,3 +285,107 @@ class SilentServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# (status, headers, body) a scripted server answers; None: the recorded answer.
+Scripted = tuple[int, dict[str, str], bytes] | None
+OAI_DATA = ROOT / "tests" / "data" / "dspace" / "oai"
+FIRST_TOKEN = "MToxMDB8Mjp8Mzp8NDp8NTpvYWlfZGM="
+
+
+@dataclass
+class ScriptedOai:
+    """A DSpace-like OAI-PMH server on loopback: the recorded XOAI answers of
+    tests/data/dspace/oai (their @@BASE@@ its own address), and the bitstreams they link to at
+    DSpace 7's /bitstreams/<uuid>/download and DSpace 6's /bitstream/<handle>/<n>/<name>.
+
+    `script(path, params)` may answer instead (a 503, a redirect, a cut page …) or wait on an
+    event; every request's path and query pairs are kept in `asked`."""
+
+    script: Callable[[str, dict[str, str]], Scripted] | None = None
+    asked: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    path: str = "/server/oai/request"
+    files: dict[str, str] = field(default_factory=lambda: {
+        "/bitstreams/0b5b6c8a-8e8f-4a3e-9d9f-3f1c2b4a5d6e/download": "tese.pdf",
+        "/bitstreams/7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6/download": "anexo.csv",
+        "/bitstream/123456789/43/1/artigo.pdf": "artigo.pdf"})
+
+    def __post_init__(self) -> None:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+                parts = urlsplit(self.path)
+                params = dict(parse_qsl(parts.query, keep_blank_values=True))
+                fake.asked.append((parts.path, params))
+                answer = fake.script(parts.path, params) if fake.script else None
+                status, headers, body = answer or fake.answer(parts.path, params)
+                try:
+                    self.send_response(status)
+                    for name, value in {"Content-Length": str(len(body)), **headers}.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+    @property
+    def base(self) -> str:
+        return self.url + self.path
+
+    def recorded(self, name: str, base: str | None = None) -> bytes:
+        return (OAI_DATA / name).read_text().replace("@@BASE@@", base or self.url).encode()
+
+    def error(self, code: str, text: str) -> bytes:
+        return (f'<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives'
+                f'.org/OAI/2.0/"><responseDate>2026-11-20T10:00:00Z</responseDate><request>'
+                f'{self.base}</request><error code="{code}">{text}</error></OAI-PMH>').encode()
+
+    def answer(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        xml = {"Content-Type": "text/xml;charset=UTF-8"}
+        if path in self.files:
+            return 200, {}, (OAI_DATA / "bitstreams" / self.files[path]).read_bytes()
+        if path != self.path:
+            return 404, {}, b"not found"
+        verb = params.get("verb")
+        if verb in ("Identify", "ListMetadataFormats"):
+            return 200, xml, self.recorded(f"{verb}.xml")
+        if verb == "ListRecords":
+            token = params.get("resumptionToken")
+            if token is not None:
+                if token != FIRST_TOKEN:
+                    return 200, xml, self.error("badResumptionToken", "expired")
+                return 200, xml, self.recorded("ListRecords-2.xml")
+            if params.get("metadataPrefix") != "oai_dc":
+                return 200, xml, self.error("cannotDisseminateFormat", "no")
+            if params.get("from"):
+                return 200, xml, self.recorded("ListRecords-since.xml")
+            return 200, xml, self.recorded("ListRecords-1.xml")
+        if verb == "GetRecord":
+            name = (f"GetRecord-{params.get('metadataPrefix')}-"
+                    f"{params.get('identifier', '').rsplit('/', 1)[-1]}.xml")
+            if (OAI_DATA / name).is_file():
+                return 200, xml, self.recorded(name)
+            return 200, xml, self.error("idDoesNotExist", "no such item")
+        return 200, xml, self.error("badVerb", "no such verb")
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> ScriptedOai:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

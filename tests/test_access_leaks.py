@@ -69,6 +69,12 @@ class Closed:
                       self.edition, self.translation]
         self.service = services.ensure_archive_service()
         self.secrets = self._secrets()
+        # Each item as if it came from DSpace (#28): its old links are walked too.
+        for n, item in enumerate(self.items, start=1):
+            files = list(item.files.order_by("name").values_list("name", flat=True))
+            make.from_dspace(item, handle=f"123456789/{n}", uuid=legacy_uuid(n, 0),
+                             bitstreams={legacy_uuid(n, k): f for k, f in enumerate(files, 1)},
+                             sequences={str(k): f for k, f in enumerate(files, 1)})
 
     def _secrets(self) -> list[tuple[str, bytes]]:
         """(what, text) that must never show: each closed file's bytes, checksum and URL,
@@ -249,6 +255,30 @@ def nothing(c: Closed) -> Iterator[str]:
     return iter(())
 
 
+def legacy_uuid(n: int, k: int) -> str:
+    return f"00000000-0000-4000-8000-{n:06d}{k:06d}"
+
+
+def old_links(c: Closed) -> Iterator[str]:
+    """DSpace's links to the walk's items (site/legacy.py), every form, files by name and by
+    sequence, the UUIDs of items and bitstreams, and ones that name nothing."""
+    for n, item in enumerate(c.items, start=1):
+        for k, name in enumerate(item.files.order_by("name").values_list("name", flat=True), 1):
+            for prefix in ("", "/xmlui", "/jspui"):
+                yield f"{prefix}/bitstream/handle/123456789/{n}/{quote(name)}?sequence={k}"
+                yield f"{prefix}/bitstream/123456789/{n}/{k}/{quote(name)}"
+            yield f"/bitstream/handle/123456789/{n}/renamed.pdf?sequence={k}"
+            yield f"/bitstreams/{legacy_uuid(n, k)}"
+            yield f"/bitstreams/{legacy_uuid(n, k)}/download"
+        for prefix in ("", "/xmlui", "/jspui"):
+            yield f"{prefix}/handle/123456789/{n}"
+        yield f"/items/{legacy_uuid(n, 0)}"
+        yield f"/items/{legacy_uuid(n, 0)}/full"
+        yield f"/entities/publication/{legacy_uuid(n, 0)}"
+    yield "/handle/123456789/999"
+    yield f"/bitstreams/{legacy_uuid(999, 1)}/download"
+
+
 ROUTES: dict[str, Urls] = {
     # The catch-alls: persistent URLs (every modifier, file paths, the item's own pairs) and
     # the archive service (urlRequest with every verb, file paths held and not).
@@ -293,6 +323,17 @@ ROUTES: dict[str, Urls] = {
     "col/<path:rest>": downloads,
     "timemap/link/<path:ibi>": each_item("/timemap/link/{ibi}"),
     "inspect/<path:path>": inspections,
+    # DSpace's old links (#28): old_links walks every form; one rule, the others named.
+    r"^(?:(?:xmlui|jspui)/)?handle/(?P<rest>.+)$": old_links,
+    r"^(?:(?:xmlui|jspui)/)?bitstream/handle/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/(?P<name>.+)$":
+        nothing,
+    r"^(?:(?:xmlui|jspui)/)?bitstream/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/(?P<sequence>[0-9]+)"
+    r"/(?P<name>.+)$": nothing,
+    "items/<uuid:uuid>": nothing,
+    "items/<uuid:uuid>/full": nothing,
+    "entities/<str:entity_type>/<uuid:uuid>": nothing,
+    "bitstreams/<uuid:uuid>": nothing,
+    "bitstreams/<uuid:uuid>/download": nothing,
 }
 
 

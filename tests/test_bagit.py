@@ -78,7 +78,8 @@ def test_every_item_becomes_a_valid_bag_under_the_same_layout(collection, tmp_pa
     bag.validate()
     assert bag.algorithms == ["sha256"]
     assert sorted(bag.payload_entries()) == [
-        "data/doc/Relatório Final.pdf", "data/doc/data.csv", "data/doc/empty.txt"]
+        "data/doc/Relatório Final.pdf", "data/doc/data.csv", "data/doc/empty.txt",
+        "data/ro-crate-metadata.json"]
     assert bag.payload_entries()["data/doc/data.csv"]["sha256"] == \
         first.files.get(name="data.csv").sha256
     assert bag.info["External-Identifier"] == [first.ibi, first.ibip]
@@ -87,6 +88,36 @@ def test_every_item_becomes_a_valid_bag_under_the_same_layout(collection, tmp_pa
     record = json.loads((folder / "ibi-item.json").read_text())
     assert record["dc"] == {"creator": ["Banon, G.", "Banon, L."]}
     assert not list(tree.rglob(".bag-*"))
+
+
+def test_each_bags_payload_is_an_ro_crate_1_1_as_the_rocrate_library_reads_it(
+        collection, tmp_path):
+    from rocrate.rocrate import ROCrate
+
+    from tests import factories as make
+
+    first = make.from_dspace(collection[0], handle="123456789/42")
+    services.item_update(item=first, dc={"rights": [
+        "https://creativecommons.org/licenses/by/4.0/"], "description": ["Resumo"]})
+    tree = tmp_path / "tree"
+    export(tree)
+    crate = ROCrate(tree / "col" / first.ibi / "data")
+    descriptor = crate.metadata.as_jsonld()
+    assert descriptor["conformsTo"] == {"@id": "https://w3id.org/ro/crate/1.1"}
+    root = crate.root_dataset
+    assert root["name"] == "Relatório" and root["description"] == "Resumo"
+    assert root["datePublished"] == first.created.date().isoformat()
+    assert root["license"].id == "https://creativecommons.org/licenses/by/4.0/"
+    named = {getattr(v, "id", v): v for v in root["identifier"]}
+    assert named["https://hdl.handle.net/123456789/42"]["value"] == "123456789/42"
+    assert named["#ibi"]["value"] == first.ibi and named["#ibip"]["value"] == first.ibip
+    files = {entity.id: entity for entity in crate.data_entities}
+    assert set(files) == {"doc/Relatório Final.pdf", "doc/data.csv", "doc/empty.txt"}
+    assert files["doc/data.csv"]["sha256"] == first.files.get(name="data.csv").sha256
+    assert files["doc/data.csv"]["contentSize"] == "4"
+    authors = [a["name"] for a in root["author"]]
+    assert authors == ["Banon, G.", "Banon, L."]
+    assert root["author"][1].id == "https://orcid.org/0000-0002-1825-0097"
 
 
 def test_exporting_again_writes_only_what_changed(collection, tmp_path):

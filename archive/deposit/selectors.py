@@ -43,7 +43,8 @@ def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
     queryset = Item.objects.all() if queryset is None else queryset
     queryset = queryset.select_related("previous_edition", "translation_of", "next_edition")
     return queryset.prefetch_related(
-        "dc_values", Prefetch("files", queryset=ItemFile.objects.order_by("name")),
+        "dc_values", "alternate_ids",
+        Prefetch("files", queryset=ItemFile.objects.order_by("name")),
         Prefetch("translations", queryset=Item.objects.only("id", "ibi", "ibip", "language",
                                                             "translation_of_id", "state")))
 

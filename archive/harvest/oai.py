@@ -27,7 +27,7 @@ and carried by the tokens. Every bad request gets the OAI error code the protoco
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -45,7 +45,7 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, records_of
+from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
 from ..models import Item
 from ..web.addresses import base_url
 from . import selectors as harvest
@@ -79,11 +79,12 @@ COUNT_CAP = 100_000
 
 
 def _dc_metadata(item: Item, values: Values, record: Record | None,
-                 request: HttpRequest) -> etree._Element:
+                 request: HttpRequest, handles: Sequence[str]) -> etree._Element:
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
-        identifiers=[links.persistent_url(item.ibi, base_url(request))],
+        identifiers=[links.persistent_url(item.ibi, base_url(request)),
+                     *map(oai_dc.handle_url, handles)],
         access=(item.access_rights, item.embargo_until)))
 
 
@@ -91,8 +92,10 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
 class MetadataFormat:
     schema: str
     namespace: str
-    # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`)
-    metadata: Callable[[Item, Values, Record | None, HttpRequest], etree._Element]
+    # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`,
+    # the request, its Handles)
+    metadata: Callable[[Item, Values, Record | None, HttpRequest, Sequence[str]],
+                       etree._Element]
     from_record: bool = True  # read files and editions too (records_of)
 
 
@@ -100,10 +103,10 @@ FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
-        lambda item, values, record, request: datacite.resource(record)),
+        lambda item, values, record, request, handles: datacite.resource(record)),
     "oai_openaire": MetadataFormat(
         openaire.SCHEMA, openaire.NS,
-        lambda item, values, record, request: openaire.resource(record)),
+        lambda item, values, record, request, handles: openaire.resource(record)),
 }
 
 
@@ -295,10 +298,12 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     ids = [item.pk for item in items]
     values = dc_values_of(ids, None if prefix else ("type",))
     metadata_format = FORMATS[prefix] if prefix else None
-    records = {}
+    records, handles = {}, {}
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
+    elif metadata_format is not None:
+        handles = handles_of(ids)
     namespace = f"oai:{links.archive_address(base_url(request))}:"
     for item in items:
         mine = values.get(item.pk, {})
@@ -311,7 +316,8 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
             _sub(header, "setSpec", spec)
         if metadata_format is not None and not item.is_deleted:
             _sub(element, "metadata").append(
-                metadata_format.metadata(item, mine, records.get(item.pk), request))
+                metadata_format.metadata(item, mine, records.get(item.pk), request,
+                                         handles.get(item.pk, ())))
 
 
 def identify(request: HttpRequest, body, args) -> None:

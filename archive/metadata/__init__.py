@@ -22,7 +22,8 @@
   IEEE, Vancouver), rendered in the reader's language; citation: the APA-like line of the
   API's tombstones (pure).
 - languages: language tags named in the reader's language (pure, Babel's names).
+- rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
 """
 __all__ = ["accept", "bibtex", "citation", "cite", "csl", "datacite", "formats", "highwire",
-           "languages", "oai_dc", "openaire", "record", "responses", "ris", "schemaorg",
-           "selectors", "serialize", "signposting", "vocabularies"]
+           "languages", "oai_dc", "openaire", "record", "responses", "ris", "rocrate",
+           "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

@@ -62,7 +62,8 @@ def entry(record: Record) -> str:
         ("language", escape(record.language)),
         ("howpublished", rf"\url{{{record.persistent_url}}}" if kind == "misc" else ""),
         ("url", record.persistent_url),
-        ("note", f"IBI: {escape(record.ibi)}"),
+        ("note", "; ".join([f"IBI: {escape(record.ibi)}",
+                            *(f"Handle: {escape(h)}" for h in record.handles)])),
     ]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
     return f"@{kind}{{{key(record)},\n{body}\n}}"

@@ -78,7 +78,8 @@ def item(record: Record) -> dict:
         # A report's number (dc:identifier); other kinds' identifiers are not numbers of theirs.
         "number": record.identifiers[0] if record.identifiers and kind == "report" else "",
         "edition": str(record.edition_number) if record.edition_number > 1 else "",
-        "note": f"IBI: {record.ibi}" + (f" ({record.ibip})" if record.ibip else ""),
+        "note": "; ".join([f"IBI: {record.ibi}" + (f" ({record.ibip})" if record.ibip else ""),
+                           *(f"Handle: {h}" for h in record.handles)]),
     }
     found.update({key: value for key, value in optional.items() if value})
     return found

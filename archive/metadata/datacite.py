@@ -60,6 +60,8 @@ def identifiers(root: etree._Element, record: Record, *,
     _sub(alternates, "alternateIdentifier", record.ibi, alternateIdentifierType="IBI")
     if record.ibip:
         _sub(alternates, "alternateIdentifier", record.ibip, alternateIdentifierType="IBIp")
+    for handle in record.handles:  # DataCite's own type for it (alternateIdentifierType)
+        _sub(alternates, "alternateIdentifier", handle, alternateIdentifierType="Handle")
     for value in _clean(record.identifiers):
         _sub(alternates, "alternateIdentifier", value,
              alternateIdentifierType=alternate_identifier_type(value))

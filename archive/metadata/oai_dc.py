@@ -32,6 +32,12 @@ ELEMENTS = (
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+def handle_url(handle: str) -> str:
+    """A Handle as dc:identifier, at the global proxy: `http://hdl.handle.net/<handle>`, as
+    DSpace writes dc.identifier.uri."""
+    return f"http://hdl.handle.net/{handle}"
+
+
 def xml_text(value: object) -> str:
     """Text XML can carry: `xml_text("a\\x00b") == "ab"`."""
     return _NOT_XML.sub("", str(value))

@@ -75,6 +75,8 @@ class Record:
     previous_edition: str = ""  # persistent URLs of the neighbours in the edition chain
     next_edition: str = ""
     translation_of: str = ""
+    # Handles it had before it came here (archive/dspace/), e.g. "123456789/42": cited still.
+    handles: tuple[str, ...] = ()
 
     @property
     def year(self) -> str:

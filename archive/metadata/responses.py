@@ -23,7 +23,8 @@ def dc_values(record: Record) -> dict[str, list[str]]:
             "contributor": list(record.contributors),
             "date": [record.date] if record.date else [], "type": list(record.types),
             "format": list(record.formats),
-            "identifier": [record.persistent_url, *record.identifiers],
+            "identifier": [record.persistent_url, *map(oai_dc.handle_url, record.handles),
+                           *record.identifiers],
             "language": [record.language] if record.language else [],
             "relation": list(record.relations), "rights": list(record.rights)}
 
@@ -40,7 +41,8 @@ def render(record: Record, wanted: accept.Wanted, *, item: Item | None = None,
     """The answer of one record in one format (a bibliography: 400 when its CSL style
     cannot be rendered). `item`: the live item, for oai_dc's complete Dublin Core."""
     if wanted.format == "oai_dc":
-        values = (oai_dc.item_values(item, identifiers=[record.persistent_url])
+        values = (oai_dc.item_values(item, identifiers=[
+            record.persistent_url, *map(oai_dc.handle_url, record.handles)])
                   if item is not None and not item.is_deleted else dc_values(record))
         return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)), status=status,
                             content_type=serialize.content_type("oai_dc"))

@@ -43,5 +43,6 @@ def to_text(record: Record) -> str:
     if kind == "RPRT":  # SN is a report's number (an ISBN or ISSN elsewhere: not ours to guess)
         tags += [("SN", identifier) for identifier in record.identifiers[:1]]
     tags += [("UR", record.persistent_url), ("N1", f"IBI: {record.ibi}")]
+    tags += [("N1", f"Handle: {handle}") for handle in record.handles]
     lines = [_line(tag, value) for tag, value in tags if value and value.strip()]
     return "\n".join([*lines, "ER  - ", ""])

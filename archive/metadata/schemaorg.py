@@ -41,6 +41,7 @@ def to_dict(record: Record) -> dict:
                  "name": record.title,
                  "identifier": [_identifier("IBI", record.ibi),
                                 *([_identifier("IBIp", record.ibip)] if record.ibip else []),
+                                *(_identifier("Handle", h) for h in record.handles),
                                 *record.identifiers]}
     if record.creators:
         doc["creator"] = [_person(c) for c in record.creators]

@@ -9,7 +9,7 @@ from django.db.models import Q
 
 from ..access import policy
 from ..deposit import links, selectors
-from ..models import DcValue, Item, ItemFile
+from ..models import AlternateIdentifier, DcValue, Item, ItemFile
 from .formats import FORMATS
 from .kinds import kind_of
 from .record import Creator, FileRef, Record
@@ -38,11 +38,24 @@ def record_of(item: Item, base: str | None = None) -> Record:
     files = [(f.name, f.size, f.content_type, f.sha256, f.restricted) for f in item.files.all()]
     neighbours = (_neighbour(item.previous_edition, base), _neighbour(next_edition, base),
                   _neighbour(item.translation_of, base))
-    return _record(item, values, files, neighbours, base)
+    handles = tuple(row.value for row in item.alternate_ids.all()
+                    if row.scheme == AlternateIdentifier.Scheme.HANDLE)
+    return _record(item, values, files, neighbours, base, handles)
+
+
+def handles_of(item_ids: Sequence[int]) -> dict[int, list[str]]:
+    """item id → the Handles it had before it came here, of many items in one query."""
+    found: dict[int, list[str]] = defaultdict(list)
+    for item_id, value in (AlternateIdentifier.objects
+                           .filter(item_id__in=item_ids, scheme=AlternateIdentifier.Scheme.HANDLE)
+                           .order_by("id").values_list("item_id", "value")):
+        found[item_id].append(value)
+    return found
 
 
 def _record(item: Item, values: Values, files: Sequence[FileRow],
-            neighbours: tuple[str, str, str], base: str | None) -> Record:
+            neighbours: tuple[str, str, str], base: str | None,
+            handles: Sequence[str] = ()) -> Record:
     """The Record of an item from what was read of it (record_of: one item, records_of: many).
     Public whoever reads it: only the files open to all (access/policy.py `is_open`)."""
     def dc(element: str) -> tuple[str, ...]:
@@ -60,7 +73,7 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
         edition_number=item.edition_number, previous_edition=previous_edition,
-        next_edition=next_edition, translation_of=translation_of,
+        next_edition=next_edition, translation_of=translation_of, handles=tuple(handles),
         access_rights=item.access_rights,
         embargo_until=item.embargo_until)
     if item.is_deleted:
@@ -93,8 +106,9 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
 
 def records_of(items: Sequence[Item], values: Mapping[int, Values],
                base: str | None = None) -> dict[int, Record]:
-    """item id → Record of many items (`values`: their dc_values_of) in two more queries,
-    whatever their number: their files, and the IBIs of their editions and originals. The
+    """item id → Record of many items (`values`: their dc_values_of) in three more queries,
+    whatever their number: their files, the IBIs of their editions and originals, and their
+    Handles. The
     items need only the fields Record names (see harvest/selectors.py PAGE_FIELDS)."""
     ids = [item.pk for item in items]
     files: dict[int, list[FileRow]] = defaultdict(list)
@@ -117,9 +131,11 @@ def records_of(items: Sequence[Item], values: Mapping[int, Values],
     def url(ibi: str | None) -> str:
         return links.persistent_url(ibi, base) if ibi else ""
 
+    handles = handles_of(ids) if ids else {}
     return {item.pk: _record(item, values.get(item.pk, {}), files.get(item.pk, ()), (
         url(ibis.get(item.previous_edition_id)), url(next_ibi.get(item.pk)),
-        url(ibis.get(item.translation_of_id))), base) for item in items}
+        url(ibis.get(item.translation_of_id))), base, handles.get(item.pk, ()))
+        for item in items}
 
 
 def signposts_of(item: Item, base: str | None = None) -> Signposts:

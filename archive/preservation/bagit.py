@@ -6,6 +6,7 @@
                                  tagmanifest-sha256.txt
                                  ibi-item.json         the database record (FORMAT below)
                                  data/doc/<files>      the item's files, as in col/<rep>/doc/
+                                 data/ro-crate-metadata.json   the payload as an RO-Crate 1.1
 
 Bags are made and checked by bagit-python (the Library of Congress implementation). The item's
 record is a tag file, so the tag manifest covers it: everything `rebuild` reads is checked.
@@ -43,10 +44,14 @@ from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..identifiers.minting import exact_decimal
+from ..metadata import rocrate
+from ..metadata.selectors import record_of as metadata_record
 from ..models import DC_ELEMENTS, AccessRights, DcValue, Item, ItemFile, MintingState
 
 FORMAT = "ibirepo-item/1"
 RECORD = "ibi-item.json"
+# The payload is an RO-Crate 1.1 (metadata/rocrate.py): its metadata file at data/, beside doc/.
+CRATE = f"data/{rocrate.METADATA}"
 _TIMES = ("created", "updated", "deleted_at", "copied_at", "origin_timestamp")
 
 
@@ -100,7 +105,8 @@ def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
     record = record_of(item)
     final = bag_folder(root, item.ibi)
     existing = final / RECORD
-    if not force and existing.is_file() and existing.read_text("utf-8") == _dump(record):
+    if (not force and existing.is_file() and existing.read_text("utf-8") == _dump(record)
+            and (final / CRATE).is_file()):
         return False
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".bag-", dir=final.parent))
@@ -111,11 +117,15 @@ def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
             with storage.open_file(item.ibi, row["name"]) as src, \
                     open(doc / row["name"], "wb") as dst:
                 shutil.copyfileobj(src, dst, storage.CHUNK)
+        (work / rocrate.METADATA).write_text(json.dumps(
+            rocrate.to_dict(metadata_record(item)), ensure_ascii=False, indent=1) + "\n",
+            "utf-8")
         info = {"External-Identifier": [item.ibi, item.ibip],
                 "External-Description": " ".join(item.title.split()),
                 "Bag-Group-Identifier": item.edition_family or item.ibi}
         bag = bagit.make_bag(str(work), info, checksums=["sha256"])
-        made = {path: sums["sha256"] for path, sums in bag.payload_entries().items()}
+        made = {path: sums["sha256"] for path, sums in bag.payload_entries().items()
+                if path != CRATE}
         wanted = {f"data/doc/{row['name']}": row["sha256"] for row in record["files"]}
         if made != wanted:  # storage gave other bytes than the rows record: say so, stop
             bad = sorted(k for k in wanted if made.get(k) != wanted[k])
@@ -185,7 +195,7 @@ def read_bag(path: Path, root: Path) -> dict:
     if record.get("state") not in Item.State.values:
         raise BagFailure(_("state %(state)r is not one of %(values)s")
                          % {"state": record.get("state"), "values": Item.State.values})
-    payload = {p: sums["sha256"] for p, sums in bag.payload_entries().items()}
+    payload = {p: sums["sha256"] for p, sums in bag.payload_entries().items() if p != CRATE}
     listed = {}
     for row in record.get("files", []):
         name = row.get("name", "")

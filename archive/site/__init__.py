@@ -8,5 +8,7 @@
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
+- legacy: DSpace's old links (/handle/…, /bitstreams/<uuid>/download …), 301 to the item.
 """
-__all__ = ["access", "downloads", "indexing", "linksets", "metadata_formats", "views"]
+__all__ = ["access", "downloads", "indexing", "legacy", "linksets", "metadata_formats",
+           "views"]

@@ -29,7 +29,7 @@ from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of
-from ..models import DC_ELEMENTS, Item, validate_language
+from ..models import DC_ELEMENTS, AlternateIdentifier, Item, validate_language
 from ..search import selectors as searching
 from ..web import readers
 from ..web.addresses import base_url
@@ -178,6 +178,12 @@ def _files(request: HttpRequest, item: Item, reading: readers.Reading) -> list[d
     return found
 
 
+def _handles(item: Item) -> list[str]:
+    """The Handles the item had before it came here (prefetched with its details)."""
+    return [row.value for row in item.alternate_ids.all()
+            if row.scheme == AlternateIdentifier.Scheme.HANDLE]
+
+
 def _access(request: HttpRequest, item: Item, reading: readers.Reading,
             files: list[dict]) -> dict:
     """What the page says of the item's access: its level, and where to ask for a copy when
@@ -197,6 +203,7 @@ def _context(request: HttpRequest, item: Item, today: datetime.date,
     files = _files(request, item, reading)
     return {
         "item": item,
+        "handles": _handles(item),
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
@@ -360,7 +367,8 @@ def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
     if item.is_deleted:
         return _tombstone(request, *_built(request, item, timezone.localdate(),
                                            landing=False))
-    values = oai_dc.item_values(item, identifiers=[links.persistent_url(item.ibi,
-                                                                        base_url(request))])
+    values = oai_dc.item_values(item, identifiers=[
+        links.persistent_url(item.ibi, base_url(request)),
+        *map(oai_dc.handle_url, _handles(item))])
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")

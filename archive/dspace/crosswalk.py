@@ -1,0 +1,298 @@
+"""DSpace's qualified Dublin Core ↔ this repository's simple Dublin Core. No database.
+
+Read (`to_item`), following DSpace's own oai_dc crosswalk where it has one:
+
+    dc.title                      → title (the first; further titles are not kept)
+    dc.contributor.author, creator→ creator          dc.contributor.*   → contributor
+    dc.date.issued                → date (else dc.date.created, dc.date): EDTF level 0
+    dc.description, .abstract, .tableofcontents, .sponsorship → description
+    dc.subject.*                  → subject          dc.type            → type
+    dc.language.iso, dc.language  → language (pt_BR → pt-BR; the first)
+    dc.rights, .uri, .license     → rights           dc.publisher       → publisher
+    dc.identifier.citation, .doi, .isbn, .issn, .other, .uri, dc.identifier → identifier
+    dc.identifier.uri naming a Handle or DSpace UUID → kept as alternate identifiers instead
+    dc.relation.isversionof / .hasversion → an edition link when both items are here, else
+                                    relation; dc.relation.* (ispartof …) → relation
+    dc.coverage.* → coverage      dc.source → source      dc.format (not .mimetype) → format
+    dcterms.*: the same by DCMI term (abstract → description, bibliographicCitation →
+               identifier, isPartOf → relation, license/accessRights …)
+
+DSpace's own book-keeping (dc.date.accessioned, dc.date.available, dc.description.provenance,
+dc.format.mimetype) and fields with no Dublin Core meaning here (local.*, dspace.*, further
+titles and languages) are not kept: the report names them. Access: dc.rights.accessRights /
+dc.rights.access (`embargoedAccess`, `restrictedAccess`, `metadataOnlyAccess`, `closedAccess`
+or their COAR URIs), an embargo date (dc.date.embargo, dc.date.embargoend,
+dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …) in the future, or a file readable by
+another group than Anonymous make `access` say why the item is not open.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.utils.translation import gettext as _
+
+from . import handles
+from .saf import ContentLine, MetadataValue
+
+# (schema, element, qualifier) → our element; qualifier "*" is any qualifier.
+_DC = {
+    ("contributor", "author"): "creator", ("creator", ""): "creator",
+    ("contributor", "*"): "contributor",
+    ("subject", "*"): "subject", ("type", "*"): "type", ("publisher", "*"): "publisher",
+    ("description", ""): "description", ("description", "abstract"): "description",
+    ("description", "tableofcontents"): "description",
+    ("description", "sponsorship"): "description",
+    ("rights", ""): "rights", ("rights", "uri"): "rights", ("rights", "license"): "rights",
+    ("rights", "holder"): "rights",
+    ("identifier", "*"): "identifier", ("relation", "*"): "relation",
+    ("coverage", "*"): "coverage", ("source", "*"): "source",
+    ("format", ""): "format", ("format", "extent"): "format", ("format", "medium"): "format",
+}
+_DCTERMS = {
+    "creator": "creator", "contributor": "contributor", "subject": "subject", "type": "type",
+    "publisher": "publisher", "description": "description", "abstract": "description",
+    "tableOfContents": "description", "rights": "rights", "license": "rights",
+    "rightsHolder": "rights", "identifier": "identifier", "bibliographicCitation": "identifier",
+    "relation": "relation", "isPartOf": "relation", "hasPart": "relation",
+    "references": "relation", "isReferencedBy": "relation", "requires": "relation",
+    "isRequiredBy": "relation", "replaces": "relation", "isReplacedBy": "relation",
+    "coverage": "coverage", "spatial": "coverage", "temporal": "coverage", "source": "source",
+    "format": "format", "extent": "format", "medium": "format",
+}
+_DATES = (("dc", "date", "issued"), ("dcterms", "issued", ""), ("dc", "date", "created"),
+          ("dcterms", "created", ""), ("dc", "date", ""), ("dcterms", "date", ""))
+# What DSpace itself writes about its own copy: never the work's metadata.
+_BOOKKEEPING = {("dc", "date", "accessioned"), ("dc", "date", "available"),
+                ("dc", "description", "provenance"), ("dc", "format", "mimetype"),
+                ("dcterms", "dateAccepted", ""), ("dcterms", "available", ""),
+                ("dcterms", "provenance", "")}
+_ACCESS_FIELDS = {("dc", "rights", "accessrights"), ("dc", "rights", "access"),
+                  ("dcterms", "accessrights", ""), ("datacite", "rights", "")}
+_OPEN = {"openaccess", "open access", "info:eu-repo/semantics/openaccess",
+         "http://purl.org/coar/access_right/c_abf2"}
+# Access levels (COAR access rights) as DSpace and OpenAIRE write them, by the end of the value.
+EMBARGOED, RESTRICTED, METADATA_ONLY = "embargoed", "restricted", "metadata-only"
+_LEVELS = {"embargoedaccess": EMBARGOED, "c_f1cf": EMBARGOED,
+           "restrictedaccess": RESTRICTED, "c_16ec": RESTRICTED,
+           "closedaccess": METADATA_ONLY, "c_14cb": METADATA_ONLY,
+           "metadataonlyaccess": METADATA_ONLY}
+
+
+def access_level(value: str) -> str:
+    """The level an access right names ("" for open or unknown): `info:eu-repo/semantics/
+    embargoedAccess`, `restrictedAccess`, a COAR URI (…/c_16ec) …"""
+    tail = value.strip().lower().replace(" ", "").rstrip("/").rsplit("/", 1)[-1]
+    return _LEVELS.get(tail, "")
+_EMBARGO_FIELDS = re.compile(r"(embargo|liftdate|embargoend)", re.IGNORECASE)
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+ANONYMOUS = "anonymous"
+
+
+@dataclass
+class Mapped:
+    """An item as read from DSpace's metadata, ready for the deposit services."""
+
+    title: str = ""
+    language: str = ""
+    dc: dict[str, list[str]] = field(default_factory=dict)
+    handles: list[str] = field(default_factory=list)
+    uuids: list[str] = field(default_factory=list)
+    newer_than: list[str] = field(default_factory=list)  # relation.isversionof values
+    older_than: list[str] = field(default_factory=list)  # relation.hasversion values
+    access: str = ""  # why the item is not open to everyone; "" when it is
+    level: str = ""  # EMBARGOED, RESTRICTED, METADATA_ONLY; "" when open
+    embargo_until: date | None = None  # with EMBARGOED: the first day its files are open
+    restricted_files: list[str] = field(default_factory=list)  # open to a group only
+    not_kept: list[str] = field(default_factory=list)  # fields dropped, e.g. dc.title.alternative
+
+
+def _element(value: MetadataValue) -> str | None:
+    schema, element, qualifier = value.schema.lower(), value.element, value.qualifier.lower()
+    if schema == "dc":
+        element = element.lower()
+        return _DC.get((element, qualifier)) or _DC.get((element, "*"))
+    if schema == "dcterms":
+        return _DCTERMS.get(element) or _DCTERMS.get(element[:1].lower() + element[1:])
+    return None
+
+
+def language_tag(value: str) -> str:
+    """DSpace's locale-like languages as BCP 47: pt_BR → pt-BR; "other", "*" → none."""
+    text = value.strip().replace("_", "-")
+    return "" if text.lower() in ("", "other", "*", "n/a", "none") else text
+
+
+def normal_date(value: str) -> str:
+    """DSpace's dates as EDTF level 0 reads them: a timestamp keeps its day
+    (2013-09-04T12:00:00Z → 2013-09-04), anything else as written."""
+    text = value.strip()
+    match = _DAY.match(text)
+    return match.group(0) if match and text[10:11] in ("T", " ") else text
+
+
+def embargo_until(values: Iterable[MetadataValue]) -> date | None:
+    """The latest embargo day any embargo field names (terms written as a day, too)."""
+    found = None
+    for value in values:
+        if _EMBARGO_FIELDS.search(value.field):
+            match = _DAY.search(value.value)
+            if match:
+                try:
+                    day = date(*map(int, match.groups()))
+                except ValueError:
+                    continue
+                found = max(found, day) if found else day
+            elif value.value.strip().lower() in ("forever", "indefinite", "permanent"):
+                return date.max
+    return found
+
+
+def restricted_groups(lines: Sequence[ContentLine]) -> list[str]:
+    """The groups other than Anonymous that a file of the ORIGINAL bundle may be read by
+    (`permissions:-r 'Group'`); write permissions (-w) do not change who reads."""
+    groups = []
+    for line in lines:
+        text = line.permissions.strip()
+        if line.bundle != "ORIGINAL" or not text.startswith("-r"):
+            continue
+        group = text[2:].strip().strip("'\"").strip()
+        if group.lower() != ANONYMOUS:
+            groups.append(group or "?")
+    return groups
+
+
+def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
+            handle: str = "", today: date | None = None) -> Mapped:
+    """The item that DSpace's metadata, `contents` and `handle` describe."""
+    today = today or date.today()  # noqa: DTZ011 (an embargo's day is the library's)
+    mapped = Mapped()
+    found_handle = handles.handle_of(handle) if handle else None
+    if found_handle:
+        mapped.handles.append(found_handle)
+    dates: dict[tuple[str, str, str], str] = {}
+    for value in values:
+        key = (value.schema.lower(), value.element.lower(), value.qualifier.lower())
+        if key in _BOOKKEEPING:
+            continue
+        if key[:2] in (("dc", "title"), ("dcterms", "title")):
+            if not mapped.title and not value.qualifier:
+                mapped.title = value.value
+            else:
+                mapped.not_kept.append(value.field)
+            continue
+        if key[:2] == ("dc", "language") or key[:2] == ("dcterms", "language"):
+            if not mapped.language:
+                mapped.language = language_tag(value.value)
+            else:
+                mapped.not_kept.append(value.field)
+            continue
+        if key in _ACCESS_FIELDS:
+            if value.value.strip().lower() not in _OPEN:
+                mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
+                    "value": value.value, "field": value.field}
+                mapped.level = mapped.level or access_level(value.value) or RESTRICTED
+            continue
+        if _EMBARGO_FIELDS.search(value.field):
+            continue  # read below, by embargo_until
+        if key in _DATES or (key[0] == "dcterms" and key[1] in ("issued", "created", "date")):
+            dates.setdefault(key, value.value)
+            continue
+        if key[1] == "identifier" or key[:2] == ("dcterms", "identifier"):
+            if _alternate(mapped, value.value):
+                continue
+        if key[:2] == ("dc", "relation") and key[2] == "isversionof" or key == (
+                "dcterms", "isversionof", ""):
+            mapped.newer_than.append(value.value)
+            continue
+        if key[:2] == ("dc", "relation") and key[2] == "hasversion" or key == (
+                "dcterms", "hasversion", ""):
+            mapped.older_than.append(value.value)
+            continue
+        element = _element(value)
+        if element is None:
+            if key[0] == "dspace" and "uuid" in (key[1], key[2]) and handles.uuid_of(
+                    value.value):
+                mapped.uuids.append(handles.uuid_of(value.value))
+            else:
+                mapped.not_kept.append(value.field)
+            continue
+        mapped.dc.setdefault(element, []).append(value.value)
+    for key in _DATES:
+        if key in dates:
+            mapped.dc["date"] = [normal_date(dates[key])]
+            break
+    until = embargo_until(values)
+    if until is not None and until > today:
+        if until == date.max:
+            mapped.access = mapped.access or _("embargoed for ever")
+            mapped.level = METADATA_ONLY if mapped.level == METADATA_ONLY else RESTRICTED
+        else:
+            mapped.access = mapped.access or _("embargoed until %(day)s") % {
+                "day": until.isoformat()}
+            if mapped.level in ("", EMBARGOED):
+                mapped.level, mapped.embargo_until = EMBARGOED, until
+    elif mapped.level == EMBARGOED:  # embargoed, with no day to come: closed until told
+        mapped.level = RESTRICTED
+    groups = restricted_groups(lines)
+    if groups:
+        mapped.restricted_files = [line.name for line in lines if line.bundle == "ORIGINAL"
+                                   and line.permissions.strip().startswith("-r")
+                                   and line.permissions.strip()[2:].strip().strip("'\"")
+                                   .strip().lower() != ANONYMOUS]
+        mapped.access = mapped.access or _("files readable by %(groups)s only") % {
+            "groups": ", ".join(sorted(set(groups)))}
+    mapped.not_kept = sorted(set(mapped.not_kept))
+    return mapped
+
+
+def _alternate(mapped: Mapped, text: str) -> bool:
+    """Whether an identifier is a Handle or a DSpace UUID, kept as an alternate identifier."""
+    handle = handles.handle_of(text) if "/" in text and (
+        text.lower().startswith(("http", "hdl:", "info:hdl"))) else None
+    if handle:
+        if handle not in mapped.handles:
+            mapped.handles.append(handle)
+        return True
+    uuid = handles.uuid_of(text) if text.lower().startswith(("http", "urn:uuid:")) else None
+    if uuid:
+        if uuid not in mapped.uuids:
+            mapped.uuids.append(uuid)
+        return True
+    return False
+
+
+# -- Written back, for DSpace's ItemImport ------------------------------------------------------
+
+# Our element → (element, qualifier) in DSpace's dublin_core.xml: fields of DSpace's default
+# registry (dublin-core-types.xml), each of which `to_item` reads back to the same element.
+_OUT = {"creator": ("contributor", "author"), "contributor": ("contributor", ""),
+        "subject": ("subject", ""), "description": ("description", "abstract"),
+        "publisher": ("publisher", ""), "date": ("date", "issued"), "type": ("type", ""),
+        "format": ("format", ""), "identifier": ("identifier", ""), "source": ("source", ""),
+        "relation": ("relation", ""), "coverage": ("coverage", "spatial"),
+        "rights": ("rights", "")}
+
+
+def to_dspace(title: str, language: str, dc: dict[str, Sequence[str]], *,
+              identifier_uris: Sequence[str] = (), newer_than: Sequence[str] = ()
+              ) -> list[tuple[str, str, str, str]]:
+    """(element, qualifier, language, value) of dublin_core.xml for an item here: its title,
+    language (dc.language.iso), Dublin Core, `identifier_uris` (its persistent URL, its
+    Handle's proxy URL) and the previous edition it is a version of."""
+    out = [("title", "", "", title)]
+    for element, (dspace_element, qualifier) in _OUT.items():
+        for value in dc.get(element, ()):
+            if element == "rights" and value.startswith(("http://", "https://")):
+                out.append(("rights", "uri", "", value))
+            elif element == "identifier" and value.startswith(("http://", "https://")):
+                out.append(("identifier", "uri", "", value))
+            else:
+                out.append((dspace_element, qualifier, "", value))
+    if language:
+        out.append(("language", "iso", "", language))
+    out += [("identifier", "uri", "", uri) for uri in identifier_uris]
+    out += [("relation", "isversionof", "", ref) for ref in newer_than]
+    return out

@@ -1,0 +1,90 @@
+"""`exportsaf`: items out again as DSpace's Simple Archive Format, which DSpace's ItemImport
+(and `importsaf`) read.
+
+One folder per item, `item_<n>` in the order of the repository's ids:
+
+    dublin_core.xml   the item's Dublin Core as DSpace's registry names it (crosswalk.to_dspace),
+                      its persistent URL and its Handles' proxy URLs as dc.identifier.uri, its
+                      previous edition (Handle, else persistent URL) as dc.relation.isversionof
+    contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`,
+                      a file not open to all `permissions:-r 'Administrator'`
+    handle            the item's Handle, when it came with one (DSpace then keeps it)
+    <files>           the item's files, as stored
+
+Tombstones and the archive service are not exported: DSpace has no item for them. A folder is
+written beside its final place and renamed into it, so an export never holds half an item.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..access import policy
+from ..deposit import links, storage
+from ..models import DC_ELEMENTS, AlternateIdentifier, Item
+from . import crosswalk, handles, saf
+
+Scheme = AlternateIdentifier.Scheme
+# A file not open to all is readable by DSpace's administrators only once imported there (and
+# restricted again when it comes back here): an export never opens what was closed.
+CLOSED = "-r 'Administrator'"
+
+
+def _handles(item: Item) -> list[str]:
+    return [row.value for row in item.alternate_ids.all() if row.scheme == Scheme.HANDLE]
+
+
+def reference(item: Item, base: str | None = None) -> str:
+    """How another item's dublin_core.xml names this one: its Handle, else its persistent URL."""
+    found = _handles(item)
+    return handles.proxy_url(found[0]) if found else links.persistent_url(item.ibi, base)
+
+
+def dublin_core(item: Item, base: str | None = None) -> bytes:
+    found = _handles(item)
+    values = crosswalk.to_dspace(
+        item.title, item.language, {e: item.dc(e) for e in DC_ELEMENTS},
+        identifier_uris=[links.persistent_url(item.ibi, base),
+                         *map(handles.proxy_url, found)],
+        newer_than=[reference(item.previous_edition, base)] if item.previous_edition else [])
+    return saf.metadata_xml("dc", values)
+
+
+def export_item(item: Item, folder: Path, base: str | None = None) -> None:
+    """The item's SAF folder at `folder` (replacing what was there)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".saf-", dir=folder.parent))
+    try:
+        (work / saf.DUBLIN_CORE).write_bytes(dublin_core(item, base))
+        files = list(item.files.order_by("name"))
+        for row in files:
+            with storage.open_file(item.ibi, row.name) as src, open(work / row.name, "wb") as dst:
+                shutil.copyfileobj(src, dst, storage.CHUNK)
+        (work / saf.CONTENTS).write_text(saf.contents_text(
+            saf.ContentLine(name=row.name, bundle=saf.ORIGINAL,
+                            primary=row.name == item.target_file,
+                            permissions="" if policy.is_open(item.access_rights, row.restricted)
+                            else CLOSED) for row in files), "utf-8")
+        found = _handles(item)
+        if found:
+            (work / saf.HANDLE).write_text(found[0] + "\n", "utf-8")
+        old = folder.with_name(folder.name + ".old")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(work, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def exportable(items: Iterable[Item] | None = None) -> Iterable[Item]:
+    """The items an export writes: every item but tombstones and the archive service."""
+    if items is not None:
+        return [i for i in items if not i.is_deleted and not i.is_archive_service]
+    return (Item.objects.filter(is_archive_service=False).exclude(state=Item.State.DELETED)
+            .select_related("previous_edition").prefetch_related("dc_values", "alternate_ids")
+            .order_by("pk").iterator(chunk_size=200))

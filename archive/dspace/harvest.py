@@ -1,0 +1,335 @@
+"""`harvest`: the records of any OAI-PMH 2.0 repository (DSpace, EPrints, another Archive of
+this software) into items here, incrementally and resumably.
+
+* Metadata: `oai_dc` (ListRecords, with the set and `from` asked). Files: DSpace's `ore`
+  (its ResourceMap aggregates the ORIGINAL bitstreams) when the source lists it in
+  ListMetadataFormats, else `mets` (the ORIGINAL fileGrp), each asked per record with
+  GetRecord; else the item is metadata only, its dc:identifier values (the item's page at the
+  source among them) kept.
+* An item is keyed by its OAI identifier (an alternate identifier of scheme "oai"): a record
+  harvested again updates its item (metadata replaced, new files added; a file here never
+  changes), never a second item. A deleted record becomes a tombstone. Its Handle (from a
+  dc:identifier such as http://hdl.handle.net/123456789/42) and DSpace UUIDs are kept too, so
+  the old links lead to it (site/legacy.py).
+* Incremental: the newest datestamp harvested is kept per source and set (HarvestSource); the
+  next run asks `from` it (inclusive: records of that very second come again, and are skipped
+  when unchanged). `full=True` asks everything.
+* Resumable: after each page, its resumption token is kept; a run stopped by a crash resumes
+  at the page after the last one done. A token the source no longer knows restarts the run
+  from its `from`.
+* A page that fails (an OAI-PMH error, a truncated answer, an HTTP error, a redirect to another
+  host) is reported and stops the run, its token kept for the next; a record that fails is
+  reported and the next record comes.
+* Remote access only through remote.py: the source's host and the --files-from hosts.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import urlsplit
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..deposit import services as deposit
+from ..deposit import storage
+from ..models import HarvestSource, Item
+from . import access, crosswalk, handles, oaipmh, services
+from .crosswalk import RESTRICTED
+from .remote import Remote, RemoteError
+from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
+
+logger = logging.getLogger(__name__)
+Scheme = services.Scheme
+FILE_FORMATS = ("ore", "mets")
+
+
+@dataclass
+class Outcome:
+    """What a run did besides its report rows."""
+
+    pages: int = 0
+    completed: bool = False
+    resumed: bool = False
+    file_format: str = ""
+    last_datestamp: str = ""
+
+
+def pick_date(values: list[str]) -> str:
+    """dc:date of an oai_dc record: DSpace lists accessioned, available and issued alike; the
+    issued date is the one without a time of day. "" when none is EDTF level 0."""
+    plain = [v for v in values if "T" not in v] + [v for v in values if "T" in v]
+    for value in plain:
+        try:
+            return deposit.clean_date(crosswalk.normal_date(value))
+        except deposit.ServiceError:
+            continue
+    return ""
+
+
+def mapped_record(dc: dict[str, list[str]], today: date | None = None) -> crosswalk.Mapped:
+    """oai_dc's elements as an item: the first title and language; Handles and DSpace UUIDs
+    among dc:identifier kept as alternate identifiers; dc:rights saying a closed access make
+    it restricted."""
+    mapped = crosswalk.Mapped()
+    titles = dc.get("title", [])
+    mapped.title = titles[0] if titles else ""
+    mapped.not_kept += ["dc:title"] * (len(titles) > 1)
+    languages = [crosswalk.language_tag(v) for v in dc.get("language", [])]
+    for tag in languages:
+        try:
+            mapped.language = deposit.clean_language(tag)
+            break
+        except deposit.ServiceError:
+            mapped.not_kept.append("dc:language")
+    for element, values in dc.items():
+        if element in ("title", "language"):
+            continue
+        if element == "date":
+            chosen = pick_date(values)
+            if chosen:
+                mapped.dc["date"] = [chosen]
+            elif values:
+                mapped.not_kept.append("dc:date")
+            continue
+        for value in values:
+            if element == "identifier" and _alternate(mapped, value):
+                continue
+            level = crosswalk.access_level(value) if element == "rights" else ""
+            if level:  # OpenAIRE's info:eu-repo access rights, COAR's URIs
+                mapped.access = mapped.access or _("access %(value)s (dc:rights)") % {
+                    "value": value}
+                # An embargo's end is not in oai_dc: closed until a librarian says.
+                mapped.level = mapped.level or (RESTRICTED if level == crosswalk.EMBARGOED
+                                                else level)
+                continue
+            mapped.dc.setdefault(element, []).append(value)
+    mapped.not_kept = sorted(set(mapped.not_kept))
+    return mapped
+
+
+def _alternate(mapped: crosswalk.Mapped, value: str) -> bool:
+    lower = value.lower()
+    handle = handles.handle_of(value) if lower.startswith(("http", "hdl:", "info:hdl")) else None
+    if handle:
+        mapped.handles.append(handle)
+        return True
+    uuid = handles.uuid_of(value) if lower.startswith(("http", "urn:uuid:")) else None
+    if uuid:
+        mapped.uuids.append(uuid)
+        return True
+    return False
+
+
+def file_ids(remote_file: oaipmh.RemoteFile, name: str) -> list[services.Alternate]:
+    """DSpace's names of a bitstream, from its URL: DSpace 7's /bitstreams/<uuid>/download,
+    DSpace 6's /bitstream/<handle>/<sequence>/<name> and /bitstream/handle/<h>/<n>?sequence=."""
+    parts = urlsplit(remote_file.url)
+    segments = [s for s in parts.path.split("/") if s]
+    uuid = handles.uuid_of(remote_file.url)
+    if uuid and "bitstreams" in segments:
+        return [(Scheme.DSPACE_BITSTREAM, uuid, name)]
+    if "bitstream" in segments:
+        rest = segments[segments.index("bitstream") + 1:]
+        query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
+        if rest[:1] == ["handle"] and len(rest) >= 4 and query.get("sequence", "").isdigit():
+            return [(Scheme.DSPACE_SEQUENCE, f"{rest[1]}/{rest[2]}/{query['sequence']}".lower(),
+                     name)]
+        if len(rest) >= 4 and rest[2].isdigit():
+            return [(Scheme.DSPACE_SEQUENCE, f"{rest[0]}/{rest[1]}/{rest[2]}".lower(), name)]
+    return []
+
+
+@dataclass
+class Harvester:
+    remote: Remote
+    report: Report
+    set_spec: str = ""
+    progress: Callable[[int, int | None], None] = lambda n, total: None
+    outcome: Outcome = field(default_factory=Outcome)
+
+    def ask(self, **params: str) -> oaipmh.Page:
+        return oaipmh.parse(self.remote.oai(params))
+
+    def run(self, *, from_: str = "", full: bool = False) -> Outcome:
+        state, _made = HarvestSource.objects.get_or_create(base_url=self.remote.base,
+                                                           set_spec=self.set_spec)
+        formats = oaipmh.metadata_prefixes(self.ask(verb="ListMetadataFormats"))
+        if "oai_dc" not in formats:
+            raise RemoteError(_("%(base)s offers no oai_dc") % {"base": self.remote.base})
+        self.outcome.file_format = next((f for f in FILE_FORMATS if f in formats), "")
+        params: dict[str, str]
+        if state.resumption_token and not from_ and not full:
+            self.outcome.resumed = True
+            params = {"verb": "ListRecords", "resumptionToken": state.resumption_token}
+        else:
+            start = from_ or ("" if full else state.last_datestamp)
+            state.run_from, state.run_newest, state.resumption_token = start, "", ""
+            state.save(update_fields=["run_from", "run_newest", "resumption_token"])
+            params = self._first(start)
+        while True:
+            try:
+                page = self.ask(**params)
+            except oaipmh.OaiError as exc:
+                if exc.code == "noRecordsMatch":
+                    page = oaipmh.Page()
+                elif exc.code == "badResumptionToken" and "resumptionToken" in params:
+                    # Expired while we were down: the same run again from its start.
+                    params = self._first(state.run_from)
+                    self.outcome.resumed = False
+                    continue
+                else:
+                    return self._page_failed(params, exc)
+            except RemoteError as exc:
+                return self._page_failed(params, exc)
+            self._prefetch(page)
+            for header, metadata in page.records:
+                self._record(header, metadata)
+                if header.datestamp > state.run_newest:
+                    state.run_newest = header.datestamp
+            self.outcome.pages += 1
+            self.progress(len(page.records), page.size)
+            state.resumption_token = page.token
+            if not page.token:
+                state.last_datestamp = max(state.last_datestamp, state.run_newest)
+                state.run_from = state.run_newest = ""
+                state.harvested_at = timezone.now()
+                state.save()
+                self.outcome.completed = True
+                self.outcome.last_datestamp = state.last_datestamp
+                return self.outcome
+            state.save(update_fields=["resumption_token", "run_newest"])
+            params = {"verb": "ListRecords", "resumptionToken": page.token}
+
+    def _prefetch(self, page: oaipmh.Page) -> None:
+        """A page's records read, and the items already holding their identifiers found, in
+        one query for the whole page."""
+        self.mapped: dict[str, crosswalk.Mapped] = {}
+        keys = []
+        for header, metadata in page.records:
+            keys.append((Scheme.OAI, header.identifier))
+            if metadata is not None:
+                try:
+                    mapped = mapped_record(oaipmh.dc_values(metadata))
+                except Exception:  # noqa: BLE001 (read again, and reported, by _record)
+                    continue
+                self.mapped[header.identifier] = mapped
+                keys += [(Scheme.HANDLE, h) for h in mapped.handles]
+                keys += [(Scheme.DSPACE_ITEM, u) for u in mapped.uuids]
+        self.known = services.holders(keys)
+
+    def _holder(self, ids: list[services.Alternate]) -> Item | None:
+        found = {self.known[(s, v)] for s, v, _f in ids if (s, v) in self.known}
+        if len(found) > 1:
+            raise deposit.Conflict(_("these identifiers belong to different items here: "
+                                     "%(ids)s") % {"ids": ", ".join(f"{s}:{v}"
+                                                                    for s, v, _f in ids)})
+        return Item.objects.get(pk=found.pop()) if found else None
+
+    def _first(self, start: str) -> dict[str, str]:
+        params = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+        if self.set_spec:
+            params["set"] = self.set_spec
+        if start:
+            params["from"] = start
+        return params
+
+    def _page_failed(self, params: dict[str, str], exc: Exception) -> Outcome:
+        url = self.remote.request_url(params)
+        self.report.add(FAILED, url, line=url, reason=str(exc))
+        return self.outcome
+
+    def _record(self, header: oaipmh.Header, metadata) -> None:
+        source = header.identifier
+        try:
+            status, item, mapped = self._upsert(header, metadata)
+        except Exception as exc:  # one bad record must not stop a harvest
+            expected = (deposit.ServiceError, RemoteError, oaipmh.OaiError, OSError)
+            self.report.add(FAILED, source, line=f"{source} {header.datestamp}",
+                            identifier=source, reason=str(exc) if isinstance(exc, expected)
+                            else f"{type(exc).__name__}: {exc}")
+            return
+        self.report.add(status, source, identifier=source, ibi=item.ibi if item else "",
+                        not_kept=mapped.not_kept if mapped else None)
+
+    def _upsert(self, header: oaipmh.Header, metadata):
+        oai_id = (Scheme.OAI, header.identifier, "")
+        if header.deleted:
+            existing = self._holder([oai_id])
+            if existing is None or existing.is_deleted:
+                return SKIPPED, existing, None
+            services.tombstone(existing, _("deleted at %(base)s on %(datestamp)s") % {
+                "base": self.remote.base, "datestamp": header.datestamp})
+            return DELETED, existing, None
+        mapped = self.mapped.get(header.identifier) or mapped_record(oaipmh.dc_values(metadata))
+        if not mapped.title:
+            raise deposit.ServiceError(_("the record has no dc:title"))
+        level, _restricted = access.of(mapped)
+        ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
+               *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
+        existing = self._holder(ids)
+        files = self._files(header.identifier)
+        names = [storage.safe_name(f.name) for f in files]
+        if len(set(names)) != len(names):
+            raise deposit.ServiceError(_("two files would be named alike: %(names)s")
+                                       % {"names": ", ".join(names)})
+        for remote_file, name in zip(files, names, strict=True):
+            ids += file_ids(remote_file, name)
+        held = dict(existing.files.values_list("name", "size")) if existing else {}
+        for remote_file, name in zip(files, names, strict=True):
+            if name in held and remote_file.size is not None and held[name] != remote_file.size:
+                raise deposit.Conflict(_("%(name)s changed at the source: a file here never "
+                                         "changes") % {"name": name})
+        wanted = [(f, n) for f, n in zip(files, names, strict=True) if n not in held]
+        if existing is not None and not wanted and services.same(
+                existing, title=mapped.title, language=mapped.language, dc=mapped.dc,
+                files={n: s for n, s in existing.files.values_list("name", "sha256")}
+        ) and services.same_access(existing, level, ()):
+            with transaction.atomic():
+                services.add_ids(existing, ids)
+            return SKIPPED, existing, mapped
+        with ExitStack() as stack:
+            uploads = []
+            for remote_file, name in wanted:
+                temp = stack.enter_context(self.remote.download(remote_file))
+                uploads.append(deposit.Upload(name=name, file=temp,
+                                              content_type=remote_file.content_type))
+            if existing is None:
+                item = services.deposit(title=mapped.title, language=mapped.language,
+                                        dc=mapped.dc, uploads=uploads,
+                                        target_file=names[0] if names else "", ids=ids,
+                                        access=level)
+                self.known.update({(s, v): item.pk for s, v, _f in ids})
+                return IMPORTED, item, mapped
+            item = services.update(existing, title=mapped.title, language=mapped.language,
+                                   dc=mapped.dc, uploads=uploads, ids=ids, access=level)
+            return UPDATED, item, mapped
+
+    def _files(self, identifier: str) -> list[oaipmh.RemoteFile]:
+        fmt = self.outcome.file_format
+        if not fmt:
+            return []
+        page = self.ask(verb="GetRecord", identifier=identifier, metadataPrefix=fmt)
+        if not page.records or page.records[0][1] is None:
+            return []
+        content = page.records[0][1]
+        return oaipmh.ore_files(content) if fmt == "ore" else oaipmh.mets_files(content)
+
+
+def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
+            full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
+            sleep=None, progress=None) -> Outcome:
+    """One run against the OAI-PMH repository at `base` (see the module's docstring)."""
+    kwargs = {"sleep": sleep} if sleep is not None else {}
+    remote = Remote(base, files_from, timeout=timeout, delay=delay, **kwargs)
+    try:
+        harvester = Harvester(remote, report, set_spec=set_spec)
+        if progress is not None:
+            harvester.progress = progress
+        return harvester.run(from_=from_, full=full)
+    finally:
+        remote.close()

@@ -1,0 +1,267 @@
+"""`importsaf`: a DSpace Simple Archive Format export (a folder or a .zip) into this repository.
+
+Each item folder becomes an item with a freshly minted IBI, keeping its Handle (the `handle`
+file, or a Handle in dc.identifier.uri) and its DSpace UUID as alternate identifiers. Its
+ORIGINAL bundle becomes its files, the `primary:true` one the target file (else the first);
+other bundles (THUMBNAIL, TEXT, LICENSE …) are skipped and counted. Metadata goes through
+crosswalk.py. An item whose Handle is already here is the same item: left alone when nothing
+changed (skipped), else its metadata replaced and new files added (updated).
+
+Every item stands alone: one that cannot be read or stored fails with its reason and the file
+and line where it was found, and the others still come in. A failed item leaves nothing: the
+deposit services store its files only once everything was checked and remove them if the
+record does not commit. The same Handle in two folders fails the second. Editions: an item
+whose dc.relation.isversionof names another item of the export (by Handle or identifier URI),
+or that another's dc.relation.hasversion names, becomes its next edition; it waits for it
+when it comes first.
+
+Memory: the first pass keeps a few identifiers per item (Handles, identifier URIs, edition
+references); items are read, stored and forgotten one at a time.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.utils.translation import gettext as _
+
+from ..deposit import services as deposit
+from ..deposit import storage
+from ..models import Item
+from . import access, crosswalk, handles, saf, services
+from .packages import Package
+from .report import FAILED, IMPORTED, SKIPPED, UPDATED, Report
+
+Scheme = services.Scheme
+
+
+@dataclass
+class Scanned:
+    """What the first pass keeps of a package: enough to order editions and find twins."""
+
+    handles: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)  # Handles and identifier URIs it answers to
+    newer_than: list[str] = field(default_factory=list)
+    older_than: list[str] = field(default_factory=list)
+    error: tuple[str, str] | None = None  # (reason, where), when it cannot even be scanned
+
+
+def _metadata(package: Package) -> list[saf.MetadataValue]:
+    if not package.exists(saf.DUBLIN_CORE):
+        raise saf.SafError(_("no dublin_core.xml"), saf.DUBLIN_CORE)
+    values = saf.read_metadata(package.read(saf.DUBLIN_CORE), saf.DUBLIN_CORE)
+    for name in package.names():
+        if saf.METADATA_FILE.fullmatch(name):
+            values += saf.read_metadata(package.read(name), name)
+    return values
+
+
+def _handle_file(package: Package) -> str:
+    if not package.exists(saf.HANDLE):
+        return ""
+    return saf.first_line(package.read(saf.HANDLE, 4096).decode("utf-8-sig", "replace"))
+
+
+def _key(value: str) -> str:
+    return handles.handle_of(value) or value.strip()
+
+
+def scan(package: Package) -> Scanned:
+    found = Scanned()
+    try:
+        mapped = crosswalk.to_item(_metadata(package), handle=_handle_file(package))
+    except saf.SafError as exc:
+        found.error = (str(exc), f"{package.name}/{exc.where}")
+        return found
+    found.handles = mapped.handles
+    found.keys = [*mapped.handles, *(v for v in mapped.dc.get("identifier", ())
+                                     if v.startswith(("http://", "https://")))]
+    found.newer_than = [_key(v) for v in mapped.newer_than]
+    found.older_than = [_key(v) for v in mapped.older_than]
+    return found
+
+
+@dataclass
+class Importer:
+    """One run over the packages of a source; `report` gets a row per item."""
+
+    packages: list[Package]
+    report: Report
+    today: date = field(default_factory=date.today)  # noqa: DTZ011 (embargoes are days)
+    progress: Callable[[int], None] = lambda n: None
+    # What is kept per package between the passes, small whatever the collection: its Handles
+    # and why it could not be scanned; after its import, its item's id (None: failed).
+    scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
+        default_factory=dict)
+    done: dict[str, int | None] = field(default_factory=dict)
+
+    def run(self) -> Report:
+        # Handle or URI → the first package naming it
+        self.owners = owners = {}
+        refs: dict[str, Scanned] = {}  # only the packages naming other versions
+        for package in self.packages:
+            scanned = scan(package)
+            self.scanned[package.name] = (tuple(scanned.handles), scanned.error)
+            for key in scanned.keys:
+                owners.setdefault(key, package.name)
+            if scanned.newer_than or scanned.older_than:
+                refs[package.name] = scanned
+        self.previous = self._editions(refs, owners)
+        waiting = []
+        for package in self.packages:
+            if self._ready(package):
+                self._one(package, owners)
+            else:
+                waiting.append(package)
+        while waiting:
+            ready = [p for p in waiting if self._ready(p)] or waiting[:1]  # a cycle: break it
+            for package in ready:
+                waiting.remove(package)
+                self._one(package, owners)
+        return self.report
+
+    def _editions(self, refs: dict[str, Scanned], owners: dict[str, str]) -> dict[str, str]:
+        """package name → the key of its previous edition (a package's, or a Handle here)."""
+        previous: dict[str, str] = {}
+        for name, scanned in refs.items():
+            for ref in scanned.newer_than:
+                previous.setdefault(name, ref)
+            for ref in scanned.older_than:
+                newer = owners.get(ref)
+                if newer is not None and scanned.keys:
+                    previous.setdefault(newer, scanned.keys[0])
+        return previous
+
+    def _ready(self, package: Package) -> bool:
+        ref = self.previous.get(package.name)
+        return ref is None or self._owner(ref) is None or self._owner(ref) in self.done
+
+    def _owner(self, ref: str) -> str | None:
+        return self.owners.get(ref)
+
+    def _one(self, package: Package, owners: dict[str, str]) -> None:
+        found_handles, error = self.scanned[package.name]
+        handle = found_handles[0] if found_handles else ""
+        try:
+            if error:
+                raise saf.SafError(error[0], error[1].partition("/")[2])
+            twin = next((h for h in found_handles if owners.get(h) != package.name), None)
+            if twin:
+                raise saf.SafError(_("the Handle %(handle)s is also in %(other)s") % {
+                    "handle": twin, "other": owners[twin]}, saf.HANDLE)
+            status, item, mapped = self._import(package)
+        except Exception as exc:  # one bad item must not stop a long migration
+            where = getattr(exc, "where", "")
+            self.done[package.name] = None
+            self.report.add(FAILED, package.name, line=f"{package.name}/{where}" if where
+                            else package.name, identifier=handle, reason=reason(exc))
+        else:
+            self.done[package.name] = item.pk
+            self.report.add(status, package.name, identifier=handle, ibi=item.ibi,
+                            not_kept=mapped.not_kept)
+        self.progress(1)
+
+    def _import(self, package: Package) -> tuple[str, Item, crosswalk.Mapped]:
+        for entry, reason in package.problems:
+            raise saf.SafError(reason, entry.partition("/")[2] or entry)
+        lines = (saf.read_contents(package.read(saf.CONTENTS).decode("utf-8-sig"))
+                 if package.exists(saf.CONTENTS) else [])
+        mapped = crosswalk.to_item(_metadata(package), lines, handle=_handle_file(package),
+                                   today=self.today)
+        if not mapped.title:
+            raise saf.SafError(_("no dc.title"), saf.DUBLIN_CORE)
+        level, restricted = access.of(mapped)
+        files = [line for line in lines if line.bundle == saf.ORIGINAL]
+        for line in lines:
+            if line.bundle != saf.ORIGINAL:
+                self.report.bundles_skipped[line.bundle] += 1
+        for line in files:
+            try:  # there, inside the folder, within the size limit
+                package.size(line.name)
+            except saf.SafError as exc:
+                raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
+        ids = [(Scheme.HANDLE, h, "") for h in mapped.handles]
+        ids += [(Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids]
+        existing = services.holder(ids)
+        previous = self._previous(package, existing)
+        # An edition reference that is no link here stays what DSpace said: a relation.
+        linked = {self.previous.get(package.name)} if previous is not None else set()
+        unlinked = [v for v in mapped.newer_than if _key(v) not in linked]
+        unlinked += [v for v in mapped.older_than if _key(v) not in self.owners]
+        if unlinked:
+            mapped.dc.setdefault("relation", []).extend(unlinked)
+        with ExitStack() as stack:
+            uploads = []
+            for line in files:
+                try:
+                    opened = stack.enter_context(package.open(line.name))
+                except saf.SafError as exc:
+                    raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
+                uploads.append(deposit.Upload(name=line.name, file=opened))
+            target = next((u.name for u, line in zip(uploads, files, strict=True)
+                           if line.primary), "")
+            target = storage.safe_name(target) if target else ""
+            if existing is None:
+                item = services.deposit(title=mapped.title, language=mapped.language,
+                                        dc=mapped.dc, uploads=uploads, target_file=target,
+                                        ids=ids, previous_edition=previous, access=level,
+                                        restricted_files=restricted)
+                return IMPORTED, item, mapped
+            sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
+            if services.same(existing, title=mapped.title, language=mapped.language,
+                             dc=mapped.dc, files=sums) and services.same_access(
+                    existing, level, restricted):
+                return SKIPPED, existing, mapped
+            held = dict(existing.files.values_list("name", "sha256"))
+            for name, sha in sums.items():
+                if name in held and held[name] != sha:
+                    raise deposit.Conflict(_("%(name)s differs from the file of %(ibi)s: a "
+                                             "file here never changes") % {
+                        "name": name, "ibi": existing.ibi})
+            new = [u for u in uploads if storage.safe_name(u.name) not in held]
+            item = services.update(existing, title=mapped.title, language=mapped.language,
+                                   dc=mapped.dc, uploads=new, ids=ids, access=level,
+                                   restricted_files=restricted)
+            return UPDATED, item, mapped
+
+    def _previous(self, package: Package, existing: Item | None) -> Item | None:
+        ref = self.previous.get(package.name)
+        if ref is None:
+            return None
+        owner = self._owner(ref)
+        if owner is not None:
+            pk = self.done.get(owner)
+            found = Item.objects.filter(pk=pk).first() if pk is not None else None
+        else:
+            found = services.holder([(Scheme.HANDLE, ref, "")]) if "/" in ref else None
+        if found is not None and Item.objects.filter(previous_edition=found).exclude(
+                pk=existing.pk if existing else None).exists():
+            return None  # it has a newer edition already: the relation stays as text
+        return found
+
+
+def reason(exc: Exception) -> str:
+    """What the report says of a failure: the message of the errors we expect, else the
+    exception's type too (a fault of ours, or of the source, that the operator can report)."""
+    if isinstance(exc, saf.SafError | deposit.ServiceError | OSError | UnicodeError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _sha256(fileobj) -> str:
+    sha = getattr(fileobj, "sha256", None)
+    if sha is None:
+        sha, size = storage.sha256_of(fileobj)
+        fileobj.sha256, fileobj.size = sha, size
+    return sha
+
+
+def import_packages(packages: Iterable[Package], report: Report, *,
+                    progress: Callable[[int], None] = lambda n: None,
+                    today: date | None = None) -> Report:
+    importer = Importer(list(packages), report, progress=progress)
+    if today is not None:
+        importer.today = today
+    return importer.run()

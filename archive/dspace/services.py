@@ -1,0 +1,132 @@
+"""Writes of an item that came from elsewhere, with the identifiers it had there.
+
+An item comes in through the deposit services (its IBI minted, its files stored, its record
+checked as any deposit's); its alternate identifiers (models.AlternateIdentifier) are written
+in the item's own transaction (`on_saved`), so an item is never here without them, nor they
+without it. A Handle or UUID that another item holds already is a Conflict, and nothing of
+the new item remains (the deposit services remove its stored files).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from ..deposit import services
+from ..models import DC_ELEMENTS, AlternateIdentifier, Item
+
+Scheme = AlternateIdentifier.Scheme
+# (scheme, value, file name): file name "" for the item itself.
+Alternate = tuple[str, str, str]
+
+
+def holder(ids: Iterable[Alternate]) -> Item | None:
+    """The item that holds any of these identifiers, or None; Conflict when two items do."""
+    ids = list(ids)
+    if not ids:
+        return None
+    found = {row.item_id for row in AlternateIdentifier.objects.filter(
+        scheme__in={s for s, _v, _f in ids}, value__in={v for _s, v, _f in ids})
+        if (row.scheme, row.value) in {(s, v) for s, v, _f in ids}}
+    if len(found) > 1:
+        raise services.Conflict(_("these identifiers belong to different items here: %(ids)s")
+                                % {"ids": ", ".join(f"{s}:{v}" for s, v, _f in ids)})
+    return Item.objects.get(pk=found.pop()) if found else None
+
+
+def holders(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """(scheme, value) → the id of the item holding it, for many at once (one query)."""
+    keys = set(keys)
+    if not keys:
+        return {}
+    rows = AlternateIdentifier.objects.filter(
+        scheme__in={s for s, _v in keys}, value__in={v for _s, v in keys}).values_list(
+        "scheme", "value", "item_id")
+    return {(s, v): item_id for s, v, item_id in rows if (s, v) in keys}
+
+
+def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
+    """The identifiers the item does not have yet; Conflict when another item has one."""
+    have = set(AlternateIdentifier.objects.filter(item=item).values_list("scheme", "value"))
+    rows = [AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
+            for s, v, f in dict.fromkeys(ids) if (s, v) not in have]
+    try:
+        with transaction.atomic():
+            AlternateIdentifier.objects.bulk_create(rows)
+    except IntegrityError:
+        taken = AlternateIdentifier.objects.filter(
+            value__in=[r.value for r in rows]).exclude(item=item).select_related("item").first()
+        raise services.Conflict(
+            _("%(scheme)s %(value)s is already the identifier of %(ibi)s")
+            % {"scheme": taken.get_scheme_display() if taken else "",
+               "value": taken.value if taken else "",
+               "ibi": taken.item.ibi if taken else ""}) from None
+
+
+def deposit(*, title: str, language: str, dc: dict[str, list[str]],
+            uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
+            previous_edition: Item | None = None, access: services.Access | None = None,
+            restricted_files: Sequence[str] = ()) -> Item:
+    """A new Original with its alternate identifiers, or a ServiceError and nothing. The
+    caller has seen that no item holds them (`holder`); one that another writer took since is
+    refused by the unique constraint, and the deposit with it."""
+    def write(item: Item) -> None:
+        AlternateIdentifier.objects.bulk_create(
+            AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
+            for s, v, f in dict.fromkeys(ids))
+
+    return services.item_deposit(
+        title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
+        previous_edition=previous_edition, access=access,
+        restricted_files=restricted_files, on_saved=write)
+
+
+def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
+         files: dict[str, str]) -> bool:
+    """Whether the item already says exactly this (files: name → sha256)."""
+    stored: dict[str, list[str]] = {}
+    for element, value in item.dc_values.order_by("position", "id").values_list("element",
+                                                                                "value"):
+        stored.setdefault(element, []).append(value)
+    wanted = {e: list(v) for e, v in dc.items() if v}
+    return (item.title == title.strip() and item.language == services.clean_language(language)
+            and stored == wanted
+            and dict(item.files.values_list("name", "sha256")) == files)
+
+
+def same_access(item: Item, access: services.Access | None,
+                restricted_files: Sequence[str]) -> bool:
+    """Whether the item's access already is this (open when None)."""
+    level = access or services.Access()
+    return (item.access_rights, item.embargo_until) == (level.rights, level.embargo_until) \
+        and set(item.files.filter(restricted=True).values_list("name", flat=True)) == set(
+            restricted_files)
+
+
+def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
+           uploads: list[services.Upload], ids: Sequence[Alternate],
+           access: services.Access | None = None, restricted_files: Sequence[str] = ()
+           ) -> Item:
+    """The item's metadata replaced by this, the new files added (a file here is never
+    replaced: a file of the same name with other bytes is a Conflict, before any change)."""
+    if item.is_deleted:
+        raise services.Conflict(_("%(ibi)s is deleted here") % {"ibi": item.ibi})
+    with transaction.atomic():
+        services.item_update(item=item, title=title, language=language,
+                             dc={e: dc.get(e, []) for e in DC_ELEMENTS})
+        add_ids(item, ids)
+        if uploads:
+            services.item_add_files(item=item, uploads=uploads)
+        level = access or services.Access()
+        if (item.access_rights, item.embargo_until, set(restricted_files)) != (
+                level.rights, level.embargo_until,
+                set(item.files.filter(restricted=True).values_list("name", flat=True))):
+            services.item_set_access(item=item, rights=level.rights,
+                                     embargo_until=level.embargo_until, reason=level.reason,
+                                     restricted_files=list(restricted_files))
+    return item
+
+
+def tombstone(item: Item, reason: str) -> Item:
+    return services.item_delete(item=item, reason=reason)

@@ -1,0 +1,81 @@
+"""`manage.py importsaf <folder or .zip> [--report FILE]` — a DSpace collection, as DSpace's
+ItemExport writes it (Simple Archive Format), into this repository.
+
+The folder (or zip) holds one folder per item: dublin_core.xml, optional metadata_<schema>.xml
+(dcterms, local …), contents (one file a line: `name<TAB>bundle:ORIGINAL<TAB>primary:true`),
+handle, collections, and the files. Each item gets an IBI and keeps its Handle and DSpace UUID
+as alternate identifiers, so /handle/<prefix>/<suffix> and the other DSpace links lead to it.
+The ORIGINAL bundle becomes the files (primary: the target file); THUMBNAIL, TEXT and LICENSE
+are skipped and counted. Running it again updates what changed and skips the rest.
+
+Each item that fails is reported with its reason, file and line, and imports nothing; the
+others still come in. The report (one CSV row per item: imported, updated, skipped, failed)
+is written beside the source, <source>.report.csv, or to --report. Exit status 1 if any item
+failed. Mapping of DSpace's fields, access and editions: archive/dspace/crosswalk.py.
+"""
+from __future__ import annotations
+
+import sys
+import zipfile
+from pathlib import Path
+
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from tqdm import tqdm
+
+from archive.dspace import imports, packages
+from archive.dspace import report as reports
+from archive.management.base import DocumentedCommand
+
+
+def summary(command, run: reports.Report, csv_path: Path) -> None:
+    """The counts, the first failures, the skipped bundles and where the CSV is."""
+    counts = run.counts
+    command.stdout.write(_("%(imported)d imported, %(updated)d updated, %(skipped)d skipped, "
+                           "%(failed)d failed") % {
+        "imported": counts[reports.IMPORTED], "updated": counts[reports.UPDATED],
+        "skipped": counts[reports.SKIPPED], "failed": counts[reports.FAILED]})
+    if run.bundles_skipped:
+        command.stdout.write(_("bundles not imported: %(bundles)s") % {"bundles": ", ".join(
+            f"{name} {count}" for name, count in sorted(run.bundles_skipped.items()))})
+    for source, line, reason in run.failures:
+        command.stdout.write("  " + _("failed %(source)s (%(line)s): %(reason)s") % {
+            "source": source, "line": line or source, "reason": reason})
+    command.stdout.write(_("report: %(path)s") % {"path": csv_path})
+
+
+class Command(DocumentedCommand):
+    help = __doc__
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("source", type=Path, help="a folder of item folders, or a .zip")
+        parser.add_argument("--report", type=Path, help="default: <source>.report.csv")
+
+    def handle(self, *args, source: Path, report: Path | None, **options) -> None:
+        source = source.expanduser().resolve()
+        if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
+            raise CommandError(_("%(source)s is neither a folder nor a zip file")
+                               % {"source": source})
+        csv_path = report or source.with_name(source.name + ".report.csv")
+        try:
+            found, strays, archive = packages.open_source(source)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise CommandError(_("%(source)s cannot be read: %(reason)s")
+                               % {"source": source, "reason": exc}) from None
+        stream = options.get("stderr") or sys.stderr
+        try:
+            with reports.open_csv(csv_path) as out, tqdm(total=len(found), desc=_("importing"),
+                                                     unit="item", file=stream) as bar:
+                run = reports.Report(out)
+                for entry, reason in strays:
+                    run.add(reports.FAILED, entry, line=entry, reason=reason)
+                imports.import_packages(found, run, progress=bar.update)
+        finally:
+            if archive is not None:
+                archive.close()
+        summary(self, run, csv_path)
+        if run.failed:
+            raise CommandError(ngettext("%(count)d item or entry failed; see the report",
+                                        "%(count)d items or entries failed; see the report",
+                                        run.failed) % {"count": run.failed})

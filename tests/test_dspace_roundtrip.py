@@ -1,0 +1,125 @@
+"""`manage.py exportsaf`: SAF as DSpace's ItemImport reads it; exported here and imported on a
+second instance (its own database and files), the same metadata, files and checksums."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from lxml import etree
+
+from archive.deposit import links, services
+from archive.dspace import saf
+from archive.models import Item
+from tests import factories as make
+from tests.servers import LiveServers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
+# Fields of DSpace's default registry (dspace/config/registries/dublin-core-types.xml) that
+# an export may write: ItemImport refuses a field its registry does not have.
+DSPACE_REGISTRY = {
+    "title", "contributor.author", "contributor", "subject", "description.abstract",
+    "publisher", "date.issued", "type", "format", "identifier", "identifier.uri", "source",
+    "relation", "relation.isversionof", "coverage.spatial", "rights", "rights.uri",
+    "language.iso"}
+
+# What a second instance prints of its items: the metadata, the files and their checksums.
+DUMP = """
+import json
+from archive.models import Item, DC_ELEMENTS
+out = []
+for i in Item.objects.filter(is_archive_service=False).order_by("pk"):
+    out.append({"title": i.title, "language": i.language, "target": i.target_file,
+                "dc": {e: i.dc(e) for e in DC_ELEMENTS if i.dc(e)},
+                "files": {f.name: [f.size, f.sha256] for f in i.files.all()},
+                "previous": i.previous_edition.title if i.previous_edition else None,
+                "handles": sorted(i.alternate_ids.filter(scheme="handle")
+                                  .values_list("value", flat=True))})
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def second(tmp_path_factory):
+    with LiveServers(tmp_path_factory.mktemp("second")) as servers:
+        yield servers.prepare("b")
+
+
+def here(item: Item) -> dict:
+    return {"title": item.title, "language": item.language, "target": item.target_file,
+            "dc": {e: item.dc(e) for e in ("creator", "subject", "description", "publisher",
+                                          "contributor", "date", "type", "format",
+                                          "identifier", "source", "relation", "coverage",
+                                          "rights") if item.dc(e)},
+            "files": {f.name: [f.size, f.sha256] for f in item.files.all()},
+            "previous": item.previous_edition.title if item.previous_edition else None,
+            "handles": sorted(item.alternate_ids.filter(scheme="handle")
+                              .values_list("value", flat=True))}
+
+
+def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files(
+        tmp_path, second):
+    source = tmp_path / "dspace"
+    shutil.copytree(SAF, source)
+    for name in ("item_003", "item_004"):  # restricted: not here, not exported
+        shutil.rmtree(source / name)
+    call_command("importsaf", str(source))
+    first = make.item(("relatorio.pdf", b"%PDF-1.7 report"), ("dados.csv", b"a,b\n1,2\n"),
+                      title="Relatório técnico", language="pt-BR", target_file="dados.csv",
+                      dc={"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02"],
+                          "rights": ["https://creativecommons.org/licenses/by/4.0/",
+                                     "Todos os direitos"], "coverage": ["Brasil"],
+                          "identifier": ["INPE-15678-RPQ/819", "https://example.org/x"],
+                          "type": ["Relatório técnico"], "source": ["Anais"],
+                          "format": ["12 p."], "relation": ["Projeto X"]})
+    make.item(("relatorio2.pdf", b"%PDF-1.7 second"), title="Relatório técnico, 2ª edição",
+              previous_edition=first)
+    make.item(bare=True, title="Metadata only")
+    services.item_delete(item=make.item(title="Retracted"))
+
+    export = tmp_path / "export"
+    call_command("exportsaf", str(export))
+    folders = sorted(p.name for p in export.iterdir())
+    assert len(folders) == 6  # three from DSpace, three deposited; no tombstone
+
+    for folder in export.iterdir():  # as DSpace's ItemImport reads it
+        root = etree.fromstring((folder / "dublin_core.xml").read_bytes())
+        assert root.tag == "dublin_core" and root.get("schema") == "dc"
+        fields = {".".join(p for p in (v.get("element"), v.get("qualifier")) if p != "none")
+                  for v in root}
+        assert fields <= DSPACE_REGISTRY, fields - DSPACE_REGISTRY
+        for line in saf.read_contents((folder / "contents").read_text()):
+            assert line.bundle == "ORIGINAL" and (folder / line.name).is_file()
+
+    second.manage("importsaf", str(export))
+    theirs = json.loads(second.shell(DUMP))
+    ours = [here(i) for i in Item.objects.filter(is_archive_service=False)
+            .exclude(state="Deleted").order_by("pk")]
+    assert len(theirs) == len(ours) == 6
+    for mine, other, item in zip(ours, theirs, Item.objects.filter(is_archive_service=False)
+                                 .exclude(state="Deleted").order_by("pk"), strict=True):
+        # The second instance also keeps the first's persistent URL as an identifier (its
+        # Handles it keeps as Handles).
+        extra = [links.persistent_url(item.ibi)]
+        assert other["dc"].pop("identifier", []) == mine["dc"].pop("identifier", []) + extra
+        assert other == mine
+
+
+def test_an_export_never_opens_a_closed_file(tmp_path):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    closed = make.item(("a.pdf", b"%PDF a"), title="Embargoed", access=services.Access(
+        "embargoed", timezone.localdate() + timedelta(days=30)))
+    partly = make.item(("open.pdf", b"%PDF o"), ("staff.csv", b"x"), title="Partly",
+                       restricted_files=["staff.csv"])
+    call_command("exportsaf", str(tmp_path / "out"), closed.ibi, partly.ibi)
+    lines = {line.name: line.permissions for folder in (tmp_path / "out").iterdir()
+             for line in saf.read_contents((folder / "contents").read_text())}
+    assert lines == {"a.pdf": "-r 'Administrator'", "open.pdf": "",
+                     "staff.csv": "-r 'Administrator'"}

@@ -1,0 +1,245 @@
+"""`manage.py importsaf`: DSpace's Simple Archive Format (tests/data/dspace/saf, shaped as
+DSpace 6 and 7 write it), a folder or a zip, with a report; bad input fails its item only."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from archive.deposit import storage
+from archive.models import AlternateIdentifier, Item
+
+pytestmark = pytest.mark.django_db
+
+SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
+
+
+def run(source, *args) -> tuple[str, CommandError | None]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("importsaf", str(source), *args, stdout=out, stderr=err)
+    except CommandError as exc:
+        return out.getvalue(), exc
+    return out.getvalue(), None
+
+
+def rows(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def by_handle(handle: str) -> Item:
+    return AlternateIdentifier.objects.get(scheme="handle", value=handle).item
+
+
+def stored_items() -> list[Item]:
+    return list(Item.objects.filter(is_archive_service=False))
+
+
+@pytest.fixture
+def export(tmp_path) -> Path:
+    """A writable copy of the recorded export."""
+    copy = tmp_path / "export"
+    shutil.copytree(SAF, copy)
+    return copy
+
+
+def zipped(folder: Path, target: Path, top: str = "") -> Path:
+    """The folder as ItemExport's --zip writes it: item folders at the top (or under `top`)."""
+    with zipfile.ZipFile(target, "w") as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"{top}{path.relative_to(folder).as_posix()}")
+    return target
+
+
+def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
+    out, failed = run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert "5 imported, 0 updated, 0 skipped, 0 failed" in out
+    assert failed is None
+    thesis = by_handle("123456789/42")
+    assert thesis.title == "Identificadores persistentes em repositórios institucionais"
+    assert thesis.language == "pt-BR"
+    assert thesis.dc("creator") == ["Silva, Ana Paula", "Souza, Marcos"]
+    assert thesis.dc("contributor") == ["Banon, Gerald Jean Francis"]
+    assert thesis.dc("date") == ["2013-09-04"]
+    assert thesis.dc("description") == [
+        "Este trabalho estuda identificadores persistentes & seus resolvedores.",
+        "This work studies persistent identifiers and their resolvers."]
+    assert thesis.dc("rights") == ["Acesso aberto", "https://creativecommons.org/licenses/by/4.0/"]
+    assert thesis.dc("subject") == ["Identificadores persistentes",
+                                    "CNPQ::CIENCIAS EXATAS E DA TERRA::CIENCIA DA COMPUTACAO"]
+    assert thesis.dc("identifier")[0].startswith("SILVA, A. P.; SOUZA, M.")
+    assert thesis.dc("relation") == ["Programa de Pós-Graduação em Computação Aplicada"]
+    assert thesis.dc("coverage") == ["São José dos Campos"]
+    assert thesis.dc("publisher") == ["Instituto Nacional de Pesquisas Espaciais (INPE)"]
+    # The ORIGINAL bundle only; the primary bitstream is the target file.
+    assert {f.name: f.sha256 for f in thesis.files.all()} == {
+        name: hashlib.sha256((export / "item_000" / name).read_bytes()).hexdigest()
+        for name in ("tese.pdf", "anexo.csv")}
+    assert thesis.target_file == "tese.pdf"
+    assert storage.list_folder(thesis.ibi) == ["anexo.csv", "tese.pdf"]
+    assert set(thesis.alternate_ids.values_list("scheme", "value")) == {
+        ("handle", "123456789/42"), ("dspace-item", "3f2c1a9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b")}
+    assert "bundles not imported: LICENSE 3, TEXT 1, THUMBNAIL 1" in out
+    assert report["item_000"]["not_kept"] == (
+        "dc.title.alternative dspace.entity.type local.grau")
+    # DSpace 7's Handle in dc.identifier.uri; relation.isversionof: the next edition.
+    second = by_handle("123456789/43")
+    assert second.previous_edition == thesis and second.edition_number == 2
+    assert second.dc("relation") == []
+    # Defaults of ItemImport: no bundle is ORIGINAL, license.txt is LICENSE.
+    data = by_handle("123456789/44")
+    assert [f.name for f in data.files.all()] == ["chuva.csv"]
+    assert data.language == "en" and data.dc("date") == ["2012-11-20"]
+    # DSpace's access becomes the item's level here (#26), never open: a file readable by a
+    # group only is a restricted file; an embargo date to come, an embargoed item.
+    internal = by_handle("123456789/45")
+    assert internal.access_rights == "open"
+    assert list(internal.files.filter(restricted=True).values_list("name", flat=True)) == [
+        "relatorio.pdf"]
+    embargoed = by_handle("123456789/46")
+    assert (embargoed.access_rights, embargoed.embargo_until.isoformat()) == (
+        "embargoed", "2999-01-01")
+    assert "2999-01-01" in embargoed.access_reason
+    assert not embargoed.files.filter(restricted=True).exists()
+    assert report["item_000"]["ibi"] == thesis.ibi
+    assert report["item_000"]["identifier"] == "123456789/42"
+
+
+def test_a_zip_as_itemexport_writes_it_imports_the_same(export, tmp_path):
+    for top in ("", "saf-export/"):
+        Item.objects.filter(is_archive_service=False).update(previous_edition=None)
+        AlternateIdentifier.objects.all().delete()
+        source = zipped(export, tmp_path / f"export{len(top)}.zip", top)
+        out, _failed = run(source)
+        assert "5 imported, 0 updated, 0 skipped, 0 failed" in out, out
+        thesis = by_handle("123456789/42")
+        assert {f.name for f in thesis.files.all()} == {"tese.pdf", "anexo.csv"}
+        assert thesis.target_file == "tese.pdf"
+        assert by_handle("123456789/43").previous_edition == thesis
+    # Nothing was unpacked beside the zip, nothing left in the upload folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "export", "export0.zip", "export0.zip.report.csv", "export11.zip",
+        "export11.zip.report.csv", "media", "upload-tmp"]
+    assert list((tmp_path / "upload-tmp").iterdir()) == []
+
+
+def test_a_second_run_skips_what_is_unchanged_and_updates_what_changed(export):
+    run(export)
+    thesis = by_handle("123456789/42")
+    path = export / "item_002" / "dublin_core.xml"
+    path.write_text(path.read_text().replace("Rainfall over the Amazon",
+                                             "Rainfall over the Amazon basin"))
+    (export / "item_002" / "mapa.csv").write_text("x\n")
+    (export / "item_002" / "contents").write_text(
+        "chuva.csv\tpermissions:-r 'Anonymous'\nmapa.csv\tbundle:ORIGINAL\n")
+    out, _failed = run(export)
+    assert "0 imported, 1 updated, 4 skipped, 0 failed" in out
+    data = by_handle("123456789/44")
+    assert data.title == "Rainfall over the Amazon basin"
+    assert [f.name for f in data.files.all()] == ["chuva.csv", "mapa.csv"]
+    assert by_handle("123456789/42").pk == thesis.pk
+    assert len(stored_items()) == 5
+
+
+def broken(export: Path, case: str) -> str:
+    """item_002 broken one way; the reason the report must give."""
+    item = export / "item_002"
+    if case == "malformed":
+        (item / "dublin_core.xml").write_text("<dublin_core>\n<dcvalue element='title'>x\n")
+        return "malformed XML"
+    if case == "missing":
+        (item / "contents").write_text("chuva.csv\nsumido.pdf\tbundle:ORIGINAL\n")
+        return "'sumido.pdf' is not in the package"
+    if case == "symlink":
+        (item / "chuva.csv").unlink()
+        os.symlink("/etc/passwd", item / "chuva.csv")
+        return "symbolic link"
+    if case == "oversize":
+        (item / "chuva.csv").write_bytes(b"x" * 2048)
+        return "larger than 1024 bytes"
+    if case == "outside":
+        (item / "contents").write_text("../item_000/tese.pdf\tbundle:ORIGINAL\n")
+        return "leaves the item's folder"
+    if case == "twice":
+        (item / "handle").write_text("123456789/42\n")
+        return "the Handle 123456789/42 is also in item_000"
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("case", ["malformed", "missing", "symlink", "oversize", "outside",
+                                  "twice"])
+def test_a_bad_item_fails_with_its_reason_and_the_rest_imports(export, settings, media, case):
+    settings.IBI_MAX_FILE_SIZE = 1024
+    reason = broken(export, case)
+    out, failed = run(export)
+    assert failed is not None
+    assert "4 imported, 0 updated, 0 skipped, 1 failed" in out, out
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "failed"
+    assert reason in report["item_002"]["reason"], report["item_002"]
+    assert report["item_002"]["line"].startswith("item_002")
+    assert report["item_000"]["status"] == report["item_001"]["status"] == "imported"
+    # Nothing half-made: no item of it, no stray file in the storage.
+    assert not AlternateIdentifier.objects.filter(value="123456789/44").exists()
+    stored = {p.relative_to(media).as_posix() for p in media.rglob("*") if p.is_file()}
+    assert stored == {storage.file_key(i.ibi, f.name) for i in stored_items()
+                      for f in i.files.all()}
+
+
+def test_the_failing_line_is_named(export):
+    (export / "item_002" / "contents").write_text("chuva.csv\n\nsumido.pdf\n")
+    run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["line"] == "item_002/contents:3"
+    (export / "item_002" / "dublin_core.xml").write_text(
+        "<?xml version='1.0'?>\n<dublin_core>\n<dcvalue element='title'>x</dcvalue>\n<oops>\n")
+    run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["line"].startswith("item_002/dublin_core.xml:")
+
+
+def test_a_zip_slip_or_a_link_in_a_zip_fails_its_item_and_writes_nothing_outside(
+        export, tmp_path):
+    source = zipped(export, tmp_path / "evil.zip")
+    with zipfile.ZipFile(source, "a") as archive:
+        archive.writestr("item_002/../../../escaped.txt", b"zip slip")
+        link = zipfile.ZipInfo("item_001/link.pdf")
+        link.external_attr = 0o120777 << 16  # a symbolic link, as Info-ZIP stores one
+        archive.writestr(link, "/etc/passwd")
+        archive.writestr("/absolute.txt", b"absolute")
+    out, failed = run(source)
+    assert failed is not None
+    report = {row["source"]: row for row in rows(source.with_name("evil.zip.report.csv"))}
+    assert "3 imported" in out, out
+    assert report["item_002"]["status"] == "failed"
+    assert "leaves the item's folder" in report["item_002"]["reason"]
+    assert "symbolic link" in report["item_001"]["reason"]
+    assert "absolute path" in report["/absolute.txt"]["reason"]
+    assert report["item_000"]["status"] == "imported"
+    assert not (tmp_path.parent / "escaped.txt").exists()
+    assert not list(tmp_path.rglob("escaped.txt"))
+
+
+def test_what_is_neither_a_folder_nor_a_zip_is_refused(tmp_path):
+    source = tmp_path / "export.tar"
+    source.write_bytes(b"not a zip")
+    _out, failed = run(source)
+    assert failed is not None and "neither a folder nor a zip" in str(failed)
+
+
+def test_contents_that_are_not_utf8_fail_their_item(export):
+    (export / "item_002" / "contents").write_bytes(b"chuva\xff.csv\n")
+    out, _failed = run(export)
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "failed" and "utf-8" in report["item_002"]["reason"]
+    assert "4 imported" in out
