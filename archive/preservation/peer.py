@@ -27,7 +27,6 @@ A base URL typed by a librarian is a request this server makes on their behalf, 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import unicodedata
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.utils.translation import gettext as _
 
-from ..deposit import content_types, limits, storage
+from ..deposit import content_types, limits, storage, values
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..models import DC_ELEMENTS, Item, RegisteredArchive
@@ -186,7 +185,10 @@ def get_json(http: httpx.Client, url: str, what: str) -> dict:
         raise PeerError(_("%(what)s: %(url)s answered %(status)s")
                         % {"what": what, "url": url, "status": status})
     try:
-        data = json.loads(body)
+        data = values.read_json(body)
+    except values.TooDeep:
+        raise PeerError(_("%(what)s: %(url)s answered JSON nested deeper than %(depth)d levels")
+                        % {"what": what, "url": url, "depth": values.MAX_JSON_DEPTH}) from None
     except ValueError:
         raise PeerError(_("%(what)s: %(url)s did not answer JSON")
                         % {"what": what, "url": url}) from None
@@ -419,7 +421,10 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
     except httpx.HTTPError as exc:
         raise _unreachable("hand-over", url, exc) from None
     try:
-        data = json.loads(body)
+        data = values.read_json(body)
+    except values.TooDeep:
+        raise PeerError(_("hand-over: %(url)s answered JSON nested deeper than %(depth)d levels")
+                        % {"url": url, "depth": values.MAX_JSON_DEPTH}) from None
     except ValueError:
         data = {}
     if response.status_code != 200:

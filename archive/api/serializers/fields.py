@@ -2,7 +2,6 @@
 item, a list of checksums, the files of a multipart form."""
 from __future__ import annotations
 
-import json
 import re
 
 from django.utils.translation import gettext as _
@@ -10,7 +9,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from ...deposit import selectors, services
+from ...deposit import selectors, services, values
 from ...models import Item
 
 
@@ -49,7 +48,7 @@ class CreatorField(DcElementField):
     def _one(value) -> tuple[str, str]:
         if isinstance(value, str) and value.lstrip().startswith("{"):
             try:  # a multipart form's way of sending an object
-                value = json.loads(value)
+                value = values.read_json(value)
             except ValueError:
                 raise ValidationError(_("a creator that starts with { must be a JSON object "
                                         "{\"name\", \"orcid\"}")) from None

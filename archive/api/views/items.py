@@ -17,7 +17,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from ...deposit import selectors, services
@@ -26,6 +25,7 @@ from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination
+from ..parsers import JSONParser
 from ..permissions import AddFilesPermissions, ItemPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import (
