@@ -487,3 +487,18 @@ def test_no_persistent_url_is_a_server_error(client, fake, ibi, modifier, segmen
         response = method(path, QUERY_STRING=raw_query,
                           headers={"accept-language": re.sub(r"[^\x20-\x7e]", "", language)})
         assert response.status_code in (302, 400, 404, 409, 410), (path, raw_query)
+
+
+def test_an_alternate_language_that_is_no_tag_never_reaches_the_header(client, fake, caplog):
+    """Another Archive's pair names are its own words: a "language" with a quote, a comma and
+    angle brackets would break the Link header's framing (issue #30, 11); it is left out,
+    logged."""
+    holds(fake, ELSEWHERE, extra=f"ibi.translation(pt) {{rep {NEXT}}}\n"
+                                 "ibi.translation(pt\",<x>) "
+                                 "{rep ibi.test/elsewhere/2022/05.06.07.08}\n")
+    response = client.get(f"/{ELSEWHERE}", headers={"User-Agent": BROWSER})
+    assert response.status_code == 302
+    assert response["Link"] == (
+        f'<http://{HOST}/{ELSEWHERE}:(oai_dc)>; rel="describedby"; type="application/xml", '
+        f'<http://{HOST}/{ELSEWHERE}+(pt)>; rel="alternate"; hreflang="pt"')
+    assert "resolver: 'pt\",<x>' is no language tag; no alternate link" in caplog.messages

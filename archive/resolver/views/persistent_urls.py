@@ -30,7 +30,7 @@ from ...deposit import selectors
 from ...identifiers import ibi as ibilib
 from ...metadata import cite, signposting
 from ...metadata import selectors as metadata
-from ...models import Item
+from ...models import LANGUAGE_TAG, Item
 from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
@@ -271,6 +271,9 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
                 named[member] = given[0][1]
     languages.update(dict.fromkeys(named.values(), True))
     for language in sorted(languages):
+        if not LANGUAGE_TAG.fullmatch(language):  # another Archive's words: no header text
+            logger.warning("resolver: %r is no language tag; no alternate link", language)
+            continue
         links.append(f'<{base}/{item_ibi}+({language})>; rel="alternate"; hreflang="{language}"')
     if answer.source.local:
         links += _signposting(request, item_ibi)
@@ -283,7 +286,7 @@ def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
                                  request.META.get("QUERY_STRING", ""))
     found = metadata.persistent_url_links(item_ibi, base_url(request),
                                           (asked.filepath or "").lstrip("/"))
-    return [signposting.to_header([link]) for link in found]
+    return [value for link in found if (value := signposting.to_header([link]))]
 
 
 # -- Tombstones -------------------------------------------------------------------------------
