@@ -321,9 +321,12 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "archive.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.exceptions.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle",
+                                 "archive.web.throttling.ReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
+        # Anonymous reads per address: a whole campus may share one (NAT).
+        "read": env_rate("API_THROTTLE_READS", "1200/minute"),
         "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
         "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
         "resolver_service_requests": IBI_RESOLVER_SERVICE_RATE,

@@ -132,8 +132,9 @@ ERRORS = {
     413: OpenApiResponse(ErrorSerializer, description="a file is too large"),
     502: OpenApiResponse(ErrorSerializer, description="another Archive could not be reached "
                          "or answered badly"),
-    429: OpenApiResponse(ErrorSerializer, description="too many writes, or too many wrong "
-                         "tokens from this address: wait Retry-After seconds"),
+    429: OpenApiResponse(ErrorSerializer, description="too many writes, too many anonymous "
+                         "reads from this address, or too many wrong tokens from it (counted "
+                         "only against requests that present one): wait Retry-After seconds"),
     503: OpenApiResponse(ErrorSerializer, description="the database connection was lost: "
                          "send the request again after Retry-After seconds"),
 }
