@@ -148,8 +148,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache: counts of rate limits (archive/web/throttling.py) ---------------------------------
 # Redis when CACHE_URL (or REDIS_URL) names one, so that every process shares the counts; a
-# per-process local memory otherwise (enough for `make run`, not for several workers).
-CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
+# per-process local memory otherwise (enough for `make run`, not for several workers). An
+# operation waits for Redis at most CACHE_TIMEOUT seconds; a Redis down or hung is replaced by
+# each process's own memory until it answers again (archive/db/cache.py).
+CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"),
+                               env_seconds("CACHE_TIMEOUT", 0.25, low=0.01, high=30))}
 
 # --- Rate limits (README "Rate limits") -----------------------------------------------------
 # Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
