@@ -297,6 +297,10 @@ IBI_SWITCHON_RESOLVER = env_str("IBI_SWITCHON_RESOLVER")
 IBI_SWITCHON_KEY = env_str("IBI_SWITCHON_KEY")
 
 # --- Deposit limits -------------------------------------------------------------------------
+# A deposit without Idempotency-Key is the same deposit as one of the same content (fields and
+# files' checksums) by the same user this many seconds before: answered with the first item
+# (archive/deposit/idempotency.py). 0: every deposit makes an item.
+IBI_DEPOSIT_REPEAT_WINDOW = env_int("IBI_DEPOSIT_REPEAT_WINDOW", 600, low=0, high=86400)
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
 

@@ -151,8 +151,9 @@ class LiveServers:
     def __exit__(self, *exc) -> None:
         self.stop_all()
 
-    def prepare(self, name: str, **settings: str) -> Server:
-        """A migrated server, not started yet (to run commands before it serves)."""
+    def prepare(self, name: str, *, migrate: bool = True, **settings: str) -> Server:
+        """A migrated server (unless `migrate` is false: its database may not be there), not
+        started yet (to run commands before it serves)."""
         number = len(self.servers) + 1
         folder = self.root / name
         (folder / "media").mkdir(parents=True)
@@ -167,7 +168,8 @@ class LiveServers:
             "IBI_IP": f"192.0.2.{number}", "IBI_GRANULARITY": "0.001",
             "PYTHONDONTWRITEBYTECODE": "1", **settings})
         server = Server(name, folder, env)
-        server.manage("migrate", "--no-input")
+        if migrate:
+            server.manage("migrate", "--no-input")
         self.servers.append(server)
         return server
 

@@ -7,7 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..deposit import limits, selectors, services, storage
+from ..deposit import idempotency, limits, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, Item
@@ -290,6 +290,11 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 "name": target})
         return target
 
+    # Who deposits (ItemAdmin.get_form sets it): a deposit of the same content by the same
+    # librarian within IBI_DEPOSIT_REPEAT_WINDOW is that deposit (deposit/idempotency.py).
+    depositor = None
+    repeated: Item | None = None  # the earlier item this form's deposit turned out to be
+
     def _post_clean(self) -> None:
         # After field, form and model validation, the services do the writing. They run here,
         # not in ModelAdmin.save_model, so that a refusal (ServiceError) becomes a form error
@@ -297,12 +302,30 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         super()._post_clean()
         if self.errors:
             return
+        content = self._content() if self.adding else None
         try:
-            self.instance = self._write()
+            self.repeated = content and idempotency.repeated_deposit(self.depositor, content)
+            self.instance = self.repeated or self._write(content)
+        except idempotency.Raced:  # an identical deposit committed first: it is this one
+            self.repeated = idempotency.repeated_deposit(self.depositor, content)
+            if self.repeated is None:
+                self.add_error(None, _("an identical deposit was at work at the same time and "
+                                       "did not finish; send this one again"))
+            else:
+                self.instance = self.repeated
         except services.ServiceError as exc:
             self.add_error(None, str(exc))
 
-    def _write(self) -> Item:
+    def _content(self) -> str:
+        """The deposit as a repeat of it is recognised: every cleaned field (an item by its
+        id), and the files by name and checksum (computed on the way in)."""
+        fields = {name: value.pk if isinstance(value, Item) else value
+                  for name, value in self.cleaned_data.items() if name != "upload"}
+        files = [(f.name, getattr(f, "sha256", "")) for f in self.cleaned_data.get("upload")
+                 or []]
+        return idempotency.fingerprint("POST", "admin:archive_item_add", fields, files)
+
+    def _write(self, content: str | None) -> Item:
         data = self.cleaned_data
         dc = {element: data[dc_field_name(element)] if element in ("creator", "date")
               else data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
@@ -320,7 +343,9 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 title=data["title"], uploads=uploads, target_file=data["target_file"],
                 language=data["language"], previous_edition=data.get("previous_edition"),
                 translation_of=data.get("translation_of"), dc=dc,
-                transferable=data["transferable"])
+                transferable=data["transferable"],
+                on_saved=lambda item: idempotency.remember_deposit(self.depositor, content,
+                                                                   item))
         item = self.instance
         if uploads:
             services.item_add_files(item=item, uploads=uploads)

@@ -135,8 +135,13 @@ ERRORS = {
     429: OpenApiResponse(ErrorSerializer, description="too many writes, too many anonymous "
                          "reads from this address, or too many wrong tokens from it (counted "
                          "only against requests that present one): wait Retry-After seconds"),
-    503: OpenApiResponse(ErrorSerializer, description="the database connection was lost: "
-                         "send the request again after Retry-After seconds"),
+    503: OpenApiResponse(ErrorSerializer, description="the database connection was lost, or "
+                         "the database is not available: nothing was written; send the "
+                         "request again after Retry-After seconds"),
+    303: OpenApiResponse(ErrorSerializer, description="the write was done and committed, but "
+                         "the database connection was lost before the answer could be read "
+                         "back: the Location header is the item (do not send the request "
+                         "again)"),
 }
 # Any operation may meet these: the rate limits (web/throttling.py) and a dropped database
 # connection (web/middleware.py).
@@ -169,4 +174,9 @@ IDEMPOTENCY_KEY = OpenApiParameter(
                 "key with the same request (method, path, fields and files) answers again "
                 "with the first answer's status and the item as it is now (header "
                 "Idempotent-Replayed: true), without writing twice; with another request, or "
-                "while the first is still at work, 409.")
+                "while the first is still at work, 409. Without a key, a deposit (POST "
+                "/api/items/) of the same content as one the same user made within "
+                "IBI_DEPOSIT_REPEAT_WINDOW (10 minutes: the same fields, the same files by "
+                "name and sha256) is that deposit: 201 with the first item and "
+                "Idempotent-Replayed: true. To deposit the same content twice on purpose, "
+                "send a key with each.")

@@ -101,6 +101,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     parser_classes = [MultiPartParser]
     pagination_class = ItemPagination
     success_status = {"POST": status.HTTP_201_CREATED}
+    recognises_repeats = True
 
     def get_queryset(self) -> QuerySet[Item]:
         items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
@@ -150,7 +151,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         request={"multipart/form-data": DepositSerializer},
         parameters=[IDEMPOTENCY_KEY],
         # A replayed key answers the item as it is now: a tombstone if it was deleted since.
-        responses={201: records(), **errors(400, 401, 403, 409, 413)})
+        responses={201: records(), **errors(303, 400, 401, 403, 409, 413)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -206,7 +207,7 @@ class ItemDetail(_OneItem):
                         status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
 
     @extend_schema(request=ItemUpdateSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
+                   responses={200: ItemSerializer, **errors(303, 400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
         if not isinstance(request.data, Mapping):
@@ -225,7 +226,7 @@ class ItemDetail(_OneItem):
         return self.record(item)
 
     @extend_schema(request=DeleteSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404, 409)})
+                   responses={200: TombstoneSerializer, **errors(303, 400, 401, 403, 404, 409)})
     def delete(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = DeleteSerializer(data=request.data)
@@ -261,7 +262,7 @@ class ItemFiles(_OneItem):
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
                    parameters=[IDEMPOTENCY_KEY],
-                   responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
+                   responses={201: ItemSerializer, **errors(303, 400, 401, 403, 404, 409, 413)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)
