@@ -222,8 +222,10 @@ if AWS_STORAGE_BUCKET_NAME:
         },
     }
 else:
+    # Django's FileSystemStorage, each file written beside and linked under its name when
+    # whole: never a partial file in col/ (archive/deposit/storage.py).
     _default_storage = {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "BACKEND": "archive.deposit.storage.AtomicFileSystemStorage",
         "OPTIONS": {"location": MEDIA_ROOT, "file_permissions_mode": 0o640},
     }
 STORAGES = {

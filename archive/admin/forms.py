@@ -294,6 +294,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     # librarian within IBI_DEPOSIT_REPEAT_WINDOW is that deposit (deposit/idempotency.py).
     depositor = None
     repeated: Item | None = None  # the earlier item this form's deposit turned out to be
+    refused_status: int | None = None
 
     def _post_clean(self) -> None:
         # After field, form and model validation, the services do the writing. They run here,
@@ -315,6 +316,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 self.instance = self.repeated
         except services.ServiceError as exc:
             self.add_error(None, str(exc))
+            self.refused_status = exc.status  # a full storage is a 507 (ItemAdmin)
 
     def _content(self) -> str:
         """The deposit as a repeat of it is recognised: every cleaned field (an item by its

@@ -157,7 +157,10 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         if obj is not None:
             context["persistent_url"] = links.persistent_url(obj.ibi, base_url(request))
             context["landing_url"] = links.landing_url(obj.ibi, base_url(request))
-        return super().render_change_form(request, context, add, change, form_url, obj)
+        response = super().render_change_form(request, context, add, change, form_url, obj)
+        if getattr(context["adminform"].form, "refused_status", None) == 507:
+            response.status_code = 507  # the storage is full: the form again, saying so
+        return response
 
     def get_search_results(self, request, queryset, search_term):
         # A whole IBI in any spelling (other case, legacy @port, IBIp) finds just its item;

@@ -130,6 +130,8 @@ ERRORS = {
     404: OpenApiResponse(ErrorSerializer, description="no such item"),
     409: OpenApiResponse(ErrorSerializer, description="checksum mismatch or conflict"),
     413: OpenApiResponse(ErrorSerializer, description="a file is too large"),
+    507: OpenApiResponse(ErrorSerializer, description="no room left where files are stored or "
+                         "uploads wait: nothing was kept; send it again once there is room"),
     502: OpenApiResponse(ErrorSerializer, description="another Archive could not be reached "
                          "or answered badly"),
     429: OpenApiResponse(ErrorSerializer, description="too many writes, too many anonymous "

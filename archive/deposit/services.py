@@ -50,6 +50,12 @@ class TooLarge(ServiceError):
     status = 413
 
 
+class NoRoom(ServiceError):
+    """The storage is full (storage.StorageFull): nothing of the write was kept."""
+
+    status = 507
+
+
 @dataclass
 class Upload:
     """A file on its way in: a name as the client sent it, a readable binary file, and the
@@ -197,6 +203,9 @@ def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
     except storage.StorageConflict as exc:
         storage.remove(rep, stored)
         raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
+    except storage.StorageFull as exc:
+        storage.remove(rep, stored)
+        raise NoRoom(str(exc)) from None
     except BaseException:
         storage.remove(rep, stored)
         raise

@@ -151,7 +151,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         request={"multipart/form-data": DepositSerializer},
         parameters=[IDEMPOTENCY_KEY],
         # A replayed key answers the item as it is now: a tombstone if it was deleted since.
-        responses={201: records(), **errors(303, 400, 401, 403, 409, 413)})
+        responses={201: records(), **errors(303, 400, 401, 403, 409, 413, 507)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -262,7 +262,8 @@ class ItemFiles(_OneItem):
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
                    parameters=[IDEMPOTENCY_KEY],
-                   responses={201: ItemSerializer, **errors(303, 400, 401, 403, 404, 409, 413)})
+                   responses={201: ItemSerializer,
+                              **errors(303, 400, 401, 403, 404, 409, 413, 507)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)
