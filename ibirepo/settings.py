@@ -278,6 +278,10 @@ IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high
 # one more is answered 503 with Retry-After at once, so readers stalled on a slow Archive never
 # take every thread of a worker (deploy/gunicorn.conf.py sets half its threads).
 IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10000)
+# …of which one client address may hold this many (in one process); one more is a 429 with
+# Retry-After, so that a few clients cannot take every place (archive/resolver/fanout.py).
+IBI_RESOLVER_MAX_WAITING_PER_CLIENT = env_int("IBI_RESOLVER_MAX_WAITING_PER_CLIENT", 1, low=1,
+                                              high=10000)
 # §8.2 step 5: every resolution is acknowledged to the Archive that gave the URL, whoever the
 # reader. On (the operator's choice): a User-Agent on COUNTER's robots list is not acknowledged.
 IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS = env_bool("IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS", False)

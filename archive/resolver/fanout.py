@@ -4,13 +4,17 @@ This Archive's own archive service answers in process (`local_answer`: the code 
 other resolvers, no network hop). Every included Archive gets the same ``urlRequest`` at once
 (archive/protocol/client.py), each within IBI_RESOLVER_TIMEOUT, the round within what is left
 of IBI_RESOLVER_DEADLINE; at most IBI_RESOLVER_MAX_WAITING resolutions of a process wait on
-other Archives at once (`ResolverBusy` beyond). Answers are read as untrusted input: badly
-formed ones are dropped, and URLs not on their Archive's address too (safety.py).
+other Archives at once (`ResolverBusy` beyond), and at most
+IBI_RESOLVER_MAX_WAITING_PER_CLIENT of them for one client address (`ClientBusy`), so that a
+few clients asking for IBIs at a silent Archive cannot take every place. Answers are read as
+untrusted input: badly formed ones are dropped, and URLs not on their Archive's address too
+(safety.py).
 """
 from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -57,30 +61,48 @@ class ResolverBusy(Exception):
     """IBI_RESOLVER_MAX_WAITING resolutions of this process already wait for other Archives."""
 
 
+class ClientBusy(ResolverBusy):
+    """IBI_RESOLVER_MAX_WAITING_PER_CLIENT resolutions of this client address already wait
+    for other Archives in this process."""
+
+
 _waiting = 0
+_waiting_by_client: Counter[str] = Counter()
 _waiting_lock = threading.Lock()
 
 
 @contextmanager
-def _waiting_slot() -> Iterator[None]:
+def _waiting_slot(reader: str) -> Iterator[None]:
     """One of the IBI_RESOLVER_MAX_WAITING places for a resolution that waits on other Archives
-    (up to IBI_RESOLVER_DEADLINE), or ResolverBusy at once: slow Archives may hold that many
-    threads of a worker, never all of them, so pages and local persistent URLs keep answering."""
+    (up to IBI_RESOLVER_DEADLINE), or at once ResolverBusy, or ClientBusy when `reader` (the
+    client's address, "" when unknown) already holds IBI_RESOLVER_MAX_WAITING_PER_CLIENT of
+    them: slow Archives may hold that many threads of a worker, never all of them, so pages
+    and local persistent URLs keep answering, and no one client holds them all. A resolution
+    answered without asking (what #29's memory of IBIs nobody holds will answer) takes no
+    place."""
     global _waiting
     with _waiting_lock:
+        if reader and (_waiting_by_client[reader]
+                       >= settings.IBI_RESOLVER_MAX_WAITING_PER_CLIENT):
+            raise ClientBusy
         if _waiting >= settings.IBI_RESOLVER_MAX_WAITING:
             raise ResolverBusy
         _waiting += 1
+        _waiting_by_client[reader] += 1
     try:
         yield
     finally:
         with _waiting_lock:
             _waiting -= 1
+            _waiting_by_client[reader] -= 1
+            if _waiting_by_client[reader] <= 0:
+                del _waiting_by_client[reader]
 
 
 def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                   deadline: float, stop) -> tuple[list[Answer], list[str]]:
-    """The non-empty answers in arrival order, and the Archives that gave none."""
+                   deadline: float, stop, reader: str = "") -> tuple[list[Answer], list[str]]:
+    """The non-empty answers in arrival order, and the Archives that gave none; `reader` is
+    the client address whose resolution waits (for its limit)."""
     by_id = {a.pk: a for a in archives}
     targets = []
     for archive in archives:
@@ -92,7 +114,7 @@ def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                            archive.archive_service_ibi)
     replies = []
     if targets:
-        with _waiting_slot():
+        with _waiting_slot(reader):
             replies = client.ask_all_sync(targets, pairs, deadline=deadline, stop=stop)
     answers, silent = [], []
     for reply in replies:

@@ -35,6 +35,7 @@ from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.throttling import client_ip
 from .. import acknowledgments, answers, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
@@ -104,16 +105,18 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         url = negotiation.applied(persistent_url.parse(raw_path(request), query), wanted)
         url_pairs = persistent_url.item_query(query)
         outcome = resolver.resolve(url, ips=ips, base=base_url(request),
-                                   accept_language=accept_language)
+                                   accept_language=accept_language, client=client_ip(request))
     except persistent_url.NoIbiError:
         return _head(request, _alert(request, "archive/resolver/not_found.html",
                                      {"path": unquote_word(request.path_info)}, 404))
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver/bad_url.html",
                                      {"message": reader_message(exc)}, 400))
-    except resolver.ResolverBusy:
+    except resolver.ResolverBusy as busy:  # ClientBusy: this reader's own; a 429
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
-        response = _alert(request, "archive/resolver/busy.html", {"retry": retry}, 503)
+        yours = isinstance(busy, resolver.ClientBusy)
+        response = _alert(request, "archive/resolver/busy.html",
+                          {"retry": retry, "yours": yours}, 429 if yours else 503)
         response["Retry-After"] = str(retry)
         return _head(request, response)
     if (outcome.kind == "found" and outcome.answer.source.local
