@@ -187,12 +187,26 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# A broker that hangs costs a publisher (never a request: archive/web/nudges.py) or a worker
+# this long per attempt, not forever. Longer than the worker's one-second wait for messages.
+IBI_BROKER_TIMEOUT = env_seconds("CELERY_BROKER_TIMEOUT", 5.0, low=1.5, high=120)
+CELERY_BROKER_CONNECTION_TIMEOUT = IBI_BROKER_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": IBI_BROKER_TIMEOUT,
+                                   "socket_connect_timeout": IBI_BROKER_TIMEOUT}
+# A copy job's worker is gone when its heartbeat is this old: another takes the job over
+# (archive/preservation/jobs.py); the beat looks for such jobs twice as often.
+IBI_COPY_LEASE = env_int("IBI_COPY_LEASE", 30, low=2, high=3600)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
                      "schedule": crontab(hour=3, minute=17)},
+    # What is kept in the database for a worker: acknowledgments owed (a nudge lost, a retry
+    # due), copy jobs asked for or left by a worker killed mid-copy.
+    "send-acknowledgments": {"task": "archive.tasks.send_acknowledgments", "schedule": 30.0},
+    "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
+                         "schedule": max(1.0, IBI_COPY_LEASE / 2)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)

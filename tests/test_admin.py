@@ -313,9 +313,10 @@ def test_a_librarian_cannot_reach_anything_else(librarian_client, url):
 
 
 def test_a_librarian_sees_only_items_on_the_admin_index(librarian_client):
+    """…and, read-only, the copy jobs they ask for (how far each is: issue #30, 12)."""
     page = librarian_client.get("/admin/", secure=True).content.decode()
     models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
-    assert models == {"archive/item"}
+    assert models == {"archive/item", "archive/copyjob"}
 
 
 def test_nobody_changes_the_minting_state_through_the_admin(db):

@@ -420,7 +420,8 @@ def ensure_archive_service() -> Item:
 
 
 # Dublin Core and files are edited through the item (admin form, API): no separate rights.
-LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item"]
+LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
+                         "view_copyjob"]  # how far the copies they asked for are
 
 
 def ensure_librarians_group() -> Group:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
@@ -351,15 +352,27 @@ def file_url(base: str, rep: str, name: str) -> str:
     return f"{base}/col/{rep}/doc/{quote(name)}"
 
 
-def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
+class Download(TemporaryUploadedFile):
+    """A temporary upload (on the local disk, storing it is a link, not a second write) whose
+    name starts with `prefix`: the copy job's, so that a run taking the job over can sweep
+    what a killed one left (preservation/jobs.py)."""
+
+    def __init__(self, remote: RemoteFile, prefix: str) -> None:
+        file = tempfile.NamedTemporaryFile(prefix=prefix or "copy-", suffix=".download",
+                                           dir=settings.FILE_UPLOAD_TEMP_DIR)
+        super(TemporaryUploadedFile, self).__init__(file, remote.name, remote.content_type,
+                                                    remote.size, None, None)
+
+
+def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=None
              ) -> TemporaryUploadedFile:
-    """The file in a temporary file (close it when done), its checksum verified.
+    """The file in a temporary file (close it when done), its checksum verified; `watch`
+    (preservation/jobs.py Watch) is told of each chunk as it arrives.
 
     It carries .sha256 and .size, so storage.store does not read it again.
     """
     url = file_url(base, rep, remote.name)
-    # A temporary upload: on the local disk, storing it is a rename, not a second write.
-    temp = TemporaryUploadedFile(remote.name, remote.content_type, remote.size, None)
+    temp = Download(remote, watch.prefix if watch is not None else "")
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
@@ -383,6 +396,8 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
                         % {"name": remote.name, "size": remote.size})
                 digest.update(chunk)
                 temp.write(chunk)
+                if watch is not None:
+                    watch.arrived(len(chunk))
         if size != remote.size or digest.hexdigest() != remote.sha256:
             raise ChecksumError(_(
                 "%(name)s: got %(size)s bytes with sha256 %(digest)s, the record says %(size2)s "

@@ -9,5 +9,6 @@
 - authentication: DRF's token authentication, throttled per address.
 - addresses: where this Archive was reached (the base of the links it hands out) and who
   reached it (the client addresses of Table 8.10).
+- nudges: Celery tasks published off the request's thread, never waiting for the broker.
 """
-__all__ = ["addresses", "authentication", "errors", "middleware", "throttling"]
+__all__ = ["addresses", "authentication", "errors", "middleware", "nudges", "throttling"]

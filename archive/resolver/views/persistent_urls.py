@@ -325,8 +325,6 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
 
 
 def _send_acknowledgment(archive_id: int, pairs: dict[str, str]) -> None:
-    """Table 8.11 to the chosen Archive, in the background (resolver/tasks.py)."""
-    try:
-        tasks.send_acknowledgment.delay(archive_id, pairs)
-    except Exception:  # a broker outage must not turn a found URL into an error page
-        logger.exception("resolver: acknowledgment not enqueued")
+    """Table 8.11 owed to the chosen Archive: kept in the database, sent by a worker, never
+    waiting for the broker (resolver/tasks.py, outbox.py)."""
+    tasks.acknowledge(archive_id, pairs)
