@@ -196,6 +196,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": IBI_BROKER_TIMEOUT,
 # A copy job's worker is gone when its heartbeat is this old: another takes the job over
 # (archive/preservation/jobs.py); the beat looks for such jobs twice as often.
 IBI_COPY_LEASE = env_int("IBI_COPY_LEASE", 30, low=2, high=3600)
+# How often the beat sends the acknowledgments owed that no nudge sent (the broker was down)
+# and those due again after a failure (archive/resolver/outbox.py).
+IBI_ACKNOWLEDGMENTS_EVERY = env_int("IBI_ACKNOWLEDGMENTS_EVERY", 30, low=1, high=3600)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
@@ -204,7 +207,8 @@ CELERY_BEAT_SCHEDULE = {
                      "schedule": crontab(hour=3, minute=17)},
     # What is kept in the database for a worker: acknowledgments owed (a nudge lost, a retry
     # due), copy jobs asked for or left by a worker killed mid-copy.
-    "send-acknowledgments": {"task": "archive.tasks.send_acknowledgments", "schedule": 30.0},
+    "send-acknowledgments": {"task": "archive.tasks.send_acknowledgments",
+                             "schedule": float(IBI_ACKNOWLEDGMENTS_EVERY)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
                          "schedule": max(1.0, IBI_COPY_LEASE / 2)},
 }

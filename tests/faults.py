@@ -118,6 +118,16 @@ def waiting_on(connection: psycopg.Connection, relation: str, exclude: tuple[int
     return row[0] if row else None
 
 
+def waiting_in(connection: psycopg.Connection, table: str, exclude: tuple[int, ...] = ()
+               ) -> int | None:
+    """The backend (pid) waiting for a lock while its query reads `table`: a row lock shows
+    as a wait for the holder's transaction, not for the table (pg_stat_activity)."""
+    row = connection.execute(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s "
+        "AND NOT pid = ANY(%s) LIMIT 1", [f"%{table}%", list(exclude)]).fetchone()
+    return row[0] if row else None
+
+
 class OwnRedis:
     """A redis-server on a free port of 127.0.0.1, no persistence; stopped, paused, resumed."""
 
@@ -199,10 +209,13 @@ class _Held:
         self.pool = stack.enter_context(ThreadPoolExecutor(2))
         self.app: int | None = None
 
+    def _connection(self) -> psycopg.Connection:
+        connection = self.connect(self.dbname)
+        self.stack.callback(connection.close)  # never a commit or rollback: the server may be gone
+        return connection
+
     def run(self, request: Callable[[], T]) -> Future[T]:
-        files = self.stack.enter_context(self.connect(self.dbname))
-        reread = self.stack.enter_context(self.connect(self.dbname))
-        watch = self.stack.enter_context(self.connect(self.dbname))
+        files, reread, watch = self._connection(), self._connection(), self._connection()
         watch.autocommit = True
         ours = (files.info.backend_pid, reread.info.backend_pid, watch.info.backend_pid)
         files.execute("LOCK TABLE archive_itemfile IN SHARE MODE")
@@ -219,7 +232,6 @@ class _Held:
         queued.result(timeout=START_TIMEOUT)
         _wait(lambda: waiting_on(watch, "archive_dcvalue", ours) == self.app,
               "the committed deposit reading its record back")
-        self.stack.callback(reread.rollback)
         return answer
 
 
@@ -234,6 +246,17 @@ def held_after_commit(connect: Callable[[str], psycopg.Connection], dbname: str)
     stop, before the hold ends with the block."""
     with ExitStack() as stack:
         yield _Held(connect, dbname, stack)
+
+
+def obeying_503(send: Callable[[], T], timeout: float = START_TIMEOUT) -> T:
+    """The answer of `send()` as a client that obeys a 503 gets it: sent again while the
+    answer is 503 (nothing was written, says the server), for at most `timeout` seconds. After
+    a restart each server thread meets its dead connection once: a write there is a 503."""
+    deadline = time.monotonic() + timeout
+    while (answer := send()).status_code == 503:
+        assert time.monotonic() < deadline, f"still 503 after {timeout} s: {answer.text}"
+        time.sleep(min(float(answer.headers.get("Retry-After", 1)), 0.5))  # Retry-After, bounded
+    return answer
 
 
 def _wait(condition, what: str):

@@ -20,7 +20,6 @@ import pwd
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -28,7 +27,14 @@ import httpx
 import pytest
 
 from .conftest import BROWSER
-from .servers import ROOT, FakeArchiveService, LiveServers, _python, free_port
+from .servers import (
+    ROOT,
+    CountingSilentArchive,
+    FakeArchiveService,
+    LiveServers,
+    _python,
+    free_port,
+)
 
 KEY = "1234567890-0987654321"
 SILENT_SERVICE = "ibi.test/silent/2024/01.02.03.04"
@@ -225,39 +231,6 @@ def test_wrong_tokens_through_nginx_lock_out_their_sender_only(front):
         assert set(statuses[:statuses.index(429)]) == {401}
         mine = reader.get(f"{front.https}/api/items/", headers={"Authorization": f"Token {right}"})
     assert mine.status_code == 200
-
-
-class CountingSilentArchive:
-    """Accepts connections, counts them, never answers: an Archive that stalls."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.accepted: list[socket.socket] = []
-        self.changed = threading.Condition()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.socket.getsockname()[1]}"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with self.changed:
-                self.accepted.append(connection)
-                self.changed.notify_all()
-
-    def wait_for(self, count: int, timeout: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: len(self.accepted) >= count, timeout)
-
-    def close(self) -> None:
-        self.socket.close()
-        for connection in self.accepted:
-            connection.close()
 
 
 READERS = 40  # more than the front's 2 workers × 8 threads

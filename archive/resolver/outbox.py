@@ -5,7 +5,7 @@ database until they are sent: a broker that is down or hangs delays them and los
    pairs, nothing more on the reader's path; an acknowledgment owed already for the same
    Archive and urlkey is not owed twice (a cached answer brings its urlkey back).
 2. `send_due`, in a worker (resolver/tasks.py, nudged after the resolution and run by the beat
-   every ACKNOWLEDGMENTS_EVERY seconds): takes the rows that are due, moving them out of
+   every IBI_ACKNOWLEDGMENTS_EVERY seconds): takes the rows that are due, moving them out of
    reach for LEASE (a worker killed mid-send leaves them to the next), and sends each:
    delivered → done; refused by the Archive (4xx) → done, a retry changes nothing; not
    answered → due again after a backoff (5 s, doubling, at most an hour), and given up after
@@ -37,7 +37,6 @@ LEASE = timedelta(minutes=2)  # longer than a send takes (IBI_RESOLVER_TIMEOUT)
 FIRST_RETRY = timedelta(seconds=5)
 LONGEST_RETRY = timedelta(hours=1)
 GIVE_UP_AFTER = timedelta(days=1)
-ACKNOWLEDGMENTS_EVERY = 30  # seconds: the beat's run, for retries and nudges lost
 
 
 def owe(archive_id: int, pairs: dict[str, str]) -> None:

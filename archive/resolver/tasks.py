@@ -3,7 +3,7 @@
 Thin: what is owed is in the database (outbox.py), written with the resolution; these tasks
 send it. `send_acknowledgments` runs when a resolution nudges it (web/nudges.py: off the
 reader's thread, one message a second per process at most) and every
-outbox.ACKNOWLEDGMENTS_EVERY seconds from the beat, which sends what a lost nudge or a failed
+IBI_ACKNOWLEDGMENTS_EVERY seconds from the beat, which sends what a lost nudge or a failed
 attempt left. Task names keep the ``archive.tasks.`` prefix they had before the code moved
 into packages: messages already queued name them so.
 """

@@ -97,6 +97,27 @@ def close_dropped() -> bool:
     return dropped
 
 
+# SQLSTATEs of a connection the server ended: class 08 (connection exception), and 57P01-03
+# (administrator command, crash, cannot connect now: a pg_terminate_backend, a restart).
+CONNECTION_ENDED = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_lost(exception: Exception) -> bool:
+    """Whether the error itself says the connection went away, even when Django has closed
+    it already (an atomic block whose rollback failed does): on PostgreSQL, an error of the
+    driver with no SQLSTATE (libpq's own: the server closed the connection) or one of
+    CONNECTION_ENDED; an InterfaceError (a closed connection used)."""
+    if isinstance(exception, InterfaceError):
+        return True
+    connection = connections[DEFAULT_DB_ALIAS]
+    cause = exception.__cause__
+    if connection.vendor != "postgresql" or not isinstance(
+            cause, connection.Database.OperationalError):
+        return False
+    sqlstate = getattr(cause, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(CONNECTION_ENDED)
+
+
 def database_unavailable() -> bool:
     """Whether the primary database cannot be reached now (refused, starting up, shutting
     down): a connection is made if none is open. An open connection that answers, or a new one,
@@ -137,14 +158,15 @@ class DroppedConnectionMiddleware:
                           ) -> HttpResponse | None:
         if not isinstance(exception, InterfaceError | OperationalError):
             return None
-        dropped = close_dropped()
-        if not dropped and not database_unavailable():
+        dropped = close_dropped() or connection_lost(exception)
+        unreachable = database_unavailable()
+        if not dropped and not unreachable:
             return None  # a real error: Django's 500
         logger.warning("%s %s: database connection %s (%s)", request.method, request.path,
-                       "dropped" if dropped else "refused", exception)
+                       "refused" if unreachable else "dropped", exception)
         request._database_failed = True
-        message, retry_after = ((MESSAGE, RETRY_AFTER) if dropped
-                                else (UNAVAILABLE, RETRY_AFTER_UNAVAILABLE))
+        message, retry_after = ((UNAVAILABLE, RETRY_AFTER_UNAVAILABLE) if unreachable
+                                else (MESSAGE, RETRY_AFTER))
         if request.method not in IDEMPOTENT or getattr(request, "_dropped_retried", False):
             return unavailable(request, message, retry_after)
         request._dropped_retried = True
