@@ -236,11 +236,17 @@ def test_wrong_tokens_through_nginx_lock_out_their_sender_only(front):
 READERS = 40  # more than the front's 2 workers × 8 threads
 
 
+def reader(address: str) -> httpx.Client:
+    """A client connecting from `address` (any of 127.0.0.0/8), as nginx will see it."""
+    return httpx.Client(timeout=30, transport=httpx.HTTPTransport(local_address=address))
+
+
 def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
-    """Forty readers resolve an IBI that a registered Archive stalls on, more than gunicorn
-    has threads. At most IBI_RESOLVER_MAX_WAITING of them per worker wait (up to the deadline);
-    the others are told at once to come back (503, Retry-After), and meanwhile the site and
-    persistent URLs held here answer at once."""
+    """Forty readers, each from an address of its own, resolve an IBI that a registered
+    Archive stalls on, more than gunicorn has threads. At most IBI_RESOLVER_MAX_WAITING of them
+    per worker wait (up to the deadline); the others are told at once to come back (503,
+    Retry-After), and meanwhile the site and persistent URLs held here answer at once. (From
+    one address, one resolution per worker waits: tests/test_faults.py.)"""
     token = front.server.librarian_token("stalled")
     here = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
                       data={"title": "Held here"},
@@ -251,10 +257,11 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
     front.server.shell("from archive.models import RegisteredArchive as R; "
                        f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}')"
                        f".update(included=True, address='{silent.address}')")
+    clients = [reader(f"127.0.1.{n + 1}") for n in range(READERS)]
     try:
         with concurrent.futures.ThreadPoolExecutor(READERS) as pool:
-            readers = [pool.submit(httpx.get, f"{front.http}/LK47B6W/362SFKH", timeout=30)
-                       for _ in range(READERS)]
+            readers = [pool.submit(client.get, f"{front.http}/LK47B6W/362SFKH")
+                       for client in clients]
             # Every reader is either answered already or waiting at the silent Archive.
             deadline = time.monotonic() + 20
             while sum(f.done() for f in readers) + len(silent.accepted) < READERS:
@@ -269,6 +276,8 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
             results = [f.result() for f in readers]
     finally:
         silent.close()
+        for client in clients:
+            client.close()
         front.server.shell("from archive.models import RegisteredArchive as R; "
                            f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}').delete()")
     assert home.status_code == 200 and local.status_code == 302
