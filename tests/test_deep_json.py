@@ -37,6 +37,13 @@ def test_a_deep_body_is_a_400(librarian_api, report, method, body):
     assert (report.title, report.state) == ("Report", "Original")
 
 
+def test_a_deposit_whose_access_is_deep_json_is_a_400(librarian_api):
+    response = make.posted(librarian_api, title="Deep access",
+                           access='{"rights": ' + "[" * 5_000 + "]" * 5_000 + "}")
+    assert response.status_code == 400 and list(response.json()) == ["access"]
+    assert not Item.objects.filter(title="Deep access").exists()
+
+
 def test_a_deposit_whose_creator_is_a_deep_object_is_a_400(librarian_api):
     creator = '{"name": ' + "[" * 5_000 + "]" * 5_000 + "}"
     response = make.posted(librarian_api, title="Deep creator", creator=creator)

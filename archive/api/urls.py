@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from .views import copies, items
+from .views import copies, items, links
 
 
 class ItemIbiConverter:
@@ -31,6 +31,8 @@ urlpatterns = [
          name="item-statistics"),
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
+    path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
+    path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

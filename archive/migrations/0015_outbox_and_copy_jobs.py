@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0013_idempotency_status'),
+        ('archive', '0014_access'),
     ]
 
     operations = [
