@@ -13,6 +13,18 @@ from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, Item
 
 
+def _plain(value):
+    """A cleaned value as JSON holds it, for a fingerprint: an item by its id, a date (or
+    anything else) as its text."""
+    if isinstance(value, Item):
+        return value.pk
+    if isinstance(value, list | tuple):
+        return [_plain(part) for part in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
@@ -366,8 +378,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     def _content(self) -> str:
         """The deposit as a repeat of it is recognised: every cleaned field (an item by its
         id), and the files by name and checksum (computed on the way in)."""
-        fields = {name: value.pk if isinstance(value, Item) else value
-                  for name, value in self.cleaned_data.items() if name != "upload"}
+        fields = {name: _plain(value) for name, value in self.cleaned_data.items()
+                  if name != "upload"}
         files = [(f.name, getattr(f, "sha256", "")) for f in self.cleaned_data.get("upload")
                  or []]
         return idempotency.fingerprint("POST", "admin:archive_item_add", fields, files)
