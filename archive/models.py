@@ -600,3 +600,77 @@ class HarvestSource(models.Model):
 
     def __str__(self) -> str:
         return f"{self.base_url} {self.set_spec}".strip()
+
+
+class OwedAcknowledgment(models.Model):
+    """An acknowledgment (Table 8.11) this resolver owes the Archive that gave a URL (RTC-11
+    §8.2 step 5): written with the resolution, sent by a worker, tried again with backoff
+    until it is delivered, refused or given up (archive/resolver/outbox.py). One per Archive
+    and urlkey: a broker outage delays acknowledgments and loses none, and none is sent
+    twice. Kept while its urlkey could be sent (IBI_URLKEY_MAX_AGE) after it is done."""
+
+    archive = models.ForeignKey(RegisteredArchive, on_delete=models.CASCADE, related_name="+",
+                                verbose_name=_("Archive"))
+    key = models.CharField(_("key"), max_length=64, unique=True,
+                           help_text=_("sha256 of the Archive and the urlkey"))
+    pairs = models.JSONField(_("pairs"))
+    created = models.DateTimeField(_("created"), db_default=Now())
+    # When it may be tried (again): a worker that takes it moves this past its attempt, so that
+    # a worker killed mid-send leaves it to the next one.
+    due = models.DateTimeField(_("due"), db_default=Now())
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0, db_default=0)
+    done_at = models.DateTimeField(_("done at"), null=True, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=255, blank=True, default="",
+                               db_default="")
+
+    class Meta:
+        verbose_name = _("owed acknowledgment")
+        verbose_name_plural = _("owed acknowledgments")
+        indexes = [
+            models.Index(fields=["due"], name="acknowledgment_owed_due",
+                         condition=models.Q(done_at=None)),
+            models.Index(fields=["done_at"], name="acknowledgment_done",
+                         condition=~models.Q(done_at=None)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.archive_id}: {self.pairs.get('urlkey', '')}"
+
+
+class CopyJob(models.Model):
+    """A copy of an item from another Archive that was asked for (the admin, the hourly
+    refresh, `copyitem`): its state in the database, where the admin reads its progress, so
+    that a worker killed mid-copy loses nothing; another takes it over once its heartbeat is
+    older than IBI_COPY_LEASE (archive/preservation/jobs.py). One at work per IBI."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    ibi = models.CharField(_("IBI"), max_length=255)
+    source = models.CharField(_("source Archive"), max_length=255)
+    state = models.CharField(_("state"), max_length=8, choices=State.choices,
+                             default=State.QUEUED)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    due = models.DateTimeField(_("due"), db_default=Now())
+    heartbeat = models.DateTimeField(_("last heard of"), null=True, blank=True)
+    done_bytes = models.PositiveBigIntegerField(_("bytes fetched"), default=0)
+    total_bytes = models.PositiveBigIntegerField(_("bytes to fetch"), default=0)
+    outcome = models.CharField(_("outcome"), max_length=1000, blank=True, default="")
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    finished = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("copy job")
+        verbose_name_plural = _("copy jobs")
+        ordering = ["-created", "-id"]
+        constraints = [models.UniqueConstraint(
+            fields=["ibi"], condition=models.Q(state__in=["queued", "running"]),
+            name="one_copy_job_at_work")]
+        indexes = [models.Index(fields=["due"], name="copy_job_at_work",
+                                condition=models.Q(state__in=["queued", "running"]))]
+
+    def __str__(self) -> str:
+        return f"{self.ibi} ← {self.source}: {self.state}"

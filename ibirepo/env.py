@@ -179,14 +179,17 @@ def _checked_urls(name: str, texts: list[str]) -> tuple[str, ...]:
     return tuple(urls)
 
 
-def env_cache(name: str, fallback: str | None) -> dict:
-    """Django's cache: Redis at the URL in name (else fallback), else per-process memory."""
+def env_cache(name: str, fallback: str | None, timeout: float) -> dict:
+    """Django's cache: Redis at the URL in name (else fallback), each operation within
+    `timeout` seconds and in this process's memory while Redis fails (archive/db/cache.py);
+    else per-process memory."""
     url = env_str(name, fallback)
     if url is None:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
         raise ImproperlyConfigured(f"{name}: {url.split('@')[-1]!r} is not a redis:// URL")
-    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    return {"BACKEND": "archive.db.cache.FailoverRedisCache", "LOCATION": url,
+            "OPTIONS": {"socket_timeout": timeout, "socket_connect_timeout": timeout}}
 
 
 def env_rate(name: str, default: str) -> str:

@@ -151,8 +151,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache: counts of rate limits (archive/web/throttling.py) ---------------------------------
 # Redis when CACHE_URL (or REDIS_URL) names one, so that every process shares the counts; a
-# per-process local memory otherwise (enough for `make run`, not for several workers).
-CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"))}
+# per-process local memory otherwise (enough for `make run`, not for several workers). An
+# operation waits for Redis at most CACHE_TIMEOUT seconds; a Redis down or hung is replaced by
+# each process's own memory until it answers again (archive/db/cache.py).
+CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"),
+                               env_seconds("CACHE_TIMEOUT", 0.25, low=0.01, high=30))}
 
 # --- Rate limits (README "Rate limits") -----------------------------------------------------
 # Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
@@ -188,6 +191,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # The schedules below are read in the site's TIME_ZONE (an embargo ends at local midnight).
 CELERY_TIMEZONE = env_time_zone("TIME_ZONE", "UTC")
+# A broker that hangs costs a publisher (never a request: archive/web/nudges.py) or a worker
+# this long per attempt, not forever. Longer than the worker's one-second wait for messages.
+IBI_BROKER_TIMEOUT = env_seconds("CELERY_BROKER_TIMEOUT", 5.0, low=1.5, high=120)
+CELERY_BROKER_CONNECTION_TIMEOUT = IBI_BROKER_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": IBI_BROKER_TIMEOUT,
+                                   "socket_connect_timeout": IBI_BROKER_TIMEOUT}
+# A copy job's worker is gone when its heartbeat is this old: another takes the job over
+# (archive/preservation/jobs.py); the beat looks for such jobs twice as often.
+IBI_COPY_LEASE = env_int("IBI_COPY_LEASE", 30, low=2, high=3600)
+# How often the beat sends the acknowledgments owed that no nudge sent (the broker was down)
+# and those due again after a failure (archive/resolver/outbox.py).
+IBI_ACKNOWLEDGMENTS_EVERY = env_int("IBI_ACKNOWLEDGMENTS_EVERY", 30, low=1, high=3600)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     # Shortly after midnight: every embargo whose first open day has come is lifted
@@ -198,6 +213,12 @@ CELERY_BEAT_SCHEDULE = {
                        "schedule": crontab(minute=41)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
                      "schedule": crontab(hour=3, minute=17)},
+    # What is kept in the database for a worker: acknowledgments owed (a nudge lost, a retry
+    # due), copy jobs asked for or left by a worker killed mid-copy.
+    "send-acknowledgments": {"task": "archive.tasks.send_acknowledgments",
+                             "schedule": float(IBI_ACKNOWLEDGMENTS_EVERY)},
+    "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
+                         "schedule": max(1.0, IBI_COPY_LEASE / 2)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
@@ -227,8 +248,10 @@ if AWS_STORAGE_BUCKET_NAME:
         },
     }
 else:
+    # Django's FileSystemStorage, each file written beside and linked under its name when
+    # whole: never a partial file in col/ (archive/deposit/storage.py).
     _default_storage = {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "BACKEND": "archive.deposit.storage.AtomicFileSystemStorage",
         "OPTIONS": {"location": MEDIA_ROOT, "file_permissions_mode": 0o640},
     }
 STORAGES = {
@@ -281,6 +304,10 @@ IBI_RESOLVER_DEADLINE = env_seconds("IBI_RESOLVER_DEADLINE", 8.0, low=0.05, high
 # one more is answered 503 with Retry-After at once, so readers stalled on a slow Archive never
 # take every thread of a worker (deploy/gunicorn.conf.py sets half its threads).
 IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10000)
+# …of which one client address may hold this many (in one process); one more is a 429 with
+# Retry-After, so that a few clients cannot take every place (archive/resolver/fanout.py).
+IBI_RESOLVER_MAX_WAITING_PER_CLIENT = env_int("IBI_RESOLVER_MAX_WAITING_PER_CLIENT", 1, low=1,
+                                              high=10000)
 # §8.2 step 5: every resolution is acknowledged to the Archive that gave the URL, whoever the
 # reader. On (the operator's choice): a User-Agent on COUNTER's robots list is not acknowledged.
 IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS = env_bool("IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS", False)
@@ -305,6 +332,10 @@ IBI_SWITCHON_RESOLVER = env_str("IBI_SWITCHON_RESOLVER")
 IBI_SWITCHON_KEY = env_str("IBI_SWITCHON_KEY")
 
 # --- Deposit limits -------------------------------------------------------------------------
+# A deposit without Idempotency-Key is the same deposit as one of the same content (fields and
+# files' checksums) by the same user this many seconds before: answered with the first item
+# (archive/deposit/idempotency.py). 0: every deposit makes an item.
+IBI_DEPOSIT_REPEAT_WINDOW = env_int("IBI_DEPOSIT_REPEAT_WINDOW", 600, low=0, high=86400)
 IBI_MAX_FILE_SIZE = env_int("IBI_MAX_FILE_SIZE", 2 * 1024**3, low=1, high=2**50)
 IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
 # Resumable uploads (tus 1.0 at /api/uploads/, behind the admin's uploader): an upload left
@@ -346,13 +377,20 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's three, its JSON parser refusing JSON nested too deep (a 400, not a 500).
+    "DEFAULT_PARSER_CLASSES": ["archive.api.parsers.JSONParser",
+                               "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "archive.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.exceptions.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["archive.web.throttling.WriteThrottle",
+                                 "archive.web.throttling.ReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "write": env_rate("API_THROTTLE_WRITES", "120/minute"),
+        # Anonymous reads per address: a whole campus may share one (NAT).
+        "read": env_rate("API_THROTTLE_READS", "1200/minute"),
         "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
         "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
         "resolver_service_requests": IBI_RESOLVER_SERVICE_RATE,

@@ -57,7 +57,7 @@ def media(request, tmp_path):
     settings.FILE_UPLOAD_TEMP_DIR = settings.IBI_UPLOAD_TEMP_DIR = str(uploads)
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+        "default": {"BACKEND": "archive.deposit.storage.AtomicFileSystemStorage",
                     "OPTIONS": {"location": root}},
     }
     return root

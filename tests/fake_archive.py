@@ -37,6 +37,7 @@ class FakeArchive:
         self.requests: list[str] = []
         self.handed_over: list[dict] = []
         self.answer_every_item: dict | None = None  # a peer that answers the wrong record
+        self.raw_answer: bytes | None = None  # a peer whose every JSON answer is this body
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -90,6 +91,8 @@ class FakeArchive:
             def do_GET(self) -> None:
                 path = unquote(urlsplit(self.path).path)
                 archive.requests.append(f"GET {path}")
+                if path.startswith("/api/items/") and archive.raw_answer is not None:
+                    return self._send(200, archive.raw_answer)
                 if path.startswith("/api/items/"):
                     record = archive.answer_every_item or archive.record(
                         path[len("/api/items/"):])
@@ -117,6 +120,8 @@ class FakeArchive:
                     return self._send(404, b'{"detail": "not found"}')
                 if self.headers.get("Authorization") != "Token right-token":
                     return self._send(401, b'{"detail": "Invalid token."}')
+                if archive.raw_answer is not None:
+                    return self._send(200, archive.raw_answer)
                 archive.handed_over.append(body)
                 record.update(state="Copy", source_archive=body["target"])
                 return self._send(200, json.dumps(record).encode())

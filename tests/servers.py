@@ -19,7 +19,7 @@ fails to start.
 
 Also here: `FakeArchiveService`, an archive service in a thread whose answers a test writes,
 recording what it was asked; `SilentServer`, a socket that accepts connections and never
-answers.
+answers; `CountingSilentArchive`, the same counting the connections it holds.
 """
 from __future__ import annotations
 
@@ -151,8 +151,9 @@ class LiveServers:
     def __exit__(self, *exc) -> None:
         self.stop_all()
 
-    def prepare(self, name: str, **settings: str) -> Server:
-        """A migrated server, not started yet (to run commands before it serves)."""
+    def prepare(self, name: str, *, migrate: bool = True, **settings: str) -> Server:
+        """A migrated server (unless `migrate` is false: its database may not be there), not
+        started yet (to run commands before it serves)."""
         number = len(self.servers) + 1
         folder = self.root / name
         (folder / "media").mkdir(parents=True)
@@ -167,7 +168,8 @@ class LiveServers:
             "IBI_IP": f"192.0.2.{number}", "IBI_GRANULARITY": "0.001",
             "PYTHONDONTWRITEBYTECODE": "1", **settings})
         server = Server(name, folder, env)
-        server.manage("migrate", "--no-input")
+        if migrate:
+            server.manage("migrate", "--no-input")
         self.servers.append(server)
         return server
 
@@ -389,3 +391,36 @@ class ScriptedOai:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class CountingSilentArchive:
+    """Accepts connections, counts them, never answers: an Archive that stalls."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.accepted: list[socket.socket] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.socket.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with self.changed:
+                self.accepted.append(connection)
+                self.changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: len(self.accepted) >= count, timeout)
+
+    def close(self) -> None:
+        self.socket.close()
+        for connection in self.accepted:
+            connection.close()

@@ -22,7 +22,6 @@ import shutil
 import socket
 import ssl
 import subprocess
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -34,7 +33,14 @@ from tusclient.client import TusClient
 from tests import factories as make
 
 from .conftest import BROWSER
-from .servers import ROOT, FakeArchiveService, LiveServers, _python, free_port
+from .servers import (
+    ROOT,
+    CountingSilentArchive,
+    FakeArchiveService,
+    LiveServers,
+    _python,
+    free_port,
+)
 
 KEY = "1234567890-0987654321"
 SILENT_SERVICE = "ibi.test/silent/2024/01.02.03.04"
@@ -233,47 +239,20 @@ def test_wrong_tokens_through_nginx_lock_out_their_sender_only(front):
     assert mine.status_code == 200
 
 
-class CountingSilentArchive:
-    """Accepts connections, counts them, never answers: an Archive that stalls."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.accepted: list[socket.socket] = []
-        self.changed = threading.Condition()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.socket.getsockname()[1]}"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with self.changed:
-                self.accepted.append(connection)
-                self.changed.notify_all()
-
-    def wait_for(self, count: int, timeout: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: len(self.accepted) >= count, timeout)
-
-    def close(self) -> None:
-        self.socket.close()
-        for connection in self.accepted:
-            connection.close()
-
-
 READERS = 40  # more than the front's 2 workers × 8 threads
 
 
+def reader(address: str) -> httpx.Client:
+    """A client connecting from `address` (any of 127.0.0.0/8), as nginx will see it."""
+    return httpx.Client(timeout=30, transport=httpx.HTTPTransport(local_address=address))
+
+
 def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
-    """Forty readers resolve an IBI that a registered Archive stalls on, more than gunicorn
-    has threads. At most IBI_RESOLVER_MAX_WAITING of them per worker wait (up to the deadline);
-    the others are told at once to come back (503, Retry-After), and meanwhile the site and
-    persistent URLs held here answer at once."""
+    """Forty readers, each from an address of its own, resolve an IBI that a registered
+    Archive stalls on, more than gunicorn has threads. At most IBI_RESOLVER_MAX_WAITING of them
+    per worker wait (up to the deadline); the others are told at once to come back (503,
+    Retry-After), and meanwhile the site and persistent URLs held here answer at once. (From
+    one address, one resolution per worker waits: tests/test_faults.py.)"""
     token = front.server.librarian_token("stalled")
     here = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
                       data={"title": "Held here"},
@@ -284,10 +263,11 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
     front.server.shell("from archive.models import RegisteredArchive as R; "
                        f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}')"
                        f".update(included=True, address='{silent.address}')")
+    clients = [reader(f"127.0.1.{n + 1}") for n in range(READERS)]
     try:
         with concurrent.futures.ThreadPoolExecutor(READERS) as pool:
-            readers = [pool.submit(httpx.get, f"{front.http}/LK47B6W/362SFKH", timeout=30)
-                       for _ in range(READERS)]
+            readers = [pool.submit(client.get, f"{front.http}/LK47B6W/362SFKH")
+                       for client in clients]
             # Every reader is either answered already or waiting at the silent Archive.
             deadline = time.monotonic() + 20
             while sum(f.done() for f in readers) + len(silent.accepted) < READERS:
@@ -302,6 +282,8 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
             results = [f.result() for f in readers]
     finally:
         silent.close()
+        for client in clients:
+            client.close()
         front.server.shell("from archive.models import RegisteredArchive as R; "
                            f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}').delete()")
     assert home.status_code == 200 and local.status_code == 302

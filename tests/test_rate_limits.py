@@ -13,6 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from archive.deposit import services
 from archive.resolver.service import register_archive
+from tests import factories as make
 
 from .servers import ROOT, FakeArchiveService
 
@@ -110,6 +111,36 @@ def test_wrong_api_tokens_are_answered_429_before_the_30th(client):
     # … and works from any other.
     assert client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {right}",
                       REMOTE_ADDR=READER, secure=True).status_code == 200
+
+
+def test_wrong_tokens_from_an_address_leave_its_anonymous_reads_alone(client):
+    """A campus behind one NAT: someone there sends wrong tokens; everyone else there still
+    reads the API anonymously (issue #30, 9). Only requests with a token meet the count."""
+    item = make.item(("paper.pdf", b"%PDF paper"), title="Read behind the NAT")
+    statuses = [client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {n:040x}",
+                           REMOTE_ADDR=ATTACKER, secure=True).status_code for n in range(30)]
+    assert statuses[-1] == 429
+    for path in ("/api/items/", f"/api/items/{item.ibi}", f"/api/items/{item.ibi}/files",
+                 "/api/schema/"):
+        assert client.get(path, REMOTE_ADDR=ATTACKER, secure=True).status_code == 200, path
+    assert client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {0:040x}",
+                      REMOTE_ADDR=ATTACKER, secure=True).status_code == 429
+
+
+def test_anonymous_reads_have_their_own_limit_per_address(client, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "read": "3/minute"}}
+    user = User.objects.create_user("reader")
+    token = Token.objects.create(user=user).key
+    statuses = [client.get("/api/items/", REMOTE_ADDR=ATTACKER, secure=True).status_code
+                for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    late = client.get("/api/items/", REMOTE_ADDR=ATTACKER, secure=True)
+    assert 0 < int(late["Retry-After"]) <= 60
+    # A signed-in client there, and an anonymous one elsewhere, are not counted with them.
+    assert client.get("/api/items/", HTTP_AUTHORIZATION=f"Token {token}", REMOTE_ADDR=ATTACKER,
+                      secure=True).status_code == 200
+    assert client.get("/api/items/", REMOTE_ADDR=READER, secure=True).status_code == 200
 
 
 def test_api_writes_are_throttled_per_user(client, settings):

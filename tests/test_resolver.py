@@ -408,7 +408,7 @@ def test_a_resolution_past_the_waiting_limit_is_a_503_at_once(client, fake, sett
     """IBI_RESOLVER_MAX_WAITING resolutions already wait on other Archives: one more is told
     to come back (503, Retry-After) without asking anyone; a URL held here still answers."""
     settings.IBI_RESOLVER_MAX_WAITING = 2
-    with fanout._waiting_slot(), fanout._waiting_slot():
+    with fanout._waiting_slot("192.0.2.1"), fanout._waiting_slot("192.0.2.2"):
         busy = client.get(f"/{ELSEWHERE}")
     assert busy.status_code == 503
     assert busy["Retry-After"] == str(math.ceil(settings.IBI_RESOLVER_DEADLINE))
@@ -420,6 +420,29 @@ def test_a_resolution_past_the_waiting_limit_is_a_503_at_once(client, fake, sett
                                        f"url http://{fake.address}/col/{ELSEWHERE}/doc/a.pdf")
     assert client.get(f"/{ELSEWHERE}").status_code == 302
     assert len(fake.requests("urlRequest")) == 1
+
+
+def test_one_client_holds_at_most_its_share_of_the_waiting_places(client, fake, settings):
+    """A dozen clients asking for IBIs nobody holds while an Archive is silent filled every
+    place, and remote resolution stopped for everyone (issue #30, 10). One address holds at
+    most IBI_RESOLVER_MAX_WAITING_PER_CLIENT: one more of its own is a 429 at once, while
+    another reader's resolution is asked."""
+    settings.IBI_RESOLVER_MAX_WAITING = 4
+    holds(fake, ELSEWHERE)
+    with fanout._waiting_slot("127.0.0.1"):  # the test client's address, waiting already
+        mine = client.get(f"/{ELSEWHERE}")
+        inspected = client.get(f"/inspect/{ELSEWHERE}?format=json")
+        theirs = client.get(f"/{ELSEWHERE}", REMOTE_ADDR="198.51.100.7")
+    assert (mine.status_code, mine["Retry-After"]) == (
+        429, str(math.ceil(settings.IBI_RESOLVER_DEADLINE)))
+    assert "Your other resolutions are still waiting for other Archives" in \
+        mine.content.decode()
+    assert inspected.status_code == 429 and inspected.json() == {"error": (
+        "Too many of your resolutions are waiting for other Archives: try again in "
+        f"{math.ceil(settings.IBI_RESOLVER_DEADLINE)} s.")}
+    assert theirs.status_code == 302
+    assert len(fake.requests("urlRequest")) == 1  # only the other reader's
+    assert fanout._waiting == 0 and not fanout._waiting_by_client
 
 
 def test_a_tombstone_from_another_archive(client, fake):
@@ -487,3 +510,18 @@ def test_no_persistent_url_is_a_server_error(client, fake, ibi, modifier, segmen
         response = method(path, QUERY_STRING=raw_query,
                           headers={"accept-language": re.sub(r"[^\x20-\x7e]", "", language)})
         assert response.status_code in (302, 400, 404, 409, 410), (path, raw_query)
+
+
+def test_an_alternate_language_that_is_no_tag_never_reaches_the_header(client, fake, caplog):
+    """Another Archive's pair names are its own words: a "language" with a quote, a comma and
+    angle brackets would break the Link header's framing (issue #30, 11); it is left out,
+    logged."""
+    holds(fake, ELSEWHERE, extra=f"ibi.translation(pt) {{rep {NEXT}}}\n"
+                                 "ibi.translation(pt\",<x>) "
+                                 "{rep ibi.test/elsewhere/2022/05.06.07.08}\n")
+    response = client.get(f"/{ELSEWHERE}", headers={"User-Agent": BROWSER})
+    assert response.status_code == 302
+    assert response["Link"] == (
+        f'<http://{HOST}/{ELSEWHERE}:(oai_dc)>; rel="describedby"; type="application/xml", '
+        f'<http://{HOST}/{ELSEWHERE}+(pt)>; rel="alternate"; hreflang="pt"')
+    assert "resolver: 'pt\",<x>' is no language tag; no alternate link" in caplog.messages

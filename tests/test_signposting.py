@@ -142,6 +142,37 @@ def test_odd_file_names_and_stored_types_cannot_break_the_header(client, db):
     assert only.type is None  # the odd content type is left out
 
 
+IRI_LICENCE = "https://licença.example/by/4.0/deed.ja/ライセンス"  # beyond Latin-1
+IRI_AS_URI = ("https://xn--licena-0ua.example/by/4.0/deed.ja/"
+              "%E3%83%A9%E3%82%A4%E3%82%BB%E3%83%B3%E3%82%B9")
+
+
+def test_a_licence_iri_is_sent_as_a_uri_and_every_link_survives(client, db):
+    """One letter beyond Latin-1 made Django send the whole header RFC 2047-encoded, which no
+    client reads as links (issue #30, 11): every URL in a header is a URI."""
+    licensed = make.item(*PAPER_AND_DATA, dc={**SIGNPOSTED, "rights": [IRI_LICENCE]})
+    page = client.get(landing(licensed))
+    redirect = client.get(f"/{licensed.ibi}")
+    download = client.get(f"/col/{licensed.ibi}/doc/paper.pdf")
+    text = client.get(landing(licensed) + "/linkset").content.decode()
+    for response in (page, redirect, download):
+        assert response["Link"].isascii() and "=?utf-8?" not in response["Link"]
+    found = header(page)
+    assert str(found.license.target) == IRI_AS_URI
+    assert len(found.items) == 2 and found.citeAs and found.authors
+    assert str(header(redirect).license.target) == IRI_AS_URI
+    in_linkset = linkset_text(text, landing(licensed) + "/linkset")
+    assert str(in_linkset.for_context(landing(licensed)).license.target) == IRI_AS_URI
+
+
+def test_a_right_that_cannot_be_a_url_is_left_out_of_the_header_and_logged(client, db, caplog):
+    odd = make.item(*PAPER_AND_DATA, dc={**SIGNPOSTED, "rights": ["http://:99999/licence"]})
+    found = header(client.get(landing(odd)))
+    assert found.license is None and len(found.items) == 2 and found.citeAs
+    assert ("signposting: 'http://:99999/licence' (rel license) is no URL; left out of the "
+            "Link header") in caplog.messages
+
+
 # -- Linksets (level 2) ------------------------------------------------------------------------
 
 def linkset_text(text: str, url: str) -> signposting.Signposting:

@@ -1,9 +1,12 @@
 """The uniform repository layout and the reduction of hostile file names."""
 from __future__ import annotations
 
+import errno
 import io
+import os
 
 import pytest
+from django.core.files import File
 
 from archive.deposit import storage
 
@@ -53,3 +56,39 @@ def test_control_characters_in_metadata_are_refused_before_anything_is_stored(fi
             services.Upload(name="a.txt", file=io.BytesIO(b"a"))])
     assert not Item.objects.filter(is_archive_service=False).exists()
     assert not (media / "col").exists()
+
+
+class FillsTheDisk(File):
+    """A file whose writing stops halfway, as the kernel says when the disk is full."""
+
+    def chunks(self, chunk_size=None):
+        yield b"half of it"
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.django_db
+def test_a_write_that_fails_midway_leaves_nothing_under_col_and_nothing_beside(media):
+    """Django wrote in place: a full disk left half a file under its name, which fsck called
+    an orphan and the deposit sent again met as a conflict (issue #30, 8)."""
+    rep = "example.org/archive/2026/11.21.13.00"
+    with pytest.raises(storage.StorageFull):
+        storage.store(rep, "a.txt", FillsTheDisk(io.BytesIO(b"half of it"), name="a.txt"))
+    assert [p for p in media.rglob("*") if p.is_file()] == []
+    assert storage.store(rep, "a.txt", io.BytesIO(b"whole")).size == 5  # room again: stored
+    assert (media / storage.file_key(rep, "a.txt")).read_bytes() == b"whole"
+    assert list((media / storage.INCOMING).iterdir()) == []
+
+
+@pytest.mark.django_db
+def test_an_upload_waiting_on_the_same_file_system_is_linked_not_copied(media):
+    from django.core.files.uploadedfile import TemporaryUploadedFile
+
+    upload = TemporaryUploadedFile("b.bin", "application/octet-stream", 4, None)
+    upload.write(b"data")
+    upload.seek(0)
+    rep = "example.org/archive/2026/11.21.13.01"
+    storage.store(rep, "b.bin", upload)
+    stored = media / storage.file_key(rep, "b.bin")
+    assert os.path.samefile(stored, upload.temporary_file_path())
+    upload.close()  # the upload's name goes; the stored file stays
+    assert stored.read_bytes() == b"data"

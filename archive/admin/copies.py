@@ -19,8 +19,9 @@ from django.utils.translation import ngettext
 
 from ..deposit import selectors, storage
 from ..identifiers import ibi as ibilib
-from ..models import Item, ItemFile
-from ..preservation import fixity, peer, tasks
+from ..models import CopyJob, Item, ItemFile
+from ..preservation import fixity, jobs, peer, tasks
+from ..web import nudges
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -62,14 +63,22 @@ class CopyForm(forms.Form):
             raise forms.ValidationError(str(exc)) from None
 
 
-def _report(modeladmin, request: HttpRequest, ibi: str, outcome) -> None:
-    if not outcome.ready():
-        modeladmin.message_user(request, _("Copy of %(ibi)s queued.") % {"ibi": ibi})
-        return
-    text = str(outcome.result)
-    level = messages.ERROR if text.startswith(("failed", "refused")) else messages.SUCCESS
-    modeladmin.message_user(request, _("Copy of %(ibi)s: %(outcome)s") %
-                            {"ibi": ibi, "outcome": text}, level)
+def _copy(modeladmin, request: HttpRequest, ibi: str, source: str) -> None:
+    """Ask for the copy (a job in the database, preservation/jobs.py), nudge a worker without
+    waiting for the broker, and say what the job's row says: queued, or (tasks in process)
+    done. Never a task's result: there is no result backend."""
+    job = jobs.request(ibi=ibi, source=source)
+    nudges.soon(tasks.run_copy_job, job.pk)
+    job.refresh_from_db()
+    if job.state == CopyJob.State.DONE:
+        modeladmin.message_user(request, _("Copy of %(ibi)s: %(outcome)s") % {
+            "ibi": job.ibi, "outcome": job.outcome}, messages.SUCCESS)
+    elif job.state == CopyJob.State.FAILED or job.outcome:
+        modeladmin.message_user(request, _("Copy of %(ibi)s: %(outcome)s") % {
+            "ibi": job.ibi, "outcome": job.outcome}, messages.ERROR)
+    else:
+        modeladmin.message_user(request, _("Copy of %(ibi)s queued: its progress is in Copy "
+                                           "jobs.") % {"ibi": job.ibi})
 
 
 class CopiesAdminMixin:
@@ -86,8 +95,7 @@ class CopiesAdminMixin:
             raise PermissionDenied
         form = CopyForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            ibi, source = form.cleaned_data["ibi"], form.cleaned_data["source"]
-            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
+            _copy(self, request, form.cleaned_data["ibi"], form.cleaned_data["source"])
             return HttpResponseRedirect(reverse("admin:archive_item_changelist"))
         return TemplateResponse(request, "admin/archive/item/copy.html", {
             **self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
@@ -99,12 +107,29 @@ class CopiesAdminMixin:
         copies = queryset.filter(state=Item.State.COPY).exclude(source_archive="")
         skipped = queryset.count() - copies.count()
         for ibi, source in copies.values_list("ibi", "source_archive"):
-            _report(self, request, ibi, tasks.copy_item.delay(ibi, source))
+            _copy(self, request, ibi, source)
         if skipped:
             self.message_user(request, ngettext(
                 "%(n)d selected item is not a copy: left alone.",
                 "%(n)d selected items are not copies: left alone.", skipped)
                 % {"n": skipped}, messages.WARNING)
+
+
+@admin.register(CopyJob)
+class CopyJobAdmin(ReadOnlyAdmin):
+    """Copies asked for and how far they are, read from the jobs' rows (preservation/jobs.py)."""
+
+    list_display = ["ibi", "source", "state", "progress", "attempts", "created", "finished",
+                    "outcome"]
+    list_filter = ["state"]
+    search_fields = ["ibi", "source"]
+    list_per_page = 100
+
+    @admin.display(description=_("progress"))
+    def progress(self, obj: CopyJob) -> str:
+        if not obj.total_bytes:
+            return "—"
+        return f"{filesizeformat(obj.done_bytes)} / {filesizeformat(obj.total_bytes)}"
 
 
 class FixityFilter(admin.SimpleListFilter):

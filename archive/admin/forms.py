@@ -11,10 +11,22 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..deposit import limits, pending, selectors, services, storage
+from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, Item
+
+
+def _plain(value):
+    """A cleaned value as JSON holds it, for a fingerprint: an item by its id, a date (or
+    anything else) as its text."""
+    if isinstance(value, Item):
+        return value.pk
+    if isinstance(value, list | tuple):
+        return [_plain(part) for part in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -430,18 +442,40 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 "name": target, "names": ", ".join(sorted({*names, *existing}))})
         return target
 
+    # A deposit of the same content by the same librarian (`user`) within
+    # IBI_DEPOSIT_REPEAT_WINDOW is that deposit (deposit/idempotency.py).
+    repeated: Item | None = None  # the earlier item this form's deposit turned out to be
+    refused_status: int | None = None
+
     def _post_clean(self) -> None:
         # After field, form and model validation, the services do the writing. They run here,
         # not in ModelAdmin.save_model, so that a refusal (ServiceError) becomes a form error
         # shown to the librarian instead of a 500. UserCreationForm uses this hook likewise.
         super()._post_clean()
         if not self.errors:
-            try:
-                self.instance = self._write()
-            except services.ServiceError as exc:
-                self.add_error(None, str(exc))
+            self._deposit()
         if self.errors:
             self._keep_uploads()
+
+    def _deposit(self) -> None:
+        content = self._content() if self.adding else None
+        try:
+            self.repeated = content and idempotency.repeated_deposit(self.user, content)
+            self.instance = self.repeated or self._write(content)
+        except idempotency.Raced:  # an identical deposit committed first: it is this one
+            self.repeated = idempotency.repeated_deposit(self.user, content)
+            if self.repeated is None:
+                self.add_error(None, _("an identical deposit was at work at the same time and "
+                                       "did not finish; send this one again"))
+            else:
+                self.instance = self.repeated
+        except services.ServiceError as exc:
+            self.add_error(None, str(exc))
+            self.refused_status = exc.status  # a full storage is a 507 (ItemAdmin)
+        if self.repeated is not None:  # the files the form named are the earlier deposit's
+            for upload in self.pending:
+                pending.terminate(upload)
+            self.pending = []
 
     def _keep_uploads(self) -> None:
         """A form sent back keeps the files it carried: each becomes a pending upload, listed
@@ -457,13 +491,25 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             except (storage.FileNameError, limits.LimitExceeded):
                 continue
             if name not in names:
-                self.pending.append(pending.keep(owner=self.user, file=file))
+                try:
+                    self.pending.append(pending.keep(owner=self.user, file=file))
+                except OSError:  # no room where uploads wait: this one is chosen again
+                    continue
                 names.add(name)
         self.data = self.data.copy()
         self.data.setlist(self.add_prefix("pending"), [str(u.id) for u in self.pending])
         self._show_files()
 
-    def _write(self) -> Item:
+    def _content(self) -> str:
+        """The deposit as a repeat of it is recognised: every cleaned field (an item by its
+        id), and the files by name and checksum (computed on the way in)."""
+        fields = {name: _plain(value) for name, value in self.cleaned_data.items()
+                  if name != "upload"}
+        files = [(f.name, getattr(f, "sha256", "")) for f in self.cleaned_data.get("upload")
+                 or []] + [(u.name, u.sha256) for u in self.pending]
+        return idempotency.fingerprint("POST", "admin:archive_item_add", fields, files)
+
+    def _write(self, content: str | None) -> Item:
         data = self.cleaned_data
         dc = {element: data[dc_field_name(element)] if element in ("creator", "date")
               else data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
@@ -479,17 +525,21 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         access = services.Access(data["access_rights"], data.get("embargo_until"),
                                  data.get("access_reason", ""))
         with pending.opened(self.pending) as waiting:
-            uploads, done = waiting + sent, pending.consumed(self.pending)
+            uploads = waiting + sent
             if self.adding:
+                def remember(item: Item) -> None:
+                    idempotency.remember_deposit(self.user, content, item)
                 return services.item_deposit(
                     title=data["title"], uploads=uploads, target_file=data["target_file"],
                     language=data["language"], previous_edition=data.get("previous_edition"),
                     translation_of=data.get("translation_of"), dc=dc,
                     transferable=data["transferable"], access=access,
-                    restricted_files=data.get("restricted_files") or (), on_saved=done)
+                    restricted_files=data.get("restricted_files") or (),
+                    on_saved=pending.consumed(self.pending, remember))
             item = self.instance
             if uploads:
-                services.item_add_files(item=item, uploads=uploads, on_saved=done)
+                services.item_add_files(item=item, uploads=uploads,
+                                        on_saved=pending.consumed(self.pending))
             self.pending = []
         changes = {name: data[name] for name in ("title", "language", "target_file",
                                                  "translation_of", "transferable")

@@ -109,7 +109,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         js = ["archive/vendor/tus-js-client/tus.min.js", "archive/uploader.js"]
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        """The form knows its librarian: the owner of the files waiting in it."""
+        """The form knows its librarian: the owner of the files waiting in it, and the author
+        of its deposit (a class made for this request)."""
         form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {"user": request.user})
 
@@ -189,7 +190,10 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         if obj is not None:
             context["persistent_url"] = links.persistent_url(obj.ibi, base_url(request))
             context["landing_url"] = links.landing_url(obj.ibi, base_url(request))
-        return super().render_change_form(request, context, add, change, form_url, obj)
+        response = super().render_change_form(request, context, add, change, form_url, obj)
+        if getattr(context["adminform"].form, "refused_status", None) == 507:
+            response.status_code = 507  # the storage is full: the form again, saying so
+        return response
 
     def get_search_results(self, request, queryset, search_term):
         # A whole IBI in any spelling (other case, legacy @port, IBIp) finds just its item;
@@ -223,9 +227,26 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             return queryset
         return queryset.filter(is_archive_service=False)
 
+    def save_form(self, request, form, change):
+        # A deposit the form found made already (the same content sent again): no new item,
+        # so no "added" entry, and the librarian is told (response_add).
+        request.repeated_deposit = getattr(form, "repeated", None)
+        return super().save_form(request, form, change)
+
+    def log_addition(self, request, obj, message):
+        if getattr(request, "repeated_deposit", None) is None:
+            return super().log_addition(request, obj, message)
+        return None
+
     def response_add(self, request, obj, post_url_continue=None):
         """After a plain Save the librarian lands on the new item, its IBIs and persistent URL
-        in view (Django would go back to the list)."""
+        in view (Django would go back to the list); a deposit sent again, on the item it
+        made the first time."""
+        if getattr(request, "repeated_deposit", None) is not None:
+            self.message_user(request, _(
+                "“%(title)s” was deposited already, a moment ago, as %(ibi)s: this is that "
+                "item, not a new one.") % {"title": obj.title, "ibi": obj.ibi}, messages.WARNING)
+            return HttpResponseRedirect(reverse("admin:archive_item_change", args=[obj.pk]))
         if any(key in request.POST for key in ("_addanother", "_continue", IS_POPUP_VAR)):
             return super().response_add(request, obj, post_url_continue)
         self.message_user(request, _("Deposited “%(title)s”: %(ibi)s, %(ibip)s.") % {

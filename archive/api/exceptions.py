@@ -8,12 +8,13 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as rest_exception_handler
 
 from ..deposit import pending, services
-from ..deposit.uploads import FileTooLarge
+from ..deposit.uploads import FileTooLarge, NoRoomForUpload
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF's handler, plus the repository's own refusals, each as {"detail": …}."""
-    if isinstance(exc, services.ServiceError | FileTooLarge | pending.PendingError):
+    if isinstance(exc, services.ServiceError | FileTooLarge | NoRoomForUpload
+                  | pending.PendingError):
         return Response({"detail": str(exc)}, status=exc.status)
     if isinstance(exc, SuspiciousOperation):  # too many files or fields: Django's limits
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)

@@ -13,15 +13,24 @@ upload in memory). It runs where a middleware would, around the whole write:
 2. the write's service links the key to the item in its own transaction (`on_saved`);
 3. after the answer (`finalize_response`), a failed write releases the key; a successful one
    that wrote nothing new (a hand-over done before) links it then.
+
+Whatever the key, a write that committed is never answered "send it again": should the
+database connection drop after the commit (while the record is read back for the answer), the
+answer is 303 See Other to the item, whose IBI it names (`after_commit`). A client that sent
+it again anyway gets the first item, not a second one: with a key by the key, without one by
+the deposit's own content (deposit/idempotency.py `repeated_deposit`).
 """
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.response import Response
 
 from ..deposit import idempotency, services
 from ..models import Item
+from ..web.middleware import close_dropped
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 HEADER = "Idempotency-Key"
@@ -55,15 +64,35 @@ class IdempotentWrites:
 
     success_status: dict[str, int] = {}
 
+    # Whether a POST without a key is a deposit recognised by its content (ItemList).
+    recognises_repeats = False
+
     claim: idempotency.Claim | None = None
+    content: str | None = None  # the fingerprint of a deposit sent without a key
     answered: Item | None = None
+    committed: Item | None = None  # the item a committed write wrote
     linked = False
 
     def on_saved(self, item: Item) -> None:
-        """The services' on_saved: the key linked to the item in the write's transaction."""
+        """The services' on_saved: the key linked to the item in the write's transaction (or,
+        without a key, the deposit's content), and the item remembered once that transaction
+        has committed."""
         if self.claim is not None:
             self.claim.link(item)
             self.linked = True
+        if self.content is not None:
+            idempotency.remember_deposit(self.request.user, self.content, item)
+        transaction.on_commit(lambda: setattr(self, "committed", item))
+
+    def after_commit(self, item: Item) -> Response:
+        """The answer of a write that committed when the database failed afterwards: 303 to
+        the item, never "send it again"."""
+        location = self.request.build_absolute_uri(reverse("api:item", args=[item.ibi]))
+        return Response({"detail": _(
+            "done: %(ibi)s was written, but the database connection was lost before the "
+            "answer could be read back; read the item at the Location, and do not send the "
+            "request again") % {"ibi": item.ibi}}, status=status.HTTP_303_SEE_OTHER,
+            headers={"Location": location})
 
     def handles(self, method: str) -> bool:
         """Whether the view answers this method (DRF answers the others 405)."""
@@ -72,8 +101,15 @@ class IdempotentWrites:
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
         key = request.headers.get(HEADER)
-        if key is None or request.method not in WRITES or not self.handles(request.method):
+        if request.method not in WRITES or not self.handles(request.method):
             return  # a method the view lacks gets its 405 from DRF, whatever the key
+        if key is None:
+            if self.recognises_repeats and request.method == "POST":
+                self.content = request_fingerprint(request)
+                earlier = idempotency.repeated_deposit(request.user, self.content)
+                if earlier is not None:
+                    raise Replay(earlier, status.HTTP_201_CREATED)
+            return
         self.claim = idempotency.claim(
             user=request.user, key=key, request_fingerprint=request_fingerprint(request),
             status=self.success_status.get(request.method, status.HTTP_200_OK))
@@ -85,6 +121,15 @@ class IdempotentWrites:
             response = self.record(exc.item, exc.status)
             response["Idempotent-Replayed"] = "true"
             return response
+        if self.committed is not None and isinstance(exc, DatabaseError):
+            close_dropped()  # the next request starts on a fresh connection
+            return self.after_commit(self.committed)
+        if isinstance(exc, idempotency.Raced):  # an identical deposit committed first
+            earlier = idempotency.repeated_deposit(self.request.user, self.content)
+            if earlier is not None:
+                return self.handle_exception(Replay(earlier, status.HTTP_201_CREATED))
+            exc = services.Conflict(_("an identical deposit was at work at the same time and "
+                                      "did not finish; send this one again"))
         if self.claim is not None and not self.linked and self.claim.replay is None:
             self.claim.release()
             self.claim = None

@@ -148,12 +148,20 @@ ERRORS = {
     404: OpenApiResponse(ErrorSerializer, description="no such item"),
     409: OpenApiResponse(ErrorSerializer, description="checksum mismatch or conflict"),
     413: OpenApiResponse(ErrorSerializer, description="a file is too large"),
+    507: OpenApiResponse(ErrorSerializer, description="no room left where files are stored or "
+                         "uploads wait: nothing was kept; send it again once there is room"),
     502: OpenApiResponse(ErrorSerializer, description="another Archive could not be reached "
                          "or answered badly"),
-    429: OpenApiResponse(ErrorSerializer, description="too many writes, or too many wrong "
-                         "tokens from this address: wait Retry-After seconds"),
-    503: OpenApiResponse(ErrorSerializer, description="the database connection was lost: "
-                         "send the request again after Retry-After seconds"),
+    429: OpenApiResponse(ErrorSerializer, description="too many writes, too many anonymous "
+                         "reads from this address, or too many wrong tokens from it (counted "
+                         "only against requests that present one): wait Retry-After seconds"),
+    503: OpenApiResponse(ErrorSerializer, description="the database connection was lost, or "
+                         "the database is not available: nothing was written; send the "
+                         "request again after Retry-After seconds"),
+    303: OpenApiResponse(ErrorSerializer, description="the write was done and committed, but "
+                         "the database connection was lost before the answer could be read "
+                         "back: the Location header is the item (do not send the request "
+                         "again)"),
 }
 # Any operation may meet these: the rate limits (web/throttling.py) and a dropped database
 # connection (web/middleware.py).
@@ -186,4 +194,9 @@ IDEMPOTENCY_KEY = OpenApiParameter(
                 "key with the same request (method, path, fields and files) answers again "
                 "with the first answer's status and the item as it is now (header "
                 "Idempotent-Replayed: true), without writing twice; with another request, or "
-                "while the first is still at work, 409.")
+                "while the first is still at work, 409. Without a key, a deposit (POST "
+                "/api/items/) of the same content as one the same user made within "
+                "IBI_DEPOSIT_REPEAT_WINDOW (10 minutes: the same fields, the same files by "
+                "name and sha256) is that deposit: 201 with the first item and "
+                "Idempotent-Replayed: true. To deposit the same content twice on purpose, "
+                "send a key with each.")

@@ -4,5 +4,6 @@
   files, Dublin Core and search entries, and `Store`, answers kept per process under it.
 - replica: reads that may lag (home, search, OAI-PMH, statistics) sent to the read replica,
   and the router that does it.
+- cache: Django's cache on Redis, in each process's own memory while Redis fails.
 """
-__all__ = ["changes", "replica"]
+__all__ = ["cache", "changes", "replica"]

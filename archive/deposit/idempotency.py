@@ -18,6 +18,16 @@ keys. A key belongs to one user and is kept for IDEMPOTENCY_TTL. Its first reque
 
 "The same request" is its fingerprint: the sha256 of its method, path, fields and files' names
 and checksums (`fingerprint`), so a retry need not send byte-identical multipart framing.
+
+A deposit sent without a key is recognised by its content (`repeated_deposit`,
+`remember_deposit`, which the API and the admin call around services.item_deposit): the same
+depositor, the same fields (title, language, target file, links, Dublin Core) and the same
+files (names and checksums) within IBI_DEPOSIT_REPEAT_WINDOW seconds is the same deposit,
+answered with the first item, never a second one. Its row is kept among the keys under a
+name no client key can have (keys are ASCII), written in the deposit's own transaction: two
+identical deposits at once both reach that insert, and the second waits for the first's
+commit, then gives way to it. A deposit of the same content meant twice sends an
+Idempotency-Key with each.
 """
 from __future__ import annotations
 
@@ -26,7 +36,9 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -52,6 +64,49 @@ def fingerprint(method: str, path: str, fields: object, files: list[tuple[str, s
     canonical = json.dumps({"method": method, "path": path, "fields": fields, "files": files},
                            ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# The name of a deposit recognised by its content: "§" never starts a client's (ASCII) key.
+CONTENT_KEY = "§deposit "
+
+
+class Raced(Exception):
+    """An identical deposit committed first, while this one was at work: it is the deposit."""
+
+
+def _window() -> timedelta:
+    return timedelta(seconds=settings.IBI_DEPOSIT_REPEAT_WINDOW)
+
+
+def repeated_deposit(user, content: str) -> Item | None:
+    """The live item `user` deposited with this content fingerprint within the window."""
+    if not settings.IBI_DEPOSIT_REPEAT_WINDOW or user is None:
+        return None
+    row = (IdempotencyKey.objects.filter(user=user, key=CONTENT_KEY + content,
+                                         created__gte=timezone.now() - _window())
+           .exclude(item=None).exclude(item__state=Item.State.DELETED)
+           .select_related("item").first())
+    return row.item if row is not None else None
+
+
+def remember_deposit(user, content: str, item: Item) -> None:
+    """In the deposit's transaction (the services' `on_saved`): `item` is the deposit of this
+    content. Raced when an identical deposit committed first (this insert waited for that
+    commit): the caller rolls back and answers with that one (`repeated_deposit`)."""
+    if not settings.IBI_DEPOSIT_REPEAT_WINDOW or user is None:
+        return
+    now = timezone.now()
+    key = CONTENT_KEY + content
+    # What is past the window, or was deleted since, is no deposit to answer with any more.
+    IdempotencyKey.objects.filter(user=user, key=key).filter(
+        Q(created__lt=now - _window()) | Q(item__state=Item.State.DELETED)).delete()
+    IdempotencyKey.objects.filter(created__lt=now - IDEMPOTENCY_TTL).delete()
+    try:
+        with transaction.atomic():
+            IdempotencyKey.objects.create(user=user, key=key, fingerprint=content, item=item,
+                                          created=now, status=201)
+    except IntegrityError:
+        raise Raced from None
 
 
 def check_key(key: str) -> str:

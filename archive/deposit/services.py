@@ -53,6 +53,12 @@ class TooLarge(ServiceError):
     status = 413
 
 
+class NoRoom(ServiceError):
+    """The storage is full (storage.StorageFull): nothing of the write was kept."""
+
+    status = 507
+
+
 @dataclass
 class Upload:
     """A file on its way in: a name as the client sent it, a readable binary file, and the
@@ -200,6 +206,9 @@ def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
     except storage.StorageConflict as exc:
         storage.remove(rep, stored)
         raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
+    except storage.StorageFull as exc:
+        storage.remove(rep, stored)
+        raise NoRoom(str(exc)) from None
     except BaseException:
         storage.remove(rep, stored)
         raise
@@ -537,11 +546,12 @@ def ensure_archive_service() -> Item:
 
 # Dublin Core and files are edited through the item (admin form, API): no separate rights.
 # Access: librarians answer requests for a copy (and delete them, for the readers' privacy),
-# make and revoke secret links, and read the audit trail, which no one changes.
+# make and revoke secret links, and read the audit trail, which no one changes. Copies: they
+# see how far the copies they asked for are.
 LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
-                         "view_accessread"]
+                         "view_accessread", "view_copyjob"]
 
 
 def ensure_librarians_group() -> Group:

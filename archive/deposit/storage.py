@@ -1,17 +1,23 @@
 """The uniform repository layout on Django's storage API: col/<repository name>/doc/<file>.
 
-Every byte goes through `default_storage`, so the local disk and S3 share one code path.
+Every byte goes through `default_storage`, so the local disk and S3 share one code path. On the
+local disk that storage is `AtomicFileSystemStorage`: a file appears under its name whole or not
+at all, whatever fails while it is written (a full disk: `StorageFull`, a 507).
 """
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import posixpath
+import tempfile
 import unicodedata
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO
 
 from django.core.files import File
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.utils.translation import gettext as _
 
 CHUNK = 1024 * 1024
@@ -29,6 +35,76 @@ class StorageConflict(RuntimeError):
     def __init__(self, key: str) -> None:
         super().__init__(f"{key} already exists")
         self.key = key
+
+
+class StorageFull(RuntimeError):
+    """No room left where files are stored (or uploads wait): nothing of the file was kept."""
+
+    status = 507
+
+    def __init__(self) -> None:
+        super().__init__(_("the storage is full: nothing was kept; try again once there is "
+                           "room"))
+
+
+def no_room(exc: OSError) -> bool:
+    """Whether an OSError says the file system (or the user's quota) is full."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+# Where AtomicFileSystemStorage writes a file before it gets its name: inside the storage's
+# root, so on the same file system as col/, but outside col/ (fsck sweeps it, never reports it).
+INCOMING = ".incoming"
+
+
+class AtomicFileSystemStorage(FileSystemStorage):
+    """Django's FileSystemStorage, except that a file appears under its name whole or never.
+
+    Django writes a file in place, or moves an upload that lives on another file system by
+    copying it: a full disk or a process killed mid-write left a partial file under its final
+    name in col/, which fsck calls an orphan and a deposit sent again meets as a conflict (409).
+    Here the bytes are written beside, in INCOMING, flushed to disk, and only then linked under
+    their name: a hard link is atomic and never replaces a file. The partial file of a failure
+    is removed at once; one a killed process left, fsck sweeps. An upload waiting on the same
+    file system is linked directly, without a copy.
+    """
+
+    def _save(self, name, content):
+        full_path = self.path(name)
+        directory = os.path.dirname(full_path)
+        os.makedirs(directory, exist_ok=True)
+        incoming = self.path(INCOMING)
+        os.makedirs(incoming, exist_ok=True)
+        source = (content.temporary_file_path() if hasattr(content, "temporary_file_path")
+                  else None)
+        partial = None
+        try:
+            if source is None or os.stat(source).st_dev != os.stat(incoming).st_dev:
+                fd, partial = tempfile.mkstemp(prefix="part-", dir=incoming)
+                with os.fdopen(fd, "wb") as out:
+                    for chunk in content.chunks():
+                        out.write(chunk if isinstance(chunk, bytes) else chunk.encode())
+                    out.flush()
+                    os.fsync(out.fileno())
+                source = partial
+            if self.file_permissions_mode is not None:
+                os.chmod(source, self.file_permissions_mode)
+            while True:
+                try:
+                    os.link(source, full_path)
+                    break
+                except FileExistsError:
+                    name = self.get_available_name(name)
+                    full_path = self.path(name)
+        except OSError as exc:
+            if no_room(exc):
+                raise StorageFull from exc
+            raise
+        finally:
+            if partial is not None:
+                with suppress(FileNotFoundError):
+                    os.unlink(partial)
+        return str(name).replace("\\", "/")
 
 
 @dataclass(frozen=True)

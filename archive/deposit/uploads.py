@@ -44,10 +44,14 @@ class BadFileName(MultiPartParserError):
     status = 400
 
 
+class NoRoomForUpload(storage.StorageFull):
+    """The folder where uploads wait (IBI_UPLOAD_TEMP_DIR) is full: 507, nothing kept."""
+
+
 # What an upload may be refused for while it arrives: the web middleware answers each with
 # its status and reason (archive/web/middleware.py).
-UploadRefused = FileTooLarge | TooManyFiles | BadFileName
-UPLOAD_REFUSALS = (FileTooLarge, TooManyFiles, BadFileName)
+UploadRefused = FileTooLarge | TooManyFiles | BadFileName | NoRoomForUpload
+UPLOAD_REFUSALS = (FileTooLarge, TooManyFiles, BadFileName, NoRoomForUpload)
 
 
 class ChecksummingUploadHandler(TemporaryFileUploadHandler):
@@ -82,12 +86,22 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
             self.discard()
             raise FileTooLarge(str(exc)) from None
         self.digest.update(raw_data)
-        return super().receive_data_chunk(raw_data, start)
+        try:
+            return super().receive_data_chunk(raw_data, start)
+        except OSError as exc:
+            raise self._no_room(exc) from exc
 
     def file_complete(self, file_size: int):
-        file = super().file_complete(file_size)
+        try:
+            file = super().file_complete(file_size)  # flushes what was buffered
+        except OSError as exc:
+            raise self._no_room(exc) from exc
         file.sha256 = self.digest.hexdigest()
         return file
+
+    def _no_room(self, exc: OSError) -> Exception:
+        self.discard()
+        return NoRoomForUpload() if storage.no_room(exc) else exc
 
     def discard(self) -> None:
         """Close, and so delete, every temporary file of the request: nothing stays on disk."""

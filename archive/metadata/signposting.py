@@ -15,7 +15,11 @@ reader can meet, all as `Link`s:
   metadata URL (``describes`` the landing page).
 
 Serialisations: `to_header` (RFC 8288 Link header), `to_html` (<link> elements), `to_linkset_json`
-(application/linkset+json) and `to_linkset_text` (application/linkset)::
+(application/linkset+json) and `to_linkset_text` (application/linkset). In the two of the Link
+header's syntax every target is a URI (`header_uri`: an IRI such as a licence URL with a
+non-ASCII letter is percent-encoded, its host in IDNA), so that a header stays ASCII (Django
+would send it RFC 2047-encoded, which no client reads as links); a target that cannot be an
+http(s) URL is left out and logged::
 
     >>> from .formats import FORMATS
     >>> from .record import Record
@@ -32,13 +36,16 @@ Serialisations: `to_header` (RFC 8288 Link header), `to_html` (<link> elements),
 from __future__ import annotations
 
 import html
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from .formats import Format
 from .record import FileRef, Record
+
+logger = logging.getLogger(__name__)
 
 SCHEMA_ORG = "https://schema.org/"
 ABOUT_PAGE = SCHEMA_ORG + "AboutPage"
@@ -147,6 +154,48 @@ class Signposts:
 
 # -- Serialisations ----------------------------------------------------------------------------
 
+# RFC 3986's reserved and unreserved characters and "%": what an IRI keeps when it becomes a URI
+# (RFC 3987 §3.1, as Django's iri_to_uri); everything else is percent-encoded as UTF-8.
+_URI_SAFE = "/#%[]=:;$&()+,!?*@'~"
+
+
+def header_uri(href: str) -> str | None:
+    """`href` as a URI a header can carry, or None when it cannot be an http(s) URL (no host,
+    a bad port, whitespace or control characters, credentials).
+
+    >>> header_uri("https://licença.example/by/4.0/ライ?a=b c#x")
+    'https://xn--licena-0ua.example/by/4.0/%E3%83%A9%E3%82%A4?a=b%20c#x'
+    >>> header_uri("http:///no-host"), header_uri("javascript:alert(1)")
+    (None, None)
+    """
+    if any(c.isspace() and c != " " or ord(c) < 0x20 or ord(c) == 0x7F for c in href):
+        return None
+    try:
+        parts = urlsplit(href.strip())
+        port = parts.port
+        host = parts.hostname.encode("idna").decode("ascii") if parts.hostname else ""
+    except (ValueError, UnicodeError):  # a port out of range, a host IDNA cannot write
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host or parts.username is not None:
+        return None
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port is not None else "")
+    return urlunsplit((parts.scheme.lower(), netloc, quote(parts.path, safe=_URI_SAFE),
+                       quote(parts.query, safe=_URI_SAFE), quote(parts.fragment, safe=_URI_SAFE)))
+
+
+def _uris(links: Iterable[Link]) -> list[Link]:
+    """The links whose targets can be URIs, with those URIs; the others left out, logged."""
+    found = []
+    for link in links:
+        uri = header_uri(link.href)
+        if uri is None:
+            logger.warning("signposting: %r (rel %s) is no URL; left out of the Link header",
+                           link.href, link.rel)
+            continue
+        found.append(Link(uri, link.rel, link.type, link.profile))
+    return found
+
+
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -159,8 +208,9 @@ def _link_value(link: Link, anchor: str = "") -> str:
 
 
 def to_header(links: Iterable[Link]) -> str:
-    """The value of a Link header (RFC 8288 §3): links separated by commas."""
-    return ", ".join(_link_value(link) for link in links)
+    """The value of a Link header (RFC 8288 §3): links separated by commas, each target a URI
+    (`header_uri`), those that cannot be left out."""
+    return ", ".join(_link_value(link) for link in _uris(links))
 
 
 def to_html(links: Iterable[Link]) -> str:
@@ -192,5 +242,5 @@ def to_linkset_json(contexts: Iterable[tuple[str, list[Link]]]) -> dict:
 def to_linkset_text(contexts: Iterable[tuple[str, list[Link]]]) -> str:
     """RFC 9264 §4.1: the Link header's syntax, each link with its anchor, one per line."""
     return ",\n".join(_link_value(link, anchor) for anchor, links in contexts
-                      for link in links) + "\n"
+                      for link in _uris(links)) + "\n"
 

@@ -6,6 +6,7 @@ and BagIt export and rebuild.
 - peer: another Archive running this software, over its REST API.
 - fixity: hash stored bytes again and compare.
 - bagit: one BagIt bag per item; the database rebuilt from them.
+- jobs: a copy asked for, kept in the database until done (a killed worker's taken over).
 - tasks: copies and fixity in the background.
 """
-__all__ = ["bagit", "copies", "fixity", "migration", "peer", "tasks"]
+__all__ = ["bagit", "copies", "fixity", "jobs", "migration", "peer", "tasks"]

@@ -40,7 +40,7 @@ from django.core.files.storage import default_storage
 from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 
-from ..deposit import content_types, storage
+from ..deposit import content_types, storage, values
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..identifiers.minting import exact_decimal
@@ -179,7 +179,11 @@ def read_bag(path: Path, root: Path) -> dict:
     if RECORD not in bag.tagfile_entries():
         raise BagFailure(_("%(record)s is missing or not in the tag manifest")
                          % {"record": RECORD})
-    record = json.loads((path / RECORD).read_text("utf-8"))
+    try:
+        record = values.read_json((path / RECORD).read_text("utf-8"))
+    except ValueError as exc:
+        raise BagFailure(_("%(record)s is not JSON: %(reason)s")
+                         % {"record": RECORD, "reason": exc}) from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise BagFailure(_("%(record)s is not of format %(format)s")
                          % {"record": RECORD, "format": FORMAT})

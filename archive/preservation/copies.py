@@ -144,8 +144,10 @@ def refuse_original(item: Item | None) -> None:
 
 # -- Copying --------------------------------------------------------------------------------------
 
-def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> CopyResult:
-    """Copy (or refresh the copy of) the item `ibi` held by the Archive at `source`."""
+def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None,
+              watch=None) -> CopyResult:
+    """Copy (or refresh the copy of) the item `ibi` held by the Archive at `source`; `watch`
+    (jobs.py Watch) hears of the bytes to fetch and of each chunk fetched."""
     try:
         parsed = ibilib.parse(ibi)
     except ValueError as exc:
@@ -159,10 +161,11 @@ def copy_item(*, ibi: str, source: str, http: httpx.Client | None = None) -> Cop
             record = peer.fetch_record(client, source, ibi)
         except PeerError as exc:
             raise PeerFailed(str(exc)) from None
-        return copy_record(record, source=source, http=client)
+        return copy_record(record, source=source, http=client, watch=watch)
 
 
-def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResult:
+def copy_record(record: Record, *, source: str, http: httpx.Client, watch=None
+                ) -> CopyResult:
     local = _local(record.ibi, record.ibip)
     refuse_original(local)
     if record.state == Item.State.DELETED:
@@ -180,7 +183,7 @@ def copy_record(record: Record, *, source: str, http: httpx.Client) -> CopyResul
                        record.ibi, source)
     result = CopyResult(item=local, outcome="unchanged")
     try:
-        _ensure_files(record, source, http, local, result)
+        _ensure_files(record, source, http, local, result, watch)
     except PeerError as exc:
         raise PeerFailed(str(exc)) from None
     relations = origin_relations(record, source, http)
@@ -218,8 +221,10 @@ def _stored_matches(rep: str, remote: peer.RemoteFile) -> bool | None:
 
 
 def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item | None,
-                  result: CopyResult) -> None:
+                  result: CopyResult, watch=None) -> None:
     trusted = _trusted(local)
+    if watch is not None:
+        watch.planned(sum(remote.size for remote in record.files))
     for remote in record.files:
         key = storage.file_key(record.ibi, remote.name)
         if trusted.get(remote.name) == (remote.size, remote.sha256) \
@@ -231,7 +236,7 @@ def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item |
             continue
         if matches is False:  # partial, stale or damaged: the source's bytes win
             default_storage.delete(key)
-        fetched = peer.download(http, source, record.ibi, remote)
+        fetched = peer.download(http, source, record.ibi, remote, watch)
         try:
             storage.store(record.ibi, remote.name, fetched)
         except storage.StorageConflict:

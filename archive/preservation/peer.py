@@ -33,8 +33,8 @@ A base URL typed by a librarian is a request this server makes on their behalf, 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -45,7 +45,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.utils.translation import gettext as _
 
-from ..deposit import content_types, limits, storage
+from ..deposit import content_types, limits, storage, values
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..models import DC_ELEMENTS, AccessRights, Item, RegisteredArchive
@@ -204,7 +204,10 @@ def get_json(http: httpx.Client, url: str, what: str,
         raise PeerError(_("%(what)s: %(url)s answered %(status)s")
                         % {"what": what, "url": url, "status": status})
     try:
-        data = json.loads(body)
+        data = values.read_json(body)
+    except values.TooDeep:
+        raise PeerError(_("%(what)s: %(url)s answered JSON nested deeper than %(depth)d levels")
+                        % {"what": what, "url": url, "depth": values.MAX_JSON_DEPTH}) from None
     except ValueError:
         raise PeerError(_("%(what)s: %(url)s did not answer JSON")
                         % {"what": what, "url": url}) from None
@@ -407,15 +410,27 @@ def file_url(base: str, rep: str, name: str) -> str:
     return f"{base}/col/{rep}/doc/{quote(name)}"
 
 
-def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
+class Download(TemporaryUploadedFile):
+    """A temporary upload (on the local disk, storing it is a link, not a second write) whose
+    name starts with `prefix`: the copy job's, so that a run taking the job over can sweep
+    what a killed one left (preservation/jobs.py)."""
+
+    def __init__(self, remote: RemoteFile, prefix: str) -> None:
+        file = tempfile.NamedTemporaryFile(prefix=prefix or "copy-", suffix=".download",
+                                           dir=settings.FILE_UPLOAD_TEMP_DIR)
+        super(TemporaryUploadedFile, self).__init__(file, remote.name, remote.content_type,
+                                                    remote.size, None, None)
+
+
+def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=None
              ) -> TemporaryUploadedFile:
-    """The file in a temporary file (close it when done), its checksum verified.
+    """The file in a temporary file (close it when done), its checksum verified; `watch`
+    (preservation/jobs.py Watch) is told of each chunk as it arrives.
 
     It carries .sha256 and .size, so storage.store does not read it again.
     """
     url = file_url(base, rep, remote.name)
-    # A temporary upload: on the local disk, storing it is a rename, not a second write.
-    temp = TemporaryUploadedFile(remote.name, remote.content_type, remote.size, None)
+    temp = Download(remote, watch.prefix if watch is not None else "")
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
@@ -439,6 +454,8 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
                         % {"name": remote.name, "size": remote.size})
                 digest.update(chunk)
                 temp.write(chunk)
+                if watch is not None:
+                    watch.arrived(len(chunk))
         if size != remote.size or digest.hexdigest() != remote.sha256:
             raise ChecksumError(_(
                 "%(name)s: got %(size)s bytes with sha256 %(digest)s, the record says %(size2)s "
@@ -477,7 +494,10 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
     except httpx.HTTPError as exc:
         raise _unreachable("hand-over", url, exc) from None
     try:
-        data = json.loads(body)
+        data = values.read_json(body)
+    except values.TooDeep:
+        raise PeerError(_("hand-over: %(url)s answered JSON nested deeper than %(depth)d levels")
+                        % {"url": url, "depth": values.MAX_JSON_DEPTH}) from None
     except ValueError:
         data = {}
     if response.status_code != 200:

@@ -3,46 +3,76 @@
 Task names keep the ``archive.tasks.`` prefix they had before the code moved into packages:
 messages already queued, and the beat schedule, name them so.
 
-Copies and fixity: scheduled by CELERY_BEAT_SCHEDULE (settings) — `refresh_copies` hourly,
-`check_fixity` daily. A second delivery of any of them harms nothing: a copy that is current
-writes nothing, and a fixity check only stamps rows again.
+Copies are jobs in the database (jobs.py): `run_copy_job` runs one (a second message for it
+finds it claimed, or done, and does nothing); `resume_copy_jobs`, from the beat and when a
+worker starts, runs those due, and those whose worker was killed. `refresh_copies` (hourly)
+asks for a job per Copy; `check_fixity` (daily) hashes stored files again. Tasks are
+acknowledged late (settings): a message whose worker died is delivered again by the broker,
+and finds its work done.
 """
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.conf import settings
 
-from ..deposit import services
-from . import copies, fixity
+from ..deposit import services, storage
+from . import copies, fixity, jobs
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="archive.tasks.copy_item", bind=True, max_retries=5)
-def copy_item(self, ibi: str, source: str) -> str:
-    """Copy or refresh one item from the Archive at source; retried while the peer fails."""
+@shared_task(name="archive.tasks.run_copy_job")
+def run_copy_job(job_id: int) -> str:
+    """Copy or refresh one item from the Archive its job names (jobs.py)."""
+    job = jobs.claim(job_id)
+    if job is None:
+        return "not due, done, or at work in another worker"
+    jobs.sweep(job)
     try:
-        result = copies.copy_item(ibi=ibi, source=source)
-    except copies.PeerFailed as exc:
-        if self.request.is_eager:  # in process: report, a later refresh tries again
-            logger.warning("copy of %s from %s failed: %s", ibi, source, exc)
-            return f"failed: {exc}"
-        raise self.retry(exc=exc, countdown=min(60 * 2 ** self.request.retries, 3600)) \
-            from None
+        result = copies.copy_item(ibi=job.ibi, source=job.source, watch=jobs.watch(job))
+    except (copies.PeerFailed, services.NoRoom, storage.StorageFull) as exc:
+        return jobs.failed(job, str(exc), retry=True)  # the peer, or room here, may mend
     except services.ServiceError as exc:  # refused for good: retrying changes nothing
-        logger.warning("copy of %s from %s refused: %s", ibi, source, exc)
-        return f"refused: {exc}"
-    return result.outcome
+        return jobs.failed(job, str(exc), retry=False)
+    except Exception as exc:
+        jobs.failed(job, f"{type(exc).__name__}: {exc}", retry=True)
+        raise
+    return jobs.finished(job, result.outcome)
+
+
+@shared_task(name="archive.tasks.resume_copy_jobs")
+def resume_copy_jobs() -> int:
+    """Run every copy job that is due, or whose worker is gone (jobs.at_work)."""
+    found = jobs.at_work()
+    for job_id in found:
+        run_copy_job.delay(job_id)
+    return len(found)
+
+
+@worker_ready.connect
+def resume_when_a_worker_starts(sender=None, **kwargs) -> None:
+    """A worker back from a crash picks up at once what is due (the beat does the rest)."""
+    try:
+        resume_copy_jobs.delay()
+    except Exception:  # a broker that failed at this instant: the beat's run does it
+        logger.exception("copy jobs not resumed at start")
+
+
+@shared_task(name="archive.tasks.copy_item")
+def copy_item(ibi: str, source: str) -> str:
+    """A message queued by an older version: the copy asked for as a job, and run."""
+    return run_copy_job(jobs.request(ibi=ibi, source=source).pk)
 
 
 @shared_task(name="archive.tasks.refresh_copies")
 def refresh_copies() -> int:
-    """Queue a copy of every Copy from its source, least recently copied first."""
+    """Ask for a copy job for every Copy from its source, least recently copied first."""
     found = copies.copies_to_refresh()
     for ibi, source in found:
-        copy_item.delay(ibi, source)
+        run_copy_job.delay(jobs.request(ibi=ibi, source=source).pk)
     return len(found)
 
 

@@ -10,7 +10,8 @@
 - acknowledgments: what the chosen Archive is owed (Table 8.11).
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.
-- tasks: the acknowledgment sent to the chosen Archive.
+- outbox: the acknowledgments owed, kept in the database until a worker sends them.
+- tasks: the acknowledgments owed, sent by a worker.
 - memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap (pure).
 - inspection: what a resolution found, for ``/inspect/<ibi>…``.
 - messages: the errors of the pure persistent-URL parser and IBI codec, in the reader's

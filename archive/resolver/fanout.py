@@ -6,7 +6,9 @@ other resolvers, no network hop). Every included Archive gets the same ``urlRequ
 of IBI_RESOLVER_DEADLINE; the same but for the metadata formats beyond oai_dc, which only an
 Archive that announced them is asked for (formats.py `asked_of`). At most
 IBI_RESOLVER_MAX_WAITING resolutions of a process wait on other Archives at once
-(`ResolverBusy` beyond). Answers are read as untrusted input: badly formed ones are dropped,
+(`ResolverBusy` beyond), and at most IBI_RESOLVER_MAX_WAITING_PER_CLIENT of them for one
+client address (`ClientBusy`), so that a few clients asking for IBIs at a silent Archive
+cannot take every place. Answers are read as untrusted input: badly formed ones are dropped,
 and URLs not on their Archive's address too (safety.py).
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -61,25 +64,42 @@ class ResolverBusy(Exception):
     """IBI_RESOLVER_MAX_WAITING resolutions of this process already wait for other Archives."""
 
 
+class ClientBusy(ResolverBusy):
+    """IBI_RESOLVER_MAX_WAITING_PER_CLIENT resolutions of this client address already wait
+    for other Archives in this process."""
+
+
 _waiting = 0
+_waiting_by_client: Counter[str] = Counter()
 _waiting_lock = threading.Lock()
 
 
 @contextmanager
-def _waiting_slot() -> Iterator[None]:
+def _waiting_slot(reader: str) -> Iterator[None]:
     """One of the IBI_RESOLVER_MAX_WAITING places for a resolution that waits on other Archives
-    (up to IBI_RESOLVER_DEADLINE), or ResolverBusy at once: slow Archives may hold that many
-    threads of a worker, never all of them, so pages and local persistent URLs keep answering."""
+    (up to IBI_RESOLVER_DEADLINE), or at once ResolverBusy, or ClientBusy when `reader` (the
+    client's address, "" when unknown) already holds IBI_RESOLVER_MAX_WAITING_PER_CLIENT of
+    them: slow Archives may hold that many threads of a worker, never all of them, so pages
+    and local persistent URLs keep answering, and no one client holds them all. A resolution
+    answered without asking (what #29's memory of IBIs nobody holds will answer) takes no
+    place."""
     global _waiting
     with _waiting_lock:
+        if reader and (_waiting_by_client[reader]
+                       >= settings.IBI_RESOLVER_MAX_WAITING_PER_CLIENT):
+            raise ClientBusy
         if _waiting >= settings.IBI_RESOLVER_MAX_WAITING:
             raise ResolverBusy
         _waiting += 1
+        _waiting_by_client[reader] += 1
     try:
         yield
     finally:
         with _waiting_lock:
             _waiting -= 1
+            _waiting_by_client[reader] -= 1
+            if _waiting_by_client[reader] <= 0:
+                del _waiting_by_client[reader]
 
 
 def _answer(archive: RegisteredArchive, reply: client.Reply, found: dict,
@@ -101,21 +121,22 @@ def asked_of(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
 
 
 def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                   deadline: float, stop) -> tuple[list[Answer], list[str]]:
+                   deadline: float, stop, reader: str = "") -> tuple[list[Answer], list[str]]:
     """The non-empty answers in arrival order, and the Archives that gave none. Each Archive
-    is asked what it may be asked (`asked_of`); `stop` is `stop_on_original`'s or None.
+    is asked what it may be asked (`asked_of`); `stop` is `stop_on_original`'s or None;
+    `reader` is the client address whose resolution waits (for its limit).
 
     An Archive asked ``GetMetadata(oai_dc)`` in place of a format its answer then announces
     (one of ours, heard for the first time) is asked again at once, for that format: its own
     record is better than one rendered here from oai_dc."""
     end = time.monotonic() + deadline
-    answers, silent = _remote_answers(archives, pairs, deadline, stop)
+    answers, silent = _remote_answers(archives, pairs, deadline, stop, reader)
     again = {a.source.archive for a in answers
              if a.stand_in and a.stand_in in formats.announced(_by_id(archives, a))}
     left = end - time.monotonic()
     if again and left > 0:
         better, _quiet = _remote_answers([a for a in archives if a.pk in again], pairs, left,
-                                         None)
+                                         None, reader)
         by_archive = {a.source.archive: a for a in better}
         answers = [by_archive.get(a.source.archive, a) for a in answers]
     return answers, silent
@@ -126,7 +147,7 @@ def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredA
 
 
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                    deadline: float, stop) -> tuple[list[Answer], list[str]]:
+                    deadline: float, stop, reader: str) -> tuple[list[Answer], list[str]]:
     by_id = {a.pk: a for a in archives}
     asked = asked_of(archives, pairs)
     targets = []
@@ -139,7 +160,7 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
                            archive.archive_service_ibi)
     replies = []
     if targets:
-        with _waiting_slot():
+        with _waiting_slot(reader):
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,
                 pairs_for={pk: own for pk, (own, _format) in asked.items()})

@@ -46,6 +46,7 @@ from ..models import RegisteredArchive
 from ..protocol.persistent_url import PersistentUrl
 from .answers import Answer, Hit, ibis_in
 from .fanout import (
+    ClientBusy,
     ResolverBusy,
     local_answer,
     remote_answers,
@@ -56,7 +57,7 @@ from .languages import preferences
 from .relations import Step, match, steps, verbs_of
 from .selection import Choice, choose, settles
 
-__all__ = ["Outcome", "ResolverBusy", "Round", "resolve"]
+__all__ = ["ClientBusy", "Outcome", "ResolverBusy", "Round", "resolve"]
 
 MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edition chain
 # The status of each outcome (the others, not found and translation missing, are 404).
@@ -144,8 +145,9 @@ def _outcome(choice: Choice, ibi_text: str, wanted: tuple[Step, ...], hops: int,
 
 
 def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = "",
-            base: str | None = None) -> Outcome:
-    """The resolution process (§8.2) for one persistent URL; see the module docstring."""
+            base: str | None = None, client: str = "") -> Outcome:
+    """The resolution process (§8.2) for one persistent URL; see the module docstring.
+    `client`: the reader's address, whose waiting resolutions are limited (fanout.py)."""
     prefs = preferences(accept_language)
     original = url.required_item_status == "Original"
     wanted = steps(url.relation()) or ()
@@ -185,7 +187,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                 if verbs:
                     pairs["parsedibiurl.verblist"] = " ".join(verbs)
                 stop = None if original else stop_on_original(archives, wanted, prefs, pairs)
-                remote, quiet = remote_answers(archives, pairs, left, stop)
+                remote, quiet = remote_answers(archives, pairs, left, stop, client)
                 others = archives
                 answers += remote
                 silent += [name for name in quiet if name not in silent]

@@ -11,5 +11,7 @@
   archive/access/policy.py.
 - addresses: where this Archive was reached (the base of the links it hands out) and who
   reached it (the client addresses of Table 8.10).
+- nudges: Celery tasks published off the request's thread, never waiting for the broker.
 """
-__all__ = ["addresses", "authentication", "errors", "middleware", "readers", "throttling"]
+__all__ = ["addresses", "authentication", "errors", "middleware", "nudges", "readers",
+           "throttling"]

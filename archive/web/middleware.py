@@ -1,8 +1,8 @@
 """The site-wide middleware, in the order settings.MIDDLEWARE runs them.
 
 - `RefuseNulMiddleware`: a NUL anywhere in a request is refused before any view or query.
-- `DroppedConnectionMiddleware`: a database connection dropped under a request; a read is
-  tried once more, a write answered 503.
+- `DroppedConnectionMiddleware`: the database gone from under a request (a connection
+  dropped, the server refusing or starting up); a read is tried once more, then 503.
 - `UploadLimitsMiddleware`: an admin form's upload past a limit is a 413 or 400 with its
   reason, not a 500.
 
@@ -10,23 +10,28 @@ Their refusals follow the site's error policy (errors.py).
 
 A dropped connection: persistent connections (CONN_MAX_AGE) outlive a database restart, a
 failover or a pg_terminate_backend; the next request on such a connection fails at its first
-query. Django would answer 500. `DroppedConnectionMiddleware` tells that case from a real
-error — an InterfaceError or OperationalError after which a connection no longer answers
-``SELECT 1`` — closes the dead connection, and then:
+query. A database that restarts refuses new connections for a while ("connection refused",
+"the database system is starting up" or "… shutting down"). Django would answer 500 to both.
+`DroppedConnectionMiddleware` tells them from a real error — an InterfaceError or
+OperationalError after which a connection no longer answers ``SELECT 1``, or none can be made
+— closes the dead connection, and then:
 
 * GET, HEAD, OPTIONS: runs the view once more on a fresh connection; they change nothing, so
   doing them twice is harmless;
 * any other method: 503 with Retry-After. The services write in one transaction, so a write
-  cut off by the drop left nothing behind; the client sends it again.
+  cut off by the drop left nothing behind; the client sends it again. (A write that had
+  committed before the drop answers what it made instead: the API's views do,
+  api/idempotency.py.)
 
-A second drop in a row, or one during the retry, is a 503 too: never a 500 for a connection
-the database took away.
+A second failure in a row, or one during the retry, is a 503 too, and so is an error of a
+later middleware's answer (a session saved) with the database gone: never a 500 for a
+database that went away.
 """
 from __future__ import annotations
 
 import logging
 
-from django.db import InterfaceError, OperationalError, connections
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_noop
 
@@ -72,11 +77,14 @@ def _has_nul(params) -> bool:
                for key, values in params.lists())
 
 
-# -- A dropped database connection ------------------------------------------------------------
+# -- A dropped database connection, a database that is not there -----------------------------
 
 IDEMPOTENT = ("GET", "HEAD", "OPTIONS")
 RETRY_AFTER = 2  # seconds: a reconnection is a matter of milliseconds, a failover of seconds
+RETRY_AFTER_UNAVAILABLE = 5  # a restart takes seconds
 MESSAGE = gettext_noop("the database connection was lost: send the request again")
+UNAVAILABLE = gettext_noop("the database is not available at the moment: send the request "
+                           "again in a few seconds")
 
 
 def close_dropped() -> bool:
@@ -89,9 +97,45 @@ def close_dropped() -> bool:
     return dropped
 
 
-def unavailable(request: HttpRequest) -> HttpResponse:
-    response = refusal(request, 503, MESSAGE)
-    response["Retry-After"] = str(RETRY_AFTER)
+# SQLSTATEs of a connection the server ended: class 08 (connection exception), and 57P01-03
+# (administrator command, crash, cannot connect now: a pg_terminate_backend, a restart).
+CONNECTION_ENDED = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_lost(exception: Exception) -> bool:
+    """Whether the error itself says the connection went away, even when Django has closed
+    it already (an atomic block whose rollback failed does): on PostgreSQL, an error of the
+    driver with no SQLSTATE (libpq's own: the server closed the connection) or one of
+    CONNECTION_ENDED; an InterfaceError (a closed connection used)."""
+    if isinstance(exception, InterfaceError):
+        return True
+    connection = connections[DEFAULT_DB_ALIAS]
+    cause = exception.__cause__
+    if connection.vendor != "postgresql" or not isinstance(
+            cause, connection.Database.OperationalError):
+        return False
+    sqlstate = getattr(cause, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(CONNECTION_ENDED)
+
+
+def database_unavailable() -> bool:
+    """Whether the primary database cannot be reached now (refused, starting up, shutting
+    down): a connection is made if none is open. An open connection that answers, or a new one,
+    says it is there."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    try:
+        connection.ensure_connection()
+    except (InterfaceError, OperationalError) as exc:
+        logger.warning("the database cannot be reached: %s", exc)
+        connection.close()
+        return True
+    return False
+
+
+def unavailable(request: HttpRequest, message: str = MESSAGE,
+                retry_after: int = RETRY_AFTER) -> HttpResponse:
+    response = refusal(request, 503, message)
+    response["Retry-After"] = str(retry_after)
     return response
 
 
@@ -100,18 +144,33 @@ class DroppedConnectionMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code == 500 and not getattr(request, "_database_failed", False):
+            # An error after the view, in a later middleware (a session saved), became
+            # Django's 500 before process_exception could see it.
+            if close_dropped() or database_unavailable():
+                logger.warning("%s %s: the database went away while answering",
+                               request.method, request.path)
+                return unavailable(request, UNAVAILABLE, RETRY_AFTER_UNAVAILABLE)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception
                           ) -> HttpResponse | None:
-        if not isinstance(exception, InterfaceError | OperationalError) or not close_dropped():
+        if not isinstance(exception, InterfaceError | OperationalError):
+            return None
+        dropped = close_dropped() or connection_lost(exception)
+        unreachable = database_unavailable()
+        if not dropped and not unreachable:
             return None  # a real error: Django's 500
-        logger.warning("%s %s: database connection dropped (%s)", request.method,
-                       request.path, exception)
+        logger.warning("%s %s: database connection %s (%s)", request.method, request.path,
+                       "refused" if unreachable else "dropped", exception)
+        request._database_failed = True
+        message, retry_after = ((UNAVAILABLE, RETRY_AFTER_UNAVAILABLE) if unreachable
+                                else (MESSAGE, RETRY_AFTER))
         if request.method not in IDEMPOTENT or getattr(request, "_dropped_retried", False):
-            return unavailable(request)
+            return unavailable(request, message, retry_after)
         request._dropped_retried = True
-        # The rest of the chain again, on a fresh connection; a drop during it comes back
+        # The rest of the chain again, on a fresh connection; a failure during it comes back
         # here and is a 503.
         return self.get_response(request)
 

@@ -3,6 +3,9 @@
 What each guards, and why it counts what it counts:
 
 * `WriteThrottle`: API writes (POST, PUT, PATCH, DELETE) per user, API_THROTTLE_WRITES.
+* `ReadThrottle`: anonymous API reads per client IP, API_THROTTLE_READS: generous, and apart
+  from the failures below, so that wrong tokens sent from a shared address (a campus NAT)
+  never shut the read API for everyone behind it.
 * `FailureThrottle`: failures per client IP, checked *before* the costly work and recorded
   only when it failed, so a client that keeps its credentials right is never slowed, however
   many failures another client piles up. `ThrottledTokenAuthentication` (authentication.py)
@@ -46,6 +49,20 @@ class WriteThrottle(UserRateThrottle):
 
     def allow_request(self, request, view) -> bool:
         return request.method in SAFE_METHODS or super().allow_request(request, view)
+
+
+class ReadThrottle(SimpleRateThrottle):
+    """Anonymous reads per client IP; a signed-in client's reads are not counted."""
+
+    scope = "read"
+
+    def get_rate(self) -> str:
+        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+
+    def get_cache_key(self, request, view) -> str | None:
+        if request.method not in SAFE_METHODS or request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
 
 
 class FailureThrottle(SimpleRateThrottle):

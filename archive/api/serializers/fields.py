@@ -2,7 +2,6 @@
 item, a list of checksums, the files of a multipart form."""
 from __future__ import annotations
 
-import json
 import re
 
 from django.utils.translation import gettext as _
@@ -10,7 +9,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from ...deposit import selectors, services
+from ...deposit import selectors, services, values
 from ...models import Item
 
 
@@ -49,7 +48,7 @@ class CreatorField(DcElementField):
     def _one(value) -> tuple[str, str]:
         if isinstance(value, str) and value.lstrip().startswith("{"):
             try:  # a multipart form's way of sending an object
-                value = json.loads(value)
+                value = values.read_json(value)
             except ValueError:
                 raise ValidationError(_("a creator that starts with { must be a JSON object "
                                         "{\"name\", \"orcid\"}")) from None
@@ -122,8 +121,8 @@ class AccessField(serializers.JSONField):
 
     def to_internal_value(self, data) -> dict:
         if isinstance(data, str):
-            try:  # a multipart form's way of sending an object
-                data = json.loads(data)
+            try:  # a multipart form's way of sending an object (never nested deep: values.py)
+                data = values.read_json(data)
             except ValueError:
                 data = None
         if (not isinstance(data, dict) or set(data) - set(self.KEYS)

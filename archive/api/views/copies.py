@@ -60,7 +60,7 @@ class ItemHandOver(_OneItem):
         return HandOverSerializer if self.request.method == "POST" else ItemSerializer
 
     @extend_schema(request=HandOverSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409, 502)})
+                   responses={200: ItemSerializer, **errors(303, 400, 401, 403, 404, 409, 502)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = HandOverSerializer(data=request.data)

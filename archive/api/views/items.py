@@ -19,7 +19,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from ...access import policy
@@ -30,6 +29,7 @@ from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination
+from ..parsers import JSONParser
 from ..permissions import AddFilesPermissions, ItemPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import (
@@ -122,6 +122,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     parser_classes = [MultiPartParser]
     pagination_class = ItemPagination
     success_status = {"POST": status.HTTP_201_CREATED}
+    recognises_repeats = True
 
     def get_queryset(self) -> QuerySet[Item]:
         items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
@@ -171,7 +172,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         request={"multipart/form-data": DepositSerializer},
         parameters=[IDEMPOTENCY_KEY],
         # A replayed key answers the item as it is now: a tombstone if it was deleted since.
-        responses={201: records(), **errors(400, 401, 403, 409, 413)})
+        responses={201: records(), **errors(303, 400, 401, 403, 409, 413, 507)})
     def post(self, request) -> Response:
         form = DepositSerializer(data=request.data)
         unknown = sorted(set(request.data) - set(form.fields))
@@ -231,7 +232,7 @@ class ItemDetail(_OneItem):
                         status=status.HTTP_410_GONE if item.is_deleted else status.HTTP_200_OK)
 
     @extend_schema(request=ItemUpdateSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={200: ItemSerializer, **errors(400, 401, 403, 404, 409)})
+                   responses={200: ItemSerializer, **errors(303, 400, 401, 403, 404, 409)})
     def patch(self, request, ibi: str) -> Response:
         item = self.get_object()
         if not isinstance(request.data, Mapping):
@@ -257,7 +258,7 @@ class ItemDetail(_OneItem):
         return self.record(item)
 
     @extend_schema(request=DeleteSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={200: TombstoneSerializer, **errors(400, 401, 403, 404, 409)})
+                   responses={200: TombstoneSerializer, **errors(303, 400, 401, 403, 404, 409)})
     def delete(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = DeleteSerializer(data=request.data)
@@ -294,7 +295,8 @@ class ItemFiles(_OneItem):
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
                    parameters=[IDEMPOTENCY_KEY],
-                   responses={201: ItemSerializer, **errors(400, 401, 403, 404, 409, 413)})
+                   responses={201: ItemSerializer,
+                              **errors(303, 400, 401, 403, 404, 409, 413, 507)})
     def post(self, request, ibi: str) -> Response:
         item = self.get_object()
         form = AddFilesSerializer(data=request.data)

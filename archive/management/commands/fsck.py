@@ -10,11 +10,13 @@ only those older than --min-age seconds: a deposit in progress has stored its fi
 committed them. The storage is walked with listdir, so S3 works as the local disk does.
 Exit status 1 while problems remain.
 
-Every run also sweeps the upload folder (FILE_UPLOAD_TEMP_DIR, IBI_UPLOAD_TEMP_DIR): a file
-there older than --min-age is what a process killed mid-upload left behind ("swept" lines);
-an upload in progress is younger. And the pending uploads (archive/deposit/pending.py): every
-one past its expiry goes with its bytes, and so do bytes in the upload folder's pending/ (or
-the bucket's uploads/) that no pending upload claims, once older than --min-age.
+Every run also sweeps the upload folder (FILE_UPLOAD_TEMP_DIR, IBI_UPLOAD_TEMP_DIR) and, on
+the local disk, the folder where files are written before they get their name
+(MEDIA_ROOT/.incoming, archive/deposit/storage.py): a file there older than --min-age is what
+a process killed mid-upload or mid-write left behind ("swept" lines); one at work is younger.
+And the pending uploads (archive/deposit/pending.py): every one past its expiry goes with its
+bytes, and so do bytes in the upload folder's pending/ (or the bucket's uploads/) that no
+pending upload claims, once older than --min-age.
 """
 from __future__ import annotations
 
@@ -114,7 +116,11 @@ class Command(DocumentedCommand):
                                         problems) % {"count": problems})
 
     def _sweep_uploads(self, min_age: int) -> int:
-        folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
+        folders = [Path(settings.FILE_UPLOAD_TEMP_DIR)]
+        try:
+            folders.append(Path(default_storage.path(storage.INCOMING)))
+        except NotImplementedError:  # S3: a file is whole or absent, nothing to sweep
+            pass
         cutoff = time.time() - min_age
         swept = 0
         for found in pending.sweep(min_age):
@@ -123,7 +129,7 @@ class Command(DocumentedCommand):
                    else _("bytes no upload claims"))
             self.stdout.write(_("swept    %(path)s (%(size)d bytes, %(why)s)")
                               % {"path": found.name, "size": found.size, "why": why})
-        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        for path in [p for folder in folders if folder.is_dir() for p in sorted(folder.iterdir())]:
             # lstat: a link is swept as a link, never followed out of the folder.
             info = path.lstat()
             if stat.S_ISDIR(info.st_mode) or info.st_mtime > cutoff:

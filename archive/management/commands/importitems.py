@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
 
-from archive.deposit import bulk_import, selectors, services
+from archive.deposit import bulk_import, selectors, services, values
 from archive.management.base import DocumentedCommand
 from archive.models import DC_ELEMENTS, Item
 
@@ -109,7 +109,7 @@ def read_folder(path: Path) -> Iterator[Entry]:
 
 def _metadata_json(path: Path) -> dict:
     with bulk_import.open_import_file(path) as f:
-        data = json.loads(f.read().decode("utf-8"))
+        data = values.read_json(f.read().decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError(_("%(name)s must hold a JSON object") % {"name": path.name})
     unknown = set(data) - FIELDS
@@ -200,7 +200,7 @@ class Command(DocumentedCommand):
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
                 try:
-                    record = json.loads(line)
+                    record = values.read_json(line)
                     done[record["id"]] = record["ibi"]
                 except (ValueError, KeyError, TypeError):
                     continue  # a line cut short by a crash: that item is imported again

@@ -27,6 +27,7 @@ from ...models import Item
 from ...protocol import persistent_url
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.throttling import client_ip
 from .. import inspection
 from .. import resolve as resolver
 from ..messages import reader_message
@@ -110,11 +111,19 @@ def inspect(request: HttpRequest, path: str) -> HttpResponse:
     try:
         url = persistent_url.parse(persistent_path, query)
         outcome = resolver.resolve(url, ips=client_ips(request), base=base_url(request),
-                                   accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+                                   accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+                                   client=client_ip(request))
     except persistent_url.NoIbiError as exc:
         return _error(request, as_json, reader_message(exc), 404)
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:
         return _error(request, as_json, reader_message(exc), 400)
+    except resolver.ClientBusy:
+        retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
+        response = _error(request, as_json, _("Too many of your resolutions are waiting for "
+                                              "other Archives: try again in %(retry)s s.")
+                          % {"retry": retry}, 429)
+        response["Retry-After"] = str(retry)
+        return response
     except resolver.ResolverBusy:
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
         response = _error(request, as_json, _("Too many resolutions are waiting for other "

@@ -31,11 +31,12 @@ from ...deposit import selectors
 from ...identifiers import ibi as ibilib
 from ...metadata import cite, signposting
 from ...metadata import selectors as metadata
-from ...models import Item
+from ...models import LANGUAGE_TAG, Item
 from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.throttling import client_ip
 from .. import acknowledgments, answers, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
@@ -111,9 +112,11 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     except (persistent_url.PersistentUrlError, ibilib.IbiError) as exc:  # e.g. month 13
         return _head(request, _alert(request, "archive/resolver/bad_url.html",
                                      {"message": reader_message(exc)}, 400))
-    except resolver.ResolverBusy:
+    except resolver.ResolverBusy as busy:  # ClientBusy: this reader's own; a 429
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
-        response = _alert(request, "archive/resolver/busy.html", {"retry": retry}, 503)
+        yours = isinstance(busy, resolver.ClientBusy)
+        response = _alert(request, "archive/resolver/busy.html",
+                          {"retry": retry, "yours": yours}, 429 if yours else 503)
         response["Retry-After"] = str(retry)
         return _head(request, response)
     if (outcome.kind == "found" and outcome.answer.source.local
@@ -155,7 +158,8 @@ def _negotiated(request: HttpRequest, parsed: persistent_url.PersistentUrl,
     it would without Accept: never a 404 for an item that exists (#25, 6)."""
     def resolved(url: persistent_url.PersistentUrl) -> resolver.Outcome:
         return resolver.resolve(url, ips=ips, base=base_url(request),
-                                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+                                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+                                client=client_ip(request))
 
     url = negotiation.applied(parsed, wanted)
     outcome = resolved(url)
@@ -300,6 +304,9 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
                 named[member] = given[0][1]
     languages.update(dict.fromkeys(named.values(), True))
     for language in sorted(languages):
+        if not LANGUAGE_TAG.fullmatch(language):  # another Archive's words: no header text
+            logger.warning("resolver: %r is no language tag; no alternate link", language)
+            continue
         links.append(f'<{base}/{item_ibi}+({language})>; rel="alternate"; hreflang="{language}"')
     if answer.source.local:
         links += _signposting(request, item_ibi)
@@ -312,7 +319,7 @@ def _signposting(request: HttpRequest, item_ibi: str) -> list[str]:
                                  request.META.get("QUERY_STRING", ""))
     found = metadata.persistent_url_links(item_ibi, base_url(request),
                                           (asked.filepath or "").lstrip("/"))
-    return [signposting.to_header([link]) for link in found]
+    return [value for link in found if (value := signposting.to_header([link]))]
 
 
 # -- Tombstones -------------------------------------------------------------------------------
@@ -348,8 +355,6 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
 
 
 def _send_acknowledgment(archive_id: int, pairs: dict[str, str]) -> None:
-    """Table 8.11 to the chosen Archive, in the background (resolver/tasks.py)."""
-    try:
-        tasks.send_acknowledgment.delay(archive_id, pairs)
-    except Exception:  # a broker outage must not turn a found URL into an error page
-        logger.exception("resolver: acknowledgment not enqueued")
+    """Table 8.11 owed to the chosen Archive: kept in the database, sent by a worker, never
+    waiting for the broker (resolver/tasks.py, outbox.py)."""
+    tasks.acknowledge(archive_id, pairs)

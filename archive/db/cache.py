@@ -1,0 +1,83 @@
+"""Django's cache on Redis, which never fails a request nor makes one wait long.
+
+The cache is an optimisation and a place to count, never a condition of serving: with Redis
+refused, stopped or hung, every operation falls back to a cache in this process's own memory.
+Each operation on Redis waits at most CACHE_TIMEOUT (the socket timeouts of its connections);
+once one fails, this process leaves Redis alone for RETRY_SECONDS and then tries it again. A
+hung Redis so costs a thread one timeout per RETRY_SECONDS, not one per request.
+
+What a Redis outage changes (README "What a failure does"): pages and search results are kept
+per process instead of shared; the rate limits (web/throttling.py) count per process, so a
+client may get up to one allowance per process; COUNTER's double-click and session keys
+(accesses/filters.py) are per process, so a reader moving between processes may count twice.
+Nothing is lost that is kept anywhere but the cache.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import redis.exceptions
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
+
+logger = logging.getLogger(__name__)
+
+RETRY_SECONDS = 10
+FAILURES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+# Per Redis location, for every thread's instance (Django makes one per thread): until when
+# this process leaves it alone.
+_down_until: dict[str, float] = {}
+_lock = threading.Lock()
+
+
+def _guarded(name: str):
+    on_redis = getattr(RedisCache, name)
+
+    def operation(self, *args, **kwargs):
+        if not self.reachable():
+            return getattr(self.local, name)(*args, **kwargs)
+        try:
+            return on_redis(self, *args, **kwargs)
+        except FAILURES as exc:
+            self.failed(exc)
+            return getattr(self.local, name)(*args, **kwargs)
+
+    operation.__name__ = operation.__qualname__ = name
+    operation.__doc__ = f"RedisCache.{name}, in this process's memory while Redis fails."
+    return operation
+
+
+class FailoverRedisCache(RedisCache):
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self.location = server if isinstance(server, str) else ",".join(server)
+        # LocMemCache keeps its entries per name and process: every thread shares them.
+        self.local = LocMemCache(f"failover:{self.location}", {
+            key: value for key, value in params.items() if key != "OPTIONS"})
+
+    def reachable(self) -> bool:
+        return _down_until.get(self.location, 0.0) <= time.monotonic()
+
+    def failed(self, exc: Exception) -> None:
+        with _lock:
+            was_up = _down_until.get(self.location, 0.0) <= time.monotonic()
+            _down_until[self.location] = time.monotonic() + RETRY_SECONDS
+        if was_up:
+            logger.warning("the cache (Redis) failed: %s: %s; this process caches and counts in "
+                           "its own memory, and tries Redis again in %d s", type(exc).__name__,
+                           exc, RETRY_SECONDS)
+
+    add = _guarded("add")
+    get = _guarded("get")
+    set = _guarded("set")
+    touch = _guarded("touch")
+    delete = _guarded("delete")
+    get_many = _guarded("get_many")
+    has_key = _guarded("has_key")
+    incr = _guarded("incr")
+    set_many = _guarded("set_many")
+    delete_many = _guarded("delete_many")
+    clear = _guarded("clear")

@@ -1,0 +1,121 @@
+"""The acknowledgments owed to other Archives, kept in the database until a worker sends them
+(issue #30, 4 and 5; RTC-11 §8.2 step 5). The broker down or hung, and a worker killed, are
+tests/test_faults.py's, on a Redis and a worker of their own; here the outbox itself."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from archive.models import OwedAcknowledgment, RegisteredArchive
+from archive.resolver import outbox
+from archive.resolver import service as resolver_service
+
+from .servers import FakeArchiveService, SilentServer
+
+pytestmark = pytest.mark.django_db
+
+SERVICE = "ibi.test/f/2024/01.02.03.04"
+
+
+def pairs(urlkey: str) -> dict[str, str]:
+    return {"servicesubject": "acknowledgment", "clientinformation.ipaddress": "192.0.2.7",
+            "contenttype": "Data", "ibi": "rep ibi.test/f/2024/01.02.03.05", "state": "Original",
+            "url": "http://127.0.0.1:9/col/x/doc/a.pdf",
+            "url.persistent": "http://127.0.0.1:9/ibi.test/f/2024/01.02.03.05",
+            "urlkey": urlkey}
+
+
+def include(address: str, service: str = SERVICE) -> RegisteredArchive:
+    return RegisteredArchive.objects.create(
+        archive_service_ibi=service, key_hash=resolver_service.hash_key("1234567890"),
+        included=True, address=address)
+
+
+@pytest.fixture(autouse=True)
+def quick(settings):
+    settings.IBI_RESOLVER_TIMEOUT = 1
+
+
+def test_an_acknowledgment_is_owed_once_per_archive_and_urlkey_and_delivered_once():
+    with FakeArchiveService(SERVICE) as fake:
+        archive = include(fake.address)
+        for _ in range(3):  # a cached answer brings its urlkey back
+            outbox.owe(archive.pk, pairs("1700000000-1"))
+        outbox.owe(archive.pk, pairs("1700000000-2"))
+        assert OwedAcknowledgment.objects.count() == 2
+        assert str(outbox.send_due()) == "2 delivered, 0 refused, 0 to retry, 0 dropped"
+        assert str(outbox.send_due()) == "0 delivered, 0 refused, 0 to retry, 0 dropped"
+    assert [p["urlkey"] for p in fake.requests("acknowledgment")] == ["1700000000-1",
+                                                                      "1700000000-2"]
+    assert fake.requests("acknowledgment")[0] == pairs("1700000000-1")
+    assert set(OwedAcknowledgment.objects.values_list("outcome", flat=True)) == {"delivered"}
+
+
+def test_an_archive_that_does_not_answer_is_asked_again_later_once_per_batch():
+    with SilentServer() as silent:
+        archive = include(silent.address)
+        for n in range(3):
+            outbox.owe(archive.pk, pairs(f"1700000000-{n}"))
+        sent = outbox.send_due()
+    assert str(sent) == "0 delivered, 0 refused, 3 to retry, 0 dropped"
+    rows = list(OwedAcknowledgment.objects.all())
+    assert {row.done_at for row in rows} == {None}
+    assert all(row.due > timezone.now() for row in rows)
+    assert sorted(row.attempts for row in rows) == [1, 1, 1]
+    # When they are due again, and the Archive answers, they are delivered.
+    with FakeArchiveService(SERVICE) as fake:
+        RegisteredArchive.objects.filter(pk=archive.pk).update(address=fake.address)
+        OwedAcknowledgment.objects.update(due=timezone.now())
+        assert outbox.send_due().delivered == 3
+    assert len(fake.requests("acknowledgment")) == 3
+
+
+def test_a_refused_an_excluded_and_a_given_up_acknowledgment_are_done_with(monkeypatch):
+    with FakeArchiveService(SERVICE) as fake:
+        fake.answer = lambda path, query: (400, "error {no}\n")
+        refusing = include(fake.address)
+        excluded = include("127.0.0.1:9", "ibi.test/g/2024/01.02.03.04")
+        excluded.included = False
+        excluded.save()
+        outbox.owe(refusing.pk, pairs("1700000000-1"))
+        outbox.owe(excluded.pk, pairs("1700000000-2"))
+        assert str(outbox.send_due()) == "0 delivered, 1 refused, 0 to retry, 1 dropped"
+    with SilentServer() as silent:
+        late = include(silent.address, "ibi.test/h/2024/01.02.03.04")
+        outbox.owe(late.pk, pairs("1700000000-3"))
+        OwedAcknowledgment.objects.filter(archive=late).update(
+            created=timezone.now() - outbox.GIVE_UP_AFTER)
+        assert outbox.send_due().dropped == 1
+    outcomes = dict(OwedAcknowledgment.objects.values_list("pairs__urlkey", "outcome"))
+    assert outcomes["1700000000-1"].startswith("refused: ")
+    assert outcomes["1700000000-2"] == "not sent: the Archive is no longer included"
+    assert outcomes["1700000000-3"].startswith("given up: ")
+
+
+def test_done_rows_are_kept_while_their_urlkey_could_come_back(settings):
+    with FakeArchiveService(SERVICE) as fake:
+        archive = include(fake.address)
+        outbox.owe(archive.pk, pairs("1700000000-1"))
+        outbox.send_due()
+        OwedAcknowledgment.objects.update(done_at=timezone.now() - timedelta(
+            seconds=settings.IBI_URLKEY_MAX_AGE + 60))
+        outbox.send_due()
+        assert OwedAcknowledgment.objects.count() == 1  # within the two minutes' margin
+        OwedAcknowledgment.objects.update(done_at=timezone.now() - timedelta(
+            seconds=settings.IBI_URLKEY_MAX_AGE + 180))
+        outbox.send_due()
+    assert not OwedAcknowledgment.objects.exists()
+
+
+def test_a_worker_killed_mid_send_leaves_the_row_to_the_next_after_its_lease(monkeypatch):
+    with FakeArchiveService(SERVICE) as fake:
+        archive = include(fake.address)
+        outbox.owe(archive.pk, pairs("1700000000-1"))
+        (taken,) = outbox._take(timezone.now())  # taken, then the worker died
+        assert outbox.send_due().delivered == 0  # leased: nobody else sends it now
+        later = timezone.now() + outbox.LEASE
+        monkeypatch.setattr(timezone, "now", lambda: later)
+        assert outbox.send_due().delivered == 1
+    assert OwedAcknowledgment.objects.get().attempts == 2
