@@ -10,6 +10,7 @@
 - bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
 - content_types: the one rule for the content type a file is stored with.
 - values: what a date (EDTF level 0) and a language tag (BCP 47) may be (pure; services).
+- controlled: the type and licence choices, stored as their URIs however named (pure; services).
 """
-__all__ = ["bulk_import", "content_types", "idempotency", "limits", "links", "selectors",
-           "services", "storage", "uploads"]
+__all__ = ["bulk_import", "content_types", "controlled", "idempotency", "limits", "links",
+           "selectors", "services", "storage", "uploads"]
