@@ -252,8 +252,9 @@ IBI_IP_PORT = env_int("IBI_IP_PORT", 800, low=1, high=65535)
 IBI_GRANULARITY = env_granularity("IBI_GRANULARITY", "1")
 ARCHIVE_ADDRESS = env_address("ARCHIVE_ADDRESS")
 IBI_PLATFORM_SOFTWARE = env_str("IBI_PLATFORM_SOFTWARE", "")
-# The repository's name, as the admin's header and the site show it.
-IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "IBI repository")
+# The repository's name, as the admin's header shows it; unset, "IBI repository" in the
+# librarian's language (archive/apps.py).
+IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "")
 # How long an acknowledgment may quote a urlkey of ours and still be counted (seconds).
 IBI_URLKEY_MAX_AGE = env_int("IBI_URLKEY_MAX_AGE", 3600, low=1, high=30 * 86400)
 # Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.

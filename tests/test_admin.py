@@ -388,4 +388,12 @@ def test_the_archive_service_record_is_not_among_the_librarians_items(librarian_
 def test_the_admin_names_the_repository_not_django(librarian_client, settings):
     page = librarian_client.get("/admin/", secure=True).content.decode()
     assert "Django administration" not in page
-    assert settings.IBI_REPOSITORY_NAME in page
+    assert "<title>Collection and deposits | IBI repository</title>" in page
+    page = librarian_client.get("/admin/", secure=True,
+                                headers={"Accept-Language": "pt-BR"}).content.decode()
+    assert '<a href="/admin/">Repositório IBI</a>' in page
+    assert "IBI repository" not in page
+    settings.IBI_REPOSITORY_NAME = "Biblioteca do INPE"
+    page = librarian_client.get("/admin/", secure=True,
+                                headers={"Accept-Language": "pt-BR"}).content.decode()
+    assert '<a href="/admin/">Biblioteca do INPE</a>' in page
