@@ -227,6 +227,18 @@ def test_the_catalogue_of_the_public_site_has_no_untranslated_entry():
 
 # -- Dates, numbers and language names --------------------------------------------------------
 
+def test_a_count_of_zero_takes_the_plural_in_portuguese(client, site):
+    """Brazilian Portuguese says "0 itens", "0 downloads": the catalogue's plural rule is
+    n != 1 (Django's own pt_BR catalogue keeps its n > 1 for its own messages)."""
+    search = client.get("/search?q=inexistente", **PT).content.decode()
+    assert ">0 itens<" in search
+    landing = client.get(f"/items/{site['item'].ibi}", **PT).content.decode()
+    assert "(0 downloads aqui" in landing
+    assert ">1 item<" in client.get("/search?q=Modelado", **PT).content.decode()
+    assert ">0 items<" in client.get("/search?q=inexistente", **EN).content.decode()
+
+
+
 def test_dates_and_language_names_follow_the_reader(client, site):
     item = site["item"]
     pt = client.get(f"/items/{item.ibi}", **PT).content.decode()
