@@ -390,12 +390,13 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
 
 
 @transaction.atomic
-def item_delete(*, item: Item, reason: str = "",
+def item_delete(*, item: Item, reason: str = "", at_creators_request: bool = False,
                 on_saved: Callable[[Item], None] | None = None) -> Item:
     """Tombstone: the record and its IBI stay forever with state Deleted; files are kept.
 
-    `reason` is shown on the tombstone; deleting a tombstone again changes nothing. `on_saved`
-    runs in the deletion's own transaction (as item_deposit's).
+    `reason` is shown on the tombstone; `at_creators_request`: the creators asked for the
+    removal, and the tombstone cites it without their names. Deleting a tombstone again
+    changes nothing. `on_saved` runs in the deletion's own transaction (as item_deposit's).
     """
     if item.is_archive_service:
         raise ServiceError(_("the archive service cannot be deleted"))
@@ -407,7 +408,9 @@ def item_delete(*, item: Item, reason: str = "",
         item.state = Item.State.DELETED
         item.deleted_at = timezone.now()
         item.deletion_reason = reason
-        item.save(update_fields=["state", "deleted_at", "deletion_reason", "updated"])
+        item.creators_withdrawn = at_creators_request
+        item.save(update_fields=["state", "deleted_at", "deletion_reason", "creators_withdrawn",
+                                 "updated"])
     if on_saved is not None:
         on_saved(item)
     return item
