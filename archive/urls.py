@@ -45,6 +45,7 @@ urlpatterns = [
     path("search", replica.lagging(views.search), name="search"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
     path("robots.txt", indexing.robots_txt, name="robots"),
+    path("favicon.ico", indexing.favicon, name="favicon"),
     path("sitemap.xml", replica.lagging(indexing.sitemap_index), name="sitemap"),
     path("sitemaps/pages.xml", indexing.sitemap_pages, name="sitemap_pages"),
     path("sitemaps/items-<int:page>.xml", replica.lagging(indexing.sitemap_items),

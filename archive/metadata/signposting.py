@@ -164,10 +164,11 @@ def to_header(links: Iterable[Link]) -> str:
 
 
 def to_html(links: Iterable[Link]) -> str:
-    """<link> elements for a page's <head>, one per line, every attribute escaped."""
+    """<link> elements for a page's <head>, one per line, every attribute escaped. HTML has
+    no `profile` attribute on <link> (the Nu checker refuses it): a link's profile is in the
+    Link header and the linkset, which name the same targets."""
     def attrs(link: Link) -> str:
-        pairs = [("rel", link.rel), ("href", link.href), ("type", link.type),
-                 ("profile", link.profile)]
+        pairs = [("rel", link.rel), ("href", link.href), ("type", link.type)]
         return " ".join(f'{name}="{html.escape(value)}"' for name, value in pairs if value)
     return "\n".join(f"<link {attrs(link)}>" for link in links)
 

@@ -159,9 +159,25 @@ def _files(request: HttpRequest, item: Item) -> list[dict]:
              "is_target": f.name == item.target_file} for f in item.files.all()]
 
 
+# What a search engine's snippet and a shared link's card show of an item: its description,
+# cut at a word before this many characters.
+SUMMARY_LENGTH = 200
+
+
+def _summary(item: Item) -> str:
+    """The item's first description, on one line and trimmed; "" for a tombstone, whose
+    description is not given out."""
+    descriptions = [] if item.is_deleted else item.dc("description")
+    text = " ".join(descriptions[0].split()) if descriptions else ""
+    if len(text) <= SUMMARY_LENGTH:
+        return text
+    return text[:SUMMARY_LENGTH - 1].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
+
+
 def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
     return {
         "item": item,
+        "summary": _summary(item),
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
