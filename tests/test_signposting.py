@@ -105,7 +105,7 @@ def test_the_landing_pages_head_has_the_same_links_as_its_header(client, item):
     in_html = signposting.htmllinks._parse_html(page)  # the client's own HTML reader
     assert unprofiled(in_html) == unprofiled(header(response))
     assert not any(s.profiles for s in in_html.signposts)
-    assert len(re.findall(r"<link rel=\"(?:cite-as|describedby|item|author|license|type|"
+    assert len(re.findall(r"<link rel=\"(?:cite-as|describedby|item|author|license|type |"
                           r"linkset)\"", html)) == len(in_html)
 
 

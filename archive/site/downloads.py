@@ -54,9 +54,9 @@ from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
 from ..accesses import counter as access_counter
-from ..deposit import links
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key
+from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
 from ..web.addresses import base_url
@@ -214,11 +214,10 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
     found = _find(rest)
     response = _download(request, found)
     if response.status_code in (200, 206, 302, 304):
-        # FAIR Signposting of a content resource: its landing page and its own persistent URL.
-        item = found.item
-        response["Link"] = signposting.to_header(signposting.file_links(
-            links.landing_url(item.ibi, base_url(request)),
-            links.persistent_url(item.ibi, base_url(request)), found.name))
+        # FAIR Signposting of a content resource: its landing page, its own persistent URL,
+        # and its item's signposts (a client that followed a persistent URL lands here).
+        response["Link"] = signposting.to_header(metadata.file_answer_links(
+            found.item, found.name, base_url(request)))
     return response
 
 
