@@ -99,3 +99,53 @@ def test_a_file_of_an_item_deposited_after_another_names_its_own_item(client, si
     second = client.head(f"/col/{other.ibi}/doc/other.pdf")["Link"]
     assert "0000-0002-1825-0097" in first and "0000-0002-1825-0097" not in second
     assert "0000-0001-5109-3700" in second
+
+
+# -- Memento: memento_client finds the TimeGate and the TimeMap ----------------------------------
+
+def test_memento_client_finds_the_timegate_and_timemap_of_an_ibi_with_editions(live_site,
+                                                                              monkeypatch):
+    """memento_client takes a URI-R that is its own TimeGate (Pattern 1.1, our persistent
+    URLs) for one without any and would ask its aggregator: given this resolver's TimeGate
+    base (`timegate_uri`), it finds the Mementos of the chain there, and the TimeMap they
+    name lists every edition. Nothing leaves the machine (the aggregator is never asked)."""
+    from datetime import UTC, datetime
+
+    from memento_client import MementoClient
+
+    from archive.models import Item
+
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
+    base = live_site.url
+    editions = [make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")]
+    for n in (2, 3):
+        editions.append(make.item((f"e{n}.pdf", b"%PDF-1.4 e"), title="Série",
+                                  language="pt-BR", previous_edition=editions[-1]))
+    for edition, year in zip(editions, (2020, 2021, 2022), strict=True):
+        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+    original = f"{base}/{editions[0].ibi}!"
+    client = MementoClient(timegate_uri=f"{base}/timegate/")
+    info = client.get_memento_info(original, datetime(2021, 6, 1, tzinfo=UTC))
+    assert info["original_uri"] == original
+    assert info["timegate_uri"] == f"{base}/timegate/{original}"
+    mementos = info["mementos"]
+    assert mementos["first"]["uri"] == [f"{base}/{editions[0].ibi}"]
+    # memento_client gives naive datetimes, in GMT
+    assert mementos["first"]["datetime"] == datetime(2020, 3, 1, tzinfo=UTC).replace(tzinfo=None)
+    assert mementos["last"]["uri"] == [f"{base}/{editions[2].ibi}"]
+    # The TimeGate's own answer names the TimeMap; memento_client's parser reads both.
+    answer = MementoClient.request_head(info["timegate_uri"], "Tue, 01 Jun 2021 00:00:00 GMT")
+    assert answer.status_code == 302 and answer.headers["Location"] == (
+        f"{base}/{editions[1].ibi}")
+    found = MementoClient.get_uri_dt_for_rel(
+        MementoClient.parse_link_header(answer.headers["Link"]), ["timemap", "original"])
+    assert found["original"]["uri"] == original
+    timemap = client.session.get(found["timemap"]["uri"])
+    listed = MementoClient.parse_link_header(timemap.text.replace("\n", ""))
+    assert {uri for uri in listed if "memento" in " ".join(listed[uri].get("rel", []))} == {
+        f"{base}/{e.ibi}" for e in editions}
+    # Any edition's persistent URL, its IBIp or the bare IBI name the same chain; another
+    # host's URI is nobody's here.
+    assert MementoClient.request_head(f"{base}/timegate/{editions[2].ibip}").status_code == 302
+    assert MementoClient.request_head(
+        f"{base}/timegate/http://elsewhere.example/{editions[0].ibi}").status_code == 404
