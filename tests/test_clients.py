@@ -15,13 +15,13 @@ import signposting
 
 from archive.metadata.formats import FORMATS
 from tests import factories as make
-from tests.test_page_checks import PT, deposit_site, public_pages
+from tests.test_page_checks import PT, public_pages
 
 
 @pytest.fixture
 def site(db, settings):
     settings.ARCHIVE_ADDRESS = "testserver"
-    return deposit_site()
+    return make.showcase()
 
 
 def test_extruct_reads_every_public_page_in_every_syntax(client, site):
@@ -52,7 +52,7 @@ def _signposts(found: signposting.Signposting) -> dict[str, set[str]]:
 def test_the_signposting_client_reads_a_persistent_url_and_the_file_it_leads_to(
         live_site, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
-    site = deposit_site()
+    site = make.showcase()
     base, item = live_site.url, site["item"]
     purl, landing = f"{base}/{item.ibi}", f"{base}/items/{item.ibi}"
     described = {f"{base}/items/{item.ibi}/metadata/{name}" for name in FORMATS

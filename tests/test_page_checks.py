@@ -15,7 +15,6 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from archive.deposit import services
 from tests import factories as make
 from tests.conftest import PASSWORD
 
@@ -23,32 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-DESCRIPTION = ("Este relatório descreve a modelagem do clima regional da Amazônia com dados de "
-               "satélite de 2000 a 2012, as incertezas dos modelos e o que as séries temporais "
-               "mostram sobre a estação seca, que ficou mais longa e mais quente em toda a "
-               "bacia, com mapas e tabelas.")
-REPORT = {"creator": [("Silva, João Carlos", "0000-0002-1825-0097"), "Souza, Maria"],
-          "subject": ["clima", "Amazônia"], "date": ["2013-09-04"], "publisher": ["INPE"],
-          "type": ["Relatório técnico"], "rights": ["CC-BY-4.0"],
-          "identifier": ["INPE-17123-RPQ/123"], "description": [DESCRIPTION]}
-
-
-def deposit_site() -> dict:
-    """Two editions of a report (a PDF and data), a translation, a tombstone."""
-    services.ensure_archive_service()
-    files = [("relatório final.pdf", PDF, "application/pdf"), ("dados.csv", b"a,b\n1,2\n")]
-    first = make.item(*files, title="Modelagem do clima regional da Amazônia",
-                      language="pt-BR", dc=REPORT)
-    second = make.item(*files, title="Modelagem do clima regional da Amazônia",
-                       language="pt-BR", dc=REPORT, previous_edition=first)
-    english = make.translation(second, "en", ("final report.pdf", PDF, "application/pdf"),
-                               title="Regional climate modelling of the Amazon")
-    gone = make.item(("x.pdf", PDF, "application/pdf"), title="Relatório retirado", dc=REPORT)
-    services.item_delete(item=gone, reason="a pedido dos autores")
-    return {"first": first, "item": second, "english": english, "gone": gone}
-
-
 def public_pages(site) -> dict[str, str]:
     item = site["item"]
     return {
@@ -74,7 +47,7 @@ def public_pages(site) -> dict[str, str]:
 @pytest.fixture
 def site(db, settings):
     settings.ARCHIVE_ADDRESS = "testserver"
-    return deposit_site()
+    return make.showcase()
 
 
 def nu_errors(documents: dict[str, str], folder: Path) -> dict[str, list[str]]:
@@ -131,7 +104,7 @@ def test_the_landing_page_says_what_it_is_in_its_head(client, site):
     description = meta("name", "description")
     assert description.startswith("Este relatório descreve a modelagem do clima")
     assert description.endswith("…") and len(description) <= 200
-    assert DESCRIPTION.startswith(description[:-1])
+    assert make.SHOWCASE_DESCRIPTION.startswith(description[:-1])
     assert head.find('link[@rel="canonical"]').get("href") == url
     assert (meta("property", "og:title"), meta("property", "og:type"),
             meta("property", "og:url"), meta("property", "og:description"),
@@ -191,7 +164,7 @@ def test_a_browser_finds_no_refusal_and_axe_core_no_violation(live_site, browser
     """Every public page in pt-BR and the admin's, in Chromium under the real policy: the
     console reports no Content-Security-Policy refusal; axe-core (injected past the policy)
     finds no violation of WCAG 2.1 AA on the public pages."""
-    site = deposit_site()
+    site = make.showcase()
     context = browser.new_context(locale="pt-BR", bypass_csp=False)
     page = context.new_page()
     refused: list[str] = []
