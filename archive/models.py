@@ -137,10 +137,13 @@ class Item(models.Model):
     copied_at = models.DateTimeField(_("copied at"), null=True, blank=True, editable=False)
     origin_timestamp = models.DateTimeField(_("timestamp at the source"), null=True, blank=True,
                                             editable=False)
-    # A Copy's view of its Original's relations (Table 9.5) at the last copy, for those not
-    # held here: {".nextedition": <IBI>, ".translation(pt)": <IBI>, …}. The archive service
-    # names them (ibi<relation>) so that a resolver asks the Archives that hold them. A
-    # database default, so that bulk COPY loads need not name the column.
+    # An item's relations as the records of its Original's Archive state them (a Copy's, at
+    # the last copy; a migrated Original keeps those of its former Archive): {".nextedition":
+    # <IBI>, ".translation(pt)": <IBI>, ".previousedition": <IBI>, ".translationof": <IBI>}.
+    # The archive service names those not held here (ibi<relation>) so that a resolver asks
+    # the Archives that hold them, and the API's record states them, so that no refresh drops
+    # a link because the related item is held elsewhere. A database default, so that bulk
+    # COPY loads need not name the column.
     origin_relations = models.JSONField(
         _("relations at the source"), default=dict,
         db_default=models.Value({}, models.JSONField()), blank=True, editable=False)

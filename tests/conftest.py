@@ -75,6 +75,24 @@ def fresh_cache(request):
 
 
 @pytest.fixture(autouse=True)
+def strict_pair_lists(request, monkeypatch):
+    """Every pair list this Archive sends over HTTP (the archive service's answers, the
+    resolver service's, their error pairs: protocol/responses.py `render_pairs`) is read back
+    by the strict Table 6.2 reader, in every Django test: one the standard's grammar refuses
+    fails the test that made it (#25)."""
+    if not _django(request):
+        return
+    from archive.protocol import pairs, responses
+
+    def strictly_read(given: list) -> str:
+        text = pairs.dumps(given)
+        assert pairs.dumps(pairs.loads(text, strict=True)) == text, text
+        return text
+
+    monkeypatch.setattr(responses, "dumps", strictly_read)
+
+
+@pytest.fixture(autouse=True)
 def default_language(request):
     """A request answered in Portuguese leaves the language active in the thread (as Django's
     LocaleMiddleware does): each test starts from LANGUAGE_CODE again."""

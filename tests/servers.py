@@ -198,6 +198,10 @@ class FakeArchiveService:
     respond: Responder | None = None
     asked: list[dict[str, str]] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)  # the same requests, as they came
+    confirms: bool = True  # False: an inclusionConfirmationRequest gets no pair list (a 503)
+    # Other resources it serves: path with query, as asked → (content type, body).
+    documents: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    fetched: list[str] = field(default_factory=list)  # every path asked, service or document
 
     def __post_init__(self) -> None:
         fake = self
@@ -206,13 +210,19 @@ class FakeArchiveService:
             def do_GET(self) -> None:  # noqa: N802 (the http.server API)
                 parts = urlsplit(self.path)
                 pairs = dict(parse_qsl(parts.query, keep_blank_values=True))
-                fake.asked.append(pairs)
-                fake.queries.append(parts.query)
-                status, body = fake.answer(parts.path, pairs)
-                data = body if isinstance(body, bytes) else body.encode("utf-8")
+                fake.fetched.append(self.path)
+                if self.path in fake.documents:
+                    content_type, data = fake.documents[self.path]
+                    status = 200
+                else:
+                    fake.asked.append(pairs)
+                    fake.queries.append(parts.query)
+                    status, body = fake.answer(parts.path, pairs)
+                    data = body if isinstance(body, bytes) else body.encode("utf-8")
+                    content_type = "text/plain; charset=us-ascii"
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "text/plain; charset=us-ascii")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -235,7 +245,7 @@ class FakeArchiveService:
             return 404, ""
         subject = pairs.get("servicesubject")
         if subject == "inclusionConfirmationRequest":
-            return 200, "confirmation yes\n"
+            return (200, "confirmation yes\n") if self.confirms else (503, "")
         if subject == "acknowledgment":
             return 200, "notice {acknowledgment received}\n"
         return self.respond(pairs) if self.respond else (200, "")

@@ -308,9 +308,10 @@ def test_metadata_verbs(client, service):
     free = url_request(client, service, item.ibi, verblist="GetMetadata")
     oai = url_request(client, service, item.ibi, verblist="GetMetadata(oai_dc)")
 
+    # Example 9.2's pairs, and the one announcing the formats beyond oai_dc (#25, 6.).
     assert sorted(free) == ["archiveaddress", "contenttype.metadata", "ibi", "ibi.archiveservice",
-                            "ibi.platformsoftware", "state.metadata", "timestamp.metadata",
-                            "url.metadata", "urlkey"]
+                            "ibi.platformsoftware", "metadataformats", "state.metadata",
+                            "timestamp.metadata", "url.metadata", "urlkey"]
     assert free["url.metadata"] == page(item, "metadata")
     assert oai["url.metadata(oai_dc)"] == page(item, "oai_dc.xml")
     assert "url.metadata" not in oai
@@ -395,7 +396,7 @@ def test_section_10_2_next_edition_chain_and_acknowledgment(client, service):
     # We know the whole chain, so the first answer already has what the second one gives.
     assert answer[f"url{relation}"] == again[f"url{relation}"] == page(second, "oai_dc.xml")
     assert sorted(again) == sorted(["archiveaddress", "ibi", "ibi.archiveservice",
-                                    "ibi.platformsoftware", "urlkey"] + [
+                                    "ibi.platformsoftware", "metadataformats", "urlkey"] + [
         f"{x}{relation}" for x in ("contenttype", "state", "timestamp", "url")])
     assert again[f"contenttype{relation}"] == "Metadata"
 

@@ -279,7 +279,8 @@ def test_a_copy_keeps_its_originals_relations_and_refreshes_them(source):
     got = {i.title: i for i in Item.objects.filter(state="Copy")}
     assert got["First"].origin_relations == {".nextedition": records[1]["ibi"],
                                              ".translation(pt-BR)": records[2]["ibi"]}
-    assert got["Primeira"].origin_relations == {".translation(en)": records[0]["ibi"]}
+    assert got["Primeira"].origin_relations == {".translation(en)": records[0]["ibi"],
+                                                ".translationof": records[0]["ibi"]}
     # The Original's relations change: the refresh brings them along.
     records[0]["next_edition"], records[0]["translations"] = None, []
     assert copies.copy_item(ibi=records[0]["ibi"], source=source.base_url).outcome == "updated"

@@ -2,8 +2,10 @@
 
 A is an Archive and the resolver; B an Archive registered at A and switched on, holding the
 items. A asked ``/<ibi>:(bibtex)``, or ``/<ibi>`` with ``Accept: application/x-bibtex``, asks B
-with the ``GetMetadata(bibtex)`` verb and redirects to B's ``url.metadata(bibtex)``: the client
-gets B's BibTeX. A tombstone on B is a 410 from A in the format asked.
+the standard's ``GetMetadata(oai_dc)`` until B announces it knows BibTeX (its answer's
+``metadataformats`` pair, archive/resolver/formats.py), then ``GetMetadata(bibtex)``, and
+redirects to B's ``url.metadata(bibtex)``: the client gets B's BibTeX. A tombstone on B is a
+410 from A in the format asked.
 """
 from __future__ import annotations
 

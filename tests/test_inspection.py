@@ -30,7 +30,7 @@ F_SERVICE = "ibi.test/f/2024/01.02.03.04"
 ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"
 KEY = "1234567890-0987654321"
 KEYS = {"persistent_url", "ibi", "modifier", "verbs", "filepath", "required_item_status",
-        "outcome", "url", "reason", "chosen", "silent", "rounds"}
+        "outcome", "status", "url", "reason", "chosen", "silent", "rounds"}
 ANSWER_KEYS = {"archive", "address", "local", "answered", "silent", "state", "timestamp",
                "url", "chosen"}
 

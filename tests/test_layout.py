@@ -111,6 +111,27 @@ def test_the_architecture_page_names_only_modules_that_exist():
     assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
 
 
+def test_the_conformance_page_names_only_tests_and_modules_that_exist():
+    """docs/conformance.md: every ``file::test`` it cites is a test of that file (a name ending
+    in … stands for several), every module a module."""
+    page = (ROOT / "docs" / "conformance.md").read_text()
+    cited, missing, current = 0, [], None
+    for match in re.finditer(r"((?:tests/)?test_\w+\.py|tests/conftest\.py)?::(\w+)(…)?", page):
+        given, name, several = match.groups()
+        current = (given if given.startswith("tests/") else f"tests/{given}") if given \
+            else current
+        if current is None or several:
+            continue
+        cited += 1
+        if not re.search(rf"^def {name}\(", (ROOT / current).read_text(), re.M):
+            missing.append(f"{current}::{name}")
+    modules = set(re.findall(r"`((?:archive/)?[a-z_]+/[\w/]+\.py)`", page))
+    assert cited > 80 and len(modules) > 20
+    assert missing == []
+    assert [m for m in sorted(modules)
+            if not (ROOT / m).exists() and not (APP / m).exists()] == []
+
+
 # Underscore names their libraries document as public API: Django's Model._meta (the Options
 # API) and Model._state (`adding`, `db`); lxml's etree._Element, the class of every element
 # (used in annotations only).

@@ -130,7 +130,9 @@ def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
                                     token="right-token")
     assert result.outcome == "promoted"
     item = result.item
-    assert (item.state, item.source_archive, item.origin_relations) == ("Original", "", {})
+    # The Original keeps naming its next edition wherever it is held (#25, 1.).
+    assert (item.state, item.source_archive, item.origin_relations) == (
+        "Original", "", {".nextedition": "ibi.test/elsewhere/2030/01.01.00.00"})
     assert item.updated.strftime("%Y-%m-%dT%H:%M:%SZ") == held_at_peer["timestamp"]
     assert peer.handed_over == [{"target": SELF}]
     assert held_at_peer["state"] == "Copy"

@@ -297,24 +297,29 @@ def fake():
         yield archive
 
 
-def test_another_archive_is_asked_for_the_format_and_its_url_followed(client, fake):
-    where = f"http://{fake.address}/items/{ELSEWHERE}/metadata/bibtex"
+def test_an_archive_that_announced_the_format_is_asked_for_it_and_its_url_followed(client,
+                                                                                  fake):
+    where = f"http://{fake.address}/items/{ELSEWHERE}/metadata/"
 
     def respond(pairs):
-        if pairs.get("parsedibiurl.verblist") != "GetMetadata(bibtex)":
-            return 200, ""
+        verbs = pairs.get("parsedibiurl.verblist", "")
+        fmt = verbs[len("GetMetadata("):-1]
         return 200, (f"archiveaddress {fake.address}\nibi {{rep {ELSEWHERE}}}\n"
                      f"ibi.archiveservice {{rep {F_SERVICE}}}\nibi.platformsoftware {{}}\n"
-                     f"contenttype.metadata(bibtex) Metadata\n"
-                     f"state.metadata(bibtex) Original\n"
-                     f"timestamp.metadata(bibtex) 2024-01-02T03:04:05Z\n"
-                     f"url.metadata(bibtex) {where}\n")
+                     f"contenttype.metadata({fmt}) Metadata\n"
+                     f"metadataformats {{bibtex oai_dc ris}}\n"
+                     f"state.metadata({fmt}) Original\n"
+                     f"timestamp.metadata({fmt}) 2024-01-02T03:04:05Z\n"
+                     f"url.metadata({fmt}) {where}{fmt}\n")
     fake.respond = respond
 
-    assert redirect(client, f"/{ELSEWHERE}", "application/x-bibtex") == where
-    assert redirect(client, f"/{ELSEWHERE}:(bibtex)") == where
+    # Its answer to a standard question announces the formats it knows (resolver/formats.py).
+    assert redirect(client, f"/{ELSEWHERE}:(oai_dc)") == where + "oai_dc"
+    assert redirect(client, f"/{ELSEWHERE}", "application/x-bibtex") == where + "bibtex"
+    assert redirect(client, f"/{ELSEWHERE}:(bibtex)") == where + "bibtex"
     asked = fake.requests("urlRequest")
-    assert [p["parsedibiurl.verblist"] for p in asked] == ["GetMetadata(bibtex)"] * 2
+    assert [p["parsedibiurl.verblist"] for p in asked] == [
+        "GetMetadata(oai_dc)", "GetMetadata(bibtex)", "GetMetadata(bibtex)"]
 
 
 def test_another_archives_tombstone_is_a_410_in_the_format_asked(client, fake):

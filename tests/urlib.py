@@ -11,7 +11,8 @@ filters it (FILTRARLISTADEURL: the pairs whose qualifier is the relation asked f
 
     with urlib_archive() as urlib:
         include(urlib)  # at the resolver under test
-        urlib.asked     # every query, decoded
+        urlib.asked     # every query to its archive service, decoded
+        urlib.fetched   # every path asked, its oai_dc records' (metadata.cgi) too
 """
 from __future__ import annotations
 
@@ -132,6 +133,20 @@ url.lastedition.metadata(oai_dc) http://{HOST}/col/{SECOND_METADATA}/doc/metadat
 urlkey 1426286454-36108967764060357
 """
 
+# The next edition asked for its last edition (GetLastEdition alone): itself, as Example 9.2's
+# .lastedition pairs are for an item without a next edition.
+SECOND_LAST = f"""archiveaddress {HOST}
+contenttype.lastedition Data
+ibi {{rep {SECOND} ibip {SECOND_IBIP}}}
+ibi.archiveservice {{rep {SERVICE}}}
+ibi.lastedition {{rep {SECOND} ibip {SECOND_IBIP}}}
+{PLATFORM}
+state.lastedition Original
+timestamp.lastedition 2012-07-12T18:08:00Z
+url.lastedition http://{HOST}/col/{SECOND}/doc/CCSDS%20650.0-B-2.pdf
+urlkey 1426286454-36108967764060359
+"""
+
 # The next edition asked for as itself (no verb), in Example 10.1's shape.
 SECOND_ITSELF = f"""archiveaddress {HOST}
 contenttype Data
@@ -143,6 +158,30 @@ timestamp 2012-07-12T18:08:00Z
 url http://{HOST}/col/{SECOND}/doc/CCSDS%20650.0-B-2.pdf
 urlkey 1426286454-36108967764060358
 """
+
+# The oai_dc records its metadata.cgi gives (?choice=oai_dc): of the English report, and of
+# the last edition of Examples 10.1 and 10.2.
+OAI_DC = """<?xml version="1.0" encoding="UTF-8"?>
+<oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/"
+           xmlns:dc="http://purl.org/dc/elements/1.1/">
+  <dc:title>{title}</dc:title>
+  <dc:creator>Consultative Committee for Space Data Systems</dc:creator>
+  <dc:creator>Banon, Gerald Jean Francis</dc:creator>
+  <dc:subject>archives</dc:subject>
+  <dc:publisher>CCSDS</dc:publisher>
+  <dc:date>{date}</dc:date>
+  <dc:type>Text</dc:type>
+  <dc:language>en</dc:language>
+  <dc:identifier>{identifier}</dc:identifier>
+</oai_dc:dc>
+"""
+RECORDS = {
+    f"/col/{METADATA}/doc/metadata.cgi?choice=oai_dc": OAI_DC.format(
+        title="Space Link Identifiers", date="2009-07-21", identifier="CCSDS 643.0-B-1"),
+    f"/col/{SECOND_METADATA}/doc/metadata.cgi?choice=oai_dc": OAI_DC.format(
+        title="Reference Model for an Open Archival Information System (OAIS)",
+        date="2012-06", identifier="CCSDS 650.0-M-2"),
+}
 
 _QUALIFIERS = {"GetLastEdition": ".lastedition", "GetTranslation": ".translation",
                "GetMetadata": ".metadata"}
@@ -184,7 +223,8 @@ def answer(pairs: dict[str, str], address: str) -> str:
     elif ibi in (FIRST.lower(), FIRST_REP.lower()):
         text = EXAMPLE_10_2_FIRST if "GetLastEdition" in verbs else EXAMPLE_10_1
     elif ibi in (SECOND.lower(), SECOND_IBIP.lower()):
-        text = EXAMPLE_10_2_SECOND if verbs else SECOND_ITSELF
+        text = (SECOND_LAST if verbs == ["GetLastEdition"] else
+                EXAMPLE_10_2_SECOND if verbs else SECOND_ITSELF)
     else:
         return ""
     return text.replace(HOST, address)
@@ -195,4 +235,6 @@ def urlib_archive() -> Iterator[FakeArchiveService]:
     """The examples' Archive on loopback; `.asked` holds every query it got, decoded."""
     with FakeArchiveService(SERVICE) as archive:
         archive.respond = lambda pairs: (200, answer(pairs, archive.address))
+        archive.documents.update({path: ("text/xml; charset=utf-8", text.encode("utf-8"))
+                                  for path, text in RECORDS.items()})
         yield archive

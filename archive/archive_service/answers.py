@@ -49,6 +49,11 @@ Decisions where the standard leaves room:
 * Filtering: the verbs give one relation pattern (bare GetTranslation: every language and the
   bare one). Besides its pairs the answer keeps the Archive's three pairs, ``ibi`` and
   ``ibi.nextedition``, and the ``urlkey`` only when there is a URL to acknowledge (Example 10.2).
+* Metadata formats beyond oai_dc (``.metadata(bibtex)`` …) are asked of us only by a
+  resolver that knows we answer them: every answer to a urlRequest asking for metadata
+  announces them, ``metadataformats {bibtex csljson datacite oai_dc ris schemaorg}``
+  (archive/resolver/formats.py); the answers without a GetMetadata verb are the standard's
+  pairs only (Examples 6.2, 10.1).
 * urlkeys and the acknowledgments that bring them back: urlkeys.py. The relations and what
   they lead to: relations.py.
 """
@@ -64,10 +69,12 @@ from django.conf import settings
 from ..db import changes
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
+from ..metadata.formats import ANNOUNCEMENT, FORMATS
 from ..models import Item
 from ..protocol.pairs import Pair, quote_url
 from .relations import (
     ALL_PATTERNS,
+    METADATA,
     Node,
     Related,
     Step,
@@ -248,6 +255,8 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
     urls = _Urls(base, file_list, file_name, with_file)
     for relation, node in nodes:
         answer.update(_relation_pairs(relation, node, urls))
+    if any(kind == METADATA for pattern in patterns for kind, _argument in pattern):
+        answer[ANNOUNCEMENT] = sorted(FORMATS)  # the formats beyond oai_dc asked of us
     keyed = not filtered or any(name.startswith("url") for name in answer)
     return sorted(answer.items()), item.pk if keyed else None, item.state
 

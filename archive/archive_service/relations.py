@@ -98,18 +98,19 @@ def _held_elsewhere(ibi: str, language: str = "") -> Item:
 
 
 def _known_last(newest: Item) -> Item | None:
-    """The newest edition held here, unless it is a Copy whose Original has a later one."""
-    if newest.state == Item.State.COPY and newest.origin_relations.get(".nextedition"):
+    """The newest edition held here, unless a later one is held elsewhere (a Copy's Original
+    has one, or a migrated Original's next edition stayed where it was)."""
+    if newest.origin_relations.get(".nextedition"):
         return None
     return newest
 
 
 def next_edition_forms(item: Item) -> list[str] | None:
-    """``ibi.nextedition``: the next edition held here, else the one a Copy's Original has."""
+    """``ibi.nextedition``: the next edition held here, else the one held elsewhere that its
+    relations name (Item.origin_relations)."""
     if item.next_ibi:
         return ibi_forms(item.next_ibi, item.next_ibip)
-    following = item.origin_relations.get(".nextedition") \
-        if item.state == Item.State.COPY else None
+    following = item.origin_relations.get(".nextedition")
     return ibi_forms(following, "") if following else None
 
 
@@ -152,12 +153,13 @@ class Related:
 
     def languages(self, item: Item) -> dict[str, Item]:
         """Tag → member of item's family; item itself first, then live items, then originals,
-        then the members held elsewhere that the family's Copies remember."""
+        then the members held elsewhere that the family's members remember (a Copy's
+        Original's, a migrated Original's former Archive's)."""
         members = sorted(self.family(item), key=lambda m: (
             m.pk != item.pk, m.is_deleted, m.translation_of_id is not None, m.pk))
         members += [_held_elsewhere(ibi, relation[len(".translation("):-1])
-                    for copy in members if copy.state == Item.State.COPY
-                    for relation, ibi in sorted(copy.origin_relations.items())
+                    for member in members if not member.is_deleted
+                    for relation, ibi in sorted(member.origin_relations.items())
                     if relation.startswith(".translation(")]
         found: dict[str, Item] = {}
         for which in (0, 1):  # exact tags before aliases

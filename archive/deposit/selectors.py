@@ -72,8 +72,17 @@ def edition_chain(item: Item) -> list[Item]:
         return [item]
     chain = list(Item.objects.filter(edition_family=item.edition_family)
                  .only("id", "ibi", "ibip", "state", "created", "edition_number",
-                       "edition_family").order_by("edition_number", "id"))
+                       "edition_family", "origin_relations").order_by("edition_number", "id"))
     return chain or [item]
+
+
+def chain_known_whole(chain: list[Item]) -> bool:
+    """Whether an edition chain held here (`edition_chain`) is the whole chain: neither its
+    first edition names a previous one nor its last a next one held on another Archive
+    (``Item.origin_relations``: a Copy's as its Original states them, a migrated Original's
+    as its former Archive did)."""
+    return not (chain[0].origin_relations.get(".previousedition")
+                or chain[-1].origin_relations.get(".nextedition"))
 
 
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------

@@ -32,6 +32,13 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
 )}
 
 
+# The pair of an archive service's answers that announces these formats to resolvers, in the
+# answers to a urlRequest asking for metadata: RTC-11's Table 8.4 names oai_dc only, so a
+# resolver asks another Archive for the others only once it announced them
+# (archive/resolver/formats.py).
+ANNOUNCEMENT = "metadataformats"
+
+
 def by_media_type(media_type: str) -> Format | None:
     """The format served as this media type (case-insensitive), or None."""
     wanted = media_type.strip().lower()

@@ -15,6 +15,8 @@ from datetime import datetime
 
 from lxml import etree
 
+from .record import Creator, Record
+
 NS_OAI_DC = "http://www.openarchives.org/OAI/2.0/oai_dc/"
 NS_DC = "http://purl.org/dc/elements/1.1/"
 NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -79,3 +81,59 @@ def dc_element(values: Mapping[str, Iterable[str]]) -> etree._Element:
 
 def to_bytes(element: etree._Element) -> bytes:
     return etree.tostring(element, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+# -- Reading a record another Archive gave (the resolver's stand-in, resolver/formats.py) -------
+
+def read(document: bytes) -> dict[str, list[str]]:
+    """Element → values of the first ``<oai_dc:dc>`` of a document (a bare record, or one in an
+    OAI-PMH answer), whitespace folded; ValueError when there is none or it is no XML. No
+    entity is resolved and nothing is fetched::
+
+        >>> read(to_bytes(dc_element({"title": [" A  report "], "creator": ["B, C"]})))["title"]
+        ['A report']
+    """
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    try:
+        root = etree.fromstring(document, parser)
+    except etree.XMLSyntaxError as exc:
+        raise ValueError(f"not XML: {exc}") from None
+    tag = f"{{{NS_OAI_DC}}}dc"
+    found = root if root.tag == tag else root.find(f".//{tag}")
+    if found is None:
+        raise ValueError("no oai_dc:dc element")
+    values: dict[str, list[str]] = {name: [] for name in ELEMENTS}
+    for child in found:
+        name = child.tag[len(NS_DC) + 2:] if isinstance(child.tag, str) \
+            and child.tag.startswith(f"{{{NS_DC}}}") else ""
+        text = " ".join((child.text or "").split())
+        if name in values and text:
+            values[name].append(text)
+    return values
+
+
+def record_from(values: Mapping[str, list[str]], *, ibi: str, ibip: str, persistent_url: str,
+                publisher: str) -> Record:
+    """The Record of an oai_dc record's values (`read`), for an item another Archive holds:
+    what every format is built from, as for the items held here. Its persistent URL and, when
+    the record names none, its publisher (the Archive) are given::
+
+        >>> r = record_from({"title": ["A"], "creator": ["Banon, Gerald"], "date": ["2009"]},
+        ...                 ibi="x/y/2009/01.01.00.00", ibip="", persistent_url="http://h/x",
+        ...                 publisher="h")
+        >>> r.title, r.creators[0].family, r.year, r.publisher
+        ('A', 'Banon', '2009', 'h')
+    """
+    def first(name: str) -> str:
+        return next(iter(values.get(name, ())), "")
+
+    return Record(
+        ibi=ibi, ibip=ibip, title=first("title") or ibi, persistent_url=persistent_url,
+        creators=tuple(Creator(name) for name in values.get("creator", ())),
+        contributors=tuple(values.get("contributor", ())),
+        subjects=tuple(values.get("subject", ())),
+        descriptions=tuple(values.get("description", ())),
+        publisher=first("publisher") or publisher, date=first("date"),
+        language=first("language"), types=tuple(values.get("type", ())),
+        rights=tuple(values.get("rights", ())), identifiers=tuple(values.get("identifier", ())),
+        relations=tuple(values.get("relation", ())), formats=tuple(values.get("format", ())))

@@ -242,12 +242,17 @@ def _ensure_files(record: Record, source: str, http: httpx.Client, local: Item |
 def origin_relations(record: Record, source: str, http: httpx.Client) -> dict[str, str]:
     """The Original's relations (Table 9.5 names → IBI) as the source's records give them:
     ``.nextedition``, and ``.translation(<tag>)`` for each live member of its translation
-    family but itself, read from the members' own records (only they say their language).
+    family but itself, read from the members' own records (only they say their language);
+    and, not relations of Table 9.5 but kept for the same reason, ``.previousedition`` and
+    ``.translationof``, whatever Archive holds them: a record never loses a link because the
+    related item is held elsewhere (the API's record states them, migration keeps them).
 
     A member whose record cannot be read now is left out rather than failing the copy: a
     relation missing here only sends the resolver to the other Archives, as for any Copy.
     """
-    relations = {".nextedition": record.next_edition} if record.next_edition else {}
+    named = {".nextedition": record.next_edition, ".previousedition": record.previous_edition,
+             ".translationof": record.translation_of}
+    relations = {name: ibi for name, ibi in named.items() if ibi}
     root = _member(http, source, record.translation_of) if record.translation_of else record
     if root is None:
         return relations
@@ -400,12 +405,19 @@ def _link_translation(item: Item, record: Record) -> bool:
     return True
 
 
+def _names(other: Item, relation: str, item: Item) -> bool:
+    """Whether other is a Copy, or an Original whose relations held elsewhere name item (a
+    migrated Original naming its previous edition or the item it translates)."""
+    return other.state == Item.State.COPY or ibilib.same(
+        other.origin_relations.get(relation) or "", item.ibi)
+
+
 def _link_followers(item: Item, record: Record) -> None:
-    """Copies held here that the record names as this item's next edition or translations,
-    copied before it and so left unlinked, are linked now."""
+    """Items held here that the record names as this item's next edition or translations,
+    copied (or migrated) before it and so left unlinked, are linked now."""
     if record.next_edition:
         following = selectors.item_by_ibi(record.next_edition)
-        if following is not None and following.state == Item.State.COPY \
+        if following is not None and _names(following, ".previousedition", item) \
                 and following.previous_edition_id is None and following.pk != item.pk \
                 and not Item.objects.filter(previous_edition=item).exists():
             following.previous_edition = item
@@ -413,7 +425,7 @@ def _link_followers(item: Item, record: Record) -> None:
     _reflatten(item)
     for text in record.translations:
         translation = selectors.item_by_ibi(text)
-        if translation is not None and translation.state == Item.State.COPY \
+        if translation is not None and _names(translation, ".translationof", item) \
                 and translation.translation_of_id is None and translation.pk != item.pk:
             translation.translation_of = item
             translation.save(update_fields=["translation_of"])

@@ -156,11 +156,13 @@ def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
         if locked.state != Item.State.COPY or not same_archive(locked.source_archive, source):
             raise CopyRefused(_("%(ibi)s changed here during the migration")
                               % {"ibi": locked.ibi})
-        # The Original keeps the timestamp it had at its former Archive.
-        # Its relations are now the ones held here, as for any Original.
+        # The Original keeps the timestamp it had at its former Archive, and the relations
+        # its records stated there (origin_relations): its previous and next editions, the
+        # members of its translation family, wherever they are held. An item keeps naming its
+        # next edition and translations wherever they went (#25, 1.).
         Item.objects.filter(pk=locked.pk).update(
             state=Item.State.ORIGINAL, source_archive="", origin_timestamp=None,
-            origin_relations={}, updated=locked.origin_timestamp or timezone.now())
+            updated=locked.origin_timestamp or timezone.now())
     locked.refresh_from_db()
     logger.info("%s migrated from %s: the Original is here now", locked.ibi, source)
     return CopyResult(item=locked, outcome="promoted", fetched=copied.fetched,

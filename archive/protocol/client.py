@@ -263,16 +263,20 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
 
 
 async def ask_all(targets: Sequence[tuple[str, object]], pairs, *, deadline: float,
-                  stop: Callable[[Reply], bool] | None = None) -> list[Reply]:
+                  stop: Callable[[Reply], bool] | None = None,
+                  pairs_for: Mapping[object, object] | None = None) -> list[Reply]:
     """Ask every (base URL, tag) at once; replies in arrival order, then the late ones.
 
+    Every target gets `pairs`, or `pairs_for[tag]` when given (what one Archive may be asked).
     Waits until every target answered, `deadline` seconds passed, or `stop(reply)` is true
     for one reply; targets still pending then get an error reply and are cancelled.
     """
     limits = _limits()
     replies: list[Reply] = []
+    own = pairs_for or {}
     async with _client() as client:
-        tasks = {asyncio.create_task(fetch(client, base, pairs, tag=tag, **limits)): (base, tag)
+        tasks = {asyncio.create_task(fetch(client, base, own.get(tag, pairs), tag=tag,
+                                           **limits)): (base, tag)
                  for base, tag in targets}
         pending = set(tasks)
         end = time.monotonic() + deadline
@@ -316,6 +320,31 @@ def get_pairs(base: str, pairs, *, pin: bool = True, timeout: float | None = Non
     no denied-network check, normal TLS; redirects are still not followed.
     """
     return async_to_sync(_one)(base, pairs, pin=pin, timeout=timeout)
+
+
+def get_document(url: str, *, accept: str, max_bytes: int | None = None) -> bytes:
+    """The body of a 200 answer to GET url, from sync code: the guarded transport (the
+    deny-list, the checked address pinned), no redirect, at most `max_bytes`
+    (IBI_RESOLVER_MAX_RESPONSE) read, within IBI_RESOLVER_TIMEOUT. AddressError for anything
+    else (another status, a longer body, no answer in time, a refused address)."""
+    limit = max_bytes or settings.IBI_RESOLVER_MAX_RESPONSE
+    transport = GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS)
+    try:
+        with httpx.Client(transport=transport, follow_redirects=False, trust_env=False,
+                          timeout=settings.IBI_RESOLVER_TIMEOUT, headers={
+                              "User-Agent": USER_AGENT, "Accept": accept,
+                              "Accept-Encoding": "identity"}) as http, \
+                http.stream("GET", url) as response:
+            if response.status_code != 200:
+                raise AddressError(f"{url} answered HTTP {response.status_code}")
+            body = bytearray()
+            for chunk in response.iter_raw():
+                body += chunk
+                if len(body) > limit:
+                    raise AddressError(f"{url}: answer longer than {limit} bytes")
+            return bytes(body)
+    except httpx.HTTPError as exc:
+        raise AddressError(f"{url}: {type(exc).__name__}: {exc}"[:300]) from None
 
 
 def archive_base(address: str, service_ibi: str) -> str:

@@ -31,6 +31,9 @@ class Source:
 class Answer:
     source: Source
     pairs: dict[str, Value]
+    # The format (bibtex …) this Archive's oai_dc answer stands in for, when it was asked
+    # GetMetadata(oai_dc) instead (formats.py): its URL is an oai_dc record to render from.
+    stand_in: str = ""
 
     def word(self, name: str) -> str | None:
         value = self.pairs.get(name)

@@ -3,14 +3,17 @@
 This Archive's own archive service answers in process (`local_answer`: the code that answers
 other resolvers, no network hop). Every included Archive gets the same ``urlRequest`` at once
 (archive/protocol/client.py), each within IBI_RESOLVER_TIMEOUT, the round within what is left
-of IBI_RESOLVER_DEADLINE; at most IBI_RESOLVER_MAX_WAITING resolutions of a process wait on
-other Archives at once (`ResolverBusy` beyond). Answers are read as untrusted input: badly
-formed ones are dropped, and URLs not on their Archive's address too (safety.py).
+of IBI_RESOLVER_DEADLINE; the same but for the metadata formats beyond oai_dc, which only an
+Archive that announced them is asked for (formats.py `asked_of`). At most
+IBI_RESOLVER_MAX_WAITING resolutions of a process wait on other Archives at once
+(`ResolverBusy` beyond). Answers are read as untrusted input: badly formed ones are dropped,
+and URLs not on their Archive's address too (safety.py).
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -21,6 +24,7 @@ from ..deposit import links
 from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, to_dict
+from . import formats
 from .answers import Answer, Source, find_url, ibis_in, state_of
 from .safety import sanitized
 
@@ -78,10 +82,53 @@ def _waiting_slot() -> Iterator[None]:
             _waiting -= 1
 
 
+def _answer(archive: RegisteredArchive, reply: client.Reply, found: dict,
+            stand_in: str) -> Answer:
+    """One Archive's answer as the resolver reads it: its URLs checked (safety.py), an oai_dc
+    answer read for the format it stands in for (formats.py)."""
+    source = source_of(archive, reply)
+    pairs = sanitized(source, found)
+    if stand_in:
+        return Answer(source, formats.stand_in(pairs, stand_in), stand_in)
+    return Answer(source, pairs)
+
+
+def asked_of(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
+             ) -> dict[int, tuple[dict[str, str], str]]:
+    """Archive id → (what it is asked, the format its answer stands in for): the verbs of
+    Table 8.4 only, unless it announced more (formats.py)."""
+    return {archive.pk: formats.asked_of(archive, pairs) for archive in archives}
+
+
 def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                    deadline: float, stop) -> tuple[list[Answer], list[str]]:
-    """The non-empty answers in arrival order, and the Archives that gave none."""
+    """The non-empty answers in arrival order, and the Archives that gave none. Each Archive
+    is asked what it may be asked (`asked_of`); `stop` is `stop_on_original`'s or None.
+
+    An Archive asked ``GetMetadata(oai_dc)`` in place of a format its answer then announces
+    (one of ours, heard for the first time) is asked again at once, for that format: its own
+    record is better than one rendered here from oai_dc."""
+    end = time.monotonic() + deadline
+    answers, silent = _remote_answers(archives, pairs, deadline, stop)
+    again = {a.source.archive for a in answers
+             if a.stand_in and a.stand_in in formats.announced(_by_id(archives, a))}
+    left = end - time.monotonic()
+    if again and left > 0:
+        better, _quiet = _remote_answers([a for a in archives if a.pk in again], pairs, left,
+                                         None)
+        by_archive = {a.source.archive: a for a in better}
+        answers = [by_archive.get(a.source.archive, a) for a in answers]
+    return answers, silent
+
+
+def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredArchive:
+    return next(a for a in archives if a.pk == answer.source.archive)
+
+
+def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
+                    deadline: float, stop) -> tuple[list[Answer], list[str]]:
     by_id = {a.pk: a for a in archives}
+    asked = asked_of(archives, pairs)
     targets = []
     for archive in archives:
         try:
@@ -93,7 +140,9 @@ def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
     replies = []
     if targets:
         with _waiting_slot():
-            replies = client.ask_all_sync(targets, pairs, deadline=deadline, stop=stop)
+            replies = client.ask_all_sync(
+                targets, pairs, deadline=deadline, stop=stop,
+                pairs_for={pk: own for pk, (own, _format) in asked.items()})
     answers, silent = [], []
     for reply in replies:
         archive = by_id[reply.tag]
@@ -109,26 +158,27 @@ def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
             logger.warning("resolver: %s answered badly: %s", archive.archive_service_ibi, exc)
             continue
         if found:
-            source = source_of(archive, reply)
-            answers.append(Answer(source, sanitized(source, found)))
+            formats.remember(archive, found)
+            answers.append(_answer(archive, reply, found, asked[archive.pk][1]))
     return answers, silent
 
 
-def stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs):
+def stop_on_original(archives: Sequence[RegisteredArchive], wanted, prefs,
+                     pairs: dict[str, str]):
     """Ends a round (no Original required) at the first reply whose URL, on its own Archive's
     address, is the Original's: no later answer can be better."""
     by_id = {a.pk: a for a in archives}
+    asked = asked_of(archives, pairs)
 
     def stop(reply: client.Reply) -> bool:
         archive = by_id.get(reply.tag)
         try:
-            pairs = to_dict(reply.pairs or [])
+            found = to_dict(reply.pairs or [])
         except PairListError:
             return False
-        if archive is None or not pairs:
+        if archive is None or not found:
             return False
-        source = source_of(archive, reply)
-        answer = Answer(source, sanitized(source, pairs))
+        answer = _answer(archive, reply, found, asked[archive.pk][1])
         hit = None if answer.deleted else find_url(answer, wanted, prefs)
         return hit is not None and state_of(answer, hit.relation) == "Original"
     return stop

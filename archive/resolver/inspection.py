@@ -15,8 +15,11 @@ shows the same. Its keys:
 - ``ibi``, ``modifier``, ``verbs``, ``filepath``, ``required_item_status``: what the
   persistent-URL parser read (RTC-11 Table 8.6);
 - ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded`` or
-  ``translation_missing``; ``url``: where a plain request is redirected (null unless found);
-  ``reason``: why, in words;
+  ``translation_missing``; ``status``: the HTTP status the persistent URL itself answers with
+  that outcome (the same `Outcome.status` its view answers: 302, 404, 409, 410 or 503);
+  ``url``: where the request is redirected (null unless it is, 302); ``reason``: why, in
+  words, from what was asked (an Original "the only one claiming it" only when some other
+  Archive was asked);
 - ``chosen``: the answer that decided (an *answer*, below), or null;
 - ``silent``: the archive service IBIs of the Archives that gave no answer in time;
 - ``rounds``: each question asked, in order (a relation may lead to another IBI): ``ibi``,
@@ -34,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..protocol.persistent_url import PersistentUrl
 from . import answers, languages, relations
@@ -60,14 +64,33 @@ def _answer(answer: answers.Answer | None, wanted, prefs, *, source=None, chosen
             "url": hit.url if hit else None, "chosen": chosen}
 
 
+def _original_reason(asked: int, silent: int) -> str:
+    """Why the Original required was found, saying how many rivals could have claimed it."""
+    if not asked:
+        return _("this Archive holds the Original, and no other Archive is included at this "
+                 "resolver to claim it")
+    if silent:
+        return ngettext(
+            "the only Archive claiming the Original among those that answered "
+            "(%(asked)d other asked, %(silent)d of them silent)",
+            "the only Archive claiming the Original among those that answered "
+            "(%(asked)d others asked, %(silent)d of them silent)", asked) % {
+                "asked": asked, "silent": silent}
+    return ngettext("the only Archive claiming the Original (%(asked)d other asked)",
+                    "the only Archive claiming the Original (%(asked)d others asked)",
+                    asked) % {"asked": asked}
+
+
 def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *,
             original: bool, asked_others: bool, next_ibi: str | None = None,
-            language: str | None = None) -> str:
+            language: str | None = None, asked: int = 0, silent: int = 0) -> str:
     if kind == "found":
         state = answers.state_of(answer, hit.relation) if answer and hit else None
+        if answer is not None and answer.stand_in:
+            return _("its Archive announced no format but oai_dc: this resolver renders "
+                     "%(format)s from the oai_dc record it gave") % {"format": answer.stand_in}
         if original:
-            return _("the only Archive claiming the Original, as ibiurl.requireditemstatus="
-                     "Original asks")
+            return _original_reason(asked, silent)
         if answer is not None and answer.source.local and not asked_others:
             return _("this Archive holds the item and its own answer settles the request: "
                      "no other Archive was asked")
@@ -112,7 +135,8 @@ def _round(found: resolver.Round, prefs, here: tuple[str, str], *, original: boo
             "next_ibi": next_ibi,
             "reason": _reason(choice.kind if choice.kind != "none" else "not_found",
                               choice.answer, choice.hit, original=original,
-                              asked_others=asked_others, next_ibi=next_ibi),
+                              asked_others=asked_others, next_ibi=next_ibi,
+                              asked=len(found.asked), silent=len(found.silent)),
             "archives": archives}
 
 
@@ -134,10 +158,12 @@ def report(url: PersistentUrl, outcome: resolver.Outcome, persistent: str,
         "persistent_url": persistent, "ibi": url.ibi, "modifier": url.modifier,
         "verbs": list(url.verbs), "filepath": url.filepath,
         "required_item_status": url.required_item_status,
-        "outcome": outcome.kind, "url": outcome.url or None,
+        "outcome": outcome.kind, "status": outcome.status,
+        "url": outcome.url if outcome.status == 302 else None,
         "reason": _reason(outcome.kind, outcome.answer, outcome.hit, original=original,
                           asked_others=outcome.asked_others,
-                          language=outcome.missing_language),
+                          language=outcome.missing_language, asked=outcome.others_asked,
+                          silent=len(outcome.silent)),
         "chosen": chosen, "silent": list(outcome.silent),
         "rounds": [_round(r, prefs, here, original=original, asked_others=outcome.asked_others)
                    for r in outcome.rounds],

@@ -28,9 +28,10 @@ Resource is its own TimeGate, 302-style negotiation, the Mementos at URIs of the
   editions stay listed: their persistent URL answers 410, which is what that state of the work
   now is.
 
-Only the editions held here are known: an edition chain continued or begun on another Archive
-is beyond this Archive's knowledge (a Copy here carries no chain of its own), and a persistent
-URL of an item held elsewhere is no TimeGate here (``Accept-Datetime`` is then ignored).
+Only the editions held here are known, so only a chain held here whole has a TimeGate: a
+chain continued or begun on another Archive (a Copy whose Original has a next edition, an
+Original migrated away from its previous edition) and an item held elsewhere are no TimeGate
+here, and ``Accept-Datetime`` is then ignored: RTC-11's ``!`` answers as it would without it.
 
 Pure: no Django import. A worked example, three editions of one work::
 

@@ -59,6 +59,8 @@ from .selection import Choice, choose, settles
 __all__ = ["Outcome", "ResolverBusy", "Round", "resolve"]
 
 MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edition chain
+# The status of each outcome (the others, not found and translation missing, are 404).
+STATUS = {"found": 302, "deleted": 410, "conflict": 409, "bounded": 503}
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,20 @@ class Outcome:
     @property
     def url(self) -> str:
         return self.hit.url if self.hit else ""
+
+    @property
+    def status(self) -> int:
+        """The HTTP status the persistent URL answers with this outcome (§8.2 step 7: the URL
+        or an alert): what views/persistent_urls.py answers and inspection.py reports. A
+        format this resolver renders from an Archive's oai_dc record (formats.py) is a 200."""
+        if self.kind == "found" and self.answer.stand_in:
+            return 200
+        return STATUS.get(self.kind, 404)
+
+    @property
+    def others_asked(self) -> int:
+        """How many other Archives were actually asked, in any round."""
+        return len({pk for found in self.rounds for pk, _ibi, _address in found.asked})
 
     @property
     def missing_language(self) -> str | None:
@@ -142,15 +158,18 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     seen: set[tuple] = set()
     silent: list[str] = []
     rounds: list[Round] = []
+    to_original = False  # the item asked was reached from a Copy's URL: its Original first
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
         local, held = local_answer(ibi_text, verbs, filepath, base)
         answers = [local] if local else []
-        choice = choose(answers, wanted, prefs, original=original) if local else None
+        choice = choose(answers, wanted, prefs, original=original,
+                        to_original=to_original) if local else None
         others: list[RegisteredArchive] = []
         quiet: list[str] = []
-        if choice is None or not settles(choice, held, wanted, original=original):
+        if choice is None or not settles(choice, held, wanted, original=original,
+                                         to_original=to_original):
             if archives is None:
                 archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
@@ -165,12 +184,12 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                     pairs["parsedibiurl.filepath"] = filepath
                 if verbs:
                     pairs["parsedibiurl.verblist"] = " ".join(verbs)
-                stop = None if original else stop_on_original(archives, wanted, prefs)
+                stop = None if original else stop_on_original(archives, wanted, prefs, pairs)
                 remote, quiet = remote_answers(archives, pairs, left, stop)
                 others = archives
                 answers += remote
                 silent += [name for name in quiet if name not in silent]
-            choice = choose(answers, wanted, prefs, original=original)
+            choice = choose(answers, wanted, prefs, original=original, to_original=to_original)
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
                                                     for a in others),
                             tuple(answers), tuple(quiet), choice))
@@ -193,5 +212,6 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
                             archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
+        to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
                    asked_others=archives is not None, rounds=rounds, bound="hops")

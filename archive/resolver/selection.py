@@ -14,6 +14,10 @@ Decisions where the standard leaves room:
   Original ends the round at once: no other answer can be better.
 * A tombstone (``state Deleted``) counts as the Original's word: with the Original required it
   is a claim like any other (two claims → suspects).
+* A relation that reaches only a Copy's URL (``!`` at the Archive a new edition migrated away
+  from, which keeps a Copy of it) is asked once more by the IBI the answer names for it
+  (``ibi.lastedition``, ``ibi.translation(pt)``), the Original first: the same information
+  item, from the Archive that holds its Original when one answers, the Copy otherwise (#25).
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..identifiers import ibi as ibilib
-from .answers import Answer, Hit, find_hop, find_url, ibis_in, state_of
+from .answers import Answer, Hit, find_hop, find_url, ibi_in, ibis_in, state_of
 from .languages import Preferences
 from .relations import Step
 
@@ -33,17 +37,33 @@ class Choice:
     hit: Hit | None = None
     hop: tuple[str, tuple[Step, ...]] | None = None
     suspects: list[Answer] = field(default_factory=list)
+    to_original: bool = False  # a hop from a Copy's URL to where the Original may be
+
+
+def _copy_hop(answer: Answer, hit: Hit) -> tuple[str, tuple[Step, ...]] | None:
+    """For a relation whose only URL is a Copy's: the IBI of the item it reached, when the
+    answer names it and it is another item, to be asked again of every Archive."""
+    if state_of(answer, hit.relation) != "Copy" or not hit.relation:
+        return None
+    target = ibi_in(answer.forms(hit.relation))
+    if target is None or ibilib.parse(target) in ibis_in(answer.forms()):
+        return None
+    return target, ()
 
 
 def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences, *,
-           original: bool) -> Choice:
+           original: bool, to_original: bool = False) -> Choice:
     """§8.2 on the non-empty answers of one round, in the order they count (local first).
 
     For a relation an Original's URL goes before a Copy's: a Copy's relations are those of
-    its Original when it was copied (a later edition, a new translation are not in them)."""
+    its Original when it was copied (a later edition, a new translation are not in them). A
+    relation that reaches only a Copy's URL names the item it reached (``ibi.lastedition``,
+    ``ibi.translation(pt)``): that IBI is asked again of every Archive, the Original first
+    (`to_original`), which a migration may have taken elsewhere; a Copy's URL is the answer
+    still when no Original answers then."""
     hits = [(a, find_url(a, wanted, prefs)) for a in answers if not a.deleted]
     with_url = [(a, hit) for a, hit in hits if hit is not None]
-    if wanted:
+    if wanted or to_original:
         with_url.sort(key=lambda found: state_of(found[0], found[1].relation) != "Original")
     tombstones = [a for a in answers if a.deleted]
     if original:
@@ -56,6 +76,8 @@ def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
             return Choice("found", answer, hit) if hit else Choice("deleted", answer)
     elif with_url:
         answer, hit = with_url[0]
+        if wanted and (hop := _copy_hop(answer, hit)):
+            return Choice("hop", answer, hop=hop, to_original=True)
         return Choice("found", answer, hit)
     elif tombstones:
         return Choice("deleted", tombstones[0])
@@ -68,7 +90,7 @@ def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
 
 
 def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
-            original: bool) -> bool:
+            original: bool, to_original: bool = False) -> bool:
     """Whether our own answer, about an item held here in state `held`, ends the round
     without asking the other Archives (§8.2: the first answer that satisfies the request).
 
@@ -78,7 +100,8 @@ def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
 
     Otherwise a URL whose state is Original settles it. A Copy's URL settles only a request
     for the item itself (a file, its file list): what the Copy holds is what its Original
-    held. Otherwise an Original's word (a hop it names, no such translation, a tombstone)
+    held; not when that item was reached through a relation (`to_original`: its Original is
+    looked for). Otherwise an Original's word (a hop it names, no such translation, a tombstone)
     settles it: the relations of an Original are held where it is. A Copy's does not, except
     a tombstone (deleted at its source) and a hop to another IBI its Original relates to,
     which is asked of every Archive in turn.
@@ -88,7 +111,9 @@ def settles(choice: Choice, held: str | None, wanted: Sequence[Step], *,
     if choice.kind == "found":
         if state_of(choice.answer, choice.hit.relation) == "Original":
             return True
-        return not wanted
+        return not wanted and not to_original
+    if choice.to_original:
+        return False  # where the Original of the item reached is held, others may know
     if choice.kind == "copies_only":
         return False
     if held != "Copy" or choice.kind == "deleted":

@@ -101,11 +101,12 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     files = FileSerializer(many=True)
     persistent_url = serializers.SerializerMethodField()
     landing_url = serializers.SerializerMethodField()
-    previous_edition = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
-                                                    allow_null=True)
-    next_edition = serializers.SerializerMethodField()
-    translation_of = serializers.SlugRelatedField(slug_field="ibi", read_only=True,
-                                                  allow_null=True)
+    previous_edition = serializers.SerializerMethodField(
+        help_text="IBI of the previous edition, wherever it is held")
+    next_edition = serializers.SerializerMethodField(
+        help_text="IBI of the next edition, wherever it is held")
+    translation_of = serializers.SerializerMethodField(
+        help_text="IBI of the item translated, wherever it is held")
     translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
     creators = serializers.SerializerMethodField(
         help_text="the creators with their ORCID iDs, in the order of creator")
@@ -147,9 +148,24 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         return [{"name": v.value, "orcid": v.orcid} for v in item.dc_values.all()
                 if v.element == "creator"]
 
+    # An item's links name related items held here, else those held on other Archives that its
+    # relations remember (Item.origin_relations: a Copy's Original's, a migrated Original's
+    # former Archive's): a Copy refreshed from this record keeps them (#25, 1.).
+    def get_previous_edition(self, item: Item) -> str | None:
+        if item.previous_edition_id:
+            return item.previous_edition.ibi
+        return item.origin_relations.get(".previousedition")
+
     def get_next_edition(self, item: Item) -> str | None:
         following = getattr(item, "next_edition", None)  # reverse one-to-one: may not exist
-        return following.ibi if following is not None else None
+        if following is not None:
+            return following.ibi
+        return item.origin_relations.get(".nextedition")
+
+    def get_translation_of(self, item: Item) -> str | None:
+        if item.translation_of_id:
+            return item.translation_of.ibi
+        return item.origin_relations.get(".translationof")
 
 
 def records(*, many: bool = False) -> PolymorphicProxySerializer:

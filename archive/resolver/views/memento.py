@@ -9,7 +9,15 @@ the route ``/timegate/<URI-R>``.
 A TimeGate's answer depends on ``Accept-Datetime``: it is never put in the answer cache
 (changes.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
 cacheable. A Memento's answer is the plain answer (cached as ever) with its headers added per
-request. The TimeGate's redirect names the Memento's plain persistent URL, without the query.
+request. The TimeGate's redirect names the Memento's persistent URL with the query as it came
+(``ibiurl.requireditemstatus=Original`` still applies to the Memento, the item's own pairs
+still reach it).
+
+Memento never shadows RTC-11 (#25): a persistent URL is a TimeGate only for a chain known
+whole here (deposit/selectors.py `chain_known_whole`: no edition before its first or after
+its last held on another Archive, as the Copies' and migrated items' relations say).
+Otherwise ``!`` with ``Accept-Datetime`` answers exactly what it answers without it: the
+last edition wherever the federation holds it.
 """
 from __future__ import annotations
 
@@ -41,8 +49,8 @@ def _text(message: str, status: int) -> HttpResponse:
     return never_cache(response)
 
 
-def _chain(item: Item) -> list[memento.Edition]:
-    return [memento.Edition(e.ibi, e.created, e.is_deleted) for e in selectors.edition_chain(item)]
+def _chain(editions: list[Item]) -> list[memento.Edition]:
+    return [memento.Edition(e.ibi, e.created, e.is_deleted) for e in editions]
 
 
 def _uris(request: HttpRequest, item: Item) -> tuple[str, str, Callable]:
@@ -75,7 +83,10 @@ def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse
     item = selectors.item_by_ibi(url.ibi)
     if item is None or item.is_archive_service:
         return plain()
-    chain = _chain(item)
+    editions = selectors.edition_chain(item)
+    if not selectors.chain_known_whole(editions):
+        return plain()  # begun or continued elsewhere: a choice from here could be stale
+    chain = _chain(editions)
     chosen = memento.choose(chain, when)
     original, timemap_uri, url_of = _uris(request, item)
     if relation == "" and chosen.ibi == item.ibi:
@@ -87,7 +98,8 @@ def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse
             [link for link in response.get("Link", "").split(", ")
              if link and 'rel="timemap"' not in link] + links)
     else:
-        response = HttpResponseRedirect(url_of(chosen))
+        # The query stays: its ibiurl. pairs are the request's, the others the item's (§8.1).
+        response = HttpResponseRedirect(url_of(chosen) + (f"?{query}" if query else ""))
         response["Link"] = ", ".join(memento.timegate_links(original, timemap_uri, chain,
                                                             chosen, url_of))
         never_cache(response)
@@ -131,7 +143,7 @@ def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
                        "Archives are not known here.") % {"ibi": ibi}, 404)
     original, _timemap, url_of = _uris(request, item)
     self_url = _base(request) + iri_to_uri(request.path).replace("?", "%3F")
-    body = memento.timemap(original, self_url, _chain(item), url_of)
+    body = memento.timemap(original, self_url, _chain(selectors.edition_chain(item)), url_of)
     response = HttpResponse(body if request.method == "GET" else b"",
                             content_type=memento.LINK_FORMAT)
     return never_cache(response)

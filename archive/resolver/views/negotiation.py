@@ -5,6 +5,15 @@ modifier would: ``Accept: application/x-bibtex`` on ``/<ibi>`` resolves ``/<ibi>
 renders the citation for the same Accept header). Through another Archive too: the format travels
 as the ``GetMetadata(<format>)`` verb of the urlRequest and comes back as ``url.metadata(…)``.
 
+Against an Archive that follows RTC-11 only (#25, 6): Table 8.4 allows ``GetMetadata`` and
+``GetMetadata(oai_dc)``, so such an Archive is asked ``GetMetadata(oai_dc)`` (resolver/formats.py:
+only an Archive that announced the other formats is asked for them), and the format is rendered
+here from the oai_dc record it gives (`rendered`: the same Record, the same writers as for an
+item held here; a 200, not a redirect). When no Archive gives even that, the persistent URL
+answers as it would without ``Accept`` (a redirect to the item): never a 404 for an item that
+exists. A modifier typed in the URL (``:(bibtex)``) is no negotiation: without a record to
+render from, it answers what it finds (404, or 502 when the record cannot be read).
+
 Decisions:
 
 * ``text/html``, ``application/xhtml+xml``, ``*/*``, a family wildcard (``application/*``), no
@@ -36,11 +45,11 @@ from ...metadata.record import Record
 from ...metadata.selectors import record_of
 from ...protocol.persistent_url import PersistentUrl
 from ...web.addresses import base_url
-from .. import answers
+from .. import answers, formats
 from .. import resolve as resolver
 
-__all__ = ["AcceptError", "applied", "asked", "bad_accept", "tombstone", "tombstone_record",
-           "wanted"]
+__all__ = ["AcceptError", "applied", "asked", "bad_accept", "rendered", "tombstone",
+           "tombstone_record", "wanted"]
 
 
 def wanted(request: HttpRequest) -> Wanted | None:
@@ -79,6 +88,22 @@ def asked(url: PersistentUrl, chosen: Wanted | None) -> Wanted | None:
     if name not in FORMATS:
         return None
     return chosen if chosen is not None and chosen.metadata == name else Wanted(name)
+
+
+def rendered(request: HttpRequest, url: PersistentUrl, outcome: resolver.Outcome,
+             chosen: Wanted | None) -> HttpResponse | None:
+    """The format asked, rendered here from the oai_dc record an Archive that knows no other
+    format gave (a stand-in answer, resolver/formats.py), with the Record every format of an
+    item held here is built from; None when that record cannot be fetched or read."""
+    fmt = asked(url, chosen)
+    here = f"{request.scheme}://{request.get_host()}"  # this resolver, as the reader reached it
+    record = formats.record_from(outcome.answer, outcome.hit.relation, outcome.url,
+                                 outcome.ibi, here) if fmt is not None else None
+    if record is None:
+        return None
+    response = responses.render(record, fmt)
+    add_never_cache_headers(response)
+    return response
 
 
 def tombstone_record(request: HttpRequest, outcome: resolver.Outcome) -> Record:

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.dateparse import parse_date
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.vary import vary_on_headers
 
 from ...db import changes
@@ -101,10 +102,9 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         return redirect.respond(request)
     ips = client_ips(request)
     try:
-        url = negotiation.applied(persistent_url.parse(raw_path(request), query), wanted)
+        url, outcome, rendered = _negotiated(request, persistent_url.parse(raw_path(request),
+                                                                           query), wanted, ips)
         url_pairs = persistent_url.item_query(query)
-        outcome = resolver.resolve(url, ips=ips, base=base_url(request),
-                                   accept_language=accept_language)
     except persistent_url.NoIbiError:
         return _head(request, _alert(request, "archive/resolver/not_found.html",
                                      {"path": unquote_word(request.path_info)}, 404))
@@ -131,19 +131,47 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
                                   acknowledgments.counted_item(outcome), url.relation())
         changes.put(key, current, redirect)
         return redirect.respond(request)
-    response = (negotiation.tombstone(request, url, outcome, wanted)
+    response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
                 or _answer(request, url, outcome, url_pairs))
     if timemap:
         response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
-    if outcome.kind == "found":  # §8.2 step 5: every resolution, a HEAD's too
+    if outcome.kind == "found" and response.status_code < 500:  # §8.2 step 5: every one
         owed = acknowledgments.acknowledge(outcome, ips, request.build_absolute_uri(),
                                            url.relation(), request.META.get("HTTP_USER_AGENT", ""),
                                            count=request.method == "GET")
         if owed is not None:
             transaction.on_commit(lambda: _send_acknowledgment(*owed))
     return _head(request, response)
+
+
+def _negotiated(request: HttpRequest, parsed: persistent_url.PersistentUrl,
+                wanted, ips: list[str]
+                ) -> tuple[persistent_url.PersistentUrl, resolver.Outcome, HttpResponse | None]:
+    """The URL resolved, with the metadata format Accept asks for (negotiation.py): (the URL
+    resolved, its outcome, the format rendered here from an Archive's oai_dc record or None).
+    When Accept's format cannot be had, not even from an oai_dc record, the URL resolves as
+    it would without Accept: never a 404 for an item that exists (#25, 6)."""
+    def resolved(url: persistent_url.PersistentUrl) -> resolver.Outcome:
+        return resolver.resolve(url, ips=ips, base=base_url(request),
+                                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+
+    url = negotiation.applied(parsed, wanted)
+    outcome = resolved(url)
+    rendered = None
+    if outcome.kind == "found" and outcome.answer.stand_in:
+        rendered = negotiation.rendered(request, url, outcome, wanted)
+        if rendered is None and url is parsed:  # a modifier typed in the URL, no record
+            rendered = HttpResponse(_("The oai_dc record the Archive gave for this item cannot "
+                                      "be read: try again later.\n"), status=502,
+                                    content_type="text/plain; charset=utf-8")
+            add_never_cache_headers(rendered)
+    if url is not parsed and (outcome.status == 404 or (outcome.kind == "found"
+                                                         and rendered is None
+                                                         and outcome.answer.stand_in)):
+        return parsed, resolved(parsed), None
+    return url, outcome, rendered
 
 
 @dataclass(frozen=True)
@@ -193,27 +221,28 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
                "silent": outcome.silent}
     if outcome.kind == "deleted":
         response = _alert(request, "archive/resolver/tombstone.html",
-                          {**context, **_tombstone(request, outcome)}, 410)
+                          {**context, **_tombstone(request, outcome)}, outcome.status)
         if outcome.answer.source.local and (links := _signposting(request, outcome.ibi)):
             response["Link"] = ", ".join(links)
         return response
     if outcome.kind == "conflict":
         return _alert(request, "archive/resolver/conflict.html",
-                      {**context, "suspects": _suspects(outcome.suspects)}, 409)
+                      {**context, "suspects": _suspects(outcome.suspects)}, outcome.status)
     if outcome.kind == "translation_missing":
         return _alert(request, "archive/resolver/translation_missing.html",
-                      {**context, "language": outcome.missing_language}, 404)
+                      {**context, "language": outcome.missing_language}, outcome.status)
     if outcome.kind == "bounded":
         retry = max(1, math.ceil(settings.IBI_RESOLVER_DEADLINE))
         response = _alert(request, "archive/resolver/bounded.html",
                           {**context, "bound": outcome.bound, "hops": outcome.hops,
                            "deadline": settings.IBI_RESOLVER_DEADLINE,
-                           "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry}, 503)
+                           "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry},
+                          outcome.status)
         response["Retry-After"] = str(retry)
         return response
     if outcome.kind == "copies_only":
         context["copies"] = _suspects(outcome.suspects)
-    return _alert(request, "archive/resolver/not_found.html", context, 404)
+    return _alert(request, "archive/resolver/not_found.html", context, outcome.status)
 
 
 def _suspects(answers: list[answers.Answer]) -> list[dict]:
