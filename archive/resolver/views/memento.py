@@ -156,7 +156,7 @@ def timegate(request: HttpRequest, uri: str) -> HttpResponse:
     finding one (memento_client's `timegate_uri`, which takes a URI-R that is its own TimeGate
     for one that has none). The persistent URLs stay TimeGates themselves. Without
     ``Accept-Datetime`` the date is now. A URI of another host, or of no chain held here, is
-    a 404: nothing is fetched."""
+    a 404: nothing is fetched; so is a chain not known whole here (as for persistent URLs)."""
     if request.method not in ("GET", "HEAD"):
         response = _text(_("Method not allowed: a TimeGate answers GET and HEAD."), 405)
         response["Allow"] = "GET, HEAD"
@@ -181,8 +181,10 @@ def timegate(request: HttpRequest, uri: str) -> HttpResponse:
     if (item is None or item.is_archive_service or url.filepath is not None
             or url.relation() not in ("", ".lastedition")):
         return not_here
-    chain = [memento.Edition(e.ibi, e.created, e.is_deleted)
-             for e in selectors.edition_chain(item)]
+    editions = selectors.edition_chain(item)
+    if not selectors.chain_known_whole(editions):
+        return not_here  # begun or continued elsewhere: a choice from here could be stale
+    chain = _chain(editions)
     chosen = memento.choose(chain, when)
     original, timemap_uri, url_of = _uris(request, item)
     response = HttpResponseRedirect(url_of(chosen))
