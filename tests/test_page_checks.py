@@ -144,6 +144,10 @@ def test_every_page_the_admin_and_the_api_docs_included_has_a_strict_policy(
         f"/admin/archive/item/{site['item'].pk}/change/")]
     answers += [client.get("/admin/login/", secure=True), client.get("/api/docs/", secure=True),
                 client.get("/api/items/", secure=True), client.get("/favicon.ico")]
+    # A file may be framed by this site's own landing page (its preview), by no other.
+    file = client.get(f"/col/{site['item'].ibi}/doc/dados.csv")
+    assert file["X-Frame-Options"] == "SAMEORIGIN" and answers[0]["X-Frame-Options"] == "DENY"
+    answers.append(file)
     for response in answers:
         policy = dict(part.strip().split(" ", 1)
                       for part in response["Content-Security-Policy"].split(";"))

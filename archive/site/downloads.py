@@ -49,6 +49,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header, http_date, parse_header_parameters
 from django.utils.translation import gettext as _
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
@@ -209,6 +210,9 @@ def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
     return response
 
 
+# The landing page previews a PDF or an image of this site in an <object>: only this site may
+# frame a file (X-Frame-Options, and the policy's frame-ancestors 'self').
+@xframe_options_sameorigin
 @require_safe
 def download(request: HttpRequest, rest: str) -> HttpResponse:
     found = _find(rest)
