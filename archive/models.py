@@ -90,6 +90,16 @@ class MintingState(models.Model):
         return f"{self.name}: {self.last_date_for_suffix or '—'}"
 
 
+class AccessRights(models.TextChoices):
+    """Who may read an item's files: the COAR access rights (archive/access/policy.py decides,
+    for every channel). Metadata are public at every level."""
+
+    OPEN = "open", _("open")
+    EMBARGOED = "embargoed", _("embargoed")
+    RESTRICTED = "restricted", _("restricted")
+    METADATA_ONLY = "metadata-only", _("metadata only")
+
+
 class Item(models.Model):
     """An identified item. Its IBI (both forms) is minted on first save and never changes."""
 
@@ -147,6 +157,18 @@ class Item(models.Model):
     origin_relations = models.JSONField(
         _("relations at the source"), default=dict,
         db_default=models.Value({}, models.JSONField()), blank=True, editable=False)
+    # Who may read the files (archive/access/policy.py): open to all, embargoed until a day
+    # (the first open one; `manage.py liftembargoes` opens it), restricted to librarians and
+    # holders of a secret link, or metadata only. Set through archive/access/services.py
+    # `set_access`, which checks that a date goes with "embargoed" and with nothing else.
+    access_rights = models.CharField(
+        _("access"), max_length=16, choices=AccessRights.choices, default=AccessRights.OPEN,
+        db_default=AccessRights.OPEN.value)
+    embargo_until = models.DateField(
+        _("embargoed until"), null=True, blank=True,
+        help_text=_("the first day the files are open to all"))
+    access_reason = models.CharField(_("reason for the access level"), max_length=1000,
+                                     blank=True, default="", db_default="")
 
     class Meta:
         verbose_name = _("item")
@@ -271,6 +293,9 @@ class ItemFile(models.Model):
     # Fixity: when the stored bytes were last hashed again, and what was found.
     checked_at = models.DateTimeField(_("checked"), null=True, blank=True, db_index=True)
     fixity_problem = models.CharField(_("problem"), max_length=255, blank=True)
+    # Closed to the public even when its item is open (a public article, a restricted
+    # dataset): for librarians and holders of a secret link, as a restricted item's files.
+    restricted = models.BooleanField(_("restricted"), default=False, db_default=False)
 
     class Meta:
         verbose_name = _("item file")
@@ -387,3 +412,94 @@ class RegisteredArchive(models.Model):
         if self.included:
             return _("%(ibi)s (switched on)") % {"ibi": self.archive_service_ibi}
         return _("%(ibi)s (switched off)") % {"ibi": self.archive_service_ibi}
+
+
+class AccessRequest(models.Model):
+    """A reader's request for a copy of an item's files (the landing page's form), and the
+    librarian's answer. The reader's name and address serve to answer, nothing else; no IP
+    address is kept."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("waiting")
+        APPROVED = "approved", _("approved")
+        REFUSED = "refused", _("refused")
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="access_requests",
+                             verbose_name=_("item"))
+    name = models.CharField(_("name"), max_length=200)
+    email = models.EmailField(_("email"))
+    reason = models.TextField(_("reason"), max_length=2000)
+    # The reader's language when asking: the answer is written in it.
+    language = models.CharField(_("language"), max_length=8, blank=True, default="")
+    created = models.DateTimeField(_("asked"), auto_now_add=True, db_index=True)
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices,
+                              default=Status.PENDING, db_index=True)
+    decided_at = models.DateTimeField(_("answered"), null=True, blank=True)
+    decided_by = models.ForeignKey("auth.User", null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("answered by"))
+    message = models.TextField(_("message to the reader"), blank=True, default="")
+    # When the answer was mailed: empty after a decision while the mail still waits (or
+    # failed: the librarian sees it).
+    mailed_at = models.DateTimeField(_("answer mailed"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("access request")
+        verbose_name_plural = _("access requests")
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}>: {self.item.ibi}"
+
+
+class AccessLink(models.Model):
+    """A secret link: it opens one item's files to whoever holds it, until `expires` (the
+    first day it no longer works) or until revoked. Only a hash of its token is kept."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="access_links",
+                             verbose_name=_("item"))
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True, editable=False)
+    note = models.CharField(_("note"), max_length=1000, blank=True, default="")
+    expires = models.DateField(_("expires"), help_text=_("the first day it no longer works"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    created_by = models.ForeignKey("auth.User", null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("created by"))
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+    # The approved request it answers, if any.
+    request = models.OneToOneField(AccessRequest, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="link",
+                                   verbose_name=_("request"))
+
+    class Meta:
+        verbose_name = _("secret link")
+        verbose_name_plural = _("secret links")
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return _("link %(id)s to %(ibi)s") % {"id": self.pk, "ibi": self.item.ibi}
+
+
+class AccessRead(models.Model):
+    """The audit trail: one read of a file that is not open to all, by whom (a librarian,
+    another Archive's account) or through which secret link, when. Never the reader's IP
+    address (LGPD)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+",
+                             verbose_name=_("item"))
+    file_name = models.CharField(_("file"), max_length=255)
+    at = models.DateTimeField(_("when"), db_index=True)
+    user = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+", verbose_name=_("user"))
+    # The user's name when reading: the trail outlives the account.
+    who = models.CharField(_("who"), max_length=150, blank=True, default="")
+    link = models.ForeignKey(AccessLink, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="reads", verbose_name=_("secret link"))
+
+    class Meta:
+        verbose_name = _("read of a closed file")
+        verbose_name_plural = _("reads of closed files")
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.file_name}"

@@ -12,7 +12,7 @@ from .archive_service.answers import NotTheService
 from .db import replica
 from .harvest import oai
 from .resolver import views as resolver
-from .site import downloads, indexing, linksets, metadata_formats, views
+from .site import access, downloads, indexing, linksets, metadata_formats, views
 
 
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
@@ -58,6 +58,8 @@ urlpatterns = [
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>/linkset", linksets.linkset, name="item_linkset"),
     path("items/<path:ibi>/linkset.json", linksets.linkset_json, name="item_linkset_json"),
+    # A reader asks for a copy of a closed item's files (archive/access/).
+    path("items/<path:ibi>/request", access.item_request, name="item_request"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
     # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.

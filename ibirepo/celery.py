@@ -10,4 +10,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
 app = Celery("ibirepo")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # The archive app keeps its tasks with the packages they serve (docs/architecture.md).
-app.autodiscover_tasks(["archive.preservation", "archive.resolver"])
+app.autodiscover_tasks(["archive.preservation", "archive.resolver", "archive.access"])

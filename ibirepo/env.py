@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
 import dj_database_url
+import dj_email_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -159,8 +160,12 @@ def env_networks(name: str, default: list[str]) -> tuple[str, ...]:
 
 def env_urls(name: str) -> tuple[str, ...]:
     """Comma-separated http(s) base URLs without query or credentials, trailing slash dropped."""
+    return _checked_urls(name, env_list(name, []))
+
+
+def _checked_urls(name: str, texts: list[str]) -> tuple[str, ...]:
     urls = []
-    for text in env_list(name, []):
+    for text in texts:
         parts = urlsplit(text)
         try:
             parts.port  # noqa: B018 (raises ValueError on a bad port)
@@ -191,3 +196,46 @@ def env_rate(name: str, default: str) -> str:
     if not number.isdigit() or int(number) < 1 or period[:1] not in ("s", "m", "h", "d"):
         raise ImproperlyConfigured(f"{name}={value!r} is not a rate such as 10/hour")
     return value
+
+
+def env_email(name: str, default: str) -> dict[str, object]:
+    """Django's email settings (EMAIL_BACKEND, EMAIL_HOST …) from a URL, read by dj-email-url:
+    ``smtp://user:password@host:587?tls=True``, ``smtp://host:465?ssl=True``, ``console://``
+    (mail written to the server's output), ``memory://``; anything else stops the start."""
+    url = env_str(name, default)
+    try:
+        config = dj_email_url.parse(url)
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"{name} is not an email URL we can use: {exc}") from None
+    if "EMAIL_BACKEND" not in config:
+        raise ImproperlyConfigured(f"{name}: {url.split('@')[-1]!r} is not an email URL such "
+                                   "as smtp://user:password@host:587?tls=True or console://")
+    return {key: value for key, value in config.items()
+            if value is not None and key != "EMAIL_FILE_PATH"}
+
+
+def env_time_zone(name: str, default: str) -> str:
+    """An IANA time zone name, e.g. America/Sao_Paulo."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    value = env_str(name, default)
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a time zone such as "
+                                   "America/Sao_Paulo") from None
+    return value
+
+
+def env_peer_tokens(name: str) -> dict[str, str]:
+    """Comma-separated ``<base URL>=<token>`` pairs: the API token this Archive shows each
+    other Archive when it copies from it (`manage.py createpeer` there makes one)."""
+    found = {}
+    for text in env_list(name, []):
+        base, equals, token = text.rpartition("=")
+        if not equals or not token.isalnum():
+            raise ImproperlyConfigured(f"{name}: give <base URL>=<token>, e.g. "
+                                       "https://archive-b.example.org=7def7ea3…")
+        (url,) = _checked_urls(name, [base])
+        found[url] = token
+    return found

@@ -20,15 +20,18 @@ from .env import (
     env_cache,
     env_choice,
     env_database,
+    env_email,
     env_granularity,
     env_hostname,
     env_int,
     env_ip,
     env_list,
     env_networks,
+    env_peer_tokens,
     env_rate,
     env_seconds,
     env_str,
+    env_time_zone,
     env_url_prefix,
     env_urls,
 )
@@ -187,9 +190,14 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_TIMEZONE = "UTC"
+# The schedules below are read in the site's TIME_ZONE (an embargo ends at local midnight).
+CELERY_TIMEZONE = env_time_zone("TIME_ZONE", "UTC")
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
+    # Shortly after midnight: every embargo whose first open day has come is lifted
+    # (archive/access/tasks.py; `manage.py liftembargoes` does the same at any time).
+    "lift-embargoes": {"task": "archive.tasks.lift_embargoes",
+                       "schedule": crontab(hour=0, minute=5)},
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
@@ -292,6 +300,9 @@ IBI_RESOLVER_DENY_NETWORKS = env_networks("IBI_RESOLVER_DENY_NETWORKS", [
 # Other Archives that copies, migration and hand-over may talk to, besides those registered
 # at this resolver (RegisteredArchive addresses): base URLs, e.g. https://archive-b.example.org.
 IBI_PEER_ARCHIVES = env_urls("IBI_PEER_ARCHIVES")
+# The API token this Archive shows each of them when it copies (their `manage.py createpeer`):
+# `<base URL>=<token>,…`. Without one, only items whose files are all open can be copied.
+IBI_PEER_TOKENS = env_peer_tokens("IBI_PEER_TOKENS")
 # This Archive's side: the administrator's address sent with inclusionRequest (default
 # admin@IBI_HOSTNAME), and the resolver and key `switchon`/`switchoff` use when not given.
 IBI_ARCHIVE_ADMIN_EMAIL = env_str("IBI_ARCHIVE_ADMIN_EMAIL", "")
@@ -311,6 +322,22 @@ IBI_OAI_PAGE_SIZE = env_int("IBI_OAI_PAGE_SIZE", env_int("OAI_PAGE_SIZE", 1000, 
 # Identify's adminEmail; default admin@IBI_HOSTNAME
 OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 
+# --- Access: embargoes, secret links, requests for a copy (archive/access/) -----------------
+# Days a secret link sent with an approved request for a copy works.
+IBI_ACCESS_LINK_DAYS = env_int("IBI_ACCESS_LINK_DAYS", 14, low=1, high=3650)
+# Mail (answers to requests for a copy) through Django's email framework: smtp://… in
+# production, the server's output (console://) under DEBUG unless EMAIL_URL says otherwise.
+_email = env_email("EMAIL_URL", "console://" if DEBUG else "smtp://localhost:25")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = _email.get("EMAIL_PORT", 25)
+EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _email.get("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = _email.get("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = _email.get("EMAIL_TIMEOUT", 30)  # a silent server never holds a worker long
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", f"repository@{IBI_HOSTNAME}")
+
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -328,6 +355,9 @@ REST_FRAMEWORK = {
         "token_failure": env_rate("API_THROTTLE_TOKEN_FAILURES", "10/hour"),
         "resolver_service": IBI_RESOLVER_SERVICE_FAILURES,
         "resolver_service_requests": IBI_RESOLVER_SERVICE_RATE,
+        # Wrong secret link tokens per client address (guessing), and requests for a copy.
+        "access_token_failure": env_rate("IBI_ACCESS_TOKEN_FAILURES", "20/hour"),
+        "access_request": env_rate("IBI_ACCESS_REQUESTS", "5/hour"),
     },
     "NUM_PROXIES": NUM_PROXIES,
 }
@@ -355,7 +385,8 @@ LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", [code for code, _name in LANGU
 LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGE_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 LANGUAGE_COOKIE_SAMESITE = "Lax"
-TIME_ZONE = "UTC"
+# Where the library is: the day an embargo ends and a secret link expires is a day there.
+TIME_ZONE = CELERY_TIMEZONE
 USE_I18N = True
 USE_TZ = True
 

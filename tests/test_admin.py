@@ -329,10 +329,13 @@ def test_a_librarian_cannot_reach_anything_else(librarian_client, url):
     assert librarian_client.get(url, secure=True).status_code == 403
 
 
-def test_a_librarian_sees_only_items_on_the_admin_index(librarian_client):
+def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librarian_client):
+    """Items, and what their access needs (requests for a copy, secret links, the audit
+    trail); not the users, the minting state or the registered Archives."""
     page = librarian_client.get("/admin/", secure=True).content.decode()
     models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
-    assert models == {"archive/item"}
+    assert models == {"archive/item", "archive/accessrequest", "archive/accesslink",
+                      "archive/accessread"}
 
 
 def test_nobody_changes_the_minting_state_through_the_admin(db):

@@ -298,8 +298,8 @@ def test_the_pickers_read_the_dates_in_one_query(librarian_client, django_assert
 
 @pytest.mark.django_db
 def test_the_migration_stores_the_labels_deposited_before_as_their_uris():
-    """0014_controlled_values: free text that names a choice becomes its URI, once."""
-    migration = importlib.import_module("archive.migrations.0014_controlled_values")
+    """0015_controlled_values: free text that names a choice becomes its URI, once."""
+    migration = importlib.import_module("archive.migrations.0015_controlled_values")
     item = make.item(title="Old", bare=True)
     other = make.item(title="Other", bare=True)
     for position, value in enumerate(["technical report", "Relatório Técnico",

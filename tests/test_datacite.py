@@ -75,7 +75,8 @@ def test_dates_language_rights_and_descriptions():
     rights = [(r.get("rightsURI"), r.text) for r in root.findall("d:rightsList/d:rights", NS)]
     assert rights == [("https://creativecommons.org/licenses/by/4.0/",
                        "https://creativecommons.org/licenses/by/4.0/"),
-                      (None, "All rights reserved")]
+                      (None, "All rights reserved"),
+                      ("http://purl.org/coar/access_right/c_abf2", "open access")]
     description = root.find("d:descriptions/d:description", NS)
     assert description.get("descriptionType") == "Abstract"
     assert description.text == "An abstract.\nOn two lines."

@@ -144,3 +144,23 @@ def test_nothing_scrolls_sideways_and_no_word_of_the_file_table_breaks(live_site
     headers = page.locator("table.files thead th:visible").all_inner_texts()
     assert headers[:2] == ["Arquivo", "Tamanho"]
     context.close()
+
+
+@pytest.mark.parametrize("level", ["restricted", "embargoed", "metadata-only"])
+def test_a_closed_main_file_is_never_offered_nor_previewed(client, level):
+    """The landing page asks archive/access/policy.py (through the page's file rows): a
+    file the reader may not have has no Download and no preview; the page offers what the
+    access section offers (a request for a copy) instead."""
+    from datetime import date
+
+    from archive.models import Item
+
+    item = make.item(("relatório.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
+                     dc=REPORT)
+    Item.objects.filter(pk=item.pk).update(
+        access_rights=level, embargo_until=date(2099, 1, 1) if level == "embargoed" else None)
+    page = client.get(f"/items/{item.ibi}", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert 'class="download"' not in page and 'class="preview"' not in page
+    assert f"/col/{item.ibi}/doc/" not in page
+    if level != "metadata-only":
+        assert f'href="/items/{item.ibi}/request"' in page

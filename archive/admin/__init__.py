@@ -4,8 +4,9 @@ Django's admin autodiscovery imports this package; each module registers its own
 - items: deposit, describe, link and tombstone items (forms: the deposit form).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
+- access: requests for a copy and their answers, secret links, the audit trail of reads.
 """
-from . import items, resolver  # noqa: F401  (register their ModelAdmins)
+from . import access, items, resolver  # noqa: F401  (register their ModelAdmins)
 
 # Nothing: the admin is reached through its site, never imported by another package.
 __all__: list[str] = []

@@ -156,16 +156,26 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                     "2013-09-04, 2013/2014; one per line"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
 
+    restricted_files = forms.CharField(
+        label=_("Restricted files"), required=False,
+        widget=forms.Textarea(attrs={"rows": 1, "cols": 60}),
+        help_text=_("names of files closed to the public even when the item is open (a "
+                    "public article with a restricted dataset), one per line"))
+
     class Meta:
         model = Item
         fields = ["title", "language", "target_file", "transferable", "previous_edition",
-                  "translation_of"]
+                  "translation_of", "access_rights", "embargo_until", "access_reason"]
         widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"})}
         help_texts = {
             "target_file": _("the name of one of the files; default: the first"),
             "language": _("the original language, as a BCP 47 tag: pick one or type any tag, "
                           "e.g. pt-BR"),
             "transferable": _("unticked: this Original never migrates to another Archive"),
+            "embargo_until": _("with embargoed only: the first day the files open to all "
+                               "(YYYY-MM-DD); the item opens itself that day"),
+            "access_reason": _("why the files are not open, e.g. a patent pending; shown "
+                               "on the landing page"),
         }
 
     LINKS = ("previous_edition", "translation_of")
@@ -176,10 +186,20 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         self._unknown_links = self._links_by_ibi()
         if "upload" in self.fields:
             self.fields["upload"].required = self.adding
+        if "access_rights" in self.fields:
+            self.fields["access_rights"].required = False
         creator = self.fields[dc_field_name("creator")]
         creator.help_text = _("one per line; an ORCID iD after a bar: "
                               "Banon, Gerald | 0000-0002-1825-0097")
         if not self.adding:
+            names = [f.name for f in self.instance.files.all()]
+            self.fields["restricted_files"] = forms.MultipleChoiceField(
+                label=_("Restricted files"), required=False, choices=[(n, n) for n in names],
+                widget=forms.CheckboxSelectMultiple,
+                help_text=_("closed to the public even when the item is open (a public "
+                            "article with a restricted dataset)"))
+            self.initial["restricted_files"] = [
+                f.name for f in self.instance.files.all() if f.restricted]
             for element in DC_ELEMENTS:
                 self.initial.setdefault(dc_field_name(element),
                                         "\n".join(self.instance.dc(element)))
@@ -248,8 +268,33 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 raise forms.ValidationError(str(exc)) from None
         return dates
 
+    def clean_access_rights(self) -> str:
+        """The level chosen; none sent (a form posted by a script): the item's, else open."""
+        return self.cleaned_data.get("access_rights") or (
+            "open" if self.adding else self.instance.access_rights)
+
+    def clean_restricted_files(self) -> list[str]:
+        value = self.cleaned_data.get("restricted_files") or []
+        return [line.strip() for line in value.splitlines() if line.strip()] \
+            if isinstance(value, str) else list(value)
+
+    def _clean_access(self, cleaned: dict) -> None:
+        """The access level's rules, as the services check them, as errors of its fields."""
+        if "access_rights" not in cleaned:
+            return
+        try:
+            services.clean_access(rights=cleaned["access_rights"],
+                                  embargo_until=cleaned.get("embargo_until"),
+                                  reason=cleaned.get("access_reason", ""),
+                                  current=None if self.adding else self.instance)
+        except services.ServiceError as exc:
+            self.add_error("embargo_until" if self.data.get("embargo_until")
+                           or cleaned["access_rights"] == "embargoed" else "access_rights",
+                           str(exc))
+
     def clean(self) -> dict:
         cleaned = super().clean()
+        self._clean_access(cleaned)
         for field, value in self._unknown_links.items():
             self.add_error(field, _("no item here has the IBI %(ibi)r") % {"ibi": value})
         existing = set() if self.adding else set(self.instance.files.values_list("name",
@@ -315,17 +360,23 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
         uploads = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
                    for f in data.get("upload") or []]
+        access = services.Access(data["access_rights"], data.get("embargo_until"),
+                                 data.get("access_reason", ""))
         if self.adding:
             return services.item_deposit(
                 title=data["title"], uploads=uploads, target_file=data["target_file"],
                 language=data["language"], previous_edition=data.get("previous_edition"),
                 translation_of=data.get("translation_of"), dc=dc,
-                transferable=data["transferable"])
+                transferable=data["transferable"], access=access,
+                restricted_files=data.get("restricted_files") or ())
         item = self.instance
         if uploads:
             services.item_add_files(item=item, uploads=uploads)
         changes = {name: data[name] for name in ("title", "language", "target_file",
                                                  "translation_of", "transferable")
                    if name in data}
-        return services.item_update(item=item, dc=dc, **changes)
+        services.item_update(item=item, dc=dc, **changes)
+        return services.item_set_access(
+            item=item, rights=access.rights, embargo_until=access.embargo_until,
+            reason=access.reason, restricted_files=data.get("restricted_files"))
 

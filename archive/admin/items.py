@@ -13,6 +13,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -73,16 +74,35 @@ def autocomplete_view(request):
 admin.site.autocomplete_view = autocomplete_view
 
 
+# What each level does, for the librarian choosing it (the fieldset's description).
+ACCESS_LEVELS = format_lazy(
+    "<ul>{}</ul>", format_lazy("<li>{}</li>" * 4,
+                               _("<b>open</b>: every file is open to all (except the "
+                                 "restricted files below);"),
+                               _("<b>embargoed</b>: the files are closed until the embargo's "
+                                 "date, the first day they open to all by themselves; "
+                                 "readers may ask for a copy;"),
+                               _("<b>restricted</b>: the files are for librarians and for "
+                                 "holders of a secret link (one you make, or one an approved "
+                                 "request brings); readers may ask for a copy;"),
+                               _("<b>metadata only</b>: only the description is public; the "
+                                 "files, even their names, are for librarians alone.")))
+
+
 @admin.register(Item)
 class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
-    list_display = ["title", "ibi_column", "ibip_column", "state", "language", "updated"]
+    list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
+                    "updated"]
     list_display_links = ["title"]
-    list_filter = ["state", "language"]
+    list_filter = ["state", "access_rights", "language"]
     search_fields = ["ibi", "ibip", "title"]
     autocomplete_fields = ["previous_edition", "translation_of"]
     list_per_page = 50
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
+    access = (_("Access"), {
+        "fields": ["access_rights", "embargo_until", "access_reason", "restricted_files"],
+        "description": ACCESS_LEVELS})
 
     class Media:
         css = {"all": ["archive/admin.css"]}
@@ -105,6 +125,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                 (_("Links"), {"fields": ["previous_edition", "translation_of"],
                               "description": _("Find an item by its IBI (either form) or "
                                                "title. Editions are linked at deposit only.")}),
+                self.access,
                 self.dublin_core,
             ]
         editable = self.has_change_permission(request, obj)
@@ -113,6 +134,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                                               "created", "updated", "deleted_at"]}),
             (None, {"fields": ["title", "target_file", "language", "transferable"]}),
             (_("Files"), {"fields": ["file_table", "upload"] if editable else ["file_table"]}),
+            *([self.access] if editable else []),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
             # A view-only page (a tombstone) has no form fields to show the values in.
             self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
@@ -141,15 +163,18 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         rows = format_html_join("", (
             '<tr><td class="name"><a href="/{}">{}</a></td><td>{}</td><td class="bytes">{}</td>'
             '<td class="sha256"><code>{}</code></td><td class="type">{}</td>'
-            "<td{}>{}</td></tr>"), (
+            "<td>{}</td><td{}>{}</td></tr>"), (
             (quote(storage.file_key(obj.ibi, f.name)), breakable(f.name),
-             filesizeformat(f.size), f.size, f.sha256, f.content_type, *_fixity_cell(f))
+             filesizeformat(f.size), f.size, f.sha256, f.content_type,
+             _("restricted") if f.restricted else "", *_fixity_cell(f))
             for f in obj.files.order_by("name")))
         return format_html(
             '<div class="ibi-files-wrap"><table class="ibi-files"><thead><tr><th>{}</th>'
             '<th>{}</th><th class="bytes">{}</th><th class="sha256">{}</th>'
-            '<th class="type">{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table></div>',
-            _("name"), _("size"), _("bytes"), "sha256", _("content type"), _("fixity"), rows)
+            '<th class="type">{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody>'
+            "</table></div>",
+            _("name"), _("size"), _("bytes"), "sha256", _("content type"), _("access"),
+            _("fixity"), rows)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="",
                            obj=None):

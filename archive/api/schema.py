@@ -107,6 +107,24 @@ class CreatorFieldExtension(OpenApiSerializerFieldExtension):
         return {"anyOf": [*one["anyOf"], {"type": "array", "items": one}]}
 
 
+class AccessFieldExtension(OpenApiSerializerFieldExtension):
+    """An item's access in: an object of optional texts (in a multipart form, its JSON)."""
+
+    target_class = "archive.api.serializers.fields.AccessField"
+
+    def map_serializer_field(self, auto_schema: openapi.AutoSchema, direction: str) -> dict:
+        access = {"type": "object", "additionalProperties": False, "properties": {
+            "rights": {"type": "string",
+                       "enum": ["open", "embargoed", "restricted", "metadata-only"]},
+            "embargo_until": {"type": "string", "format": "date", "nullable": True,
+                              "description": "with embargoed: the first day the files "
+                                             "are open to all, after today"},
+            "reason": {"type": "string", "maxLength": 1000}}}
+        return access if direction == "response" else {
+            "anyOf": [access, {"type": "string", "description": "the object as JSON text "
+                                                                "(multipart)"}]}
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 

@@ -5,7 +5,7 @@ from csp.decorators import csp_update
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .views import copies, items
+from .views import copies, items, links
 
 
 class ItemIbiConverter:
@@ -32,6 +32,8 @@ urlpatterns = [
          name="item-statistics"),
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
+    path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
+    path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view: Swagger UI's start-up script is a file of its own, not inline (the CSP);

@@ -41,6 +41,13 @@ Decisions where the standard leaves room:
   is answered with its tombstone whatever the verbs, so the resolver can say it was removed.
 * An item without files is reached at its landing page. ``clientinformation.ipaddress`` does
   not change the URLs.
+* A file not open to all (archive/access/policy.py: an embargoed, restricted or metadata-only
+  item's, or one marked restricted) is reached at the item's landing page, which offers
+  access: the answer names the landing page's URL where it would name the file's, and a
+  resolver redirects there, never to the file. A metadata-only item answers so for any file
+  path, held or not, so that no answer tells which names it holds. The file list
+  (``GetFileList``) lists the files open to all. The answer is everyone's (it is kept for
+  every reader): a librarian, or a secret link's holder, follows the landing page.
 * A Copy answers what it holds, marked state Copy, and names what its Original's relations
   reach but is not held here (`Item.origin_relations`, kept by preservation/copies.py): its
   ``ibi.nextedition``, its ``ibi.translation(xx)`` pairs, without URLs. A Copy whose Original
@@ -66,6 +73,7 @@ from datetime import UTC
 
 from django.conf import settings
 
+from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
@@ -119,9 +127,12 @@ def timestamp(item: Item) -> str:
 
 
 def item_url(item: Item, base: str | None) -> str:
+    """The URL of the item itself: its target file when open to all (`target_restricted`, read
+    with the item by deposit/selectors.py; unknown counts as closed), else its landing page."""
     if item.is_archive_service:
         return links.service_url(item.ibi, base)
-    if item.target_file:
+    if item.target_file and policy.is_open(item.access_rights,
+                                           getattr(item, "target_restricted", True)):
         return links.file_url(item.ibi, item.target_file, base)
     return links.landing_url(item.ibi, base)
 
@@ -133,7 +144,7 @@ class _Urls:
     base: str | None
     file_list: bool
     file_name: str | None
-    with_file: set[int]
+    with_file: dict[int, bool]  # item id → whether its file of that name is restricted
 
     def __call__(self, node: Node) -> str | None:
         item = node.item
@@ -147,8 +158,12 @@ class _Urls:
         if self.file_list:  # the verb list prevails over the file path
             return None if item.is_archive_service else links.file_list_url(item.ibi, self.base)
         if self.file_name is not None:
+            if item.access_rights == policy.METADATA_ONLY:
+                return links.landing_url(item.ibi, self.base)  # held or not: no name told
             if item.pk not in self.with_file:
                 return None
+            if not policy.is_open(item.access_rights, self.with_file[item.pk]):
+                return links.landing_url(item.ibi, self.base)
             return links.file_url(item.ibi, self.file_name, self.base)
         return item_url(item, self.base)
 
@@ -246,7 +261,7 @@ def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_l
         answer["ibi.nextedition"] = following
     nodes = [found for pattern in patterns for found in expand(related, pattern)]
     file_name = _file_name(filepath)
-    with_file: set[int] = set()
+    with_file: dict[int, bool] = {}
     if file_name and not file_list:
         with_file = selectors.items_with_file(
             {n.item.pk for _, n in nodes

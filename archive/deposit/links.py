@@ -10,7 +10,7 @@ IBI_RESOLVER_URL when one is configured, else this Archive.
 """
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from django.conf import settings
 
@@ -65,3 +65,9 @@ def metadata_url(ibi: str, base: str | None = None, fmt: str = "") -> str:
         return f"{base_url(base)}/items/{ibi}/oai_dc.xml"
     suffix = f"metadata/{fmt}" if fmt else "metadata"
     return f"{base_url(base)}/items/{ibi}/{suffix}"
+
+
+def secret_link_url(ibi: str, token: str, base: str | None = None) -> str:
+    """A secret link (archive/access/): the landing page with its token, ``?token=…``, which
+    the page passes on to the files it opens."""
+    return f"{landing_url(ibi, base)}?{urlencode({'token': token})}"

@@ -91,19 +91,26 @@ def chain_known_whole(chain: list[Item]) -> bool:
 # SQLite and PostgreSQL both read, over the columns the models define.
 
 _TABLE = Item._meta.db_table
-_ITEM_SQL = (f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {_TABLE} i "
-             f"LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id "
+# Whether the item's target file is restricted (NULL: no such file), for the URL its answer
+# gives (archive_service/answers.py asks archive/access/policy.py).
+_TARGET = (f"(SELECT f.restricted FROM {ItemFile._meta.db_table} f "
+           "WHERE f.item_id = {a}.id AND f.name = {a}.target_file) AS target_restricted")
+_ITEM_SQL = (f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip, {_TARGET.format(a='i')} "
+             f"FROM {_TABLE} i LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id "
              "WHERE i.{field} IN ({marks}) ORDER BY i.id LIMIT 1")
 # A bare boolean, not "= %s": SQLite then reads the partial index one_archive_service.
 _SERVICE_SQL = f"SELECT * FROM {_TABLE} WHERE is_archive_service LIMIT 1"
-_NEWEST_SQL = (f"SELECT i.* FROM {_TABLE} i WHERE i.edition_family IN ({{marks}}) "
+_NEWEST_SQL = (f"SELECT i.*, {_TARGET.format(a='i')} FROM {_TABLE} i "
+               "WHERE i.edition_family IN ({marks}) "
                f"AND i.edition_number = (SELECT MAX(j.edition_number) FROM {_TABLE} j "
                "WHERE j.edition_family = i.edition_family)")
-_FAMILY_SQL = f"SELECT * FROM {_TABLE} WHERE id IN ({{marks}}) OR translation_of_id IN ({{marks}})"
+_FAMILY_SQL = (f"SELECT i.*, {_TARGET.format(a='i')} FROM {_TABLE} i "
+               "WHERE i.id IN ({marks}) OR i.translation_of_id IN ({marks})")
 _SERVICE_AND_ITEM_SQL = (
-    f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip FROM {_TABLE} i "
-    f"LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id WHERE i.{{field}} IN ({{marks}}) "
-    f"UNION ALL SELECT s.*, NULL, NULL FROM {_TABLE} s WHERE s.is_archive_service")
+    f"SELECT i.*, n.ibi AS next_ibi, n.ibip AS next_ibip, {_TARGET.format(a='i')} "
+    f"FROM {_TABLE} i LEFT JOIN {_TABLE} n ON n.previous_edition_id = i.id "
+    "WHERE i.{field} IN ({marks}) "
+    f"UNION ALL SELECT s.*, NULL, NULL, NULL FROM {_TABLE} s WHERE s.is_archive_service")
 
 
 def _marks(values: list) -> str:
@@ -164,10 +171,11 @@ def translation_families(items: Iterable[Item]) -> list[Item]:
     return sorted(rows, key=lambda row: row.pk)
 
 
-def items_with_file(item_ids: Iterable[int], name: str) -> set[int]:
-    """Which of these items hold a file with exactly this name: one query."""
-    return set(ItemFile.objects.filter(item_id__in=list(item_ids), name=name)
-               .values_list("item_id", flat=True))
+def items_with_file(item_ids: Iterable[int], name: str) -> dict[int, bool]:
+    """Which of these items hold a file with exactly this name, and whether it is restricted
+    there: one query."""
+    return dict(ItemFile.objects.filter(item_id__in=list(item_ids), name=name)
+                .values_list("item_id", "restricted"))
 
 
 # The previous edition and the family's languages of one item, in one query: this runs on every

@@ -6,10 +6,12 @@ crash leaves at worst orphan files under a never-committed IBI, which `manage.py
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import IO
+from datetime import date
+from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
@@ -22,6 +24,7 @@ from ..identifiers import orcid
 from ..identifiers.minting import mint
 from ..models import (
     DC_ELEMENTS,
+    AccessRights,
     DcValue,
     Item,
     ItemFile,
@@ -227,6 +230,117 @@ def _full_clean(item: Item) -> None:
             f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())) from None
 
 
+# -- Access: who may read the files (archive/access/policy.py decides for every channel) -------
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()  # a field of set_access left as it is
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+@dataclass(frozen=True)
+class Access:
+    """An item's access as the edges give it: a level of AccessRights (COAR), the first day
+    an embargo is over (a date or its ISO text, only with "embargoed"), and why."""
+
+    rights: str = AccessRights.OPEN
+    embargo_until: date | str | None = None
+    reason: str = ""
+
+
+def _embargo_day(value: date | str | None) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    text = value.strip() if isinstance(value, str) else value
+    try:
+        if not isinstance(text, str) or not _DAY.fullmatch(text):
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ServiceError(_("embargo_until %(value)r is not a date: write it as YYYY-MM-DD")
+                           % {"value": value}) from None
+
+
+def clean_access(*, rights: str = UNSET, embargo_until: date | str | None = UNSET,
+                 reason: str = UNSET, current: Item | None = None,
+                 today: date | None = None) -> tuple[str, date | None, str]:
+    """(level, embargo's first open day, reason) of an item's access, from what is given and,
+    for what is not, `current`'s: a level other than "embargoed" drops a stored date. Refused
+    with the reason (a ServiceError, nothing changed): an unknown level, a malformed date,
+    "embargoed" without a date, a date with another level, an embargo that would end today or
+    before (a date already stored may stay, until liftembargoes opens the item)."""
+    today = today or timezone.localdate()
+    level = rights if rights is not UNSET else (
+        current.access_rights if current is not None else AccessRights.OPEN)
+    if level not in AccessRights.values:
+        raise ServiceError(_("%(value)r is not an access level: one of %(levels)s") % {
+            "value": level, "levels": ", ".join(AccessRights.values)})
+    stored = current.embargo_until if current is not None else None
+    if embargo_until is UNSET:
+        day = stored if level == AccessRights.EMBARGOED else None
+    else:
+        day = _embargo_day(embargo_until)
+    if level == AccessRights.EMBARGOED and day is None:
+        raise ServiceError(_("an embargoed item needs embargo_until, the first day its files "
+                             "are open to all (YYYY-MM-DD)"))
+    if level != AccessRights.EMBARGOED and day is not None:
+        raise ServiceError(_("embargo_until goes with the access level embargoed only, not "
+                             "with %(level)s") % {"level": level})
+    if day is not None and day != stored and day <= today:
+        raise ServiceError(_("embargo_until %(day)s is not after today (%(today)s): an "
+                             "embargo ends on a day to come") % {
+            "day": day.isoformat(), "today": today.isoformat()})
+    if reason is UNSET:
+        reason = current.access_reason if current is not None else ""
+    reason = _clean_text(_("reason"), reason or "")
+    limit = Item._meta.get_field("access_reason").max_length
+    if len(reason) > limit:
+        raise ServiceError(_("the reason is limited to %(count)d characters") % {"count": limit})
+    return level, day, reason
+
+
+def _clean_restricted(names: Iterable[str] | None, files: Iterable[str]) -> set[str] | None:
+    if names is None:
+        return None
+    known = set(files)
+    wanted = {_safe_name(_("restricted file"), name) for name in names}
+    if unknown := sorted(wanted - known):
+        raise ServiceError(_("restricted files %(names)s are not files of the item") % {
+            "names": ", ".join(repr(name) for name in unknown)})
+    return wanted
+
+
+@transaction.atomic
+def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | str | None = UNSET,
+                    reason: str = UNSET, restricted_files: Iterable[str] | None = None,
+                    on_saved: Callable[[Item], None] | None = None) -> Item:
+    """Set who may read an item's files: its level (what is not given stays; see
+    `clean_access`) and, when given, exactly which of its files are restricted. The item's
+    datestamp moves (harvesters and every kept answer see the change at once). For the admin,
+    the API, imports (a DSpace embargo or resource policy mapped onto a level) and copies."""
+    if item.is_deleted:
+        raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
+    if item.is_archive_service:
+        raise ServiceError(_("the archive service is open to all"))
+    level, day, reason = clean_access(rights=rights, embargo_until=embargo_until,
+                                      reason=reason, current=item)
+    files = list(item.files.all())
+    restricted = _clean_restricted(restricted_files, [f.name for f in files])
+    item.access_rights, item.embargo_until, item.access_reason = level, day, reason
+    item.save(update_fields=["access_rights", "embargo_until", "access_reason", "updated"])
+    if restricted is not None:
+        for file in files:
+            if file.restricted != (file.name in restricted):
+                file.restricted = file.name in restricted
+                file.save(update_fields=["restricted"])
+    if on_saved is not None:
+        on_saved(item)
+    return item
+
+
 def item_deposit(
     *,
     title: str,
@@ -238,9 +352,14 @@ def item_deposit(
     sha256: list[str] | None = None,
     dc: dict[str, Iterable[DcInput]] | None = None,
     transferable: bool = True,
+    access: Access | None = None,
+    restricted_files: Iterable[str] = (),
     on_saved: Callable[[Item], None] | None = None,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
+
+    `access` (open when None) and `restricted_files` (names among the files) say who may read
+    its files; they are checked before anything is stored (`clean_access`).
 
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
     item or not at all (idempotency.py links the client's key to the item so; every write here
@@ -256,9 +375,14 @@ def item_deposit(
         raise ServiceError(_("target_file %(name)r is not one of the files")
                            % {"name": target_file})
     metadata = _clean_metadata(dc)
+    access = access or Access()
+    level, day, reason = clean_access(rights=access.rights, embargo_until=access.embargo_until,
+                                      reason=access.reason)
+    restricted = _clean_restricted(restricted_files, names) or set()
     item = Item(title=title, language=clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
-                translation_of=translation_of, transferable=transferable)
+                translation_of=translation_of, transferable=transferable,
+                access_rights=level, embargo_until=day, access_reason=reason)
     _check_links(item)
     _full_clean(item)
     sums = _checksums(uploads, sha256)
@@ -274,6 +398,7 @@ def item_deposit(
             DcValue.objects.bulk_create(metadata)
             for f in files:
                 f.item = item
+                f.restricted = f.name in restricted
             ItemFile.objects.bulk_create(files)
             if on_saved is not None:
                 on_saved(item)
@@ -427,7 +552,12 @@ def ensure_archive_service() -> Item:
 
 
 # Dublin Core and files are edited through the item (admin form, API): no separate rights.
-LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item"]
+# Access: librarians answer requests for a copy (and delete them, for the readers' privacy),
+# make and revoke secret links, and read the audit trail, which no one changes.
+LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
+                         "view_accessrequest", "change_accessrequest", "delete_accessrequest",
+                         "view_accesslink", "add_accesslink", "change_accesslink",
+                         "view_accessread"]
 
 
 def ensure_librarians_group() -> Group:

@@ -83,7 +83,8 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
-        identifiers=[links.persistent_url(item.ibi, base_url(request))]))
+        identifiers=[links.persistent_url(item.ibi, base_url(request))],
+        access=(item.access_rights, item.embargo_until)))
 
 
 @dataclass(frozen=True)

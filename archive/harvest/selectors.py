@@ -84,7 +84,7 @@ def oai_items(*, start=None, end=None, oai_set: sets.OaiSet | None = None,
 # URLs): nothing else of the row is fetched.
 PAGE_FIELDS = ("id", "ibi", "ibip", "title", "language", "state", "source_archive", "created",
                "updated", "deleted_at", "deletion_reason", "edition_number",
-               "previous_edition_id", "translation_of_id")
+               "previous_edition_id", "translation_of_id", "access_rights", "embargo_until")
 
 
 def page(items: QuerySet[Item], after: tuple[datetime, int] | None, size: int) -> list[Item]:

@@ -15,7 +15,9 @@ name) and the IBIp follow as `alternateIdentifier`s of types `IBI` and `IBIp`::
     >>> '<resourceType resourceTypeGeneral="Report">Relatório técnico</resourceType>' in xml
     True
 
-Required properties with nothing to say get DataCite's own code for unknown values,
+Who may read the files is a `rights` of its own, the COAR access right with its URI (as
+OpenAIRE's guidelines write it), and an embargo's end is the `Available` date. Required
+properties with nothing to say get DataCite's own code for unknown values,
 `(:unav)`; a record with no year at all is published under the current year, as DataCite reads
 publicationYear ("the year the resource was made public") when nothing better is known.
 dc:relation values are not carried: free text names no relationType.
@@ -27,6 +29,7 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from ..access import policy
 from .record import Creator, Record
 from .vocabularies import is_language, kind, xml_text
 
@@ -158,6 +161,8 @@ def resource(record: Record) -> etree._Element:
         dates.append(("Updated", _day(record.updated)))
     if record.deleted_at is not None:
         dates.append(("Withdrawn", _day(record.deleted_at)))
+    if record.embargo_until is not None and not record.is_deleted:
+        dates.append(("Available", record.embargo_until.isoformat()))
     if dates:
         parent = _sub(root, "dates")
         for date_type, value in dates:
@@ -178,11 +183,12 @@ def resource(record: Record) -> etree._Element:
             _sub(parent, "format", value)
     _sub(root, "version", str(record.edition_number))
 
-    if rights := _clean(record.rights):
-        parent = _sub(root, "rightsList")
-        for value in rights:
-            uri = {"rightsURI": value} if value.lower().startswith(("http://", "https://")) else {}
-            _sub(parent, "rights", value, **uri)
+    parent = _sub(root, "rightsList")
+    for value in _clean(record.rights):
+        uri = {"rightsURI": value} if value.lower().startswith(("http://", "https://")) else {}
+        _sub(parent, "rights", value, **uri)
+    label, uri = access_right(record)
+    _sub(parent, "rights", label, rightsURI=uri)
     descriptions = [("Abstract", d) for d in _clean(record.descriptions)]
     if record.is_deleted and (reason := xml_text(record.deletion_reason).strip()):
         descriptions.append(("Other", reason))
@@ -191,6 +197,14 @@ def resource(record: Record) -> etree._Element:
         for description_type, text in descriptions:
             _sub(parent, "description", text, descriptionType=description_type)
     return root
+
+
+def access_right(record: Record) -> tuple[str, str]:
+    """(label, URI) of the COAR access right of a record: its level, metadata only for a
+    tombstone, and for an open item without a file open to all."""
+    if record.is_deleted or (record.access_rights == policy.OPEN and not record.files):
+        return policy.coar(policy.METADATA_ONLY)
+    return policy.coar(record.access_rights)
 
 
 def to_bytes(record: Record) -> bytes:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 
 from lxml import etree
 
+from ..access import policy
 from .record import Creator, Record
 
 NS_OAI_DC = "http://www.openarchives.org/OAI/2.0/oai_dc/"
@@ -39,23 +40,29 @@ def xml_text(value: object) -> str:
 def item_values(item, *, identifiers: Iterable[str] = ()) -> dict[str, list[str]]:
     """Element → values of an item (uses its prefetched Dublin Core rows); see `values_of`."""
     return values_of(item.title, item.language, item.created,
-                     {name: item.dc(name) for name in ELEMENTS}, identifiers=identifiers)
+                     {name: item.dc(name) for name in ELEMENTS}, identifiers=identifiers,
+                     access=(item.access_rights, item.embargo_until))
 
 
 def values_of(title: str, language: str, created: datetime | None,
-              dc: Mapping[str, Iterable[str]], *, identifiers: Iterable[str] = ()
-              ) -> dict[str, list[str]]:
+              dc: Mapping[str, Iterable[str]], *, identifiers: Iterable[str] = (),
+              access: tuple[str, date | None] | None = None) -> dict[str, list[str]]:
     """Element → values of an item's record, from its title, language, deposit date and stored
     Dublin Core (`dc`: element → values; its title and language elements are not read).
 
     `identifiers` (the persistent URL, …) come first among dc:identifier; the deposit date
-    stands in for dc:date when the depositor gave none::
+    stands in for dc:date when the depositor gave none. `access` (the item's level and the
+    end of its embargo) adds its COAR access right to dc:rights and, for an embargo, the
+    date it ends as the OpenAIRE/DRIVER guidelines write it in dc:date::
 
-        >>> from datetime import UTC, datetime
+        >>> from datetime import UTC, date, datetime
         >>> v = values_of("A", "en", datetime(2020, 1, 2, tzinfo=UTC), {"identifier": ["x"]},
         ...               identifiers=["http://urlib.net/y"])
         >>> v["title"], v["date"], v["identifier"], v["language"]
         (['A'], ['2020-01-02'], ['http://urlib.net/y', 'x'], ['en'])
+        >>> v = values_of("A", "", None, {}, access=("embargoed", date(2027, 3, 1)))
+        >>> v["rights"], v["date"]
+        (['http://purl.org/coar/access_right/c_f1cf'], ['info:eu-repo/date/embargoEnd/2027-03-01'])
     """
     values: dict[str, list[str]] = {name: list(dc.get(name, ())) for name in ELEMENTS
                                     if name not in ("title", "language")}
@@ -64,6 +71,11 @@ def values_of(title: str, language: str, created: datetime | None,
     values["identifier"] = [*identifiers, *values["identifier"]]
     if not values["date"] and created:
         values["date"] = [created.date().isoformat()]
+    if access is not None:
+        level, embargo_until = access
+        values["rights"].append(policy.coar(level)[1])
+        if level == policy.EMBARGOED and embargo_until is not None:
+            values["date"].append(f"info:eu-repo/date/embargoEnd/{embargo_until.isoformat()}")
     return values
 
 

@@ -19,16 +19,20 @@ Where the guidelines' schema (DataCite 4.1 vocabularies) lacks what kernel 4 say
 (`archive/metadata/datacite.py`), the nearest older term stands in: a translation
 `IsVariantFormOf` its original, and a withdrawal is no date (OAI-PMH says it). The identifier
 is the persistent URL (`identifierType="URL"`), the IBI and IBIp are alternate identifiers, as
-in DataCite. Every file here is served openly: an item with files is open access
-(`c_abf2`), one without (or a tombstone) metadata only (`c_14cb`).
+in DataCite. The access right is the item's level as a COAR access right (`c_abf2` open,
+`c_f1cf` embargoed, `c_16ec` restricted, `c_14cb` metadata only; an open item without a file
+open to all, or a tombstone, is metadata only), an embargo's period the guidelines'
+`Accepted` (its start: the deposit) and `Available` (its end) dates, and only the files open
+to all are listed (`oaire:file`): no URL is given of a file a harvester may not read.
 """
 from __future__ import annotations
 
 from lxml import etree
 
-from .datacite import UNKNOWN, identifiers, issued
+from ..access import policy
+from .datacite import UNKNOWN, access_right, identifiers, issued
 from .record import Creator, Record
-from .vocabularies import COAR_ACCESS, is_language, kind, xml_text
+from .vocabularies import is_language, kind, xml_text
 
 NS = "http://namespace.openaire.eu/schema/oaire/"
 NS_DATACITE = "http://datacite.org/schema/kernel-4"
@@ -36,8 +40,7 @@ NS_DC = "http://purl.org/dc/elements/1.1/"
 NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
 SCHEMA = "https://www.openaire.eu/schema/repo-lit/4.0/openaire.xsd"
 NSMAP = {"oaire": NS, "datacite": NS_DATACITE, "dc": NS_DC, "xsi": NS_XSI}
-OPEN_ACCESS = ("open access", COAR_ACCESS + "c_abf2")
-METADATA_ONLY = ("metadata only access", COAR_ACCESS + "c_14cb")
+OPEN_ACCESS = policy.coar(policy.OPEN)
 ORCID = "https://orcid.org"
 # OpenAIRE's objectType of a file, by the kind of the resource.
 OBJECT_TYPES = {"literature": "fulltext", "dataset": "dataset", "software": "software"}
@@ -105,7 +108,13 @@ def resource(record: Record) -> etree._Element:
     identifiers(root, record, translation="IsVariantFormOf")
 
     published = issued(record)
-    _dcite(_dcite(root, "dates"), "date", published, dateType="Issued")
+    dates = _dcite(root, "dates")
+    if record.embargo_until is not None and not record.is_deleted:
+        # The embargo period (the guidelines' "Embargo Period Date"): from the deposit on.
+        start = record.created.date().isoformat() if record.created else published
+        _dcite(dates, "date", start, dateType="Accepted")
+        _dcite(dates, "date", record.embargo_until.isoformat(), dateType="Available")
+    _dcite(dates, "date", published, dateType="Issued")
     if code := language_code(record.language):
         _dc(root, "language", code)
     if publisher := xml_text(record.publisher).strip():
@@ -117,7 +126,7 @@ def resource(record: Record) -> etree._Element:
     for value in _clean(record.formats) or sorted({f.content_type for f in record.files}):
         _dc(root, "format", value)
     _dcite(root, "identifier", record.persistent_url, identifierType="URL")
-    access, access_uri = OPEN_ACCESS if record.files and not record.is_deleted else METADATA_ONLY
+    access, access_uri = access_right(record)
     _dcite(root, "rights", access, rightsURI=access_uri)
     if subjects := _clean(record.subjects):
         parent = _dcite(root, "subjects")

@@ -13,7 +13,7 @@ same thing of an item::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,11 @@ class Record:
     identifiers: tuple[str, ...] = ()  # other dc:identifier values (a report number, …)
     relations: tuple[str, ...] = ()
     formats: tuple[str, ...] = ()
+    # The files open to all (archive/access/policy.py): a Record is public, whoever reads it.
     files: tuple[FileRef, ...] = ()
+    # The item's access level (a COAR access right), and the first day an embargo is over.
+    access_rights: str = "open"
+    embargo_until: date | None = None
     created: datetime | None = None  # deposited (aware UTC)
     updated: datetime | None = None
     state: str = "Original"  # Original, Copy or Deleted

@@ -63,6 +63,9 @@ def to_dict(record: Record) -> dict:
              "name": f.name, "contentUrl": f.url, "encodingFormat": f.content_type,
              "contentSize": str(f.size), **({"sha256": f.sha256} if f.sha256 else {})}
             for f in record.files]
+    if not record.is_deleted:
+        # Whether the files may be read by anyone: only those open to all are listed above.
+        doc["isAccessibleForFree"] = record.access_rights == "open"
     if record.is_deleted:
         doc["creativeWorkStatus"] = "Deleted"
     return doc

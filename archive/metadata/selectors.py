@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from django.db.models import Q
 
+from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
 from ..models import DcValue, Item, ItemFile
@@ -17,8 +18,8 @@ from .signposting import Link, Signposts
 
 # element → [(value, ORCID iD)] of one item, in the order of the deposit.
 Values = Mapping[str, Sequence[tuple[str, str]]]
-# (name, size, content type, SHA-256) of one file.
-FileRow = tuple[str, int, str, str]
+# (name, size, content type, SHA-256, restricted) of one file.
+FileRow = tuple[str, int, str, str, bool]
 
 
 def _neighbour(item: Item | None, base: str | None) -> str:
@@ -35,7 +36,7 @@ def record_of(item: Item, base: str | None = None) -> Record:
     values: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for value in item.dc_values.all():
         values[value.element].append((value.value, value.orcid))
-    files = [(f.name, f.size, f.content_type, f.sha256) for f in item.files.all()]
+    files = [(f.name, f.size, f.content_type, f.sha256, f.restricted) for f in item.files.all()]
     neighbours = (_neighbour(item.previous_edition, base), _neighbour(next_edition, base),
                   _neighbour(item.translation_of, base))
     return _record(item, values, files, neighbours, base)
@@ -43,7 +44,8 @@ def record_of(item: Item, base: str | None = None) -> Record:
 
 def _record(item: Item, values: Values, files: Sequence[FileRow],
             neighbours: tuple[str, str, str], base: str | None) -> Record:
-    """The Record of an item from what was read of it (record_of: one item, records_of: many)."""
+    """The Record of an item from what was read of it (record_of: one item, records_of: many).
+    Public whoever reads it: only the files open to all (access/policy.py `is_open`)."""
     def dc(element: str) -> tuple[str, ...]:
         return tuple(value for value, _ in values.get(element, ()))
 
@@ -59,7 +61,9 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
         edition_number=item.edition_number, previous_edition=previous_edition,
-        next_edition=next_edition, translation_of=translation_of)
+        next_edition=next_edition, translation_of=translation_of,
+        access_rights=item.access_rights,
+        embargo_until=item.embargo_until)
     if item.is_deleted:
         return Record(**common)
     return Record(
@@ -70,7 +74,8 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         relations=dc("relation"), formats=dc("format"),
         files=tuple(FileRef(name=name, url=links.file_url(item.ibi, name, base), size=size,
                             content_type=content_type, sha256=sha256)
-                    for name, size, content_type, sha256 in files))
+                    for name, size, content_type, sha256, restricted in files
+                    if policy.is_open(item.access_rights, restricted)))
 
 
 def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
@@ -95,7 +100,8 @@ def records_of(items: Sequence[Item], values: Mapping[int, Values],
     ids = [item.pk for item in items]
     files: dict[int, list[FileRow]] = defaultdict(list)
     for item_id, *row in (ItemFile.objects.filter(item_id__in=ids).order_by("name")
-                          .values_list("item_id", "name", "size", "content_type", "sha256")):
+                          .values_list("item_id", "name", "size", "content_type", "sha256",
+                                       "restricted")):
         files[item_id].append(tuple(row))
     wanted = {i.previous_edition_id for i in items} | {i.translation_of_id for i in items}
     wanted.discard(None)
@@ -138,12 +144,15 @@ def schema_type(record: Record) -> str:
 def persistent_url_links(ibi_text: str, base: str | None = None,
                          filepath: str = "") -> list[Link]:
     """The Signposting links of a persistent URL of an item held here: the item's (its files
-    within the header's limit), or with a file path that file's; [] for no such item."""
+    within the header's limit), or with a file path that file's when it is open to all (a
+    closed one's persistent URL leads to the landing page, and says what the page says); []
+    for no such item."""
     item = selectors.item_by_ibi(ibi_text, selectors.with_details(selectors.public_items()))
     if item is None:
         return []
     signposts = signposts_of(item, base)
-    if filepath and not item.is_deleted:
+    if filepath and not item.is_deleted and any(
+            f.name == filepath for f in signposts.record.files):
         return signposts.file(filepath, of_item=True)
     return signposts.landing(about_page=False, header=True)
 

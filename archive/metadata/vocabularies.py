@@ -32,7 +32,6 @@ from ..deposit.controlled import (  # noqa: F401  (the edges' one face of the vo
 )
 
 COAR_TYPE = "http://purl.org/coar/resource_type/"
-COAR_ACCESS = "http://purl.org/coar/access_right/"
 
 # Characters XML 1.0 cannot carry at all (lxml refuses them): dropped rather than failing.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -29,7 +29,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -43,7 +43,7 @@ from ..deposit import content_types, storage
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..identifiers.minting import exact_decimal
-from ..models import DC_ELEMENTS, DcValue, Item, ItemFile, MintingState
+from ..models import DC_ELEMENTS, AccessRights, DcValue, Item, ItemFile, MintingState
 
 FORMAT = "ibirepo-item/1"
 RECORD = "ibi-item.json"
@@ -70,12 +70,17 @@ def record_of(item: Item) -> dict:
         "edition_family": item.edition_family, "edition_number": item.edition_number,
         **{name: _time(getattr(item, name)) for name in _TIMES},
         "source_archive": item.source_archive,
+        # Who may read the files: a bag keeps the conditions as well as the bytes.
+        "access": {"rights": item.access_rights,
+                   "embargo_until": item.embargo_until.isoformat() if item.embargo_until
+                   else None, "reason": item.access_reason},
         "dc": {e: item.dc(e) for e in DC_ELEMENTS if item.dc(e)},
         # The creators' ORCID iDs, in the order of dc.creator ("" for none), when any is known.
         **({"creator_orcids": orcids} if any(orcids := [
             v.orcid for v in item.dc_values.all() if v.element == "creator"]) else {}),
         "files": [{"name": f.name, "size": f.size, "sha256": f.sha256,
-                   "content_type": f.content_type, "created": _time(f.created)}
+                   "content_type": f.content_type, "created": _time(f.created),
+                   "restricted": f.restricted}
                   for f in item.files.order_by("name")],
     }
 
@@ -233,6 +238,7 @@ def _create(record: dict, empty_before: bool) -> Item:
             "edition_family": record.get("edition_family") or record["ibi"],
             "edition_number": int(record.get("edition_number") or 1),
             "source_archive": record.get("source_archive", ""),
+            **_access(record.get("access") or {}),
             **{name: _when(record.get(name)) for name in _TIMES},
         }
         service = (Item.objects.select_for_update().filter(is_archive_service=True).first()
@@ -258,11 +264,23 @@ def _create(record: dict, empty_before: bool) -> Item:
         for row in record.get("files", []):
             made = ItemFile.objects.create(item=item, name=row["name"], size=row["size"],
                                            sha256=row["sha256"],
+                                           restricted=row.get("restricted") is True,
                                            content_type=content_types.stored_type(
                                                row["name"], row.get("content_type")))
             if row.get("created"):
                 ItemFile.objects.filter(pk=made.pk).update(created=_when(row["created"]))
     return item
+
+
+def _access(access: dict) -> dict:
+    """The access fields of a bag's record (a bag made before access levels: open). An
+    unknown level closes the files rather than opening them."""
+    rights = access.get("rights") or AccessRights.OPEN
+    day = access.get("embargo_until")
+    return {"access_rights": rights if rights in AccessRights.values
+            else AccessRights.METADATA_ONLY,
+            "embargo_until": date.fromisoformat(day) if day else None,
+            "access_reason": str(access.get("reason") or "")}
 
 
 def _link(records: list[dict]) -> None:

@@ -34,6 +34,11 @@ what the Original's Archive withdrew. A tombstone stays one.
 Refreshing (`refresh_copies`, hourly): every Copy is copied again from its source_archive; the
 record's timestamp (or anything else in it) differing from ours is what makes a run write.
 
+A Copy keeps its Original's access conditions (level, embargo, reason, restricted files), so
+this Archive serves to its readers exactly what the Original's serves: nothing of an embargoed
+item, until the Original's Archive lifts the embargo and a refresh brings the open level here
+(`manage.py liftembargoes` lifts Originals only; a Copy follows its Original).
+
 Migration (hand-over of an Original between Archives) is migration.py's, on top of copying.
 """
 from __future__ import annotations
@@ -283,6 +288,9 @@ def _desired(record: Record, source: str, relations: dict[str, str]) -> dict:
         "source_archive": source,
         "origin_timestamp": record.timestamp,
         "origin_relations": relations,
+        "access_rights": record.access_rights,
+        "embargo_until": record.embargo_until,
+        "access_reason": record.access_reason,
     }
 
 
@@ -341,8 +349,9 @@ def _full_clean(item: Item) -> None:
 
 
 def _files_differ(item: Item, record: Record) -> bool:
-    ours = set(item.files.values_list("name", "size", "sha256", "content_type"))
-    return ours != {(f.name, f.size, f.sha256, f.content_type) for f in record.files}
+    ours = set(item.files.values_list("name", "size", "sha256", "content_type", "restricted"))
+    return ours != {(f.name, f.size, f.sha256, f.content_type, f.restricted)
+                    for f in record.files}
 
 
 def _sync_files(item: Item, record: Record, now, verified: set[str]) -> list[str]:
@@ -353,14 +362,18 @@ def _sync_files(item: Item, record: Record, now, verified: set[str]) -> list[str
         if row is None:
             ItemFile.objects.create(item=item, name=name, size=remote.size,
                                     sha256=remote.sha256, content_type=remote.content_type,
-                                    checked_at=now)
+                                    restricted=remote.restricted, checked_at=now)
         elif (row.size, row.sha256, row.content_type) != (
                 remote.size, remote.sha256, remote.content_type) or name in verified:
             row.size, row.sha256, row.content_type = remote.size, remote.sha256, \
                 remote.content_type
+            row.restricted = remote.restricted
             row.checked_at, row.fixity_problem = now, ""  # its bytes were verified just now
-            row.save(update_fields=["size", "sha256", "content_type", "checked_at",
-                                    "fixity_problem"])
+            row.save(update_fields=["size", "sha256", "content_type", "restricted",
+                                    "checked_at", "fixity_problem"])
+        elif row.restricted != remote.restricted:
+            row.restricted = remote.restricted
+            row.save(update_fields=["restricted"])
     dropped = sorted(set(rows) - set(wanted))
     item.files.filter(name__in=dropped).delete()
     return dropped

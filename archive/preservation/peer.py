@@ -9,6 +9,12 @@ Files are fetched from the peer's own download path (`<base>/col/<rep>/doc/<name
 here from the base URL the operator gave, never from a URL in the answer. The request carries
 `Range: bytes=0-`: a copy is not a reader, and the peer counts only full 200 downloads.
 
+A copy keeps the item's access conditions (its level, embargo, reason, restricted files).
+Files not open to all leave the other Archive only to an Archive it authenticates: the
+record and the files are asked with the API token IBI_PEER_TOKENS names for that Archive (an
+account its `manage.py createpeer` made, which reads every file; its reads are in its audit
+trail). Without a token an item whose files are not all open is refused, never copied half.
+
 A base URL typed by a librarian is a request this server makes on their behalf, so
 (server-side request forgery):
 
@@ -31,7 +37,7 @@ import json
 import logging
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -42,7 +48,7 @@ from django.utils.translation import gettext as _
 from ..deposit import content_types, limits, storage
 from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
-from ..models import DC_ELEMENTS, Item, RegisteredArchive
+from ..models import DC_ELEMENTS, AccessRights, Item, RegisteredArchive
 from ..protocol import client as guarded
 
 logger = logging.getLogger(__name__)
@@ -72,6 +78,7 @@ class RemoteFile:
     size: int
     sha256: str
     content_type: str
+    restricted: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,9 @@ class Record:
     deleted_at: datetime | None
     source_archive: str
     creator_orcids: tuple[str, ...] = ()  # ORCID iD of each creator in order ("" for none)
+    access_rights: str = AccessRights.OPEN
+    embargo_until: date | None = None
+    access_reason: str = ""
 
 
 def base_url(text: str) -> str:
@@ -171,9 +181,17 @@ def item_api_url(base: str, ibi: str) -> str:
     return f"{base}/api/items/{quote(ibi, safe='/')}"
 
 
-def get_json(http: httpx.Client, url: str, what: str) -> dict:
+def credentials(base: str) -> dict[str, str]:
+    """The Authorization header this Archive shows the Archive at `base` (IBI_PEER_TOKENS),
+    or none."""
+    token = settings.IBI_PEER_TOKENS.get(base.rstrip("/"))
+    return {"Authorization": f"Token {token}"} if token else {}
+
+
+def get_json(http: httpx.Client, url: str, what: str,
+             headers: dict[str, str] | None = None) -> dict:
     try:
-        with http.stream("GET", url, headers={"Accept": "application/json"},
+        with http.stream("GET", url, headers={"Accept": "application/json", **(headers or {})},
                          follow_redirects=False) as response:
             status = response.status_code
             body = _read_capped(response, what, url) if status == 200 else b""
@@ -257,16 +275,51 @@ def _file(data) -> RemoteFile:
         limits.check_size(name, size)
     except limits.LimitExceeded as exc:
         raise PeerError(str(exc)) from None
+    if sha is None:
+        raise PeerError(_("%(name)s is not open to all, and the other Archive did not let this "
+                          "one read it: ask it for a token (its manage.py createpeer) and name "
+                          "it in IBI_PEER_TOKENS") % {"name": name})
     if not isinstance(sha, str) or len(sha) != 64 or set(sha) - set("0123456789abcdef"):
         raise PeerError(_("%(name)s: sha256 is not 64 lower-case hexadecimal digits")
                         % {"name": name})
     content_type = _text(data, "content_type", required=False, limit=255)
+    restricted = data.get("restricted", False)
+    if not isinstance(restricted, bool):
+        raise PeerError(_("%(name)s: restricted is not true or false") % {"name": name})
     # The other Archive's type is a claim like a client's: the same rule as a deposit here.
-    return RemoteFile(name, size, sha, content_types.stored_type(name, content_type))
+    return RemoteFile(name, size, sha, content_types.stored_type(name, content_type),
+                      restricted)
 
 
-def parse_record(data: dict, asked: str) -> Record:
-    """A Record from an item JSON, checked to be the item asked for (either IBI form)."""
+def _access(data, authenticated: bool) -> tuple[str, date | None, str]:
+    """(level, embargo's first open day, reason) of a record (absent: a peer of an older
+    version, whose files are all open)."""
+    if data is None:
+        return AccessRights.OPEN, None, ""
+    if not isinstance(data, dict):
+        raise PeerError(_("the record's access is not an object"))
+    rights, day = data.get("rights"), data.get("embargo_until")
+    if rights not in AccessRights.values:
+        raise PeerError(_("the record's access level %(rights)r is not one of %(values)s")
+                        % {"rights": rights, "values": AccessRights.values})
+    try:
+        day = date.fromisoformat(day) if day is not None else None
+    except (TypeError, ValueError):
+        raise PeerError(_("the record's embargo_until %(day)r is not a date") % {"day": day}
+                        ) from None
+    if (rights == AccessRights.EMBARGOED) != (day is not None):
+        raise PeerError(_("the record's embargo_until does not go with its level %(rights)s")
+                        % {"rights": rights})
+    if rights == AccessRights.METADATA_ONLY and not authenticated:
+        raise PeerError(_("the files of a metadata-only item are shown to no one but the "
+                          "other Archive's librarians: ask it for a token (its manage.py "
+                          "createpeer) and name it in IBI_PEER_TOKENS"))
+    return rights, day, _text(data, "reason", required=False)
+
+
+def parse_record(data: dict, asked: str, *, authenticated: bool = False) -> Record:
+    """A Record from an item JSON, checked to be the item asked for (either IBI form);
+    `authenticated`: asked with a token, so that every file is shown."""
     rep, ibip = _text(data, "ibi", limit=255), _text(data, "ibip", limit=128)
     try:
         rep_parsed, ibip_parsed, asked_parsed = map(ibilib.parse, (rep, ibip, asked))
@@ -310,6 +363,8 @@ def parse_record(data: dict, asked: str) -> Record:
     transferable = data.get("transferable", True)
     if not isinstance(transferable, bool):
         raise PeerError(_("the record's transferable is not true or false"))
+    access = _access(data.get("access"), authenticated) if state != Item.State.DELETED \
+        else (AccessRights.OPEN, None, "")
     return Record(
         ibi=rep, ibip=ibip, state=state, title=_text(data, "title"),
         language=_text(data, "language", required=False, limit=35),
@@ -321,7 +376,8 @@ def parse_record(data: dict, asked: str) -> Record:
         translations=tuple(_ibi_or_none(t) for t in translations),
         deleted_at=_moment(data, "deleted_at", required=False),
         source_archive=_text(data, "source_archive", required=False, limit=255),
-        creator_orcids=_creator_orcids(data.get("creators"), dc["creator"]))
+        creator_orcids=_creator_orcids(data.get("creators"), dc["creator"]),
+        access_rights=access[0], embargo_until=access[1], access_reason=access[2])
 
 
 def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -341,8 +397,10 @@ def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def fetch_record(http: httpx.Client, base: str, ibi: str) -> Record:
-    """GET <base>/api/items/<ibi>, checked."""
-    return parse_record(get_json(http, item_api_url(base, ibi), f"item {ibi}"), ibi)
+    """GET <base>/api/items/<ibi> (with this Archive's token there, if any), checked."""
+    shown = credentials(base)
+    return parse_record(get_json(http, item_api_url(base, ibi), f"item {ibi}", shown), ibi,
+                        authenticated=bool(shown))
 
 
 def file_url(base: str, rep: str, name: str) -> str:
@@ -366,7 +424,7 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile
         return _verified(temp, remote)
     try:
         digest, size = hashlib.sha256(), 0
-        with http.stream("GET", url, headers={"Range": "bytes=0-"},
+        with http.stream("GET", url, headers={"Range": "bytes=0-", **credentials(base)},
                          follow_redirects=True) as response:
             if response.status_code not in (200, 206) or (
                     response.status_code == 206

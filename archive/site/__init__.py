@@ -2,9 +2,11 @@
 
 - views: home, search, an item's landing, files and metadata pages.
 - downloads: /col/<repository name>/doc/<file>.
+- access: the 403 page of a closed file, and /items/<repository name>/request, the form a
+  reader asks for a copy with.
 - months: the month names Brazilian Portuguese writes in lower case (catalogue only).
 - metadata_formats: /items/<repository name>/metadata/<format>, an item's record per format.
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 """
-__all__ = ["downloads", "indexing", "linksets", "metadata_formats", "views"]
+__all__ = ["access", "downloads", "indexing", "linksets", "metadata_formats", "views"]

@@ -28,6 +28,13 @@ What this view promises, and why:
 - A full download — a 200 GET, or a GET without Range redirected to S3 — counts one download
   (archive/accesses/counter.py: off the request, robots and double clicks left out). HEAD,
   304 and partial requests count nothing.
+- A file not open to all (archive/access/policy.py) is served only to whom the policy lets
+  read it: a librarian, another Archive's account copying (an API token), the holder of a
+  secret link to its item (``?token=``). Anyone else gets 403, a page offering access
+  (site/access.py), before anything of the file is looked at: no ETag, no size, no checksum,
+  no presigned URL, no X-Accel-Redirect. A metadata-only item answers so for any name, held
+  or not. Each GET of a closed file that is served is recorded in the audit trail (who or
+  which link, when; no address), and kept by no cache.
 """
 from __future__ import annotations
 
@@ -54,14 +61,18 @@ from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
+from ..access import policy
+from ..access import services as access
 from ..accesses import counter as access_counter
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key
 from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
+from ..web import readers
 from ..web.addresses import base_url
 from ..web.throttling import client_ip
+from .access import closed
 
 logger = logging.getLogger(__name__)
 
@@ -111,8 +122,9 @@ def disposition(name: str, *, attachment: bool) -> str:
         "filename": fallback, "filename*": "UTF-8''" + quote(name, safe="!#$&+^`|~")})
 
 
-def _find(rest: str) -> ItemFile:
-    """The ItemFile named by `<4 segments of the repository name>/doc/<file>`, or 404."""
+def _find(rest: str) -> tuple[Item, ItemFile | None]:
+    """The item named by `<4 segments of the repository name>/doc/<file>` (or 404), and its
+    file of that name, or None."""
     parts = rest.split("/")
     if len(parts) != 6 or parts[4] != "doc" or not all(parts):
         raise Http404("not a path of the form col/<repository name>/doc/<file>")
@@ -130,10 +142,9 @@ def _find(rest: str) -> ItemFile:
         # bytes that are not UTF-8 percent-encoded, so read them as Latin-1 once more.
         legacy = unquote(name, encoding="latin-1")
         found = files.filter(name=legacy).first() if legacy != name else None
-    if found is None:
-        raise Http404("no such file")
-    found.item = item
-    return found
+    if found is not None:
+        found.item = item
+    return item, found
 
 
 class _Slice:
@@ -215,8 +226,29 @@ def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
 @xframe_options_sameorigin
 @require_safe
 def download(request: HttpRequest, rest: str) -> HttpResponse:
-    found = _find(rest)
+    item, found = _find(rest)
+    if found is None and (item.is_deleted or item.access_rights != policy.METADATA_ONLY):
+        raise Http404("no such file")
+    if item.is_deleted or (found is not None
+                           and policy.is_open(item.access_rights, found.restricted)):
+        return _signposted(request, found, _download(request, found))
+    # Closed to the public (or a name a metadata-only item may or may not hold).
+    reading = readers.reading(request, item)
+    if found is None or not policy.may_read(reading.reader, item.pk, item.access_rights,
+                                            found.restricted):
+        if found is None and reading.reader.privileged:
+            raise Http404("no such file")
+        return closed(request, item, reading)
     response = _download(request, found)
+    response["Cache-Control"] = "private, no-store"
+    if request.method == "GET" and response.status_code in (200, 206, 302):
+        access.record_read(item=item, file_name=found.name, user=reading.user,
+                           link=reading.link)
+    return _signposted(request, found, response)
+
+
+def _signposted(request: HttpRequest, found: ItemFile, response: HttpResponse
+                ) -> HttpResponse:
     if response.status_code in (200, 206, 302, 304):
         # FAIR Signposting of a content resource: its landing page, its own persistent URL,
         # and its item's signposts (a client that followed a persistent URL lands here).

@@ -16,11 +16,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.dateparse import parse_date
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
 from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
@@ -29,7 +31,9 @@ from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of, licence_of
 from ..models import DC_ELEMENTS, Item, validate_language
 from ..search import selectors as searching
+from ..web import readers
 from ..web.addresses import base_url
+from .access import closed
 
 PAGE_SIZE = 20
 # The Dublin Core elements as a reader reads their names (the element names stay in the XML).
@@ -154,9 +158,24 @@ def _day(value: str) -> datetime.date | None:
         return None
 
 
-def _files(request: HttpRequest, item: Item) -> list[dict]:
-    return [{"file": f, "url": links.file_url(item.ibi, f.name, base_url(request)),
-             "is_target": f.name == item.target_file} for f in item.files.all()]
+def _files(request: HttpRequest, item: Item, reading: readers.Reading) -> list[dict]:
+    """The files the page lists for this reader (archive/access/policy.py): none of a
+    metadata-only item but to librarians; a file the reader may not read without its URL
+    and checksum (`url` None), a closed one the reader may read (a librarian, a secret link)
+    with its link, the token passed on."""
+    reader, level = reading.reader, item.access_rights
+    if not policy.shows_files(reader, level):
+        return []
+    token = {"token": request.GET["token"]} if reading.link is not None else None
+    found = []
+    for f in item.files.all():
+        readable = policy.may_read(reader, item.pk, level, f.restricted)
+        url = links.file_url(item.ibi, f.name, base_url(request)) if readable else None
+        if url and token:
+            url = f"{url}?{urlencode(token)}"
+        found.append({"file": f, "url": url, "is_target": f.name == item.target_file,
+                      "closed": not policy.is_open(level, f.restricted)})
+    return found
 
 
 # What a search engine's snippet and a shared link's card show of an item: its description,
@@ -206,8 +225,23 @@ def _landing(item: Item, files: list[dict]) -> dict:
     }
 
 
-def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
-    files = _files(request, item)
+def _access(request: HttpRequest, item: Item, reading: readers.Reading,
+            files: list[dict]) -> dict:
+    """What the page says of the item's access: its level, and where to ask for a copy when
+    there is something closed to ask for and the reader cannot read it already."""
+    closed = [row for row in files if row["closed"]]
+    asks = (reading.reader.public and not item.is_deleted
+            and policy.opens_by_link(item.access_rights, [row["closed"] for row in files]))
+    return {"level": item.access_rights, "label": item.get_access_rights_display(),
+            "embargo_until": item.embargo_until, "reason": item.access_reason,
+            "closed": len(closed), "privileged": reading.reader.privileged,
+            "link": reading.link,
+            "request_url": reverse("archive:item_request", args=[item.ibi]) if asks else ""}
+
+
+def _context(request: HttpRequest, item: Item, today: datetime.date,
+             reading: readers.Reading) -> dict:
+    files = _files(request, item, reading)
     return {
         "item": item,
         "summary": _summary(item),
@@ -218,6 +252,8 @@ def _context(request: HttpRequest, item: Item, today: datetime.date) -> dict:
         "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
                for name in DC_ELEMENTS if item.dc(name)],
         "files": files,
+        "access": _access(request, item, reading, files),
+        "shows_files": policy.shows_files(reading.reader, item.access_rights),
         "editions": selectors.editions(item),
         "translations": list(item.translations.all()),
         "links": {"files": links.file_list_url(item.ibi, base_url(request)),
@@ -256,14 +292,19 @@ _pages = changes.Store(PAGES_KEPT)
 
 def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] | HttpResponse:
     """What an item's page shows, built once per process and kept under the collection's
-    change token (archive/db/changes.py, as the resolver keeps its answers):
-    the item with its details, the page's context and the Signposting Link header (the
-    landing page's and a tombstone's; "" for the other pages). Kept per view, IBI as written,
-    language, citation style, address the reader used and day (the citation says the day it
-    is read); the access statistics (templatetags/ibi_statistics.py), the CSRF token and the
-    page's own path are not kept: the template writes them for each request. A redirect to
-    the canonical URL or a 404 is not kept, nor a page with a style that does not exist."""
+    change token (archive/db/changes.py, as the resolver keeps its answers) for the public
+    (for a librarian or a secret link's holder built for them each time, never kept; a
+    secret link that opens nothing, expired, revoked or unknown, is answered 403 saying
+    which, site/access.py): the item with its details, the page's context and the
+    Signposting Link header (the landing page's and a tombstone's; "" for the other pages).
+    Kept per view, IBI as written, language, citation style, address the reader used and day
+    (the citation says the day it is read); the access statistics
+    (templatetags/ibi_statistics.py), the CSRF token and the page's own path are not kept:
+    the template writes them for each request. A redirect to the canonical URL or a 404 is
+    not kept, nor a page with a style that does not exist."""
     today = timezone.localdate()
+    if readers.has_token(request) or readers.privileged_user(request) is not None:
+        return _personal_page(request, ibi, view, today)
     asked = request.GET.get("style")
     try:
         style = cite.chosen_style(asked, get_language() or "en").key
@@ -283,10 +324,23 @@ def _page(request: HttpRequest, ibi: str, view: str) -> tuple[Item, dict, str] |
     return item, context, link
 
 
-def _built(request: HttpRequest, item: Item, today: datetime.date, *,
-           landing: bool) -> tuple[dict, str]:
+def _personal_page(request: HttpRequest, ibi: str, view: str, today: datetime.date
+                   ) -> tuple[Item, dict, str] | HttpResponse:
+    """An item's page for a librarian or a secret link's holder: never kept."""
+    item = _item(request, ibi, view)
+    if isinstance(item, HttpResponse):
+        return item
+    reading = readers.reading(request, item)
+    if reading.refused is not None and not item.is_deleted:
+        return closed(request, item, reading)
+    return (item, *_built(request, item, today, landing=view == "archive:item",
+                          reading=reading))
+
+
+def _built(request: HttpRequest, item: Item, today: datetime.date, *, landing: bool,
+           reading: readers.Reading | None = None) -> tuple[dict, str]:
     """An item page's context and Link header (a landing page's or a tombstone's, else "")."""
-    context = _context(request, item, today)
+    context = _context(request, item, today, reading or readers.Reading())
     link = _machine_readable(request, item, context) if landing or item.is_deleted else ""
     if item.is_deleted:
         newer = selectors.newer_edition(item)
@@ -305,6 +359,16 @@ def _tombstone(request: HttpRequest, context: dict, link: str) -> HttpResponse:
     return response
 
 
+def _personal(response: HttpResponse, context: dict) -> HttpResponse:
+    """A page built for its reader (a secret link's, a librarian's) is kept by no cache, and
+    its address, token included, is sent to no other site."""
+    if context["access"]["link"] is not None or context["access"]["privileged"]:
+        add_never_cache_headers(response)
+        patch_cache_control(response, private=True)
+        response["Referrer-Policy"] = "same-origin"
+    return response
+
+
 def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     page = _page(request, ibi, "archive:item")
     if isinstance(page, HttpResponse):
@@ -316,7 +380,7 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     response = render(request, "archive/site/item.html", context,
                       status=400 if context["citation"]["error"] else 200)
     response["Link"] = link
-    return response
+    return _personal(response, context)
 
 
 def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str) -> HttpResponse:
@@ -327,7 +391,7 @@ def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str) -> H
     item, context, link = found
     if item.is_deleted:
         return _tombstone(request, context, link)
-    return render(request, template, context)
+    return _personal(render(request, template, context), context)
 
 
 def item_files(request: HttpRequest, ibi: str) -> HttpResponse:

@@ -7,7 +7,9 @@
 - throttling: the rate limits (API writes, failures per client address) and the client
   address every limit counts.
 - authentication: DRF's token authentication, throttled per address.
+- readers: who reads an item in a request (a privileged user, a secret link), for
+  archive/access/policy.py.
 - addresses: where this Archive was reached (the base of the links it hands out) and who
   reached it (the client addresses of Table 8.10).
 """
-__all__ = ["addresses", "authentication", "errors", "middleware", "throttling"]
+__all__ = ["addresses", "authentication", "errors", "middleware", "readers", "throttling"]

@@ -97,3 +97,25 @@ def files_field() -> serializers.ListField:
         child=serializers.FileField(allow_empty_file=True, use_url=False), allow_empty=False,
         min_length=1,
         help_text="one or more files (repeat the field)")
+
+
+class AccessField(serializers.JSONField):
+    """Who may read the files: ``{"rights": …, "embargo_until": "YYYY-MM-DD" or null,
+    "reason": …}``, each key optional (in a multipart form, that object as JSON text). Its
+    values are checked by the deposit services (deposit/services.py `clean_access`)."""
+
+    KEYS = ("rights", "embargo_until", "reason")
+
+    def to_internal_value(self, data) -> dict:
+        if isinstance(data, str):
+            try:  # a multipart form's way of sending an object
+                data = json.loads(data)
+            except ValueError:
+                data = None
+        if (not isinstance(data, dict) or set(data) - set(self.KEYS)
+                or not all(isinstance(v, str) or (v is None and k == "embargo_until")
+                           for k, v in data.items())):
+            raise ValidationError(_('access is an object {"rights": …, "embargo_until": '
+                                    '"YYYY-MM-DD" or null, "reason": …} of texts (in a '
+                                    "multipart form, as JSON text)"))
+        return data

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from ..schema import StrictInput
-from .fields import ChecksumsField, ItemIbiField, files_field
+from .fields import AccessField, ChecksumsField, ItemIbiField, files_field
 from .items import DublinCoreFields
 
 
@@ -22,6 +22,12 @@ class DepositSerializer(StrictInput, DublinCoreFields):
     transferable = serializers.BooleanField(
         required=False, default=True,
         help_text="false: this Original may never migrate to another Archive")
+    access = AccessField(required=False, help_text="who may read the files; open if not "
+                         "given")
+    restricted_files = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="names of files closed to the public even when the item is open "
+                  "(repeat the field)")
 
 
 class AddFilesSerializer(serializers.Serializer):
@@ -38,6 +44,11 @@ class ItemUpdateSerializer(StrictInput, DublinCoreFields):
     translation_of = ItemIbiField(required=False, allow_null=True, allow_blank=True,
                                   help_text="IBI of the item translated; empty or null: none")
     transferable = serializers.BooleanField(required=False)
+    access = AccessField(required=False, help_text="who may read the files; keys not given "
+                         "stay (a level other than embargoed drops the date)")
+    restricted_files = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="exactly the files closed to the public even when the item is open")
 
     def validate_translation_of(self, value):
         return value or None
@@ -49,6 +60,15 @@ class DeleteSerializer(serializers.Serializer):
     at_creators_request = serializers.BooleanField(
         required=False, default=False,
         help_text="the creators asked for the removal: the tombstone cites it without them")
+
+
+class LinkSerializer(StrictInput):
+    """A secret link to make."""
+
+    expires = serializers.CharField(help_text="YYYY-MM-DD after today: the first day the link "
+                                              "no longer works")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=1000,
+                                 help_text="for the librarians: whom it is for")
 
 
 class HandOverSerializer(serializers.Serializer):

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from ...access import policy
 from ...deposit import links, selectors
 from ...metadata import citation
-from ...models import DC_ELEMENTS, Item, ItemFile
+from ...models import DC_ELEMENTS, AccessRights, Item, ItemFile
 from ...web.addresses import base_url
 from .fields import CreatorField, DcElementField
 
@@ -22,6 +23,21 @@ def iso_utc(moment: datetime) -> str:
 def _base(serializer: serializers.Serializer) -> str:
     """Where the request a serializer answers reached this Archive (web/addresses.py)."""
     return base_url(serializer.context.get("request"))
+
+
+def _reader(serializer: serializers.Serializer) -> policy.Reader:
+    """Who reads (the views put it in the context: privileged or the public)."""
+    return serializer.context.get("reader", policy.PUBLIC)
+
+
+class AccessSerializer(serializers.Serializer):
+    """Who may read the item's files (archive/access/policy.py): a COAR access level, the first
+    day an embargo is over, and why."""
+
+    rights = serializers.ChoiceField(choices=AccessRights.values)
+    embargo_until = serializers.DateField(
+        allow_null=True, help_text="with embargoed: the first day the files are open to all")
+    reason = serializers.CharField(allow_blank=True)
 
 
 class CreatorSerializer(serializers.Serializer):
@@ -49,14 +65,35 @@ class DublinCoreFields(serializers.Serializer):
 
 
 class FileSerializer(serializers.ModelSerializer):
-    url = serializers.SerializerMethodField()
+    """A file; one the requester may not read (archive/access/policy.py) has no URL and no
+    checksum."""
+
+    url = serializers.SerializerMethodField(
+        help_text="where it is served; null when the requester may not read it")
+    sha256 = serializers.SerializerMethodField(help_text="null when the requester may not "
+                                                         "read the file")
 
     class Meta:
         model = ItemFile
-        fields = ["name", "size", "sha256", "content_type", "url"]
+        fields = ["name", "size", "sha256", "content_type", "restricted", "url"]
 
-    def get_url(self, file: ItemFile) -> str:
+    def _readable(self, file: ItemFile) -> bool:
+        return policy.may_read(_reader(self), file.item_id, file.item.access_rights,
+                               file.restricted)
+
+    def get_url(self, file: ItemFile) -> str | None:
+        if not self._readable(file):
+            return None
         return links.file_url(file.item.ibi, file.name, _base(self))
+
+    def get_sha256(self, file: ItemFile) -> str | None:
+        return file.sha256 if self._readable(file) else None
+
+
+def shown_files(item: Item, reader: policy.Reader) -> list[ItemFile]:
+    """The files an item's record lists for this reader: none of a metadata-only item but
+    to the privileged."""
+    return list(item.files.all()) if policy.shows_files(reader, item.access_rights) else []
 
 
 class TombstoneSerializer(serializers.ModelSerializer):
@@ -98,7 +135,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     A deleted item's record is its tombstone (TombstoneSerializer), here and in lists."""
 
     timestamp = serializers.SerializerMethodField(help_text="last update, ISO 8601 UTC")
-    files = FileSerializer(many=True)
+    target_file = serializers.SerializerMethodField(
+        help_text="the default file; empty when there is none, or the files are not shown")
+    files = serializers.SerializerMethodField(
+        help_text="none of a metadata-only item, except to librarians")
+    access = serializers.SerializerMethodField()
     persistent_url = serializers.SerializerMethodField()
     landing_url = serializers.SerializerMethodField()
     previous_edition = serializers.SerializerMethodField(
@@ -114,7 +155,7 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     class Meta:
         model = Item
         fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
-                  "files", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
+                  "files", "access", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
                   "previous_edition",
                   "next_edition", "translation_of", "translations", "transferable", "created",
                   "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
@@ -139,6 +180,20 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
 
     def get_persistent_url(self, item: Item) -> str:
         return links.persistent_url(item.ibi, _base(self))
+
+    def get_target_file(self, item: Item) -> str:
+        return item.target_file if policy.shows_files(_reader(self), item.access_rights) else ""
+
+    @extend_schema_field(FileSerializer(many=True))
+    def get_files(self, item: Item) -> list[dict]:
+        return FileSerializer(shown_files(item, _reader(self)), many=True,
+                              context=self.context).data
+
+    @extend_schema_field(AccessSerializer)
+    def get_access(self, item: Item) -> dict:
+        return {"rights": item.access_rights,
+                "embargo_until": item.embargo_until.isoformat() if item.embargo_until else None,
+                "reason": item.access_reason}
 
     def get_landing_url(self, item: Item) -> str:
         return links.landing_url(item.ibi, _base(self))

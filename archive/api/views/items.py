@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from django.db import transaction
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -20,6 +21,8 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from ...access import policy
+from ...access import selectors as access
 from ...deposit import selectors, services
 from ...deposit.uploads import MultiPartParser
 from ...models import DC_ELEMENTS, Item, ItemSearch
@@ -39,6 +42,7 @@ from ..serializers.items import (
     ItemSerializer,
     TombstoneSerializer,
     records,
+    shown_files,
 )
 
 YEAR = re.compile(r"[0-9]{4}")
@@ -55,6 +59,13 @@ def _dc(data: dict) -> dict[str, list[str]]:
 
 
 class _ItemRecordMixin(IdempotentWrites):
+    def get_serializer_context(self) -> dict:
+        # Who reads (archive/access/policy.py): a librarian sees every file, with its URL.
+        context = super().get_serializer_context()
+        context["reader"] = (policy.LIBRARIAN if access.privileged(self.request.user)
+                             else policy.PUBLIC)
+        return context
+
     def record(self, item: Item, status_code: int = status.HTTP_200_OK) -> Response:
         """The item re-read with everything its record shows, after a write."""
         self.answered = item
@@ -162,13 +173,16 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
 
+        given = data.get("access")
         item = services.item_deposit(
             title=data["title"], uploads=_uploads(data["files"]),
             target_file=data.get("target_file", ""), language=data.get("language", ""),
             previous_edition=data.get("previous_edition"),
             translation_of=data.get("translation_of"),
             sha256=data.get("sha256") or None, dc=_dc(data),
-            transferable=data["transferable"], on_saved=self.on_saved)
+            transferable=data["transferable"],
+            access=services.Access(**given) if given is not None else None,
+            restricted_files=data.get("restricted_files", ()), on_saved=self.on_saved)
         return self.record(item, status.HTTP_201_CREATED)
 
 
@@ -221,7 +235,14 @@ class ItemDetail(_OneItem):
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
         dc = {element: fields.pop(element) for element in DC_ELEMENTS if element in fields}
-        services.item_update(item=item, dc=dc or None, on_saved=self.on_saved, **fields)
+        given, restricted = fields.pop("access", None), fields.pop("restricted_files", None)
+        with transaction.atomic():  # metadata and access change together, or neither
+            if fields or dc or (given is None and restricted is None):
+                services.item_update(item=item, dc=dc or None, **fields)
+            if given is not None or restricted is not None:
+                services.item_set_access(item=item, restricted_files=restricted,
+                                         **(given or {}))
+            self.on_saved(item)
         return self.record(item)
 
     @extend_schema(request=DeleteSerializer, parameters=[IDEMPOTENCY_KEY],
@@ -259,7 +280,8 @@ class ItemFiles(_OneItem):
         if item.is_deleted:
             return Response(TombstoneSerializer(item, context=context).data,
                             status=status.HTTP_410_GONE)
-        return Response(FileSerializer(item.files.all(), many=True, context=context).data)
+        return Response(FileSerializer(shown_files(item, context["reader"]), many=True,
+                                       context=context).data)
 
     @extend_schema(request={"multipart/form-data": AddFilesSerializer},
                    parameters=[IDEMPOTENCY_KEY],

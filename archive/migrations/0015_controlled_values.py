@@ -148,7 +148,7 @@ def forwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("archive", "0013_idempotency_status"),
+        ("archive", "0014_access"),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("archive", "0014_controlled_values"),
+        ("archive", "0015_controlled_values"),
     ]
 
     operations = [

@@ -1,0 +1,44 @@
+"""Reads of access: who is privileged, what a secret link's token opens, an item's links."""
+from __future__ import annotations
+
+from datetime import date
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from ..models import AccessLink, Item
+from . import policy
+
+# Why a token opens nothing (the 403 says which): a revoked or an expired link; anything else
+# (garbage, a link of another item) is unknown, alike, so that no answer tells a token that
+# opens another item from a guess.
+UNKNOWN, EXPIRED, REVOKED = "unknown", "expired", "revoked"
+
+
+def privileged(user) -> bool:
+    """Whether a user reads everything: an active account with the view permission on items
+    (librarians, staff in the Librarians group; and the account another Archive copies
+    with, `manage.py createpeer`)."""
+    return bool(user is not None and user.is_authenticated and user.is_active
+                and user.has_perm("archive.view_item"))
+
+
+def link_for(token: str, item_id: int, today: date | None = None
+             ) -> tuple[AccessLink | None, str | None]:
+    """(the secret link `token` is, None) when it opens the item `item_id` today; else (the
+    link or None, why not: UNKNOWN, EXPIRED or REVOKED). One indexed query whatever the
+    token, so that answering a guess takes as long as answering a real link."""
+    today = today or timezone.localdate()
+    link = AccessLink.objects.filter(token_hash=policy.token_hash(token)).first()
+    if link is None or link.item_id != item_id:
+        return None, UNKNOWN
+    if link.revoked_at is not None:
+        return link, REVOKED
+    if link.expires <= today:
+        return link, EXPIRED
+    return link, None
+
+
+def links_of(item: Item) -> QuerySet[AccessLink]:
+    """An item's secret links, newest first (their tokens are not kept)."""
+    return AccessLink.objects.filter(item=item).order_by("-created", "-id")

@@ -1,0 +1,92 @@
+"""A request for a copy, in a real browser that prefers Brazilian Portuguese (issue 26): a reader
+without an account asks for an embargoed thesis on its landing page, a librarian approves it in
+the admin, the reader gets the mail and downloads the file through its link.
+
+Debian's Chromium driven by Playwright (tests/conftest.py `browser`, `live_site`); mail in
+Django's in-memory outbox. The request form is photographed to artifacts/screenshots/; with
+IBI_DOCS_SCREENSHOTS=1 also to docs/screenshots/access-request-pt-BR.png, the README's picture:
+
+    IBI_DOCS_SCREENSHOTS=1 pytest tests/test_access_browser.py
+"""
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings as django_settings
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from archive.deposit import services
+from archive.models import AccessRequest
+from tests import factories as make
+from tests.conftest import PASSWORD
+
+DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/access-request-pt-BR.png"
+PDF = b"%PDF-1.4 tese sob embargo\n%%EOF\n"
+
+
+def test_request_approval_mail_and_download_in_portuguese(live_site, browser, librarian,
+                                                          mailoutbox):
+    day = timezone.localdate() + timedelta(days=120)
+    thesis = make.item(("tese.pdf", PDF, "application/pdf"), language="pt-BR",
+                       title="Modelagem da precipitação na Amazônia",
+                       dc={"creator": ["Silva, Ana"], "type": ["Tese de doutorado"]},
+                       access=services.Access("embargoed", day, "patente em andamento"))
+    reader = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800},
+                                 accept_downloads=True).new_page()
+
+    # The landing page says why the file is closed, and offers to ask for a copy.
+    reader.goto(f"{live_site.url}/items/{thesis.ibi}")
+    expect(reader.locator("#access-h")).to_have_text("Acesso")
+    expect(reader.locator("section.access")).to_contain_text("estão sob embargo até")
+    expect(reader.locator("section.access")).to_contain_text("Motivo: patente em andamento")
+    expect(reader.locator("table.files a")).to_have_count(0)  # no link to the file
+    reader.get_by_role("link", name="Pedir uma cópia").click()
+
+    expect(reader.get_by_role("heading", level=1)).to_have_text("Pedir uma cópia")
+    expect(reader.locator("p.privacy")).to_contain_text("Seu endereço IP não é guardado")
+    reader.get_by_label("Seu nome").fill("Ana Souza")
+    reader.get_by_label("Seu endereço de email").fill("ana.souza@example.org")
+    reader.get_by_label("Por que você precisa dos arquivos").fill(
+        "Minha dissertação de mestrado trata do mesmo modelo.")
+    reader.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
+    make.screenshot(reader, "access-request-pt-BR")
+    if os.environ.get("IBI_DOCS_SCREENSHOTS") == "1":
+        DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        reader.screenshot(path=DOCS_SCREENSHOT)
+    reader.get_by_role("button", name="Enviar o pedido").click()
+    expect(reader.locator("p.notice[role=status]")).to_contain_text("Seu pedido foi enviado")
+    request = AccessRequest.objects.get()
+    assert (request.name, request.email, request.status) == (
+        "Ana Souza", "ana.souza@example.org", "pending")
+
+    # The librarian answers in the admin, in Portuguese.
+    admin = browser.new_context(locale="pt-BR").new_page()
+    admin.goto(f"{live_site.url}/admin/login/?next=/admin/archive/accessrequest/")
+    admin.fill("#id_username", "librarian")
+    admin.fill("#id_password", PASSWORD)
+    admin.click("input[type=submit]")
+    expect(admin.locator("#result_list")).to_contain_text("Ana Souza")
+    expect(admin.locator("#result_list")).to_contain_text("aguardando")
+    admin.locator("#result_list tbody th a").first.click()
+    expect(admin.locator(".field-reason .readonly")).to_contain_text("dissertação de mestrado")
+    admin.get_by_label("Aprovar: enviar ao leitor, por email, um link secreto para os "
+                       "arquivos").check()
+    admin.fill("#id_message", "Bom trabalho com a dissertação.")
+    admin.locator("input[name=_save]").click()
+    expect(admin.locator(".messagelist .success").first).to_contain_text(
+        "A resposta está a caminho de ana.souza@example.org.")
+
+    # The mail, in the reader's language, with the link; the link opens the file.
+    make.wait_until(lambda: len(mailoutbox) == 1, what="the answer mailed")
+    (mail,) = mailoutbox
+    assert mail.to == ["ana.souza@example.org"] and "Prezado(a) Ana Souza" in mail.body
+    link = next(word for word in mail.body.split() if "?token=" in word)
+    assert link.startswith(f"{live_site.url}/items/{thesis.ibi}?token=")
+    reader.goto(link)
+    expect(reader.locator("section.access")).to_contain_text("Seu link abre estes arquivos")
+    with reader.expect_download() as download:
+        reader.get_by_role("link", name="tese.pdf").click()
+    assert Path(download.value.path()).read_bytes() == PDF
