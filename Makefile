@@ -30,30 +30,31 @@ run: migrate
 
 # What the suite needs from Debian, installed once on a fresh machine: Chromium for the browser
 # tests (Playwright drives it; it downloads no browser of its own), nginx for the production
-# front (tests/test_front.py runs deploy/nginx.conf), and GNU gettext, whose xgettext the
-# translation tests run (makemessages), and npm (with Node) for axe-core (npm-packages).
+# front (tests/test_front.py runs deploy/nginx.conf), GNU gettext, whose xgettext the
+# translation tests run (makemessages), a Java runtime for the Nu HTML checker and Node.js's npm,
+# which installs the checkers (package.json).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
 	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
-	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext npm"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# What the suite takes from the npm registry (package.json, locked by package-lock.json):
-# axe-core, run on every admin page by tests/test_admin_accessibility.py. Node and npm are
-# Debian's (system-packages). Re-installed only when the lock changes.
-NPM_STAMP := node_modules/.installed
-$(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
-	touch $(NPM_STAMP)
-npm-packages: $(NPM_STAMP)
+# The page checkers the suite runs (package.json, pinned by package-lock.json): the Nu HTML
+# checker (vnu.jar) and axe-core, from the npm registry; no install script runs.
+CHECKERS := node_modules/.installed
+$(CHECKERS): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+npm-packages: $(CHECKERS)
 
 # Four workers on two cores: much of the suite waits on servers it started (pytest-xdist; each
 # worker has its own test database, ports and media folders), and a test module's tests stay on
@@ -66,7 +67,8 @@ test: setup system-packages npm-packages
 # translate what is new in locale/pt_BR/LC_MESSAGES/django.po, then `make setup` compiles it.
 messages: setup
 	$(BIN)/python manage.py makemessages -l pt_BR --no-obsolete --ignore=.venv --ignore=bench \
-	  --ignore=tests --ignore=docs --ignore=staticfiles --ignore=media --ignore=mutants
+	  --ignore=tests --ignore=docs --ignore=staticfiles --ignore=media --ignore=mutants \
+	  --ignore=node_modules
 
 # The suite's teeth: mutmut mutates the three pure modules of the standards (tool.mutmut in
 # pyproject.toml) and runs their tests against every mutant; the score must stay >= 90 %.
@@ -81,4 +83,4 @@ lint: setup
 	$(BIN)/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache mutants mutants.log node_modules
+	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .pytest_cache mutants mutants.log

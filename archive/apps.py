@@ -5,6 +5,8 @@ import os
 from django.apps import AppConfig
 from django.conf import settings
 from django.db.models.signals import post_migrate
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -35,8 +37,13 @@ def _brand_the_admin() -> None:
     """The admin says whose repository it is, not "Django administration"."""
     from django.contrib import admin
 
-    admin.site.site_header = admin.site.site_title = settings.IBI_REPOSITORY_NAME
+    admin.site.site_header = admin.site.site_title = _repository_name()
     admin.site.index_title = _("Collection and deposits")
+
+
+def _repository_name():
+    """IBI_REPOSITORY_NAME, else "IBI repository" in the reader's language, read at each use."""
+    return lazy(lambda: settings.IBI_REPOSITORY_NAME or gettext("IBI repository"), str)()
 
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:

@@ -138,6 +138,9 @@ class Item(models.Model):
     # the columns they know, still get "".
     deletion_reason = models.CharField(_("reason for deletion"), max_length=1000, blank=True,
                                        default="", db_default="", editable=False)
+    # Deleted at its creators' request: the tombstone then cites it without their names.
+    creators_withdrawn = models.BooleanField(
+        _("removed at its creators' request"), default=False, db_default=False, editable=False)
     # Copies (RTC-11 §5.2): where the Original lives and the original's timestamp we copied.
     source_archive = models.CharField(_("source Archive"), max_length=255, blank=True,
                                       editable=False)

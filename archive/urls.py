@@ -45,6 +45,7 @@ urlpatterns = [
     path("search", replica.lagging(views.search), name="search"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
     path("robots.txt", indexing.robots_txt, name="robots"),
+    path("favicon.ico", indexing.favicon, name="favicon"),
     path("sitemap.xml", replica.lagging(indexing.sitemap_index), name="sitemap"),
     path("sitemaps/pages.xml", indexing.sitemap_pages, name="sitemap_pages"),
     path("sitemaps/items-<int:page>.xml", replica.lagging(indexing.sitemap_items),
@@ -76,6 +77,7 @@ urlpatterns = [
     path("col/<path:rest>", downloads.download, name="download"),
     # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.
     path("timemap/link/<path:ibi>", resolver.timemap, name="timemap"),
+    path("timegate/<path:uri>", resolver.timegate, name="timegate"),
     # What a persistent URL resolves to, shown instead of followed (Handle's ?noredirect, ARK's
     # ?info): a route of its own, so that a persistent URL's query stays RTC-11's and the item's.
     path("inspect/<path:path>", resolver.inspect, name="inspect"),

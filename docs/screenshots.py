@@ -3,7 +3,8 @@
     .venv/bin/python docs/screenshots.py
 
 writes docs/screenshots/home-pt-BR.png and docs/screenshots/landing-pt-BR.png (1280×800, the
-first screen of each page). A throw-away SQLite database and media folder hold a small
+first screen of each page) and docs/screenshots/landing-pt-BR-phone.png (the landing page on a
+375×812 phone, its first two screens). A throw-away SQLite database and media folder hold a small
 collection (a technical report in Portuguese by two authors, with a PDF, its English
 translation and a few neighbours); Django's live server serves it, and Debian's Chromium,
 driven by Playwright as tests/test_browser.py drives it, asks for pt-BR. Nothing in
@@ -23,10 +24,30 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--hide-scrollbars"]
-# A one-page PDF: enough for the file table to show a real type and size.
-PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]"
-       b"/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\n"
-       b"trailer<</Root 1 0 R>>\n%%EOF\n") + b"%" * 180_000
+
+
+def _pdf(lines: list[str]) -> bytes:
+    """A one-page PDF with these lines of text: what the landing page's preview shows."""
+    text = " ".join(f"({line}) Tj 0 -28 Td" for line in lines)
+    stream = f"BT /F1 20 Tf 60 760 Td {text} ET"
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+               "/Resources << /Font << /F1 5 0 R >> >> >>",
+               f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = "%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n"
+    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    return out.encode("latin-1")
+
+
+PDF = _pdf(["Modelagem do clima regional da Amazonia", "Cenarios para 2050", "",
+            "Relatorio tecnico INPE-17123-RPQ/123", "Silva, J. C.; Souza, M. A."])
 
 
 def _environment(work: Path) -> None:
@@ -55,15 +76,19 @@ def _collection() -> str:
     deposit("Catálogo de imagens CBERS-4", "pt-BR",
             {"creator": ["Oliveira, Paulo"], "subject": ["CBERS"], "date": ["2015"],
              "type": ["Conjunto de dados"]}, "catalogo.pdf")
+    first = deposit("Modelagem do clima regional da Amazônia: cenários para 2050", "pt-BR",
+                    {"creator": ["Silva, João Carlos", "Souza, Maria Aparecida"],
+                     "date": ["2012-11-30"], "type": ["Relatório técnico"]})
     report = deposit(
         "Modelagem do clima regional da Amazônia: cenários para 2050", "pt-BR",
-        {"creator": ["Silva, João Carlos", "Souza, Maria Aparecida"],
+        {"creator": [("Silva, João Carlos", "0000-0002-1825-0097"), "Souza, Maria Aparecida"],
          "subject": ["clima", "Amazônia", "modelagem regional"],
          "description": ["Simulações do modelo regional Eta para a Amazônia em dois cenários "
                          "de emissões, com a validação sobre o período 1961–1990."],
          "publisher": ["Instituto Nacional de Pesquisas Espaciais (INPE)"],
          "date": ["2013-09-04"], "type": ["Relatório técnico"],
-         "identifier": ["INPE-17123-RPQ/123"], "rights": ["CC-BY-4.0"]})
+         "identifier": ["INPE-17123-RPQ/123"], "rights": ["CC-BY-4.0"]},
+        previous_edition=first)
     deposit("Regional climate modelling of the Amazon: scenarios for 2050", "en",
             {"creator": ["Silva, João Carlos", "Souza, Maria Aparecida"],
              "subject": ["climate", "Amazon"], "date": ["2014"], "type": ["Report"]},
@@ -100,8 +125,16 @@ def main() -> None:
                                         device_scale_factor=1).new_page()
             for name, path in (("home-pt-BR", "/"), ("landing-pt-BR", f"/items/{ibi}")):
                 page.goto(url + path)
+                page.wait_for_load_state("networkidle")
                 page.screenshot(path=OUT / f"{name}.png")
                 print(OUT / f"{name}.png")
+            phone = chromium.new_context(locale="pt-BR", viewport={"width": 375, "height": 812},
+                                         device_scale_factor=1, is_mobile=True).new_page()
+            phone.goto(f"{url}/items/{ibi}")
+            phone.wait_for_load_state("networkidle")
+            phone.screenshot(path=OUT / "landing-pt-BR-phone.png",
+                             clip={"x": 0, "y": 0, "width": 375, "height": 1624}, full_page=True)
+            print(OUT / "landing-pt-BR-phone.png")
             chromium.close()
     finally:
         server.terminate()

@@ -64,11 +64,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "archive",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every answer, the admin's and the error pages' included.
+    "csp.middleware.CSPMiddleware",
     # Early: a NUL in a path or query is refused before any view or query sees it.
     "archive.web.middleware.RefuseNulMiddleware",
     # A read on a connection the database dropped is run again; a write is a 503.
@@ -109,6 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "archive.site.context.page",
             ],
         },
     },
@@ -283,8 +287,9 @@ IBI_IP_PORT = env_int("IBI_IP_PORT", 800, low=1, high=65535)
 IBI_GRANULARITY = env_granularity("IBI_GRANULARITY", "1")
 ARCHIVE_ADDRESS = env_address("ARCHIVE_ADDRESS")
 IBI_PLATFORM_SOFTWARE = env_str("IBI_PLATFORM_SOFTWARE", "")
-# The repository's name, as the admin's header and the site show it.
-IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "IBI repository")
+# The repository's name, as the admin's header shows it; unset, "IBI repository" in the
+# librarian's language (archive/apps.py).
+IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "")
 # How long an acknowledgment may quote a urlkey of ours and still be counted (seconds).
 IBI_URLKEY_MAX_AGE = env_int("IBI_URLKEY_MAX_AGE", 3600, low=1, high=30 * 86400)
 # Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.
@@ -443,6 +448,27 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
+# A strict Content-Security-Policy (django-csp) on every page, the admin and the API's
+# documentation included: scripts and styles only from this site's own files (no inline script
+# or style anywhere), no plug-ins from elsewhere; the landing page previews a file of this site
+# (or of the S3 bucket downloads redirect to) in an <iframe>/<object>, which only this site may
+# frame. tests/test_page_checks.py holds every page to it in a browser.
+_FILE_ORIGINS = ["'self'"]
+if AWS_STORAGE_BUCKET_NAME:
+    _endpoint = env_str("AWS_S3_ENDPOINT_URL")
+    _FILE_ORIGINS.append("/".join(_endpoint.split("/")[:3]) if _endpoint
+                         else "https://*.amazonaws.com")
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "object-src": _FILE_ORIGINS,
+    "frame-src": _FILE_ORIGINS,
+    "frame-ancestors": ["'self'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+}}
 
 LOGGING = {
     "version": 1,

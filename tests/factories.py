@@ -217,3 +217,36 @@ def screenshot(page, name: str) -> None:
 
 def titles(items: Iterable[Item]) -> list[str]:
     return [found.title for found in items]
+
+
+# -- A showcase collection ---------------------------------------------------------------------
+
+SHOWCASE_PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+SHOWCASE_DESCRIPTION = (
+    "Este relatório descreve a modelagem do clima regional da Amazônia com dados de satélite de "
+    "2000 a 2012, as incertezas dos modelos e o que as séries temporais mostram sobre a "
+    "estação seca, que ficou mais longa e mais quente em toda a bacia, com mapas e tabelas.")
+SHOWCASE_REPORT = {
+    "creator": [("Silva, João Carlos", "0000-0002-1825-0097"), "Souza, Maria"],
+    "subject": ["clima", "Amazônia"], "date": ["2013-09-04"], "publisher": ["INPE"],
+    "type": ["Relatório técnico"], "rights": ["CC-BY-4.0"],
+    "identifier": ["INPE-17123-RPQ/123"], "description": [SHOWCASE_DESCRIPTION]}
+SHOWCASE_TITLE = "Modelagem do clima regional da Amazônia"
+
+
+def showcase() -> dict[str, Item]:
+    """What the page checks and the landing page's tests read: two editions of a technical
+    report (a PDF with an accent and a space in its name, data), its English translation, a
+    tombstone. Keys: first, item (the second edition), english, gone."""
+    services.ensure_archive_service()
+    files = [("relatório final.pdf", SHOWCASE_PDF, "application/pdf"),
+             ("dados.csv", b"a,b\n1,2\n")]
+    first = item(*files, title=SHOWCASE_TITLE, language="pt-BR", dc=SHOWCASE_REPORT)
+    second = item(*files, title=SHOWCASE_TITLE, language="pt-BR", dc=SHOWCASE_REPORT,
+                  previous_edition=first)
+    english = translation(second, "en", ("final report.pdf", SHOWCASE_PDF, "application/pdf"),
+                          title="Regional climate modelling of the Amazon")
+    gone = item(("x.pdf", SHOWCASE_PDF, "application/pdf"), title="Relatório retirado",
+                dc=SHOWCASE_REPORT)
+    services.item_delete(item=gone, reason="a pedido dos autores")
+    return {"first": first, "item": second, "english": english, "gone": gone}

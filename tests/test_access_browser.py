@@ -88,5 +88,5 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
     reader.goto(link)
     expect(reader.locator("section.access")).to_contain_text("Seu link abre estes arquivos")
     with reader.expect_download() as download:
-        reader.get_by_role("link", name="tese.pdf").click()
+        reader.get_by_role("link", name="tese.pdf", exact=True).click()
     assert Path(download.value.path()).read_bytes() == PDF

@@ -306,6 +306,7 @@ ROUTES: dict[str, Urls] = {
         "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf")),
     "oai": oai,
     "robots.txt": fixed("/robots.txt"),
+    "favicon.ico": fixed("/favicon.ico"),
     "sitemap.xml": fixed("/sitemap.xml"),
     "sitemaps/pages.xml": fixed("/sitemaps/pages.xml"),
     "sitemaps/items-<int:page>.xml": fixed("/sitemaps/items-0.xml"),
@@ -322,6 +323,8 @@ ROUTES: dict[str, Urls] = {
                                    *each_item("/items/{ibi}?style=ieee")(c)),
     "col/<path:rest>": downloads,
     "timemap/link/<path:ibi>": each_item("/timemap/link/{ibi}"),
+    "timegate/<path:uri>": lambda c: (*each_item("/timegate/{ibi}")(c),
+                                      *each_item("/timegate/http://testserver/{ibi}!")(c)),
     "inspect/<path:path>": inspections,
     # DSpace's old links (#28): old_links walks every form; one rule, the others named.
     r"^(?:(?:xmlui|jspui)/)?handle/(?P<rest>.+)$": old_links,

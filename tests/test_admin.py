@@ -257,6 +257,23 @@ def test_delete_makes_a_tombstone_and_the_record_stays(librarian_client):
     assert again.status_code == 403
 
 
+def test_a_deletion_at_the_creators_request_says_so_and_its_tombstone_cites_without_them(
+        librarian_client, reader):
+    item = make.item(("a.txt", b"first"), title="Retirado", dc=SILVA)
+    confirm = librarian_client.get(f"/admin/archive/item/{item.pk}/delete/", secure=True,
+                                   headers={"Accept-Language": "pt-BR"}).content.decode()
+    assert 'name="at_creators_request"' in confirm and 'name="reason"' in confirm
+    response = librarian_client.post(f"/admin/archive/item/{item.pk}/delete/", {
+        "post": "yes", "reason": "Retirado a pedido dos autores", "at_creators_request": "on"},
+        secure=True)
+    assert response.status_code == 302
+    item.refresh_from_db()
+    assert (item.state, item.deletion_reason, item.creators_withdrawn) == (
+        Item.State.DELETED, "Retirado a pedido dos autores", True)
+    tombstone = reader.get(f"/items/{item.ibi}").content.decode()
+    assert "Retirado a pedido dos autores" in tombstone and "Silva" not in tombstone
+
+
 def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admin_client):
     """A superuser sees the archive service record, and still cannot delete it."""
     a, b = make.item(("a.txt", b"first"), title="A",
@@ -392,4 +409,12 @@ def test_the_archive_service_record_is_not_among_the_librarians_items(librarian_
 def test_the_admin_names_the_repository_not_django(librarian_client, settings):
     page = librarian_client.get("/admin/", secure=True).content.decode()
     assert "Django administration" not in page
-    assert settings.IBI_REPOSITORY_NAME in page
+    assert "<title>Collection and deposits | IBI repository</title>" in page
+    page = librarian_client.get("/admin/", secure=True,
+                                headers={"Accept-Language": "pt-BR"}).content.decode()
+    assert '<a href="/admin/">Repositório IBI</a>' in page
+    assert "IBI repository" not in page
+    settings.IBI_REPOSITORY_NAME = "Biblioteca do INPE"
+    page = librarian_client.get("/admin/", secure=True,
+                                headers={"Accept-Language": "pt-BR"}).content.decode()
+    assert '<a href="/admin/">Biblioteca do INPE</a>' in page

@@ -4,10 +4,13 @@ admin and the API; the pickers' edition and date; the admin in Portuguese."""
 from __future__ import annotations
 
 import doctest
+import importlib
 
 import pytest
+from django.apps import apps as django_apps
+from django.utils import translation
 
-from archive.deposit import services, values
+from archive.deposit import controlled, services, values
 from archive.metadata import vocabularies
 from archive.models import Item
 from tests import factories as make
@@ -24,6 +27,7 @@ CC_BY = "https://creativecommons.org/licenses/by/4.0/"
 def test_the_worked_examples_of_the_checks_and_vocabularies_run():
     assert doctest.testmod(values).failed == 0
     assert doctest.testmod(vocabularies).failed == 0
+    assert doctest.testmod(controlled).failed == 0
 
 
 @pytest.mark.parametrize("date", ["2013", "2013-09", "2013-09-04", "2013/2014",
@@ -76,31 +80,31 @@ def test_the_type_and_licence_chosen_are_stored_as_their_uris(librarian_client):
                                   dc_date="2013-09-04")
     assert response.status_code == 302, response.content.decode()[:2000]
     item = Item.objects.get(title="Relatório")
-    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico"]
+    assert item.dc("type") == [TECHNICAL_REPORT]  # the label typed again is the same type
     assert item.dc("rights") == [CC_BY]
     assert item.dc("date") == ["2013-09-04"]
 
 
 def test_free_text_stored_before_stays_visible_and_is_kept_on_save(librarian_client):
     item = make.item(title="Old", dc={
-        "type": ["Relatório técnico",
+        "type": ["Relatório técnico-científico",
                  TECHNICAL_REPORT], "rights": ["All rights reserved"]}, bare=True)
     # A date written before dates were checked.
     item.dc_values.create(element="date", value="setembro de 2013", position=0)
     url = f"/admin/archive/item/{item.pk}/change/"
     form = librarian_client.get(url, secure=True).context["adminform"].form
     assert form.initial["dc_type"] == TECHNICAL_REPORT
-    assert form.initial["dc_type_other"] == "Relatório técnico"
+    assert form.initial["dc_type_other"] == "Relatório técnico-científico"
     assert form.initial["dc_rights"] == ""
     assert form.initial["dc_rights_other"] == "All rights reserved"
     response = librarian_client.post(url, {
         "title": "Old, renamed", "transferable": "on", "dc_type": TECHNICAL_REPORT,
-        "dc_type_other": "Relatório técnico", "dc_rights_other": "All rights reserved",
+        "dc_type_other": "Relatório técnico-científico", "dc_rights_other": "All rights reserved",
         "dc_date": "setembro de 2013"}, secure=True)
     assert response.status_code == 302, response.content.decode()[:2000]
     item.refresh_from_db()
     assert item.title == "Old, renamed"
-    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico"]
+    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico-científico"]
     assert item.dc("rights") == ["All rights reserved"]
     assert item.dc("date") == ["setembro de 2013"]
 
@@ -187,6 +191,41 @@ def test_the_api_stores_a_licence_url_and_a_coar_type_as_given(librarian_api):
         [TECHNICAL_REPORT], [CC_BY], ["2013-09"], "pt-BR")
 
 
+@pytest.mark.parametrize(("element", "given", "uri"), [
+    ("type", "technical report", TECHNICAL_REPORT),
+    ("type", "Technical Report", TECHNICAL_REPORT),
+    ("type", "Relatório técnico", TECHNICAL_REPORT),
+    ("type", "relatorio tecnico", TECHNICAL_REPORT),
+    ("type", "https://purl.org/coar/resource_type/c_18gh/", TECHNICAL_REPORT),
+    ("type", "Dissertação de mestrado", "http://purl.org/coar/resource_type/c_bdcc"),
+    ("type", "book part", "http://purl.org/coar/resource_type/c_3248"),
+    ("rights", "CC BY 4.0", CC_BY),
+    ("rights", "cc-by-4.0", CC_BY),
+    ("rights", "http://creativecommons.org/licenses/by/4.0", CC_BY),
+    ("rights", "Creative Commons Atribuição 4.0 (CC BY 4.0)", CC_BY),
+    ("rights", "Protegido por direitos autorais: todos os direitos reservados",
+     "http://rightsstatements.org/vocab/InC/1.0/"),
+])
+def test_a_type_or_licence_given_by_its_label_in_either_language_is_stored_as_its_uri(
+        librarian_api, element, given, uri):
+    response = make.posted(librarian_api, ("a.txt", b"x", "text/plain"), title="Relatório",
+                           **{element: [given, "Something else"]})
+    assert response.status_code == 201, response.json()
+    assert response.json()[element] == [uri, "Something else"]
+    assert Item.objects.get(title="Relatório").dc(element) == [uri, "Something else"]
+
+
+def test_one_type_named_twice_is_stored_once(librarian_api):
+    item = make.item(title="Twice", bare=True,
+                     dc={"type": ["technical report", "Relatório técnico", TECHNICAL_REPORT]})
+    assert item.dc("type") == [TECHNICAL_REPORT]
+    url = f"{ITEMS}{item.ibi}"
+    patched = librarian_api.patch(url, {"type": ["Relatório técnico", "Dataset", "dataset"]},
+                                  format="json", secure=True)
+    assert patched.status_code == 200, patched.json()
+    assert item.dc("type") == [TECHNICAL_REPORT, "http://purl.org/coar/resource_type/c_ddb1"]
+
+
 def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
     item = make.item(title="Old", bare=True)
     item.dc_values.create(element="date", value="setembro de 2013", position=0)
@@ -255,3 +294,46 @@ def test_the_pickers_read_the_dates_in_one_query(librarian_client, django_assert
     with django_assert_max_num_queries(8):
         results = librarian_client.get(url, secure=True).json()["results"]
     assert len(results) == 5 and all(", 2013 · " in r["text"] for r in results)
+
+
+@pytest.mark.django_db
+def test_the_migration_stores_the_labels_deposited_before_as_their_uris():
+    """0018_controlled_values: free text that names a choice becomes its URI, once."""
+    migration = importlib.import_module("archive.migrations.0018_controlled_values")
+    item = make.item(title="Old", bare=True)
+    other = make.item(title="Other", bare=True)
+    for position, value in enumerate(["technical report", "Relatório Técnico",
+                                      "https://purl.org/coar/resource_type/c_18gh/",
+                                      "Relatório técnico-científico"]):
+        item.dc_values.create(element="type", value=value, position=position)
+    for position, value in enumerate(["CC BY 4.0", "All rights reserved"]):
+        item.dc_values.create(element="rights", value=value, position=position)
+    other.dc_values.create(element="type", value="conjunto de dados", position=0)
+    other.dc_values.create(element="subject", value="technical report", position=0)
+    migration.forwards(django_apps, None)
+    assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico-científico"]
+    assert item.dc("rights") == [CC_BY, "All rights reserved"]
+    assert other.dc("type") == ["http://purl.org/coar/resource_type/c_ddb1"]
+    assert other.dc("subject") == ["technical report"]
+    # Each label the migration knows is what the deposit services read today.
+    for code in ("en", "pt-br"):
+        with translation.override(code):
+            for uri, label in controlled.TYPE_CHOICES:
+                assert migration.uri_of("type", translation.gettext(label)) == uri
+            for licence in controlled.LICENCES:
+                assert migration.uri_of("rights", translation.gettext(licence.label)) == (
+                    licence.uri)
+
+
+def test_one_type_is_one_facet_entry_named_in_the_readers_language(librarian_api, reader):
+    """A technical report deposited through the API in English and one through the admin's
+    Portuguese label are one type: one facet entry, two items, named for the reader."""
+    assert make.posted(librarian_api, ("a.txt", b"x", "text/plain"), title="Report in English",
+                       type=["technical report"]).status_code == 201
+    make.item(title="Relatório em português", bare=True, dc={"type": ["Relatório técnico"]})
+    page = reader.get("/search", headers={"Accept-Language": "pt-BR"}).content.decode()
+    facet = page[page.index("<h3>Tipo</h3>"):]
+    facet = facet[:facet.index("</ul>")]
+    assert facet.count("<li>") == 1, facet
+    assert ">Relatório técnico</a> <span class=\"count\">(2)</span>" in facet
+    assert "technical report" not in page.lower()

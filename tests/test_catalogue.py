@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "locale" / "pt_BR" / "LC_MESSAGES" / "django.po"
 MO = PO.with_suffix(".mo")
 # As `make messages`: what is not the application is not extracted.
-IGNORED = [".venv", "bench", "tests", "docs", "staticfiles", "media", "mutants"]
+IGNORED = [".venv", "bench", "tests", "docs", "staticfiles", "media", "mutants", "node_modules"]
 PLACEHOLDER = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGcoa]")
 
 

@@ -117,7 +117,8 @@ def test_rispy_reads_the_ris_back():
     assert entry["date"] == "2013/09/04" and entry["publisher"] == "INPE"
     assert entry["keywords"] == ["persistence", "identifiers"]
     assert entry["urls"] == [RECORD.persistent_url]
-    assert entry["issn"] == "INPE-17010-RPQ/869"  # SN: rispy says issn, a report's number
+    assert entry["number"] == "INPE-17010-RPQ/869"  # IS: the report's number
+    assert "issn" not in entry
 
 
 def test_a_line_break_in_a_value_cannot_start_another_ris_record():

@@ -10,6 +10,7 @@ or on a word of the site's English that a Portuguese page never shows.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -227,6 +228,18 @@ def test_the_catalogue_of_the_public_site_has_no_untranslated_entry():
 
 # -- Dates, numbers and language names --------------------------------------------------------
 
+def test_a_count_of_zero_takes_the_plural_in_portuguese(client, site):
+    """Brazilian Portuguese says "0 itens", "0 downloads": the catalogue's plural rule is
+    n != 1 (Django's own pt_BR catalogue keeps its n > 1 for its own messages)."""
+    search = client.get("/search?q=inexistente", **PT).content.decode()
+    assert ">0 itens<" in search
+    landing = client.get(f"/items/{site['item'].ibi}", **PT).content.decode()
+    assert "(0 downloads aqui" in landing
+    assert ">1 item<" in client.get("/search?q=Modelado", **PT).content.decode()
+    assert ">0 items<" in client.get("/search?q=inexistente", **EN).content.decode()
+
+
+
 def test_dates_and_language_names_follow_the_reader(client, site):
     item = site["item"]
     pt = client.get(f"/items/{item.ibi}", **PT).content.decode()
@@ -236,7 +249,8 @@ def test_dates_and_language_names_follow_the_reader(client, site):
                  "setembro", "outubro", "novembro", "dezembro"]
     # In lower case, as Brazilians write them (archive/site/months.py), not Django's "Novembro".
     assert f">{created.day} de {months_pt[created.month - 1]} de {created.year}</time>" in pt
-    assert f'<time datetime="{created.isoformat()}' in pt  # machines read ISO 8601
+    # machines read ISO 8601, to the second (HTML has no microseconds)
+    assert f'<time datetime="{created.strftime("%Y-%m-%dT%H:%M:%S+0000")}"' in pt
     assert f"{created:%B} {created.day}, {created.year}</time>" in en or \
         f"{created:%b}. {created.day}, {created.year}</time>" in en
     assert '<data value="pt-BR">Português (Brasil)</data>' in pt
@@ -272,6 +286,40 @@ TODAY = date(2026, 11, 23)
 
 def render(style: str, language: str = "pt-br", record: Record = TWO_AUTHORS) -> str:
     return cite.citation(record, cite.STYLES[style], language, today=TODAY)
+
+
+@pytest.mark.parametrize("style", list(cite.STYLES))
+def test_without_creators_or_a_place_a_citation_has_no_artefacts(style):
+    """The title stands in for the authors once (citeproc-py repeated it), and no empty
+    field leaves its separator (ABNT wrote "INPE, , 2013" for an untyped text)."""
+    untyped = Record(ibi="ibi.test/a/2013/01.02", ibip="", title="Relatório retirado",
+                     persistent_url="http://urlib.net/X", publisher="INPE", date="2013")
+    for record in (untyped, replace(untyped, types=("Relatório técnico",)),
+                   replace(untyped, creators=TWO_AUTHORS.creators)):
+        for language in ("pt-br", "en"):
+            text = render(style, language, record)
+            assert text.lower().count("relatório retirado") == 1, text
+            assert not re.search(r",\s*,|\.\s*\.", text), text
+
+
+def test_a_tombstone_removed_at_the_creators_request_cites_without_them(
+        client, site, librarian_api):
+    named = site["gone"]
+    withdrawn = make.item(("relatorio.pdf", PDF, "application/pdf"), title="Retirado a pedido",
+                          language="pt-BR", dc=REPORT)
+    response = librarian_api.delete(f"/api/items/{withdrawn.ibi}", {
+        "reason": "a pedido dos autores", "at_creators_request": True}, format="json",
+        secure=True)
+    assert response.status_code == 200, response.json()
+    assert "Silva" not in response.json()["citation"]
+    assert response.json()["citation"].startswith("Retirado a pedido. (")
+    for style in ("abnt", "apa"):
+        page = client.get(f"/items/{withdrawn.ibi}?style={style}", **PT).content.decode()
+        assert page.count("Retirado a pedido") >= 1 and "SILVA" not in page.upper(), style
+        assert "Souza" not in page
+        # A tombstone deleted without that request still names them.
+        kept = client.get(f"/items/{named.ibi}?style={style}", **PT).content.decode()
+        assert "SILVA" in kept.upper()
 
 
 def test_abnt_cites_a_technical_report_with_two_authors_as_nbr_6023_does():

@@ -273,7 +273,9 @@ def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeyp
     assert "more than 3 items" in html
     best = "best matches" if connection.vendor == POSTGRES else "first 2 items listed"
     assert best in html
-    assert 'href="/search?q=mapa&amp;type=Map"' in html and "(2)" in html
+    # "Map" is one of the deposit's types: stored, and linked, as its COAR URI.
+    assert ('href="/search?q=mapa&amp;type=http%3A%2F%2Fpurl.org%2Fcoar%2Fresource_type%2Fc_12cd"'
+            in html) and "(2)" in html
     small = client.get("/search", {"q": "mapa", "type": "Map", "creator": "Autor 1"})
     assert "2 items" in small.content.decode()
 

@@ -277,7 +277,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         return deletable, {Item._meta.verbose_name_plural: len(deletable)}, set(), protected
 
     def delete_model(self, request, obj: Item) -> None:
-        services.item_delete(item=obj)
+        # The confirmation page's reason and checkbox (templates/admin/archive/item/
+        # delete_confirmation.html); a reason too long is cut rather than lost with the delete.
+        limit = Item._meta.get_field("deletion_reason").max_length
+        services.item_delete(item=obj, reason=request.POST.get("reason", "")[:limit],
+                             at_creators_request=bool(request.POST.get("at_creators_request")))
 
     def delete_queryset(self, request, queryset) -> None:
         for item in queryset.filter(is_archive_service=False):

@@ -11,7 +11,9 @@
 - idempotency: Idempotency-Key, a deposit at most once per key.
 - bulk_import: which files `manage.py importitems` may read (inside its folder, no links).
 - content_types: the one rule for the content type a file is stored with.
-- values: what a date (EDTF level 0) may be, and JSON from outside read within bounds (pure).
+- values: what a date (EDTF level 0) and a language tag (BCP 47) may be, and JSON from outside
+  read within bounds (pure).
+- controlled: the type and licence choices, stored as their URIs however named (pure; services).
 """
-__all__ = ["bulk_import", "content_types", "idempotency", "limits", "links", "pending",
-           "selectors", "services", "storage", "uploads", "values"]
+__all__ = ["bulk_import", "content_types", "controlled", "idempotency", "limits", "links",
+           "pending", "selectors", "services", "storage", "uploads", "values"]

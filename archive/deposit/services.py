@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from ..identifiers import orcid
@@ -31,7 +31,7 @@ from ..models import (
     normalize_language,
     validate_language,
 )
-from . import content_types, limits, storage
+from . import content_types, controlled, limits, storage
 from .values import DATE_EXAMPLES, is_date
 
 
@@ -118,20 +118,33 @@ def clean_language(value: str | None) -> str:
 DcInput = str | tuple[str, str]
 
 
+def _translated_in(code: str) -> controlled.Translate:
+    def translated(message: str) -> str:
+        with translation.override(code):
+            return translation.gettext(message)
+    return translated
+
+
 def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
                     kept_dates: Iterable[str] = ()) -> list[DcValue]:
     """The rows of the given values; a date must be EDTF level 0 unless it is one of
-    `kept_dates`, already stored (older deposits), which an edit may keep as they are."""
+    `kept_dates`, already stored (older deposits), which an edit may keep as they are. A type
+    or licence named by its label in any of the site's languages is stored as its URI
+    (controlled.py), once."""
     rows, kept_dates = [], set(kept_dates)
+    languages = [_translated_in(code) for code, _name in settings.LANGUAGES]
     for element, values in (dc or {}).items():
         if element not in DC_ELEMENTS:
             raise ServiceError(_("%(element)r is not a Dublin Core element") % {"element": element})
         if isinstance(values, str):
             values = [values]
-        position = 0
+        position, seen = 0, set()
         for given in values:
             text, orcid_id = (given, "") if isinstance(given, str) else given
-            text = _clean_text(element, text or "")
+            text = controlled.stored(element, _clean_text(element, text or ""), languages)
+            if element in ("type", "rights") and text in seen:
+                continue
+            seen.add(text)
             orcid_id = clean_orcid(orcid_id or "")
             if element == "date" and text and text not in kept_dates:
                 text = clean_date(text)
@@ -511,12 +524,13 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
 
 
 @transaction.atomic
-def item_delete(*, item: Item, reason: str = "",
+def item_delete(*, item: Item, reason: str = "", at_creators_request: bool = False,
                 on_saved: Callable[[Item], None] | None = None) -> Item:
     """Tombstone: the record and its IBI stay forever with state Deleted; files are kept.
 
-    `reason` is shown on the tombstone; deleting a tombstone again changes nothing. `on_saved`
-    runs in the deletion's own transaction (as item_deposit's).
+    `reason` is shown on the tombstone; `at_creators_request`: the creators asked for the
+    removal, and the tombstone cites it without their names. Deleting a tombstone again
+    changes nothing. `on_saved` runs in the deletion's own transaction (as item_deposit's).
     """
     if item.is_archive_service:
         raise ServiceError(_("the archive service cannot be deleted"))
@@ -528,7 +542,9 @@ def item_delete(*, item: Item, reason: str = "",
         item.state = Item.State.DELETED
         item.deleted_at = timezone.now()
         item.deletion_reason = reason
-        item.save(update_fields=["state", "deleted_at", "deletion_reason", "updated"])
+        item.creators_withdrawn = at_creators_request
+        item.save(update_fields=["state", "deleted_at", "deletion_reason", "creators_withdrawn",
+                                 "updated"])
     if on_saved is not None:
         on_saved(item)
     return item

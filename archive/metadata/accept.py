@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header, parse_list_header, parse_options_header
@@ -44,6 +44,9 @@ class Wanted:
     format: str  # a name of FORMATS, or BIBLIOGRAPHY
     style: str = ""  # for BIBLIOGRAPHY: an installed CSL style and a locale
     locale: str = ""
+    # CSL-JSON asked for by its media type: one item object, as doi.org answers it (a
+    # download and :(csljson) give CSL-JSON's list of items).
+    one: bool = field(default=False, repr=False)
 
     @property
     def metadata(self) -> str:
@@ -93,7 +96,8 @@ def accept(header: str) -> Wanted | None:
     media_type, options = found
     if media_type == BIBLIOGRAPHY_TYPE:
         return bibliography(options)
-    return Wanted(next(f.name for f in FORMATS.values() if f.media_type == media_type))
+    name = next(f.name for f in FORMATS.values() if f.media_type == media_type)
+    return Wanted(name, one=name == "csljson")
 
 
 @functools.lru_cache(maxsize=256)

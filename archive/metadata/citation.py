@@ -22,11 +22,13 @@ class Citation:
 
 
 def of_item(item, *, url: str, publisher: str) -> Citation:
-    """The citation of an Item (duck-typed: title, ibi, created, dc(element)); `publisher` when
-    the item names none; the year of its dc:date, else of its deposit."""
+    """The citation of an Item (duck-typed: title, ibi, created, dc(element),
+    creators_withdrawn); `publisher` when the item names none; the year of its dc:date, else
+    of its deposit; no authors when they asked for its removal."""
     publishers = item.dc("publisher")
     year = next((d[:4] for d in item.dc("date") if d[:4].isdigit()), str(item.created.year))
-    return Citation(title=item.title, url=url, authors=item.dc("creator"), year=year,
+    authors = [] if getattr(item, "creators_withdrawn", False) else item.dc("creator")
+    return Citation(title=item.title, url=url, authors=authors, year=year,
                     publisher=publishers[0] if publishers else publisher, identifier=item.ibi)
 
 

@@ -84,7 +84,7 @@ def locale_of(language: str) -> str:
 CITATION_TTL = 24 * 3600
 # Part of the key: a release that changes how citations are rendered (archive/metadata/csl.py,
 # citeproc-py, its styles) raises it.
-CITATION_VERSION = 1
+CITATION_VERSION = 2
 
 
 def citation(record: Record, style: Style, language: str, *, today: date) -> str:
@@ -101,8 +101,9 @@ def citation(record: Record, style: Style, language: str, *, today: date) -> str
 
 def with_creators(record: Record, item) -> Record:
     """A tombstone's Record names no creators (metadata/selectors.py); its page still cites
-    the deleted item by its authors, as it always did. `item`: an Item (duck-typed, dc_values)."""
-    if record.creators or not item.is_deleted:
+    the deleted item by its authors, unless they asked for its removal (`creators_withdrawn`).
+    `item`: an Item (duck-typed: dc_values, is_deleted, creators_withdrawn)."""
+    if record.creators or not item.is_deleted or item.creators_withdrawn:
         return record
     return dataclasses.replace(record, creators=tuple(
         Creator(v.value, v.orcid) for v in item.dc_values.all() if v.element == "creator"))

@@ -179,4 +179,31 @@ def bibliography(record: Record, style: str = DEFAULT_STYLE, locale: str = DEFAU
         raise CitationError(gettext_noop("the CSL style %(style)s cannot be rendered here: "
                                          "%(error)s"),
                             style=repr(style), error=type(exc).__name__) from exc
-    return " ".join("".join(str(part) for part in entries[0]).split()) if entries else ""
+    text = " ".join("".join(str(part) for part in entries[0]).split()) if entries else ""
+    return _without_artefacts(text, record)
+
+
+_EMPTY_FIELDS = re.compile(r",(?:\s*,)+")
+
+
+def _without_artefacts(text: str, record: Record) -> str:
+    """What citeproc-py leaves that no style means: the separators of fields the item does
+    not have (ABNT's "INPE, , 2013"), and, without creators, the title a second time: a
+    style's <substitute> puts the title in the authors' place through a macro, and citeproc-py
+    then fails to suppress the title's own rendering (CSL 1.0.2 §Substitute says it must)::
+
+        >>> r = Record(ibi="a", ibip="", title="Relatório", persistent_url="u")
+        >>> _without_artefacts("Relatório. (2013). Relatório. INPE, , 2013.", r)
+        'Relatório. (2013). INPE, 2013.'
+        >>> _without_artefacts("“Relatório”. 2013. “Relatório”. INPE.", r)
+        '“Relatório”. 2013. INPE.'
+    """
+    text = _EMPTY_FIELDS.sub(",", text)
+    title = record.title.strip().rstrip(".")
+    if record.creators or not title:
+        return text
+    found = list(re.finditer('[“"]?' + re.escape(title) + r'[”"]?[.,]?\s*', text,
+                             re.IGNORECASE))
+    if len(found) < 2:
+        return text
+    return (text[:found[1].start()] + text[found[1].end():]).rstrip()

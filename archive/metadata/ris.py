@@ -40,8 +40,10 @@ def to_text(record: Record) -> str:
              ("PB", record.publisher), ("LA", record.language)]
     tags += [("KW", subject) for subject in record.subjects]
     tags += [("AB", description) for description in record.descriptions[:1]]
-    if kind == "RPRT":  # SN is a report's number (an ISBN or ISSN elsewhere: not ours to guess)
-        tags += [("SN", identifier) for identifier in record.identifiers[:1]]
+    if kind == "RPRT":
+        # A report's number is IS, the number of the record (EndNote's "Report Number"; rispy
+        # reads it as `number`): SN is an ISBN or ISSN to every reader of RIS but Zotero.
+        tags += [("IS", identifier) for identifier in record.identifiers[:1]]
     tags += [("UR", record.persistent_url), ("N1", f"IBI: {record.ibi}")]
     tags += [("N1", f"Handle: {handle}") for handle in record.handles]
     lines = [_line(tag, value) for tag, value in tags if value and value.strip()]

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from django.db.models import Q
 
 from ..access import policy
+from ..db import changes
 from ..deposit import links, selectors
 from ..models import AlternateIdentifier, DcValue, Item, ItemFile
 from .formats import FORMATS
@@ -168,5 +169,22 @@ def persistent_url_links(ibi_text: str, base: str | None = None,
     signposts = signposts_of(item, base)
     if filepath and not item.is_deleted and any(
             f.name == filepath for f in signposts.record.files):
-        return signposts.file(filepath)
+        return signposts.file(filepath, of_item=True)
     return signposts.landing(about_page=False, header=True)
+
+
+# The Signposts of the items whose files were last served, per process, until an item changes
+# (db/changes.py): a download reads no metadata to say where its item's signposts are.
+_file_signposts = changes.Store(1000)
+
+
+def file_answer_links(item: Item, name: str, base: str | None = None) -> list[Link]:
+    """The Link header's links of a file's own answer (/col/<rep>/doc/<file>): the file's and
+    its item's (signposting.py `file`)."""
+    current = changes.token()
+    signposts = _file_signposts.get((item.pk, base), current)
+    if signposts is None:
+        signposts = signposts_of(selectors.with_details(Item.objects.filter(pk=item.pk))[0],
+                                 base)
+        _file_signposts.put((item.pk, base), current, signposts)
+    return signposts.file(name, of_item=True)

@@ -50,4 +50,6 @@ def cite(record: Record, wanted: Wanted) -> tuple[bytes, str]:
     if wanted.format == BIBLIOGRAPHY:
         text = csl.bibliography(record, wanted.style, wanted.locale)
         return text.encode() + b"\n", f"{BIBLIOGRAPHY_TYPE}; charset=utf-8"
+    if wanted.format == "csljson" and wanted.one:
+        return _json(csl.item(record)), content_type("csljson")
     return serialize(record, wanted.format)

@@ -10,7 +10,10 @@ reader can meet, all as `Link`s:
   AboutPage for the page), ``license`` (dc:rights that are URLs), ``author`` (ORCID URLs),
   ``linkset`` (both media types). A tombstone's: cite-as, describedby, type and linkset only.
 - `file(name)`: /col/<rep>/doc/<file>: ``collection`` the landing page, ``cite-as`` the
-  file's own persistent URL /<ibi>/<file>.
+  file's own persistent URL /<ibi>/<file>; `file(name, of_item=True)`, what the file's own
+  answer (and its persistent URL's redirect) says: those and the item's ``describedby``,
+  ``author``, ``license`` and ``linkset``, so that a client that followed a persistent URL
+  to the file finds the item's signposts there.
 - `linkset()`: the link contexts of the RFC 9264 linkset: the landing page, each file, each
   metadata URL (``describes`` the landing page).
 
@@ -113,29 +116,41 @@ class Signposts:
         them in its linkset only."""
         r = self.record
         links = [Link(r.persistent_url, "cite-as")]
-        links += [Link(url, "describedby", fmt.media_type, fmt.profile)
-                  for url, fmt in self.described]
+        links += self._described()
         if not r.is_deleted:
             links += self._few([Link(f.url, "item", media_type(f.content_type))
                                 for f in r.files], header)
-            links += self._few([Link(ORCID + c.orcid, "author") for c in r.creators
-                                if c.orcid], header)
-            links += [Link(url, "license") for url in license_urls(r.rights)]
+            links += self._credits(header)
         links.append(Link(SCHEMA_ORG + self.schema_type, "type"))
         if about_page:
             links.append(Link(ABOUT_PAGE, "type"))
-        if self.linkset_json:
-            links.append(Link(self.linkset_json, "linkset", LINKSET_JSON))
-        if self.linkset_text:
-            links.append(Link(self.linkset_text, "linkset", LINKSET_TEXT))
-        return links
+        return links + self._linksets()
+
+    def _described(self) -> list[Link]:
+        return [Link(url, "describedby", fmt.media_type, fmt.profile)
+                for url, fmt in self.described]
+
+    def _credits(self, header: bool) -> list[Link]:
+        """author (ORCID URLs) and license (dc:rights that are URLs)."""
+        r = self.record
+        return (self._few([Link(ORCID + c.orcid, "author") for c in r.creators if c.orcid],
+                          header)
+                + [Link(url, "license") for url in license_urls(r.rights)])
+
+    def _linksets(self) -> list[Link]:
+        return [Link(url, "linkset", kind) for url, kind in (
+            (self.linkset_json, LINKSET_JSON), (self.linkset_text, LINKSET_TEXT)) if url]
 
     def _few(self, links: list[Link], header: bool) -> list[Link]:
         """All links, or in a header none when there are more than it may hold."""
         return links if not header or len(links) <= self.max_header_items else []
 
-    def file(self, name: str) -> list[Link]:
-        return file_links(self.record.landing_url, self.record.persistent_url, name)
+    def file(self, name: str, *, of_item: bool = False) -> list[Link]:
+        """The file's links; `of_item`: with the item's (its answer's Link header)."""
+        links = file_links(self.record.landing_url, self.record.persistent_url, name)
+        if of_item:
+            links += self._described() + self._credits(header=True) + self._linksets()
+        return links
 
     def linkset(self) -> list[tuple[str, list[Link]]]:
         """(anchor, links) per link context: the landing page, its files, its metadata."""
@@ -213,11 +228,20 @@ def to_header(links: Iterable[Link]) -> str:
     return ", ".join(_link_value(link) for link in _uris(links))
 
 
+# rel is a set of space-separated tokens (HTML, RFC 8288): "type " is the relation type `type`.
+# Written so, extruct's Dublin Core reader, which takes a <link rel="type"> for DC.type and then
+# fails on its missing `content` (extruct 0.18, uniform=True), passes it by; every Signposting
+# client reads the token.
+_HTML_REL = {"type": "type "}
+
+
 def to_html(links: Iterable[Link]) -> str:
-    """<link> elements for a page's <head>, one per line, every attribute escaped."""
+    """<link> elements for a page's <head>, one per line, every attribute escaped. HTML has
+    no `profile` attribute on <link> (the Nu checker refuses it): a link's profile is in the
+    Link header and the linkset, which name the same targets."""
     def attrs(link: Link) -> str:
-        pairs = [("rel", link.rel), ("href", link.href), ("type", link.type),
-                 ("profile", link.profile)]
+        pairs = [("rel", _HTML_REL.get(link.rel, link.rel)), ("href", link.href),
+                 ("type", link.type)]
         return " ".join(f'{name}="{html.escape(value)}"' for name, value in pairs if value)
     return "\n".join(f"<link {attrs(link)}>" for link in links)
 

@@ -12,13 +12,24 @@ resourceTypeGeneral and OpenAIRE's resourceTypeGeneral::
     >>> kind(()).datacite, kind(("something else",)).coar_label
     ('Text', 'text')
 
-Also `xml_text`, the text XML 1.0 can carry, and `is_language`, an xs:language tag.
+Also `xml_text`, the text XML 1.0 can carry, and `is_language`, an xs:language tag. The
+deposit's choices (`TYPE_CHOICES`, `LICENCES`, `label_of`, …) are deposit/controlled.py's,
+where a deposit stores them as URIs; they are named here too for the edges that show them.
 """
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from ..deposit.controlled import (  # noqa: F401  (the edges' one face of the vocabularies)
+    LICENCES,
+    TYPE_CHOICES,
+    Licence,
+    fold,
+    label_of,
+    licence_of,
+    type_choice_of,
+)
 
 COAR_TYPE = "http://purl.org/coar/resource_type/"
 
@@ -138,18 +149,12 @@ _KINDS: tuple[tuple[Kind, tuple[str, ...]], ...] = (
 TEXT = next(k for k, _ in _KINDS if k.coar == "c_18cf")
 
 
-def _key(value: str) -> str:
-    """Lower case, no accents, single spaces: "Relatório  Técnico" → "relatorio tecnico"."""
-    plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
-    return " ".join(plain.lower().replace("_", " ").split())
-
-
 _BY_NAME: dict[str, Kind] = {}
 for _kind, _names in _KINDS:
     _BY_NAME.setdefault(_kind.coar, _kind)
     _BY_NAME.setdefault(_kind.coar_label, _kind)
     for _name in _names:
-        _BY_NAME.setdefault(_key(_name), _kind)
+        _BY_NAME.setdefault(fold(_name), _kind)
 
 
 def kind_of(value: str) -> Kind | None:
@@ -160,7 +165,7 @@ def kind_of(value: str) -> Kind | None:
             return _BY_NAME.get(text[len(prefix):].strip("/"))
     if text.lower().startswith(("http://purl.org/dc/dcmitype/", "https://purl.org/dc/dcmitype/")):
         text = text.rsplit("/", 1)[1]
-    return _BY_NAME.get(_key(text))
+    return _BY_NAME.get(fold(text))
 
 
 def kind(types: tuple[str, ...] | list[str]) -> Kind:
@@ -171,131 +176,3 @@ def kind(types: tuple[str, ...] | list[str]) -> Kind:
 def all_kinds() -> tuple[Kind, ...]:
     """Every Kind, in the vocabulary's order."""
     return tuple(k for k, _ in _KINDS)
-
-
-# -- The deposit form's choices -----------------------------------------------------------------
-# The librarian picks a dc:type among these common COAR types, and the COAR URI is stored, so
-# that every format above reads it exactly; any other value (free text, a DCMI type) is kept as
-# written. The labels are for people: marked for translation here, translated by the edge
-# (makemessages extracts the calls of a function named gettext_noop; this module stays pure).
-
-def gettext_noop(message: str) -> str:
-    return message
-
-
-TYPE_CHOICES: tuple[tuple[str, str], ...] = tuple((COAR_TYPE + coar, label) for coar, label in (
-    ("c_93fc", gettext_noop("Report")),
-    ("c_18gh", gettext_noop("Technical report")),
-    ("c_18ws", gettext_noop("Research report")),
-    ("c_6501", gettext_noop("Journal article")),
-    ("c_5794", gettext_noop("Conference paper")),
-    ("c_f744", gettext_noop("Conference proceedings")),
-    ("c_6670", gettext_noop("Conference poster")),
-    ("c_8544", gettext_noop("Lecture or presentation")),
-    ("c_2f33", gettext_noop("Book")),
-    ("c_3248", gettext_noop("Book chapter")),
-    ("c_46ec", gettext_noop("Thesis")),
-    ("c_db06", gettext_noop("Doctoral thesis")),
-    ("c_bdcc", gettext_noop("Master thesis")),
-    ("c_7a1f", gettext_noop("Bachelor thesis")),
-    ("c_816b", gettext_noop("Preprint")),
-    ("c_8042", gettext_noop("Working paper")),
-    ("c_71bd", gettext_noop("Technical documentation")),
-    ("c_ddb1", gettext_noop("Dataset")),
-    ("c_5ce6", gettext_noop("Software")),
-    ("c_c513", gettext_noop("Image")),
-    ("c_12cd", gettext_noop("Map")),
-    ("c_12ce", gettext_noop("Video")),
-    ("c_18cc", gettext_noop("Sound")),
-    ("c_18cf", gettext_noop("Text")),
-    ("c_1843", gettext_noop("Other")),
-))
-
-
-@dataclass(frozen=True)
-class Licence:
-    uri: str  # stored as dc:rights: DataCite's rightsURI, Signposting's "license" link
-    spdx: str  # the SPDX identifier ("" for a rights statement that is no licence)
-    label: str  # for people, marked for translation
-
-
-# Creative Commons and common software licences by their canonical URL, and "all rights
-# reserved" as RightsStatements.org's In Copyright, so that every choice is a URI.
-LICENCES: tuple[Licence, ...] = (
-    Licence("https://creativecommons.org/licenses/by/4.0/", "CC-BY-4.0",
-            gettext_noop("Creative Commons Attribution 4.0 (CC BY 4.0)")),
-    Licence("https://creativecommons.org/licenses/by-sa/4.0/", "CC-BY-SA-4.0",
-            gettext_noop("Creative Commons Attribution-ShareAlike 4.0 (CC BY-SA 4.0)")),
-    Licence("https://creativecommons.org/licenses/by-nc/4.0/", "CC-BY-NC-4.0",
-            gettext_noop("Creative Commons Attribution-NonCommercial 4.0 (CC BY-NC 4.0)")),
-    Licence("https://creativecommons.org/licenses/by-nc-sa/4.0/", "CC-BY-NC-SA-4.0",
-            gettext_noop("Creative Commons Attribution-NonCommercial-ShareAlike 4.0 "
-                         "(CC BY-NC-SA 4.0)")),
-    Licence("https://creativecommons.org/licenses/by-nd/4.0/", "CC-BY-ND-4.0",
-            gettext_noop("Creative Commons Attribution-NoDerivatives 4.0 (CC BY-ND 4.0)")),
-    Licence("https://creativecommons.org/licenses/by-nc-nd/4.0/", "CC-BY-NC-ND-4.0",
-            gettext_noop("Creative Commons Attribution-NonCommercial-NoDerivatives 4.0 "
-                         "(CC BY-NC-ND 4.0)")),
-    Licence("https://creativecommons.org/publicdomain/zero/1.0/", "CC0-1.0",
-            gettext_noop("Public domain dedication (CC0 1.0)")),
-    Licence("https://spdx.org/licenses/MIT.html", "MIT", gettext_noop("MIT License")),
-    Licence("https://spdx.org/licenses/Apache-2.0.html", "Apache-2.0",
-            gettext_noop("Apache License 2.0")),
-    Licence("https://spdx.org/licenses/GPL-3.0-or-later.html", "GPL-3.0-or-later",
-            gettext_noop("GNU General Public License 3.0 or later")),
-    Licence("http://rightsstatements.org/vocab/InC/1.0/", "",
-            gettext_noop("In copyright: all rights reserved")),
-)
-
-
-def _bare(uri: str) -> str:
-    return uri.strip().lower().removeprefix("https://").removeprefix("http://").rstrip("/")
-
-
-_LICENCE_BY_NAME: dict[str, Licence] = {}
-for _licence in LICENCES:
-    _LICENCE_BY_NAME[_bare(_licence.uri)] = _licence
-    if _licence.spdx:
-        _LICENCE_BY_NAME[_licence.spdx.lower()] = _licence
-
-
-def licence_of(value: str) -> Licence | None:
-    """The Licence a dc:rights value names (its URL in either scheme, its SPDX id), or None::
-
-        >>> licence_of("CC-BY-4.0").uri
-        'https://creativecommons.org/licenses/by/4.0/'
-        >>> licence_of("http://creativecommons.org/licenses/by/4.0").spdx
-        'CC-BY-4.0'
-    """
-    return _LICENCE_BY_NAME.get(_bare(value))
-
-
-def type_choice_of(value: str) -> str | None:
-    """The TYPE_CHOICES URI a dc:type value is (a COAR URI, either scheme), or None: other
-    values, even names COAR knows ("Relatório técnico"), stay as the depositor wrote them::
-
-        >>> type_choice_of("https://purl.org/coar/resource_type/c_18gh/")
-        'http://purl.org/coar/resource_type/c_18gh'
-        >>> type_choice_of("Relatório técnico") is None
-        True
-    """
-    text = value.strip()
-    found = kind_of(text) if text.lower().startswith(("http://", "https://")) else None
-    uri = found.coar_uri if found is not None else None
-    return uri if uri in dict(TYPE_CHOICES) else None
-
-
-def label_of(value: str) -> str | None:
-    """The label for people (untranslated) of a dc:type or dc:rights value that is one of the
-    deposit form's choices, or None for any other value::
-
-        >>> label_of("http://purl.org/coar/resource_type/c_18gh"), label_of("CC-BY-4.0")
-        ('Technical report', 'Creative Commons Attribution 4.0 (CC BY 4.0)')
-        >>> label_of("Relatório técnico") is None
-        True
-    """
-    uri = type_choice_of(value)
-    if uri is not None:
-        return dict(TYPE_CHOICES)[uri]
-    licence = licence_of(value)
-    return licence.label if licence is not None else None

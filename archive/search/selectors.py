@@ -35,6 +35,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
 
 from ..db import changes
+from ..deposit import controlled
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item, ItemFile, ItemSearch
 from . import query as parsing
@@ -189,7 +190,8 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
     if subject:
         items = items.filter(_has_dc("subject", value=subject))
     if type:
-        items = items.filter(_has_dc("type", value=type))
+        # A type named by its label or another spelling of its URI, as deposits store it.
+        items = items.filter(_has_dc("type", value=controlled.type_choice_of(type) or type))
     if year:
         # No deposit was made in the year 0000 (datetime has none); a dc:date may name it.
         deposited = Q(created__year=int(year)) if int(year) else Q(pk__in=[])

@@ -56,6 +56,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header, http_date, parse_header_parameters
 from django.utils.translation import gettext as _
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_safe
 from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
@@ -63,9 +64,9 @@ from werkzeug.http import dump_options_header, parse_if_range_header, parse_rang
 from ..access import policy
 from ..access import services as access
 from ..accesses import counter as access_counter
-from ..deposit import links
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key
+from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
 from ..web import readers
@@ -220,6 +221,9 @@ def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
     return response
 
 
+# The landing page previews a PDF or an image of this site in an <object>: only this site may
+# frame a file (X-Frame-Options, and the policy's frame-ancestors 'self').
+@xframe_options_sameorigin
 @require_safe
 def download(request: HttpRequest, rest: str) -> HttpResponse:
     item, found = _find(rest)
@@ -246,11 +250,10 @@ def download(request: HttpRequest, rest: str) -> HttpResponse:
 def _signposted(request: HttpRequest, found: ItemFile, response: HttpResponse
                 ) -> HttpResponse:
     if response.status_code in (200, 206, 302, 304):
-        # FAIR Signposting of a content resource: its landing page and its own persistent URL.
-        item = found.item
-        response["Link"] = signposting.to_header(signposting.file_links(
-            links.landing_url(item.ibi, base_url(request)),
-            links.persistent_url(item.ibi, base_url(request)), found.name))
+        # FAIR Signposting of a content resource: its landing page, its own persistent URL,
+        # and its item's signposts (a client that followed a persistent URL lands here).
+        response["Link"] = signposting.to_header(metadata.file_answer_links(
+            found.item, found.name, base_url(request)))
     return response
 
 

@@ -4,6 +4,7 @@
   /sitemaps/items-<k>.xml per page of IBI_SITEMAP_PAGE_SIZE ids (50 000 by default) holding
   any listed item (public, not deleted): its landing page and `updated` as lastmod.
 - /robots.txt: admin and API closed to crawlers, the rest open, and where the sitemap is.
+- /favicon.ico: the site's icon, where browsers and crawlers look for it without a <link>.
 
 Paging by ranges of the primary key (harvest/selectors.py `sitemap_pages`): a page of a collection
 of a million items costs one range scan of the index, never an OFFSET or a count.
@@ -11,7 +12,8 @@ of a million items costs one range scan of the index, never an OFFSET or a count
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.contrib.staticfiles import finders
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
@@ -58,3 +60,11 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     lines = ["User-agent: *", "Disallow: /admin/", "Disallow: /api/", "Allow: /", "",
              f"Sitemap: {_absolute(request, reverse('archive:sitemap'))}", ""]
     return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+
+
+@require_safe
+def favicon(request: HttpRequest) -> FileResponse:
+    response = FileResponse(open(finders.find("archive/favicon.ico"), "rb"),  # noqa: SIM115
+                            content_type="image/vnd.microsoft.icon")
+    response["Cache-Control"] = "public, max-age=604800"
+    return response

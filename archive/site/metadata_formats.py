@@ -33,12 +33,13 @@ _TEXT = "text/plain; charset=utf-8"
 
 
 def _wanted(request: HttpRequest, name: str) -> accept.Wanted:
-    """The format named in the URL; for csljson, a citation when Accept prefers one."""
+    """The format named in the URL; for csljson, what the Accept header asks as a persistent
+    URL reads it: a citation, or CSL-JSON by its own media type, one item object as doi.org
+    answers (otherwise, ``?download`` and ``:(csljson)`` included, CSL-JSON's list)."""
     if name == "csljson":
-        found = accept.best(request.META.get("HTTP_ACCEPT", ""),
-                            [FORMATS[name].media_type, accept.BIBLIOGRAPHY_TYPE])
-        if found and found[0] == accept.BIBLIOGRAPHY_TYPE:
-            return accept.bibliography(found[1])
+        asked = accept.accept(request.META.get("HTTP_ACCEPT", ""))
+        if asked is not None and asked.metadata == "csljson":
+            return asked
     return accept.Wanted(name)
 
 

@@ -28,7 +28,7 @@ from ..deposit import links, selectors
 from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
-from ..metadata.vocabularies import label_of
+from ..metadata.vocabularies import label_of, licence_of
 from ..models import DC_ELEMENTS, AlternateIdentifier, Item, validate_language
 from ..search import selectors as searching
 from ..web import readers
@@ -184,6 +184,53 @@ def _handles(item: Item) -> list[str]:
             if row.scheme == AlternateIdentifier.Scheme.HANDLE]
 
 
+# What a search engine's snippet and a shared link's card show of an item: its description,
+# cut at a word before this many characters.
+SUMMARY_LENGTH = 200
+
+
+def _summary(item: Item) -> str:
+    """The item's first description, on one line and trimmed; "" for a tombstone, whose
+    description is not given out."""
+    descriptions = [] if item.is_deleted else item.dc("description")
+    text = " ".join(descriptions[0].split()) if descriptions else ""
+    if len(text) <= SUMMARY_LENGTH:
+        return text
+    return text[:SUMMARY_LENGTH - 1].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
+
+
+# What the landing page previews in the browser's own viewer: a PDF (an <object>), or an image
+# an <img> shows (never SVG, which downloads.py sends as an attachment).
+PREVIEWS = {"application/pdf": "pdf", "image/png": "image", "image/jpeg": "image",
+            "image/gif": "image", "image/webp": "image"}
+
+
+def _landing(item: Item, files: list[dict]) -> dict:
+    """What the landing page leads with: the authors (ORCID iDs), the type and licence named
+    and linked, the main file to download and preview (when the reader may have it: a row
+    with its `url`), every edition of the chain and the newest, if newer than this one."""
+    main = next((row for row in files if row["is_target"] and row.get("url")), None)
+    if main is not None:
+        name, content_type = main["file"].name, main["file"].content_type.split(";")[0]
+        extension = name.rsplit(".", 1)[1].upper() if "." in name.strip(".") else ""
+        main = {**main, "format": extension or content_type,
+                "preview": PREVIEWS.get(content_type.strip().lower(), "")}
+    chain = selectors.edition_chain(item) if item.edition_family else [item]
+    newest = next((e for e in reversed(chain) if not e.is_deleted), item)
+    return {
+        "authors": [(v.value, v.orcid) for v in item.dc_values.all() if v.element == "creator"],
+        "types": [(_readable("type", [v])[0], v) for v in item.dc("type")],
+        "licences": [(_readable("rights", [v])[0], licence.uri if (
+            licence := licence_of(v)) else v if v.startswith(("http://", "https://")) else "")
+            for v in item.dc("rights")],
+        "descriptions": item.dc("description"),
+        "dc_date": _readable("date", item.dc("date"))[:1],
+        "main_file": main,
+        "chain": chain if len(chain) > 1 else [],
+        "newest": newest if newest.edition_number > item.edition_number else None,
+    }
+
+
 def _access(request: HttpRequest, item: Item, reading: readers.Reading,
             files: list[dict]) -> dict:
     """What the page says of the item's access: its level, and where to ask for a copy when
@@ -204,6 +251,8 @@ def _context(request: HttpRequest, item: Item, today: datetime.date,
     return {
         "item": item,
         "handles": _handles(item),
+        "summary": _summary(item),
+        **_landing(item, files),
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),

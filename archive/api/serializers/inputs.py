@@ -72,6 +72,9 @@ class ItemUpdateSerializer(StrictInput, DublinCoreFields):
 class DeleteSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=1000,
                                    help_text="shown on the tombstone, e.g. a retraction")
+    at_creators_request = serializers.BooleanField(
+        required=False, default=False,
+        help_text="the creators asked for the removal: the tombstone cites it without them")
 
 
 class LinkSerializer(StrictInput):

@@ -264,7 +264,9 @@ class ItemDetail(_OneItem):
         form = DeleteSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         return self.record(services.item_delete(
-            item=item, reason=form.validated_data.get("reason", ""), on_saved=self.on_saved))
+            item=item, reason=form.validated_data.get("reason", ""),
+            at_creators_request=form.validated_data["at_creators_request"],
+            on_saved=self.on_saved))
 
 
 @extend_schema(parameters=[IBI_PARAMETER])

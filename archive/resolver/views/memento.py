@@ -3,7 +3,8 @@
 The pattern, the URIs and the choices are in memento.py; this module only reads the request
 and writes the headers. Called by views.py `persistent_url_view` for a request that carries
 ``Accept-Datetime`` (`negotiate`) and for the ``rel="timemap"`` link of every persistent URL of
-an item held here (`timemap_link`); `timemap` is the route ``/timemap/link/<ibi>``.
+an item held here (`timemap_link`); `timemap` is the route ``/timemap/link/<ibi>``, `timegate`
+the route ``/timegate/<URI-R>``.
 
 A TimeGate's answer depends on ``Accept-Datetime``: it is never put in the answer cache
 (changes.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
@@ -20,9 +21,11 @@ last edition wherever the federation holds it.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
@@ -143,4 +146,49 @@ def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
     body = memento.timemap(original, self_url, _chain(selectors.edition_chain(item)), url_of)
     response = HttpResponse(body if request.method == "GET" else b"",
                             content_type=memento.LINK_FORMAT)
+    return never_cache(response)
+
+
+def timegate(request: HttpRequest, uri: str) -> HttpResponse:
+    """``/timegate/<URI-R>``: the TimeGate of an edition chain held here, named by its Original
+    Resource's URI (or by any of its persistent URLs, or an IBI), as Memento aggregators name
+    theirs (``/timegate/http://…``): for clients that are given a TimeGate base rather than
+    finding one (memento_client's `timegate_uri`, which takes a URI-R that is its own TimeGate
+    for one that has none). The persistent URLs stay TimeGates themselves. Without
+    ``Accept-Datetime`` the date is now. A URI of another host, or of no chain held here, is
+    a 404: nothing is fetched; so is a chain not known whole here (as for persistent URLs)."""
+    if request.method not in ("GET", "HEAD"):
+        response = _text(_("Method not allowed: a TimeGate answers GET and HEAD."), 405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    asked = request.META.get("HTTP_ACCEPT_DATETIME", "")
+    try:
+        when = memento.parse_accept_datetime(asked) if asked else timezone.now()
+    except ValueError as exc:
+        return _text(_("Bad Accept-Datetime (RFC 7089 §2.1.1): %(error)s") % {"error": exc}, 400)
+    # http://host/<ibi>, or http:/host/<ibi> as a proxy that merges slashes passes it on.
+    absolute = re.fullmatch(r"https?:/+([^/]*)(/.*)?", uri, re.DOTALL)
+    host, path = (absolute[1], absolute[2] or "") if absolute else ("", uri)
+    not_here = _text(_("No edition chain held here has this Original Resource: %(uri)s")
+                     % {"uri": uri}, 404)
+    if host and host.lower() != request.get_host().lower():
+        return not_here
+    try:
+        url = persistent_url.parse("/" + path.lstrip("/"), "")
+    except (persistent_url.PersistentUrlError, ibilib.IbiError):
+        return not_here
+    item = selectors.item_by_ibi(url.ibi)
+    if (item is None or item.is_archive_service or url.filepath is not None
+            or url.relation() not in ("", ".lastedition")):
+        return not_here
+    editions = selectors.edition_chain(item)
+    if not selectors.chain_known_whole(editions):
+        return not_here  # begun or continued elsewhere: a choice from here could be stale
+    chain = _chain(editions)
+    chosen = memento.choose(chain, when)
+    original, timemap_uri, url_of = _uris(request, item)
+    response = HttpResponseRedirect(url_of(chosen))
+    response["Link"] = ", ".join(memento.timegate_links(original, timemap_uri, chain, chosen,
+                                                        url_of))
+    patch_vary_headers(response, ["accept-datetime"])
     return never_cache(response)

@@ -1,0 +1,190 @@
+"""The controlled values of a deposit: dc:type from common COAR resource types, dc:rights from
+a list of licences, each stored as its URI however it was given. Pure: no Django.
+
+`stored` is the one rule, for the admin, the API and `importitems` alike (services call it): a
+type or licence given as its URI (either scheme, with or without the last slash), as its label
+in any language the site speaks ("Technical report", "Relatório técnico", COAR's own
+"technical report"), or a licence as its SPDX id or short name ("CC-BY-4.0", "CC BY 4.0"), is
+stored as the URI, so that search finds one type under one value and every format reads it
+exactly. Any other value is kept as written::
+
+    >>> stored("type", "Relatório  Técnico", [{"Technical report": "Relatório técnico"}.get])
+    'http://purl.org/coar/resource_type/c_18gh'
+    >>> stored("type", "https://purl.org/coar/resource_type/c_18gh/")
+    'http://purl.org/coar/resource_type/c_18gh'
+    >>> stored("rights", "CC BY 4.0"), stored("type", "Mapa astral")
+    ('https://creativecommons.org/licenses/by/4.0/', 'Mapa astral')
+
+The labels are for people: marked for translation here (makemessages extracts the calls of a
+function named gettext_noop), translated by whoever shows them; `label_of` gives a stored
+value's label, untranslated.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+COAR_TYPE = "http://purl.org/coar/resource_type/"
+
+
+def gettext_noop(message: str) -> str:
+    return message
+
+
+# The librarian picks a dc:type among these common COAR types (metadata/vocabularies.py maps
+# every COAR type to the other vocabularies).
+TYPE_CHOICES: tuple[tuple[str, str], ...] = tuple((COAR_TYPE + coar, label) for coar, label in (
+    ("c_93fc", gettext_noop("Report")),
+    ("c_18gh", gettext_noop("Technical report")),
+    ("c_18ws", gettext_noop("Research report")),
+    ("c_6501", gettext_noop("Journal article")),
+    ("c_5794", gettext_noop("Conference paper")),
+    ("c_f744", gettext_noop("Conference proceedings")),
+    ("c_6670", gettext_noop("Conference poster")),
+    ("c_8544", gettext_noop("Lecture or presentation")),
+    ("c_2f33", gettext_noop("Book")),
+    ("c_3248", gettext_noop("Book chapter")),
+    ("c_46ec", gettext_noop("Thesis")),
+    ("c_db06", gettext_noop("Doctoral thesis")),
+    ("c_bdcc", gettext_noop("Master thesis")),
+    ("c_7a1f", gettext_noop("Bachelor thesis")),
+    ("c_816b", gettext_noop("Preprint")),
+    ("c_8042", gettext_noop("Working paper")),
+    ("c_71bd", gettext_noop("Technical documentation")),
+    ("c_ddb1", gettext_noop("Dataset")),
+    ("c_5ce6", gettext_noop("Software")),
+    ("c_c513", gettext_noop("Image")),
+    ("c_12cd", gettext_noop("Map")),
+    ("c_12ce", gettext_noop("Video")),
+    ("c_18cc", gettext_noop("Sound")),
+    ("c_18cf", gettext_noop("Text")),
+    ("c_1843", gettext_noop("Other")),
+))
+# COAR's own labels where they are not the choice's label in lower case.
+_COAR_LABELS = {COAR_TYPE + "c_8544": "lecture", COAR_TYPE + "c_3248": "book part"}
+
+
+@dataclass(frozen=True)
+class Licence:
+    uri: str  # stored as dc:rights: DataCite's rightsURI, Signposting's "license" link
+    spdx: str  # the SPDX identifier ("" for a rights statement that is no licence)
+    label: str  # for people, marked for translation
+
+    @property
+    def short(self) -> str:
+        """The name in the label's brackets, else the SPDX id: "CC BY 4.0", "MIT"."""
+        head, bracket, rest = self.label.rpartition("(")
+        return rest.rstrip(")") if bracket and head else self.spdx
+
+
+# Creative Commons and common software licences by their canonical URL, and "all rights
+# reserved" as RightsStatements.org's In Copyright, so that every choice is a URI.
+LICENCES: tuple[Licence, ...] = (
+    Licence("https://creativecommons.org/licenses/by/4.0/", "CC-BY-4.0",
+            gettext_noop("Creative Commons Attribution 4.0 (CC BY 4.0)")),
+    Licence("https://creativecommons.org/licenses/by-sa/4.0/", "CC-BY-SA-4.0",
+            gettext_noop("Creative Commons Attribution-ShareAlike 4.0 (CC BY-SA 4.0)")),
+    Licence("https://creativecommons.org/licenses/by-nc/4.0/", "CC-BY-NC-4.0",
+            gettext_noop("Creative Commons Attribution-NonCommercial 4.0 (CC BY-NC 4.0)")),
+    Licence("https://creativecommons.org/licenses/by-nc-sa/4.0/", "CC-BY-NC-SA-4.0",
+            gettext_noop("Creative Commons Attribution-NonCommercial-ShareAlike 4.0 "
+                         "(CC BY-NC-SA 4.0)")),
+    Licence("https://creativecommons.org/licenses/by-nd/4.0/", "CC-BY-ND-4.0",
+            gettext_noop("Creative Commons Attribution-NoDerivatives 4.0 (CC BY-ND 4.0)")),
+    Licence("https://creativecommons.org/licenses/by-nc-nd/4.0/", "CC-BY-NC-ND-4.0",
+            gettext_noop("Creative Commons Attribution-NonCommercial-NoDerivatives 4.0 "
+                         "(CC BY-NC-ND 4.0)")),
+    Licence("https://creativecommons.org/publicdomain/zero/1.0/", "CC0-1.0",
+            gettext_noop("Public domain dedication (CC0 1.0)")),
+    Licence("https://spdx.org/licenses/MIT.html", "MIT", gettext_noop("MIT License")),
+    Licence("https://spdx.org/licenses/Apache-2.0.html", "Apache-2.0",
+            gettext_noop("Apache License 2.0")),
+    Licence("https://spdx.org/licenses/GPL-3.0-or-later.html", "GPL-3.0-or-later",
+            gettext_noop("GNU General Public License 3.0 or later")),
+    Licence("http://rightsstatements.org/vocab/InC/1.0/", "",
+            gettext_noop("In copyright: all rights reserved")),
+)
+
+
+def fold(value: str) -> str:
+    """Lower case, no accents, single spaces: "Relatório  Técnico" → "relatorio tecnico"."""
+    plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return " ".join(plain.lower().replace("_", " ").split())
+
+
+def _bare(uri: str) -> str:
+    return uri.strip().lower().removeprefix("https://").removeprefix("http://").rstrip("/")
+
+
+_TYPE_BY_NAME: dict[str, str] = {}
+for _uri, _label in TYPE_CHOICES:
+    for _name in (_bare(_uri), fold(_label), fold(_COAR_LABELS.get(_uri, _label))):
+        _TYPE_BY_NAME.setdefault(_name, _uri)
+_LICENCE_BY_NAME: dict[str, Licence] = {}
+for _licence in LICENCES:
+    for _name in (_bare(_licence.uri), fold(_licence.label), fold(_licence.short),
+                  _licence.spdx.lower()):
+        if _name:
+            _LICENCE_BY_NAME.setdefault(_name, _licence)
+
+
+def licence_of(value: str) -> Licence | None:
+    """The Licence a dc:rights value names (its URL in either scheme, its SPDX id, its label
+    or short name in English), or None::
+
+        >>> licence_of("CC-BY-4.0").uri
+        'https://creativecommons.org/licenses/by/4.0/'
+        >>> licence_of("http://creativecommons.org/licenses/by/4.0").spdx
+        'CC-BY-4.0'
+    """
+    return _LICENCE_BY_NAME.get(_bare(value)) or _LICENCE_BY_NAME.get(fold(value))
+
+
+def type_choice_of(value: str) -> str | None:
+    """The TYPE_CHOICES URI a dc:type value names (its URI in either scheme, its label or
+    COAR's in English), or None::
+
+        >>> type_choice_of("https://purl.org/coar/resource_type/c_18gh/")
+        'http://purl.org/coar/resource_type/c_18gh'
+        >>> type_choice_of("Technical report") == type_choice_of("technical  report")
+        True
+        >>> type_choice_of("Mapa astral") is None
+        True
+    """
+    return _TYPE_BY_NAME.get(_bare(value)) or _TYPE_BY_NAME.get(fold(value))
+
+
+Translate = Callable[[str], "str | None"]
+
+
+def stored(element: str, value: str, translations: Iterable[Translate] = ()) -> str:
+    """What is stored for a dc:type or dc:rights value (any other element's value as given):
+    the URI it names, read in English and through each of `translations` (a label's
+    translation in one language, e.g. Django's gettext under that language)."""
+    if element == "type":
+        names = {fold(t(label) or label): uri for t in translations for uri, label in TYPE_CHOICES}
+        return type_choice_of(value) or names.get(fold(value)) or value
+    if element == "rights":
+        licence = licence_of(value)
+        if licence is None:
+            names = {fold(t(lic.label) or lic.label): lic for t in translations for lic in LICENCES}
+            licence = names.get(fold(value))
+        return licence.uri if licence is not None else value
+    return value
+
+
+def label_of(value: str) -> str | None:
+    """The label for people (untranslated) of a dc:type or dc:rights value that is one of the
+    choices, or None for any other value::
+
+        >>> label_of("http://purl.org/coar/resource_type/c_18gh"), label_of("CC-BY-4.0")
+        ('Technical report', 'Creative Commons Attribution 4.0 (CC BY 4.0)')
+        >>> label_of("Relatório técnico") is None
+        True
+    """
+    uri = type_choice_of(value)
+    if uri is not None:
+        return dict(TYPE_CHOICES)[uri]
+    licence = licence_of(value)
+    return licence.label if licence is not None else None

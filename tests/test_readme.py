@@ -1,0 +1,88 @@
+"""The README's commands work as written: every block marked runnable (```` ```sh runnable ````,
+```` ```console runnable ````) is run in a fresh checkout of the project's files (the tracked
+files of this tree, copied: no database, no media, no compiled catalogue) with the README's
+set-up, `.venv` (this one) and `DEBUG=1` in a shell of its own and `manage.py migrate` done as
+`make run` does. A `sh` block must succeed; a `console` block's commands (the lines after
+`$ `, a trailing backslash continuing them) must succeed and print exactly what follows them.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"^```(sh|console) runnable\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def runnable_blocks(text: str) -> list[tuple[str, str, int]]:
+    """(kind, body, line) of each block marked runnable."""
+    return [(m[1], m[2], text.count("\n", 0, m.start()) + 1) for m in BLOCK.finditer(text)]
+
+
+def console_commands(body: str) -> list[tuple[str, str]]:
+    """(command, expected output) of a console transcript."""
+    found: list[tuple[str, list[str]]] = []
+    continued = False
+    for line in body.splitlines():
+        if continued:
+            found[-1] = (found[-1][0] + "\n" + line, found[-1][1])
+        elif line.startswith("$ "):
+            found.append((line[2:], []))
+        elif found:
+            found[-1][1].append(line)
+        continued = line.endswith("\\") and (continued or line.startswith("$ "))
+    return [(command, "\n".join(output)) for command, output in found]
+
+
+BLOCKS = runnable_blocks((ROOT / "README.md").read_text())
+
+
+def test_the_readme_marks_its_local_commands_runnable():
+    """The marker is read: the librarian, fsck, fixity and the ibi command at least."""
+    text = "\n".join(body for _kind, body, _line in BLOCKS)
+    for command in ("createlibrarian", "fsck", "fixity", "ibi encode", "ibi parse"):
+        assert command in text, command
+    assert console_commands("$ a \\\n   b\nout 1\nout 2\n$ c\n") == [
+        ("a \\\n   b", "out 1\nout 2"), ("c", "")]
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A fresh checkout of the tracked files, migrated, and the README's shell environment."""
+    scratch = tmp_path_factory.mktemp("fresh-clone")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                             capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, scratch / name)
+    (scratch / ".venv").symlink_to(ROOT / ".venv")
+    env = {"PATH": os.environ["PATH"], "HOME": str(scratch), "LANG": "C.UTF-8",
+           "DEBUG": "1"}
+    subprocess.run([".venv/bin/python", "manage.py", "migrate", "--no-input", "-v", "0"],
+                   cwd=scratch, env=env, check=True, capture_output=True, timeout=300)
+    return scratch, env
+
+
+def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(("kind", "body", "line"), BLOCKS,
+                         ids=[f"README line {line}" for _kind, _body, line in BLOCKS])
+def test_a_runnable_block_of_the_readme_works_as_written(fresh, kind, body, line):
+    scratch, env = fresh
+    if kind == "sh":
+        done = _run(body, scratch, env)
+        assert done.returncode == 0, done.stderr + done.stdout
+        return
+    for command, expected in console_commands(body):
+        done = _run(command, scratch, env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.rstrip("\n") == expected, command
