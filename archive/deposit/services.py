@@ -125,6 +125,16 @@ def _translated_in(code: str) -> controlled.Translate:
     return translated
 
 
+def as_stored(dc: dict[str, Iterable[DcInput]] | None,
+              kept_dates: Iterable[str] = ()) -> dict[str, list[str]]:
+    """The values as a deposit or an edit would store them (element → values in order): a
+    type or licence by its URI, text cleaned, empty values gone. ServiceError as they would."""
+    stored: dict[str, list[str]] = {}
+    for row in _clean_metadata(dc, kept_dates):
+        stored.setdefault(row.element, []).append(row.value)
+    return stored
+
+
 def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
                     kept_dates: Iterable[str] = ()) -> list[DcValue]:
     """The rows of the given values; a date must be EDTF level 0 unless it is one of

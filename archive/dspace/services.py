@@ -89,7 +89,10 @@ def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
     for element, value in item.dc_values.order_by("position", "id").values_list("element",
                                                                                 "value"):
         stored.setdefault(element, []).append(value)
-    wanted = {e: list(v) for e, v in dc.items() if v}
+    try:
+        wanted = services.as_stored(dc, kept_dates=stored.get("date", ()))
+    except services.ServiceError:
+        return False  # the update says why
     return (item.title == title.strip() and item.language == services.clean_language(language)
             and stored == wanted
             and dict(item.files.values_list("name", "sha256")) == files)
