@@ -163,8 +163,12 @@ def stored(element: str, value: str, translations: Iterable[Translate] = ()) -> 
     the URI it names, read in English and through each of `translations` (a label's
     translation in one language, e.g. Django's gettext under that language)."""
     if element == "type":
-        names = {fold(t(label) or label): uri for t in translations for uri, label in TYPE_CHOICES}
-        return type_choice_of(value) or names.get(fold(value)) or value
+        found = type_choice_of(value)
+        if found is None:
+            names = {fold(t(label) or label): uri
+                     for t in translations for uri, label in TYPE_CHOICES}
+            found = names.get(fold(value))
+        return found or value
     if element == "rights":
         licence = licence_of(value)
         if licence is None:

@@ -6,6 +6,7 @@ crash leaves at worst orphan files under a never-committed IBI, which `manage.py
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -118,7 +119,11 @@ def clean_language(value: str | None) -> str:
 DcInput = str | tuple[str, str]
 
 
+@functools.cache
 def _translated_in(code: str) -> controlled.Translate:
+    """gettext under `code`, each message looked up once a process (the catalogues are
+    compiled before it starts)."""
+    @functools.cache
     def translated(message: str) -> str:
         with translation.override(code):
             return translation.gettext(message)
