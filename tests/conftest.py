@@ -23,6 +23,16 @@ PASSWORD = "a-librarian's-long-password"
 POSTGRES = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 
 
+def pytest_configure(config) -> None:
+    """Passwords hashed with MD5 in the suite (Django's advice for tests): PBKDF2's million
+    rounds, right for production, cost about a second of CPU for each librarian a test makes
+    and each login. The live servers (tests/servers.py) keep the production hasher."""
+    if config.pluginmanager.hasplugin("django"):
+        from django.conf import settings
+
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def pytest_sessionstart(session) -> None:
     """The app's memoised pure functions (e.g. `archive.identifiers.ibi._parse`'s lru_cache)
     start every session empty. `make mutation` runs each mutant's tests in a process forked from
