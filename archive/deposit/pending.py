@@ -41,7 +41,6 @@ from django.db.models import Q
 from django.http import UnreadablePostError
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from storages.backends.s3 import S3Storage
 
 from ..models import PendingUpload
 from . import limits, storage
@@ -76,10 +75,6 @@ class TooLarge(PendingError):
 
 
 # -- Where the bytes wait ------------------------------------------------------------------------
-
-def on_s3() -> bool:
-    return isinstance(default_storage, S3Storage)
-
 
 def folder() -> Path:
     return Path(settings.FILE_UPLOAD_TEMP_DIR) / "pending"
@@ -125,7 +120,7 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
     now = timezone.now()
     upload = PendingUpload(id=uuid.uuid4(), owner=owner, name=name, length=length,
                            content_type=content_type[:255], created=now, expires=_expiry())
-    if on_s3():
+    if storage.on_s3():
         if length == 0:  # S3 has no multipart upload of no part
             client, bucket = _s3()
             client.put_object(Bucket=bucket, Key=s3_key(upload), Body=b"")
@@ -147,7 +142,7 @@ def keep(*, owner, file) -> PendingUpload:
     upload = PendingUpload(id=uuid.uuid4(), owner=owner, name=name, length=size, offset=size,
                            sha256=sha, content_type=(file.content_type or "")[:255],
                            created=timezone.now(), expires=_expiry())
-    if on_s3():
+    if storage.on_s3():
         client, bucket = _s3()
         file.seek(0)
         client.upload_fileobj(file, bucket, s3_key(upload))
@@ -218,7 +213,7 @@ def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
     upload.offset = offset
     # One request carrying the whole file is hashed as it arrives; otherwise once at the end.
     digest = hashlib.sha256() if offset == 0 else None
-    receiver = _S3Receiver(upload, digest) if on_s3() else _LocalReceiver(upload, digest)
+    receiver = _S3Receiver(upload, digest) if storage.on_s3() else _LocalReceiver(upload, digest)
     try:
         with receiver:
             for chunk in _read(stream, count):
@@ -357,7 +352,7 @@ def _hash(upload: PendingUpload) -> str:
 
 @contextlib.contextmanager
 def _open(upload: PendingUpload) -> Iterator[IO[bytes]]:
-    if on_s3():
+    if storage.on_s3():
         client, bucket = _s3()
         body = client.get_object(Bucket=bucket, Key=s3_key(upload))["Body"]
         try:
@@ -418,7 +413,7 @@ def opened(uploads: list[PendingUpload]) -> Iterator[list[Upload]]:
     files = []
     try:
         for upload in uploads:
-            if on_s3():
+            if storage.on_s3():
                 source = _S3Source(upload)
             else:
                 source = File(path_of(upload).open("rb"), name=upload.name)
@@ -454,7 +449,7 @@ def terminate(upload: PendingUpload) -> None:
 
 
 def _remove_bytes(upload: PendingUpload) -> None:
-    if on_s3():
+    if storage.on_s3():
         client, bucket = _s3()
         if upload.multipart_id and not upload.sha256:
             with contextlib.suppress(client.exceptions.NoSuchUpload):
@@ -484,7 +479,7 @@ def sweep(min_age: int) -> list[Swept]:
         swept.append(Swept("expired", upload.name, upload.offset))
     known = {str(pk) for pk in PendingUpload.objects.values_list("pk", flat=True)}
     cutoff = timezone.now() - timedelta(seconds=min_age)
-    if on_s3():
+    if storage.on_s3():
         client, bucket = _s3()
         for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket,
                                                                      Prefix=S3_PREFIX):

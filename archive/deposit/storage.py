@@ -25,6 +25,14 @@ MAX_NAME_BYTES = 255
 BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+def on_s3() -> bool:
+    """Whether the files live on S3 (django-storages' S3Storage, or a subclass), asked without
+    importing boto3 where they do not: every process, a `manage.py` command or a worker,
+    starts that much sooner."""
+    kind = default_storage.__class__  # the lazy storage set up, as configured
+    return any(c.__module__ == "storages.backends.s3" for c in kind.__mro__)
+
+
 class FileNameError(ValueError):
     """A file name that cannot be stored inside an item's doc/ folder."""
 

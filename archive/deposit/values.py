@@ -19,10 +19,6 @@ import json
 import re
 from datetime import date
 
-from edtf import parse_edtf
-from edtf.parser.edtf_exceptions import EDTFParseException
-from edtf.parser.parser_classes import Date, DateAndTime, Interval
-
 DATE_EXAMPLES = "2013, 2013-09, 2013-09-04, 2013/2014"
 # The forms nearly every date takes, decided without the grammar (which costs tens of
 # milliseconds a date: a collection's import would spend most of its time there).
@@ -49,6 +45,12 @@ def is_date(value: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _is_edtf_level0(text: str) -> bool:
+    # The EDTF grammar (pyparsing) is imported at the first date that is not a plain calendar
+    # date: building it costs every process a tenth of a second at start otherwise.
+    from edtf import parse_edtf
+    from edtf.parser.edtf_exceptions import EDTFParseException
+    from edtf.parser.parser_classes import Date, DateAndTime, Interval
+
     try:
         parsed = parse_edtf(text)
     except (EDTFParseException, ValueError, TypeError):

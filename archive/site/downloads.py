@@ -58,14 +58,13 @@ from django.utils.http import content_disposition_header, http_date, parse_heade
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_safe
-from storages.backends.s3 import S3Storage
 from werkzeug.http import dump_options_header, parse_if_range_header, parse_range_header
 
 from ..access import policy
 from ..access import services as access
 from ..accesses import counter as access_counter
 from ..deposit.selectors import item_by_ibi
-from ..deposit.storage import file_key
+from ..deposit.storage import file_key, on_s3
 from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
@@ -284,7 +283,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         return response
 
     key = file_key(found.item.ibi, found.name)
-    if isinstance(default_storage, S3Storage):
+    if on_s3():
         url = default_storage.url(key, parameters={"ResponseContentType": ctype,
                                                    "ResponseContentDisposition": header})
         response = HttpResponseRedirect(url)
