@@ -83,7 +83,8 @@ def test_tuspy_uploads_in_several_requests_and_a_deposit_names_the_upload(
     assert not PendingUpload.objects.exists() and pending_files() == []
     again = api.post("/api/items/", {"title": "De novo", "uploads": [str(upload.id)]},
                      format="multipart", secure=True)
-    assert again.status_code == 404 and again.json() == {"detail": "no such upload"}
+    assert again.status_code == 400 and again.json() == {
+        "detail": f"no such upload: {upload.id}"}
 
 
 def cut(live_site, librarian, url: str, sent: int) -> None:

@@ -371,7 +371,10 @@ def complete_of(owner, ids: Iterable) -> list[PendingUpload]:
     that is no such upload, or whose bytes have not all arrived."""
     found = []
     for upload_id in ids:
-        upload = find(owner, upload_id)
+        try:
+            upload = find(owner, upload_id)
+        except NotFound:  # a bad value in the deposit's body, not a resource not found
+            raise PendingError(_("no such upload: %(id)s") % {"id": upload_id}) from None
         if not upload.complete:
             raise PendingError(_("%(name)s has not finished uploading (%(offset)d of "
                                  "%(length)d bytes)") % {"name": upload.name,

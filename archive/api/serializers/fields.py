@@ -6,11 +6,19 @@ import re
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from ...deposit import selectors, services, values
 from ...models import Item
+
+
+@extend_schema_field(OpenApiTypes.DATE)
+class DayField(serializers.CharField):
+    """A day, YYYY-MM-DD, as the schema says; read by the service, which says what is wrong
+    with it in the repository's words (not a date, not after today …)."""
 
 
 class DcElementField(serializers.ListField):

@@ -8,6 +8,7 @@ from ..schema import StrictInput
 from .fields import (
     AccessField,
     ChecksumsField,
+    DayField,
     ItemIbiField,
     at_least_one_file,
     files_field,
@@ -80,8 +81,8 @@ class DeleteSerializer(serializers.Serializer):
 class LinkSerializer(StrictInput):
     """A secret link to make."""
 
-    expires = serializers.CharField(help_text="YYYY-MM-DD after today: the first day the link "
-                                              "no longer works")
+    expires = DayField(help_text="YYYY-MM-DD after today: the first day the link "
+                                  "no longer works")
     note = serializers.CharField(required=False, allow_blank=True, max_length=1000,
                                  help_text="for the librarians: whom it is for")
 
