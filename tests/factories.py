@@ -215,6 +215,16 @@ def screenshot(page, name: str) -> None:
     page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
 
 
+AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def with_axe(page) -> None:
+    """axe-core (the npm package `make test` installs) loaded into the page, once."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        assert AXE.exists(), "axe-core is missing: `make test` installs it (npm ci)"
+        page.add_script_tag(path=str(AXE))
+
+
 def titles(items: Iterable[Item]) -> list[str]:
     return [found.title for found in items]
 

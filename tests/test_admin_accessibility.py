@@ -10,7 +10,6 @@ waiting in it (the pending uploads, the main file's list), as a validation error
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from django.apps import apps
 from django.contrib import admin
@@ -19,17 +18,13 @@ from django.urls import NoReverseMatch, reverse
 from archive.models import Item, PendingUpload
 from tests import factories as make
 
-AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
-
 
 def violations(page) -> list[dict]:
     """axe-core's violations on the page as it is: rule, impact, and where."""
     # The admin's pickers (select2) are built on jQuery's ready, after the load event.
     page.wait_for_function("""() => [...document.querySelectorAll('select.admin-autocomplete')]
         .every(s => s.nextElementSibling?.querySelector('[data-ibi-named]'))""")
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        assert AXE.exists(), "axe-core is missing: `make test` installs it (npm ci)"
-        page.add_script_tag(path=str(AXE))
+    make.with_axe(page)
     found = page.evaluate(
         "async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     return [{"rule": v["id"], "impact": v["impact"],

@@ -20,7 +20,6 @@ from tests.conftest import PASSWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PT = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
 def public_pages(site) -> dict[str, str]:
     item = site["item"]
@@ -189,7 +188,7 @@ def test_a_browser_finds_no_refusal_and_axe_core_no_violation(live_site, browser
     violations = {}
     for name, url in public_pages(site).items():
         checker.goto(live_site.url + url)
-        checker.add_script_tag(path=str(AXE))
+        make.with_axe(checker)
         found = checker.evaluate("""async () => (await axe.run(document, {runOnly:
             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})).violations
             .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
