@@ -357,6 +357,16 @@ class Results:
         return list(self.items.values_list("pk", flat=True)[page])
 
 
+def _among(model: type[Item] | type[DcValue], column: str, ids: list[int]) -> Q | RawSQL:
+    """model.column among ids: on PostgreSQL `= ANY(array)`, one parameter (a thousand
+    placeholders of IN cost about 10 ms more to send and plan); IN elsewhere."""
+    if not full_text():
+        return Q(**{f"{column}__in": ids})
+    table = connection.ops.quote_name(model._meta.db_table)
+    return RawSQL(f"{table}.{connection.ops.quote_name(column)} = ANY(%s::bigint[])", [ids],
+                  output_field=BooleanField())
+
+
 def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str, int]]]:
     """The commonest creators, subjects, years, languages and types among these items (a
     sample: FACET_SAMPLE at most), with counts. Three queries."""
@@ -366,7 +376,7 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
     years: set[tuple[int, str]] = set()
     # order_by(): DcValue's default order would put its position and id into the DISTINCT,
     # and an item naming one creator twice would count twice.
-    rows = (DcValue.objects.filter(item_id__in=ids,
+    rows = (DcValue.objects.filter(_among(DcValue, "item_id", ids),
                                    element__in=["creator", "subject", "type", "date"])
             .order_by().values_list("item_id", "element", "value").distinct())
     for item_id, element, value in rows:
@@ -379,7 +389,7 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
         if value[:4].isascii() and value[:4].isdigit() and len(value[:4]) == 4:
             years.add((item_id, value[:4]))
     counts["year"].update(year for _, year in years)
-    for item_id, language, created in Item.objects.filter(pk__in=ids).values_list(
+    for item_id, language, created in Item.objects.filter(_among(Item, "id", ids)).values_list(
             "pk", "language", "created"):
         if language:
             counts["language"][language] += 1
