@@ -286,6 +286,8 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
                 "/api/items/": [f"{base}/api/items/"] * requests,
                 f"/api/items/?search={COMMON}": [f"{base}/api/items/?search={COMMON}"]
                 * requests,
+                f"/api/items/?search={QUARTER} (25 %)": [
+                    f"{base}/api/items/?search={QUARTER}"] * requests,
                 "/items/<ibi> (landing page, each new)": [
                     f"{base}/items/{rep(rng.randrange(count))}" for _ in range(requests)],
                 "/items/<ibi> (landing page, one again)": [
