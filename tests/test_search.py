@@ -487,6 +487,7 @@ def test_the_site_and_the_api_filter_alike(client, anonymous_api):
                                ({"creator": "Lima, Ana"}, ["Relatório"]),
                                ({"year": "2014"}, ["Report"]),
                                ({"year": "0000"}, []),  # no deposit's year: nothing, no error
+                               ({"language": "p.*"}, []),  # a tag, not a pattern
                                ({"language": "pt", "year": "2014"}, [])):
         assert site(**criteria) == expected, criteria
         assert api(**criteria) == expected, criteria
