@@ -4,8 +4,10 @@ pages of issue 12 timed as one reader at a time sees them.
     .venv/bin/python bench/scale.py                       # 1 000 000 items on PostgreSQL
     .venv/bin/python bench/scale.py --items 100000 --sqlite
     .venv/bin/python bench/scale.py --reuse               # the database of an earlier run
+    .venv/bin/python bench/scale.py --load-only; flock -x /tmp/ibi-machine.lock \
+        .venv/bin/python bench/scale.py --reuse          # load, then time under a lock
 
-1. Load. A database of its own (`ibirepo_scale` on 127.0.0.1:5432, or a SQLite file), migrated,
+1. Load. A database of its own (`ibirepo_scale` on `--server`, or a SQLite file), migrated,
    then N items with three Dublin Core values each (creator, subject, date) and one file row,
    written by `COPY … FROM STDIN` on PostgreSQL (executemany on SQLite): only the columns a
    migration from another system would know; every other column takes its database default.
@@ -44,17 +46,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PK0 = 1_000_000  # loaded rows get explicit ids above anything migrate created
 BASE_DATE = 1_400_000_000  # POSIX seconds of the first loaded item's IBI
 COMMON, RARE = "avaliação", "magnetosfera"
+# In the titles of one item in six (half tagged pt-BR, half en) and in the subject of about one
+# in nine more ("Observação da Terra"): about 26 % of the items, in the title or a subject.
+QUARTER = "observação"
+PHRASE = "sensoriamento remoto"  # a subject of one item in nine, and in some titles
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 WORDS_PT = ("relatório", "técnico", "satélite", "imagens", "clima", "floresta", "amazônica",
             "sensoriamento", "remoto", "modelo", "atmosfera", "oceano", "dados", "análise")
 WORDS_EN = ("report", "technical", "satellite", "images", "climate", "forest", "remote",
             "sensing", "model", "atmosphere", "ocean", "data", "analysis", "evaluation")
 SUBJECTS = ("Sensoriamento remoto", "Meteorologia", "Clima", "Astrofísica", "Geofísica",
-            "Oceanografia", "Computação aplicada", "Engenharia espacial")
+            "Oceanografia", "Computação aplicada", "Engenharia espacial", "Observação da Terra")
 SURNAMES = ("Silva", "Souza", "Oliveira", "Santos", "Pereira", "Lima", "Costa", "Banon",
             "Ferreira", "Almeida", "Ribeiro", "Carvalho")
 ENV = {"DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -68,6 +73,8 @@ def title(n: int, rng: random.Random) -> str:
     picked = rng.sample(words, 5)
     if n % 10 == 3:
         picked.insert(1, COMMON)
+    if n % 12 in (2, 7):
+        picked.insert(2, QUARTER)
     if n % 50_000 == 7:
         picked.append(RARE)
     return " ".join(picked).capitalize() + f" {n}"
@@ -254,6 +261,7 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
                         raise SystemExit("gunicorn did not come up") from None
                     time.sleep(0.2)
             words = [COMMON, "relatório", "satellite", "clima", "ocean"]
+            rare_items = [n for n in range(count) if n % 50_000 == 7] or [7]
             pages_ = {
                 "/ (home, figures)": [f"{base}/"] * requests,
                 f"/search?q={COMMON} (common: 10 %)": [f"{base}/search?q={COMMON}"] * requests,
@@ -262,12 +270,24 @@ def measure(env: dict, count: int, requests: int, pages: int) -> list[tuple[str,
                 f"/search?q={COMMON} (each new: AvALiAção…)": [
                     f"{base}/search?q={respelt(COMMON, n)}"
                     for n in range(1, min(requests, SPELLINGS) + 1)],
+                f"/search?q={QUARTER} (25 %, each new)": [
+                    f"{base}/search?q={respelt(QUARTER, n)}"
+                    for n in range(1, min(requests, SPELLINGS) + 1)],
                 f"/search?q={RARE} (rare)": [f"{base}/search?q={RARE}"] * requests,
+                f"/search?q={RARE} (rare, each new)": [
+                    f"{base}/search?q={respelt(RARE, n)}" for n in range(1, requests + 1)],
+                f'/search?q="{PHRASE}" (phrase, ~15 %, each new)': [
+                    f'{base}/search?q="{respelt(PHRASE, n)}"' for n in range(1, requests + 1)],
+                f'/search?q="{RARE} <n>" (phrase, 1 item, each new)': [
+                    f'{base}/search?q="{respelt(RARE, n)} {rare_items[n % len(rare_items)]}"'
+                    for n in range(1, requests + 1)],
                 "/search?q=<word> (varied)": [f"{base}/search?q={rng.choice(words)}"
                                               for _ in range(requests)],
                 "/api/items/": [f"{base}/api/items/"] * requests,
                 f"/api/items/?search={COMMON}": [f"{base}/api/items/?search={COMMON}"]
                 * requests,
+                f"/api/items/?search={QUARTER} (25 %)": [
+                    f"{base}/api/items/?search={QUARTER}"] * requests,
                 "/items/<ibi> (landing page, each new)": [
                     f"{base}/items/{rep(rng.randrange(count))}" for _ in range(requests)],
                 "/items/<ibi> (landing page, one again)": [
@@ -300,8 +320,13 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--sqlite", action="store_true", help="a SQLite file, not PostgreSQL")
     parser.add_argument("--database", default="ibirepo_scale", help="PostgreSQL database name")
+    parser.add_argument("--server", default="127.0.0.1:5432",
+                        help="PostgreSQL host:port (user postgres, trust)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep the database when it already holds --items items")
+    parser.add_argument("--load-only", action="store_true",
+                        help="load (unless --reuse finds it loaded) and stop: time it later, "
+                             "under a lock of the machine, with --reuse")
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--pages", type=int, default=30)
     args = parser.parse_args()
@@ -314,7 +339,7 @@ def main() -> None:
         path = str(ROOT / f"bench-scale-{args.items}.sqlite3")
         env["DATABASE_URL"] = f"sqlite:///{path}"
     else:
-        env["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{args.database}"
+        env["DATABASE_URL"] = f"postgres://postgres@{args.server}/{args.database}"
     os.environ.update({k: env[k] for k in ("DATABASE_URL", *ENV)})
 
     if not (args.reuse and loaded(env) == args.items):
@@ -324,7 +349,8 @@ def main() -> None:
         else:
             import psycopg
 
-            with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            with psycopg.connect(f"postgres://postgres@{args.server}/postgres",
+                                 autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
                 admin.execute(f'CREATE DATABASE "{args.database}"')
         manage(env, "migrate", "--no-input", "-v", "0")
@@ -358,6 +384,8 @@ def main() -> None:
             print(f"== PostgreSQL: shared_buffers {buffers}, archive_itemsearch {size}"
                   + (" (larger: a common word's search reads it from the operating system's "
                      "cache; see deploy/postgresql.conf)" if too_small else ""), flush=True)
+    if args.load_only:
+        return
     print(f"== {args.items} items, {'SQLite' if args.sqlite else 'PostgreSQL'}, gunicorn with "
           f"2 workers, one client, {args.requests} requests a page", flush=True)
     for name, result in measure(env, args.items, args.requests, args.pages):

@@ -232,11 +232,13 @@ def test_a_count_of_zero_takes_the_plural_in_portuguese(client, site):
     """Brazilian Portuguese says "0 itens", "0 downloads": the catalogue's plural rule is
     n != 1 (Django's own pt_BR catalogue keeps its n > 1 for its own messages)."""
     search = client.get("/search?q=inexistente", **PT).content.decode()
-    assert ">0 itens<" in search
+    # On PostgreSQL the count is followed by the order ("mais relevantes primeiro").
+    assert re.search(r">0 itens[< ]", search)
     landing = client.get(f"/items/{site['item'].ibi}", **PT).content.decode()
     assert "(0 downloads aqui" in landing
-    assert ">1 item<" in client.get("/search?q=Modelado", **PT).content.decode()
-    assert ">0 items<" in client.get("/search?q=inexistente", **EN).content.decode()
+    assert re.search(r">1 item[< ]", client.get("/search?q=Modelado", **PT).content.decode())
+    assert re.search(r">0 items[< ]",
+                     client.get("/search?q=inexistente", **EN).content.decode())
 
 
 

@@ -7,6 +7,7 @@ the SQLite pass. Both keep the search entries current through their own triggers
 """
 from __future__ import annotations
 
+import doctest
 import io
 import re
 
@@ -53,6 +54,15 @@ def test_a_query_is_read_into_words_phrases_prefixes_exclusions_and_or():
         [Term("word", "chuva")]]
     assert parse("or , OR") == []
     assert parse("Banon, G.") == [[Term("word", "Banon"), Term("word", "G")]]
+
+
+def test_the_examples_in_the_docstrings_hold():
+    """query.py's readings and selectors.py's weighted queries (pure text)."""
+    from archive.search import query
+
+    for module in (query, searching):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module
 
 
 def test_folding_takes_accents_off_and_lowers_ascii_only():
@@ -129,6 +139,66 @@ def test_results_are_ranked_title_then_creators_subjects_description_on_postgres
     assert found("solar") == [item.title for item in expected]
     # Newest first on request, on both.
     assert list(searching.search_items(q="solar", sort="newest")) == newest_first
+
+
+def test_both_stemmings_apply_whatever_the_items_language_tag():
+    """Repositories' language tags are often wrong or missing: a Portuguese word form in an
+    item tagged en, an English one in an item tagged pt, are found by the word's other forms
+    (PostgreSQL; SQLite matches substrings only)."""
+    make.item(title="Avaliações das florestas", language="en")
+    make.item(title="Evaluations of rivers", language="pt-BR")
+    if connection.vendor == POSTGRES:
+        assert found("avaliação") == ["Avaliações das florestas"]
+        assert found("evaluated") == ["Evaluations of rivers"]
+    else:
+        assert found("avaliação") == [] and found("evaluated") == []
+        assert found("avaliaç") == ["Avaliações das florestas"]
+
+
+def test_ranking_prefers_the_title_then_creators_subjects_and_the_items_own_language(
+        client, anonymous_api):
+    """The site's /search (the newest matches ranked), the selector and the API's ?search=
+    rank alike. Deposited in an order that is neither the rank nor its reverse. A word
+    matched in the title only through the other language's stemming ranks last (a match
+    "anywhere"): "avaliações" is "avaliação" to the Portuguese stemmer only."""
+    own = make.item(title="Avaliação das chuvas", language="pt-BR")
+    subject = make.item(title="Rios", language="pt-BR", dc={"subject": ["Avaliação ambiental"]})
+    other = make.item(title="Avaliação dos rios", language="en")
+    creator = make.item(title="Mares", language="pt", dc={"creator": ["Avaliação, Ana"]})
+    newest_first = [creator, other, subject, own]
+    ranked = [own, creator, subject, other]
+    assert ranked != newest_first and ranked != newest_first[::-1]
+    postgres = connection.vendor == POSTGRES
+    q = "avaliações" if postgres else "avaliação"  # SQLite: substrings, newest first
+    expected = [item.title for item in (ranked if postgres else newest_first)]
+    assert found(q) == expected
+    assert page_titles(client, q=q) == expected
+    answer = anonymous_api.get(ITEMS, {"search": q}, secure=True)
+    assert [record["title"] for record in answer.json()["results"]] == expected
+
+
+def test_past_the_cap_the_newest_matches_are_ranked(client, monkeypatch):
+    """The site ranks the newest COUNT_CAP + 1 matches (README "Search"): exact for a query
+    with fewer matches; past that, exact as far as the best tier among them goes."""
+    monkeypatch.setattr(searching, "COUNT_CAP", 3)
+    older_title = make.item(title="Cometa Halley", language="pt")
+    subjects = [make.item(title=f"Céu {n}", language="pt", dc={"subject": ["Cometa"]})
+                for n in range(2)]
+    title = make.item(title="Outro cometa", language="pt")
+    newest = make.item(title="Céu 2", language="pt", dc={"subject": ["Cometa"]})
+    html = client.get("/search", {"q": "cometa"}).content.decode()
+    assert "more than 3 items" in html
+    if connection.vendor == POSTGRES:
+        # The newest four: one title match, then three subject matches newest first.
+        assert searching.ranked_ids("cometa") == [title.pk, newest.pk,
+                                                 *(item.pk for item in subjects[::-1])]
+        assert page_titles(client, q="cometa") == [title.title, newest.title,
+                                                   subjects[1].title]
+        # Every match ranked (the selector, the API) puts the older title match second.
+        assert found("cometa")[:2] == [title.title, older_title.title]
+    else:
+        assert page_titles(client, q="cometa") == [newest.title, title.title,
+                                                   subjects[1].title]
 
 
 # -- Current on every write ------------------------------------------------------------------
@@ -280,6 +350,36 @@ def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeyp
     assert "2 items" in small.content.decode()
 
 
+def test_facets_count_the_results_or_the_best_of_them(client, monkeypatch):
+    """On a small collection the facets count every result; past FACET_SAMPLE, the first
+    FACET_SAMPLE in the page's order (the best matches: README "Search"), and say so."""
+    best = make.item(title="Marés de Santos", language="pt-BR",
+                     dc={"creator": ["Lima, Ana"], "date": ["2013-09-04"], "type": ["Map"]})
+    make.item(title="Rios", language="en", dc={"creator": ["Souza, Íris"],
+                                               "subject": ["Marés"], "date": ["2014"]})
+    make.item(title="Mar", language="en", dc={"creator": ["Souza, Íris"],
+                                              "description": ["marés"]})
+    make.item(title="Unrelated", language="en", dc={"creator": ["Lima, Ana"]})
+    counted = searching.find(q="marés").facets()
+    assert counted["creator"] == [("Souza, Íris", 2), ("Lima, Ana", 1)]
+    assert counted["subject"] == [("Marés", 1)]
+    this_year = f"{best.created.year:04d}"
+    assert counted["year"] == sorted([(this_year, 1), ("2014", 1), ("2013", 1)], reverse=True)
+    assert counted["language"] == [("en", 2), ("pt-BR", 1)]
+    assert counted["type"] == [("http://purl.org/coar/resource_type/c_12cd", 1)]
+    html = client.get("/search", {"q": "marés"}).content.decode()
+    assert "Facets of the" not in html and "3 items" in html
+    monkeypatch.setattr(searching, "FACET_SAMPLE", 2)
+    sampled = searching.find(q="marés")
+    assert sampled.sampled and sampled.count() == 3
+    # PostgreSQL: the title match and the subject match; SQLite: the newest two.
+    postgres = connection.vendor == POSTGRES
+    creators = [("Lima, Ana", 1), ("Souza, Íris", 1)] if postgres else [("Souza, Íris", 2)]
+    assert sampled.facets()["creator"] == creators
+    said = "Facets of the 2 best matches" if postgres else "Facets of the first 2 items listed"
+    assert said in client.get("/search", {"q": "marés"}).content.decode()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
     """Outside a transaction (as the site serves) a search's results are kept until the
@@ -397,6 +497,7 @@ def test_the_site_and_the_api_filter_alike(client, anonymous_api):
                                ({"creator": "Lima, Ana"}, ["Relatório"]),
                                ({"year": "2014"}, ["Report"]),
                                ({"year": "0000"}, []),  # no deposit's year: nothing, no error
+                               ({"language": "p.*"}, []),  # a tag, not a pattern
                                ({"language": "pt", "year": "2014"}, [])):
         assert site(**criteria) == expected, criteria
         assert api(**criteria) == expected, criteria

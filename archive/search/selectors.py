@@ -1,35 +1,42 @@
 """Reads: search and browse, the same for the site's /search and the API's ?search=.
 
-PostgreSQL: full text (migration 0007_full_text_search builds the documents): every term of the
-query must match (or a group joined by OR), in the Portuguese or English stem or the plain
-word, accents ignored; results best first (ts_rank, title above creators above subjects above
-the rest). SQLite: each term is a substring of the item's folded text, newest first.
+PostgreSQL: full text (migrations 0007_full_text_search and 0021_search build the documents):
+every term of the query must match (or a group joined by OR), in the Portuguese or English
+stem or the plain word, accents ignored, whatever the item's language. Results best first in
+tiers: the query matched in the title alone, then in the title and creators, then with the
+subjects, then anywhere (a word matched only through the other language's stemming counts as
+"anywhere": the item's own language is preferred); newest first within a tier. SQLite: each
+term is a substring of the item's folded text, newest first.
 
-Nothing here counts a million rows: `Results` counts up to COUNT_CAP and keeps the ids of the
-first FACET_SAMPLE results, from which the first pages and the facets are served.
+Nothing here ranks or counts a million rows: the site's search ranks the newest COUNT_CAP + 1
+matches (`ranked_ids`: read newest first through the primary key, or through the GIN index
+when the matches are few), which also give its capped count and every page a reader can
+reach; the facets count the first FACET_SAMPLE of them.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.core.cache import cache
 from django.db import connection, router
 from django.db.models import (
-    BigIntegerField,
     BooleanField,
+    Case,
     CharField,
     Count,
     Exists,
     F,
-    FloatField,
     Func,
+    IntegerField,
     OuterRef,
     Q,
     QuerySet,
     Sum,
     Value,
+    When,
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
@@ -49,8 +56,12 @@ COUNT_CAP = 10_000
 # the collection's change token, so never stale; this long at most, for memory's sake.
 RESULTS_TTL = 600
 # Part of the key: a release that changes what is kept, or how it is ranked, raises it.
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
 FACETS = ("creator", "subject", "year", "language", "type")
+# The ranking's tiers, best first: the weights (fields) in which the whole query must match.
+# A: the title; B: the creators; C: the subjects; D: the rest, and the stems of the language
+# that is not the item's own (migration 0021_search). Past the last, a match anywhere.
+TIERS = ("A", "AB", "ABC")
 
 
 class _Matches(Func):
@@ -96,6 +107,28 @@ def _query(text: str) -> RawSQL:
     return RawSQL("%s::tsquery", [text])
 
 
+# A lexeme of a text search query as PostgreSQL prints it ('it''s'), and its prefix mark.
+_LEXEME = re.compile(r"('(?:[^']|'')*')(:\*)?")
+
+
+def weighted(text: str, weights: str) -> str:
+    """The text search query `text` matching only in these weights: every lexeme restricted
+    to them (a negated one too: the whole query already excludes it everywhere).
+
+    >>> weighted("'avali' & !'draft' | 'relat':*", "AB")
+    "'avali':AB & !'draft':AB | 'relat':*AB"
+    """
+    return _LEXEME.sub(lambda m: f"{m.group(1)}:{'*' if m.group(2) else ''}{weights}", text)
+
+
+def tier(document: F, text: str) -> Case:
+    """The ranking tier of a document matching `text` (TIERS): 3 when the query matches in
+    the title alone, 2 with the creators, 1 with the subjects, 0 anywhere; higher first."""
+    return Case(*(When(_Matches(document, _query(weighted(text, weights))),
+                       then=Value(len(TIERS) - n)) for n, weights in enumerate(TIERS)),
+                default=Value(0), output_field=IntegerField())
+
+
 def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     """items that match the search q, and whether they carry a `rank` (PostgreSQL)."""
     if not q.strip():
@@ -106,8 +139,7 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
             return items.none(), False
         document = F("search_entry__document")
         return (items.filter(_Matches(document, _query(text)))
-                .annotate(rank=Func(document, _query(text), function="ts_rank",
-                                    output_field=FloatField()))), True
+                .annotate(rank=tier(document, text))), True
     condition = Q(pk__in=[])
     for group in parsing.parse(q):
         every = Q()
@@ -118,24 +150,42 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     return items.filter(condition), False
 
 
-def _entries(q: str, narrowed: QuerySet[Item] | None) -> QuerySet[ItemSearch]:
-    """PostgreSQL: the listed search entries matching q, ranked, read from archive_itemsearch
-    alone (its GIN index) unless a filter names items: what the first pages, the facets and
-    the capped count of a search read, so that none joins a hundred thousand items."""
+def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> list[int]:
+    """PostgreSQL: the ids of the listed items matching q (and among `narrowed`, if given),
+    best first: the newest COUNT_CAP + 1 matches, ranked by `tier`, newest first within a
+    tier. Their number is the search's capped count, and they hold every page a reader can
+    reach (a page never goes past COUNT_CAP results).
+
+    The cost is bounded by COUNT_CAP, not by the number of matches: PostgreSQL reads the
+    matches newest first along the primary key and stops at COUNT_CAP + 1 (a common word: a
+    quarter of the items costs four rows read per match), or finds them all in the GIN index
+    when they are few; then ranks only those. The order is exact when the query matches at
+    most COUNT_CAP items. Past that it is the order of the newest COUNT_CAP + 1 matches,
+    still exact for as many results as they hold of the best tier: the newest matches of a
+    tier are the newest of that tier overall (the README's "Search")."""
     text = tsquery(q)
-    entries = ItemSearch.objects.filter(listed=True)
     if not text:
-        return entries.none()
-    entries = entries.filter(_Matches(F("document"), _query(text))).annotate(
-        rank=Func(F("document"), _query(text), function="ts_rank", output_field=FloatField()))
+        return []
+    entries = ItemSearch.objects.filter(listed=True).filter(
+        _Matches(F("document"), _query(text)))
     if narrowed is not None:
         entries = entries.filter(item__in=narrowed.values("pk"))
-    return entries.order_by("-rank", "-item_id")
+    newest, params = (entries.order_by("-item_id").values_list("item_id", "document")
+                      [:COUNT_CAP + 1].query.sql_with_params())
+    ranks, ranked = [], []
+    for n, weights in enumerate(TIERS):
+        ranks.append(f"WHEN document @@ %s::tsquery THEN {n}")
+        ranked.append(weighted(text, weights))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT item_id FROM ({newest}) newest "
+                       f"ORDER BY CASE {' '.join(ranks)} ELSE {len(TIERS)} END, item_id DESC",
+                       [*params, *ranked])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[ItemSearch]:
-    """PostgreSQL: the search entries matching q, each with `rank_key`: the rank (to a
-    millionth) then the item id, as one text that sorts like them and never ties, so that a
+    """PostgreSQL: the search entries matching q, each with `rank_key`: the rank's tier
+    (`tier`) then the item id, as one text that sorts like them and never ties, so that a
     cursor walks the results best first without an offset (DRF's CursorPagination; a million
     items of equal rank would otherwise need one). Of every public item (a tombstone by its
     title; never the archive service), or of `items` only.
@@ -145,8 +195,7 @@ def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[Item
     The rows hold the item id and the key, nothing else."""
     text = tsquery(q)
     # Only stop words: no entry, but still with its rank_key (the cursor orders by it).
-    rank = (Func(F("document"), _query(text), function="ts_rank", output_field=FloatField())
-            if text else Value(0.0))
+    rank = tier(F("document"), text) if text else Value(0)
     entries = (ItemSearch.objects.filter(_Matches(F("document"), _query(text))) if text
                else ItemSearch.objects.none())
     if items is None:
@@ -155,10 +204,9 @@ def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[Item
                                   .values("pk"))
     else:
         entries = entries.filter(item_id__in=items.values("pk"))
-    scaled = Cast(rank * Value(1_000_000.0), BigIntegerField())
     # Compared byte by byte ("C"): digits sort alike in every collation, and faster so.
     return entries.only("item_id").annotate(rank_key=Collate(Concat(
-        LPad(Cast(scaled, CharField()), 12, Value("0")),
+        Cast(rank, CharField()),
         LPad(Cast(F("item_id"), CharField()), 19, Value("0")),
         output_field=CharField()), "C"))
 
@@ -198,9 +246,11 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
         items = items.filter(_has_dc("date", value__startswith=year)
                              | (~_has_dc("date") & deposited))
     if language:
+        # One case-blind pattern, not upper(language) = …: PostgreSQL's planner weighs a
+        # pattern against the column's statistics (upper() has none, and it took half the
+        # items for a handful: a search narrowed so joined every one of them, issue 29).
         items = items.filter(~Q(state=Item.State.DELETED)
-                             & (Q(language__iexact=language)
-                                | Q(language__istartswith=f"{language}-")))
+                             & Q(language__iregex=rf"^{re.escape(language)}(-|$)"))
     return items
 
 
@@ -222,14 +272,15 @@ def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None
 
 def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
     """`search_items` as `Results`: on PostgreSQL, a search best match first reads its
-    first results and its count from the search entries alone. Its first results, count and
-    facets are kept in the shared cache until the collection changes (`_results_key`)."""
+    results and its count from the search entries alone (`ranked_ids`). Its first results,
+    count and facets are kept in the shared cache until the collection changes
+    (`_results_key`)."""
     items = search_items(q=q, sort=sort, **filters)
     key = _results_key(q=q, sort=sort, **filters)
     if full_text() and q.strip() and sort not in ("title", "newest"):
         named = {name: value for name, value in filters.items() if value}
         narrowed = filtered(listed_items(), **named) if named else None
-        return Results(items, _entries(q, narrowed), cache_key=key)
+        return Results(items, lambda: ranked_ids(q, narrowed), cache_key=key)
     return Results(items, cache_key=key)
 
 
@@ -250,29 +301,31 @@ def _results_key(**criteria: str) -> str | None:
 class Results:
     """A search's results for Django's Paginator, without counting the whole match: the ids
     of the first FACET_SAMPLE in one query, a count that stops past COUNT_CAP, and pages
-    read from the ids (the first pages) or from the database (deeper ones)."""
+    read from the ids (the first pages) or from the database (deeper ones). Or, given
+    `ranked` (a search best match first on PostgreSQL: `ranked_ids`), its ids: every page a
+    reader can reach, and the count."""
 
-    def __init__(self, items: QuerySet[Item], entries: QuerySet[ItemSearch] | None = None,
+    def __init__(self, items: QuerySet[Item], ranked: Callable[[], list[int]] | None = None,
                  *, cache_key: str | None = None) -> None:
         self.items = items
-        # The same results in the same order, from the search entries (faster), if given.
-        self.entries = entries
         self._count: int | None = None
         self._facets: dict | None = None
         kept = cache.get(cache_key) if cache_key else None
         if kept is not None:
             self.first_ids, self._count, self._facets = kept
             return
-        ids = (items.values_list("pk", flat=True) if entries is None
-               else entries.values_list("item_id", flat=True))
-        self.first_ids = list(ids[:FACET_SAMPLE])
+        if ranked is not None:
+            self.first_ids = ranked()
+            self._count = len(self.first_ids)
+        else:
+            self.first_ids = list(items.values_list("pk", flat=True)[:FACET_SAMPLE])
         if cache_key:
             cache.set(cache_key, (self.first_ids, self.total, self.facets()), RESULTS_TTL)
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """The facets of the first results (`facets`)."""
         if self._facets is None:
-            self._facets = facets(self.first_ids)
+            self._facets = facets(self.first_ids[:FACET_SAMPLE])
         return self._facets
 
     @property
@@ -287,8 +340,7 @@ class Results:
             if len(self.first_ids) < FACET_SAMPLE:
                 self._count = len(self.first_ids)
             else:
-                source = self.items if self.entries is None else self.entries
-                self._count = source.order_by().values("pk")[:COUNT_CAP + 1].count()
+                self._count = self.items.order_by().values("pk")[:COUNT_CAP + 1].count()
         return self._count
 
     @property
@@ -307,6 +359,16 @@ class Results:
         return list(self.items.values_list("pk", flat=True)[page])
 
 
+def _among(model: type[Item] | type[DcValue], column: str, ids: list[int]) -> Q | RawSQL:
+    """model.column among ids: on PostgreSQL `= ANY(array)`, one parameter (a thousand
+    placeholders of IN cost about 10 ms more to send and plan); IN elsewhere."""
+    if not full_text():
+        return Q(**{f"{column}__in": ids})
+    table = connection.ops.quote_name(model._meta.db_table)
+    return RawSQL(f"{table}.{connection.ops.quote_name(column)} = ANY(%s::bigint[])", [ids],
+                  output_field=BooleanField())
+
+
 def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str, int]]]:
     """The commonest creators, subjects, years, languages and types among these items (a
     sample: FACET_SAMPLE at most), with counts. Three queries."""
@@ -316,7 +378,7 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
     years: set[tuple[int, str]] = set()
     # order_by(): DcValue's default order would put its position and id into the DISTINCT,
     # and an item naming one creator twice would count twice.
-    rows = (DcValue.objects.filter(item_id__in=ids,
+    rows = (DcValue.objects.filter(_among(DcValue, "item_id", ids),
                                    element__in=["creator", "subject", "type", "date"])
             .order_by().values_list("item_id", "element", "value").distinct())
     for item_id, element, value in rows:
@@ -329,7 +391,7 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
         if value[:4].isascii() and value[:4].isdigit() and len(value[:4]) == 4:
             years.add((item_id, value[:4]))
     counts["year"].update(year for _, year in years)
-    for item_id, language, created in Item.objects.filter(pk__in=ids).values_list(
+    for item_id, language, created in Item.objects.filter(_among(Item, "id", ids)).values_list(
             "pk", "language", "created"):
         if language:
             counts["language"][language] += 1
