@@ -292,6 +292,7 @@ def test_wrong_tokens_cost_what_a_right_one_does_and_are_throttled(
 
 # -- Requests for a copy ------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_a_request_is_answered_by_mail_with_a_link_that_opens_the_files(
         reader, librarian_client, mailoutbox, django_capture_on_commit_callbacks):
     item = embargoed()
@@ -329,6 +330,7 @@ def test_a_request_is_answered_by_mail_with_a_link_that_opens_the_files(
     assert AccessRead.objects.get().link == request.link
 
 
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_a_refused_request_is_mailed_the_refusal_and_the_form_is_csrf_protected(
         reader, librarian_client, mailoutbox, django_capture_on_commit_callbacks):
     item = make.item(("report.pdf", PDF), access=services.Access("restricted"))
@@ -367,6 +369,7 @@ def test_a_flood_of_requests_is_throttled(reader, settings):
 
 # -- Embargoes lift themselves -------------------------------------------------------------------
 
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_the_task_and_the_command_lift_what_is_due_and_everyone_sees_it_at_once(reader):
     item = embargoed()
     later = embargoed(title="Later")

@@ -14,6 +14,7 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 from playwright.sync_api import expect
@@ -27,6 +28,7 @@ DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/access-requ
 PDF = b"%PDF-1.4 tese sob embargo\n%%EOF\n"
 
 
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_request_approval_mail_and_download_in_portuguese(live_site, browser, librarian,
                                                           mailoutbox):
     day = timezone.localdate() + timedelta(days=120)

@@ -46,6 +46,7 @@ def smtp_server(tmp_path):
     process.wait(timeout=10)
 
 
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_an_approval_goes_through_a_real_smtp_server(smtp_server, settings, monkeypatch,
                                                       django_capture_on_commit_callbacks):
     port, folder = smtp_server
