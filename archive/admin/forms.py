@@ -454,7 +454,9 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         super()._post_clean()
         if not self.errors:
             self._deposit()
-        if self.errors:
+        if self.errors and self.refused_status != 507:
+            # A full storage keeps nothing (its message says so): the files sent would take
+            # the room a deposit needs where uploads wait.
             self._keep_uploads()
 
     def _deposit(self) -> None:
