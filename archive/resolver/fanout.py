@@ -24,6 +24,7 @@ from django.conf import settings
 
 from ..archive_service import answers as archive_service
 from ..deposit import links
+from ..identifiers import ibi as ibilib
 from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, to_dict
@@ -58,6 +59,33 @@ def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
     ours = ibis_in([service.ibi, service.ibip]) if service else set()
     return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
+
+
+def _subsystem(ibi: ibilib.Ibi) -> tuple:
+    """The identification subsystem that minted an IBI (RTC-10): (hostname, port) for a
+    repository name, (IP, port) for an IBIp."""
+    return (ibi.hostname, ibi.port) if ibi.form == "rep" else (ibi.ip, ibi.port)
+
+
+def home_of(ibi: ibilib.Ibi, archives: Sequence[RegisteredArchive]) -> RegisteredArchive | None:
+    """The included Archive that answers for the host that minted `ibi`, or None: the one
+    whose archive service IBI the same subsystem minted (``sid.inpe.br/mtc-m21/2012/…`` for
+    ``sid.inpe.br/mtc-m21/2013/…``), else one whose address or IP is that host
+    (``mtc-m21.sid.inpe.br``, the IP an IBIp carries)."""
+    minted = _subsystem(ibi)
+    by_host = None
+    for archive in archives:
+        try:
+            if _subsystem(ibilib.parse(archive.archive_service_ibi)) == minted:
+                return archive
+        except ValueError:
+            pass
+        host = archive.address.rsplit(":", 1)[0].strip("[]").lower()
+        if by_host is None and host and host in (ibi.hostname, ibi.ip):
+            by_host = archive
+        elif by_host is None and archive.ip and archive.ip == ibi.ip:
+            by_host = archive
+    return by_host
 
 
 class ResolverBusy(Exception):

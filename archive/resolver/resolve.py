@@ -10,8 +10,10 @@
    every included Archive is asked, and a rival claim makes both suspects (§8.2 step 3). A
    Copy's relations are its Original's as of the last copy, and the Archive holding the
    Original knows better.
-2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/protocol/client.py),
-   each within IBI_RESOLVER_TIMEOUT, the whole resolution within IBI_RESOLVER_DEADLINE.
+2. Otherwise the included Archives are asked (federation.py): the Archive that answers for the
+   host that minted the IBI first, alone, and when its answer does not settle the round every
+   other one at once (archive/protocol/client.py), each within IBI_RESOLVER_TIMEOUT, the whole
+   resolution within IBI_RESOLVER_DEADLINE.
 3. Selection (`choose`): with ``ibiurl.requireditemstatus=Original`` exactly one Archive
    claiming the Original is taken and two or more are suspects (an alert); otherwise the first
    answer with the wanted URL is taken (the local one first, then by arrival), and for a
@@ -44,15 +46,9 @@ from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from ..protocol.persistent_url import PersistentUrl
+from . import federation
 from .answers import Answer, Hit, ibis_in
-from .fanout import (
-    ClientBusy,
-    ResolverBusy,
-    local_answer,
-    remote_answers,
-    remote_archives,
-    stop_on_original,
-)
+from .fanout import ClientBusy, ResolverBusy, local_answer, remote_archives
 from .languages import preferences
 from .relations import Step, match, steps, verbs_of
 from .selection import Choice, choose, settles
@@ -186,10 +182,11 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                     pairs["parsedibiurl.filepath"] = filepath
                 if verbs:
                     pairs["parsedibiurl.verblist"] = " ".join(verbs)
-                stop = None if original else stop_on_original(archives, wanted, prefs, pairs)
-                remote, quiet = remote_answers(archives, pairs, left, stop, client)
-                others = archives
-                answers += remote
+                question = federation.Question(asked, pairs, wanted, prefs, original,
+                                               to_original)
+                done = federation.ask(question, archives, answers, left, client)
+                others, quiet = done.asked, done.silent
+                answers += done.answers
                 silent += [name for name in quiet if name not in silent]
             choice = choose(answers, wanted, prefs, original=original, to_original=to_original)
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
