@@ -6,10 +6,15 @@ writes the answers and counts the requests.
 """
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
+from django.core.cache.backends.redis import RedisCache
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
+from archive.protocol.pairs import loads, to_dict
+from archive.resolver import memory
 from archive.resolver import service as resolver_service
 
 from .servers import FakeArchiveService
@@ -21,6 +26,7 @@ HOME_SERVICE = "ibi.test/home/2024/01.02.03.04"
 OTHER_SERVICE = "ibi.test/other/2024/01.02.03.05"
 AT_HOME = "ibi.test/home/2025/06.07.08.09"  # minted by the home Archive's subsystem
 MOVED = "ibi.test/home/2025/06.07.08.10"  # minted there, its Original held by the other
+REDIS = "redis://127.0.0.1:6379/12"  # this module's own database: i29f's
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +108,138 @@ def test_the_original_required_asks_every_archive_whatever_the_home_says(client,
 
     assert response.status_code == 409  # two Archives claim the Original: both suspects
     assert url_requests(home, other) == [[AT_HOME], [AT_HOME]]
+
+
+# -- 2. Answers remembered, for a while --------------------------------------------------------
+
+ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"  # minted by no included Archive
+UNKNOWN = "ibi.test/elsewhere/2020/05.06.07.09"  # held by no Archive
+
+
+@pytest.fixture
+def later(monkeypatch):
+    """Moves the memory's clock on (memory.py): time passes without waiting for it."""
+    import time as real
+
+    class Clock:
+        offset = 0.0
+
+        def time(self) -> float:
+            return real.time() + self.offset
+
+        def time_ns(self) -> int:
+            return real.time_ns() + int(self.offset * 1e9)
+
+    clock = Clock()
+    monkeypatch.setattr(memory, "time", clock)
+
+    def advance(seconds: float) -> None:
+        clock.offset += seconds
+    return advance
+
+
+def test_an_answer_remembered_is_taken_without_a_request_until_it_is_stale(
+        client, two, later, settings):
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+
+    first = client.get(f"/{ELSEWHERE}")
+    again = client.get(f"/{ELSEWHERE}")
+
+    assert first["Location"] == again["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE]]  # the first time only
+    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
+    stale = client.get(f"/{ELSEWHERE}")  # asked again of the one Archive that gave it
+    assert stale["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+
+
+def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
+        client, two, later, settings):
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    client.get(f"/{ELSEWHERE}")
+    other.respond = holding(other, {})  # handed over to the home Archive, say
+    home.respond = holding(home, {ELSEWHERE: "Original"})
+
+    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
+    moved = client.get(f"/{ELSEWHERE}")
+
+    assert moved["Location"] == url(home, ELSEWHERE)
+    assert url_requests(home, other) == [[ELSEWHERE, ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+
+
+def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, later, settings):
+    home, other = two
+
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == [[UNKNOWN], [UNKNOWN]]  # the first time only
+    later(settings.IBI_RESOLVER_NEGATIVE_TTL + 1)
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == [[UNKNOWN, UNKNOWN], [UNKNOWN, UNKNOWN]]
+
+
+def test_the_original_required_ignores_the_memory_and_finds_a_rival(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+    other.respond = holding(other, {AT_HOME: "Original"})  # a rival claim since
+
+    response = client.get(f"/{AT_HOME}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 409
+    assert url_requests(home, other) == [[AT_HOME, AT_HOME], [AT_HOME]]
+
+
+def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    client.get(f"/{AT_HOME}")
+    client.get(f"/{UNKNOWN}")
+    asked_before = url_requests(home, other)
+
+    assert send(client, home, "inclusionRequest")["status.archive"] == "included"
+    client.get(f"/{AT_HOME}")  # its answer is asked again
+    client.get(f"/{UNKNOWN}")  # an Archive included may hold what nobody held
+    assert url_requests(home, other) == [asked_before[0] + [AT_HOME, UNKNOWN],
+                                         asked_before[1] + [UNKNOWN]]
+
+    assert send(client, home, "exclusionRequest")["status.archive"] == "excluded"
+    other.respond = holding(other, {AT_HOME: "Copy"})
+    response = client.get(f"/{AT_HOME}")
+    assert response["Location"] == url(other, AT_HOME)  # the home Archive is asked no more
+    assert url_requests(home, other)[0] == asked_before[0] + [AT_HOME, UNKNOWN]
+
+
+def send(client, archive, subject: str) -> dict[str, str]:
+    """An inclusion or exclusion request of Table 7.2 from the stand-in."""
+    pairs = {"servicesubject": subject, "archiveaddress": archive.address,
+             "archiveserviceibi": archive.service_ibi, "archiveip": "127.0.0.1",
+             "archiveprotocol": "HTTP", "archiveplatformversion": "2014:11.09.02.16.15",
+             "archiveadmemailaddress": "banon@dpi.inpe.br", "registrationkey": "1234567890"}
+    response = client.get("/J8LNKB5R7W/3FUQHC5", QUERY_STRING=urlencode(pairs))
+    assert response.status_code == 200, response.content
+    return to_dict(loads(response.content.decode("ascii")))
+
+
+def test_two_app_servers_share_what_is_remembered(client, two, settings, monkeypatch):
+    """Two processes of the resolver are two cache clients on the same Redis: what one asked
+    the other knows."""
+    settings.CACHES = {"default": {"BACKEND": "archive.db.cache.FailoverRedisCache",
+                                   "LOCATION": REDIS}}
+    from django.core.cache import cache
+
+    cache.clear()
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    client.get(f"/{ELSEWHERE}")
+    client.get(f"/{UNKNOWN}")
+
+    monkeypatch.setattr(memory, "cache", RedisCache(REDIS, {}))  # the other server's client
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == [[ELSEWHERE, UNKNOWN], [ELSEWHERE, UNKNOWN]]
+    cache.clear()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -84,8 +83,7 @@ class RegisteredArchiveAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Switch the selected Archives off (no longer asked)"))
     def switch_off(self, request, queryset) -> None:
-        count = queryset.filter(included=True).update(included=False,
-                                                      excluded_at=timezone.now())
+        count = resolver_service.switch_off(queryset)
         self.message_user(request, ngettext("%(count)d Archive switched off.",
                                             "%(count)d Archives switched off.", count)
                           % {"count": count}, messages.SUCCESS)

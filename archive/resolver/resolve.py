@@ -157,6 +157,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     silent: list[str] = []
     rounds: list[Round] = []
     to_original = False  # the item asked was reached from a Copy's URL: its Original first
+    consulted = False  # other Archives' answers remembered were used
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
@@ -168,23 +169,28 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         quiet: list[str] = []
         if choice is None or not settles(choice, held, wanted, original=original,
                                          to_original=to_original):
-            if archives is None:
-                archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
-            if archives and left <= 0 and hops:  # the chain goes on, the time is over
-                return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
-                               asked_others=True, rounds=rounds, bound="deadline")
-            if archives and left > 0:
-                pairs = {"servicesubject": "urlRequest",
-                         "clientinformation.ipaddress": " ".join(ips),
-                         "parsedibiurl.ibi": ibi_text}
-                if filepath:
-                    pairs["parsedibiurl.filepath"] = filepath
-                if verbs:
-                    pairs["parsedibiurl.verblist"] = " ".join(verbs)
-                question = federation.Question(asked, pairs, wanted, prefs, original,
-                                               to_original)
-                done = federation.ask(question, archives, answers, left, client)
+            pairs = {"servicesubject": "urlRequest",
+                     "clientinformation.ipaddress": " ".join(ips),
+                     "parsedibiurl.ibi": ibi_text}
+            if filepath:
+                pairs["parsedibiurl.filepath"] = filepath
+            if verbs:
+                pairs["parsedibiurl.verblist"] = " ".join(verbs)
+            question = federation.Question(asked, pairs, wanted, prefs, original, to_original)
+            done = federation.recall(question, answers, left, client) if left > 0 else None
+            consulted = consulted or done is not None
+            if done is None or not done.settled:
+                left = end - time.monotonic()
+                if archives is None:
+                    archives = remote_archives(selectors.archive_service_or_none())
+                if archives and left <= 0 and hops:  # the chain goes on, the time is over
+                    return Outcome("bounded", ibi_text, wanted=wanted, silent=silent,
+                                   hops=hops, asked_others=True, rounds=rounds,
+                                   bound="deadline")
+                if archives and left > 0:
+                    done = federation.ask(question, archives, answers, left, client, done)
+            if done is not None:
                 others, quiet = done.asked, done.silent
                 answers += done.answers
                 silent += [name for name in quiet if name not in silent]
@@ -199,8 +205,8 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
                            asked_others=True, rounds=rounds, bound=bound)
         if choice.kind != "hop":
-            return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None,
-                            rounds)
+            return _outcome(choice, ibi_text, wanted, hops, silent,
+                            consulted or archives is not None, rounds)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -209,8 +215,8 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
-                            archives is not None, rounds)
+                            consulted or archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
         to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
-                   asked_others=archives is not None, rounds=rounds, bound="hops")
+                   asked_others=consulted or archives is not None, rounds=rounds, bound="hops")
