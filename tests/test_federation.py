@@ -6,18 +6,22 @@ writes the answers and counts the requests.
 """
 from __future__ import annotations
 
+import io
+import time
 from urllib.parse import urlencode
 
+import psutil
 import pytest
 from django.core.cache.backends.redis import RedisCache
+from django.core.management import call_command
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
 from archive.protocol.pairs import loads, to_dict
-from archive.resolver import memory
+from archive.resolver import health, memory
 from archive.resolver import service as resolver_service
 
-from .servers import FakeArchiveService
+from .servers import CountingSilentArchive, FakeArchiveService, ScriptedArchives
 
 pytestmark = pytest.mark.django_db
 
@@ -84,9 +88,11 @@ def test_the_home_archive_holding_the_original_settles_it_with_one_request(clien
     other.respond = holding(other, {AT_HOME: "Copy"})
 
     response = client.get(f"/{AT_HOME}")
+    again = client.get(f"/{AT_HOME}")
 
     assert (response.status_code, response["Location"]) == (302, url(home, AT_HOME))
-    assert url_requests(home, other) == [[AT_HOME], []]
+    assert again["Location"] == url(home, AT_HOME)
+    assert url_requests(home, other) == [[AT_HOME], []]  # and the second time from memory
 
 
 def test_a_home_archive_that_does_not_settle_it_is_followed_by_every_other(client, two):
@@ -144,16 +150,17 @@ def test_an_answer_remembered_is_taken_without_a_request_until_it_is_stale(
     other.respond = holding(other, {ELSEWHERE: "Original"})
 
     first = client.get(f"/{ELSEWHERE}")
+    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
     again = client.get(f"/{ELSEWHERE}")
 
     assert first["Location"] == again["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE]]  # the first time only
+    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE]
     later(settings.IBI_RESOLVER_CACHE_TTL + 1)
     stale = client.get(f"/{ELSEWHERE}")  # asked again of the one Archive that gave it
     assert stale["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [[ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
 
 
 def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
@@ -161,6 +168,7 @@ def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
     home, other = two
     other.respond = holding(other, {ELSEWHERE: "Original"})
     client.get(f"/{ELSEWHERE}")
+    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
     other.respond = holding(other, {})  # handed over to the home Archive, say
     home.respond = holding(home, {ELSEWHERE: "Original"})
 
@@ -168,7 +176,7 @@ def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
     moved = client.get(f"/{ELSEWHERE}")
 
     assert moved["Location"] == url(home, ELSEWHERE)
-    assert url_requests(home, other) == [[ELSEWHERE, ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+    assert url_requests(home, other) == [asked[0] + [ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
 
 
 def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, later, settings):
@@ -237,9 +245,143 @@ def test_two_app_servers_share_what_is_remembered(client, two, settings, monkeyp
     other.respond = holding(other, {ELSEWHERE: "Original"})
     client.get(f"/{ELSEWHERE}")
     client.get(f"/{UNKNOWN}")
+    asked = url_requests(home, other)
 
     monkeypatch.setattr(memory, "cache", RedisCache(REDIS, {}))  # the other server's client
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
     assert client.get(f"/{UNKNOWN}").status_code == 404
-    assert url_requests(home, other) == [[ELSEWHERE, UNKNOWN], [ELSEWHERE, UNKNOWN]]
+    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE, UNKNOWN]
     cache.clear()
+
+
+# -- 3. What is down is skipped ----------------------------------------------------------------
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Moves the breakers' clock on (health.py)."""
+    import time as real
+
+    class Clock:
+        offset = 0.0
+
+        def time(self) -> float:
+            return real.time() + self.offset
+
+    moved = Clock()
+    monkeypatch.setattr(health, "time", moved)
+    return moved
+
+
+def test_a_breaker_trips_probes_and_closes(client, two, clock, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 2
+    settings.IBI_RESOLVER_NEGATIVE_TTL = 0  # every resolution asks
+    home, other = two
+    failing = [True]
+    answering = holding(other, {})
+    other.respond = lambda pairs: (503, "busy") if failing[0] else answering(pairs)
+
+    def asked_of_other_after(resolutions: int) -> int:
+        for _ in range(resolutions):
+            assert client.get(f"/{UNKNOWN}").status_code == 404
+        return len(other.requests("urlRequest"))
+
+    assert asked_of_other_after(2) == 2  # two failures in a row: the breaker opens
+    assert asked_of_other_after(3) == 2  # left alone
+    assert len(home.requests("urlRequest")) == 5  # the others are asked as before
+    clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
+    assert asked_of_other_after(3) == 3  # one probe, failed: left alone again
+    clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
+    failing[0] = False
+    assert asked_of_other_after(1) == 4  # the probe answered: closed
+    assert asked_of_other_after(2) == 6
+    assert health.of([RegisteredArchive.objects.get(archive_service_ibi=OTHER_SERVICE).pk]
+                     ).popitem()[1].state(clock.time()) == "closed"
+
+
+def test_a_round_never_waits_for_an_archive_left_alone(client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    settings.IBI_RESOLVER_NEGATIVE_TTL = 0
+    with CountingSilentArchive() as stalled:
+        include(stalled, "ibi.test/stalled/2024/01.02.03.06")
+        assert client.get(f"/{UNKNOWN}").status_code == 404  # one timeout: the breaker opens
+        assert stalled.wait_for(1, timeout=5)
+
+        start = time.monotonic()
+        response = client.get(f"/{UNKNOWN}")
+
+        assert response.status_code == 404
+        assert time.monotonic() - start < settings.IBI_RESOLVER_TIMEOUT
+        assert len(stalled.accepted) == 1
+        assert "1 Archive gave no usable answer in time" in response.content.decode()
+
+
+# -- 4. A bounded fan-out ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def many():
+    """300 Archives on loopback, the first 30 dead (they accept and never answer)."""
+    with ScriptedArchives(300, dead=set(range(30))) as archives:
+        yield archives
+
+
+def include_all(archives: ScriptedArchives) -> None:
+    key_hash = resolver_service.hash_key("1234567890")  # once: PBKDF2 is slow on purpose
+    RegisteredArchive.objects.bulk_create([RegisteredArchive(
+        archive_service_ibi=archives.service_ibi(n), key_hash=key_hash, included=True,
+        address=archives.address(n)) for n in range(archives.count)])
+
+
+def test_300_archives_answer_right_with_fewer_places_than_archives(client, many, settings):
+    settings.IBI_RESOLVER_MAX_CONNECTIONS = 20  # the dead ones fill them, for a second
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    include_all(many)
+    # Minted by no included Archive: every one is asked, until the holder answers.
+    held = {f"ibi.test/nowhere/2025/01.01.00.{k:02d}": 299 - 37 * k for k in range(5)}
+    many.held.update(held)
+
+    for ibi, n in held.items():
+        response = client.get(f"/{ibi}")
+        assert (response.status_code, response.get("Location")) == (302, many.url(n, ibi)), ibi
+
+    # Sockets to the Archives: at most the places in flight and as many kept alive.
+    ports = set(many.ports)
+    ours = [c for c in psutil.Process().net_connections("tcp")
+            if c.raddr and c.raddr.port in ports]
+    assert len(ours) <= 2 * settings.IBI_RESOLVER_MAX_CONNECTIONS
+
+    at_home = many.minted_by(150, 1)
+    many.held[at_home] = 150
+    assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
+    assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
+    assert [n for n, ibi in many.requests if ibi == at_home] == [150]  # once: remembered
+
+
+# -- 5. The federation seen ---------------------------------------------------------------------
+
+def test_the_admin_and_manage_py_federation_show_every_archive_and_its_breaker(
+        client, admin_client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    home, other = two
+    other.respond = lambda pairs: (503, "busy")
+    home.respond = holding(home, {AT_HOME: "Original"})
+    client.get(f"/{UNKNOWN}")
+
+    out = io.StringIO()
+    call_command("federation", stdout=out)
+    page = admin_client.get("/admin/archive/registeredarchive/federation/", secure=True)
+    portuguese = admin_client.get("/admin/archive/registeredarchive/federation/", secure=True,
+                                  headers={"accept-language": "pt-BR"})
+
+    rows = {row.split("  ")[0]: row for row in out.getvalue().splitlines()[:-1]}
+    assert rows[OTHER_SERVICE].startswith(f"{OTHER_SERVICE}  {other.address}  HTTP 503: busy (")
+    assert rows[OTHER_SERVICE].endswith("median —  failures 1 in a row, 1 in all  "
+                                        "open: left alone")
+    assert rows[HOME_SERVICE].startswith(f"{HOME_SERVICE}  {home.address}  answered (")
+    assert rows[HOME_SERVICE].endswith("failures 0 in a row, 0 in all  closed: asked")
+    assert out.getvalue().splitlines()[-1] == "2 Archives switched on"
+    text = page.content.decode()
+    assert page.status_code == 200
+    for archive in (home, other):
+        assert archive.address in text and archive.service_ibi in text
+    assert "open: left alone" in text and "closed: asked" in text and "HTTP 503: busy" in text
+    assert "aberto" in portuguese.content.decode()

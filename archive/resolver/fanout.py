@@ -8,7 +8,8 @@ Archive that announced them is asked for (formats.py `asked_of`). At most
 IBI_RESOLVER_MAX_WAITING resolutions of a process wait on other Archives at once
 (`ResolverBusy` beyond), and at most IBI_RESOLVER_MAX_WAITING_PER_CLIENT of them for one
 client address (`ClientBusy`), so that a few clients asking for IBIs at a silent Archive
-cannot take every place. Answers are read as untrusted input: badly formed ones are dropped,
+cannot take every place. An Archive whose breaker is open is not asked, and counts as silent
+(health.py). Answers are read as untrusted input: badly formed ones are dropped,
 and URLs not on their Archive's address too (safety.py).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..identifiers import ibi as ibilib
 from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, to_dict
-from . import formats
+from . import formats, health
 from .answers import Answer, Source, find_url, ibis_in, state_of
 from .safety import sanitized
 
@@ -176,6 +177,7 @@ def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredA
 
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                     deadline: float, stop, reader: str) -> tuple[list[Answer], list[str]]:
+    archives, skipped = health.usable(archives)
     by_id = {a.pk: a for a in archives}
     asked = asked_of(archives, pairs)
     targets = []
@@ -192,7 +194,8 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,
                 pairs_for={pk: own for pk, (own, _format) in asked.items()})
-    answers, silent = [], []
+    health.record([(reply.tag, reply) for reply in replies])
+    answers, silent = [], [archive.archive_service_ibi for archive in skipped]
     for reply in replies:
         archive = by_id[reply.tag]
         if not reply.ok:

@@ -123,6 +123,7 @@ def ask(question: Question, archives: Sequence[RegisteredArchive], local: Sequen
             done.silent += silent
             done.asked.append(home)
             if decisive(question, local, found):
+                memory.remember(*_key(question), _taken(question, local, found))
                 return done
     rest = [a for a in archives if a not in done.asked]
     left = end - time.monotonic()

@@ -49,7 +49,7 @@ from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import Pair, PairListError, to_dict
-from . import memory
+from . import health, memory
 
 SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"  # the resolver service's own IBI (§6.1)
 SUBJECTS = ("inclusionRequest", "exclusionRequest")
@@ -239,6 +239,7 @@ def answer(query: str) -> list[Pair]:
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
     memory.forget_archive(archive.pk)
+    health.forget(archive.pk)
     confirmed = confirm(address, archive.archive_service_ibi)
     return [("status.archive", "included"),
             ("status.confirmation", "successful" if confirmed else "unsuccessful")]
