@@ -30,7 +30,7 @@ Phases, in order, one request at a time with httpx unless said (targets of #29):
    Archive's answer (2 s) + 50 ms;
 4. phase 1's IBIs again: p95 ≤ 20 ms, no urlRequest;
 5. the mix (70 % repeated, 25 % new with a live home, 5 % unknown): mean urlRequests per
-   resolution ≤ 3;
+   resolution ≤ 3; every unknown IBI new, then unknown IBIs drawn from 20 broken links;
 6. cached resolutions/s per worker: wrk (2 threads, 8 connections, `--seconds`) over the
    repeated IBIs; ≥ 500/s per worker;
 7. RSS and open sockets of the worker(s) before and after `--total` more cached
@@ -412,28 +412,32 @@ def measure(bench: Bench, args, master: int, tmp: Path) -> dict:
     figures["repeated"] = {"p95": p95(repeated), "requests": sum(repeated_asked),
                            "count": len(repeated)}
 
-    # 5. The mix: 70 % repeated, 25 % new with a live home, 5 % unknown.
+    # 5. The mix: 70 % repeated, 25 % new with a live home, 5 % unknown: every unknown IBI
+    # a new one, then unknown IBIs drawn from 20 broken links (followed again and again).
     import random
 
     rng = random.Random(29)
     seen = [(minted_by(n, 1), n) for n in live[::3][:60]]
     fresh = iter([(minted_by(n, k), n) for k in range(2, 40) for n in live])
     unknowns = iter(range(200, 10_000))
-    mix_asked, mix_times = [], []
-    for _ in range(400):
-        roll = rng.random()
-        if roll < 0.70:
-            ibi, n = rng.choice(seen)
-        elif roll < 0.95:
-            ibi, n = next(fresh)
-            seen.append((ibi, n))
-        else:
-            ibi, n = unknown(next(unknowns)), None
-        got = bench.resolve(ibi)
-        check(ibi, n, got)
-        mix_asked.append(got[3])
-        mix_times.append(got[2])
-    figures["mix"] = {"mean_requests": statistics.mean(mix_asked), "p95": p95(mix_times)}
+    for variant in ("mix", "mix_links"):
+        mix_asked, mix_times = [], []
+        for _ in range(400):
+            roll = rng.random()
+            if roll < 0.70:
+                ibi, n = rng.choice(seen)
+            elif roll < 0.95:
+                ibi, n = next(fresh)
+                seen.append((ibi, n))
+            elif variant == "mix":
+                ibi, n = unknown(next(unknowns)), None
+            else:
+                ibi, n = unknown(20_000 + rng.randrange(20)), None
+            got = bench.resolve(ibi)
+            check(ibi, n, got)
+            mix_asked.append(got[3])
+            mix_times.append(got[2])
+        figures[variant] = {"mean_requests": statistics.mean(mix_asked), "p95": p95(mix_times)}
 
     # 6. and 7. Cached resolutions per second, and the workers' footprint over many more.
     paths = [f"/{ibi}" for ibi, _n in seen[:200]]
@@ -497,6 +501,9 @@ def report(f: dict, args, load_before, load_after) -> None:
         f"| the mix (400: 70 % repeated, 25 % new, home up, 5 % unknown): urlRequests per "
         f"resolution, mean; p95 time | {f['mix']['mean_requests']:.2f}; {ms(f['mix']['p95'])} "
         "| ≤ 3 |",
+        f"| the same mix, the unknown IBIs drawn from 20 broken links: urlRequests per "
+        f"resolution, mean; p95 time | {f['mix_links']['mean_requests']:.2f}; "
+        f"{ms(f['mix_links']['p95'])} | ≤ 3 |",
         f"| cached resolutions/s (wrk -t2 -c8 -d{args.seconds}s, per run) | "
         f"{', '.join(f'{r:.0f}' for r in t['rates'])}; per worker {t['per_worker']:.0f} "
         "| ≥ 500 per worker |",

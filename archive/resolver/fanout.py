@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.db.models import Q
 
 from ..archive_service import answers as archive_service
 from ..deposit import links
@@ -57,9 +58,27 @@ def source_of(archive: RegisteredArchive, reply: client.Reply) -> Source:
 
 def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     """Included Archives with an address, this one left out (it answered in process)."""
-    archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
+    return _others(RegisteredArchive.objects.all(), service)
+
+
+def _others(archives, service: Item | None) -> list[RegisteredArchive]:
+    archives = archives.filter(included=True).exclude(address="")
     ours = ibis_in([service.ibi, service.ibip]) if service else set()
     return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
+
+
+def home_archive(ibi: ibilib.Ibi, service: Item | None) -> RegisteredArchive | None:
+    """`home_of` among the included Archives, with one query for the few that may be it
+    (not every Archive of the federation: a home that settles it needs no more)."""
+    if ibi.form == "rep":
+        named = Q(archive_service_ibi__istartswith=f"{ibi.subdomain}/{ibi.first_word}")
+        host = ibi.hostname
+    else:
+        named = Q(archive_service_ibi__istartswith=f"{ibi.prefix}/") | Q(ip=ibi.ip)
+        host = ibi.ip
+    found = RegisteredArchive.objects.filter(
+        named | Q(address__iexact=host) | Q(address__istartswith=f"{host}:"))
+    return home_of(ibi, _others(found, service))
 
 
 def _subsystem(ibi: ibilib.Ibi) -> tuple:

@@ -27,7 +27,7 @@ from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from . import memory
 from .answers import Answer, state_of
-from .fanout import home_of, remote_answers, stop_on_original
+from .fanout import home_archive, home_of, remote_answers, remote_archives, stop_on_original
 from .languages import Preferences
 from .relations import Step
 from .selection import choose
@@ -107,7 +107,30 @@ def recall(question: Question, local: Sequence[Answer], deadline: float,
     return None
 
 
-def ask(question: Question, archives: Sequence[RegisteredArchive], local: Sequence[Answer],
+class Others:
+    """The other included Archives, read when first needed: the home alone first (one small
+    query), every one only when the home does not settle it."""
+
+    def __init__(self, service) -> None:
+        self.service = service  # this Archive's archive service item, or None
+        self._all: list[RegisteredArchive] | None = None
+
+    @property
+    def read(self) -> bool:
+        return self._all is not None
+
+    def all(self) -> list[RegisteredArchive]:
+        if self._all is None:
+            self._all = remote_archives(self.service)
+        return self._all
+
+    def home(self, ibi: ibilib.Ibi) -> RegisteredArchive | None:
+        if self._all is not None:
+            return home_of(ibi, self._all)
+        return home_archive(ibi, self.service)
+
+
+def ask(question: Question, others: Others, local: Sequence[Answer],
         deadline: float, reader: str = "", begun: Asked | None = None) -> Asked:
     """The round's answers from the other Archives, within `deadline` seconds; `local` is
     this Archive's own answer (empty or one), `reader` the client's address (fanout.py),
@@ -116,7 +139,7 @@ def ask(question: Question, archives: Sequence[RegisteredArchive], local: Sequen
     done = begun or Asked()
     done.settled = True
     if not question.original:
-        home = home_of(question.ibi, archives)
+        home = others.home(question.ibi)
         if home is not None and home not in done.asked:
             found, silent = remote_answers([home], question.pairs, deadline, None, reader)
             done.answers += found
@@ -125,7 +148,7 @@ def ask(question: Question, archives: Sequence[RegisteredArchive], local: Sequen
             if decisive(question, local, found):
                 memory.remember(*_key(question), _taken(question, local, found))
                 return done
-    rest = [a for a in archives if a not in done.asked]
+    rest = [a for a in others.all() if a not in done.asked]
     left = end - time.monotonic()
     if rest and left > 0:
         stop = (None if question.original else

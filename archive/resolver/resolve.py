@@ -48,7 +48,7 @@ from ..models import RegisteredArchive
 from ..protocol.persistent_url import PersistentUrl
 from . import federation
 from .answers import Answer, Hit, ibis_in
-from .fanout import ClientBusy, ResolverBusy, local_answer, remote_archives
+from .fanout import ClientBusy, ResolverBusy, local_answer
 from .languages import preferences
 from .relations import Step, match, steps, verbs_of
 from .selection import Choice, choose, settles
@@ -151,7 +151,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     filepath = url.filepath
     asked = ibilib.parse(url.ibi)  # ValueError for an IBI of the right shape but no date
     ibi_text = asked.text
-    archives: list[RegisteredArchive] | None = None
+    archives: federation.Others | None = None
     end = time.monotonic() + settings.IBI_RESOLVER_DEADLINE
     seen: set[tuple] = set()
     silent: list[str] = []
@@ -183,12 +183,12 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             if done is None or not done.settled:
                 left = end - time.monotonic()
                 if archives is None:
-                    archives = remote_archives(selectors.archive_service_or_none())
-                if archives and left <= 0 and hops:  # the chain goes on, the time is over
+                    archives = federation.Others(selectors.archive_service_or_none())
+                if left <= 0 and hops and archives.all():  # the chain goes on, time is over
                     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent,
                                    hops=hops, asked_others=True, rounds=rounds,
                                    bound="deadline")
-                if archives and left > 0:
+                if left > 0:
                     done = federation.ask(question, archives, answers, left, client, done)
             if done is not None:
                 others, quiet = done.asked, done.silent
