@@ -432,7 +432,7 @@ def measure(bench: Bench, args, master: int, tmp: Path) -> dict:
             elif variant == "mix":
                 ibi, n = unknown(next(unknowns)), None
             else:
-                ibi, n = unknown(20_000 + rng.randrange(20)), None
+                ibi, n = unknown(1_000 + rng.randrange(20)), None
             got = bench.resolve(ibi)
             check(ibi, n, got)
             mix_asked.append(got[3])
