@@ -313,6 +313,20 @@ IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10
 # Retry-After, so that a few clients cannot take every place (archive/resolver/fanout.py).
 IBI_RESOLVER_MAX_WAITING_PER_CLIENT = env_int("IBI_RESOLVER_MAX_WAITING_PER_CLIENT", 1, low=1,
                                               high=10000)
+# What the resolver remembers of other Archives (archive/resolver/memory.py, in Django's cache:
+# shared by every process on Redis): which Archive answered an IBI with its Original's URL,
+# trusted IBI_RESOLVER_CACHE_TTL seconds and then asked again of that one Archive; an IBI no
+# other Archive holds, for IBI_RESOLVER_NEGATIVE_TTL seconds.
+IBI_RESOLVER_CACHE_TTL = env_seconds("IBI_RESOLVER_CACHE_TTL", 3600, low=0, high=7 * 86400)
+IBI_RESOLVER_NEGATIVE_TTL = env_seconds("IBI_RESOLVER_NEGATIVE_TTL", 300, low=0, high=86400)
+# An Archive that failed IBI_RESOLVER_BREAKER_FAILURES times in a row is not asked for
+# IBI_RESOLVER_BREAKER_SECONDS, then probed by one request (archive/resolver/health.py).
+IBI_RESOLVER_BREAKER_FAILURES = env_int("IBI_RESOLVER_BREAKER_FAILURES", 5, low=1, high=1000)
+IBI_RESOLVER_BREAKER_SECONDS = env_seconds("IBI_RESOLVER_BREAKER_SECONDS", 60, low=0.01,
+                                           high=86400)
+# Requests to other Archives in flight at once per process, and so its sockets to them
+# (archive/protocol/client.py); a round with more Archives asks the rest as places free up.
+IBI_RESOLVER_MAX_CONNECTIONS = env_int("IBI_RESOLVER_MAX_CONNECTIONS", 100, low=1, high=10000)
 # §8.2 step 5: every resolution is acknowledged to the Archive that gave the URL, whoever the
 # reader. On (the operator's choice): a User-Agent on COUNTER's robots list is not acknowledged.
 IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS = env_bool("IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS", False)

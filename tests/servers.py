@@ -424,3 +424,128 @@ class CountingSilentArchive:
         self.socket.close()
         for connection in self.accepted:
             connection.close()
+
+    def __enter__(self) -> CountingSilentArchive:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class ScriptedArchives:
+    """Many archive services on loopback, one port each, served by one asyncio loop in a
+    thread (HTTP/1.1, connections kept alive): Archive n has the archive service IBI
+    ``ibi.test/a<n>/2024/01.01.00.00`` and holds, as Original, the IBIs of `held` whose value
+    is n (or those `holder(ibi)` says it holds); those in `dead` accept connections and never
+    answer; those in `slow` answer after that many seconds. Every urlRequest is kept in
+    `requests`."""
+
+    def __init__(self, count: int, *, dead: set[int] = frozenset(),
+                 slow: dict[int, float] | None = None,
+                 holder: Callable[[str], int | None] | None = None) -> None:
+        import asyncio
+
+        self.count, self.dead, self.slow = count, set(dead), dict(slow or {})
+        self.held: dict[str, int] = {}
+        self.holder = holder or self.held.get  # IBI → the Archive holding it, or None
+        self.requests: list[tuple[int, str]] = []  # (Archive, IBI) of every urlRequest
+        self.ports: list[int] = []
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._serve, args=(ready,), daemon=True)
+        self.thread.start()
+        ready.wait(30)
+
+    @staticmethod
+    def service_ibi(n: int) -> str:
+        return f"ibi.test/a{n}/2024/01.01.00.00"
+
+    @staticmethod
+    def minted_by(n: int, k: int) -> str:
+        """The k-th IBI minted by Archive n's subsystem (k < 60)."""
+        return f"ibi.test/a{n}/2025/01.01.00.{k:02d}"
+
+    def address(self, n: int) -> str:
+        return f"127.0.0.1:{self.ports[n]}"
+
+    def url(self, n: int, ibi: str) -> str:
+        return f"http://{self.address(n)}/col/{ibi}/doc/paper.pdf"
+
+    def _serve(self, ready: threading.Event) -> None:
+        import asyncio
+
+        asyncio.set_event_loop(self.loop)
+
+        async def start() -> None:
+            self.servers = []
+            for n in range(self.count):
+                server = await asyncio.start_server(
+                    lambda r, w, n=n: self._connection(n, r, w), "127.0.0.1", 0, backlog=512)
+                self.servers.append(server)
+                self.ports.append(server.sockets[0].getsockname()[1])
+            ready.set()
+
+        self.loop.run_until_complete(start())
+        self.loop.run_forever()
+
+    async def _connection(self, n: int, reader, writer) -> None:
+        import asyncio
+
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                if n in self.dead:  # never answers: reads until the client hangs up
+                    while await reader.read(65536):
+                        pass
+                    return
+                target = head.split(b" ", 2)[1].decode("latin-1")
+                pairs = dict(parse_qsl(urlsplit(target).query, keep_blank_values=True))
+                if n in self.slow:
+                    await asyncio.sleep(self.slow[n])
+                body = self.answer(n, pairs).encode("ascii")
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=us-ascii"
+                             b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError,
+                asyncio.CancelledError):
+            pass  # the client hung up, or the servers close (`close`)
+        finally:
+            writer.close()
+
+    def answer(self, n: int, pairs: dict[str, str]) -> str:
+        subject = pairs.get("servicesubject")
+        if subject == "inclusionConfirmationRequest":
+            return "confirmation yes\n"
+        if subject == "acknowledgment":
+            return "notice {acknowledgment received}\n"
+        ibi = pairs.get("parsedibiurl.ibi", "")
+        self.requests.append((n, ibi))
+        if self.holder(ibi) != n:
+            return ""
+        return (f"archiveaddress {self.address(n)}\ncontenttype Data\nibi {{rep {ibi}}}\n"
+                f"ibi.archiveservice {{rep {self.service_ibi(n)}}}\nstate Original\n"
+                f"timestamp 2024-01-02T03:04:05Z\nurl {self.url(n, ibi)}\n"
+                f"urlkey 1700000000-123456789012345678\n")
+
+    def close(self) -> None:
+        import asyncio
+
+        async def stop() -> None:
+            for server in self.servers:
+                server.close()
+            current = asyncio.current_task()
+            pending = [t for t in asyncio.all_tasks() if t is not current]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(30)
+        self.loop.close()
+
+    def __enter__(self) -> ScriptedArchives:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -136,9 +136,10 @@ def test_two_archives_one_resolver(network):
     assert "This item was deleted on" in tombstone.text and gone["ibi"] in tombstone.text
     assert resolver.get("/ibi.test/nobody/2020/01.01.00.00").status_code == 404
 
-    # The acknowledgment of a found URL reaches B, which counts the access.
+    # The acknowledgment of a found URL reaches B, which counts the access. (A question asked
+    # before is answered from what A remembers, its urlkey too, which B counts once.)
     before = int(b.shell(ACKS))
-    assert location(f"/{rep}:(oai_dc)") == page(paper, "oai_dc.xml")
+    assert location(f"/{ibip}:(oai_dc)") == page(paper, "oai_dc.xml")
     make.wait_until(lambda: int(b.shell(ACKS)) == before + 1,
                     what="the acknowledgment counted at B")
 
@@ -153,7 +154,8 @@ def test_two_archives_one_resolver(network):
         assert conflict.status_code == 409
         assert b.address in conflict.text and fake.address in conflict.text
         assert b_service in conflict.text and FAKE_SERVICE in conflict.text
-        assert location(f"/{rep}") in (file(paper, "paper.pdf"), fake_url)
+        # A question not asked before: /{rep}'s answer is remembered, with B's urlkey.
+        assert location(f"/{rep}/paper.pdf") in (file(paper, "paper.pdf"), fake_url)
         def acknowledgments() -> int:
             return int(b.shell(ACKS)) + len(fake.requests("acknowledgment"))
 

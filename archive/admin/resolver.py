@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.utils import timezone
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from django.views.decorators.debug import sensitive_post_parameters
 
 from ..models import RegisteredArchive
+from ..resolver import health
 from ..resolver import service as resolver_service
 
 
@@ -78,14 +82,26 @@ class RegisteredArchiveAdmin(admin.ModelAdmin):
     ]
     actions = ["switch_off"]
 
+    def get_urls(self):
+        return [path("federation/", self.admin_site.admin_view(self.federation_view),
+                     name="archive_registeredarchive_federation"), *super().get_urls()]
+
+    def federation_view(self, request: HttpRequest) -> HttpResponse:
+        """Every included Archive: address, last answer, median time, failures, breaker
+        (resolver/health.py; `manage.py federation` prints the same)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return TemplateResponse(request, "admin/archive/registeredarchive/federation.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta,
+            "rows": health.federation(), "title": _("Federation")})
+
     @method_decorator(sensitive_post_parameters("registration_key"))
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         return super().changeform_view(request, object_id, form_url, extra_context)
 
     @admin.action(description=_("Switch the selected Archives off (no longer asked)"))
     def switch_off(self, request, queryset) -> None:
-        count = queryset.filter(included=True).update(included=False,
-                                                      excluded_at=timezone.now())
+        count = resolver_service.switch_off(queryset)
         self.message_user(request, ngettext("%(count)d Archive switched off.",
                                             "%(count)d Archives switched off.", count)
                           % {"count": count}, messages.SUCCESS)

@@ -1,12 +1,19 @@
 """Outgoing HTTP of the resolution standard: GET requests whose answers are pair lists (§6).
 
-The resolver asks every included Archive at once (§8.2 step 3). Our choice: one
-``httpx.AsyncClient`` per round, one task per Archive, collected with ``asyncio.wait`` under the
-overall deadline, each task bounded by its own timeout around name resolution, connection and
-reading. The sync Django view runs the round through asgiref's ``async_to_sync`` (an event loop
-in a helper thread under WSGI, the server's loop under ASGI). Ten Archives of which one never
-answers therefore cost one per-Archive timeout, not ten; no thread per Archive, no broker
+The resolver asks every included Archive at once (§8.2 step 3). Our choice: one event loop per
+process, in a thread of its own, with one ``httpx.AsyncClient`` whose connections are kept alive
+per Archive; one task per Archive, collected with ``asyncio.wait`` under the overall deadline,
+each task bounded by its own timeout around name resolution, connection and reading. The sync
+Django view hands the round to that loop (`ask_all_sync`) and waits. Ten Archives of which one
+never answers therefore cost one per-Archive timeout, not ten; no thread per Archive, no broker
 round trip on the reader's critical path.
+
+At most IBI_RESOLVER_MAX_CONNECTIONS requests of a process are in flight at once, so at most
+that many sockets: a round asking more Archives asks the others as places free up, in the
+order given (fanout.py gives the Archives that answer fastest first). An Archive's own timeout
+starts when its request does, never while it waits for a place: with 300 Archives and 100
+places, none is cut short for waiting behind silent ones (#29: httpx's own pool of 100 counted
+the wait in the timeout, and live holders of an IBI were missed).
 
 What the resolver will not do, whatever an Archive registered or answered:
 
@@ -27,9 +34,11 @@ import asyncio
 import dataclasses
 import functools
 import ipaddress
+import os
 import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +73,7 @@ class Reply:
     elapsed: float = 0.0
     order: int = field(default=0, compare=False)  # arrival rank within its round
     cancelled: bool = False  # not waited for: another reply settled the round
+    cut: bool = False  # not waited for: another reply settled it, or the deadline came
 
     @property
     def ok(self) -> bool:
@@ -205,11 +215,51 @@ def _tls() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _client() -> httpx.AsyncClient:
+KEEP_ALIVE = 60  # seconds an idle connection to an Archive is kept for the next round
+
+
+def _client(size: int | None = None) -> httpx.AsyncClient:
     # No proxies from the environment, no redirects, no compression (a small gzip body could
     # expand past the size cap before we count it).
-    return httpx.AsyncClient(follow_redirects=False, trust_env=False, verify=_tls(), headers={
-        "User-Agent": USER_AGENT, "Accept": "text/plain", "Accept-Encoding": "identity"})
+    limits = (httpx.Limits(max_connections=None, max_keepalive_connections=size,
+                           keepalive_expiry=KEEP_ALIVE) if size else httpx.Limits())
+    return httpx.AsyncClient(follow_redirects=False, trust_env=False, verify=_tls(),
+                             limits=limits, headers={
+                                 "User-Agent": USER_AGENT, "Accept": "text/plain",
+                                 "Accept-Encoding": "identity"})
+
+
+class _Shared:
+    """This process's event loop for rounds (a daemon thread), its client and its places."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.size = 0
+        self.client: httpx.AsyncClient | None = None
+        self.places: asyncio.Semaphore | None = None
+        threading.Thread(target=self.loop.run_forever, name="ibi-resolver", daemon=True).start()
+
+    async def connected(self, size: int) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        """The client and the places, made again when IBI_RESOLVER_MAX_CONNECTIONS changed."""
+        if self.client is None or size != self.size:
+            if self.client is not None:
+                asyncio.get_running_loop().create_task(self.client.aclose())
+            self.client, self.places, self.size = _client(size), asyncio.Semaphore(size), size
+        return self.client, self.places
+
+
+_shared: _Shared | None = None
+_shared_lock = threading.Lock()
+
+
+def _shared_loop() -> _Shared:
+    """This process's loop, started at its first round (after a fork: gunicorn's workers)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared.pid != os.getpid():
+            _shared = _Shared()
+        return _shared
 
 
 async def _request(client: httpx.AsyncClient, base: str, pairs, *, networks: Sequence[str],
@@ -264,45 +314,75 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
 
 async def ask_all(targets: Sequence[tuple[str, object]], pairs, *, deadline: float,
                   stop: Callable[[Reply], bool] | None = None,
-                  pairs_for: Mapping[object, object] | None = None) -> list[Reply]:
+                  pairs_for: Mapping[object, object] | None = None,
+                  limits: dict | None = None, shared: _Shared | None = None) -> list[Reply]:
     """Ask every (base URL, tag) at once; replies in arrival order, then the late ones.
 
     Every target gets `pairs`, or `pairs_for[tag]` when given (what one Archive may be asked).
     Waits until every target answered, `deadline` seconds passed, or `stop(reply)` is true
-    for one reply; targets still pending then get an error reply and are cancelled.
+    for one reply; targets still pending then get an error reply and are cancelled. Run in
+    `shared`'s loop it uses that process-wide client and its places (`ask_all_sync`);
+    otherwise a client of its own for this round.
     """
-    limits = _limits()
+    limits = limits or _limits()
+    if shared is None:
+        async with _client() as client:
+            return await _ask_all(client, None, targets, pairs, deadline, stop, pairs_for,
+                                  limits)
+    client, places = await shared.connected(settings.IBI_RESOLVER_MAX_CONNECTIONS)
+    return await _ask_all(client, places, targets, pairs, deadline, stop, pairs_for, limits)
+
+
+async def _placed(places: asyncio.Semaphore | None, client: httpx.AsyncClient, base: str,
+                  pairs, **kwargs) -> Reply:
+    if places is None:
+        return await fetch(client, base, pairs, **kwargs)
+    async with places:  # the timeout starts with the request, not with the wait for a place
+        return await fetch(client, base, pairs, **kwargs)
+
+
+async def _ask_all(client: httpx.AsyncClient, places: asyncio.Semaphore | None,
+                   targets: Sequence[tuple[str, object]], pairs, deadline: float,
+                   stop: Callable[[Reply], bool] | None,
+                   pairs_for: Mapping[object, object] | None, limits: dict) -> list[Reply]:
     replies: list[Reply] = []
     own = pairs_for or {}
-    async with _client() as client:
-        tasks = {asyncio.create_task(fetch(client, base, own.get(tag, pairs), tag=tag,
-                                           **limits)): (base, tag)
-                 for base, tag in targets}
-        pending = set(tasks)
-        end = time.monotonic() + deadline
-        stopped = False
-        while pending and not stopped:
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            done, pending = await asyncio.wait(pending, timeout=left,
-                                               return_when=asyncio.FIRST_COMPLETED)
-            for task in sorted(done, key=lambda t: t.result().elapsed):
-                found = task.result()
-                replies.append(dataclasses.replace(found, order=len(replies)))
-                stopped = stopped or bool(stop and stop(found))
-        for task in pending:
-            task.cancel()
-            base, tag = tasks[task]
-            reason = "not waited for: an answer settled it" if stopped else "deadline"
-            replies.append(Reply(base=base, tag=tag, error=reason, order=len(replies),
-                                 cancelled=stopped))
-        if pending:
-            await asyncio.wait(pending)
+    tasks = {asyncio.create_task(_placed(places, client, base, own.get(tag, pairs),
+                                         tag=tag, **limits)): (base, tag)
+             for base, tag in targets}
+    pending = set(tasks)
+    end = time.monotonic() + deadline
+    stopped = False
+    while pending and not stopped:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        done, pending = await asyncio.wait(pending, timeout=left,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in sorted(done, key=lambda t: t.result().elapsed):
+            found = task.result()
+            replies.append(dataclasses.replace(found, order=len(replies)))
+            stopped = stopped or bool(stop and stop(found))
+    for task in pending:
+        task.cancel()
+        base, tag = tasks[task]
+        reason = "not waited for: an answer settled it" if stopped else "deadline"
+        replies.append(Reply(base=base, tag=tag, error=reason, order=len(replies),
+                             cancelled=stopped, cut=True))
+    if pending:
+        await asyncio.wait(pending)
     return replies
 
 
-ask_all_sync = async_to_sync(ask_all)
+def ask_all_sync(targets: Sequence[tuple[str, object]], pairs, *, deadline: float,
+                 stop: Callable[[Reply], bool] | None = None,
+                 pairs_for: Mapping[object, object] | None = None) -> list[Reply]:
+    """`ask_all` from sync code, in this process's resolver loop: its kept-alive
+    connections, at most IBI_RESOLVER_MAX_CONNECTIONS requests in flight."""
+    shared = _shared_loop()
+    round_ = ask_all(targets, pairs, deadline=deadline, stop=stop, pairs_for=pairs_for,
+                     limits=_limits(), shared=shared)
+    return asyncio.run_coroutine_threadsafe(round_, shared.loop).result()
 
 
 async def _one(base: str, pairs, *, pin: bool, timeout: float | None) -> Reply:

@@ -7,6 +7,10 @@
 - selection: the choice among the answers of a round (§8.2 step 3; pure).
 - safety: only URLs on the Archive that gave them are taken.
 - fanout: asking this Archive in process and the included Archives over HTTP at once.
+- federation: one round's asking of the other Archives: what is remembered, the IBI's home
+  Archive first, then every other one.
+- memory: other Archives' answers remembered, and the IBIs nobody holds (Django's cache).
+- health: how each other Archive answers: its circuit breaker, its last answer and times.
 - acknowledgments: what the chosen Archive is owed (Table 8.11).
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.

@@ -8,7 +8,8 @@ Archive that announced them is asked for (formats.py `asked_of`). At most
 IBI_RESOLVER_MAX_WAITING resolutions of a process wait on other Archives at once
 (`ResolverBusy` beyond), and at most IBI_RESOLVER_MAX_WAITING_PER_CLIENT of them for one
 client address (`ClientBusy`), so that a few clients asking for IBIs at a silent Archive
-cannot take every place. Answers are read as untrusted input: badly formed ones are dropped,
+cannot take every place. An Archive whose breaker is open is not asked, and counts as silent
+(health.py). Answers are read as untrusted input: badly formed ones are dropped,
 and URLs not on their Archive's address too (safety.py).
 """
 from __future__ import annotations
@@ -21,13 +22,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.db.models import Q
 
 from ..archive_service import answers as archive_service
 from ..deposit import links
+from ..identifiers import ibi as ibilib
 from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, to_dict
-from . import formats
+from . import formats, health
 from .answers import Answer, Source, find_url, ibis_in, state_of
 from .safety import sanitized
 
@@ -55,9 +58,54 @@ def source_of(archive: RegisteredArchive, reply: client.Reply) -> Source:
 
 def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     """Included Archives with an address, this one left out (it answered in process)."""
-    archives = RegisteredArchive.objects.filter(included=True).exclude(address="")
+    return _others(RegisteredArchive.objects.all(), service)
+
+
+def _others(archives, service: Item | None) -> list[RegisteredArchive]:
+    archives = archives.filter(included=True).exclude(address="")
     ours = ibis_in([service.ibi, service.ibip]) if service else set()
     return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
+
+
+def home_archive(ibi: ibilib.Ibi, service: Item | None) -> RegisteredArchive | None:
+    """`home_of` among the included Archives, with one query for the few that may be it
+    (not every Archive of the federation: a home that settles it needs no more)."""
+    if ibi.form == "rep":
+        named = Q(archive_service_ibi__istartswith=f"{ibi.subdomain}/{ibi.first_word}")
+        host = ibi.hostname
+    else:
+        named = Q(archive_service_ibi__istartswith=f"{ibi.prefix}/") | Q(ip=ibi.ip)
+        host = ibi.ip
+    found = RegisteredArchive.objects.filter(
+        named | Q(address__iexact=host) | Q(address__istartswith=f"{host}:"))
+    return home_of(ibi, _others(found, service))
+
+
+def _subsystem(ibi: ibilib.Ibi) -> tuple:
+    """The identification subsystem that minted an IBI (RTC-10): (hostname, port) for a
+    repository name, (IP, port) for an IBIp."""
+    return (ibi.hostname, ibi.port) if ibi.form == "rep" else (ibi.ip, ibi.port)
+
+
+def home_of(ibi: ibilib.Ibi, archives: Sequence[RegisteredArchive]) -> RegisteredArchive | None:
+    """The included Archive that answers for the host that minted `ibi`, or None: the one
+    whose archive service IBI the same subsystem minted (``sid.inpe.br/mtc-m21/2012/…`` for
+    ``sid.inpe.br/mtc-m21/2013/…``), else one whose address or IP is that host
+    (``mtc-m21.sid.inpe.br``, the IP an IBIp carries)."""
+    minted = _subsystem(ibi)
+    by_host = None
+    for archive in archives:
+        try:
+            if _subsystem(ibilib.parse(archive.archive_service_ibi)) == minted:
+                return archive
+        except ValueError:
+            pass
+        host = archive.address.rsplit(":", 1)[0].strip("[]").lower()
+        if by_host is None and host and host in (ibi.hostname, ibi.ip):
+            by_host = archive
+        elif by_host is None and archive.ip and archive.ip == ibi.ip:
+            by_host = archive
+    return by_host
 
 
 class ResolverBusy(Exception):
@@ -148,6 +196,7 @@ def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredA
 
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                     deadline: float, stop, reader: str) -> tuple[list[Answer], list[str]]:
+    archives, skipped = health.usable(archives)
     by_id = {a.pk: a for a in archives}
     asked = asked_of(archives, pairs)
     targets = []
@@ -164,7 +213,8 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,
                 pairs_for={pk: own for pk, (own, _format) in asked.items()})
-    answers, silent = [], []
+    health.record([(reply.tag, reply) for reply in replies])
+    answers, silent = [], [archive.archive_service_ibi for archive in skipped]
     for reply in replies:
         archive = by_id[reply.tag]
         if not reply.ok:

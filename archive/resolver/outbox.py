@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -43,8 +44,14 @@ def owe(archive_id: int, pairs: dict[str, str]) -> None:
     """Record the acknowledgment owed to the Archive `archive_id`: one INSERT, or none if
     the same Archive is owed one for this urlkey already."""
     key = hashlib.sha256(f"{archive_id} {pairs.get('urlkey', '')}".encode()).hexdigest()
+    # A remembered answer (memory.py) brings its urlkey back at every resolution: the row is
+    # there already, and the cache says so without a write to the database.
+    owed = f"ibi:resolver:owed:{key}"
+    if cache.get(owed):
+        return
     OwedAcknowledgment.objects.bulk_create(
         [OwedAcknowledgment(archive_id=archive_id, key=key, pairs=pairs)], ignore_conflicts=True)
+    cache.set(owed, 1, settings.IBI_URLKEY_MAX_AGE)  # the row is kept longer (`send_due`)
 
 
 @dataclass

@@ -10,8 +10,10 @@
    every included Archive is asked, and a rival claim makes both suspects (§8.2 step 3). A
    Copy's relations are its Original's as of the last copy, and the Archive holding the
    Original knows better.
-2. Otherwise every included Archive gets a ``urlRequest`` at once (archive/protocol/client.py),
-   each within IBI_RESOLVER_TIMEOUT, the whole resolution within IBI_RESOLVER_DEADLINE.
+2. Otherwise the included Archives are asked (federation.py): the Archive that answers for the
+   host that minted the IBI first, alone, and when its answer does not settle the round every
+   other one at once (archive/protocol/client.py), each within IBI_RESOLVER_TIMEOUT, the whole
+   resolution within IBI_RESOLVER_DEADLINE.
 3. Selection (`choose`): with ``ibiurl.requireditemstatus=Original`` exactly one Archive
    claiming the Original is taken and two or more are suspects (an alert); otherwise the first
    answer with the wanted URL is taken (the local one first, then by arrival), and for a
@@ -44,15 +46,9 @@ from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from ..protocol.persistent_url import PersistentUrl
+from . import federation
 from .answers import Answer, Hit, ibis_in
-from .fanout import (
-    ClientBusy,
-    ResolverBusy,
-    local_answer,
-    remote_answers,
-    remote_archives,
-    stop_on_original,
-)
+from .fanout import ClientBusy, ResolverBusy, local_answer
 from .languages import preferences
 from .relations import Step, match, steps, verbs_of
 from .selection import Choice, choose, settles
@@ -155,12 +151,13 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     filepath = url.filepath
     asked = ibilib.parse(url.ibi)  # ValueError for an IBI of the right shape but no date
     ibi_text = asked.text
-    archives: list[RegisteredArchive] | None = None
+    archives: federation.Others | None = None
     end = time.monotonic() + settings.IBI_RESOLVER_DEADLINE
     seen: set[tuple] = set()
     silent: list[str] = []
     rounds: list[Round] = []
     to_original = False  # the item asked was reached from a Copy's URL: its Original first
+    consulted = False  # other Archives' answers remembered were used
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
@@ -172,24 +169,30 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         quiet: list[str] = []
         if choice is None or not settles(choice, held, wanted, original=original,
                                          to_original=to_original):
-            if archives is None:
-                archives = remote_archives(selectors.archive_service_or_none())
             left = end - time.monotonic()
-            if archives and left <= 0 and hops:  # the chain goes on, the time is over
-                return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
-                               asked_others=True, rounds=rounds, bound="deadline")
-            if archives and left > 0:
-                pairs = {"servicesubject": "urlRequest",
-                         "clientinformation.ipaddress": " ".join(ips),
-                         "parsedibiurl.ibi": ibi_text}
-                if filepath:
-                    pairs["parsedibiurl.filepath"] = filepath
-                if verbs:
-                    pairs["parsedibiurl.verblist"] = " ".join(verbs)
-                stop = None if original else stop_on_original(archives, wanted, prefs, pairs)
-                remote, quiet = remote_answers(archives, pairs, left, stop, client)
-                others = archives
-                answers += remote
+            pairs = {"servicesubject": "urlRequest",
+                     "clientinformation.ipaddress": " ".join(ips),
+                     "parsedibiurl.ibi": ibi_text}
+            if filepath:
+                pairs["parsedibiurl.filepath"] = filepath
+            if verbs:
+                pairs["parsedibiurl.verblist"] = " ".join(verbs)
+            question = federation.Question(asked, pairs, wanted, prefs, original, to_original)
+            done = federation.recall(question, answers, left, client) if left > 0 else None
+            consulted = consulted or done is not None
+            if done is None or not done.settled:
+                left = end - time.monotonic()
+                if archives is None:
+                    archives = federation.Others(selectors.archive_service_or_none())
+                if left <= 0 and hops and archives.all():  # the chain goes on, time is over
+                    return Outcome("bounded", ibi_text, wanted=wanted, silent=silent,
+                                   hops=hops, asked_others=True, rounds=rounds,
+                                   bound="deadline")
+                if left > 0:
+                    done = federation.ask(question, archives, answers, left, client, done)
+            if done is not None:
+                others, quiet = done.asked, done.silent
+                answers += done.answers
                 silent += [name for name in quiet if name not in silent]
             choice = choose(answers, wanted, prefs, original=original, to_original=to_original)
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
@@ -202,8 +205,8 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
                            asked_others=True, rounds=rounds, bound=bound)
         if choice.kind != "hop":
-            return _outcome(choice, ibi_text, wanted, hops, silent, archives is not None,
-                            rounds)
+            return _outcome(choice, ibi_text, wanted, hops, silent,
+                            consulted or archives is not None, rounds)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -212,8 +215,8 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
-                            archives is not None, rounds)
+                            consulted or archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
         to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
-                   asked_others=archives is not None, rounds=rounds, bound="hops")
+                   asked_others=consulted or archives is not None, rounds=rounds, bound="hops")

@@ -49,6 +49,7 @@ from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import Pair, PairListError, to_dict
+from . import health, memory
 
 SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"  # the resolver service's own IBI (§6.1)
 SUBJECTS = ("inclusionRequest", "exclusionRequest")
@@ -206,6 +207,17 @@ def confirm(address: str, service_ibi: str) -> bool:
         return False
 
 
+def switch_off(archives) -> int:
+    """The administrator switches Archives off (a queryset): no longer asked, and what they
+    answered forgotten (memory.py). Returns how many were on."""
+    ids = list(archives.filter(included=True).values_list("pk", flat=True))
+    RegisteredArchive.objects.filter(pk__in=ids).update(included=False,
+                                                        excluded_at=timezone.now())
+    for pk in ids:
+        memory.forget_archive(pk)
+    return len(ids)
+
+
 def answer(query: str) -> list[Pair]:
     """The resolver service's answer to a raw query string; raises Refused."""
     subject, fields = _read(query)
@@ -216,6 +228,7 @@ def answer(query: str) -> list[Pair]:
     now = timezone.now()
     if subject == "exclusionRequest":
         RegisteredArchive.objects.filter(pk=archive.pk).update(included=False, excluded_at=now)
+        memory.forget_archive(archive.pk)
         return [("status.archive", "excluded")]
     try:
         address = check_address(fields["archiveaddress"])
@@ -225,6 +238,8 @@ def answer(query: str) -> list[Pair]:
         included=True, included_at=now, address=address, ip=fields["archiveip"],
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
+    memory.forget_archive(archive.pk)
+    health.forget(archive.pk)
     confirmed = confirm(address, archive.archive_service_ibi)
     return [("status.archive", "included"),
             ("status.confirmation", "successful" if confirmed else "unsuccessful")]

@@ -1,0 +1,168 @@
+"""How the other included Archives answer (#29): a circuit breaker per Archive, and what the
+administrator sees of the federation (`manage.py federation`, the admin's Federation page).
+
+Kept in Django's cache, so that every worker and app server on the same Redis shares it: per
+Archive its failures in a row, until when it is left alone, its last answer and the times of
+its recent answers. After IBI_RESOLVER_BREAKER_FAILURES failures in a row (no answer in time,
+no connection, not a 200) an Archive is not asked for IBI_RESOLVER_BREAKER_SECONDS; then one
+request, of whichever process comes first (`cache.add`), probes it: an answer closes the
+breaker, a failure leaves it alone as long again. A round never waits for an Archive left
+alone: it is not asked at all (`usable`).
+
+Several processes write the same entries without a lock: one failure or one time may be
+lost when two rounds end at the same instant, which moves a breaker by one request at most.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils.translation import gettext_lazy as _
+
+from ..models import RegisteredArchive
+from ..protocol import client
+
+PREFIX = "ibi:resolver:health"
+KEPT = 7 * 86400  # seconds an Archive's record lasts without a request
+RECENT = 20  # answer times kept per Archive, for the median
+
+
+@dataclass
+class Health:
+    """What this resolver knows of how one Archive answers."""
+
+    failures: int = 0  # in a row
+    failures_total: int = 0
+    answers_total: int = 0
+    open_until: float = 0.0  # POSIX time until which it is left alone
+    last_at: float = 0.0  # POSIX time of its last answer or failure
+    last_said: str = ""  # "" for an answer, else why none came
+    times: list[float] = field(default_factory=list)  # seconds of its recent answers
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times else None
+
+    def state(self, now: float) -> str:
+        """closed (asked), open (left alone) or probing (the next request probes it)."""
+        if self.failures < settings.IBI_RESOLVER_BREAKER_FAILURES:
+            return "closed"
+        return "open" if now < self.open_until else "probing"
+
+
+def _key(archive: int) -> str:
+    return f"{PREFIX}:{archive}"
+
+
+def _probe_key(archive: int) -> str:
+    return f"{PREFIX}:probe:{archive}"
+
+
+def of(archives: Iterable[int]) -> dict[int, Health]:
+    """The health of each Archive id, one trip to the cache."""
+    ids = list(archives)
+    kept = cache.get_many([_key(pk) for pk in ids])
+    return {pk: kept.get(_key(pk)) or Health() for pk in ids}
+
+
+def usable(archives: Sequence[RegisteredArchive]
+           ) -> tuple[list[RegisteredArchive], list[RegisteredArchive]]:
+    """(the Archives to ask, the fastest first; those left alone): an open breaker leaves its
+    Archive alone; one past its time is asked by the first round that claims the probe."""
+    now = time.time()
+    known = of(a.pk for a in archives)
+    asked, skipped = [], []
+    for archive in archives:
+        state = known[archive.pk].state(now)
+        probe = settings.IBI_RESOLVER_TIMEOUT + 1
+        if state == "closed" or (state == "probing"
+                                 and cache.add(_probe_key(archive.pk), 1, probe)):
+            asked.append(archive)
+        else:
+            skipped.append(archive)
+    # The fastest first: a round with more Archives than places (protocol/client.py) asks
+    # those that answer before those that failed last or are slow.
+    asked.sort(key=lambda a: (known[a.pk].failures > 0, known[a.pk].median or 0.0))
+    return asked, skipped
+
+
+def failed(reply: client.Reply) -> bool:
+    """No connection, no answer in time, an answer that is no 200 pair list."""
+    return not reply.ok
+
+
+def record(replies: Sequence[tuple[int, client.Reply]]) -> None:
+    """Keep what each Archive's reply says of it (replies not waited for say nothing)."""
+    finished = [(pk, reply) for pk, reply in replies if not reply.cut]
+    if not finished:
+        return
+    now = time.time()
+    known = of(pk for pk, _ in finished)
+    for pk, reply in finished:
+        health = known[pk]
+        health.last_at = now
+        if failed(reply):
+            health.failures += 1
+            health.failures_total += 1
+            health.last_said = reply.error[:200]
+            if health.failures >= settings.IBI_RESOLVER_BREAKER_FAILURES:
+                health.open_until = now + settings.IBI_RESOLVER_BREAKER_SECONDS
+        else:
+            health.failures = 0
+            health.answers_total += 1
+            health.last_said = ""
+            health.times = [*health.times, round(reply.elapsed, 4)][-RECENT:]
+    cache.set_many({_key(pk): known[pk] for pk, _ in finished}, KEPT)
+    cache.delete_many([_probe_key(pk) for pk, _ in finished])
+
+
+def forget(archive: int) -> None:
+    """A new start for an Archive (its inclusion): its breaker closed."""
+    cache.delete_many([_key(archive), _probe_key(archive)])
+
+
+# The breaker's states as the administrator reads them.
+STATES = {"closed": _("closed: asked"), "open": _("open: left alone"),
+          "probing": _("probing: the next request tries it")}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One included Archive as the administrator sees it (`federation`)."""
+
+    archive: RegisteredArchive
+    health: Health
+    state: str  # closed | open | probing
+
+    @property
+    def median_ms(self) -> int | None:
+        median = self.health.median
+        return None if median is None else round(median * 1000)
+
+    @property
+    def state_label(self) -> str:
+        return str(STATES[self.state])
+
+    @property
+    def last_answer(self) -> str:
+        """What it last said: an answer, or why none came; "" when never asked."""
+        if not self.health.last_at:
+            return ""
+        return self.health.last_said or str(_("answered"))
+
+    @property
+    def last_at(self) -> datetime | None:
+        return datetime.fromtimestamp(self.health.last_at, UTC) if self.health.last_at else None
+
+
+def federation() -> list[Row]:
+    """Every included Archive with what this resolver knows of its answers."""
+    archives = list(RegisteredArchive.objects.filter(included=True))
+    known = of(a.pk for a in archives)
+    now = time.time()
+    return [Row(a, known[a.pk], known[a.pk].state(now)) for a in archives]

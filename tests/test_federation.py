@@ -1,0 +1,387 @@
+"""A federation of many Archives (#29): the home Archive first, answers remembered, Archives
+that are down skipped, a bounded fan-out, the federation seen by its administrator.
+
+Other Archives are stand-ins on loopback (tests/servers.py): `FakeArchiveService` where a test
+writes the answers and counts the requests.
+"""
+from __future__ import annotations
+
+import io
+import time
+from urllib.parse import urlencode
+
+import psutil
+import pytest
+from django.core.cache.backends.redis import RedisCache
+from django.core.management import call_command
+
+from archive.deposit import services
+from archive.models import RegisteredArchive
+from archive.protocol.pairs import loads, to_dict
+from archive.resolver import health, memory
+from archive.resolver import service as resolver_service
+
+from .servers import CountingSilentArchive, FakeArchiveService, ScriptedArchives
+
+pytestmark = pytest.mark.django_db
+
+HOST = "testserver"
+HOME_SERVICE = "ibi.test/home/2024/01.02.03.04"
+OTHER_SERVICE = "ibi.test/other/2024/01.02.03.05"
+AT_HOME = "ibi.test/home/2025/06.07.08.09"  # minted by the home Archive's subsystem
+MOVED = "ibi.test/home/2025/06.07.08.10"  # minted there, its Original held by the other
+REDIS = "redis://127.0.0.1:6379/12"  # this module's own database: i29f's
+
+
+@pytest.fixture(autouse=True)
+def resolver_settings(settings):
+    settings.ARCHIVE_ADDRESS = HOST
+    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
+    settings.IBI_RESOLVER_DEADLINE = 5
+    return services.ensure_archive_service()
+
+
+def include(archive, service_ibi: str) -> RegisteredArchive:
+    return RegisteredArchive.objects.create(
+        archive_service_ibi=service_ibi, key_hash=resolver_service.hash_key("1234567890"),
+        included=True, address=archive.address)
+
+
+def answer(archive, ibi: str, state: str = "Original") -> str:
+    return (f"archiveaddress {archive.address}\ncontenttype Data\nibi {{rep {ibi}}}\n"
+            f"ibi.archiveservice {{rep {archive.service_ibi}}}\nstate {state}\n"
+            f"timestamp 2024-01-02T03:04:05Z\nurl {url(archive, ibi)}\n"
+            f"urlkey 1700000000-123456789012345678\n")
+
+
+def url(archive, ibi: str) -> str:
+    return f"http://{archive.address}/col/{ibi}/doc/paper.pdf"
+
+
+def holding(archive, held: dict[str, str]):
+    """The stand-in answers for the IBIs of `held` (IBI → state), nothing for the others."""
+    def respond(pairs):
+        state = held.get(pairs.get("parsedibiurl.ibi", ""))
+        return 200, answer(archive, pairs["parsedibiurl.ibi"], state) if state else ""
+    return respond
+
+
+@pytest.fixture
+def two():
+    """The home Archive of AT_HOME and MOVED, and another one, both included."""
+    with FakeArchiveService(HOME_SERVICE) as home, FakeArchiveService(OTHER_SERVICE) as other:
+        include(home, HOME_SERVICE)
+        include(other, OTHER_SERVICE)
+        yield home, other
+
+
+def url_requests(*archives) -> list[list[str]]:
+    return [[pairs["parsedibiurl.ibi"] for pairs in archive.requests("urlRequest")]
+            for archive in archives]
+
+
+# -- 1. The home Archive first ----------------------------------------------------------------
+
+def test_the_home_archive_holding_the_original_settles_it_with_one_request(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    other.respond = holding(other, {AT_HOME: "Copy"})
+
+    response = client.get(f"/{AT_HOME}")
+    again = client.get(f"/{AT_HOME}")
+
+    assert (response.status_code, response["Location"]) == (302, url(home, AT_HOME))
+    assert again["Location"] == url(home, AT_HOME)
+    assert url_requests(home, other) == [[AT_HOME], []]  # and the second time from memory
+
+
+def test_a_home_archive_that_does_not_settle_it_is_followed_by_every_other(client, two):
+    home, other = two
+    other.respond = holding(other, {MOVED: "Original"})  # the home knows it no more
+
+    response = client.get(f"/{MOVED}")
+
+    assert (response.status_code, response["Location"]) == (302, url(other, MOVED))
+    assert url_requests(home, other) == [[MOVED], [MOVED]]
+
+
+def test_the_original_required_asks_every_archive_whatever_the_home_says(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    other.respond = holding(other, {AT_HOME: "Original"})
+
+    response = client.get(f"/{AT_HOME}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 409  # two Archives claim the Original: both suspects
+    assert url_requests(home, other) == [[AT_HOME], [AT_HOME]]
+
+
+# -- 2. Answers remembered, for a while --------------------------------------------------------
+
+ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"  # minted by no included Archive
+UNKNOWN = "ibi.test/elsewhere/2020/05.06.07.09"  # held by no Archive
+
+
+@pytest.fixture
+def later(monkeypatch):
+    """Moves the memory's clock on (memory.py): time passes without waiting for it."""
+    import time as real
+
+    class Clock:
+        offset = 0.0
+
+        def time(self) -> float:
+            return real.time() + self.offset
+
+        def time_ns(self) -> int:
+            return real.time_ns() + int(self.offset * 1e9)
+
+    clock = Clock()
+    monkeypatch.setattr(memory, "time", clock)
+
+    def advance(seconds: float) -> None:
+        clock.offset += seconds
+    return advance
+
+
+def test_an_answer_remembered_is_taken_without_a_request_until_it_is_stale(
+        client, two, later, settings):
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+
+    first = client.get(f"/{ELSEWHERE}")
+    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
+    again = client.get(f"/{ELSEWHERE}")
+
+    assert first["Location"] == again["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE]
+    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
+    stale = client.get(f"/{ELSEWHERE}")  # asked again of the one Archive that gave it
+    assert stale["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
+
+
+def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
+        client, two, later, settings):
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    client.get(f"/{ELSEWHERE}")
+    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
+    other.respond = holding(other, {})  # handed over to the home Archive, say
+    home.respond = holding(home, {ELSEWHERE: "Original"})
+
+    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
+    moved = client.get(f"/{ELSEWHERE}")
+
+    assert moved["Location"] == url(home, ELSEWHERE)
+    assert url_requests(home, other) == [asked[0] + [ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+
+
+def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, later, settings):
+    home, other = two
+
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == [[UNKNOWN], [UNKNOWN]]  # the first time only
+    later(settings.IBI_RESOLVER_NEGATIVE_TTL + 1)
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == [[UNKNOWN, UNKNOWN], [UNKNOWN, UNKNOWN]]
+
+
+def test_the_original_required_ignores_the_memory_and_finds_a_rival(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+    other.respond = holding(other, {AT_HOME: "Original"})  # a rival claim since
+
+    response = client.get(f"/{AT_HOME}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 409
+    assert url_requests(home, other) == [[AT_HOME, AT_HOME], [AT_HOME]]
+
+
+def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two):
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    client.get(f"/{AT_HOME}")
+    client.get(f"/{UNKNOWN}")
+    asked_before = url_requests(home, other)
+
+    assert send(client, home, "inclusionRequest")["status.archive"] == "included"
+    client.get(f"/{AT_HOME}")  # its answer is asked again
+    client.get(f"/{UNKNOWN}")  # an Archive included may hold what nobody held
+    assert url_requests(home, other) == [asked_before[0] + [AT_HOME, UNKNOWN],
+                                         asked_before[1] + [UNKNOWN]]
+
+    assert send(client, home, "exclusionRequest")["status.archive"] == "excluded"
+    other.respond = holding(other, {AT_HOME: "Copy"})
+    response = client.get(f"/{AT_HOME}")
+    assert response["Location"] == url(other, AT_HOME)  # the home Archive is asked no more
+    assert url_requests(home, other)[0] == asked_before[0] + [AT_HOME, UNKNOWN]
+
+
+def send(client, archive, subject: str) -> dict[str, str]:
+    """An inclusion or exclusion request of Table 7.2 from the stand-in."""
+    pairs = {"servicesubject": subject, "archiveaddress": archive.address,
+             "archiveserviceibi": archive.service_ibi, "archiveip": "127.0.0.1",
+             "archiveprotocol": "HTTP", "archiveplatformversion": "2014:11.09.02.16.15",
+             "archiveadmemailaddress": "banon@dpi.inpe.br", "registrationkey": "1234567890"}
+    response = client.get("/J8LNKB5R7W/3FUQHC5", QUERY_STRING=urlencode(pairs))
+    assert response.status_code == 200, response.content
+    return to_dict(loads(response.content.decode("ascii")))
+
+
+def test_two_app_servers_share_what_is_remembered(client, two, settings, monkeypatch):
+    """Two processes of the resolver are two cache clients on the same Redis: what one asked
+    the other knows."""
+    settings.CACHES = {"default": {"BACKEND": "archive.db.cache.FailoverRedisCache",
+                                   "LOCATION": REDIS}}
+    from django.core.cache import cache
+
+    cache.clear()
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    client.get(f"/{ELSEWHERE}")
+    client.get(f"/{UNKNOWN}")
+    asked = url_requests(home, other)
+
+    monkeypatch.setattr(memory, "cache", RedisCache(REDIS, {}))  # the other server's client
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE, UNKNOWN]
+    cache.clear()
+
+
+# -- 3. What is down is skipped ----------------------------------------------------------------
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Moves the breakers' clock on (health.py)."""
+    import time as real
+
+    class Clock:
+        offset = 0.0
+
+        def time(self) -> float:
+            return real.time() + self.offset
+
+    moved = Clock()
+    monkeypatch.setattr(health, "time", moved)
+    return moved
+
+
+def test_a_breaker_trips_probes_and_closes(client, two, clock, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 2
+    settings.IBI_RESOLVER_NEGATIVE_TTL = 0  # every resolution asks
+    home, other = two
+    failing = [True]
+    answering = holding(other, {})
+    other.respond = lambda pairs: (503, "busy") if failing[0] else answering(pairs)
+
+    def asked_of_other_after(resolutions: int) -> int:
+        for _ in range(resolutions):
+            assert client.get(f"/{UNKNOWN}").status_code == 404
+        return len(other.requests("urlRequest"))
+
+    assert asked_of_other_after(2) == 2  # two failures in a row: the breaker opens
+    assert asked_of_other_after(3) == 2  # left alone
+    assert len(home.requests("urlRequest")) == 5  # the others are asked as before
+    clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
+    assert asked_of_other_after(3) == 3  # one probe, failed: left alone again
+    clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
+    failing[0] = False
+    assert asked_of_other_after(1) == 4  # the probe answered: closed
+    assert asked_of_other_after(2) == 6
+    assert health.of([RegisteredArchive.objects.get(archive_service_ibi=OTHER_SERVICE).pk]
+                     ).popitem()[1].state(clock.time()) == "closed"
+
+
+def test_a_round_never_waits_for_an_archive_left_alone(client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    settings.IBI_RESOLVER_NEGATIVE_TTL = 0
+    with CountingSilentArchive() as stalled:
+        include(stalled, "ibi.test/stalled/2024/01.02.03.06")
+        assert client.get(f"/{UNKNOWN}").status_code == 404  # one timeout: the breaker opens
+        assert stalled.wait_for(1, timeout=5)
+
+        start = time.monotonic()
+        response = client.get(f"/{UNKNOWN}")
+
+        assert response.status_code == 404
+        assert time.monotonic() - start < settings.IBI_RESOLVER_TIMEOUT
+        assert len(stalled.accepted) == 1
+        assert "1 Archive gave no usable answer in time" in response.content.decode()
+
+
+# -- 4. A bounded fan-out ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def many():
+    """300 Archives on loopback, the first 30 dead (they accept and never answer)."""
+    with ScriptedArchives(300, dead=set(range(30))) as archives:
+        yield archives
+
+
+def include_all(archives: ScriptedArchives) -> None:
+    key_hash = resolver_service.hash_key("1234567890")  # once: PBKDF2 is slow on purpose
+    RegisteredArchive.objects.bulk_create([RegisteredArchive(
+        archive_service_ibi=archives.service_ibi(n), key_hash=key_hash, included=True,
+        address=archives.address(n)) for n in range(archives.count)])
+
+
+def test_300_archives_answer_right_with_fewer_places_than_archives(client, many, settings):
+    settings.IBI_RESOLVER_MAX_CONNECTIONS = 20  # the dead ones fill them, for a second
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    include_all(many)
+    # Minted by no included Archive: every one is asked, until the holder answers.
+    held = {f"ibi.test/nowhere/2025/01.01.00.{k:02d}": 299 - 37 * k for k in range(5)}
+    many.held.update(held)
+
+    for ibi, n in held.items():
+        response = client.get(f"/{ibi}")
+        assert (response.status_code, response.get("Location")) == (302, many.url(n, ibi)), ibi
+
+    # Sockets to the Archives: at most the places in flight and as many kept alive.
+    ports = set(many.ports)
+    ours = [c for c in psutil.Process().net_connections("tcp")
+            if c.raddr and c.raddr.port in ports]
+    assert len(ours) <= 2 * settings.IBI_RESOLVER_MAX_CONNECTIONS
+
+    at_home = many.minted_by(150, 1)
+    many.held[at_home] = 150
+    assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
+    assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
+    assert [n for n, ibi in many.requests if ibi == at_home] == [150]  # once: remembered
+
+
+# -- 5. The federation seen ---------------------------------------------------------------------
+
+def test_the_admin_and_manage_py_federation_show_every_archive_and_its_breaker(
+        client, admin_client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    home, other = two
+    other.respond = lambda pairs: (503, "busy")
+    home.respond = holding(home, {AT_HOME: "Original"})
+    client.get(f"/{UNKNOWN}")
+
+    out = io.StringIO()
+    call_command("federation", stdout=out)
+    page = admin_client.get("/admin/archive/registeredarchive/federation/", secure=True)
+    portuguese = admin_client.get("/admin/archive/registeredarchive/federation/", secure=True,
+                                  headers={"accept-language": "pt-BR"})
+
+    rows = {row.split("  ")[0]: row for row in out.getvalue().splitlines()[:-1]}
+    assert rows[OTHER_SERVICE].startswith(f"{OTHER_SERVICE}  {other.address}  HTTP 503: busy (")
+    assert rows[OTHER_SERVICE].endswith("median —  failures 1 in a row, 1 in all  "
+                                        "open: left alone")
+    assert rows[HOME_SERVICE].startswith(f"{HOME_SERVICE}  {home.address}  answered (")
+    assert rows[HOME_SERVICE].endswith("failures 0 in a row, 0 in all  closed: asked")
+    assert out.getvalue().splitlines()[-1] == "2 Archives switched on"
+    text = page.content.decode()
+    assert page.status_code == 200
+    for archive in (home, other):
+        assert archive.address in text and archive.service_ibi in text
+    assert "open: left alone" in text and "closed: asked" in text and "HTTP 503: busy" in text
+    assert "aberto" in portuguese.content.decode()
