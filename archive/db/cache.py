@@ -20,7 +20,7 @@ import time
 
 import redis.exceptions
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.core.cache.backends.redis import RedisCache
 
 logger = logging.getLogger(__name__)
 
@@ -50,27 +50,9 @@ def _guarded(name: str):
     return operation
 
 
-class _KeptClients(RedisCacheClient):
-    """Django's client makes a new ``redis.Redis`` (and its table of response callbacks) for
-    every operation, ~0.2 ms each; one per connection pool serves every operation the same
-    (#29: a remembered resolution makes three)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, object] = {}
-
-    def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
-        client = self._clients.get(id(pool))
-        if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
-        return client
-
-
 class FailoverRedisCache(RedisCache):
     def __init__(self, server, params) -> None:
         super().__init__(server, params)
-        self._class = _KeptClients
         self.location = server if isinstance(server, str) else ",".join(server)
         # LocMemCache keeps its entries per name and process: every thread shares them.
         self.local = LocMemCache(f"failover:{self.location}", {

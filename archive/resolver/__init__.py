@@ -24,4 +24,4 @@
   and the resolver service.
 """
 # What other packages use; the rest are the views' own (Celery finds the tasks).
-__all__ = ["service", "switch", "views"]
+__all__ = ["health", "service", "switch", "views"]
