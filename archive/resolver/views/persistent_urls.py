@@ -87,8 +87,10 @@ def persistent_url_view(request: HttpRequest, path: str, *,
 
 
 def _key(request: HttpRequest, query: str, wanted) -> tuple:
-    """The answer cache's key of a resolution: what the redirect depends on."""
-    return ("resolve", request.path_info, query, _base(request),
+    """The answer cache's key of a resolution: what the redirect depends on. The host as the
+    request gave it (what get_host returns when it is allowed), not validated again on each
+    request: CommonMiddleware did, and a redirect is only kept after get_host did."""
+    return ("resolve", request.path_info, query, request.scheme, request._get_raw_host(),
             request.META.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
 
 
@@ -149,6 +151,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         redirect = _LocalRedirect(persistent_url.carried(outcome.url, url_pairs),
                                   ", ".join(links), vary_language,
                                   acknowledgments.counted_item(outcome), url.relation())
+        request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name: never kept
         changes.put(key, current, redirect)
         return redirect.respond(request)
     response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
