@@ -45,7 +45,8 @@ def _names_a_service_subject(request: HttpRequest) -> bool:
     query = request.META.get("QUERY_STRING", "")
     if not query or "servicesubject" not in query and "%" not in query:
         return False
-    if query.count("&") >= settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS  # None: no limit
+    if limit is not None and query.count("&") >= limit:
         return "servicesubject" in request.GET  # refused there (TooManyFieldsSent)
     plain = True
     for field in query.split("&"):

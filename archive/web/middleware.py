@@ -80,8 +80,9 @@ def _query_may_hold_nul(request: HttpRequest) -> bool:
     the service strictly). A query with more fields than Django accepts is parsed, so that
     it is refused as before (TooManyFieldsSent, a 400)."""
     query = request.META.get("QUERY_STRING", "")
-    return bool(query) and ("%00" in query or NUL in query or query.count("&")
-                            >= settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS  # None: no limit
+    return bool(query) and ("%00" in query or NUL in query
+                            or limit is not None and query.count("&") >= limit)
 
 
 def _has_nul(params) -> bool:
