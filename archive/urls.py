@@ -4,6 +4,7 @@ The routes are the only place that imports every edge; the edges never import on
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.urls import path, re_path
 
@@ -27,13 +28,33 @@ def dispatch(request: HttpRequest, path: str) -> HttpResponse:
         return resolver.resolver_service_view(request)
     # A lenient look at the query is enough to route; the service reads it strictly, and
     # checks the path in the query it needs anyway.
-    if request.META.get("QUERY_STRING") and "servicesubject" in request.GET:
+    if _names_a_service_subject(request):
         try:
             return archive_service.archive_service(request, path)
         except NotTheService:
             pass
     return resolver.persistent_url_view(request, path,
                                         archive_service=archive_service.archive_service)
+
+
+def _names_a_service_subject(request: HttpRequest) -> bool:
+    """Whether the query has a ``servicesubject`` parameter, as ``"servicesubject" in
+    request.GET`` says, mostly without building request.GET: a name without ``%`` or ``+``
+    is its own decoding. Any other case (an escaped name, more fields than Django accepts)
+    is left to request.GET."""
+    query = request.META.get("QUERY_STRING", "")
+    if not query or "servicesubject" not in query and "%" not in query:
+        return False
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS  # None: no limit
+    if limit is not None and query.count("&") >= limit:
+        return "servicesubject" in request.GET  # refused there (TooManyFieldsSent)
+    plain = True
+    for field in query.split("&"):
+        name = field.partition("=")[0]
+        if name == "servicesubject":
+            return True
+        plain = plain and "%" not in name and "+" not in name
+    return not plain and "servicesubject" in request.GET
 
 
 app_name = "archive"

@@ -54,7 +54,9 @@ ENV = {"DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "ALLOWED_HOSTS": "127.0.0.1",
        "IBI_PLATFORM_SOFTWARE": "dpi.inpe.br/banon/1998/08.02.08.56"}
 BENCH_URLS = '''
 from django.http import HttpResponse
-from django.urls import include, path
+from django.urls import path
+
+from ibirepo import urls as site_urls
 
 
 def bare(request):
@@ -67,8 +69,10 @@ def one_query(request):
     return HttpResponse(archive_service_or_none().ibi, content_type="text/plain; charset=us-ascii")
 
 
+# The site's own routes follow at the same level, as in ibirepo.urls (no include): an
+# urlRequest is matched as in production, by the shortcut route.
 urlpatterns = [path("bench/bare", bare), path("bench/one-query", one_query),
-               path("", include("ibirepo.urls"))]
+               *site_urls.urlpatterns]
 '''
 BENCH_SETTINGS = "from ibirepo.settings import *  # noqa: F403\nROOT_URLCONF = 'bench_urls'\n"
 
@@ -215,13 +219,42 @@ def wait_until_up(url: str, proc: subprocess.Popen) -> None:
     raise SystemExit("gunicorn did not come up")
 
 
-def requests_per_second(url: str, seconds: int) -> float:
+def worker_pid(master: int) -> int | None:
+    """The one worker of the gunicorn master `master` (Linux), once it is up."""
+    try:
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """CPU time (user + system) the process has used so far, from /proc; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(url: str, seconds: int, worker: int | None) -> tuple[float, float | None]:
+    """(req/s, the worker's CPU µs per request): the CPU time a request costs the server
+    moves much less than req/s when other jobs share the machine."""
+    before = cpu_seconds(worker)
+    rate, count = requests_per_second(url, seconds)
+    after = cpu_seconds(worker)
+    return rate, (after - before) / count * 1e6 if None not in (before, after) else None
+
+
+def requests_per_second(url: str, seconds: int) -> tuple[float, int]:
+    """(req/s, requests), one connection at a time."""
     if shutil.which("wrk"):
         out = subprocess.run(pinned(["wrk", "-t1", "-c1", f"-d{seconds}s", url], 0),
                              capture_output=True, text=True, check=True).stdout
         if "Non-2xx" in out:
             raise SystemExit(f"wrk saw errors for {url}:\n{out}")
-        return float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+        return (float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1)),
+                int(re.search(r"([0-9]+) requests in", out).group(1)))
     import httpx
 
     count, deadline = 0, time.monotonic() + seconds
@@ -230,12 +263,17 @@ def requests_per_second(url: str, seconds: int) -> float:
         while time.monotonic() < deadline:
             client.get(url).raise_for_status()
             count += 1
-    return count / (time.monotonic() - start)
+    return count / (time.monotonic() - start), count
+
+
+def _median(values: list) -> float | None:
+    return statistics.median(values) if None not in values else None
 
 
 def over_http(env: dict, tmp: str, service_ibi: str, ibip: str, seconds: int,
-              repeats: int) -> dict[str, tuple[float, float, float]]:
-    """(answer, bare view, one-query view) req/s, medians over repeats, per verb list."""
+              repeats: int) -> dict[str, tuple[tuple[float, float | None], ...]]:
+    """(answer, bare view, one-query view), each (req/s, the worker's CPU µs per request),
+    medians over repeats, per verb list."""
     Path(tmp, "bench_urls.py").write_text(BENCH_URLS)
     Path(tmp, "bench_settings.py").write_text(BENCH_SETTINGS)
     port = free_port()
@@ -248,6 +286,7 @@ def over_http(env: dict, tmp: str, service_ibi: str, ibip: str, seconds: int,
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(f"{base}/bench/bare", server)
+        worker = worker_pid(server.pid)
         found = {}
         for name, verbs in VERBS.items():
             pairs = {"servicesubject": "urlRequest",
@@ -258,11 +297,12 @@ def over_http(env: dict, tmp: str, service_ibi: str, ibip: str, seconds: int,
             url = f"{base}/{service_ibi}?{urlencode(pairs, quote_via=quote, safe='/()')}"
             answers, bares, ones = [], [], []
             for _ in range(repeats):
-                bares.append(requests_per_second(f"{base}/bench/bare", seconds))
-                answers.append(requests_per_second(url, seconds))
-                ones.append(requests_per_second(f"{base}/bench/one-query", seconds))
-            found[name] = (statistics.median(answers), statistics.median(bares),
-                           statistics.median(ones))
+                bares.append(measured(f"{base}/bench/bare", seconds, worker))
+                answers.append(measured(url, seconds, worker))
+                ones.append(measured(f"{base}/bench/one-query", seconds, worker))
+            found[name] = tuple((statistics.median(r for r, _ in runs),
+                                 _median([cpu for _, cpu in runs]))
+                                for runs in (answers, bares, ones))
         return found
     finally:
         server.terminate()
@@ -336,9 +376,13 @@ def main() -> None:
         print(f"\nHTTP, gunicorn 1 sync worker, {sizes[-1]} items, one connection, "
               f"{'wrk' if shutil.which('wrk') else 'httpx loop'}:")
         http = over_http(env, tmp, service.ibi, item.ibip, args.seconds, args.repeats)
-        for name, (answer, bare, one) in http.items():
+        for name, ((answer, answer_cpu), (bare, bare_cpu), (one, one_cpu)) in http.items():
             print(f"  {name:45} {answer:5.0f} req/s; bare {bare:5.0f}, one query {one:5.0f}; "
                   f"cost ratio {bare / answer:.2f} (vs one query {one / answer:.2f})")
+            if None not in (answer_cpu, bare_cpu, one_cpu):
+                print(f"  {'':45} worker CPU per request {answer_cpu:.0f} µs; bare "
+                      f"{bare_cpu:.0f}, one query {one_cpu:.0f}; CPU ratio "
+                      f"{answer_cpu / bare_cpu:.2f} (vs one query {answer_cpu / one_cpu:.2f})")
         print(textwrap.dedent("""
             Targets: queries equal at every size, time ratio <= 1.2; cost ratio <= 2."""))
 

@@ -47,7 +47,9 @@ ENV = {"DEBUG": "0", "SECURE_SSL_REDIRECT": "0", "ALLOWED_HOSTS": "127.0.0.1",
        "IBI_HOSTNAME": "bench.ibi.test", "IBI_IP": "192.0.2.1", "IBI_GRANULARITY": "0.001"}
 BENCH_URLS = '''
 from django.http import HttpResponseRedirect
-from django.urls import include, path
+from django.urls import path
+
+from ibirepo import urls as site_urls
 
 from archive.models import Item
 
@@ -61,8 +63,10 @@ def one_query(request, ibi):
     return HttpResponseRedirect(f"http://127.0.0.1/col/{ibi}/doc/{name}")
 
 
+# The site's own routes follow at the same level, as in ibirepo.urls (no include): a
+# persistent URL is matched as in production, by the shortcut route.
 urlpatterns = [path("bench/redirect", bare), path("bench/query/<path:ibi>", one_query),
-               path("", include("ibirepo.urls"))]
+               *site_urls.urlpatterns]
 '''
 # A browser's User-Agent: without one a request is a robot on COUNTER's list and counts nothing.
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
@@ -99,10 +103,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def worker_pid(master: int) -> int | None:
+    """The one worker of the gunicorn master `master` (Linux), once it is up."""
+    try:
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """CPU time (user + system) the process has used so far, from /proc; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(url: str, seconds: int, kind: str | None, scripts: dict[str, str],
+             worker: int | None) -> tuple[float, float | None]:
+    """(req/s, the worker's CPU µs per request): the CPU time a request costs the server
+    moves much less than req/s when other jobs share the machine."""
+    before = cpu_seconds(worker)
+    rate, count = requests_per_second(url, seconds, kind, scripts)
+    after = cpu_seconds(worker)
+    return rate, (after - before) / count * 1e6 if None not in (before, after) else None
+
+
 def requests_per_second(url: str, seconds: int, kind: str | None = None,
-                        scripts: dict[str, str] | None = None) -> float:
-    """One connection at a time; `kind`: None (a plain GET) or a key of SCRIPTS, whose wrk
-    script file is scripts[kind]."""
+                        scripts: dict[str, str] | None = None) -> tuple[float, int]:
+    """(req/s, requests), one connection at a time; `kind`: None (a plain GET) or a key of
+    SCRIPTS, whose wrk script file is scripts[kind]."""
     if shutil.which("wrk"):
         script = ["-s", scripts[kind]] if kind else []
         out = subprocess.run(pinned(["wrk", "-t1", "-c1", f"-d{seconds}s", *script, url], 0),
@@ -110,7 +142,8 @@ def requests_per_second(url: str, seconds: int, kind: str | None = None,
         # wrk counts only statuses over 399 as "Non-2xx or 3xx"; the 302 is checked before.
         if "Socket errors" in out or "Non-2xx" in out:
             raise SystemExit(f"wrk saw errors for {url}:\n{out}")
-        return float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+        return (float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1)),
+                int(re.search(r"([0-9]+) requests in", out).group(1)))
     import httpx
 
     count, deadline = 0, time.monotonic() + seconds
@@ -123,7 +156,7 @@ def requests_per_second(url: str, seconds: int, kind: str | None = None,
             assert client.request("HEAD" if kind == "head" else "GET", url,
                                   headers={**agent, **reader}).status_code == 302
             count += 1
-    return count / (time.monotonic() - start)
+    return count / (time.monotonic() - start), count
 
 
 class StandIn:
@@ -248,20 +281,28 @@ def main() -> None:
                      "/<ibi> GET, one reader (double clicks)": (held, "reader"),
                      "/<ibi> GET, a new reader each (counted)": (held, "readers")}
             found = {name: [] for name in cases}
+            worker = worker_pid(server.pid)
             for _ in range(args.repeats):
                 for name, (url, kind) in cases.items():
-                    found[name].append(requests_per_second(url, args.seconds, kind, scripts))
+                    found[name].append(measured(url, args.seconds, kind, scripts, worker))
             counted = item_counts(item.pk)["total"]
             print(f"1. Held here, gunicorn 1 sync worker, {connections['default'].vendor}"
                   ", one client connection, "
                   f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
                   f"{args.seconds} s each, median req/s (runs) and cost against the bare "
-                  "redirect:")
-            bare = statistics.median(found["bare redirect (no database)"])
+                  "redirect; then the worker's CPU µs per request (median, runs) and its ratio:")
+            bare = statistics.median(r for r, _cpu in found["bare redirect (no database)"])
+            bare_cpu = [cpu for _r, cpu in found["bare redirect (no database)"]]
+            bare_cpu = statistics.median(bare_cpu) if None not in bare_cpu else None
             for name, runs in found.items():
-                rate = statistics.median(runs)
-                print(f"   {name:42} {rate:7.0f}  ({', '.join(f'{r:.0f}' for r in runs)})  "
-                      f"{bare / rate:5.2f} ×")
+                rate = statistics.median(r for r, _cpu in runs)
+                line = (f"   {name:42} {rate:7.0f}  ({', '.join(f'{r:.0f}' for r, _ in runs)})  "
+                        f"{bare / rate:5.2f} ×")
+                if bare_cpu:
+                    cpu = statistics.median(c for _r, c in runs)
+                    line += (f"   {cpu:6.0f} µs ({', '.join(f'{c:.0f}' for _r, c in runs)})  "
+                             f"{cpu / bare_cpu:5.2f} ×")
+                print(line)
             print(f"   ({counted} accesses counted; target: GET /<ibi> <= 1.3 ×)\n")
             connections.close_all()
 

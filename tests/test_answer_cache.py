@@ -137,6 +137,21 @@ def test_a_persistent_url_is_cached_yet_counts_every_access(reader):
     assert make.counts(item.pk)["acknowledgments"] == 2  # a link checker is not a reader
 
 
+def test_a_cached_redirect_is_the_same_answer_and_never_served_to_a_host_not_allowed(
+        client, settings):
+    # The cached way (persistent_urls.persistent_url_view) keys on the host as given: the
+    # same headers as the first answer, and a host ALLOWED_HOSTS does not name is refused.
+    settings.ALLOWED_HOSTS = ["testserver"]
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
+    first = client.get(f"/{item.ibi}")
+    again = client.get(f"/{item.ibi}")
+    assert first.status_code == again.status_code == 302
+    for name in ("Location", "Link", "Vary", "Cache-Control"):
+        assert first[name] == again[name], name
+    assert first["Vary"] == "Accept, Accept-Language"
+    assert client.get(f"/{item.ibi}", HTTP_HOST="evil.example").status_code == 400
+
+
 def test_a_removed_item_is_a_tombstone_right_after_its_cached_redirect(client):
     item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     assert client.get(f"/{item.ibi}").status_code == 302

@@ -871,3 +871,33 @@ def test_a_translation_held_here_goes_before_the_one_a_copy_remembers(client, se
 
     assert answer["ibi.translation(pt)"] == forms(pt)
     assert answer["url.translation(pt)"] == file_url(pt, "primeira.pdf")
+
+
+@pytest.mark.parametrize("query", [
+    "", "a=1", "servicesubject=urlRequest", "x=1&servicesubject", "servicesubject=",
+    "service%73ubject=urlRequest", "servicesubject+=x", "servicesubjec%74=x&y=%20",
+    "parsedibiurl.ibi=servicesubject", "xservicesubject=1", "&&servicesubject=1&&",
+    "a=%25&b=servicesubject", "servicesubject%3D1=2",
+])
+def test_the_route_sees_a_service_subject_as_request_get_does(rf, query):
+    # dispatch reads the raw query (archive/urls.py); the answer is request.GET's.
+    from archive.urls import _names_a_service_subject
+
+    request = rf.get("/x", QUERY_STRING=query)
+    assert _names_a_service_subject(request) == ("servicesubject" in request.GET)
+
+
+def test_a_served_answer_is_its_pairs_written_with_a_fresh_urlkey(service):
+    # The view sends answer_text, built once and kept with the answer (answers._Built).
+    item = make.item(title="Written once")
+    query = urlencode({"servicesubject": "urlRequest", "clientinformation.ipaddress": CLIENT,
+                       "parsedibiurl.ibi": item.ibi,
+                       "parsedibiurl.verblist": "GetLastEdition GetMetadata(oai_dc)"},
+                      quote_via=quote, safe="/()")
+    for _ in range(2):  # built, then from the cache
+        text = archive_service.answer_text(query, path=service.ibi)
+        pairs = archive_service.answer(query, path=service.ibi)
+        key = KEY.search(dict(pairs)["urlkey"]).group()
+        written = dumps(pairs).replace(key, "KEY")
+        assert re.sub(r"urlkey \S+", "urlkey KEY", text) == written
+        assert text != archive_service.answer_text(query, path=service.ibi)  # fresh keys

@@ -114,3 +114,12 @@ def test_a_cookie_whose_escape_decodes_to_nul_is_a_400(client, path):
     assert response.status_code == 400
     assert b"NUL character is not allowed in a cookie" in response.content
 
+
+
+def test_a_persistent_url_is_refused_as_before_with_too_many_query_fields(client, item,
+                                                                         settings):
+    # The middleware looks at the raw query (no %00: no NUL), but a query of more fields
+    # than Django accepts is still parsed there, and refused (TooManyFieldsSent).
+    many = "&".join(["a=1"] * (settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    assert client.get(f"/{item.ibi}", QUERY_STRING=many).status_code == 400
+    assert client.get(f"/{item.ibi}", QUERY_STRING="a=1&b=%0").status_code == 302

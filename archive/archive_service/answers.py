@@ -66,6 +66,7 @@ Decisions where the standard leaves room:
 """
 from __future__ import annotations
 
+import bisect
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata.formats import ANNOUNCEMENT, FORMATS
 from ..models import Item
-from ..protocol.pairs import Pair, quote_url
+from ..protocol.pairs import Pair, dumps, quote_url
 from .relations import (
     ALL_PATTERNS,
     METADATA,
@@ -217,6 +218,32 @@ def _file_name(filepath: str | None) -> str | None:
     return "" if "/" in name else unicodedata.normalize("NFC", name)
 
 
+@dataclass
+class _Built:
+    """An answer as the cache keeps it: its pairs without the urlkey, the item a fresh urlkey
+    is issued for (None: no urlkey), the item's state here (None: not held), and the pairs
+    written (`text`), before and after the urlkey's line, once the first request wrote them."""
+
+    pairs: list[Pair]
+    keyed_item: int | None
+    held: str | None
+    halves: tuple[str, str] | None = None
+
+    def with_key(self) -> list[Pair]:
+        if self.keyed_item is None:
+            return self.pairs
+        return sorted([*self.pairs, ("urlkey", issue_urlkey(self.keyed_item))])
+
+    def text(self) -> str:
+        """dumps(self.with_key()), writing only the urlkey's line anew."""
+        if self.halves is None:  # the names are sorted and unique, urlkey not among them
+            at = bisect.bisect_left([name for name, _value in self.pairs], "urlkey")
+            self.halves = (dumps(self.pairs[:at]), dumps(self.pairs[at:]))
+        key = (dumps([("urlkey", issue_urlkey(self.keyed_item))])
+               if self.keyed_item is not None else "")
+        return "\r\n".join(part for part in (self.halves[0], key, self.halves[1]) if part)
+
+
 def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
            filepath: str | None, base: str | None, filtered: bool,
            service: Item | None = None, path: str | None = None
@@ -224,18 +251,24 @@ def _build(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool
     """The answer and the state the item is held in here (None: not held), from the cache
     (changes.py) when this process built it since the last change to any item; only the
     urlkey is fresh then."""
+    found = _built(ibi_text, patterns, file_list=file_list, filepath=filepath, base=base,
+                   filtered=filtered, service=service, path=path)
+    return found.with_key(), found.held
+
+
+def _built(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
+           filepath: str | None, base: str | None, filtered: bool,
+           service: Item | None = None, path: str | None = None) -> _Built:
     key = ("urlRequest", ibi_text, tuple(map(tuple, patterns)), file_list, filepath, filtered,
            path, links.base_url(base))
     current = changes.token()
     found = changes.get(key, current)
     if found is None:
-        found = _build_uncached(ibi_text, patterns, file_list=file_list, filepath=filepath,
-                                base=base, filtered=filtered, service=service, path=path)
+        found = _Built(*_build_uncached(ibi_text, patterns, file_list=file_list,
+                                        filepath=filepath, base=base, filtered=filtered,
+                                        service=service, path=path))
         changes.put(key, current, found)
-    pairs, keyed_item, held = found
-    if keyed_item is None:
-        return pairs, held
-    return sorted([*pairs, ("urlkey", issue_urlkey(keyed_item))]), held
+    return found
 
 
 def _build_uncached(ibi_text: str, patterns: Sequence[Sequence[Step]], *, file_list: bool,
@@ -316,6 +349,18 @@ def answer(query: str, base: str | None = None, *, path: str | None = None
     archive service's IBI (nothing is done then). A urlRequest finds the archive service and
     the item in one query, so the path costs nothing more to check.
     """
+    found = _answer(query, base, path=path)
+    return found.with_key() if isinstance(found, _Built) else found
+
+
+def answer_text(query: str, base: str | None = None, *, path: str | None = None) -> str:
+    """`answer` written as a pair list (pairs.dumps): what the archive service sends. A
+    urlRequest's answer is written once per build, only its fresh urlkey each time."""
+    found = _answer(query, base, path=path)
+    return found.text() if isinstance(found, _Built) else dumps(found)
+
+
+def _answer(query: str, base: str | None, *, path: str | None) -> _Built | list[Pair]:
     try:
         subject, asked = read_request(query)
     except ProtocolError:
@@ -323,8 +368,8 @@ def answer(query: str, base: str | None = None, *, path: str | None = None
         raise
     if subject == "urlRequest":
         verbs = asked["verbs"]
-        return _build(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
-                      filepath=asked["filepath"], base=base, filtered=True, path=path)[0]
+        return _built(asked["ibi_text"], [pattern_of(verbs)], file_list="GetFileList" in verbs,
+                      filepath=asked["filepath"], base=base, filtered=True, path=path)
     check_path(path)
     if subject == "acknowledgment":  # Algorithm 1, lines 19-20: whatever it holds
         if asked is not None:

@@ -7,6 +7,9 @@ long); every well-formed acknowledgment is answered alike.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
 import re
 import secrets
 import time
@@ -14,7 +17,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.utils import timezone
-from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.crypto import constant_time_compare
 
 from ..accesses import counter as access_counter
 
@@ -22,9 +25,17 @@ _OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
 
 
 def _mac(seconds: str, item_id: str, nonce: str) -> str:
-    digest = salted_hmac("archive.urlkey", f"{seconds}-{item_id}-{nonce}",
-                         algorithm="sha256").digest()
-    return f"{int.from_bytes(digest[:8], 'big') % 10**15:015d}"
+    """django.utils.crypto.salted_hmac("archive.urlkey", …, algorithm="sha256"), with the
+    keyed HMAC made once per secret and copied: every urlRequest answer issues a key."""
+    mac = _keyed(settings.SECRET_KEY).copy()
+    mac.update(f"{seconds}-{item_id}-{nonce}".encode())
+    return f"{int.from_bytes(mac.digest()[:8], 'big') % 10**15:015d}"
+
+
+@functools.lru_cache(maxsize=4)  # one secret, another in a test's override_settings
+def _keyed(secret: str) -> hmac.HMAC:
+    return hmac.new(hashlib.sha256(b"archive.urlkey" + secret.encode()).digest(),
+                    digestmod=hashlib.sha256)
 
 
 def issue_urlkey(item_id: int, now: float | None = None) -> str:

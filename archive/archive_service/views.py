@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
-from ..protocol.responses import render_pairs
+from ..protocol.responses import render_pair_text, render_pairs
 from ..web.addresses import base_url
 from . import answers as service
 from . import requests
@@ -23,8 +23,8 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
         response["Allow"] = "GET"
         return response
     try:
-        pairs = service.answer(request.META.get("QUERY_STRING", ""), base_url(request),
-                               path=path)
+        text = service.answer_text(request.META.get("QUERY_STRING", ""), base_url(request),
+                                   path=path)
     except requests.ProtocolError as exc:
         return render_pairs(requests.error_pairs(str(exc)), 400)
-    return render_pairs(pairs)
+    return render_pair_text(text)

@@ -69,7 +69,8 @@ def token(alias: str = DEFAULT_DB_ALIAS) -> str | None:
             alias != DEFAULT_DB_ALIAS and connections[DEFAULT_DB_ALIAS].in_atomic_block):
         return None
     try:
-        connection.ensure_connection()
+        if connection.connection is None:  # what ensure_connection does, without its guards
+            connection.ensure_connection()
         # A replica in recovery cannot LISTEN: its row is read.
         if (connection.vendor == "postgresql" and settings.DATABASE_LISTEN
                 and alias == DEFAULT_DB_ALIAS):

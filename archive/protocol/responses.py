@@ -19,7 +19,12 @@ PAIR_LIST_TYPE = "text/plain; charset=us-ascii"
 
 def render_pairs(pairs: list[Pair], status: int = 200) -> HttpResponse:
     """A pair list, text/plain. Never cached: answers carry fresh urlkeys."""
-    return never_cache(HttpResponse(dumps(pairs), content_type=PAIR_LIST_TYPE, status=status))
+    return render_pair_text(dumps(pairs), status)
+
+
+def render_pair_text(text: str, status: int = 200) -> HttpResponse:
+    """A pair list written already (pairs.dumps), as `render_pairs` sends it."""
+    return never_cache(HttpResponse(text, content_type=PAIR_LIST_TYPE, status=status))
 
 
 NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import re
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -32,12 +33,21 @@ def client_ips(request: HttpRequest) -> list[str]:
                            request.META.get("REMOTE_ADDR", "")))
 
 
+# An IPv4 address as ipaddress writes it (no leading zeros, which it refuses): itself.
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
+                   r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
+
+
 @functools.lru_cache(maxsize=1024)  # the same readers and proxies come back
 def _valid_ips(forwarded_for: str, remote_addr: str) -> tuple[str, ...]:
     ips = []
     for text in [*forwarded_for.split(","), remote_addr]:
+        text = text.strip()
+        if _IPV4.fullmatch(text):  # most: a new reader's address costs no ipaddress object
+            ips.append(text)
+            continue
         try:
-            ips.append(str(ipaddress.ip_address(text.strip())))
+            ips.append(str(ipaddress.ip_address(text)))
         except ValueError:
             continue
     return tuple(ips[:MAX_CLIENT_IPS]) or ("0.0.0.0",)

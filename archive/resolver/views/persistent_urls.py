@@ -69,13 +69,33 @@ def _resolver_hint(request: HttpRequest) -> str | None:
 ServiceView = Callable[[HttpRequest, str], HttpResponse]
 
 
-@vary_on_headers("Accept")  # content negotiation (negotiation.py)
 def persistent_url_view(request: HttpRequest, path: str, *,
                         archive_service: ServiceView) -> HttpResponse:
     """``GET|HEAD /<ibi>[mdf][/path][?query]`` (§8.1) → 302 to the URL, or an alert page.
 
     A URL found here without asking any other Archive is kept in the answer cache
-    (db/changes.py) until an item changes; a GET still counts its access every time."""
+    (db/changes.py) until an item changes, its headers written; a GET still counts its
+    access every time. What the cache does not hold takes the whole way (`_view`)."""
+    if request.method in METHODS and "HTTP_ACCEPT_DATETIME" not in request.META:
+        try:
+            key = _key(request, request.META.get("QUERY_STRING", ""), negotiation.wanted(request))
+        except negotiation.AcceptError:
+            key = None  # answered by _view
+        if key is not None and (redirect := changes.get(key, changes.token())) is not None:
+            return redirect.respond(request)
+    return _view(request, path, archive_service=archive_service)
+
+
+def _key(request: HttpRequest, query: str, wanted) -> tuple:
+    """The answer cache's key of a resolution: what the redirect depends on. The host as the
+    request gave it (what get_host returns when it is allowed), not validated again on each
+    request: CommonMiddleware did, and a redirect is only kept after get_host did."""
+    return ("resolve", request.path_info, query, request.scheme, request._get_raw_host(),
+            request.META.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
+
+
+@vary_on_headers("Accept")  # content negotiation (negotiation.py)
+def _view(request: HttpRequest, path: str, *, archive_service: ServiceView) -> HttpResponse:
     if request.method not in METHODS:
         response = HttpResponse(status=405)
         response["Allow"] = ", ".join(METHODS)
@@ -91,12 +111,11 @@ def persistent_url_view(request: HttpRequest, path: str, *,
 def _resolved(request: HttpRequest, path: str, query: str, archive_service: ServiceView
               ) -> HttpResponse:
     """The persistent URL resolved: the answer of a plain GET or HEAD."""
-    accept_language = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
     try:
         wanted = negotiation.wanted(request)
     except negotiation.AcceptError as exc:
         return _head(request, negotiation.bad_accept(exc))
-    key = ("resolve", request.path_info, query, _base(request), accept_language, wanted)
+    key = _key(request, query, wanted)
     current = changes.token()
     redirect = changes.get(key, current)
     if redirect is not None:
@@ -132,6 +151,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         redirect = _LocalRedirect(persistent_url.carried(outcome.url, url_pairs),
                                   ", ".join(links), vary_language,
                                   acknowledgments.counted_item(outcome), url.relation())
+        request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name: never kept
         changes.put(key, current, redirect)
         return redirect.respond(request)
     response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
@@ -194,8 +214,8 @@ class _LocalRedirect:
         if self.link:
             response["Link"] = self.link
         never_cache(response)
-        if self.vary_language:
-            response["Vary"] = "Accept-Language"
+        # What vary_on_headers("Accept") makes of it on _view's way: patched once, here.
+        response["Vary"] = "Accept-Language, Accept" if self.vary_language else "Accept"
         if request.method == "GET" and self.counted_item is not None:
             acknowledgments.count_local_access(
                 self.counted_item, client_ips(request), self.relation,
