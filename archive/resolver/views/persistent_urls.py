@@ -90,8 +90,11 @@ def _key(request: HttpRequest, query: str, wanted) -> tuple:
     """The answer cache's key of a resolution: what the redirect depends on. The host as the
     request gave it (what get_host returns when it is allowed), not validated again on each
     request: CommonMiddleware did, and a redirect is only kept after get_host did."""
-    return ("resolve", request.path_info, query, request.scheme, request._get_raw_host(),
-            request.META.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
+    meta = request.META
+    host = (meta.get("HTTP_X_FORWARDED_HOST") if settings.USE_X_FORWARDED_HOST else None,
+            meta.get("HTTP_HOST"), meta.get("SERVER_NAME"), meta.get("SERVER_PORT"))
+    return ("resolve", request.path_info, query, request.scheme, host,
+            meta.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
 
 
 @vary_on_headers("Accept")  # content negotiation (negotiation.py)
