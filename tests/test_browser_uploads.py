@@ -31,6 +31,9 @@ def signed_in(browser, live_site, **options) -> Page:
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
     expect(page).to_have_url(f"{live_site.url}{ADD}")
+    # The uploader starts on DOMContentLoaded: files chosen before it listens would go unseen
+    # (on a loaded machine the URL changes well before the page has run its scripts).
+    page.wait_for_load_state("load")
     return page
 
 
