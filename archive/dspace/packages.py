@@ -16,6 +16,7 @@ temporary file beside the uploads (IBI_UPLOAD_TEMP_DIR), hashed on the way.
 """
 from __future__ import annotations
 
+import abc
 import hashlib
 import os
 import posixpath
@@ -34,13 +35,15 @@ from .saf import DUBLIN_CORE, MAX_METADATA_BYTES, SafError
 CHUNK = 1024 * 1024
 
 
-class Package:
-    """One item's folder of an export; `name` is its path in the export (item_000)."""
+class Package(abc.ABC):
+    """One item's folder of an export; `name` is its path in the export (item_000): a folder
+    (FolderPackage) or a zip's folder (ZipPackage) says how its files are read."""
 
     name: str
 
+    @abc.abstractmethod
     def exists(self, relative: str) -> bool:
-        raise NotImplementedError
+        ...
 
     def read(self, relative: str, limit: int = MAX_METADATA_BYTES) -> bytes:
         """A small file (metadata, contents, handle), read whole within `limit` bytes."""
@@ -53,20 +56,24 @@ class Package:
             raise SafError(_("larger than %(count)d bytes") % {"count": limit}, relative)
         return data
 
+    @abc.abstractmethod
     def size(self, relative: str) -> int:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def names(self) -> list[str]:
         """The names of the files directly in the item's folder, sorted."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def open(self, relative: str) -> IO[bytes]:
         """A file of the item, within IBI_MAX_FILE_SIZE, for the deposit services."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def open_small(self, relative: str) -> IO[bytes]:
         """A file of the package's own (metadata), to be read within a limit of its own."""
-        raise NotImplementedError
+        ...
 
     @property
     def problems(self) -> list[tuple[str, str]]:
