@@ -5,7 +5,8 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup system-packages migrate lint clean messages mutation npm-packages
+.PHONY: run test setup system-packages migrate lint clean messages mutation npm-packages \
+	bench-tools
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -47,6 +48,13 @@ system-packages:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# What the benchmarks need beyond the suite (bench/README.md): wrk, the HTTP load generator of
+# the throughput figures, and nginx, which bench/federation.py puts in front of gunicorn.
+bench-tools: setup system-packages
+	@command -v wrk >/dev/null 2>&1 || { echo "== installing Debian's wrk for the benchmarks"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk >/dev/null; }
 
 # The page checkers the suite runs (package.json, pinned by package-lock.json): the Nu HTML
 # checker (vnu.jar) and axe-core, from the npm registry; no install script runs.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections import Counter
 from urllib.parse import urlencode
 
 import psutil
@@ -343,17 +344,31 @@ def test_300_archives_answer_right_with_fewer_places_than_archives(client, many,
         response = client.get(f"/{ibi}")
         assert (response.status_code, response.get("Location")) == (302, many.url(n, ibi)), ibi
 
-    # Sockets to the Archives: at most the places in flight and as many kept alive.
+    # Sockets to the Archives between rounds: one kept alive per Archive at most (those cut
+    # short when the holder answered are closed).
     ports = set(many.ports)
-    ours = [c for c in psutil.Process().net_connections("tcp")
-            if c.raddr and c.raddr.port in ports]
-    assert len(ours) <= 2 * settings.IBI_RESOLVER_MAX_CONNECTIONS
+    ours = Counter(c.raddr.port for c in psutil.Process().net_connections("tcp")
+                   if c.raddr and c.raddr.port in ports)
+    assert ours and max(ours.values()) == 1
 
     at_home = many.minted_by(150, 1)
     many.held[at_home] = 150
     assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
     assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
     assert [n for n, ibi in many.requests if ibi == at_home] == [150]  # once: remembered
+
+
+def test_a_round_asks_the_slowest_expected_first_within_half_the_places_then_the_fastest(
+        settings):
+    settings.IBI_RESOLVER_TIMEOUT = 3
+    settings.IBI_RESOLVER_MAX_CONNECTIONS = 4
+    archives = [RegisteredArchive(pk=n, archive_service_ibi=f"ibi.test/a{n}/2024/01.01.00.00")
+                for n in range(6)]
+    known = {0: health.Health(times=[0.01]), 1: health.Health(failures=2),  # silent: 3 s
+             2: health.Health(times=[2.0]), 3: health.Health(times=[0.5]),
+             4: health.Health(), 5: health.Health(times=[0.002])}
+    # 1, 2 (and not 3: two places of four) first; then the fastest, the unknown counting as fast.
+    assert [a.pk for a in health.in_order(archives, known)] == [1, 2, 4, 5, 0, 3]
 
 
 # -- 5. The federation seen ---------------------------------------------------------------------

@@ -1,19 +1,20 @@
 """Outgoing HTTP of the resolution standard: GET requests whose answers are pair lists (§6).
 
 The resolver asks every included Archive at once (§8.2 step 3). Our choice: one event loop per
-process, in a thread of its own, with one ``httpx.AsyncClient`` whose connections are kept alive
-per Archive; one task per Archive, collected with ``asyncio.wait`` under the overall deadline,
-each task bounded by its own timeout around name resolution, connection and reading. The sync
-Django view hands the round to that loop (`ask_all_sync`) and waits. Ten Archives of which one
-never answers therefore cost one per-Archive timeout, not ten; no thread per Archive, no broker
-round trip on the reader's critical path.
+process, in a thread of its own, with one aiohttp session whose connections are kept alive
+per Archive (`_session`); one task per Archive, collected with ``asyncio.wait`` under the
+overall deadline, each task bounded by its own timeout around name resolution, connection and
+reading. The sync Django view hands the round to that loop (`ask_all_sync`) and waits. Ten
+Archives of which one never answers therefore cost one per-Archive timeout, not ten; no thread
+per Archive, no broker round trip on the reader's critical path.
 
 At most IBI_RESOLVER_MAX_CONNECTIONS requests of a process are in flight at once, so at most
-that many sockets: a round asking more Archives asks the others as places free up, in the
-order given (fanout.py gives the Archives that answer fastest first). An Archive's own timeout
-starts when its request does, never while it waits for a place: with 300 Archives and 100
-places, none is cut short for waiting behind silent ones (#29: httpx's own pool of 100 counted
-the wait in the timeout, and live holders of an IBI were missed).
+that many sockets in use (and, between rounds, one kept alive per Archive for KEEP_ALIVE
+seconds): a round asking more Archives asks the others as places free up, in the order given
+(health.py `in_order`: the slowest expected first, up to half the places, then the fastest).
+An Archive's own timeout starts when its request does, never while it waits for a place: with
+300 Archives and 100 places, none is cut short for waiting behind silent ones (#29: httpx's own
+pool of 100 counted the wait in the timeout, and live holders of an IBI were missed).
 
 What the resolver will not do, whatever an Archive registered or answered:
 
@@ -31,6 +32,8 @@ to other Archives' REST API (archive/preservation/peer.py).
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import dataclasses
 import functools
 import ipaddress
@@ -44,7 +47,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode, urlsplit
 
+import aiohttp
 import httpx
+import yarl
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
@@ -133,8 +138,15 @@ def denied(ip: str, networks: Sequence[str]) -> bool:
         address = address.ipv4_mapped
     if address.is_unspecified:
         return True
-    return any(address in ipaddress.ip_network(n, strict=False) for n in networks
-               if ipaddress.ip_network(n, strict=False).version == address.version)
+    return any(address in network for network in _networks(tuple(networks))
+               if network.version == address.version)
+
+
+@functools.lru_cache(maxsize=16)
+def _networks(networks: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
+                                                  ...]:
+    """The deny-list read once, not at each of a round's hundreds of requests."""
+    return tuple(ipaddress.ip_network(n, strict=False) for n in networks)
 
 
 def _allowed_ips(host: str, ips: list[str], networks: Sequence[str]) -> list[str]:
@@ -216,37 +228,45 @@ def _tls() -> ssl.SSLContext:
 
 
 KEEP_ALIVE = 60  # seconds an idle connection to an Archive is kept for the next round
+HEADERS = {"User-Agent": USER_AGENT, "Accept": "text/plain", "Accept-Encoding": "identity"}
 
 
-def _client(size: int | None = None) -> httpx.AsyncClient:
-    # No proxies from the environment, no redirects, no compression (a small gzip body could
-    # expand past the size cap before we count it).
-    limits = (httpx.Limits(max_connections=None, max_keepalive_connections=size,
-                           keepalive_expiry=KEEP_ALIVE) if size else httpx.Limits())
-    return httpx.AsyncClient(follow_redirects=False, trust_env=False, verify=_tls(),
-                             limits=limits, headers={
-                                 "User-Agent": USER_AGENT, "Accept": "text/plain",
-                                 "Accept-Encoding": "identity"})
+def _session(places: int = 0) -> aiohttp.ClientSession:
+    """An aiohttp session for urlRequests: connections kept alive per Archive (its pool is one
+    list per host: httpx's, one pool scanned whole at every request and answer, cost seconds of
+    CPU a round of 300 Archives, #29), no proxies from the environment, no cookies kept, no
+    decompression (a small gzip body could expand past the size cap before we count it);
+    redirects are refused per request. Made in the loop that uses it."""
+    connector = aiohttp.TCPConnector(limit=places, keepalive_timeout=KEEP_ALIVE, ssl=_tls())
+    return aiohttp.ClientSession(connector=connector, headers=HEADERS, auto_decompress=False,
+                                 cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
 
 
 class _Shared:
-    """This process's event loop for rounds (a daemon thread), its client and its places."""
+    """This process's event loop for rounds (a daemon thread), its session and its places."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.size = 0
-        self.client: httpx.AsyncClient | None = None
+        self.session: aiohttp.ClientSession | None = None
         self.places: asyncio.Semaphore | None = None
         threading.Thread(target=self.loop.run_forever, name="ibi-resolver", daemon=True).start()
+        atexit.register(self.close)
 
-    async def connected(self, size: int) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        """The client and the places, made again when IBI_RESOLVER_MAX_CONNECTIONS changed."""
-        if self.client is None or size != self.size:
-            if self.client is not None:
-                asyncio.get_running_loop().create_task(self.client.aclose())
-            self.client, self.places, self.size = _client(size), asyncio.Semaphore(size), size
-        return self.client, self.places
+    def close(self) -> None:
+        """Close the kept-alive connections as the process ends (its loop still runs then)."""
+        if self.session is not None and self.pid == os.getpid() and self.loop.is_running():
+            with contextlib.suppress(Exception):  # the process is ending: nothing to report to
+                asyncio.run_coroutine_threadsafe(self.session.close(), self.loop).result(1)
+
+    async def connected(self, size: int) -> tuple[aiohttp.ClientSession, asyncio.Semaphore]:
+        """The session and the places, made again when IBI_RESOLVER_MAX_CONNECTIONS changed."""
+        if self.session is None or size != self.size:
+            if self.session is not None:
+                asyncio.get_running_loop().create_task(self.session.close())
+            self.session, self.places, self.size = _session(size), asyncio.Semaphore(size), size
+        return self.session, self.places
 
 
 _shared: _Shared | None = None
@@ -262,28 +282,31 @@ def _shared_loop() -> _Shared:
         return _shared
 
 
-async def _request(client: httpx.AsyncClient, base: str, pairs, *, networks: Sequence[str],
-                   max_bytes: int, pin: bool) -> tuple[int, bytes, str]:
+async def _request(session: aiohttp.ClientSession, base: str, pairs, *,
+                   networks: Sequence[str], max_bytes: int, pin: bool) -> tuple[int, bytes, str]:
     parts = urlsplit(base)
-    url = f"{base}?{query_string(pairs)}"
+    query = pairs if isinstance(pairs, str) else query_string(pairs)
+    url = f"{base}?{query}"
     headers = {}
     ip = ""
     if pin:  # connect to the address we checked, name the host in the header
         host, port = split_address(parts.netloc)
         ip = (await _checked_ips(host, port, networks))[0]
         literal = f"[{ip}]" if ":" in ip else ip
-        url = f"http://{literal}:{port}{parts.path}?{query_string(pairs)}"
+        url = f"http://{literal}:{port}{parts.path}?{query}"
         headers["Host"] = parts.netloc
-    async with client.stream("GET", url, headers=headers) as response:
+    # encoded: the query goes as query_string wrote it, never quoted again.
+    async with session.get(yarl.URL(url, encoded=True), headers=headers,
+                           allow_redirects=False) as response:
         body = bytearray()
-        async for chunk in response.aiter_raw():
+        async for chunk in response.content.iter_any():
             body += chunk
             if len(body) > max_bytes:
                 raise AddressError(f"answer longer than {max_bytes} bytes")
-        return response.status_code, bytes(body), ip
+        return response.status, bytes(body), ip
 
 
-async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = None,
+async def fetch(session: aiohttp.ClientSession, base: str, pairs, *, tag: object = None,
                 timeout: float, max_bytes: int, networks: Sequence[str],
                 pin: bool = True) -> Reply:
     """One GET of base?pairs, bounded by timeout; never raises for the far side's faults."""
@@ -294,13 +317,13 @@ async def fetch(client: httpx.AsyncClient, base: str, pairs, *, tag: object = No
 
     try:
         async with asyncio.timeout(timeout):
-            status, body, ip = await _request(client, base, pairs, networks=networks,
+            status, body, ip = await _request(session, base, pairs, networks=networks,
                                               max_bytes=max_bytes, pin=pin)
     except TimeoutError:
         return reply(error=f"no answer within {timeout:g} s")
     except AddressError as exc:
         return reply(error=str(exc))
-    except httpx.HTTPError as exc:
+    except (aiohttp.ClientError, OSError) as exc:
         return reply(error=f"{type(exc).__name__}: {exc}"[:300])
     if status != 200:
         said = re.sub(r"[^\x20-\x7e]+", " ", body[:300].decode("ascii", "replace")).strip()
@@ -321,33 +344,40 @@ async def ask_all(targets: Sequence[tuple[str, object]], pairs, *, deadline: flo
     Every target gets `pairs`, or `pairs_for[tag]` when given (what one Archive may be asked).
     Waits until every target answered, `deadline` seconds passed, or `stop(reply)` is true
     for one reply; targets still pending then get an error reply and are cancelled. Run in
-    `shared`'s loop it uses that process-wide client and its places (`ask_all_sync`);
-    otherwise a client of its own for this round.
+    `shared`'s loop it uses that process's session and its places (`ask_all_sync`);
+    otherwise a session of its own for this round.
     """
     limits = limits or _limits()
     if shared is None:
-        async with _client() as client:
-            return await _ask_all(client, None, targets, pairs, deadline, stop, pairs_for,
+        async with _session() as session:
+            return await _ask_all(session, None, targets, pairs, deadline, stop, pairs_for,
                                   limits)
-    client, places = await shared.connected(settings.IBI_RESOLVER_MAX_CONNECTIONS)
-    return await _ask_all(client, places, targets, pairs, deadline, stop, pairs_for, limits)
+    session, places = await shared.connected(settings.IBI_RESOLVER_MAX_CONNECTIONS)
+    return await _ask_all(session, places, targets, pairs, deadline, stop, pairs_for, limits)
 
 
-async def _placed(places: asyncio.Semaphore | None, client: httpx.AsyncClient, base: str,
+async def _placed(places: asyncio.Semaphore | None, session: aiohttp.ClientSession, base: str,
                   pairs, **kwargs) -> Reply:
     if places is None:
-        return await fetch(client, base, pairs, **kwargs)
+        return await fetch(session, base, pairs, **kwargs)
     async with places:  # the timeout starts with the request, not with the wait for a place
-        return await fetch(client, base, pairs, **kwargs)
+        return await fetch(session, base, pairs, **kwargs)
 
 
-async def _ask_all(client: httpx.AsyncClient, places: asyncio.Semaphore | None,
+async def _ask_all(session: aiohttp.ClientSession, places: asyncio.Semaphore | None,
                    targets: Sequence[tuple[str, object]], pairs, deadline: float,
                    stop: Callable[[Reply], bool] | None,
                    pairs_for: Mapping[object, object] | None, limits: dict) -> list[Reply]:
     replies: list[Reply] = []
     own = pairs_for or {}
-    tasks = {asyncio.create_task(_placed(places, client, base, own.get(tag, pairs),
+    queries: dict[tuple, str] = {}  # each distinct question encoded once, not per Archive
+
+    def query(asked) -> str:
+        items = tuple(asked.items() if isinstance(asked, Mapping) else asked)
+        if items not in queries:
+            queries[items] = query_string(items)
+        return queries[items]
+    tasks = {asyncio.create_task(_placed(places, session, base, query(own.get(tag, pairs)),
                                          tag=tag, **limits)): (base, tag)
              for base, tag in targets}
     pending = set(tasks)
@@ -389,8 +419,8 @@ async def _one(base: str, pairs, *, pin: bool, timeout: float | None) -> Reply:
     limits = _limits()
     if timeout is not None:
         limits["timeout"] = timeout
-    async with _client() as client:
-        return await fetch(client, base, pairs, pin=pin, **limits)
+    async with _session() as session:
+        return await fetch(session, base, pairs, pin=pin, **limits)
 
 
 def get_pairs(base: str, pairs, *, pin: bool = True, timeout: float | None = None) -> Reply:
