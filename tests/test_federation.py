@@ -15,6 +15,8 @@ import psutil
 import pytest
 from django.core.cache.backends.redis import RedisCache
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from archive.deposit import services
 from archive.models import RegisteredArchive
@@ -221,6 +223,33 @@ def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two)
     response = client.get(f"/{AT_HOME}")
     assert response["Location"] == url(other, AT_HOME)  # the home Archive is asked no more
     assert url_requests(home, other)[0] == asked_before[0] + [AT_HOME, UNKNOWN]
+
+
+@pytest.mark.django_db(transaction=True)  # committed: nothing is kept inside a transaction
+def test_a_remembered_redirect_is_kept_in_the_process_while_fresh_until_an_archive_changes(
+        client, two, later, settings, monkeypatch):
+    """The process keeps the redirect a remembered answer gave (views/persistent_urls.py),
+    under the change token, which an Archive's inclusion or exclusion moves (migration
+    0022), and no longer than the answer is fresh."""
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    asked = url_requests(home, other)
+
+    with monkeypatch.context() as kept, CaptureQueriesContext(connection) as queries:
+        kept.setattr(memory, "recall", None)  # the shared memory is not even read
+        again = client.get(f"/{ELSEWHERE}")
+    assert (again.status_code, again["Location"], len(queries)) == (
+        302, url(other, ELSEWHERE), 0)
+    assert url_requests(home, other) == asked
+
+    later(settings.IBI_RESOLVER_CACHE_TTL + 1)  # stale: asked again of the Archive that gave it
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert url_requests(home, other) == [asked[0], asked[1] + [ELSEWHERE]]
+
+    assert send(client, other, "exclusionRequest")["status.archive"] == "excluded"
+    assert client.get(f"/{ELSEWHERE}").status_code == 404  # at once: the token moved
+    assert url_requests(home, other)[1] == asked[1] + [ELSEWHERE]
 
 
 def send(client, archive, subject: str) -> dict[str, str]:

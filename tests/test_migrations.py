@@ -13,20 +13,21 @@ MIGRATIONS = Path(__file__).resolve().parent.parent / "archive" / "migrations"
 
 pytestmark = pytest.mark.django_db
 
-# The triggers the migrations create (0007: search entries; 0012: the change token). A later
-# migration that rebuilds one of these tables on SQLite drops its triggers, and must create
-# them again.
+# The triggers the migrations create (0007: search entries; 0012 and 0022: the change
+# token). A later migration that rebuilds one of these tables on SQLite drops its triggers, and
+# must create them again.
 TRIGGERS = {
     "sqlite": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                  for event in ("insert", "update", "delete")),
                *(f"{table}_{event}_changes" for table in (
-                   "archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch")
-                 for event in ("insert", "update", "delete"))},
+                   "archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch",
+                   "archive_registeredarchive") for event in ("insert", "update", "delete"))},
     "postgresql": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                      for event in ("insert", "update", "delete")),
                    *(f"{table}_{kind}" for table in (
                        "archive_item", "archive_itemfile", "archive_dcvalue",
-                       "archive_itemsearch") for kind in ("changes", "truncate_changes"))},
+                       "archive_itemsearch", "archive_registeredarchive")
+                     for kind in ("changes", "truncate_changes"))},
 }
 
 

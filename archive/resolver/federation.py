@@ -56,6 +56,9 @@ class Asked:
     asked: list[RegisteredArchive] = field(default_factory=list)
     recalled: bool = False  # answered from memory, no Archive asked
     settled: bool = True  # False: the others are still to be asked (`ask`)
+    # Until when (POSIX time, memory.py's clock) the answer taken is remembered as fresh:
+    # None when none is (nothing taken, or nothing kept).
+    fresh_until: float | None = None
 
 
 def _key(question: Question) -> tuple[str, tuple[str, ...], str | None]:
@@ -98,12 +101,12 @@ def recall(question: Question, local: Sequence[Answer], deadline: float,
     archive = RegisteredArchive.objects.filter(pk=remembered.archive, included=True).first()
     if archive is not None and remembered.fresh and decisive(question, local,
                                                              [remembered.answer]):
-        return Asked([remembered.answer], recalled=True)
+        return Asked([remembered.answer], recalled=True, fresh_until=remembered.fresh_until)
     if archive is not None and archive.address:
         found, silent = remote_answers([archive], question.pairs, deadline, None, reader)
         if decisive(question, local, found):
-            memory.remember(*_key(question), _taken(question, local, found))
-            return Asked(found, silent, [archive])
+            fresh = memory.remember(*_key(question), _taken(question, local, found))
+            return Asked(found, silent, [archive], fresh_until=fresh)
         memory.forget_answer(*_key(question))
         return Asked(found, silent, [archive], settled=False)
     memory.forget_answer(*_key(question))
@@ -149,7 +152,8 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
             done.silent += silent
             done.asked.append(home)
             if decisive(question, local, found):
-                memory.remember(*_key(question), _taken(question, local, found))
+                done.fresh_until = memory.remember(*_key(question),
+                                                   _taken(question, local, found))
                 return done
     rest = [a for a in others.all() if a not in done.asked]
     left = end - time.monotonic()
@@ -161,7 +165,7 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
         done.silent += silent
         done.asked += rest
     if (taken := _taken(question, local, done.answers)) is not None:
-        memory.remember(*_key(question), taken)
+        done.fresh_until = memory.remember(*_key(question), taken)
     elif not done.answers:
         memory.remember_none(*_key(question))
     return done

@@ -28,12 +28,22 @@ PREFIX = "ibi:resolver:memory"
 KEPT_STALE = 24  # an answer older than its TTL stays this many TTLs, to be asked again
 
 
+def now() -> float:
+    """The clock of what is remembered (POSIX seconds)."""
+    return time.time()
+
+
 @dataclass(frozen=True)
 class Recalled:
-    """An answer remembered: it, whether it is still fresh, the Archive that gave it."""
+    """An answer remembered: it, until when it is fresh (POSIX time), the Archive that gave
+    it."""
 
     answer: Answer
-    fresh: bool
+    fresh_until: float
+
+    @property
+    def fresh(self) -> bool:
+        return now() < self.fresh_until
 
     @property
     def archive(self) -> int:
@@ -60,24 +70,28 @@ def recall(ibi: str, verbs: Sequence[str], filepath: str | None) -> tuple[Recall
     found = cache.get_many([answer_key, none_key, FEDERATION_GENERATION])
     nobody = found.get(none_key)
     none = (nobody is not None and nobody[0] == found.get(FEDERATION_GENERATION, 0)
-            and nobody[1] > time.time())
+            and nobody[1] > now())
     kept = found.get(answer_key)
     if kept is None:
         return None, none
     generation, at, answer = kept
     if cache.get(_archive_generation_key(answer.source.archive), 0) != generation:
         return None, none
-    return Recalled(answer, time.time() - at < settings.IBI_RESOLVER_CACHE_TTL), none
+    return Recalled(answer, at + settings.IBI_RESOLVER_CACHE_TTL), none
 
 
-def remember(ibi: str, verbs: Sequence[str], filepath: str | None, answer: Answer) -> None:
-    """Keep another Archive's answer that gave an Original's URL for the question."""
+def remember(ibi: str, verbs: Sequence[str], filepath: str | None, answer: Answer
+             ) -> float | None:
+    """Keep another Archive's answer that gave an Original's URL for the question; until when
+    it is fresh (POSIX time), or None when nothing is kept."""
     ttl = settings.IBI_RESOLVER_CACHE_TTL
     if ttl <= 0 or answer.source.archive is None:
-        return
+        return None
     generation = cache.get(_archive_generation_key(answer.source.archive), 0)
-    cache.set(_question_key("answer", ibi, verbs, filepath), (generation, time.time(), answer),
+    at = now()
+    cache.set(_question_key("answer", ibi, verbs, filepath), (generation, at, answer),
               ttl * KEPT_STALE)
+    return at + ttl
 
 
 def forget_answer(ibi: str, verbs: Sequence[str], filepath: str | None) -> None:
@@ -91,7 +105,7 @@ def remember_none(ibi: str, verbs: Sequence[str], filepath: str | None) -> None:
     if ttl <= 0:
         return
     cache.set(_question_key("none", ibi, verbs, filepath),
-              (cache.get(FEDERATION_GENERATION, 0), time.time() + ttl), ttl)
+              (cache.get(FEDERATION_GENERATION, 0), now() + ttl), ttl)
 
 
 def forget_archive(archive: int) -> None:

@@ -36,6 +36,7 @@ fanout.py (asking), acknowledgments.py (Table 8.11).
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,9 @@ class Outcome:
     asked_others: bool = False  # whether any other Archive was asked (else: our records only)
     rounds: list[Round] = field(default_factory=list)  # every question asked, in order
     bound: str = ""  # for bounded: "deadline", "timeout" (an Archive's) or "hops"
+    # Until when (memory.py's clock) every other Archive's answer this outcome rests on is
+    # remembered as fresh: infinite when it rests on none, 0 when on one not remembered.
+    fresh_until: float = math.inf
 
     @property
     def url(self) -> str:
@@ -131,13 +135,14 @@ def _translation_missing(answer: Answer | None, wanted: Sequence[Step]) -> bool:
 
 
 def _outcome(choice: Choice, ibi_text: str, wanted: tuple[Step, ...], hops: int,
-             silent: list[str], asked_others: bool, rounds: list[Round]) -> Outcome:
+             silent: list[str], asked_others: bool, rounds: list[Round],
+             fresh_until: float) -> Outcome:
     kind = {"found": "found", "deleted": "deleted", "conflict": "conflict",
             "copies_only": "copies_only"}.get(choice.kind, "not_found")
     if kind == "not_found" and _translation_missing(choice.answer, wanted):
         kind = "translation_missing"
     return Outcome(kind, ibi_text, choice.answer, choice.hit, choice.suspects, silent, wanted,
-                   hops, asked_others, rounds)
+                   hops, asked_others, rounds, fresh_until=fresh_until)
 
 
 def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = "",
@@ -158,6 +163,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     rounds: list[Round] = []
     to_original = False  # the item asked was reached from a Copy's URL: its Original first
     consulted = False  # other Archives' answers remembered were used
+    fresh_until = math.inf  # see Outcome.fresh_until
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
@@ -191,6 +197,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                 if left > 0:
                     done = federation.ask(question, archives, answers, left, client, done)
             if done is not None:
+                fresh_until = min(fresh_until, done.fresh_until or 0.0)
                 others, quiet = done.asked, done.silent
                 answers += done.answers
                 silent += [name for name in quiet if name not in silent]
@@ -206,7 +213,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
                            asked_others=True, rounds=rounds, bound=bound)
         if choice.kind != "hop":
             return _outcome(choice, ibi_text, wanted, hops, silent,
-                            consulted or archives is not None, rounds)
+                            consulted or archives is not None, rounds, fresh_until)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -215,7 +222,7 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
-                            consulted or archives is not None, rounds)
+                            consulted or archives is not None, rounds, fresh_until)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
         to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,

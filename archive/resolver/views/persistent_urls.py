@@ -37,7 +37,7 @@ from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
 from ...web.throttling import client_ip
-from .. import acknowledgments, answers, relations, tasks
+from .. import acknowledgments, answers, memory, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
 from . import memento as memento_views
@@ -82,7 +82,8 @@ def persistent_url_view(request: HttpRequest, path: str, *,
         except negotiation.AcceptError:
             key = None  # answered by _view
         if key is not None and (redirect := changes.get(key, changes.token())) is not None:
-            return redirect.respond(request)
+            if (response := redirect.respond(request)) is not None:
+                return response
     return _view(request, path, archive_service=archive_service)
 
 
@@ -121,8 +122,8 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
     key = _key(request, query, wanted)
     current = changes.token()
     redirect = changes.get(key, current)
-    if redirect is not None:
-        return redirect.respond(request)
+    if redirect is not None and (response := redirect.respond(request)) is not None:
+        return response
     ips = client_ips(request)
     try:
         url, outcome, rendered = _negotiated(request, persistent_url.parse(raw_path(request),
@@ -157,12 +158,26 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name: never kept
         changes.put(key, current, redirect)
         return redirect.respond(request)
-    response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
-                or _answer(request, url, outcome, url_pairs))
-    if timemap:
-        response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
-    if vary_language:
-        patch_vary_headers(response, ["Accept-Language"])
+    if (outcome.kind == "found" and not rendered and url.required_item_status != "Original"
+            and outcome.fresh_until < math.inf):
+        # Another Archive's answer, remembered (memory.py): kept here as long as it is fresh,
+        # and until the change token moves (an item, or an Archive's inclusion or exclusion).
+        # Its acknowledgment (§8.2 step 5) is owed once, now, for the urlkey it brought.
+        remote = _RemoteRedirect(persistent_url.carried(outcome.url, url_pairs),
+                                 ", ".join([*_links(request, outcome),
+                                            *([timemap] if timemap else [])]),
+                                 vary_language, outcome.fresh_until)
+        if remote.fresh():
+            request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name
+            changes.put(key, current, remote)
+        response = remote.response()
+    else:
+        response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
+                    or _answer(request, url, outcome, url_pairs))
+        if timemap:
+            response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
+        if vary_language:
+            patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and response.status_code < 500:  # §8.2 step 5: every one
         owed = acknowledgments.acknowledge(outcome, ips, request.build_absolute_uri(),
                                            url.relation(), request.META.get("HTTP_USER_AGENT", ""),
@@ -224,6 +239,33 @@ class _LocalRedirect:
                 self.counted_item, client_ips(request), self.relation,
                 request.META.get("HTTP_USER_AGENT", ""))
         return _head(request, response)
+
+
+@dataclass(frozen=True)
+class _RemoteRedirect:
+    """Another Archive's URL, as remembered (memory.py): what the redirect says, and until when
+    (memory.py's clock) the answer behind it is fresh. Nothing to count here: the access is
+    that Archive's, acknowledged once for the urlkey its answer brought."""
+
+    url: str
+    link: str
+    vary_language: bool
+    fresh_until: float
+
+    def fresh(self) -> bool:
+        return memory.now() < self.fresh_until
+
+    def response(self) -> HttpResponse:
+        response = HttpResponseRedirect(self.url)
+        if self.link:
+            response["Link"] = self.link
+        never_cache(response)
+        response["Vary"] = "Accept-Language, Accept" if self.vary_language else "Accept"
+        return response
+
+    def respond(self, request: HttpRequest) -> HttpResponse | None:
+        """The redirect, or None once the answer is stale: then it is asked again."""
+        return _head(request, self.response()) if self.fresh() else None
 
 
 def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
