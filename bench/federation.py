@@ -444,7 +444,7 @@ def measure(bench: Bench, args, master: int, tmp: Path) -> dict:
     before = footprint(master)
     done = 0
     rates = []
-    while done < args.total:
+    while done < args.total or len(rates) < 2:  # two at least: memory before and after more
         total, rate, _out = wrk(bench.base, paths, args.seconds, tmp)
         done += total
         rates.append(rate)
