@@ -608,14 +608,14 @@ class HarvestSource(models.Model):
 class OwedAcknowledgment(models.Model):
     """An acknowledgment (Table 8.11) this resolver owes the Archive that gave a URL (RTC-11
     §8.2 step 5): written with the resolution, sent by a worker, tried again with backoff
-    until it is delivered, refused or given up (archive/resolver/outbox.py). One per Archive
-    and urlkey: a broker outage delays acknowledgments and loses none, and none is sent
+    until it is delivered, refused or given up (archive/resolver/outbox.py). One per
+    resolution: a broker outage delays acknowledgments and loses none, and none is sent
     twice. Kept while its urlkey could be sent (IBI_URLKEY_MAX_AGE) after it is done."""
 
     archive = models.ForeignKey(RegisteredArchive, on_delete=models.CASCADE, related_name="+",
                                 verbose_name=_("Archive"))
     key = models.CharField(_("key"), max_length=64, unique=True,
-                           help_text=_("sha256 of the Archive and the urlkey"))
+                           help_text=_("random, one per resolution acknowledged"))
     pairs = models.JSONField(_("pairs"))
     created = models.DateTimeField(_("created"), db_default=Now())
     # When it may be tried (again): a worker that takes it moves this past its attempt, so that

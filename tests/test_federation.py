@@ -19,7 +19,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from archive.deposit import services
-from archive.models import RegisteredArchive
+from archive.models import OwedAcknowledgment, RegisteredArchive
 from archive.protocol.pairs import loads, to_dict
 from archive.resolver import health, memory
 from archive.resolver import service as resolver_service
@@ -236,11 +236,16 @@ def test_a_remembered_redirect_is_kept_in_the_process_while_fresh_until_an_archi
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
     asked = url_requests(home, other)
 
+    owed = OwedAcknowledgment.objects.count()
     with monkeypatch.context() as kept, CaptureQueriesContext(connection) as queries:
         kept.setattr(memory, "recall", None)  # the shared memory is not even read
         again = client.get(f"/{ELSEWHERE}")
-    assert (again.status_code, again["Location"], len(queries)) == (
-        302, url(other, ELSEWHERE), 0)
+    assert (again.status_code, again["Location"]) == (302, url(other, ELSEWHERE))
+    # Nothing read to answer: the first statement writes the acknowledgment this resolution
+    # owes (§8.2 step 5); what follows is its sending, in process here (no broker).
+    assert queries.captured_queries[0]["sql"].split()[:3] == [
+        "INSERT", "INTO", '"archive_owedacknowledgment"']
+    assert OwedAcknowledgment.objects.count() == owed + 1
     assert url_requests(home, other) == asked
 
     later(settings.IBI_RESOLVER_CACHE_TTL + 1)  # stale: asked again of the Archive that gave it

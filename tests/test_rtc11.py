@@ -513,6 +513,45 @@ def test_1_relations_survive_a_migration_and_a_refresh(federation):
                 resolver.name, path)
 
 
+def include_at(resolver, archive: FakeArchiveService, subject: str = "inclusionRequest") -> str:
+    """The scripted Archive's inclusion (or exclusion) request of Table 7.2 at a live
+    resolver: the resolver's answer."""
+    return httpx.get(f"{resolver.url}/{resolver_service.SERVICE_IBI}", timeout=30, params={
+        "servicesubject": subject, "archiveaddress": archive.address,
+        "archiveserviceibi": archive.service_ibi, "archiveip": "127.0.0.1",
+        "archiveprotocol": "HTTP", "archiveplatformversion": "2014:11.09.02.16.15",
+        "archiveadmemailaddress": "banon@dpi.inpe.br", "registrationkey": "1234567890"}).text
+
+
+def test_12_every_resolution_at_a_live_resolver_is_acknowledged_remembered_or_not(federation):
+    """A real resolver (gunicorn), which remembers other Archives' answers and keeps their
+    redirects: every resolution of Example 10.1's IBI, a robot's too, sends the examples'
+    Archive its own acknowledgment (§8.2 step 5), with the urlkey that Archive gave."""
+    a = federation[0]
+    with urlib.urlib_archive() as examples:
+        commands(a, ("registerarchive", examples.service_ibi, "1234567890", "--email",
+                     "banon@dpi.inpe.br"))
+        assert "status.archive included" in include_at(a, examples)
+        try:
+            agents = ["Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                      "Mozilla/5.0 (compatible; Googlebot/2.1)", "curl/8.5.0", "", "curl/8.5.0"]
+            for agent in agents:
+                response = httpx.get(f"{a.url}/{urlib.FIRST}", headers={"User-Agent": agent},
+                                     timeout=30)
+                assert (response.status_code, response.headers["location"]) == (
+                    302, location(examples, "/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/"
+                                            "CCSDS%20650.0-B-1.pdf"))
+            acknowledged = make.wait_until(
+                lambda: (found := examples.requests("acknowledgment")) and
+                len(found) >= len(agents) and found, what="every acknowledgment sent")
+        finally:
+            include_at(a, examples, "exclusionRequest")
+    asked = len(examples.requests("urlRequest"))
+    assert len(acknowledged) == len(agents) and asked < len(agents)  # some from memory
+    assert {(p["urlkey"], p["url.persistent"], p["state"]) for p in acknowledged} == {
+        ("1427244889-5349022633744855", f"{a.url}/{urlib.FIRST}", "Original")}
+
+
 # -- 6. Content negotiation against a standard Archive ---------------------------------------
 
 # Table 8.4, as a urlRequest writes the list (§8.2: the verbs separated by spaces).

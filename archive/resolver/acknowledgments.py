@@ -56,13 +56,30 @@ def acknowledge(outcome: Outcome, ips: Sequence[str], persistent: str,
         if item_id is not None and count:
             count_local_access(item_id, ips, relation, user_agent)
         return None
-    if (settings.IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS and user_agent is not None
-            and access_filters.is_robot(user_agent)):
+    if _left_out(user_agent):
         return None
     pairs = acknowledgment_pairs(outcome, ips, persistent)
     if pairs is None:
         return None
     return outcome.answer.source.archive, pairs
+
+
+def _left_out(user_agent: str | None) -> bool:
+    """A robot on COUNTER's list, when the operator opted in to leaving them unacknowledged."""
+    return (settings.IBI_ACKNOWLEDGMENT_FILTERS_ROBOTS and user_agent is not None
+            and access_filters.is_robot(user_agent))
+
+
+def again(owed: tuple[int, dict[str, str]], ips: Sequence[str], persistent: str,
+          user_agent: str | None = None) -> tuple[int, dict[str, str]] | None:
+    """What another resolution of the same answer owes (a redirect kept, views/
+    persistent_urls.py): the Archive's pairs of Table 8.11 as it gave them, with this reader's
+    addresses and persistent URL; None for a robot left out (`acknowledge`)."""
+    if _left_out(user_agent):
+        return None
+    archive, pairs = owed
+    return archive, {**pairs, "clientinformation.ipaddress": " ".join(ips),
+                     "url.persistent": persistent}
 
 
 def counted_item(outcome: Outcome) -> int | None:

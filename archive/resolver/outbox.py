@@ -2,28 +2,29 @@
 database until they are sent: a broker that is down or hangs delays them and loses none.
 
 1. `owe`, with the resolution (resolver/views/persistent_urls.py): one INSERT of the Table 8.11
-   pairs, nothing more on the reader's path; an acknowledgment owed already for the same
-   Archive and urlkey is not owed twice (a cached answer brings its urlkey back).
+   pairs, nothing more on the reader's path. Every resolution owes its own (§8.2 step 5), a
+   resolution answered from what the resolver remembers (memory.py) too: that one carries the
+   urlkey the remembered answer brought, as the Archive gave it.
 2. `send_due`, in a worker (resolver/tasks.py, nudged after the resolution and run by the beat
    every IBI_ACKNOWLEDGMENTS_EVERY seconds): takes the rows that are due, moving them out of
    reach for LEASE (a worker killed mid-send leaves them to the next), and sends each:
    delivered → done; refused by the Archive (4xx) → done, a retry changes nothing; not
    answered → due again after a backoff (5 s, doubling, at most an hour), and given up after
    GIVE_UP_AFTER, logged. An Archive that does not answer is not asked again in the same
-   batch. A row delivered twice (a worker killed after the delivery, before it was marked)
-   costs nothing: an Archive counts one access per urlkey.
+   batch. Each row is delivered once; one delivered twice (a worker killed after the
+   delivery, before it was marked) repeats a urlkey the Archive has seen, which it does not
+   count again.
 3. Done rows are kept while their urlkey could still be sent, IBI_URLKEY_MAX_AGE plus two
    minutes, then swept by `send_due`.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -41,17 +42,9 @@ GIVE_UP_AFTER = timedelta(days=1)
 
 
 def owe(archive_id: int, pairs: dict[str, str]) -> None:
-    """Record the acknowledgment owed to the Archive `archive_id`: one INSERT, or none if
-    the same Archive is owed one for this urlkey already."""
-    key = hashlib.sha256(f"{archive_id} {pairs.get('urlkey', '')}".encode()).hexdigest()
-    # A remembered answer (memory.py) brings its urlkey back at every resolution: the row is
-    # there already, and the cache says so without a write to the database.
-    owed = f"ibi:resolver:owed:{key}"
-    if cache.get(owed):
-        return
-    OwedAcknowledgment.objects.bulk_create(
-        [OwedAcknowledgment(archive_id=archive_id, key=key, pairs=pairs)], ignore_conflicts=True)
-    cache.set(owed, 1, settings.IBI_URLKEY_MAX_AGE)  # the row is kept longer (`send_due`)
+    """Record the acknowledgment one resolution owes the Archive `archive_id`: one INSERT."""
+    OwedAcknowledgment.objects.create(archive_id=archive_id, key=secrets.token_hex(32),
+                                      pairs=pairs)
 
 
 @dataclass

@@ -162,11 +162,14 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
             and outcome.fresh_until < math.inf):
         # Another Archive's answer, remembered (memory.py): kept here as long as it is fresh,
         # and until the change token moves (an item, or an Archive's inclusion or exclusion).
-        # Its acknowledgment (§8.2 step 5) is owed once, now, for the urlkey it brought.
+        # Each resolution it answers owes its acknowledgment (§8.2 step 5), with the urlkey the
+        # Archive gave.
+        pairs = acknowledgments.acknowledgment_pairs(outcome, [], "")
         remote = _RemoteRedirect(persistent_url.carried(outcome.url, url_pairs),
                                  ", ".join([*_links(request, outcome),
                                             *([timemap] if timemap else [])]),
-                                 vary_language, outcome.fresh_until)
+                                 vary_language, outcome.fresh_until,
+                                 (outcome.answer.source.archive, pairs) if pairs else None)
         if remote.fresh():
             request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name
             changes.put(key, current, remote)
@@ -251,6 +254,7 @@ class _RemoteRedirect:
     link: str
     vary_language: bool
     fresh_until: float
+    owed: tuple[int, dict[str, str]] | None  # the Archive, its pairs of Table 8.11
 
     def fresh(self) -> bool:
         return memory.now() < self.fresh_until
@@ -264,8 +268,15 @@ class _RemoteRedirect:
         return response
 
     def respond(self, request: HttpRequest) -> HttpResponse | None:
-        """The redirect, or None once the answer is stale: then it is asked again."""
-        return _head(request, self.response()) if self.fresh() else None
+        """The redirect, its acknowledgment owed, or None once the answer is stale: then it is
+        asked again."""
+        if not self.fresh():
+            return None
+        if self.owed is not None and (owed := acknowledgments.again(
+                self.owed, client_ips(request), request.build_absolute_uri(),
+                request.META.get("HTTP_USER_AGENT", ""))) is not None:
+            transaction.on_commit(lambda: _send_acknowledgment(*owed))
+        return _head(request, self.response())
 
 
 def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
