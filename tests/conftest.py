@@ -92,14 +92,22 @@ def strict_pair_lists(request, monkeypatch):
     fails the test that made it (#25)."""
     if not _django(request):
         return
+    from archive.archive_service import views as archive_service
     from archive.protocol import pairs, responses
 
-    def strictly_read(given: list) -> str:
-        text = pairs.dumps(given)
+    def strict(text: str) -> str:
         assert pairs.dumps(pairs.loads(text, strict=True)) == text, text
         return text
 
+    def strictly_read(given: list) -> str:
+        return strict(pairs.dumps(given))
+
+    def strictly_sent(text: str, *args, **kwargs):
+        return responses.render_pair_text(strict(text), *args, **kwargs)
+
     monkeypatch.setattr(responses, "dumps", strictly_read)
+    # The archive service writes its answers itself (archive_service/answers.py answer_text).
+    monkeypatch.setattr(archive_service, "render_pair_text", strictly_sent)
 
 
 @pytest.fixture(autouse=True)

@@ -901,3 +901,15 @@ def test_a_served_answer_is_its_pairs_written_with_a_fresh_urlkey(service):
         written = dumps(pairs).replace(key, "KEY")
         assert re.sub(r"urlkey \S+", "urlkey KEY", text) == written
         assert text != archive_service.answer_text(query, path=service.ibi)  # fresh keys
+
+
+def test_the_strict_reader_checks_every_answer_the_archive_service_sends(client, service,
+                                                                          monkeypatch):
+    """The suite's own guard (conftest.py `strict_pair_lists`): an answer the Table 6.2
+    grammar refuses fails the test that made the archive service send it."""
+    from archive.archive_service import answers
+    from archive.protocol.pairs import PairListError
+
+    monkeypatch.setattr(answers, "answer_text", lambda *args, **kwargs: "notice {unclosed\n")
+    with pytest.raises(PairListError, match="expected a space or '}'"):
+        ask(client, service, {"servicesubject": "inclusionConfirmationRequest"})

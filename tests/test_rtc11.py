@@ -139,6 +139,31 @@ def test_7_a_question_mark_in_a_file_name_is_asked_of_the_other_archives_as_a_pa
     assert response["Location"] == location(archive, f"/col/{urlib.FIRST_REP}/doc/x%3Fy.txt")
 
 
+@pytest.mark.parametrize(("typed", "name"), [("a%2541.txt", "/a%41.txt"),
+                                              ("a%252Fb.txt", "/a%2Fb.txt"),
+                                              ("x%3Fy%25.txt", "/x?y%.txt")])
+def test_7_every_escape_of_a_path_is_decoded_once(client, typed, name):
+    """An escaped "%" is a "%" of the file's name: the path is decoded once, not twice."""
+    with FakeArchiveService(urlib.SERVICE) as archive:
+        include(archive)
+        client.get(f"/{urlib.FIRST}/{typed}")
+
+    assert [p.get("parsedibiurl.filepath") for p in archive.requests("urlRequest")] == [name]
+
+
+def test_7_a_live_resolver_reads_the_path_as_the_request_line_gave_it(federation):
+    """Behind gunicorn (its RAW_URI), a file whose name holds "%41" and "?" is reached."""
+    a = federation[0]
+    item = make.deposited(a, a.librarian_token(), "Percent", ("a%41?.txt", b"odd\n"),
+                          target_file="a%41?.txt")
+
+    response = httpx.get(f"{a.url}/{item['ibi']}/a%2541%3F.txt", timeout=30)
+
+    assert (response.status_code, response.headers["location"]) == (
+        302, f"{a.url}/col/{item['ibi']}/doc/a%2541%3F.txt")
+    assert httpx.get(response.headers["location"], timeout=30).content == b"odd\n"
+
+
 # -- 11. A long edition chain -------------------------------------------------------------------
 
 def chain(archive: FakeArchiveService, length: int, *, stall_from: int | None = None,

@@ -94,7 +94,10 @@ def _key(request: HttpRequest, query: str, wanted) -> tuple:
     meta = request.META
     host = (meta.get("HTTP_X_FORWARDED_HOST") if settings.USE_X_FORWARDED_HOST else None,
             meta.get("HTTP_HOST"), meta.get("SERVER_NAME"), meta.get("SERVER_PORT"))
-    return ("resolve", request.path_info, query, request.scheme, host,
+    # The path as the request line gave it when the server says (gunicorn): path_info alone
+    # cannot tell /a%F3 (a Latin-1 byte) from /a%25F3 (views/paths.py).
+    path = meta.get("RAW_URI") or request.path_info
+    return ("resolve", path, query, request.scheme, host,
             meta.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
 
 
