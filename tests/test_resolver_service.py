@@ -197,14 +197,20 @@ def test_malformed_requests_are_a_400_saying_why(client, archive, changes, says)
     assert snapshot() == before
 
 
-def test_an_address_in_a_denied_network_is_never_called(client, archive, settings):
+def test_an_address_in_a_denied_network_is_included_and_never_called(client, archive,
+                                                                     settings):
+    """The right key includes the Archive (§7.2); its address is never called, neither to
+    confirm nor to resolve: its urlRequests fail at once, as to an Archive that is down."""
     settings.IBI_RESOLVER_DENY_NETWORKS = ("127.0.0.0/8",)
     register_archive(archive_service_ibi=SERVICE, key=KEY)
 
     response = send(client, request_pairs(archive))
+    resolved = client.get("/sid.inpe.br/mtc-m21/2013/09.04.12.27.57")
 
-    assert response.status_code == 400 and archive.asked == []
-    assert not RegisteredArchive.objects.get().included
+    assert loads(response.content.decode("ascii"), strict=True) == [
+        ("status.archive", "included"), ("status.confirmation", "unsuccessful")]
+    assert RegisteredArchive.objects.get().included
+    assert resolved.status_code == 404 and archive.asked == []
 
 
 def test_the_resolver_service_answers_get_only_in_any_case_and_always_text_plain(client,

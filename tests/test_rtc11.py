@@ -27,7 +27,7 @@ from archive.resolver import service as resolver_service
 from tests import factories as make
 
 from . import urlib, xml_schemas
-from .servers import FakeArchiveService, LiveServers
+from .servers import FakeArchiveService, LiveServers, SilentServer
 
 pytestmark = pytest.mark.django_db
 
@@ -299,6 +299,26 @@ def test_4_the_right_key_includes_an_archive_whose_confirmation_never_arrives(cl
         {"servicesubject": "inclusionConfirmationRequest"}]
     assert resolved["Location"] == location(
         examples, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf")
+
+
+@pytest.mark.parametrize("where", ["nobody answers", "no such host"])
+def test_4_the_right_key_includes_an_archive_that_cannot_be_reached_now(client, where):
+    """Example 7.2 from an Archive whose address nobody answers (a socket that never replies)
+    or whose host name does not resolve (a dynamic IP gone): included, confirmation
+    unsuccessful."""
+    resolver_service.register_archive(archive_service_ibi=urlib.SERVICE, key="1234567890")
+    with SilentServer() as silent:
+        address = silent.address if where == "nobody answers" else "mtc-m16c.dynamic.invalid"
+        response = client.get("/J8LNKB5R7W/3FUQHC5", QUERY_STRING=(
+            f"servicesubject=inclusionRequest&archiveaddress={address}&"
+            f"archiveserviceibi={urlib.SERVICE}&archiveip=150.163.34.239&archiveprotocol=HTTP&"
+            "archiveplatformversion=2014:11.09.02.16.15&"
+            "archiveadmemailaddress=banon@dpi.inpe.br&registrationkey=1234567890"))
+
+    assert response.status_code == 200
+    assert strict(response) == [("status.archive", "included"),
+                                ("status.confirmation", "unsuccessful")]
+    assert RegisteredArchive.objects.get(archive_service_ibi=urlib.SERVICE).included
 
 
 # -- 9. text/plain whatever the Accept -----------------------------------------------------------

@@ -29,6 +29,7 @@ Keys are never logged, and the resolver's own logs never carry query strings.
 from __future__ import annotations
 
 import base64
+import logging
 import hashlib
 import hmac
 import ipaddress
@@ -50,6 +51,8 @@ from ..models import RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import Pair, PairListError, to_dict
 from . import health, memory
+
+logger = logging.getLogger(__name__)
 
 SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"  # the resolver service's own IBI (§6.1)
 SUBJECTS = ("inclusionRequest", "exclusionRequest")
@@ -230,16 +233,23 @@ def answer(query: str) -> list[Pair]:
         RegisteredArchive.objects.filter(pk=archive.pk).update(included=False, excluded_at=now)
         memory.forget_archive(archive.pk)
         return [("status.archive", "excluded")]
+    # The key is the authentication (§7.2); the confirmation only says whether the Archive
+    # can be reached now ("nem sempre o acesso é possível, como em alguns casos de IP
+    # dinâmico"). An address that does not resolve, or resolves into a network this resolver
+    # never contacts, is included all the same and never called: no confirmation is asked of
+    # it, and the urlRequests it is due fail at once, as to an Archive that is down.
     try:
-        address = check_address(fields["archiveaddress"])
+        address, reachable = check_address(fields["archiveaddress"]), True
     except client.AddressError as exc:
-        raise Refused(f"archiveaddress: {exc}") from None
+        logger.warning("resolver service: %s included, not called: %s",
+                       archive.archive_service_ibi, exc)
+        address, reachable = client.canonical_address(fields["archiveaddress"]), False
     RegisteredArchive.objects.filter(pk=archive.pk).update(
         included=True, included_at=now, address=address, ip=fields["archiveip"],
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
     memory.forget_archive(archive.pk)
     health.forget(archive.pk)
-    confirmed = confirm(address, archive.archive_service_ibi)
+    confirmed = reachable and confirm(address, archive.archive_service_ibi)
     return [("status.archive", "included"),
             ("status.confirmation", "successful" if confirmed else "unsuccessful")]
