@@ -29,10 +29,10 @@ Keys are never logged, and the resolver's own logs never carry query strings.
 from __future__ import annotations
 
 import base64
-import logging
 import hashlib
 import hmac
 import ipaddress
+import logging
 import os
 import re
 import socket
