@@ -443,21 +443,25 @@ def test_14_the_inspection_says_what_the_persistent_url_answers(client, examples
 FUTURE = "Thu, 01 Jan 2099 00:00:00 GMT"
 
 
-def copy_of_first_edition() -> Item:
+def copy_of_first_edition(*, refreshed: bool = True) -> Item:
     """Example 10.2's first edition held here as a Copy: its Original (at the examples'
-    Archive) has a next edition this Archive does not hold."""
+    Archive) has a next edition this Archive does not hold. Not `refreshed`: copied before
+    the second edition came, its relations say nothing of it."""
     copy = make.item(("CCSDS 650.0-B-1.pdf", b"the first edition, copied"), title="CCSDS 650")
     Item.objects.filter(pk=copy.pk).update(ibi=urlib.FIRST_REP, ibip=urlib.FIRST,
                                            edition_family=urlib.FIRST_REP)
     copy.refresh_from_db()
     return make.as_copy(copy, source="http://mtc-m16c.sid.inpe.br",
-                        relations={".nextedition": urlib.SECOND})
+                        relations={".nextedition": urlib.SECOND} if refreshed else {})
 
 
+@pytest.mark.parametrize("refreshed", [True, False])
 @pytest.mark.parametrize("query", ["", "?ibiurl.requireditemstatus=Original"])
 def test_2_accept_datetime_never_turns_the_last_edition_into_a_stale_copy(client, examples,
-                                                                          query):
-    copy_of_first_edition()
+                                                                          query, refreshed):
+    """A Copy copied before the second edition came names itself its last edition: the
+    Original's Archive's ibi.nextedition goes first, with or without Accept-Datetime."""
+    copy_of_first_edition(refreshed=refreshed)
     last = location(examples, f"/col/{urlib.SECOND}/doc/CCSDS%20650.0-B-2.pdf")
 
     plain = client.get(f"/{urlib.FIRST}!{query}")

@@ -81,9 +81,11 @@ def chain_known_whole(chain: list[Item]) -> bool:
     """Whether an edition chain held here (`edition_chain`) is the whole chain: neither its
     first edition names a previous one nor its last a next one held on another Archive
     (``Item.origin_relations``: a Copy's as its Original states them, a migrated Original's
-    as its former Archive did)."""
+    as its former Archive did), and its last edition is no Copy: a Copy's relations are its
+    Original's as of the last copy, and a newer edition may have come since (#25, 2)."""
     return not (chain[0].origin_relations.get(".previousedition")
-                or chain[-1].origin_relations.get(".nextedition"))
+                or chain[-1].origin_relations.get(".nextedition")
+                or chain[-1].state == Item.State.COPY)
 
 
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------

@@ -14,6 +14,8 @@ Decisions where the standard leaves room:
   Original ends the round at once: no other answer can be better.
 * A tombstone (``state Deleted``) counts as the Original's word: with the Original required it
   is a claim like any other (two claims → suspects).
+* The word on a relation of an answer no Copy gave (the next edition it names, a translation
+  held elsewhere) goes before a Copy's URL or hop for it (#25, 2).
 * A relation that reaches only a Copy's URL (``!`` at the Archive a new edition migrated away
   from, which keeps a Copy of it) is asked once more by the IBI the answer names for it
   (``ibi.lastedition``, ``ibi.translation(pt)``), the Original first: the same information
@@ -51,6 +53,32 @@ def _copy_hop(answer: Answer, hit: Hit) -> tuple[str, tuple[Step, ...]] | None:
     return target, ()
 
 
+def _a_copys(answer: Answer) -> bool:
+    """Whether a Copy gave the answer: a state it gives, for any relation, is Copy (a verb
+    list may leave out the item's own state)."""
+    return any(name.split(".", 1)[0] == "state" and answer.word(name) == "Copy"
+               for name in answer.pairs)
+
+
+def _not_copies_first(answers: Sequence[Answer]) -> list[Answer]:
+    """The answers in their order, those that are no Copy's first (an Original's, or one that
+    does not say: Example 10.2's answer for ``!`` names only ``ibi.nextedition``)."""
+    return sorted(answers, key=_a_copys)
+
+
+def _originals_hop(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
+                   ) -> Choice | None:
+    """The way on that an answer no Copy gave names (``ibi.nextedition`` for ``!``,
+    ``ibi.translation(pt)`` …): it goes before a Copy's URL for the relation, which is its
+    Original's as of the last copy (a Copy of a first edition, copied before the second came,
+    names itself its last edition)."""
+    for answer in answers:
+        if (not answer.deleted and not _a_copys(answer)
+                and (hop := find_hop(answer, wanted, prefs))):
+            return Choice("hop", answer, hop=hop)
+    return None
+
+
 def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences, *,
            original: bool, to_original: bool = False) -> Choice:
     """§8.2 on the non-empty answers of one round, in the order they count (local first).
@@ -76,12 +104,15 @@ def choose(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Preferences
             return Choice("found", answer, hit) if hit else Choice("deleted", answer)
     elif with_url:
         answer, hit = with_url[0]
+        if wanted and state_of(answer, hit.relation) != "Original" and (
+                word := _originals_hop(answers, wanted, prefs)):
+            return word
         if wanted and (hop := _copy_hop(answer, hit)):
             return Choice("hop", answer, hop=hop, to_original=True)
         return Choice("found", answer, hit)
     elif tombstones:
         return Choice("deleted", tombstones[0])
-    for answer in answers:
+    for answer in _not_copies_first(answers):
         if not answer.deleted and (hop := find_hop(answer, wanted, prefs)):
             return Choice("hop", answer, hop=hop)
     if with_url:  # only copies, and the Original was required
