@@ -578,8 +578,7 @@ def test_12_every_resolution_at_a_live_resolver_is_acknowledged_remembered_or_no
     Archive its own acknowledgment (§8.2 step 5), with the urlkey that Archive gave."""
     a = federation[0]
     with urlib.urlib_archive() as examples:
-        commands(a, ("registerarchive", examples.service_ibi, "1234567890", "--email",
-                     "banon@dpi.inpe.br"))
+        commands(a, ("registerarchive", examples.service_ibi, "1234567890", "--replace"))
         assert "status.archive included" in include_at(a, examples)
         try:
             agents = ["Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
@@ -599,6 +598,38 @@ def test_12_every_resolution_at_a_live_resolver_is_acknowledged_remembered_or_no
     assert len(acknowledged) == len(agents) and asked < len(agents)  # some from memory
     assert {(p["urlkey"], p["url.persistent"], p["state"]) for p in acknowledged} == {
         ("1427244889-5349022633744855", f"{a.url}/{urlib.FIRST}", "Original")}
+
+
+def test_9_10_and_13_hold_at_a_live_archive_and_resolver(federation):
+    """Behind gunicorn, as the audit asked them: the examples' Archive included at A. A
+    urlRequest preferring JSON gets text/plain (9); a persistent URL's pairs without ibiurl.
+    go to the item, never to an Archive (10); an acknowledgment whatever its url.persistent
+    gets its notice (13). Every answer read by the strict Table 6.2 reader."""
+    a = federation[0]
+    with urlib.urlib_archive() as examples:
+        commands(a, ("registerarchive", examples.service_ibi, "1234567890", "--replace"))
+        assert "status.archive included" in include_at(a, examples)
+        try:
+            asked = httpx.get(f"{a.url}/{a.archive_service_ibi()}", headers={"Accept": AXIOS},
+                              timeout=30, params={"servicesubject": "urlRequest",
+                                                  "clientinformation.ipaddress": "192.0.2.9",
+                                                  "parsedibiurl.ibi": urlib.FIRST})
+            resolved = httpx.get(f"{a.url}/{urlib.FIRST}?info=json&noredirect=0", timeout=30)
+            noticed = httpx.get(f"{a.url}/{a.archive_service_ibi()}", timeout=30, params={
+                "servicesubject": "acknowledgment", "clientinformation.ipaddress": "192.0.2.9",
+                "contenttype": "Data", "state": "Original", "url": "http://x/col/y/doc/z.pdf",
+                "url.persistent": "not a persistent URL", "urlkey": "1427244889-1"})
+        finally:
+            include_at(a, examples, "exclusionRequest")
+
+    assert (asked.status_code, asked.headers["content-type"]) == (
+        200, "text/plain; charset=us-ascii")
+    assert loads(asked.text, strict=True) == []  # an IBI A does not hold: the empty answer
+    assert resolved.status_code == 302 and resolved.headers["location"] == location(
+        examples, f"/col/{urlib.FIRST_REP}/doc/CCSDS%20650.0-B-1.pdf?info=json&noredirect=0")
+    assert all("info" not in p and "noredirect" not in p
+               for p in examples.requests("urlRequest"))
+    assert loads(noticed.text, strict=True) == [("notice", ["acknowledgment", "received"])]
 
 
 # -- 6. Content negotiation against a standard Archive ---------------------------------------
