@@ -209,6 +209,25 @@ def test_a_persistent_url_and_a_url_request_of_a_closed_file_answer_the_landing_
     assert reader.get(f"/{item.ibi}")["Location"] == f"http://testserver{file_url(item)}"
 
 
+def test_the_file_list_getfilelist_leads_to_lists_only_the_open_files(reader,
+                                                                     librarian_client):
+    """GetFileList's page (the archive service's answer) lists what the reader may read: an
+    open article's PDF, not its restricted data set, only that one more file is closed."""
+    item = make.item(("article.pdf", PDF, "application/pdf"), ("secret-data.csv", b"a,b\n"),
+                     title="Artigo")
+    services.item_set_access(item=item, rights="open", restricted_files=["secret-data.csv"])
+
+    public = reader.get(f"/items/{item.ibi}/files").content.decode()
+    own = librarian_client.get(f"/items/{item.ibi}/files", secure=True).content.decode()
+
+    assert "article.pdf" in public and "secret-data.csv" not in public
+    assert "1 more file of this item is not open" in public
+    assert "article.pdf" in own and "secret-data.csv" in own and "not open" not in own
+    landing = reader.get(f"/items/{item.ibi}").content.decode()
+    assert "secret-data.csv" in landing  # named there, with no link
+    assert '"isAccessibleForFree": false' in landing  # not every file is free to read
+
+
 # -- Secret links -------------------------------------------------------------------------------
 
 def test_a_secret_link_opens_its_items_files_until_it_expires_or_is_revoked(

@@ -66,6 +66,7 @@ class Record:
     # The item's access level (a COAR access right), and the first day an embargo is over.
     access_rights: str = "open"
     embargo_until: date | None = None
+    some_closed: bool = False  # a file is not open to all (a restricted file of an open item)
     created: datetime | None = None  # deposited (aware UTC)
     updated: datetime | None = None
     state: str = "Original"  # Original, Copy or Deleted

@@ -65,8 +65,8 @@ def to_dict(record: Record) -> dict:
              "contentSize": str(f.size), **({"sha256": f.sha256} if f.sha256 else {})}
             for f in record.files]
     if not record.is_deleted:
-        # Whether the files may be read by anyone: only those open to all are listed above.
-        doc["isAccessibleForFree"] = record.access_rights == "open"
+        # Whether every file may be read by anyone: only those open to all are listed above.
+        doc["isAccessibleForFree"] = record.access_rights == "open" and not record.some_closed
     if record.is_deleted:
         doc["creativeWorkStatus"] = "Deleted"
     return doc

@@ -85,6 +85,7 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         contributors=dc("contributor"), subjects=dc("subject"), descriptions=dc("description"),
         types=dc("type"), rights=dc("rights"), identifiers=dc("identifier"),
         relations=dc("relation"), formats=dc("format"),
+        some_closed=any(not policy.is_open(item.access_rights, file[4]) for file in files),
         files=tuple(FileRef(name=name, url=links.file_url(item.ibi, name, base), size=size,
                             content_type=content_type, sha256=sha256)
                     for name, size, content_type, sha256, restricted in files

@@ -402,7 +402,19 @@ def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str) -> H
 
 
 def item_files(request: HttpRequest, ibi: str) -> HttpResponse:
-    return _item_subpage(request, ibi, "archive:item_files", "archive/site/files.html")
+    """The list of the files this reader may read: what ``GetFileList`` leads to (the archive
+    service's answer), so a closed file is not on it, only how many there are (#26). The
+    landing page lists them all, the closed ones without their links."""
+    found = _page(request, ibi, "archive:item_files")
+    if isinstance(found, HttpResponse):
+        return found
+    item, context, link = found
+    if item.is_deleted:
+        return _tombstone(request, context, link)
+    readable = [f for f in context["files"] if f["url"]]
+    context = {**context, "files": readable,
+               "closed_files": len(context["files"]) - len(readable)}  # the kept one stays
+    return _personal(render(request, "archive/site/files.html", context), context)
 
 
 def item_metadata(request: HttpRequest, ibi: str) -> HttpResponse:
