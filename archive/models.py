@@ -477,6 +477,14 @@ class AccessRequest(models.Model):
     # When the answer was mailed: empty after a decision while the mail still waits (or
     # failed: the librarian sees it).
     mailed_at = models.DateTimeField(_("answer mailed"), null=True, blank=True)
+    # The answer's mail is owed (archive/access/services.py `mail_owed`): when a worker may
+    # try it (again), how many tries it took, and the site's address the librarian answered
+    # at, for the link. Empty once mailed, or given up.
+    mail_due = models.DateTimeField(_("mail due"), null=True, blank=True, db_index=True)
+    mail_attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0,
+                                                     db_default=0)
+    mail_base = models.CharField(_("site address"), max_length=255, blank=True, default="",
+                                 db_default="")
 
     class Meta:
         verbose_name = _("access request")

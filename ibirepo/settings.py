@@ -207,6 +207,9 @@ IBI_COPY_LEASE = env_int("IBI_COPY_LEASE", 30, low=2, high=3600)
 # How often the beat sends the acknowledgments owed that no nudge sent (the broker was down)
 # and those due again after a failure (archive/resolver/outbox.py).
 IBI_ACKNOWLEDGMENTS_EVERY = env_int("IBI_ACKNOWLEDGMENTS_EVERY", 30, low=1, high=3600)
+# How often the beat mails the answers to requests for a copy that no nudge mailed (the broker
+# was down) and those due again after the mail server failed (archive/access/services.py).
+IBI_ACCESS_MAILS_EVERY = env_int("IBI_ACCESS_MAILS_EVERY", 60, low=1, high=3600)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     # Shortly after midnight: every embargo whose first open day has come is lifted
@@ -221,6 +224,8 @@ CELERY_BEAT_SCHEDULE = {
     # due), copy jobs asked for or left by a worker killed mid-copy.
     "send-acknowledgments": {"task": "archive.tasks.send_acknowledgments",
                              "schedule": float(IBI_ACKNOWLEDGMENTS_EVERY)},
+    "mail-access-answers": {"task": "archive.tasks.mail_access_answers",
+                            "schedule": float(IBI_ACCESS_MAILS_EVERY)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
                          "schedule": max(1.0, IBI_COPY_LEASE / 2)},
 }

@@ -579,3 +579,42 @@ class ScriptedArchives:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class SmtpServer:
+    """A real SMTP server in a process of its own on loopback: aiosmtpd's command, its Mailbox
+    handler writing what it receives to a Maildir (`messages()`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port, self.folder = free_port(), Path(folder)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{self.port}",
+             "-c", "aiosmtpd.handlers.Mailbox", str(self.folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:  # until it listens (a poll: the process says nothing when it does)
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"aiosmtpd did not start: "
+                                       f"{self.process.stderr.read()!r}") from None
+                time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        """EMAIL_URL for it."""
+        return f"smtp://127.0.0.1:{self.port}"
+
+    def messages(self) -> list:
+        import mailbox
+
+        return list(mailbox.Maildir(self.folder, create=False)) if self.folder.exists() else []
+
+    def __enter__(self) -> SmtpServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

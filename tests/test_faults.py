@@ -11,7 +11,9 @@ tmpfs of the media (as .ci/run has), and PostgreSQL's server binaries.
 from __future__ import annotations
 
 import concurrent.futures
+import datetime
 import itertools
+import json
 import os
 import re
 import signal
@@ -33,7 +35,14 @@ from .faults import (
     obeying_503,
     waiting_in,
 )
-from .servers import ROOT, CountingSilentArchive, FakeArchiveService, LiveServers, _python
+from .servers import (
+    ROOT,
+    CountingSilentArchive,
+    FakeArchiveService,
+    LiveServers,
+    SmtpServer,
+    _python,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 
@@ -49,9 +58,9 @@ class Deployment:
 
     def __init__(self, root: Path, pg: OwnPostgres, redis: OwnRedis, peer: FakeArchive,
                  acknowledged: FakeArchiveService, media: SmallFilesystem,
-                 uploads: SmallFilesystem) -> None:
+                 uploads: SmallFilesystem, mail: SmtpServer) -> None:
         self.root, self.pg, self.redis, self.peer = root, pg, redis, peer
-        self.acknowledged, self.media, self.uploads = acknowledged, media, uploads
+        self.acknowledged, self.media, self.uploads, self.mail = acknowledged, media, uploads, mail
         self.dbname = "ibirepo"
         self.worker: subprocess.Popen | None = None
         self.servers = LiveServers(root)
@@ -59,7 +68,8 @@ class Deployment:
             "site", DATABASE_URL=pg.create(self.dbname), CACHE_URL=redis.url(1),
             CELERY_BROKER_URL=redis.url(0), MEDIA_ROOT=str(media.path),
             IBI_UPLOAD_TEMP_DIR=str(uploads.path), IBI_PEER_ARCHIVES=peer.base_url,
-            IBI_COPY_LEASE=str(LEASE), IBI_ACKNOWLEDGMENTS_EVERY="2",
+            IBI_COPY_LEASE=str(LEASE), IBI_ACKNOWLEDGMENTS_EVERY="2", EMAIL_URL=mail.url,
+            IBI_ACCESS_MAILS_EVERY="2",
             IBI_RESOLVER_TIMEOUT="2", IBI_RESOLVER_DEADLINE="3", CELERY_BROKER_TIMEOUT="1.5",
             IBI_RESOLVER_MAX_WAITING="4", IBI_RESOLVER_MAX_WAITING_PER_CLIENT="1")
         self.server.start(extra_args=("--workers", "1", "--worker-class", "gthread",
@@ -102,6 +112,10 @@ class Deployment:
         return self.sql("SELECT count(*) FROM archive_owedacknowledgment "
                         "WHERE done_at IS NULL")[0][0]
 
+    def mails_owed(self) -> int:
+        return self.sql("SELECT count(*) FROM archive_accessrequest "
+                        "WHERE mailed_at IS NULL AND mail_due IS NOT NULL")[0][0]
+
     def fsck(self) -> subprocess.CompletedProcess:
         return self.server.manage("fsck", check=False, env={"LANGUAGE_CODE": "en"})
 
@@ -116,9 +130,10 @@ def site(tmp_path_factory):
     with OwnPostgres() as pg, OwnRedis(root / "redis") as redis, \
             SmallFilesystem(root / "media", MEDIA_SIZE) as media, \
             SmallFilesystem(root / "uploads", UPLOADS_SIZE) as uploads, \
-            FakeArchiveService(FAKE_SERVICE) as acknowledged:
+            FakeArchiveService(FAKE_SERVICE) as acknowledged, \
+            SmtpServer(root / "maildir") as mail:
         peer = FakeArchive()
-        deployment = Deployment(root, pg, redis, peer, acknowledged, media, uploads)
+        deployment = Deployment(root, pg, redis, peer, acknowledged, media, uploads, mail)
         deployment.start_worker()
         try:
             yield deployment
@@ -141,6 +156,7 @@ def after_each(site):
         site.start_worker()
     make.wait_until(lambda: site.owed() == 0, timeout=60,
                     what="every acknowledgment owed delivered")
+    make.wait_until(lambda: site.mails_owed() == 0, timeout=60, what="every answer mailed")
     checked = site.fsck()
     assert checked.returncode == 0, checked.stdout + checked.stderr
     titles = [title for _ibi, title in site.items()]
@@ -288,6 +304,42 @@ def test_with_the_broker_stopped_or_hung_resolutions_answer_and_acknowledgments_
     # The broker back: the worker's beat sends what is owed, each once (after_each).
     make.wait_until(lambda: site.owed() == 0, timeout=60, what="the acknowledgments sent")
     assert len(site.acknowledged.requests("acknowledgment")) == before + 5
+
+
+@pytest.mark.parametrize("fault", ["stopped", "hung"])
+def test_with_the_broker_stopped_or_hung_a_librarians_answer_is_mailed_once_it_is_back(
+        site, clerk, fault):
+    """The answer to a request for a copy is owed in the database (#30, 4): the librarian's
+    page answers at once, broker or not, and the mail goes once the broker is back."""
+    until = (datetime.datetime.now(datetime.UTC).date() + datetime.timedelta(days=90)).isoformat()
+    item = make.deposited(site.server, site.token, f"Tese sob embargo ({fault})",
+                          ("tese.pdf", b"%PDF-1.4 tese\n"), access=json.dumps(
+                              {"rights": "embargoed", "embargo_until": until}))
+    form = f"/items/{item['ibi']}/request"
+    with httpx.Client(base_url=site.server.url, timeout=30) as reader:
+        asked = reader.post(form, data={"csrfmiddlewaretoken": csrf(reader, form),
+                                        "name": "Ana", "email": f"{fault}@example.org",
+                                        "reason": "pesquisa"})
+    assert asked.status_code == 302, asked.text[:500]
+    ((request,),) = site.sql("SELECT id FROM archive_accessrequest WHERE email = %s",
+                             [f"{fault}@example.org"])
+    page = f"/admin/archive/accessrequest/{request}/change/"
+    token = csrf(clerk, page)
+    before = len(site.mail.messages())
+    (site.redis.stop if fault == "stopped" else site.redis.pause)()
+    try:
+        began = time.monotonic()
+        answered = clerk.post(page, data={"csrfmiddlewaretoken": token,
+                                          "decision": "approve", "message": "Boa leitura"})
+        took = time.monotonic() - began
+        owed, mailed = site.mails_owed(), len(site.mail.messages())
+    finally:
+        site.redis.resume() if fault == "hung" else site.redis.start()
+    assert answered.status_code == 302 and took < 3, (answered.status_code, took)
+    assert (owed, mailed) == (1, before)  # owed, kept: no worker could be told
+    make.wait_until(lambda: site.mails_owed() == 0, timeout=60, what="the answer mailed")
+    (mail,) = [m for m in site.mail.messages() if m["To"] == f"{fault}@example.org"]
+    assert "?token=" in mail.get_payload(decode=True).decode(mail.get_content_charset())
 
 
 # -- The worker killed with kill -9 mid-copy; the admin's copy page (points 6 and 12) ---------

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import re
+import smtplib
 import unicodedata
-from datetime import date, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -18,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
+from django.db.models import F
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -128,30 +131,29 @@ def _decide(request: AccessRequest, by, status: str, message: str) -> None:
     request.decided_at = timezone.now()
     request.decided_by = by if by is not None and by.is_authenticated else None
     request.message = _text(_("message"), message, 5000)
+    request.mail_due = request.decided_at  # the answer's mail is owed from now (`mail_owed`)
 
 
 @transaction.atomic
 def approve(*, request: AccessRequest, by: AbstractBaseUser | None = None, message: str = "",
-            base: str | None = None) -> tuple[AccessRequest, str]:
-    """Approve a pending request: a secret link valid IBI_ACCESS_LINK_DAYS days is made for
-    it. The request, and the link's URL for `mail_answer` (the edge enqueues it after the
-    commit: archive/access/tasks.py `mail_after_commit`)."""
+            base: str | None = None) -> AccessRequest:
+    """Approve a pending request: its answer is owed to the reader, a mail with a secret link
+    valid IBI_ACCESS_LINK_DAYS days, made when the mail is written (`mail_owed`); `base` is
+    the site's address the link names."""
     request = AccessRequest.objects.select_for_update().select_related("item").get(
         pk=request.pk)
     _decide(request, by, AccessRequest.Status.APPROVED, message)
-    today = timezone.localdate()
-    _link, token = create_link(item=request.item, by=by, request=request, today=today,
-                               expires=today + timedelta(days=settings.IBI_ACCESS_LINK_DAYS),
-                               note=_("request of %(name)s") % {"name": request.name})
+    _opens_something(request.item)
+    request.mail_base = (base or "")[:255]
     request.save()
-    return request, links.secret_link_url(request.item.ibi, token, base)
+    return request
 
 
 @transaction.atomic
 def refuse(*, request: AccessRequest, by: AbstractBaseUser | None = None,
            message: str = "") -> AccessRequest:
-    """Refuse a pending request; the reader is told so (`mail_answer`), with the librarian's
-    message."""
+    """Refuse a pending request; the reader is told so by mail (`mail_owed`), with the
+    librarian's message."""
     request = AccessRequest.objects.select_for_update().select_related("item").get(
         pk=request.pk)
     _decide(request, by, AccessRequest.Status.REFUSED, message)
@@ -159,10 +161,9 @@ def refuse(*, request: AccessRequest, by: AbstractBaseUser | None = None,
     return request
 
 
-def mail_answer(*, request_id: int, url: str | None) -> None:
+def mail_answer(*, request: AccessRequest, url: str | None) -> None:
     """Mail the reader the answer to their request, in the language they asked in: the
     secret link (`url`) when approved. Raises what the mail server raises."""
-    request = AccessRequest.objects.select_related("item").get(pk=request_id)
     approved = request.status == AccessRequest.Status.APPROVED
     with translation.override(request.language or settings.LANGUAGE_CODE):
         context = {"request": request, "item": request.item, "url": url,
@@ -173,7 +174,98 @@ def mail_answer(*, request_id: int, url: str | None) -> None:
         body = render_to_string(template, context)
         subject = (_("Your request for %(title)s") % {"title": request.item.title})[:200]
     send_mail(" ".join(subject.split()), body, None, [request.email])
-    AccessRequest.objects.filter(pk=request.pk).update(mailed_at=timezone.now())
+    AccessRequest.objects.filter(pk=request.pk).update(mailed_at=timezone.now(), mail_due=None)
+
+
+# -- Answers mailed ------------------------------------------------------------------------------
+# An answer decided is a mail owed (`AccessRequest.mail_due`, set by `_decide`), kept in the
+# database until it is sent: a broker that is down or hangs, a mail server that refuses, a
+# worker killed mid-send delay the mail and lose none (#30, 4). A worker takes what is due,
+# out of reach for MAIL_LEASE, and tries each: sent → mailed; the mail server failed → due again
+# after a backoff (a minute, doubling, at most an hour), given up after MAIL_ATTEMPTS tries
+# (logged; the admin shows the answer as not mailed). An approval's secret link is made as its
+# mail is written, its token only in the mail: a mail tried again carries a new token (the
+# request has one link; a mail sent just before its worker was killed, and sent again, leaves
+# the first token dead and the second one working).
+
+MAIL_LEASE = timedelta(minutes=5)
+MAIL_ATTEMPTS = 8
+
+
+@dataclass
+class Mailed:
+    """What one `mail_owed` did, for the worker's log."""
+
+    mailed: int = 0
+    retried: int = 0
+    given_up: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.mailed} mailed, {self.retried} to retry, {self.given_up} given up"
+
+
+def _due(now: datetime) -> list[AccessRequest]:
+    """The answers owed and due now (at most 50), each moved past its lease: no other worker
+    takes them meanwhile."""
+    with transaction.atomic():
+        found = list(AccessRequest.objects.select_for_update(skip_locked=True)
+                     .filter(mailed_at=None, mail_due__lte=now)
+                     .exclude(status=AccessRequest.Status.PENDING).order_by("mail_due")[:50])
+        AccessRequest.objects.filter(pk__in=[r.pk for r in found]).update(
+            mail_due=now + MAIL_LEASE, mail_attempts=F("mail_attempts") + 1)
+    return list(AccessRequest.objects.select_related("item", "decided_by")
+                .filter(pk__in=[r.pk for r in found]).order_by("mail_due"))
+
+
+@transaction.atomic
+def _link_url(request: AccessRequest) -> str:
+    """The secret link the approval's mail carries: the request's link, with a new token
+    (ServiceError when the item opened meanwhile: a link would open nothing)."""
+    today = timezone.localdate()
+    expires = today + timedelta(days=settings.IBI_ACCESS_LINK_DAYS)
+    link = AccessLink.objects.select_for_update().filter(request=request).first()
+    if link is None:
+        _link, token = create_link(item=request.item, by=request.decided_by, request=request,
+                                   today=today, expires=expires,
+                                   note=_("request of %(name)s") % {"name": request.name})
+    else:
+        _opens_something(request.item)
+        token = policy.new_token()
+        AccessLink.objects.filter(pk=link.pk).update(token_hash=policy.token_hash(token),
+                                                      expires=expires, revoked_at=None)
+    return links.secret_link_url(request.item.ibi, token, request.mail_base or None)
+
+
+def mail_owed(*, now: datetime | None = None) -> Mailed:
+    """Mail every answer that is owed and due (see above)."""
+    done = Mailed()
+    while found := _due(now or timezone.now()):
+        for request in found:
+            try:
+                url = None
+                if request.status == AccessRequest.Status.APPROVED:
+                    try:
+                        url = _link_url(request)
+                    except ServiceError:  # opened meanwhile: its landing page opens the files
+                        url = links.landing_url(request.item.ibi, request.mail_base or None)
+                mail_answer(request=request, url=url)
+            except (smtplib.SMTPException, OSError) as exc:
+                if request.mail_attempts >= MAIL_ATTEMPTS:
+                    logger.error("access: the answer to request %s was not mailed, given up "
+                                 "after %d tries: %s", request.pk, request.mail_attempts, exc)
+                    AccessRequest.objects.filter(pk=request.pk).update(mail_due=None)
+                    done.given_up += 1
+                    continue
+                backoff = min(timedelta(minutes=1) * 2 ** (request.mail_attempts - 1),
+                              timedelta(hours=1))
+                logger.warning("access: the answer to request %s is not mailed yet (%s): "
+                               "tried again in %s", request.pk, exc, backoff)
+                AccessRequest.objects.filter(pk=request.pk).update(
+                    mail_due=timezone.now() + backoff)
+                done.retried += 1
+                continue
+            done.mailed += 1
+    return done
 
 
 # -- Embargoes lifted --------------------------------------------------------------------------

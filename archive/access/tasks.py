@@ -1,21 +1,19 @@
 """Celery tasks of access: thin, idempotent, plain values in.
 
 `lift_embargoes` runs shortly after midnight in TIME_ZONE (CELERY_BEAT_SCHEDULE); a second
-run finds nothing to lift. `mail_answer` mails the answer to a request for a copy, retried
-while the mail server fails; run in process (no broker) a failure is logged, and the admin
-shows the answer as not mailed.
+run finds nothing to lift. `mail_access_answers` mails the answers owed to readers
+(services.py `mail_owed`: kept in the database until mailed), nudged when a librarian answers
+(web/nudges.py: off the librarian's thread) and run by the beat every
+IBI_ACCESS_MAILS_EVERY seconds, which sends what a lost nudge or a failed try left. Without a
+broker (tasks in process) the nudge runs it at once, in the librarian's request.
 """
 from __future__ import annotations
-
-import logging
-import smtplib
 
 from celery import shared_task
 from django.db import transaction
 
+from ..web import nudges
 from . import services
-
-logger = logging.getLogger(__name__)
 
 
 @shared_task(name="archive.tasks.lift_embargoes")
@@ -24,24 +22,19 @@ def lift_embargoes() -> int:
     return len(services.lift_embargoes())
 
 
-@shared_task(name="archive.tasks.mail_access_answer", bind=True, max_retries=8)
-def mail_answer(self, request_id: int, url: str | None) -> str:
-    try:
-        services.mail_answer(request_id=request_id, url=url)
-    except (smtplib.SMTPException, OSError) as exc:
-        if self.request.is_eager:
-            logger.error("access: the answer to request %s was not mailed: %s", request_id, exc)
-            return f"failed: {exc}"
-        raise self.retry(exc=exc, countdown=min(60 * 2 ** self.request.retries, 3600)) \
-            from None
-    return "mailed"
+@shared_task(name="archive.tasks.mail_access_answers")
+def mail_access_answers() -> str:
+    """Every answer owed to a reader and due, mailed; what happened."""
+    return str(services.mail_owed())
 
 
-def mail_after_commit(request_id: int, url: str | None) -> None:
-    """Enqueue `mail_answer` once the answer is committed."""
-    def enqueue() -> None:
-        try:
-            mail_answer.delay(request_id, url)
-        except Exception:  # a broker outage: the admin shows the answer as not mailed
-            logger.exception("access: the answer to request %s was not enqueued", request_id)
-    transaction.on_commit(enqueue)
+@shared_task(name="archive.tasks.mail_access_answer")
+def mail_answer(*args) -> str:
+    """A message queued by an older version (one answer per task, its link's URL in the
+    message): the answers owed are in the database now, and mailed with the others."""
+    return mail_access_answers()
+
+
+def mail_soon() -> None:
+    """For the edge that answered a request: a worker nudged once the answer is committed."""
+    transaction.on_commit(lambda: nudges.soon(mail_access_answers))
