@@ -199,8 +199,16 @@ CELERY_TIMEZONE = env_time_zone("TIME_ZONE", "UTC")
 # this long per attempt, not forever. Longer than the worker's one-second wait for messages.
 IBI_BROKER_TIMEOUT = env_seconds("CELERY_BROKER_TIMEOUT", 5.0, low=1.5, high=120)
 CELERY_BROKER_CONNECTION_TIMEOUT = IBI_BROKER_TIMEOUT
+# A message a worker took and never acknowledged (the worker killed mid-task: tasks are
+# acknowledged late) goes back to the queue this long after it was taken, not after kombu's
+# hour (Redis and SQS only; RabbitMQ returns it when the connection drops). Every task is safe
+# to run twice, and those that may last longer hold a lease the second run respects (copy
+# jobs, acknowledgments owed, answers mailed, a fixity run): a message put back while its
+# first run still works is acknowledged and does nothing.
+IBI_TASK_REDELIVERY = env_int("IBI_TASK_REDELIVERY", 60, low=10, high=86400)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": IBI_BROKER_TIMEOUT,
-                                   "socket_connect_timeout": IBI_BROKER_TIMEOUT}
+                                   "socket_connect_timeout": IBI_BROKER_TIMEOUT,
+                                   "visibility_timeout": IBI_TASK_REDELIVERY}
 # A copy job's worker is gone when its heartbeat is this old: another takes the job over
 # (archive/preservation/jobs.py); the beat looks for such jobs twice as often.
 IBI_COPY_LEASE = env_int("IBI_COPY_LEASE", 30, low=2, high=3600)

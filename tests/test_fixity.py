@@ -133,6 +133,25 @@ def test_the_daily_task_checks_and_reports(items, media, settings):
     assert check_fixity.apply().get() == "4 files checked: 1 changed or missing"
 
 
+def test_one_fixity_run_at_a_time_a_message_put_back_meanwhile_does_nothing(items,
+                                                                             settings):
+    """The broker puts a task's message back IBI_TASK_REDELIVERY after it was taken, even
+    while its run works (#30, 6): that second run finds the lease and leaves the files."""
+    from django.core.cache import cache
+
+    from archive.preservation.tasks import FIXITY_RUN, check_fixity
+
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] == 60
+    cache.add(FIXITY_RUN, 1, 60)  # a run at work in another worker
+    try:
+        assert check_fixity.apply().get() == "at work in another worker"
+        assert not ItemFile.objects.exclude(checked_at=None).exists()
+    finally:
+        cache.delete(FIXITY_RUN)
+    assert check_fixity.apply().get() == "6 files checked: 0 changed or missing"
+    assert cache.get(FIXITY_RUN) is None  # its lease given back
+
+
 # -- A damaged file is not served with its old checksum ---------------------------------------
 
 def test_a_damaged_file_answers_503_until_it_is_restored_and_checked_again(items, media, client):

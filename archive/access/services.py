@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import smtplib
+import time
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -188,7 +189,7 @@ def mail_answer(*, request: AccessRequest, url: str | None) -> None:
 # request has one link; a mail sent just before its worker was killed, and sent again, leaves
 # the first token dead and the second one working).
 
-MAIL_LEASE = timedelta(minutes=5)
+MAIL_LEASE = timedelta(seconds=30)  # renewed for the rest while a batch is mailed
 MAIL_ATTEMPTS = 8
 
 
@@ -240,7 +241,13 @@ def mail_owed(*, now: datetime | None = None) -> Mailed:
     """Mail every answer that is owed and due (see above)."""
     done = Mailed()
     while found := _due(now or timezone.now()):
-        for request in found:
+        renewed = time.monotonic()
+        for position, request in enumerate(found):
+            if time.monotonic() - renewed > MAIL_LEASE.total_seconds() / 3:
+                AccessRequest.objects.filter(
+                    pk__in=[r.pk for r in found[position:]], mailed_at=None).update(
+                    mail_due=timezone.now() + MAIL_LEASE)
+                renewed = time.monotonic()
             try:
                 url = None
                 if request.status == AccessRequest.Status.APPROVED:

@@ -13,10 +13,12 @@ and finds its work done.
 from __future__ import annotations
 
 import logging
+import time
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
+from django.core.cache import cache
 
 from ..deposit import services, storage
 from . import copies, fixity, jobs
@@ -76,14 +78,31 @@ def refresh_copies() -> int:
     return len(found)
 
 
+FIXITY_RUN = "ibi:fixity:run"  # held in the shared cache while a run works
+FIXITY_LEASE = 60  # seconds; renewed between files
+
+
 @shared_task(name="archive.tasks.check_fixity")
 def check_fixity() -> str:
-    """Hash stored files again, IBI_FIXITY_BATCH of them (0: all), oldest-checked first."""
+    """Hash stored files again, IBI_FIXITY_BATCH of them (0: all), oldest-checked first. One
+    run at a time: a second message (the first one put back by the broker while its run
+    works, IBI_TASK_REDELIVERY) finds the run's lease and does nothing; a run killed mid-way
+    leaves its lease to expire, and the message put back does the rest (each file records
+    when it was checked: a run goes on from the oldest)."""
+    if not cache.add(FIXITY_RUN, 1, FIXITY_LEASE):
+        return "at work in another worker"
     limit = settings.IBI_FIXITY_BATCH or None
     checked = bad = 0
-    for finding in fixity.check(limit):
-        checked += 1
-        if not finding.ok:
-            bad += 1
-            logger.error("fixity: %s %s", finding.key, finding.problem)
+    renewed = time.monotonic()
+    try:
+        for finding in fixity.check(limit):
+            checked += 1
+            if not finding.ok:
+                bad += 1
+                logger.error("fixity: %s %s", finding.key, finding.problem)
+            if time.monotonic() - renewed > FIXITY_LEASE / 3:
+                cache.touch(FIXITY_RUN, FIXITY_LEASE)
+                renewed = time.monotonic()
+    finally:
+        cache.delete(FIXITY_RUN)
     return f"{checked} files checked: {bad} changed or missing"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -35,7 +36,8 @@ from ..protocol import client as resolver_client
 logger = logging.getLogger(__name__)
 
 BATCH = 100
-LEASE = timedelta(minutes=2)  # longer than a send takes (IBI_RESOLVER_TIMEOUT)
+LEASE = timedelta(seconds=30)  # renewed along a batch (`_Lease`): a killed worker's rows
+#                                are due again this soon
 FIRST_RETRY = timedelta(seconds=5)
 LONGEST_RETRY = timedelta(hours=1)
 GIVE_UP_AFTER = timedelta(days=1)
@@ -59,6 +61,22 @@ class Sent:
     def __str__(self) -> str:
         return (f"{self.delivered} delivered, {self.refused} refused, {self.retried} to retry, "
                 f"{self.dropped} dropped")
+
+
+class _Lease:
+    """The lease of a batch of rows taken: renewed for those not done yet once a third of it
+    has passed, so that a long batch keeps them and a killed worker's are due again soon."""
+
+    def __init__(self, rows: list[OwedAcknowledgment]) -> None:
+        self.left = {row.pk for row in rows}
+        self.renewed = time.monotonic()
+
+    def done(self, row: OwedAcknowledgment) -> None:
+        self.left.discard(row.pk)
+        if self.left and time.monotonic() - self.renewed > LEASE.total_seconds() / 3:
+            OwedAcknowledgment.objects.filter(pk__in=self.left, done_at=None).update(
+                due=timezone.now() + LEASE)
+            self.renewed = time.monotonic()
 
 
 def _take(now) -> list[OwedAcknowledgment]:
@@ -92,7 +110,9 @@ def send_due() -> Sent:
     while rows := _take(now):
         archives = RegisteredArchive.objects.in_bulk({row.archive_id for row in rows})
         silent: dict[int, str] = {}  # Archives that did not answer in this batch
+        lease = _Lease(rows)
         for row in rows:
+            lease.done(row)  # the rest kept a while longer, when the batch is long
             archive = archives.get(row.archive_id)
             if archive is None or not archive.included or not archive.address:
                 _done(row, "not sent: the Archive is no longer included")
