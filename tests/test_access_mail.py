@@ -50,7 +50,7 @@ def test_an_approval_goes_through_a_real_smtp_server(smtp_server, settings, mail
     with django_capture_on_commit_callbacks(execute=True):
         request = access.approve(request=request, message="Bom trabalho",
                                  base="http://repo.example")
-        tasks.mail_soon()
+        tasks.mail_access_answers.delay()
     (message,) = make.wait_until(smtp_server.messages, what="the mail delivered")
     assert message["To"] == "ana@example.org"
     assert str(make_header(decode_header(message["Subject"]))) == (
@@ -80,7 +80,7 @@ def test_an_answer_the_mail_server_cannot_take_stays_owed_and_goes_once_it_can(
     with django_capture_on_commit_callbacks(execute=True):
         approved = access.approve(request=asked[0], base="http://repo.example")
         refused = access.refuse(request=asked[1], message="Não")
-        tasks.mail_soon()
+        tasks.mail_access_answers.delay()
     for request in (approved, refused):
         request.refresh_from_db()
         assert (request.mailed_at, request.mail_attempts) == (None, 1)

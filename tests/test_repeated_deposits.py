@@ -90,3 +90,28 @@ def test_the_admins_form_saved_twice_lands_on_the_first_item(librarian_client):
     assert (f"“Saved twice” was deposited already, a moment ago, as {ibi}: this is that item, "
             "not a new one.") in page.content.decode()
     assert LogEntry.objects.filter(object_id=str(item.pk)).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)  # committed: what is known after the commit
+def test_an_admin_deposit_whose_database_fails_after_its_commit_names_its_item(
+        librarian_client, monkeypatch):
+    """The connection lost after the admin deposit's commit, while its answer is made (#30,
+    1): a 303 to the item made, never "send it again"; before the commit, nothing was made
+    and the 503 says so."""
+    from django.db import InterfaceError
+
+    from archive.admin.items import ItemAdmin
+
+    made = ItemAdmin.add_view
+
+    def made_then_lost(self, request, *args, **kwargs):
+        made(self, request, *args, **kwargs)
+        raise InterfaceError("connection already closed")
+
+    monkeypatch.setattr(ItemAdmin, "add_view", made_then_lost)
+    response = make.admin_deposit(librarian_client, ("paper.pdf", b"%PDF-1.4"),
+                                  title="Committed then lost")
+
+    item = Item.objects.get(title="Committed then lost")
+    assert response.status_code == 303
+    assert response["Location"] == f"/admin/archive/item/{item.pk}/change/"

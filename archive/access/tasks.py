@@ -10,9 +10,7 @@ broker (tasks in process) the nudge runs it at once, in the librarian's request.
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import transaction
 
-from ..web import nudges
 from . import services
 
 
@@ -33,8 +31,3 @@ def mail_answer(*args) -> str:
     """A message queued by an older version (one answer per task, its link's URL in the
     message): the answers owed are in the database now, and mailed with the others."""
     return mail_access_answers()
-
-
-def mail_soon() -> None:
-    """For the edge that answered a request: a worker nudged once the answer is committed."""
-    transaction.on_commit(lambda: nudges.soon(mail_access_answers))

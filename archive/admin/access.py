@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -15,6 +16,7 @@ from ..access import services, tasks
 from ..deposit import links
 from ..deposit.services import ServiceError
 from ..models import AccessLink, AccessRead, AccessRequest
+from ..web import nudges
 from ..web.addresses import base_url
 from .copies import ReadOnlyAdmin
 
@@ -92,8 +94,8 @@ class AccessRequestAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj: AccessRequest, form, change) -> None:
         """Answered already by the form (AnswerForm): the mail is owed, a worker nudged after
-        the commit (archive/access/tasks.py)."""
-        tasks.mail_soon()
+        the commit, off this thread (archive/web/nudges.py)."""
+        transaction.on_commit(lambda: nudges.soon(tasks.mail_access_answers))
         messages.success(request, _("The answer is on its way to %(email)s.")
                          % {"email": obj.email})
 

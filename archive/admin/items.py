@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..deposit import links, selectors, services, storage
 from ..models import DC_ELEMENTS, DcValue, Item, MintingState
+from ..web import middleware
 from ..web.addresses import base_url
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
@@ -231,6 +232,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         # A deposit the form found made already (the same content sent again): no new item,
         # so no "added" entry, and the librarian is told (response_add).
         request.repeated_deposit = getattr(form, "repeated", None)
+        if not change and form.instance.pk is not None:
+            # Should the database fail after the deposit's commit: a 303 to the item, never
+            # "send it again" (archive/web/middleware.py).
+            middleware.made(request, reverse("admin:archive_item_change",
+                                             args=[form.instance.pk]))
         return super().save_form(request, form, change)
 
     def log_addition(self, request, obj, message):

@@ -32,8 +32,8 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
-from django.http import HttpRequest, HttpResponse
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections, transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext_noop
 
 from ..deposit.uploads import UPLOAD_REFUSALS
@@ -152,6 +152,22 @@ def unavailable(request: HttpRequest, message: str = MESSAGE,
     return response
 
 
+def made(request: HttpRequest, url: str) -> None:
+    """Say, once the write in progress commits, where what it made is: should the database
+    fail afterwards, while the answer is made, the answer is a 303 there, never "send it
+    again" (#30, 1)."""
+    transaction.on_commit(lambda: setattr(request, "_made", url))
+
+
+def _made(request: HttpRequest) -> HttpResponse | None:
+    url = getattr(request, "_made", None)
+    if url is None:
+        return None
+    logger.warning("%s %s: the database went away after the commit; answered with %s",
+                   request.method, request.path, url)
+    return HttpResponseRedirect(url, status=303)
+
+
 class DroppedConnectionMiddleware:
     def __init__(self, get_response) -> None:
         self.get_response = get_response
@@ -164,7 +180,8 @@ class DroppedConnectionMiddleware:
             if close_dropped() or database_unavailable():
                 logger.warning("%s %s: the database went away while answering",
                                request.method, request.path)
-                return unavailable(request, UNAVAILABLE, RETRY_AFTER_UNAVAILABLE)
+                return _made(request) or unavailable(request, UNAVAILABLE,
+                                                     RETRY_AFTER_UNAVAILABLE)
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception
@@ -178,6 +195,8 @@ class DroppedConnectionMiddleware:
         logger.warning("%s %s: database connection %s (%s)", request.method, request.path,
                        "refused" if unreachable else "dropped", exception)
         request._database_failed = True
+        if (done := _made(request)) is not None:
+            return done
         message, retry_after = ((UNAVAILABLE, RETRY_AFTER_UNAVAILABLE) if unreachable
                                 else (MESSAGE, RETRY_AFTER))
         if request.method not in IDEMPOTENT or getattr(request, "_dropped_retried", False):
