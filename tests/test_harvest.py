@@ -47,6 +47,28 @@ def sha(name: str) -> str:
     return hashlib.sha256((OAI_DATA / "bitstreams" / name).read_bytes()).hexdigest()
 
 
+def test_a_record_never_updates_another_repositorys_item_by_a_default_prefix_handle(
+        source, tmp_path):
+    """123456789 is DSpace's default Handle prefix, which many repositories keep: an item here
+    by the Handle 123456789/42 from another repository (no OAI identifier of this source) is
+    not this source's record 42: that record fails with the reason, the item stays as it was."""
+    from tests import factories as make
+
+    theirs = make.item(title="Uma tese de outro repositório")
+    AlternateIdentifier.objects.create(item=theirs, scheme="handle", value="123456789/42")
+    files = list(theirs.files.values_list("name", "sha256"))
+
+    out, rows, failed = run(source.base, tmp_path)
+
+    assert "3 imported, 0 updated, 0 skipped, 0 deleted, 1 failed" in out, out
+    assert rows[f"{ID}42"]["status"] == "failed"
+    assert f"the Handle 123456789/42 is held here by {theirs.ibi}" in rows[f"{ID}42"]["reason"]
+    theirs.refresh_from_db()
+    assert theirs.title == "Uma tese de outro repositório"
+    assert list(theirs.files.values_list("name", "sha256")) == files
+    assert not AlternateIdentifier.objects.filter(value=f"{ID}42").exists()
+
+
 def listed(source) -> list[tuple[str, str]]:
     return [(path, params.get("verb", "")) for path, params in source.asked]
 

@@ -142,13 +142,34 @@ def test_a_second_run_skips_what_is_unchanged_and_updates_what_changed(export):
     (export / "item_002" / "mapa.csv").write_text("x\n")
     (export / "item_002" / "contents").write_text(
         "chuva.csv\tpermissions:-r 'Anonymous'\nmapa.csv\tbundle:ORIGINAL\n")
-    out, _failed = run(export)
+    out, _failed = run(export, "--same-repository")
     assert "0 imported, 1 updated, 4 skipped, 0 failed" in out
     data = by_handle("123456789/44")
     assert data.title == "Rainfall over the Amazon basin"
     assert [f.name for f in data.files.all()] == ["chuva.csv", "mapa.csv"]
     assert by_handle("123456789/42").pk == thesis.pk
     assert len(stored_items()) == 5
+
+
+def test_another_repositorys_export_never_overwrites_an_item_by_a_default_prefix_handle(
+        export, tmp_path):
+    """123456789 is DSpace's default Handle prefix, which many repositories keep: an item here
+    by such a Handle is the same only if nothing changed (an export imported again), else that
+    item fails with the reason and nothing changes, unless --same-repository says so."""
+    run(export)
+    thesis = by_handle("123456789/44")
+    other = tmp_path / "other"
+    shutil.copytree(export, other)
+    path = other / "item_002" / "dublin_core.xml"
+    path.write_text(path.read_text().replace("Rainfall over the Amazon", "Algo bem diferente"))
+
+    out, failed = run(other)
+
+    assert failed is not None and "0 imported, 0 updated, 4 skipped, 1 failed" in out
+    assert ("the Handle 123456789/44 is held here by " f"{thesis.ibi}, which differs from "
+            "this record") in out
+    assert by_handle("123456789/44").title == "Rainfall over the Amazon" == thesis.title
+    assert run(export)[0].startswith("0 imported, 0 updated, 5 skipped")  # the same again
 
 
 def broken(export: Path, case: str) -> str:

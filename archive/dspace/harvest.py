@@ -149,6 +149,7 @@ class Harvester:
     remote: Remote
     report: Report
     set_spec: str = ""
+    same_repository: bool = False  # a Handle of the default prefix names the same item
     progress: Callable[[int, int | None], None] = lambda n, total: None
     outcome: Outcome = field(default_factory=Outcome)
 
@@ -272,6 +273,7 @@ class Harvester:
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
         existing = self._holder(ids)
+        found_by = list(ids)
         files = self._files(header.identifier)
         names = [storage.safe_name(f.name) for f in files]
         if len(set(names)) != len(names):
@@ -292,6 +294,8 @@ class Harvester:
             with transaction.atomic():
                 services.add_ids(existing, ids)
             return SKIPPED, existing, mapped
+        if existing is not None and not self.same_repository:
+            services.refuse_unless_the_same(existing, found_by)
         with ExitStack() as stack:
             uploads = []
             for remote_file, name in wanted:
@@ -322,12 +326,13 @@ class Harvester:
 
 def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
             full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
-            sleep=None, progress=None) -> Outcome:
+            sleep=None, progress=None, same_repository: bool = False) -> Outcome:
     """One run against the OAI-PMH repository at `base` (see the module's docstring)."""
     kwargs = {"sleep": sleep} if sleep is not None else {}
     remote = Remote(base, files_from, timeout=timeout, delay=delay, **kwargs)
     try:
-        harvester = Harvester(remote, report, set_spec=set_spec)
+        harvester = Harvester(remote, report, set_spec=set_spec,
+                              same_repository=same_repository)
         if progress is not None:
             harvester.progress = progress
         return harvester.run(from_=from_, full=full)

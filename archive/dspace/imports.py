@@ -91,6 +91,9 @@ class Importer:
     report: Report
     today: date = field(default_factory=date.today)  # noqa: DTZ011 (embargoes are days)
     progress: Callable[[int], None] = lambda n: None
+    # The export comes from the repository the items already here by its Handles came from:
+    # a Handle of DSpace's default prefix then names the same item (services.py).
+    same_repository: bool = False
     # What is kept per package between the passes, small whatever the collection: its Handles
     # and why it could not be scanned; after its import, its item's id (None: failed).
     scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
@@ -214,6 +217,8 @@ class Importer:
                              dc=mapped.dc, files=sums) and services.same_access(
                     existing, level, restricted):
                 return SKIPPED, existing, mapped
+            if not self.same_repository:
+                services.refuse_unless_the_same(existing, ids)
             held = dict(existing.files.values_list("name", "sha256"))
             for name, sha in sums.items():
                 if name in held and held[name] != sha:
@@ -260,8 +265,9 @@ def _sha256(fileobj) -> str:
 
 def import_packages(packages: Iterable[Package], report: Report, *,
                     progress: Callable[[int], None] = lambda n: None,
-                    today: date | None = None) -> Report:
-    importer = Importer(list(packages), report, progress=progress)
+                    today: date | None = None, same_repository: bool = False) -> Report:
+    importer = Importer(list(packages), report, progress=progress,
+                        same_repository=same_repository)
     if today is not None:
         importer.today = today
     return importer.run()

@@ -35,6 +35,27 @@ def holder(ids: Iterable[Alternate]) -> Item | None:
     return Item.objects.get(pk=found.pop()) if found else None
 
 
+# DSpace's default Handle prefix: every repository that never registered its own has it, so
+# `123456789/42` names an item only within its own repository.
+PLACEHOLDER_PREFIX = "123456789"
+
+
+def refuse_unless_the_same(existing: Item, ids: Iterable[Alternate]) -> None:
+    """Conflict when `existing` was found by Handles of DSpace's default prefix alone (no OAI
+    identifier, no UUID of its own matched): two repositories may both have `123456789/42`,
+    so an item found that way is the same only if nothing else differs (the callers check
+    that first), never one to update with another source's record."""
+    held = set(AlternateIdentifier.objects.filter(item=existing).values_list("scheme", "value"))
+    matched = [(s, v) for s, v, _f in ids if (s, v) in held]
+    if matched and all(s == AlternateIdentifier.Scheme.HANDLE
+                       and v.split("/", 1)[0] == PLACEHOLDER_PREFIX for s, v in matched):
+        raise services.Conflict(_(
+            "the Handle %(handle)s is held here by %(ibi)s, which differs from this record: "
+            "%(prefix)s is DSpace's default prefix, which many repositories share, so this is "
+            "not taken as the same item; nothing was changed") % {
+            "handle": matched[0][1], "ibi": existing.ibi, "prefix": PLACEHOLDER_PREFIX})
+
+
 def holders(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
     """(scheme, value) → the id of the item holding it, for many at once (one query)."""
     keys = set(keys)

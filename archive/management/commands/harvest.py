@@ -50,10 +50,15 @@ class Command(DocumentedCommand):
                             help="seconds between two requests (default 0)")
         parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
         parser.add_argument("--report", type=Path)
+        parser.add_argument(
+            "--same-repository", action="store_true",
+            help="the items already here by a Handle of DSpace's default prefix 123456789 came "
+                 "from this repository (an export of it imported): they are updated (by "
+                 "default such an item is the same only if nothing changed)")
 
     def handle(self, *args, base_url: str, set_spec: str, from_: str, full: bool,
                files_from: list[str], delay: float, timeout: float, report: Path | None,
-               **options) -> None:
+               same_repository: bool = False, **options) -> None:
         try:
             base = remote.base_url(base_url)
         except remote.RemoteError as exc:
@@ -79,7 +84,8 @@ class Command(DocumentedCommand):
             try:
                 outcome = harvest.harvest(base, report=run, set_spec=set_spec, from_=from_,
                                           full=full, files_from=files_from, delay=delay,
-                                          timeout=timeout, progress=progress)
+                                          timeout=timeout, progress=progress,
+                                          same_repository=same_repository)
             except (remote.RemoteError, oaipmh.OaiError) as exc:
                 run.add(reports.FAILED, base, line=base, reason=str(exc))
                 outcome = harvest.Outcome()

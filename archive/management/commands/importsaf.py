@@ -5,6 +5,9 @@ The folder (or zip) holds one folder per item: dublin_core.xml, optional metadat
 (dcterms, local …), contents (one file a line: `name<TAB>bundle:ORIGINAL<TAB>primary:true`),
 handle, collections, and the files. Each item gets an IBI and keeps its Handle and DSpace UUID
 as alternate identifiers, so /handle/<prefix>/<suffix> and the other DSpace links lead to it.
+An item already here by a Handle of DSpace's default prefix (123456789, which many
+repositories share) is updated only with --same-repository; without it, an item that changed
+fails with the reason, so that another repository's export never overwrites it.
 The ORIGINAL bundle becomes the files (primary: the target file); THUMBNAIL, TEXT and LICENSE
 are skipped and counted. Running it again updates what changed and skips the rest.
 
@@ -51,8 +54,15 @@ class Command(DocumentedCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("source", type=Path, help="a folder of item folders, or a .zip")
         parser.add_argument("--report", type=Path, help="default: <source>.report.csv")
+        parser.add_argument(
+            "--same-repository", action="store_true",
+            help="the export comes from the repository the items already here came from: an "
+                 "item found by a Handle of DSpace's default prefix 123456789 is updated (by "
+                 "default such an item is the same only if nothing changed: many repositories "
+                 "share that prefix)")
 
-    def handle(self, *args, source: Path, report: Path | None, **options) -> None:
+    def handle(self, *args, source: Path, report: Path | None, same_repository: bool = False,
+               **options) -> None:
         source = source.expanduser().resolve()
         if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
             raise CommandError(_("%(source)s is neither a folder nor a zip file")
@@ -70,7 +80,8 @@ class Command(DocumentedCommand):
                 run = reports.Report(out)
                 for entry, reason in strays:
                     run.add(reports.FAILED, entry, line=entry, reason=reason)
-                imports.import_packages(found, run, progress=bar.update)
+                imports.import_packages(found, run, progress=bar.update,
+                                        same_repository=same_repository)
         finally:
             if archive is not None:
                 archive.close()
