@@ -17,7 +17,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
@@ -26,6 +26,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from archive.deposit import services
+from archive.harvest.oai import FORMATS as oai_formats
 from archive.metadata.formats import FORMATS
 from archive.models import Item, ItemFile
 from tests import factories as make
@@ -131,6 +132,7 @@ def marker_of(row: ItemFile) -> bytes:
 @pytest.fixture
 def closed(settings) -> Closed:
     settings.ALLOWED_HOSTS = ["testserver"]
+    settings.IBI_OAI_PAGE_SIZE = 2  # lists of several pages: every resumption token followed
     return Closed()
 
 
@@ -203,7 +205,7 @@ def service_requests(c: Closed, form: str = "ibi") -> Iterator[str]:
                 yield f"/{getattr(c.service, form)}?{urlencode(pairs)}"
 
 
-OAI_PREFIXES = ("oai_dc", "oai_datacite", "oai_openaire")
+OAI_PREFIXES = tuple(oai_formats)  # every format OAI-PMH offers, the next one too
 
 
 def oai(c: Closed) -> Iterator[str]:
@@ -374,11 +376,15 @@ NEGOTIATION = [{"HTTP_ACCEPT": f.media_type} for f in FORMATS.values()] + [
 ]
 
 
+RESUMPTION = re.compile(rb"<resumptionToken[^>]*>([^<]+)</resumptionToken>")
+
+
 class Walk:
     def __init__(self, closed: Closed) -> None:
         self.closed, self.client = closed, Client(headers={"User-Agent": BROWSER})
         self.leaks: list[str] = []
         self.seen = 0
+        self.pages = 0  # OAI-PMH pages reached by a resumption token
         self.found_open = set()
 
     def get(self, url: str, method: str = "get", hops: int = 3, **headers) -> None:
@@ -400,6 +406,12 @@ class Walk:
                     != (response.status_code, alike(content(response))):
                 self.leaks.append(f"{method.upper()} {url}: answered otherwise than for a "
                                   "name the item does not hold")
+        token = RESUMPTION.search(content(response)) if url.startswith("/oai?") else None
+        if token:  # the next page of an OAI-PMH list
+            self.pages += 1
+            verb = parse_qs(urlsplit(url).query)["verb"][0]
+            self.get(f"/oai?{urlencode({'verb': verb, 'resumptionToken': token[1].decode()})}",
+                     method, hops, **headers)
         location = response.headers.get("Location", "")
         parts = urlsplit(location)
         if hops and location and parts.netloc in ("", "testserver"):
@@ -437,4 +449,4 @@ def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
     assert "\n".join(walk.leaks) == ""
     # The control: the walk reached what is open, or it would prove nothing.
     assert walk.found_open == {"bytes", "url"}
-    assert walk.seen > 1500
+    assert walk.seen > 1500 and walk.pages > len(OAI_PREFIXES) * 4

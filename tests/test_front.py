@@ -13,9 +13,11 @@ IBI_TEST_FRONT_BROKER_URL): the deployment the README's production section shows
 from __future__ import annotations
 
 import concurrent.futures
+import datetime
 import grp
 import hashlib
 import io
+import json
 import os
 import pwd
 import shutil
@@ -178,6 +180,32 @@ def test_downloads_are_sent_by_nginx_not_streamed_by_gunicorn(front):
     direct = httpx.get(front.server.url + path, timeout=30)
     assert direct.content == b""
     assert direct.headers["x-accel-redirect"].startswith("/_protected/col/")
+
+
+def test_a_closed_file_behind_nginx_is_a_403_and_never_handed_to_nginx(front):
+    """An embargoed file (#26): the 403 page, its bytes never sent (no X-Accel-Redirect from
+    gunicorn, nothing of the file in the answer); the librarian's token reads it."""
+    token = front.server.librarian_token("closed")
+    until = (datetime.datetime.now(datetime.UTC).date()
+             + datetime.timedelta(days=30)).isoformat()
+    created = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
+                         data={"title": "Closed behind nginx", "access": json.dumps(
+                             {"rights": "embargoed", "embargo_until": until})},
+                         files={"files": ("tese.pdf", PDF, "application/pdf")},
+                         headers={"Authorization": f"Token {token}"})
+    assert created.status_code == 201, created.text
+    path = f"/col/{created.json()['ibi']}/doc/tese.pdf"
+
+    closed = httpx.get(front.http + path, timeout=30)
+    direct = httpx.get(front.server.url + path, timeout=30)
+
+    assert closed.status_code == 403 and PDF not in closed.content
+    assert "etag" not in closed.headers and "content-disposition" not in closed.headers
+    assert direct.status_code == 403 and "x-accel-redirect" not in direct.headers
+    assert not [line for line in front.log() if path in line and "accel=/_protected" in line]
+    opened = httpx.get(front.http + path, headers={"Authorization": f"Token {token}"},
+                       timeout=30)
+    assert opened.status_code == 200 and opened.content == PDF
 
 
 def test_static_files_never_reach_gunicorn(front):

@@ -141,6 +141,33 @@ def test_the_target_copies_asks_and_becomes_the_original(peer, held_at_peer):
     assert again.outcome == "unchanged" and len(peer.handed_over) == 1
 
 
+def test_a_migrated_original_keeps_its_embargo_and_its_restricted_file(peer, librarian_api):
+    """The access conditions travel with the Original (#26, 3): the embargo and its day, the
+    reason, a restricted file; the peer's API, with the peer's token, is how the closed bytes
+    came; here they are as closed as they were there."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    until = timezone.localdate() + timedelta(days=40)
+    item = make.item(("tese.pdf", b"%PDF tese"), ("dados.csv", b"1,2\n"), title="Tese",
+                     access=services.Access("embargoed", until, "patente"))
+    services.item_set_access(item=item, restricted_files=["dados.csv"])
+    record, files = publish(librarian_api, item)  # the record a peer's token reads
+    forget(item)
+    peer.add(record, files)
+
+    result = migration.migrate_item(ibi=record["ibi"], source=peer.base_url,
+                                    token="right-token")
+
+    moved = result.item
+    assert (result.outcome, moved.access_rights, moved.embargo_until, moved.access_reason) == (
+        "promoted", "embargoed", until, "patente")
+    assert dict(moved.files.values_list("name", "restricted")) == {
+        "tese.pdf": False, "dados.csv": True}
+    assert APIClient().get(f"/col/{moved.ibi}/doc/tese.pdf").status_code == 403
+
+
 def test_a_refused_hand_over_leaves_a_copy(peer, held_at_peer):
     with pytest.raises(copies.PeerFailed, match="401"):
         migration.migrate_item(ibi=held_at_peer["ibi"], source=peer.base_url, token="wrong")

@@ -164,6 +164,30 @@ def test_a_download_redirects_to_a_short_lived_presigned_url_of_our_bucket(
     assert make.counts(item.pk)["downloads"] == 1
 
 
+def test_a_closed_file_on_s3_is_a_403_with_no_presigned_url_but_to_a_librarian(
+        reader, librarian_client, bucket, s3_endpoint):
+    """An embargoed file (#26) in the bucket: the reader gets the 403 page offering access,
+    never a redirect to a signed URL that would serve its bytes; a librarian is redirected."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from archive.deposit import services
+
+    data = b"%PDF-1.4 embargoed on S3\n"
+    item = make.item(("tese.pdf", data, "application/pdf"), title="Embargoed on S3",
+                     access=services.Access("embargoed",
+                                            timezone.localdate() + timedelta(days=30)))
+    path = f"/col/{item.ibi}/doc/tese.pdf"
+
+    closed = reader.get(path)
+    assert closed.status_code == 403 and "Location" not in closed
+    assert s3_endpoint not in closed.content.decode() and "X-Amz" not in closed.content.decode()
+    opened = librarian_client.get(path, secure=True)
+    assert opened.status_code == 302 and opened["Location"].startswith(s3_endpoint)
+    assert httpx.get(opened["Location"]).content == data
+
+
 def test_html_on_s3_is_still_an_attachment(client, bucket):
     item = make.item(("page.html", b"<script>alert(1)</script>", "text/html"), title="On S3")
     location = client.get(f"/col/{item.ibi}/doc/page.html")["Location"]
