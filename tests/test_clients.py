@@ -103,6 +103,34 @@ def test_a_file_of_an_item_deposited_after_another_names_its_own_item(client, si
 
 # -- Memento: memento_client finds the TimeGate and the TimeMap ----------------------------------
 
+def test_memento_client_discovers_the_timegate_from_the_landing_page(live_site, monkeypatch):
+    """Told no TimeGate of ours (its fallback is a closed port: asking it fails the test),
+    memento_client finds the chain's TimeGate in the landing page's Link header, and the
+    Memento current at a date there."""
+    from datetime import UTC, datetime
+
+    from memento_client import MementoClient
+
+    from archive.models import Item
+
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
+    base = live_site.url
+    first = make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")
+    second = make.item(("e2.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR",
+                       previous_edition=first)
+    for edition, year in ((first, 2020), (second, 2022)):
+        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+    landing = f"{base}/items/{first.ibi}"
+
+    client = MementoClient(timegate_uri="http://127.0.0.1:9/timegate/")
+    info = client.get_memento_info(landing, datetime(2021, 6, 1, tzinfo=UTC))
+
+    assert info["timegate_uri"] == f"{base}/timegate/{base}/{first.ibi}!"
+    # The closest, followed to its bytes: the first edition's persistent URL leads to its file.
+    assert info["mementos"]["closest"]["uri"] == [f"{base}/col/{first.ibi}/doc/e1.pdf"]
+    assert info["mementos"]["last"]["uri"] == [f"{base}/{second.ibi}"]
+
+
 def test_memento_client_finds_the_timegate_and_timemap_of_an_ibi_with_editions(live_site,
                                                                               monkeypatch):
     """memento_client takes a URI-R that is its own TimeGate (Pattern 1.1, our persistent

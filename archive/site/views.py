@@ -278,7 +278,23 @@ def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
     context["signposting"] = signposting.to_html(signposts.landing())
     context["highwire"] = highwire.tags(signposts.record, item.target_file)
     context["json_ld"] = _script_json(schemaorg.to_dict(signposts.record))
-    return signposting.to_header(signposts.landing(header=True))
+    return ", ".join(filter(None, [signposting.to_header(signposts.landing(header=True)),
+                                   *_memento(request, item)]))
+
+
+def _memento(request: HttpRequest, item: Item) -> list[str]:
+    """Where a Memento client finds the editions of the item (RFC 7089): the TimeGate of its
+    persistent URL ``!`` (``/timegate/…``) and the TimeMap of its chain, when this resolver
+    answers its persistent URLs and the chain is held here whole. The landing page does not
+    vary with Accept-Datetime, so a client that takes a URI-R that varies for its own TimeGate
+    (memento_client) follows these links."""
+    base = base_url(request)
+    if item.is_deleted or links.resolver_url(base) != base:
+        return []
+    if not selectors.chain_known_whole(selectors.edition_chain(item)):
+        return []
+    return [f'<{base}/timegate/{links.persistent_url(item.ibi, base)}!>; rel="timegate"',
+            f'<{base}/timemap/link/{item.ibi}>; rel="timemap"; type="application/link-format"']
 
 
 # Inside <script> nothing may close the element or open a comment: as json_script does.
