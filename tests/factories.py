@@ -21,12 +21,14 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -247,7 +249,8 @@ SHOWCASE_TITLE = "Modelagem do clima regional da Amazônia"
 def showcase() -> dict[str, Item]:
     """What the page checks and the landing page's tests read: two editions of a technical
     report (a PDF with an accent and a space in its name, data), its English translation, a
-    tombstone. Keys: first, item (the second edition), english, gone."""
+    tombstone, a thesis under embargo. Keys: first, item (the second edition), english, gone,
+    embargoed."""
     services.ensure_archive_service()
     files = [("relatório final.pdf", SHOWCASE_PDF, "application/pdf"),
              ("dados.csv", b"a,b\n1,2\n")]
@@ -259,4 +262,10 @@ def showcase() -> dict[str, Item]:
     gone = item(("x.pdf", SHOWCASE_PDF, "application/pdf"), title="Relatório retirado",
                 dc=SHOWCASE_REPORT)
     services.item_delete(item=gone, reason="a pedido dos autores")
-    return {"first": first, "item": second, "english": english, "gone": gone}
+    embargoed = item(("tese.pdf", SHOWCASE_PDF, "application/pdf"), title="Tese sob embargo",
+                     language="pt-BR", dc={"creator": ["Lima, Ana"]},
+                     access=services.Access("embargoed",
+                                            timezone.localdate() + timedelta(days=60),
+                                            "patente em andamento"))
+    return {"first": first, "item": second, "english": english, "gone": gone,
+            "embargoed": embargoed}

@@ -40,7 +40,21 @@ def public_pages(site) -> dict[str, str]:
         "bad URL": "/sid.inpe.br/mtc-m19/2013/13.45",
         "translation missing": f"/{item.ibi}+(de)",
         "inspection": f"/inspect/{item.ibi}",
+        "landing, embargoed": f"/items/{site['embargoed'].ibi}",
+        "closed file (403)": f"/col/{site['embargoed'].ibi}/doc/tese.pdf",
+        "closed file, bad link (403)": f"/col/{site['embargoed'].ibi}/doc/tese.pdf?token=x",
+        "request a copy": f"/items/{site['embargoed'].ibi}/request",
+        "request sent": f"/items/{site['embargoed'].ibi}/request?sent",
+        "old link not found": "/handle/123456789/999999",
     }
+
+
+def error_pages() -> dict[str, str]:
+    """The pages Django renders itself for an error no view answered."""
+    from django.template.loader import render_to_string
+
+    return {f"error {code}": render_to_string(f"{code}.html", {"exception": "x"})
+            for code in (400, 403, 404, 500)}
 
 
 @pytest.fixture
@@ -73,6 +87,7 @@ def test_every_public_page_has_no_nu_html_checker_error(client, site, tmp_path):
     for name, url in public_pages(site).items():
         for language, headers in (("pt-BR", PT), ("en", {})):
             documents[f"{name} ({language})"] = client.get(url, **headers).content.decode()
+    documents.update(error_pages())
     assert nu_errors(documents, tmp_path) == {}
 
 
