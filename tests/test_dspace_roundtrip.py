@@ -23,8 +23,8 @@ SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
 # an export may write: ItemImport refuses a field its registry does not have.
 DSPACE_REGISTRY = {
     "title", "contributor.author", "contributor", "subject", "description.abstract",
-    "publisher", "date.issued", "type", "format", "identifier", "identifier.uri", "source",
-    "relation", "relation.isversionof", "coverage.spatial", "rights", "rights.uri",
+    "publisher", "date", "date.issued", "type", "format", "identifier", "identifier.uri",
+    "source", "relation", "relation.isversionof", "coverage.spatial", "rights", "rights.uri",
     "language.iso"}
 
 # What a second instance prints of its items: the metadata, the files and their checksums.
@@ -38,7 +38,9 @@ for i in Item.objects.filter(is_archive_service=False).order_by("pk"):
                 "files": {f.name: [f.size, f.sha256] for f in i.files.all()},
                 "previous": i.previous_edition.title if i.previous_edition else None,
                 "handles": sorted(i.alternate_ids.filter(scheme="handle")
-                                  .values_list("value", flat=True))})
+                                  .values_list("value", flat=True)),
+                "access": [i.access_rights, str(i.embargo_until),
+                           sorted(i.files.filter(restricted=True).values_list("name", flat=True))]})
 print(json.dumps(out))
 """
 
@@ -58,15 +60,22 @@ def here(item: Item) -> dict:
             "files": {f.name: [f.size, f.sha256] for f in item.files.all()},
             "previous": item.previous_edition.title if item.previous_edition else None,
             "handles": sorted(item.alternate_ids.filter(scheme="handle")
-                              .values_list("value", flat=True))}
+                              .values_list("value", flat=True)),
+            "access": [item.access_rights, str(item.embargo_until), closed_files(item)]}
+
+
+def closed_files(item: Item) -> list[str]:
+    """The files not open to all: every file of an item not open, else the restricted ones
+    (an export closes them all to DSpace's administrators, and they come back restricted)."""
+    if item.access_rights != "open":
+        return sorted(item.files.values_list("name", flat=True))
+    return sorted(item.files.filter(restricted=True).values_list("name", flat=True))
 
 
 def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files(
         tmp_path, second):
     source = tmp_path / "dspace"
-    shutil.copytree(SAF, source)
-    for name in ("item_003", "item_004"):  # restricted: not here, not exported
-        shutil.rmtree(source / name)
+    shutil.copytree(SAF, source)  # an embargoed item and a group's files among them
     call_command("importsaf", str(source))
     first = make.item(("relatorio.pdf", b"%PDF-1.7 report"), ("dados.csv", b"a,b\n1,2\n"),
                       title="Relatório técnico", language="pt-BR", target_file="dados.csv",
@@ -80,11 +89,15 @@ def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files
               previous_edition=first)
     make.item(bare=True, title="Metadata only")
     services.item_delete(item=make.item(title="Retracted"))
+    make.item(("staff.pdf", b"%PDF-1.7 staff"), title="Para a equipe",
+              access=services.Access("restricted", reason="uso interno"))
+    make.item(("ficha.pdf", b"%PDF-1.7 ficha"), title="Só a ficha",
+              access=services.Access("metadata-only"))
 
     export = tmp_path / "export"
     call_command("exportsaf", str(export))
     folders = sorted(p.name for p in export.iterdir())
-    assert len(folders) == 6  # three from DSpace, three deposited; no tombstone
+    assert len(folders) == 10  # five from DSpace, five deposited; no tombstone
 
     for folder in export.iterdir():  # as DSpace's ItemImport reads it
         root = etree.fromstring((folder / "dublin_core.xml").read_bytes())
@@ -99,7 +112,11 @@ def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files
     theirs = json.loads(second.shell(DUMP))
     ours = [here(i) for i in Item.objects.filter(is_archive_service=False)
             .exclude(state="Deleted").order_by("pk")]
-    assert len(theirs) == len(ours) == 6
+    assert len(theirs) == len(ours) == 10
+    assert {mine["access"][0] for mine in ours} == {"embargoed", "restricted",
+                                                    "metadata-only", "open"}
+    assert all((level == "embargoed") == (day != "None") for level, day, _f in
+               (mine["access"] for mine in ours))
     for mine, other, item in zip(ours, theirs, Item.objects.filter(is_archive_service=False)
                                  .exclude(state="Deleted").order_by("pk"), strict=True):
         # The second instance also keeps the first's persistent URL as an identifier (its

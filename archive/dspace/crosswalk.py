@@ -87,6 +87,13 @@ def access_level(value: str) -> str:
     tail = value.strip().lower().replace(" ", "").rstrip("/").rsplit("/", 1)[-1]
     return _LEVELS.get(tail, "")
 _EMBARGO_FIELDS = re.compile(r"(embargo|liftdate|embargoend)", re.IGNORECASE)
+# OpenAIRE's guidelines (for DSpace's registry, which has no embargo field by default): the
+# access right in dc.rights, the embargo's end in dc.date.
+EU_REPO_ACCESS = "info:eu-repo/semantics/"
+_EMBARGO_END = re.compile(r"info:eu-repo/date/embargoEnd/[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                          re.IGNORECASE)
+_EU_REPO = {EMBARGOED: "embargoedAccess", RESTRICTED: "restrictedAccess",
+            METADATA_ONLY: "closedAccess"}
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 ANONYMOUS = "anonymous"
 
@@ -134,10 +141,11 @@ def normal_date(value: str) -> str:
 
 
 def embargo_until(values: Iterable[MetadataValue]) -> date | None:
-    """The latest embargo day any embargo field names (terms written as a day, too)."""
+    """The latest embargo day any embargo field names (terms written as a day, too), or a
+    value of OpenAIRE's form ``info:eu-repo/date/embargoEnd/2027-03-01`` (in dc.date)."""
     found = None
     for value in values:
-        if _EMBARGO_FIELDS.search(value.field):
+        if _EMBARGO_FIELDS.search(value.field) or _EMBARGO_END.match(value.value.strip()):
             match = _DAY.search(value.value)
             if match:
                 try:
@@ -189,6 +197,11 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             else:
                 mapped.not_kept.append(value.field)
             continue
+        if key[:2] in (("dc", "rights"), ("dcterms", "rights")) and value.value.strip(
+                ).lower().startswith(EU_REPO_ACCESS) and not key[2]:
+            key = ("dc", "rights", "accessrights")  # an access right written in dc.rights
+        if _EMBARGO_END.match(value.value.strip()):
+            continue  # the embargo's day (OpenAIRE's dc.date form), read by embargo_until
         if key in _ACCESS_FIELDS:
             if value.value.strip().lower() not in _OPEN:
                 mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
@@ -277,12 +290,20 @@ _OUT = {"creator": ("contributor", "author"), "contributor": ("contributor", "")
 
 
 def to_dspace(title: str, language: str, dc: dict[str, Sequence[str]], *,
-              identifier_uris: Sequence[str] = (), newer_than: Sequence[str] = ()
+              identifier_uris: Sequence[str] = (), newer_than: Sequence[str] = (),
+              level: str = "", embargo: date | None = None
               ) -> list[tuple[str, str, str, str]]:
     """(element, qualifier, language, value) of dublin_core.xml for an item here: its title,
     language (dc.language.iso), Dublin Core, `identifier_uris` (its persistent URL, its
-    Handle's proxy URL) and the previous edition it is a version of."""
+    Handle's proxy URL), the previous edition it is a version of, and its access `level` when
+    not open, with its embargo's end, as OpenAIRE writes them in DSpace's default registry
+    (``info:eu-repo/semantics/embargoedAccess`` in dc.rights,
+    ``info:eu-repo/date/embargoEnd/<day>`` in dc.date)."""
     out = [("title", "", "", title)]
+    if level in _EU_REPO:
+        out.append(("rights", "", "", EU_REPO_ACCESS + _EU_REPO[level]))
+    if level == EMBARGOED and embargo is not None:
+        out.append(("date", "", "", f"info:eu-repo/date/embargoEnd/{embargo.isoformat()}"))
     for element, (dspace_element, qualifier) in _OUT.items():
         for value in dc.get(element, ()):
             if element == "rights" and value.startswith(("http://", "https://")):

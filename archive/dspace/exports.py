@@ -5,7 +5,9 @@ One folder per item, `item_<n>` in the order of the repository's ids:
 
     dublin_core.xml   the item's Dublin Core as DSpace's registry names it (crosswalk.to_dspace),
                       its persistent URL and its Handles' proxy URLs as dc.identifier.uri, its
-                      previous edition (Handle, else persistent URL) as dc.relation.isversionof
+                      previous edition (Handle, else persistent URL) as dc.relation.isversionof,
+                      its access level when not open (dc.rights, info:eu-repo/semantics/…)
+                      and an embargo's end (dc.date, info:eu-repo/date/embargoEnd/…)
     contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`,
                       a file not open to all `permissions:-r 'Administrator'`
     handle            the item's Handle, when it came with one (DSpace then keeps it)
@@ -49,7 +51,8 @@ def dublin_core(item: Item, base: str | None = None) -> bytes:
         item.title, item.language, {e: item.dc(e) for e in DC_ELEMENTS},
         identifier_uris=[links.persistent_url(item.ibi, base),
                          *map(handles.proxy_url, found)],
-        newer_than=[reference(item.previous_edition, base)] if item.previous_edition else [])
+        newer_than=[reference(item.previous_edition, base)] if item.previous_edition else [],
+        level=item.access_rights, embargo=item.embargo_until)
     return saf.metadata_xml("dc", values)
 
 
