@@ -102,13 +102,13 @@ def test_an_admin_deposit_whose_database_fails_after_its_commit_names_its_item(
 
     from archive.admin.items import ItemAdmin
 
-    made = ItemAdmin.add_view
+    made = ItemAdmin.changeform_view  # its transaction committed when it returns
 
     def made_then_lost(self, request, *args, **kwargs):
         made(self, request, *args, **kwargs)
         raise InterfaceError("connection already closed")
 
-    monkeypatch.setattr(ItemAdmin, "add_view", made_then_lost)
+    monkeypatch.setattr(ItemAdmin, "changeform_view", made_then_lost)
     response = make.admin_deposit(librarian_client, ("paper.pdf", b"%PDF-1.4"),
                                   title="Committed then lost")
 
