@@ -381,6 +381,11 @@ def test_a_flood_of_requests_is_throttled(reader, settings):
                                   "reason": "x"}).status_code for n in range(3)]
     assert answers == [302, 302, 429]
     assert AccessRequest.objects.count() == 2
+    # Requests the form refuses count too: a flood of them is throttled alike.
+    other = Client(headers={"User-Agent": BROWSER}, REMOTE_ADDR="192.0.2.44")
+    refused = [other.post(form, {"name": "", "email": "nobody",
+                                 "reason": ""}).status_code for _ in range(3)]
+    assert refused == [400, 400, 429] and AccessRequest.objects.count() == 2
     # Nothing to ask of an open item.
     assert reader.get(reverse("archive:item_request",
                               args=[make.item().ibi])).status_code == 404

@@ -93,6 +93,7 @@ def _send(request: HttpRequest, item: Item, context: dict) -> HttpResponse:
         return too_many(wait, _private(render(request, "archive/access/request.html",
                                               context, status=429)))
     form = RequestForm(request.POST)
+    throttle.record(request)  # every request sent counts, one the form refuses too: a flood
     if form.is_valid():
         try:
             services.request_access(item=item, language=get_language() or "",
@@ -100,7 +101,6 @@ def _send(request: HttpRequest, item: Item, context: dict) -> HttpResponse:
         except ServiceError as exc:
             form.add_error(None, str(exc))
         else:
-            throttle.record(request)
             return redirect(reverse("archive:item_request", args=[item.ibi]) + "?sent")
     context.update(form=form, sent=False)
     return _private(render(request, "archive/access/request.html", context, status=400))
