@@ -147,6 +147,23 @@ def test_a_second_run_asks_from_the_last_datestamp_updates_and_makes_tombstones(
     assert HarvestSource.objects.get().last_datestamp == "2026-11-21T09:30:00Z"
 
 
+def test_a_set_and_a_day_given_are_asked_and_each_set_keeps_its_own_state(source, tmp_path):
+    """--set asks one set (the OAI-PMH set argument, on every page) and keeps that set's
+    state apart; --from asks from the day given, whatever a run kept."""
+    run(source.base, tmp_path, "--set", "col_123456789_7")
+    asked = [p for _path, p in source.asked if p.get("verb") == "ListRecords"]
+    assert asked[0] == {"verb": "ListRecords", "metadataPrefix": "oai_dc",
+                        "set": "col_123456789_7"}
+    assert all("set" in p or "resumptionToken" in p for p in asked)
+    source.asked.clear()
+    run(source.base, tmp_path, "--from", "2026-01-02")
+    asked = [p for _path, p in source.asked if p.get("verb") == "ListRecords"]
+    assert asked[0] == {"verb": "ListRecords", "metadataPrefix": "oai_dc",
+                        "from": "2026-01-02"}
+    assert set(HarvestSource.objects.values_list("set_spec", flat=True)) == {
+        "col_123456789_7", ""}
+
+
 def test_a_503_is_retried_after_its_retry_after(source):
     asked = []
 
