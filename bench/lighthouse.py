@@ -71,6 +71,9 @@ def main() -> None:
                            check=False, env={**os.environ, "CHROME_PATH": "/usr/bin/chromium"},
                            capture_output=True, timeout=300)
             report = json.loads(out.read_text())
+            if report.get("runtimeError"):  # an error page (4xx, 410): Lighthouse audits none
+                rows.append((name, path, {}, [f"not audited: {report['runtimeError']['code']}"]))
+                continue
             scores = {key: round(100 * (value["score"] or 0))
                       for key, value in report["categories"].items()}
             failed = [audit["id"] for audit in report["audits"].values()
