@@ -205,6 +205,19 @@ def test_the_original_required_ignores_the_memory_and_finds_a_rival(client, two)
     assert url_requests(home, other) == [[AT_HOME, AT_HOME], [AT_HOME]]
 
 
+def test_a_remembered_answer_of_an_archive_now_at_another_address_is_not_taken(client, two):
+    """An Archive included again at another address, which a process that keeps its memory
+    apart (no CACHE_URL) did not hear of: the row read says so, and it is asked again there."""
+    home, other = two
+    other.respond = holding(other, {ELSEWHERE: "Original"})
+    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    with FakeArchiveService(OTHER_SERVICE) as moved:
+        moved.respond = holding(moved, {ELSEWHERE: "Original"})
+        RegisteredArchive.objects.filter(archive_service_ibi=OTHER_SERVICE).update(
+            address=moved.address)  # as another process's inclusion leaves it
+        assert client.get(f"/{ELSEWHERE}")["Location"] == url(moved, ELSEWHERE)
+
+
 def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two):
     home, other = two
     home.respond = holding(home, {AT_HOME: "Original"})

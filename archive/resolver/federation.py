@@ -96,9 +96,12 @@ def recall(question: Question, local: Sequence[Answer], deadline: float,
     remembered, nobody = memory.recall(*_key(question))
     if remembered is None:
         return Asked(recalled=True) if nobody else None
-    # The Archive is read here, whatever the cache says: an exclusion is seen at once by every
-    # process, even by workers that keep their memory apart (no CACHE_URL).
-    archive = RegisteredArchive.objects.filter(pk=remembered.archive, included=True).first()
+    # The Archive is read here, whatever the cache says: an exclusion, or an inclusion at
+    # another address, is seen at once by every process, even by workers that keep their
+    # memory apart (no CACHE_URL).
+    archive = RegisteredArchive.objects.filter(pk=remembered.archive, included=True,
+                                               address=remembered.answer.source.address
+                                               ).first()
     if archive is not None and remembered.fresh and decisive(question, local,
                                                              [remembered.answer]):
         return Asked([remembered.answer], recalled=True, fresh_until=remembered.fresh_until)
