@@ -2,9 +2,11 @@
 without an account asks for an embargoed thesis on its landing page, a librarian approves it in
 the admin, the reader gets the mail and downloads the file through its link.
 
-Debian's Chromium driven by Playwright (tests/conftest.py `browser`, `live_site`); mail in
-Django's in-memory outbox. The request form is photographed to artifacts/screenshots/; with
-IBI_DOCS_SCREENSHOTS=1 also to docs/screenshots/access-request-pt-BR.png, the README's picture:
+Debian's Chromium driven by Playwright (tests/conftest.py `browser`, `live_site`); mail through
+a real SMTP server, aiosmtpd in a process of its own (tests/servers.py `SmtpServer`; the same
+path with Django's in-memory outbox is tests/test_access.py's). The request form is
+photographed to artifacts/screenshots/; with IBI_DOCS_SCREENSHOTS=1 also to
+docs/screenshots/access-request-pt-BR.png, the README's picture:
 
     IBI_DOCS_SCREENSHOTS=1 pytest tests/test_access_browser.py
 """
@@ -21,16 +23,28 @@ from playwright.sync_api import expect
 
 from archive.deposit import services
 from archive.models import AccessRequest
+from ibirepo.env import env_email
 from tests import factories as make
 from tests.conftest import PASSWORD
+from tests.servers import SmtpServer
 
 DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/access-request-pt-BR.png"
 PDF = b"%PDF-1.4 tese sob embargo\n%%EOF\n"
 
 
+@pytest.fixture
+def smtp(tmp_path, settings, monkeypatch):
+    """Django's mail through a real SMTP server in a process of its own."""
+    with SmtpServer(tmp_path / "maildir") as server:
+        monkeypatch.setenv("EMAIL_URL", server.url)
+        for name, value in env_email("EMAIL_URL", "console://").items():
+            setattr(settings, name, value)
+        yield server
+
+
 @pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_request_approval_mail_and_download_in_portuguese(live_site, browser, librarian,
-                                                          mailoutbox):
+                                                          smtp):
     day = timezone.localdate() + timedelta(days=120)
     thesis = make.item(("tese.pdf", PDF, "application/pdf"), language="pt-BR",
                        title="Modelagem da precipitação na Amazônia",
@@ -81,11 +95,12 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
     expect(admin.locator(".messagelist .success").first).to_contain_text(
         "A resposta está a caminho de ana.souza@example.org.")
 
-    # The mail, in the reader's language, with the link; the link opens the file.
-    make.wait_until(lambda: len(mailoutbox) == 1, what="the answer mailed")
-    (mail,) = mailoutbox
-    assert mail.to == ["ana.souza@example.org"] and "Prezado(a) Ana Souza" in mail.body
-    link = next(word for word in mail.body.split() if "?token=" in word)
+    # The mail, through the SMTP server, in the reader's language, with the link; the link
+    # opens the file.
+    (mail,) = make.wait_until(smtp.messages, what="the answer mailed")
+    body = mail.get_payload(decode=True).decode(mail.get_content_charset())
+    assert mail["To"] == "ana.souza@example.org" and "Prezado(a) Ana Souza" in body
+    link = next(word for word in body.split() if "?token=" in word)
     assert link.startswith(f"{live_site.url}/items/{thesis.ibi}?token=")
     reader.goto(link)
     expect(reader.locator("section.access")).to_contain_text("Seu link abre estes arquivos")
