@@ -123,7 +123,10 @@ def oai_server(items: int, page: int) -> ThreadingHTTPServer:
         def do_GET(self) -> None:  # noqa: N802
             params = dict(parse_qsl(urlsplit(self.path).query))
             verb = params.get("verb")
-            if verb == "ListMetadataFormats":
+            if verb == "Identify":
+                body = (HEAD + "<Identify><repositoryName>bench</repositoryName><granularity>"
+                        "YYYY-MM-DDThh:mm:ssZ</granularity></Identify></OAI-PMH>")
+            elif verb == "ListMetadataFormats":
                 body = (HEAD + "<ListMetadataFormats><metadataFormat><metadataPrefix>oai_dc"
                         "</metadataPrefix></metadataFormat></ListMetadataFormats></OAI-PMH>")
             else:

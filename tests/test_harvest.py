@@ -164,6 +164,18 @@ def test_a_set_and_a_day_given_are_asked_and_each_set_keeps_its_own_state(source
         "col_123456789_7", ""}
 
 
+def test_a_repository_that_keeps_days_is_asked_from_a_day(source, tmp_path):
+    """Its Identify says granularity YYYY-MM-DD: a datestamp with a time, given or kept, is
+    asked as its day (a time there is a badArgument)."""
+    identify = (OAI_DATA / "Identify.xml").read_bytes().replace(
+        b"YYYY-MM-DDThh:mm:ssZ", b"YYYY-MM-DD")
+    source.script = lambda path, params: ((200, {"Content-Type": "text/xml"}, identify)
+                                          if params.get("verb") == "Identify" else None)
+    run(source.base, tmp_path, "--from", "2026-01-02T10:00:00Z")
+    asked = [p for _path, p in source.asked if p.get("verb") == "ListRecords"]
+    assert asked[0] == {"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2026-01-02"}
+
+
 def test_a_503_is_retried_after_its_retry_after(source):
     asked = []
 

@@ -159,6 +159,14 @@ class Harvester:
     def run(self, *, from_: str = "", full: bool = False) -> Outcome:
         state, _made = HarvestSource.objects.get_or_create(base_url=self.remote.base,
                                                            set_spec=self.set_spec)
+        # A repository that keeps days only refuses a datestamp with a time (badArgument).
+        # Identify is a verb every repository answers; one that does not is taken to keep
+        # seconds, as OAI-PMH 2.0 allows.
+        try:
+            days_only = oaipmh.identify(self.ask(verb="Identify"))["granularity"] == (
+                "YYYY-MM-DD")
+        except (oaipmh.OaiError, RemoteError):
+            days_only = False
         formats = oaipmh.metadata_prefixes(self.ask(verb="ListMetadataFormats"))
         if "oai_dc" not in formats:
             raise RemoteError(_("%(base)s offers no oai_dc") % {"base": self.remote.base})
@@ -169,6 +177,7 @@ class Harvester:
             params = {"verb": "ListRecords", "resumptionToken": state.resumption_token}
         else:
             start = from_ or ("" if full else state.last_datestamp)
+            start = start[:10] if days_only else start
             state.run_from, state.run_newest, state.resumption_token = start, "", ""
             state.save(update_fields=["run_from", "run_newest", "resumption_token"])
             params = self._first(start)
