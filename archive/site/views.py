@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from django import forms
@@ -406,31 +407,32 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     return _personal(response, context)
 
 
-def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str) -> HttpResponse:
-    """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one."""
+def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str,
+                  shown: Callable[[dict], dict] | None = None) -> HttpResponse:
+    """An item sub-page: canonical IBI in the URL, 404 for none, the tombstone for a deleted one;
+    `shown` makes the page's own context of the one kept (a copy: the kept one stays)."""
     found = _page(request, ibi, view)
     if isinstance(found, HttpResponse):
         return found
     item, context, link = found
     if item.is_deleted:
         return _tombstone(request, context, link)
+    if shown is not None:
+        context = shown(context)
     return _personal(render(request, template, context), context)
+
+
+def _readable_files(context: dict) -> dict:
+    readable = [f for f in context["files"] if f["url"]]
+    return {**context, "files": readable, "closed_files": len(context["files"]) - len(readable)}
 
 
 def item_files(request: HttpRequest, ibi: str) -> HttpResponse:
     """The list of the files this reader may read: what ``GetFileList`` leads to (the archive
     service's answer), so a closed file is not on it, only how many there are (#26). The
     landing page lists them all, the closed ones without their links."""
-    found = _page(request, ibi, "archive:item_files")
-    if isinstance(found, HttpResponse):
-        return found
-    item, context, link = found
-    if item.is_deleted:
-        return _tombstone(request, context, link)
-    readable = [f for f in context["files"] if f["url"]]
-    context = {**context, "files": readable,
-               "closed_files": len(context["files"]) - len(readable)}  # the kept one stays
-    return _personal(render(request, "archive/site/files.html", context), context)
+    return _item_subpage(request, ibi, "archive:item_files", "archive/site/files.html",
+                         _readable_files)
 
 
 def item_metadata(request: HttpRequest, ibi: str) -> HttpResponse:
