@@ -162,7 +162,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         changes.put(key, current, redirect)
         return redirect.respond(request)
     if (outcome.kind == "found" and not rendered and url.required_item_status != "Original"
-            and outcome.fresh_until < math.inf):
+            and not outcome.answer.source.local and outcome.fresh_until < math.inf):
         # Another Archive's answer, remembered (memory.py): kept here as long as it is fresh,
         # and until the change token moves (an item, or an Archive's inclusion or exclusion).
         # Each resolution it answers owes its acknowledgment (§8.2 step 5), with the urlkey the
