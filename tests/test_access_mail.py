@@ -13,6 +13,7 @@ from django.utils import timezone
 from archive.access import selectors, tasks
 from archive.access import services as access
 from archive.deposit import services
+from archive.models import AccessRequest
 from ibirepo.env import env_email
 from tests import factories as make
 from tests.servers import SmtpServer, free_port
@@ -109,3 +110,50 @@ def test_an_answer_the_mail_server_cannot_take_stays_owed_and_goes_once_it_can(
     assert str(access.mail_owed(now=later)) == "0 mailed, 0 to retry, 1 given up"
     third.refresh_from_db()
     assert (third.mailed_at, third.mail_due, third.mail_attempts) == (None, None, 2)
+
+
+@pytest.mark.usefixtures("eager_tasks")
+def test_a_link_revoked_before_its_mail_went_is_never_brought_back(
+        smtp_server, mail_through, django_capture_on_commit_callbacks):
+    mail_through(f"smtp://127.0.0.1:{free_port()}")  # the first try fails
+    item = make.item(("tese.pdf", b"%PDF tese"), title="Tese",
+                     access=services.Access("embargoed",
+                                            timezone.localdate() + timedelta(days=60)))
+    request = access.request_access(item=item, name="ana", email="ana@example.org", reason="r")
+    with django_capture_on_commit_callbacks(execute=True):
+        request = access.approve(request=request)
+        tasks.mail_access_answers.delay()
+    request.refresh_from_db()
+    access.revoke_link(link=request.link)  # the librarian changed their mind
+    mail_through(smtp_server.url)
+
+    done = access.mail_owed(now=timezone.now() + timedelta(minutes=2))
+
+    request.refresh_from_db()
+    assert str(done) == "0 mailed, 0 to retry, 1 given up"
+    assert request.link.revoked_at is not None and request.mailed_at is None
+    assert smtp_server.messages() == []
+
+
+def test_answers_decided_before_mails_were_owed_are_owed_from_their_decision():
+    """Migration 0024's backfill: an answer decided, not mailed, from before mail_due."""
+    import importlib
+
+    from django.db import connection, migrations
+
+    migration = importlib.import_module("archive.migrations.0024_access_answer_mail_owed")
+    (backfill,) = [op for op in migration.Migration.operations
+                   if isinstance(op, migrations.RunSQL)]
+    item = make.item(("tese.pdf", b"%PDF tese"), title="Tese",
+                     access=services.Access("restricted"))
+    decided = access.refuse(request=access.request_access(
+        item=item, name="ana", email="ana@example.org", reason="r"))
+    waiting = access.request_access(item=item, name="bia", email="bia@example.org", reason="r")
+    AccessRequest.objects.update(mail_due=None)  # as every row was before the migration
+
+    with connection.cursor() as cursor:
+        cursor.execute(backfill.sql)
+
+    decided.refresh_from_db()
+    waiting.refresh_from_db()
+    assert decided.mail_due == decided.decided_at and waiting.mail_due is None

@@ -283,3 +283,17 @@ def test_a_kept_landing_page_counts_every_access_and_speaks_each_readers_languag
     # The same style however spelt: the same kept page (only the statistics are read).
     assert queries(lambda: client.get(url, {"style": " ABNT"})) == 2
     assert client.get(url, {"style": "nonesuch"}).status_code == 400
+
+
+def test_paths_that_path_info_cannot_tell_apart_are_kept_apart(client):
+    """Behind a server that gives the request line (uWSGI's and mod_wsgi's REQUEST_URI),
+    /a%F3.txt (a Latin-1 ó) and /a%25F3.txt (a "%" in the name) have one path_info: each
+    keeps its own redirect, to its own file."""
+    item = make.item(("aó.txt", b"o"), ("a%F3.txt", b"p"), title="Percent")
+    latin, literal = f"/{item.ibi}/a%F3.txt", f"/{item.ibi}/a%25F3.txt"
+
+    answers = [client.get(path, REQUEST_URI=path)["Location"]
+               for path in (latin, literal, latin, literal)]
+
+    assert answers == [f"http://testserver/col/{item.ibi}/doc/a%C3%B3.txt",
+                       f"http://testserver/col/{item.ibi}/doc/a%25F3.txt"] * 2

@@ -140,3 +140,15 @@ def test_an_export_never_opens_a_closed_file(tmp_path):
              for line in saf.read_contents((folder / "contents").read_text())}
     assert lines == {"a.pdf": "-r 'Administrator'", "open.pdf": "",
                      "staff.csv": "-r 'Administrator'"}
+
+
+def test_an_access_right_left_in_an_open_items_rights_is_not_exported(tmp_path):
+    """An open item whose dc:rights still says info:eu-repo/semantics/embargoedAccess (its
+    embargo lifted since): the export says what its level says, and it comes back open."""
+    item = make.item(("a.pdf", b"%PDF a"), title="Lifted", dc={"rights": [
+        "info:eu-repo/semantics/embargoedAccess", "Todos os direitos"]})
+    call_command("exportsaf", str(tmp_path / "out"), item.ibi)
+    (folder,) = (tmp_path / "out").iterdir()
+    values = [v.text for v in etree.fromstring((folder / "dublin_core.xml").read_bytes())
+              if v.get("element") == "rights"]
+    assert values == ["Todos os direitos"]

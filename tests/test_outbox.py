@@ -119,3 +119,20 @@ def test_a_worker_killed_mid_send_leaves_the_row_to_the_next_after_its_lease(mon
         monkeypatch.setattr(timezone, "now", lambda: later)
         assert outbox.send_due().delivered == 1
     assert OwedAcknowledgment.objects.get().attempts == 2
+
+
+def test_a_batch_taken_late_in_a_long_run_is_leased_from_the_moment_it_is_taken():
+    """send_due reads its clock once; each batch it takes is out of reach LEASE from when it
+    is taken, not from when the run began, or a second worker would take it while it is sent."""
+    archive = include("127.0.0.1:9")
+    for n in range(3):
+        outbox.owe(archive.pk, pairs(f"1700000000-{n}"))
+    OwedAcknowledgment.objects.update(due=timezone.now() - timedelta(hours=1))
+    run_began = timezone.now() - timedelta(seconds=40)  # the run has lasted 40 s
+
+    taken = outbox._take(run_began)
+
+    assert len(taken) == 3
+    assert outbox._take(timezone.now()) == []  # nobody else takes them meanwhile
+    assert all(row.due > timezone.now() + timedelta(seconds=20)
+               for row in OwedAcknowledgment.objects.all())

@@ -302,3 +302,21 @@ def test_accept_language_is_read_by_the_one_header_reader():
     assert preferences("*, en") == [("*", 1.0), ("en", 1.0)]
     assert preferences("en;q=2, pt;q=x, es") == [("es", 1.0)]
     assert preferences("en," * 400) == []
+
+
+def test_a_way_on_back_to_the_item_itself_leaves_the_copys_url_standing():
+    """An answer no Copy gave that names, for ``!``, only the item itself (an ibi.lastedition
+    pair with no URL) is no way on: the Copy's URL is the answer, not a hop in a circle."""
+    copy = answer(B, """archiveaddress b.example:8001
+contenttype.lastedition Data
+ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43}
+ibi.lastedition {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43}
+state.lastedition Copy
+url.lastedition http://b.example:8001/col/x/doc/a.pdf""")
+    itself = answer(C, """archiveaddress c.example
+ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43}
+ibi.lastedition {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43}""")
+
+    choice = choose([copy, itself], steps(".lastedition"), preferences(""), original=False)
+
+    assert (choice.kind, choice.hit.url) == ("found", "http://b.example:8001/col/x/doc/a.pdf")

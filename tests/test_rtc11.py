@@ -776,3 +776,14 @@ def test_6_a_language_table_8_4_does_not_allow_never_reaches_a_standard_archive(
     assert response.status_code == 404
     assert "por" in response.content.decode()  # the translation missing, by its language
     assert only_the_standard_on_the_wire(examples) == ["GetTranslation"]
+
+
+def test_7_a_fragment_in_the_request_line_is_not_part_of_the_path(rf):
+    """gunicorn routes /<ibi>/a#b.txt as /<ibi>/a and keeps the fragment in RAW_URI: the
+    path read is the one routed."""
+    from archive.resolver.views.paths import raw_path
+
+    request = rf.get(f"/{urlib.FIRST}/a", RAW_URI=f"/{urlib.FIRST}/a#b.txt")
+    assert raw_path(request) == f"/{urlib.FIRST}/a"
+    request = rf.get(f"/{urlib.FIRST}/a%25b", REQUEST_URI=f"/{urlib.FIRST}/a%25b?x=1")
+    assert raw_path(request) == f"/{urlib.FIRST}/a%25b"

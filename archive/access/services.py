@@ -189,7 +189,9 @@ def mail_answer(*, request: AccessRequest, url: str | None) -> None:
 # request has one link; a mail sent just before its worker was killed, and sent again, leaves
 # the first token dead and the second one working).
 
-MAIL_LEASE = timedelta(seconds=30)  # renewed for the rest while a batch is mailed
+# Longer than one mail may take (EMAIL_TIMEOUT for each step of SMTP); renewed for the rest
+# while a batch is mailed.
+MAIL_LEASE = timedelta(minutes=3)
 MAIL_ATTEMPTS = 8
 
 
@@ -218,6 +220,10 @@ def _due(now: datetime) -> list[AccessRequest]:
                 .filter(pk__in=[r.pk for r in found]).order_by("mail_due"))
 
 
+class Revoked(Exception):
+    """The link an approval's mail would carry was revoked before the mail went."""
+
+
 @transaction.atomic
 def _link_url(request: AccessRequest) -> str:
     """The secret link the approval's mail carries: the request's link, with a new token
@@ -225,6 +231,8 @@ def _link_url(request: AccessRequest) -> str:
     today = timezone.localdate()
     expires = today + timedelta(days=settings.IBI_ACCESS_LINK_DAYS)
     link = AccessLink.objects.select_for_update().filter(request=request).first()
+    if link is not None and link.revoked_at is not None:
+        raise Revoked  # a librarian revoked it before its mail went: never brought back
     if link is None:
         _link, token = create_link(item=request.item, by=request.decided_by, request=request,
                                    today=today, expires=expires,
@@ -256,7 +264,15 @@ def mail_owed(*, now: datetime | None = None) -> Mailed:
                     except ServiceError:  # opened meanwhile: its landing page opens the files
                         url = links.landing_url(request.item.ibi, request.mail_base or None)
                 mail_answer(request=request, url=url)
-            except (smtplib.SMTPException, OSError) as exc:
+            except Revoked:
+                logger.info("access: the link for request %s was revoked before its mail went: "
+                            "not mailed", request.pk)
+                AccessRequest.objects.filter(pk=request.pk).update(mail_due=None)
+                done.given_up += 1
+                continue
+            except Exception as exc:  # the mail server's failure, or an address it refuses
+                if not isinstance(exc, smtplib.SMTPException | OSError):
+                    logger.exception("access: the answer to request %s failed", request.pk)
                 if request.mail_attempts >= MAIL_ATTEMPTS:
                     logger.error("access: the answer to request %s was not mailed, given up "
                                  "after %d tries: %s", request.pk, request.mail_attempts, exc)

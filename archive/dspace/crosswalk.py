@@ -306,6 +306,8 @@ def to_dspace(title: str, language: str, dc: dict[str, Sequence[str]], *,
         out.append(("date", "", "", f"info:eu-repo/date/embargoEnd/{embargo.isoformat()}"))
     for element, (dspace_element, qualifier) in _OUT.items():
         for value in dc.get(element, ()):
+            if element == "rights" and value.strip().lower().startswith(EU_REPO_ACCESS):
+                continue  # an access right said in words: the item's level says it (above)
             if element == "rights" and value.startswith(("http://", "https://")):
                 out.append(("rights", "uri", "", value))
             elif element == "identifier" and value.startswith(("http://", "https://")):

@@ -27,4 +27,10 @@ class Migration(migrations.Migration):
             name='mail_due',
             field=models.DateTimeField(blank=True, db_index=True, null=True, verbose_name='mail due'),
         ),
+        # Answers decided before this migration and not mailed yet (their message retrying, or
+        # lost with a broker outage) are owed from their decision.
+        migrations.RunSQL(
+            "UPDATE archive_accessrequest SET mail_due = decided_at "
+            "WHERE status <> 'pending' AND mailed_at IS NULL AND decided_at IS NOT NULL",
+            migrations.RunSQL.noop, elidable=False),
     ]

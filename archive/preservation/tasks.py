@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 
 from celery import shared_task
 from celery.signals import worker_ready
@@ -79,7 +80,7 @@ def refresh_copies() -> int:
 
 
 FIXITY_RUN = "ibi:fixity:run"  # held in the shared cache while a run works
-FIXITY_LEASE = 60  # seconds; renewed between files
+FIXITY_LEASE = 300  # seconds, longer than a large file's hashing; renewed between files
 
 
 @shared_task(name="archive.tasks.check_fixity")
@@ -89,7 +90,8 @@ def check_fixity() -> str:
     works, IBI_TASK_REDELIVERY) finds the run's lease and does nothing; a run killed mid-way
     leaves its lease to expire, and the message put back does the rest (each file records
     when it was checked: a run goes on from the oldest)."""
-    if not cache.add(FIXITY_RUN, 1, FIXITY_LEASE):
+    own = uuid.uuid4().hex
+    if not cache.add(FIXITY_RUN, own, FIXITY_LEASE):
         return "at work in another worker"
     limit = settings.IBI_FIXITY_BATCH or None
     checked = bad = 0
@@ -104,5 +106,6 @@ def check_fixity() -> str:
                 cache.touch(FIXITY_RUN, FIXITY_LEASE)
                 renewed = time.monotonic()
     finally:
-        cache.delete(FIXITY_RUN)
+        if cache.get(FIXITY_RUN) == own:  # its own lease only, not a later run's
+            cache.delete(FIXITY_RUN)
     return f"{checked} files checked: {bad} changed or missing"

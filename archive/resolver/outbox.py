@@ -86,7 +86,8 @@ def _take(now) -> list[OwedAcknowledgment]:
         rows = list(OwedAcknowledgment.objects.select_for_update(skip_locked=True)
                     .filter(done_at=None, due__lte=now).order_by("due")[:BATCH])
         OwedAcknowledgment.objects.filter(pk__in=[row.pk for row in rows]).update(
-            due=now + LEASE, attempts=F("attempts") + 1)
+            due=timezone.now() + LEASE, attempts=F("attempts") + 1)  # from now: a long run
+        #                                                            leases each batch anew
     return rows
 
 

@@ -74,7 +74,8 @@ def _originals_hop(answers: Sequence[Answer], wanted: Sequence[Step], prefs: Pre
     names itself its last edition)."""
     for answer in answers:
         if (not answer.deleted and not _a_copys(answer)
-                and (hop := find_hop(answer, wanted, prefs))):
+                and (hop := find_hop(answer, wanted, prefs))
+                and ibilib.parse(hop[0]) not in ibis_in(answer.forms())):  # not back to itself
             return Choice("hop", answer, hop=hop)
     return None
 

@@ -9,7 +9,7 @@ from django.utils.encoding import iri_to_uri
 
 # A "%" in path_info that is not an escape Django kept for a byte that was no UTF-8 (those
 # are %80-%FF): it was written %25.
-_LITERAL_PERCENT = re.compile(r"%(?![89A-Fa-f][0-9A-Fa-f])")
+_LITERAL_PERCENT = re.compile(r"%(?![89A-F][0-9A-F])")  # Django writes its escapes in capitals
 _SAFE = "/%:@!$&'()*+,;=~"  # RFC 3986's pchar, escapes kept: nothing of the path re-encoded
 
 
@@ -27,8 +27,11 @@ def raw_path(request: HttpRequest, prefix: str = "") -> str:
     meta = request.META
     given = meta.get("RAW_URI") or meta.get("REQUEST_URI")
     if given and not meta.get("SCRIPT_NAME"):
-        path = urlsplit(given).path if not given.startswith("/") else given.split("?", 1)[0]
-        if path.startswith("/"):  # its bytes (a WSGI str is Latin-1), escapes as they came
+        # urlsplit drops a query and a fragment alike (gunicorn routes /a#b as /a, and keeps
+        # the fragment in RAW_URI), from the origin form and the absolute form.
+        path = urlsplit(given).path
+        if path.startswith("/") and not given.startswith("//"):
+            # Its bytes (a WSGI str is Latin-1), the escapes as they came.
             return quote(path.encode("latin-1", "replace"), safe=_SAFE).removeprefix(prefix)
     path = _LITERAL_PERCENT.sub("%25", request.path_info)
     return iri_to_uri(path).replace("?", "%3F").removeprefix(prefix)

@@ -94,9 +94,10 @@ def _key(request: HttpRequest, query: str, wanted) -> tuple:
     meta = request.META
     host = (meta.get("HTTP_X_FORWARDED_HOST") if settings.USE_X_FORWARDED_HOST else None,
             meta.get("HTTP_HOST"), meta.get("SERVER_NAME"), meta.get("SERVER_PORT"))
-    # The path as the request line gave it when the server says (gunicorn): path_info alone
-    # cannot tell /a%F3 (a Latin-1 byte) from /a%25F3 (views/paths.py).
-    path = meta.get("RAW_URI") or request.path_info
+    # The path as the request line gave it when the server says (gunicorn's RAW_URI, uWSGI's
+    # and mod_wsgi's REQUEST_URI: what views/paths.py reads): path_info alone cannot tell /a%F3
+    # (a Latin-1 byte) from /a%25F3.
+    path = meta.get("RAW_URI") or meta.get("REQUEST_URI") or request.path_info
     return ("resolve", path, query, request.scheme, host,
             meta.get("HTTP_ACCEPT_LANGUAGE", ""), wanted)
 
@@ -162,7 +163,10 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         changes.put(key, current, redirect)
         return redirect.respond(request)
     if (outcome.kind == "found" and not rendered and url.required_item_status != "Original"
-            and not outcome.answer.source.local and outcome.fresh_until < math.inf):
+            and wanted is None and not outcome.answer.source.local
+            and outcome.fresh_until < math.inf):
+        # (A format asked by Accept is not kept: a passing failure to read an Archive's oai_dc
+        # record gives the data's URL instead, which must not stand for the format.)
         # Another Archive's answer, remembered (memory.py): kept here as long as it is fresh,
         # and until the change token moves (an item, or an Archive's inclusion or exclusion).
         # Each resolution it answers owes its acknowledgment (§8.2 step 5), with the urlkey the
