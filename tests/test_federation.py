@@ -153,17 +153,18 @@ def test_an_answer_remembered_is_taken_without_a_request_until_it_is_stale(
     other.respond = holding(other, {ELSEWHERE: "Original"})
 
     first = client.get(f"/{ELSEWHERE}")
-    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
     again = client.get(f"/{ELSEWHERE}")
 
     assert first["Location"] == again["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE]
+    assert url_requests(home, other)[1] == [ELSEWHERE]
     later(settings.IBI_RESOLVER_CACHE_TTL + 1)
     stale = client.get(f"/{ELSEWHERE}")  # asked again of the one Archive that gave it
     assert stale["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [asked[0], [ELSEWHERE, ELSEWHERE]]
+    # The home was asked in the first round only (its request, cut short by the other's
+    # answer, may be recorded after the resolution returned: at most that one).
+    assert url_requests(home, other)[1] == [ELSEWHERE, ELSEWHERE]
+    assert url_requests(home, other)[0] in ([], [ELSEWHERE])
 
 
 def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
@@ -171,7 +172,6 @@ def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
     home, other = two
     other.respond = holding(other, {ELSEWHERE: "Original"})
     client.get(f"/{ELSEWHERE}")
-    asked = url_requests(home, other)  # the home's may be cut short by the other's answer
     other.respond = holding(other, {})  # handed over to the home Archive, say
     home.respond = holding(home, {ELSEWHERE: "Original"})
 
@@ -179,7 +179,10 @@ def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
     moved = client.get(f"/{ELSEWHERE}")
 
     assert moved["Location"] == url(home, ELSEWHERE)
-    assert url_requests(home, other) == [asked[0] + [ELSEWHERE], [ELSEWHERE, ELSEWHERE]]
+    assert url_requests(home, other)[1] == [ELSEWHERE, ELSEWHERE]
+    # The home asked again (once, besides the first round's request, which the other's answer
+    # may have cut short, recorded or not).
+    assert url_requests(home, other)[0] in ([ELSEWHERE], [ELSEWHERE, ELSEWHERE])
 
 
 def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, later, settings):
