@@ -262,11 +262,12 @@ def test_a_remembered_redirect_is_kept_in_the_process_while_fresh_until_an_archi
     assert queries.captured_queries[0]["sql"].split()[:3] == [
         "INSERT", "INTO", '"archive_owedacknowledgment"']
     assert OwedAcknowledgment.objects.count() == owed + 1
-    assert url_requests(home, other) == asked
+    assert url_requests(home, other)[1] == asked[1]
 
     later(settings.IBI_RESOLVER_CACHE_TTL + 1)  # stale: asked again of the Archive that gave it
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other) == [asked[0], asked[1] + [ELSEWHERE]]
+    assert url_requests(home, other)[1] == asked[1] + [ELSEWHERE]
+    assert url_requests(home, other)[0] in ([], [ELSEWHERE])  # the first round's, if any
 
     assert send(client, other, "exclusionRequest")["status.archive"] == "excluded"
     assert client.get(f"/{ELSEWHERE}").status_code == 404  # at once: the token moved
