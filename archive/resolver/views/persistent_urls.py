@@ -238,12 +238,7 @@ class _LocalRedirect:
     relation: str
 
     def respond(self, request: HttpRequest) -> HttpResponse:
-        response = HttpResponseRedirect(self.url)
-        if self.link:
-            response["Link"] = self.link
-        never_cache(response)
-        # What vary_on_headers("Accept") makes of it on _view's way: patched once, here.
-        response["Vary"] = "Accept-Language, Accept" if self.vary_language else "Accept"
+        response = _kept_redirect(self.url, self.link, self.vary_language)
         if request.method == "GET" and self.counted_item is not None:
             acknowledgments.count_local_access(
                 self.counted_item, client_ips(request), self.relation,
@@ -255,7 +250,7 @@ class _LocalRedirect:
 class _RemoteRedirect:
     """Another Archive's URL, as remembered (memory.py): what the redirect says, and until when
     (memory.py's clock) the answer behind it is fresh. Nothing to count here: the access is
-    that Archive's, acknowledged once for the urlkey its answer brought."""
+    that Archive's, acknowledged at each resolution with the urlkey its answer brought."""
 
     url: str
     link: str
@@ -267,12 +262,7 @@ class _RemoteRedirect:
         return memory.now() < self.fresh_until
 
     def response(self) -> HttpResponse:
-        response = HttpResponseRedirect(self.url)
-        if self.link:
-            response["Link"] = self.link
-        never_cache(response)
-        response["Vary"] = "Accept-Language, Accept" if self.vary_language else "Accept"
-        return response
+        return _kept_redirect(self.url, self.link, self.vary_language)
 
     def respond(self, request: HttpRequest) -> HttpResponse | None:
         """The redirect, its acknowledgment owed, or None once the answer is stale: then it is
@@ -284,6 +274,17 @@ class _RemoteRedirect:
                 request.META.get("HTTP_USER_AGENT", ""))) is not None:
             transaction.on_commit(lambda: _send_acknowledgment(*owed))
         return _head(request, self.response())
+
+
+def _kept_redirect(url: str, link: str, vary_language: bool) -> HttpResponse:
+    """A kept redirect's answer: its Link header, never cached, and the Vary that
+    vary_on_headers("Accept") makes of it on _view's way, written once, here."""
+    response = HttpResponseRedirect(url)
+    if link:
+        response["Link"] = link
+    never_cache(response)
+    response["Vary"] = "Accept-Language, Accept" if vary_language else "Accept"
+    return response
 
 
 def _head(request: HttpRequest, response: HttpResponse) -> HttpResponse:
