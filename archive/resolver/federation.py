@@ -61,7 +61,6 @@ class Asked:
     answers: list[Answer] = field(default_factory=list)
     silent: list[str] = field(default_factory=list)
     asked: list[RegisteredArchive] = field(default_factory=list)
-    recalled: bool = False  # "nobody holds it" remembered: no Archive asked
 
     @property
     def unheard(self) -> list[int]:
@@ -107,10 +106,6 @@ class Others:
         self.service = service  # this Archive's archive service item, or None
         self._all: list[RegisteredArchive] | None = None
 
-    @property
-    def read(self) -> bool:
-        return self._all is not None
-
     def all(self) -> list[RegisteredArchive]:
         if self._all is None:
             self._all = remote_archives(self.service)
@@ -143,11 +138,11 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
     ibi, verbs, filepath = _key(question)
     if not question.original:
         location, nobody = memory.recall(ibi, verbs, filepath)
-        if nobody:
-            return Asked(recalled=True)
+        if nobody:  # remembered: no Archive asked
+            return done
         first = [home] if (home := others.home(question.ibi)) is not None else []
-        if location is not None and (found := others.at(location)) not in (None, home):
-            first.append(found)
+        if location is not None and (remembered := others.at(location)) not in (None, home):
+            first.append(remembered)
         for archive in first:
             left = end - time.monotonic()
             if left <= 0:
