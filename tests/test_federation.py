@@ -16,8 +16,6 @@ import psutil
 import pytest
 from django.core.cache.backends.redis import RedisCache
 from django.core.management import call_command
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from archive.deposit import services
 from archive.models import OwedAcknowledgment, RegisteredArchive

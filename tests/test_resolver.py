@@ -461,6 +461,20 @@ def test_one_client_holds_at_most_its_share_of_the_waiting_places(client, fake, 
     assert fanout._waiting == 0 and not fanout._waiting_by_client
 
 
+def test_a_question_to_one_archive_that_answers_fast_takes_no_waiting_place(
+        client, fake, settings):
+    """The Archive where an item was found is asked at every resolution (#41): one that
+    answers fast holds a thread for milliseconds, so a campus behind one address is not
+    turned away while another of its resolutions waits."""
+    settings.IBI_RESOLVER_MAX_WAITING = 1
+    url = holds(fake, ELSEWHERE)
+    assert client.get(f"/{ELSEWHERE}", REMOTE_ADDR="198.51.100.7")["Location"] == url
+    with fanout._waiting_slot("127.0.0.1"):  # every place taken, by this very address
+        again = client.get(f"/{ELSEWHERE}")
+    assert again["Location"] == url  # (one never heard of waits for its place: above)
+
+
+
 def test_a_tombstone_from_another_archive(client, fake):
     fake.respond = lambda pairs: (200, f"archiveaddress {fake.address}\nibi {{rep {ELSEWHERE}}}\n"
                                        "state Deleted\ntimestamp 2023-04-05T06:07:08Z\n")

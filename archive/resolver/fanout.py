@@ -20,7 +20,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from django.conf import settings
 from django.db.models import Q
@@ -130,8 +130,8 @@ def _waiting_slot(reader: str) -> Iterator[None]:
     client's address, "" when unknown) already holds IBI_RESOLVER_MAX_WAITING_PER_CLIENT of
     them: slow Archives may hold that many threads of a worker, never all of them, so pages
     and local persistent URLs keep answering, and no one client holds them all. A resolution
-    answered without asking (what #29's memory of IBIs nobody holds will answer) takes no
-    place."""
+    answered without asking (an IBI nobody holds, remembered) takes no place, nor a question
+    to one Archive that answers fast (`health.fast`)."""
     global _waiting
     with _waiting_lock:
         if reader and (_waiting_by_client[reader]
@@ -214,7 +214,11 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
                            archive.archive_service_ibi)
     replies = []
     if targets:
-        with _waiting_slot(reader):
+        # One Archive that answers fast (the home, or where the item was found last) holds a
+        # thread for its usual few milliseconds: no waiting place, or a campus behind one
+        # address could resolve one remote IBI at a time (#41 asks the Archive every time).
+        fast = len(targets) == 1 and health.fast(archives[0].pk)
+        with nullcontext() if fast else _waiting_slot(reader):
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,
                 pairs_for={pk: own for pk, (own, _format) in asked.items()})

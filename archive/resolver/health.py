@@ -123,6 +123,13 @@ def failed(reply: client.Reply, unreadable: bool = False) -> bool:
     return reply.status is None or not 400 <= reply.status < 500
 
 
+def fast(archive: int) -> bool:
+    """Whether an Archive is expected to answer at once: its breaker closed, no failure since
+    its last answer, and its recent answers' median under SLOW."""
+    health = of([archive])[archive]
+    return not health.failures and health.median is not None and health.median < SLOW
+
+
 def next_probe(archives: Iterable[int]) -> float | None:
     """In how many seconds the first of these Archives left alone is probed again, or None
     when none is left alone."""
