@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import IO, Any
 
 from django.conf import settings
@@ -23,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from ..identifiers import orcid
-from ..identifiers.minting import mint
+from ..identifiers.minting import mint, restored
 from ..models import (
     DC_ELEMENTS,
     AccessRights,
@@ -380,8 +381,12 @@ def item_deposit(
     access: Access | None = None,
     restricted_files: Iterable[str] = (),
     on_saved: Callable[[Item], None] | None = None,
+    restored_date: Decimal | None = None,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
+
+    `restored_date`: the item comes back under the IBI this Archive minted for it at that
+    date (archive/dspace/ibis.py), which is not minted again (minting.restored).
 
     `access` (open when None) and `restricted_files` (names among the files) say who may read
     its files; they are checked before anything is stored (`clean_access`).
@@ -414,7 +419,7 @@ def item_deposit(
     _full_clean(item)
     sums = _checksums(uploads, sha256)
 
-    minted = mint()
+    minted = mint() if restored_date is None else restored(restored_date)
     item.ibi, item.ibip = minted.rep, minted.ibip
     files = _store_all(item.ibi, uploads, sums)
     try:
