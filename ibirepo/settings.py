@@ -330,11 +330,16 @@ IBI_RESOLVER_MAX_WAITING = env_int("IBI_RESOLVER_MAX_WAITING", 4, low=1, high=10
 IBI_RESOLVER_MAX_WAITING_PER_CLIENT = env_int("IBI_RESOLVER_MAX_WAITING_PER_CLIENT", 1, low=1,
                                               high=10000)
 # What the resolver remembers of other Archives (archive/resolver/memory.py, in Django's cache:
-# shared by every process on Redis): which Archive answered an IBI with its Original's URL,
-# trusted IBI_RESOLVER_CACHE_TTL seconds and then asked again of that one Archive; an IBI no
-# other Archive holds, for IBI_RESOLVER_NEGATIVE_TTL seconds.
-IBI_RESOLVER_CACHE_TTL = env_seconds("IBI_RESOLVER_CACHE_TTL", 3600, low=0, high=7 * 86400)
-IBI_RESOLVER_NEGATIVE_TTL = env_seconds("IBI_RESOLVER_NEGATIVE_TTL", 300, low=0, high=86400)
+# shared by every process on Redis): where an IBI was found (which Archive gave its Original's
+# URL), a hint of whom to ask first, for IBI_RESOLVER_CACHE_TTL seconds (never an answer: that
+# Archive is asked at every resolution); that every included Archive answered and none holds
+# an IBI, for IBI_RESOLVER_NEGATIVE_TTL seconds, the only staleness the resolver adds. An IBI
+# dated more than IBI_RESOLVER_FUTURE_SKEW seconds after this resolver's clock is not asked of
+# any Archive (RTC-10 hands out no future date; the margin covers local times and clocks ahead).
+IBI_RESOLVER_CACHE_TTL = env_seconds("IBI_RESOLVER_CACHE_TTL", 86400, low=0, high=30 * 86400)
+IBI_RESOLVER_NEGATIVE_TTL = env_seconds("IBI_RESOLVER_NEGATIVE_TTL", 60, low=0, high=3600)
+IBI_RESOLVER_FUTURE_SKEW = env_seconds("IBI_RESOLVER_FUTURE_SKEW", 86400, low=0,
+                                       high=366 * 86400)
 # An Archive that failed IBI_RESOLVER_BREAKER_FAILURES times in a row is not asked for
 # IBI_RESOLVER_BREAKER_SECONDS, then probed by one request (archive/resolver/health.py).
 IBI_RESOLVER_BREAKER_FAILURES = env_int("IBI_RESOLVER_BREAKER_FAILURES", 5, low=1, high=1000)

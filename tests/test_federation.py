@@ -7,6 +7,7 @@ writes the answers and counts the requests.
 from __future__ import annotations
 
 import io
+import math
 import time
 from collections import Counter
 from urllib.parse import urlencode
@@ -95,7 +96,7 @@ def test_the_home_archive_holding_the_original_settles_it_with_one_request(clien
 
     assert (response.status_code, response["Location"]) == (302, url(home, AT_HOME))
     assert again["Location"] == url(home, AT_HOME)
-    assert url_requests(home, other) == [[AT_HOME], []]  # and the second time from memory
+    assert url_requests(home, other) == [[AT_HOME, AT_HOME], []]  # the home alone, each time
 
 
 def test_a_home_archive_that_does_not_settle_it_is_followed_by_every_other(client, two):
@@ -147,42 +148,92 @@ def later(monkeypatch):
     return advance
 
 
-def test_an_answer_remembered_is_taken_without_a_request_until_it_is_stale(
-        client, two, later, settings):
+def test_where_an_item_was_found_is_asked_again_with_one_request_every_time(client, two):
     home, other = two
     other.respond = holding(other, {ELSEWHERE: "Original"})
 
     first = client.get(f"/{ELSEWHERE}")
     again = client.get(f"/{ELSEWHERE}")
+    third = client.get(f"/{ELSEWHERE}")
 
-    assert first["Location"] == again["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other)[1] == [ELSEWHERE]
-    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
-    stale = client.get(f"/{ELSEWHERE}")  # asked again of the one Archive that gave it
-    assert stale["Location"] == url(other, ELSEWHERE)
-    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert first["Location"] == again["Location"] == third["Location"] == url(other, ELSEWHERE)
+    # Every resolution asks the Archive remembered, alone: where, never what (§5.1, #41).
+    assert url_requests(home, other)[1] == [ELSEWHERE] * 3
     # The home was asked in the first round only (its request, cut short by the other's
     # answer, may be recorded after the resolution returned: at most that one).
-    assert url_requests(home, other)[1] == [ELSEWHERE, ELSEWHERE]
     assert url_requests(home, other)[0] in ([], [ELSEWHERE])
 
 
-def test_a_stale_answer_its_archive_no_longer_gives_is_asked_of_every_archive(
-        client, two, later, settings):
+def test_an_archive_answering_by_the_readers_address_answers_each_reader(
+        reader, two, eager_tasks, django_capture_on_commit_callbacks):
+    """§9.2: an Archive may choose the URL by clientinformation.ipaddress (the full text
+    inside a campus, the record outside): no reader's answer is given to another, and each
+    acknowledgment carries the urlkey of the answer it acknowledges."""
+    home, other = two
+    keys = iter(f"170000000{n}-12345678901234567{n}" for n in range(10))
+    campus = f"http://{other.address}/col/{ELSEWHERE}/doc/fulltext.pdf"
+    outside = f"http://{other.address}/col/{ELSEWHERE}/doc/record.html"
+
+    def by_address(pairs):
+        inside = pairs["clientinformation.ipaddress"].startswith("150.163.")
+        return 200, (f"contenttype Data\nibi {{rep {ELSEWHERE}}}\nstate Original\n"
+                     f"url {campus if inside else outside}\nurlkey {next(keys)}\n")
+    other.respond = by_address
+
+    with django_capture_on_commit_callbacks(execute=True):
+        on_campus = reader.get(f"/{ELSEWHERE}", REMOTE_ADDR="150.163.2.175")
+        at_home = reader.get(f"/{ELSEWHERE}", REMOTE_ADDR="200.1.2.3")
+        on_campus_again = reader.get(f"/{ELSEWHERE}", REMOTE_ADDR="150.163.2.176")
+
+    assert [on_campus["Location"], at_home["Location"], on_campus_again["Location"]] == [
+        campus, outside, campus]
+    assert [p["clientinformation.ipaddress"] for p in other.requests("urlRequest")] == [
+        "150.163.2.175", "200.1.2.3", "150.163.2.176"]
+    acknowledged = other.requests("acknowledgment")
+    assert [(p["clientinformation.ipaddress"], p["url"], p["urlkey"]) for p in acknowledged] == [
+        ("150.163.2.175", campus, "1700000000-123456789012345670"),
+        ("200.1.2.3", outside, "1700000001-123456789012345671"),
+        ("150.163.2.176", campus, "1700000002-123456789012345672")]
+
+
+def test_an_item_deleted_after_a_resolution_is_a_410_at_once_and_not_acknowledged(
+        reader, two, eager_tasks, django_capture_on_commit_callbacks):
     home, other = two
     other.respond = holding(other, {ELSEWHERE: "Original"})
-    client.get(f"/{ELSEWHERE}")
-    other.respond = holding(other, {})  # handed over to the home Archive, say
-    home.respond = holding(home, {ELSEWHERE: "Original"})
+    with django_capture_on_commit_callbacks(execute=True):
+        assert reader.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert len(other.requests("acknowledgment")) == 1
 
-    later(settings.IBI_RESOLVER_CACHE_TTL + 1)
-    moved = client.get(f"/{ELSEWHERE}")
+    other.respond = lambda pairs: (200, f"archiveaddress {other.address}\n"
+                                        f"ibi {{rep {ELSEWHERE}}}\nstate Deleted\n"
+                                        "timestamp 2026-11-28T10:00:00Z\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        deleted = reader.get(f"/{ELSEWHERE}")
 
-    assert moved["Location"] == url(home, ELSEWHERE)
-    assert url_requests(home, other)[1] == [ELSEWHERE, ELSEWHERE]
-    # The home asked again (once, besides the first round's request, which the other's answer
-    # may have cut short, recorded or not).
-    assert url_requests(home, other)[0] in ([ELSEWHERE], [ELSEWHERE, ELSEWHERE])
+    assert deleted.status_code == 410
+    assert len(other.requests("acknowledgment")) == 1  # §8.2: a removed IBI gets none
+
+
+def test_a_new_edition_deposited_after_the_last_edition_was_resolved_is_found_at_once(
+        client, two):
+    home, other = two
+    second = "ibi.test/elsewhere/2021/05.06.07.08"
+
+    def editions(last: str):
+        def respond(pairs):
+            asked = pairs["parsedibiurl.ibi"]
+            if asked == last:  # the last edition: its own URL
+                return 200, answer(other, asked).replace(
+                    "state Original", "state Original\nstate.lastedition Original").replace(
+                    "url http", f"url.lastedition {url(other, asked)}\nurl http")
+            return 200, (f"ibi {{rep {asked}}}\nibi.nextedition {{rep {second}}}\n"
+                         if asked == ELSEWHERE else "")
+        return respond
+
+    other.respond = editions(ELSEWHERE)
+    assert client.get(f"/{ELSEWHERE}!")["Location"] == url(other, ELSEWHERE)
+    other.respond = editions(second)  # its Archive deposited a second edition since
+    assert client.get(f"/{ELSEWHERE}!")["Location"] == url(other, second)
 
 
 def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, later, settings):
@@ -194,6 +245,47 @@ def test_an_ibi_nobody_holds_is_remembered_for_the_negative_ttl(client, two, lat
     later(settings.IBI_RESOLVER_NEGATIVE_TTL + 1)
     assert client.get(f"/{UNKNOWN}").status_code == 404
     assert url_requests(home, other) == [[UNKNOWN, UNKNOWN], [UNKNOWN, UNKNOWN]]
+
+
+def test_an_archive_coming_to_hold_an_ibi_after_a_404_is_heard_after_the_negative_ttl(
+        client, two, later, settings):
+    home, other = two
+    assert client.get(f"/{UNKNOWN}").status_code == 404
+    other.respond = holding(other, {UNKNOWN: "Original"})  # deposited there since
+
+    later(settings.IBI_RESOLVER_NEGATIVE_TTL - 1)
+    assert client.get(f"/{UNKNOWN}").status_code == 404  # the one staleness documented
+    later(2)
+    assert client.get(f"/{UNKNOWN}")["Location"] == url(other, UNKNOWN)
+
+
+def test_an_ibi_is_not_remembered_as_held_by_nobody_while_an_archive_is_silent(
+        client, two, settings):
+    """A silent Archive says nothing of the item: no 404, and nothing remembered (#41)."""
+    home, other = two
+    with CountingSilentArchive() as stalled:
+        silent = include(stalled, "ibi.test/stalled/2024/01.02.03.06")
+
+        response = client.get(f"/{UNKNOWN}")
+
+        assert response.status_code == 503
+        assert response["Retry-After"] == str(math.ceil(settings.IBI_RESOLVER_DEADLINE))
+        assert ("2 Archives answered that they do not hold" in response.content.decode()
+                and "1 Archive could not be asked" in response.content.decode())
+        assert stalled.wait_for(1, timeout=5)
+    # It comes back, holding the IBI: found at once.
+    with FakeArchiveService("ibi.test/stalled/2024/01.02.03.06") as back:
+        back.respond = holding(back, {UNKNOWN: "Original"})
+        RegisteredArchive.objects.filter(pk=silent.pk).update(address=back.address)
+        assert client.get(f"/{UNKNOWN}")["Location"] == url(back, UNKNOWN)
+
+
+def test_an_ibi_dated_after_the_resolvers_clock_is_not_asked_of_any_archive(client, two):
+    home, other = two
+    future = "ibi.test/elsewhere/2099/05.06.07.08"
+
+    assert client.get(f"/{future}").status_code == 404
+    assert url_requests(home, other) == [[], []]
 
 
 def test_the_original_required_ignores_the_memory_and_finds_a_rival(client, two):
@@ -208,7 +300,7 @@ def test_the_original_required_ignores_the_memory_and_finds_a_rival(client, two)
     assert url_requests(home, other) == [[AT_HOME, AT_HOME], [AT_HOME]]
 
 
-def test_a_remembered_answer_of_an_archive_now_at_another_address_is_not_taken(client, two):
+def test_a_remembered_archive_now_at_another_address_is_not_asked_there(client, two):
     """An Archive included again at another address, which a process that keeps its memory
     apart (no CACHE_URL) did not hear of: the row read says so, and it is asked again there."""
     home, other = two
@@ -219,9 +311,10 @@ def test_a_remembered_answer_of_an_archive_now_at_another_address_is_not_taken(c
         RegisteredArchive.objects.filter(archive_service_ibi=OTHER_SERVICE).update(
             address=moved.address)  # as another process's inclusion leaves it
         assert client.get(f"/{ELSEWHERE}")["Location"] == url(moved, ELSEWHERE)
+    assert url_requests(other) == [[ELSEWHERE]]
 
 
-def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two):
+def test_an_inclusion_or_exclusion_clears_what_nobody_held(client, two):
     home, other = two
     home.respond = holding(home, {AT_HOME: "Original"})
     client.get(f"/{AT_HOME}")
@@ -229,7 +322,7 @@ def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two)
     asked_before = url_requests(home, other)
 
     assert send(client, home, "inclusionRequest")["status.archive"] == "included"
-    client.get(f"/{AT_HOME}")  # its answer is asked again
+    client.get(f"/{AT_HOME}")  # asked, as every time
     client.get(f"/{UNKNOWN}")  # an Archive included may hold what nobody held
     assert url_requests(home, other) == [asked_before[0] + [AT_HOME, UNKNOWN],
                                          asked_before[1] + [UNKNOWN]]
@@ -242,36 +335,16 @@ def test_an_inclusion_or_exclusion_clears_what_was_remembered_of_it(client, two)
 
 
 @pytest.mark.django_db(transaction=True)  # committed: nothing is kept inside a transaction
-def test_a_remembered_redirect_is_kept_in_the_process_while_fresh_until_an_archive_changes(
-        client, two, later, settings, monkeypatch):
-    """The process keeps the redirect a remembered answer gave (views/persistent_urls.py),
-    under the change token, which an Archive's inclusion or exclusion moves (migration
-    0022), and no longer than the answer is fresh."""
+def test_no_redirect_of_another_archive_is_kept_in_the_process(client, two, monkeypatch):
+    """Only this Archive's own answers are kept as redirects (views/persistent_urls.py):
+    another Archive's answer is asked for at every resolution, and acknowledged with its own
+    urlkey."""
     home, other = two
     other.respond = holding(other, {ELSEWHERE: "Original"})
-    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
-    asked = url_requests(home, other)
-
-    owed = OwedAcknowledgment.objects.count()
-    with monkeypatch.context() as kept, CaptureQueriesContext(connection) as queries:
-        kept.setattr(memory, "recall", None)  # the shared memory is not even read
-        again = client.get(f"/{ELSEWHERE}")
-    assert (again.status_code, again["Location"]) == (302, url(other, ELSEWHERE))
-    # Nothing read to answer: the first statement writes the acknowledgment this resolution
-    # owes (§8.2 step 5); what follows is its sending, in process here (no broker).
-    assert queries.captured_queries[0]["sql"].split()[:3] == [
-        "INSERT", "INTO", '"archive_owedacknowledgment"']
-    assert OwedAcknowledgment.objects.count() == owed + 1
-    assert url_requests(home, other)[1] == asked[1]
-
-    later(settings.IBI_RESOLVER_CACHE_TTL + 1)  # stale: asked again of the Archive that gave it
-    assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
-    assert url_requests(home, other)[1] == asked[1] + [ELSEWHERE]
-    assert url_requests(home, other)[0] in ([], [ELSEWHERE])  # the first round's, if any
-
-    assert send(client, other, "exclusionRequest")["status.archive"] == "excluded"
-    assert client.get(f"/{ELSEWHERE}").status_code == 404  # at once: the token moved
-    assert url_requests(home, other)[1] == asked[1] + [ELSEWHERE]
+    for _ in range(3):
+        assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
+    assert url_requests(other) == [[ELSEWHERE] * 3]
+    assert OwedAcknowledgment.objects.count() == 3
 
 
 def send(client, archive, subject: str) -> dict[str, str]:
@@ -302,7 +375,9 @@ def test_two_app_servers_share_what_is_remembered(client, two, settings, monkeyp
     monkeypatch.setattr(memory, "cache", RedisCache(REDIS, {}))  # the other server's client
     assert client.get(f"/{ELSEWHERE}")["Location"] == url(other, ELSEWHERE)
     assert client.get(f"/{UNKNOWN}").status_code == 404
-    assert url_requests(home, other) == asked and asked[1] == [ELSEWHERE, UNKNOWN]
+    # Where ELSEWHERE is: the other Archive asked alone (and the home not again); UNKNOWN:
+    # nobody asked.
+    assert url_requests(home, other) == [asked[0], [ELSEWHERE, UNKNOWN, ELSEWHERE]]
     cache.clear()
 
 
@@ -326,15 +401,14 @@ def clock(monkeypatch):
 
 def test_a_breaker_trips_probes_and_closes(client, two, clock, settings):
     settings.IBI_RESOLVER_BREAKER_FAILURES = 2
-    settings.IBI_RESOLVER_NEGATIVE_TTL = 0  # every resolution asks
     home, other = two
     failing = [True]
     answering = holding(other, {})
     other.respond = lambda pairs: (503, "busy") if failing[0] else answering(pairs)
 
-    def asked_of_other_after(resolutions: int) -> int:
+    def asked_of_other_after(resolutions: int, status: int = 503) -> int:
         for _ in range(resolutions):
-            assert client.get(f"/{UNKNOWN}").status_code == 404
+            assert client.get(f"/{UNKNOWN}").status_code == status
         return len(other.requests("urlRequest"))
 
     assert asked_of_other_after(2) == 2  # two failures in a row: the breaker opens
@@ -344,27 +418,122 @@ def test_a_breaker_trips_probes_and_closes(client, two, clock, settings):
     assert asked_of_other_after(3) == 3  # one probe, failed: left alone again
     clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
     failing[0] = False
-    assert asked_of_other_after(1) == 4  # the probe answered: closed
-    assert asked_of_other_after(2) == 6
+    assert asked_of_other_after(1, 404) == 4  # the probe answered: closed
     assert health.of([RegisteredArchive.objects.get(archive_service_ibi=OTHER_SERVICE).pk]
                      ).popitem()[1].state(clock.time()) == "closed"
 
 
+def test_an_open_breaker_is_a_503_with_the_time_of_its_probe_never_a_404(
+        client, two, clock, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    settings.IBI_RESOLVER_BREAKER_SECONDS = 60
+    home, other = two
+    other.respond = lambda pairs: (500, "")
+    assert client.get(f"/{UNKNOWN}").status_code == 503  # the failure that opens it
+
+    clock.offset += 20
+    response = client.get(f"/{UNKNOWN}")
+
+    assert response.status_code == 503
+    assert 39 <= int(response["Retry-After"]) <= 41  # when the breaker probes it
+    assert len(other.requests("urlRequest")) == 1  # left alone, not asked
+    inspected = client.get(f"/inspect/{UNKNOWN}?format=json").json()
+    assert (inspected["outcome"], inspected["status"]) == ("unreachable", 503)
+
+
 def test_a_round_never_waits_for_an_archive_left_alone(client, two, settings):
     settings.IBI_RESOLVER_BREAKER_FAILURES = 1
-    settings.IBI_RESOLVER_NEGATIVE_TTL = 0
     with CountingSilentArchive() as stalled:
         include(stalled, "ibi.test/stalled/2024/01.02.03.06")
-        assert client.get(f"/{UNKNOWN}").status_code == 404  # one timeout: the breaker opens
+        assert client.get(f"/{UNKNOWN}").status_code == 503  # one timeout: the breaker opens
         assert stalled.wait_for(1, timeout=5)
 
         start = time.monotonic()
         response = client.get(f"/{UNKNOWN}")
 
-        assert response.status_code == 404
+        assert response.status_code == 503
         assert time.monotonic() - start < settings.IBI_RESOLVER_TIMEOUT
         assert len(stalled.accepted) == 1
-        assert "1 Archive gave no usable answer in time" in response.content.decode()
+        assert "1 Archive could not be asked" in response.content.decode()
+
+
+def test_a_readers_overlong_file_paths_never_reach_an_archive_nor_trip_its_breaker(
+        client, two, settings):
+    """The fourth attack run: five anonymous GETs of /<an IBI of H>/<1 100 × a> made H refuse
+    them with 400, the breaker opened, and H's IBIs answered 404 (#41)."""
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 5
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+
+    for _ in range(5):
+        response = client.get(f"/{AT_HOME}/{'a' * 1100}")
+        assert response.status_code == 400
+        assert "longer than 1024 characters" in response.content.decode()
+
+    assert url_requests(home, other) == [[], []]
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+
+
+def test_an_archive_refusing_a_request_with_a_4xx_is_up_not_failing(client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 2
+    home, other = two
+    other.respond = lambda pairs: (400, "error {bad request}")
+
+    for _ in range(3):
+        client.get(f"/{UNKNOWN}")
+
+    assert len(other.requests("urlRequest")) == 3  # asked every time: its breaker closed
+    pk = RegisteredArchive.objects.get(archive_service_ibi=OTHER_SERVICE).pk
+    assert health.of([pk])[pk].failures == 0
+
+
+def test_an_archive_whose_answer_is_no_pair_list_is_failing(client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    home, other = two
+    other.respond = lambda pairs: (200, "this {is not a pair list\n")
+
+    assert client.get(f"/{UNKNOWN}").status_code == 503
+    pk = RegisteredArchive.objects.get(archive_service_ibi=OTHER_SERVICE).pk
+    assert health.of([pk])[pk].failures == 1
+
+
+def test_the_original_required_probes_an_archive_left_alone_and_finds_its_rival_claim(
+        client, two, settings):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    home, other = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    other.respond = lambda pairs: (503, "busy")
+    assert client.get(f"/{UNKNOWN}").status_code == 503  # its breaker opens
+    other.respond = holding(other, {AT_HOME: "Original"})  # and it claims the Original
+
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)  # left alone
+    response = client.get(f"/{AT_HOME}?ibiurl.requireditemstatus=Original")
+
+    assert response.status_code == 409  # probed, never skipped: the standard's alert
+    assert url_requests(other) == [[UNKNOWN, AT_HOME]]
+
+
+def test_a_hostile_claim_for_the_homes_ibi_is_never_taken_while_the_home_answers(
+        client, two, settings, clock):
+    settings.IBI_RESOLVER_BREAKER_FAILURES = 1
+    home, hostile = two
+    home.respond = holding(home, {AT_HOME: "Original"})
+    hostile.respond = lambda pairs: (200, answer(hostile, pairs["parsedibiurl.ibi"]))
+
+    for _ in range(3):
+        assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+    assert url_requests(hostile) == [[]]  # the home settles it: never asked
+
+    # The home really is down: its breaker opens, and §8.2 takes the only Original claimed.
+    home.respond = lambda pairs: (503, "down")
+    assert client.get(f"/{AT_HOME}")["Location"] == url(hostile, AT_HOME)
+    assert client.get(f"/{AT_HOME}")["Location"] == url(hostile, AT_HOME)
+    # Back: the home is asked first again, before the Archive remembered.
+    home.respond = holding(home, {AT_HOME: "Original"})
+    clock.offset += settings.IBI_RESOLVER_BREAKER_SECONDS + 1
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+    assert client.get(f"/{AT_HOME}")["Location"] == url(home, AT_HOME)
+    assert len(url_requests(hostile)[0]) == 2
 
 
 # -- 4. A bounded fan-out ----------------------------------------------------------------------
@@ -406,7 +575,7 @@ def test_300_archives_answer_right_with_fewer_places_than_archives(client, many,
     many.held[at_home] = 150
     assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
     assert client.get(f"/{at_home}")["Location"] == many.url(150, at_home)
-    assert [n for n, ibi in many.requests if ibi == at_home] == [150]  # once: remembered
+    assert [n for n, ibi in many.requests if ibi == at_home] == [150, 150]  # the home alone
 
 
 def test_a_round_asks_the_slowest_expected_first_within_half_the_places_then_the_fastest(

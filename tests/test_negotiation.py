@@ -316,10 +316,10 @@ def test_an_archive_that_announced_the_format_is_asked_for_it_and_its_url_follow
     # Its answer to a standard question announces the formats it knows (resolver/formats.py).
     assert redirect(client, f"/{ELSEWHERE}:(oai_dc)") == where + "oai_dc"
     assert redirect(client, f"/{ELSEWHERE}", "application/x-bibtex") == where + "bibtex"
-    assert redirect(client, f"/{ELSEWHERE}:(bibtex)") == where + "bibtex"  # remembered
-    asked = fake.requests("urlRequest")
+    assert redirect(client, f"/{ELSEWHERE}:(bibtex)") == where + "bibtex"
+    asked = fake.requests("urlRequest")  # the announcement remembered: bibtex asked at once
     assert [p["parsedibiurl.verblist"] for p in asked] == [
-        "GetMetadata(oai_dc)", "GetMetadata(bibtex)"]
+        "GetMetadata(oai_dc)", "GetMetadata(bibtex)", "GetMetadata(bibtex)"]
 
 
 def test_another_archives_tombstone_is_a_410_in_the_format_asked(client, fake):

@@ -353,12 +353,13 @@ def test_a_copy_held_here_does_not_settle_its_last_edition_nor_its_translations(
                                 f"state.translation(pt) Original\nurl.translation(pt) {pt}\n")
 
     assert client.get(f"/{item.ibi}!")["Location"] == third
-    # Again: the Original's answer remembered (resolver/memory.py), never the Copy here.
+    # Again: the Original's Archive asked again (resolver/memory.py keeps where, not what),
+    # never the Copy here.
     assert client.get(f"/{item.ibi}!")["Location"] == third
     assert client.get(f"/{item.ibi}+(pt)")["Location"] == pt
-    assert len(fake.requests("urlRequest")) == 2
+    assert len(fake.requests("urlRequest")) == 3
     assert client.get(f"/{item.ibi}")["Location"] == file(item, "paper.pdf")
-    assert len(fake.requests("urlRequest")) == 2  # the item itself: the Copy is enough
+    assert len(fake.requests("urlRequest")) == 3  # the item itself: the Copy is enough
 
 
 def test_a_copy_held_here_is_the_last_edition_when_no_other_archive_says_more(client, fake):
@@ -394,7 +395,22 @@ def test_a_url_that_leaves_the_archives_address_is_never_taken(client, fake, cap
     assert "dropped url from ibi.test/f/2024/01.02.03.04" in caplog.text
 
 
-def test_a_silent_archive_is_said_on_the_not_found_page(client, fake):
+def test_a_silent_archive_is_said_on_a_503_never_a_404(client, fake, settings):
+    with SilentServer() as silent:
+        include(silent, G_SERVICE)
+
+        response = client.get(f"/{ELSEWHERE}")
+
+    assert response.status_code == 503  # nothing says the item does not exist (#41)
+    assert response["Retry-After"] == str(math.ceil(settings.IBI_RESOLVER_DEADLINE))
+    page = response.content.decode()
+    assert "1 Archive answered that it does not hold" in page
+    assert "1 Archive could not be asked or gave no usable answer in time" in page
+    assert len(fake.requests("urlRequest")) == 1
+
+
+def test_a_silent_archive_beside_an_answer_leaves_the_not_found_page_saying_so(client, fake):
+    fake.respond = lambda pairs: (200, f"ibi {{rep {ELSEWHERE}}}\n")  # no URL, no way on
     with SilentServer() as silent:
         include(silent, G_SERVICE)
 
@@ -402,7 +418,6 @@ def test_a_silent_archive_is_said_on_the_not_found_page(client, fake):
 
     assert response.status_code == 404
     assert "1 Archive gave no usable answer in time" in response.content.decode()
-    assert len(fake.requests("urlRequest")) == 1
 
 
 def test_a_resolution_past_the_waiting_limit_is_a_503_at_once(client, fake, settings):
@@ -472,7 +487,8 @@ def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settin
         RegisteredArchive.objects.filter(archive_service_ibi=G_SERVICE).update(
             address=f"169.254.169.254:{port}")  # registered there, say, long ago
 
-        assert client.get(f"/{ELSEWHERE}").status_code == 404
+        # The Archive in a denied network cannot be asked: not "not found" (#41).
+        assert client.get(f"/{ELSEWHERE}").status_code == 503
 
     assert fake.asked == [] and ourselves.asked == [] and denied.asked == []
 

@@ -24,7 +24,7 @@ from ..protocol.pairs import Pair, decode_bytes, encode_value
 
 SUBJECTS = ("inclusionConfirmationRequest", "urlRequest", "acknowledgment")
 MAX_QUERY_LENGTH = 8192
-_LIMITS = {  # longest value accepted per pair name; others get _DEFAULT_LIMIT
+LIMITS = {  # longest value accepted per pair name; others get _DEFAULT_LIMIT
     "clientinformation.ipaddress": 1000, "parsedibiurl.ibi": 255, "parsedibiurl.filepath": 1024,
     "parsedibiurl.verblist": 512, "url": 4096, "url.persistent": 4096, "urlkey": 64,
 }
@@ -74,8 +74,8 @@ def value(fields: dict[str, str], name: str, *, required: bool = True,
         if required:
             raise ProtocolError(f"{name} is missing")
         return None
-    if len(value) > _LIMITS.get(name, _DEFAULT_LIMIT):
-        raise ProtocolError(f"{name} is longer than {_LIMITS.get(name, _DEFAULT_LIMIT)} "
+    if len(value) > LIMITS.get(name, _DEFAULT_LIMIT):
+        raise ProtocolError(f"{name} is longer than {LIMITS.get(name, _DEFAULT_LIMIT)} "
                             "characters")
     if ascii_only and not value.isascii():
         raise ProtocolError(f"{name} has non-ASCII characters")

@@ -70,18 +70,6 @@ def _left_out(user_agent: str | None) -> bool:
             and access_filters.is_robot(user_agent))
 
 
-def again(owed: tuple[int, dict[str, str]], ips: Sequence[str], persistent: str,
-          user_agent: str | None = None) -> tuple[int, dict[str, str]] | None:
-    """What another resolution of the same answer owes (a redirect kept, views/
-    persistent_urls.py): the Archive's pairs of Table 8.11 as it gave them, with this reader's
-    addresses and persistent URL; None for a robot left out (`acknowledge`)."""
-    if _left_out(user_agent):
-        return None
-    archive, pairs = owed
-    return archive, {**pairs, "clientinformation.ipaddress": " ".join(ips),
-                     "url.persistent": persistent}
-
-
 def counted_item(outcome: Outcome) -> int | None:
     """The item whose access our own answer asks to count (its urlkey's), or None when the
     answer gives nothing an acknowledgment could carry."""

@@ -9,8 +9,9 @@ IBI_RESOLVER_MAX_WAITING resolutions of a process wait on other Archives at once
 (`ResolverBusy` beyond), and at most IBI_RESOLVER_MAX_WAITING_PER_CLIENT of them for one
 client address (`ClientBusy`), so that a few clients asking for IBIs at a silent Archive
 cannot take every place. An Archive whose breaker is open is not asked, and counts as silent
-(health.py). Answers are read as untrusted input: badly formed ones are dropped,
-and URLs not on their Archive's address too (safety.py).
+(health.py), unless the Original is required. Answers are read as untrusted input: badly
+formed ones are dropped (the Archive counts as silent), and URLs not on their Archive's
+address too (safety.py).
 """
 from __future__ import annotations
 
@@ -58,10 +59,10 @@ def source_of(archive: RegisteredArchive, reply: client.Reply) -> Source:
 
 def remote_archives(service: Item | None) -> list[RegisteredArchive]:
     """Included Archives with an address, this one left out (it answered in process)."""
-    return _others(RegisteredArchive.objects.all(), service)
+    return included_others(RegisteredArchive.objects.all(), service)
 
 
-def _others(archives, service: Item | None) -> list[RegisteredArchive]:
+def included_others(archives, service: Item | None) -> list[RegisteredArchive]:
     archives = archives.filter(included=True).exclude(address="")
     ours = ibis_in([service.ibi, service.ibip]) if service else set()
     return [a for a in archives if not ibis_in([a.archive_service_ibi]) & ours]
@@ -78,7 +79,7 @@ def home_archive(ibi: ibilib.Ibi, service: Item | None) -> RegisteredArchive | N
         host = ibi.ip
     found = RegisteredArchive.objects.filter(
         named | Q(address__iexact=host) | Q(address__istartswith=f"{host}:"))
-    return home_of(ibi, _others(found, service))
+    return home_of(ibi, included_others(found, service))
 
 
 def _subsystem(ibi: ibilib.Ibi) -> tuple:
@@ -169,22 +170,25 @@ def asked_of(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
 
 
 def remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                   deadline: float, stop, reader: str = "") -> tuple[list[Answer], list[str]]:
-    """The non-empty answers in arrival order, and the Archives that gave none. Each Archive
-    is asked what it may be asked (`asked_of`); `stop` is `stop_on_original`'s or None;
-    `reader` is the client address whose resolution waits (for its limit).
+                   deadline: float, stop, reader: str = "", *, probe_all: bool = False
+                   ) -> tuple[list[Answer], list[str]]:
+    """The non-empty answers in arrival order, and the Archives that gave none (no answer in
+    time, no usable answer, or left alone by their breaker). Each Archive is asked what it may
+    be asked (`asked_of`); `stop` is `stop_on_original`'s or None; `reader` is the client
+    address whose resolution waits (for its limit); `probe_all` asks the Archives left alone
+    too (health.py).
 
     An Archive asked ``GetMetadata(oai_dc)`` in place of a format its answer then announces
     (one of ours, heard for the first time) is asked again at once, for that format: its own
     record is better than one rendered here from oai_dc."""
     end = time.monotonic() + deadline
-    answers, silent = _remote_answers(archives, pairs, deadline, stop, reader)
+    answers, silent = _remote_answers(archives, pairs, deadline, stop, reader, probe_all)
     again = {a.source.archive for a in answers
              if a.stand_in and a.stand_in in formats.announced(_by_id(archives, a))}
     left = end - time.monotonic()
     if again and left > 0:
         better, _quiet = _remote_answers([a for a in archives if a.pk in again], pairs, left,
-                                         None, reader)
+                                         None, reader, probe_all)
         by_archive = {a.source.archive: a for a in better}
         answers = [by_archive.get(a.source.archive, a) for a in answers]
     return answers, silent
@@ -195,8 +199,9 @@ def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredA
 
 
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
-                    deadline: float, stop, reader: str) -> tuple[list[Answer], list[str]]:
-    archives, skipped = health.usable(archives)
+                    deadline: float, stop, reader: str, probe_all: bool
+                    ) -> tuple[list[Answer], list[str]]:
+    archives, skipped = health.usable(archives, probe_all=probe_all)
     by_id = {a.pk: a for a in archives}
     asked = asked_of(archives, pairs)
     targets = []
@@ -213,8 +218,8 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,
                 pairs_for={pk: own for pk, (own, _format) in asked.items()})
-    health.record([(reply.tag, reply) for reply in replies])
     answers, silent = [], [archive.archive_service_ibi for archive in skipped]
+    unreadable = set()
     for reply in replies:
         archive = by_id[reply.tag]
         if not reply.ok:
@@ -227,10 +232,13 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
             found = to_dict(reply.pairs)
         except PairListError as exc:
             logger.warning("resolver: %s answered badly: %s", archive.archive_service_ibi, exc)
+            unreadable.add(archive.pk)
+            silent.append(archive.archive_service_ibi)
             continue
         if found:
             formats.remember(archive, found)
             answers.append(_answer(archive, reply, found, asked[archive.pk][1]))
+    health.record([(reply.tag, reply) for reply in replies], unreadable)
     return answers, silent
 
 

@@ -1,21 +1,21 @@
 """Asking the other included Archives for one round of a resolution (§8.2 step 2), at the cost
 of as few requests as give the answer §8.2's selection would choose.
 
-0. What is remembered (memory.py): the answer of the Archive that gave an Original's URL
-   for the same question, taken as it is while fresh, asked again of that one Archive when
-   older than IBI_RESOLVER_CACHE_TTL; an IBI no other Archive held, answered "nobody" at once.
 1. The home Archive first: an IBI's repository name carries the host of the subsystem that
    minted it (RTC-10), an IBIp its IP; the included Archive that answers for that host
    (fanout.py `home_of`) is asked alone. When its answer, with ours, makes the selection take
    an Original's URL (`decisive`), the round ends there: one request.
-2. Otherwise every other included Archive at once, as before (fanout.py `remote_answers`),
-   the home's answer counting first (it arrived first).
+2. Then where the item was found last (memory.py), when that is another Archive: asked alone,
+   with the reader's own address, as the home is. Its answer is read as any other; a location
+   never outranks the home, which is asked before it.
+3. Otherwise every other included Archive at once (fanout.py `remote_answers`), the answers
+   already in counting first (they arrived first).
 
-What a round brings is remembered for the next one: the answer the selection takes when it
-is another Archive's Original's URL, or that nobody answered. With
-``ibiurl.requireditemstatus=Original`` every Archive is asked, never the memory alone: the
-standard's rival check needs every answer. Why the result is §8.2's: docs/conformance.md,
-"Asking fewer Archives".
+What the round found is remembered for the next one: where the Original's URL came from, or,
+when every included Archive was asked and answered, that nobody holds the IBI. With
+``ibiurl.requireditemstatus=Original`` every Archive is asked, those left alone by a breaker
+too, and nothing remembered is used: the standard's rival check needs every answer. Why the
+result is §8.2's: docs/conformance.md, "What the resolver remembers".
 """
 from __future__ import annotations
 
@@ -27,7 +27,14 @@ from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from . import memory
 from .answers import Answer, state_of
-from .fanout import home_archive, home_of, remote_answers, remote_archives, stop_on_original
+from .fanout import (
+    home_archive,
+    home_of,
+    included_others,
+    remote_answers,
+    remote_archives,
+    stop_on_original,
+)
 from .languages import Preferences
 from .relations import Step
 from .selection import choose
@@ -54,11 +61,11 @@ class Asked:
     answers: list[Answer] = field(default_factory=list)
     silent: list[str] = field(default_factory=list)
     asked: list[RegisteredArchive] = field(default_factory=list)
-    recalled: bool = False  # answered from memory, no Archive asked
-    settled: bool = True  # False: the others are still to be asked (`ask`)
-    # Until when (POSIX time, memory.py's clock) the answer taken is remembered as fresh:
-    # None when none is (nothing taken, or nothing kept).
-    fresh_until: float | None = None
+
+    @property
+    def unheard(self) -> list[int]:
+        """The ids of the Archives asked that gave no usable answer."""
+        return [a.pk for a in self.asked if a.archive_service_ibi in self.silent]
 
 
 def _key(question: Question) -> tuple[str, tuple[str, ...], str | None]:
@@ -86,34 +93,9 @@ def _taken(question: Question, local: Sequence[Answer], found: Sequence[Answer]
     return None
 
 
-def recall(question: Question, local: Sequence[Answer], deadline: float,
-           reader: str = "") -> Asked | None:
-    """The round answered from memory (no Archive asked, or only the one whose remembered
-    answer is stale), or None: the Archives are to be asked (`ask`); not `settled` when the
-    one asked again no longer gives it (`ask` goes on from there)."""
-    if question.original:
-        return None
-    remembered, nobody = memory.recall(*_key(question))
-    if remembered is None:
-        return Asked(recalled=True) if nobody else None
-    # The Archive is read here, whatever the cache says: an exclusion, or an inclusion at
-    # another address, is seen at once by every process, even by workers that keep their
-    # memory apart (no CACHE_URL).
-    archive = RegisteredArchive.objects.filter(pk=remembered.archive, included=True,
-                                               address=remembered.answer.source.address
-                                               ).first()
-    if archive is not None and remembered.fresh and decisive(question, local,
-                                                             [remembered.answer]):
-        return Asked([remembered.answer], recalled=True, fresh_until=remembered.fresh_until)
-    if archive is not None and archive.address:
-        found, silent = remote_answers([archive], question.pairs, deadline, None, reader)
-        if decisive(question, local, found):
-            fresh = memory.remember(*_key(question), _taken(question, local, found))
-            return Asked(found, silent, [archive], fresh_until=fresh)
-        memory.forget_answer(*_key(question))
-        return Asked(found, silent, [archive], settled=False)
-    memory.forget_answer(*_key(question))
-    return None
+def _remember(question: Question, taken: Answer) -> None:
+    ibi, verbs, _filepath = _key(question)
+    memory.remember(ibi, verbs, memory.Location(taken.source.archive, taken.source.address))
 
 
 class Others:
@@ -123,10 +105,6 @@ class Others:
     def __init__(self, service) -> None:
         self.service = service  # this Archive's archive service item, or None
         self._all: list[RegisteredArchive] | None = None
-
-    @property
-    def read(self) -> bool:
-        return self._all is not None
 
     def all(self) -> list[RegisteredArchive]:
         if self._all is None:
@@ -138,37 +116,58 @@ class Others:
             return home_of(ibi, self._all)
         return home_archive(ibi, self.service)
 
+    def at(self, location: memory.Location) -> RegisteredArchive | None:
+        """The Archive remembered, while it is included at the address it answered from. The
+        row is read here, whatever the cache says: an exclusion, or an inclusion at another
+        address, is seen at once by every process, even by workers that keep their memory
+        apart (no CACHE_URL)."""
+        if self._all is not None:
+            return next((a for a in self._all if a.pk == location.archive
+                         and a.address == location.address), None)
+        found = included_others(RegisteredArchive.objects.filter(
+            pk=location.archive, address=location.address), self.service)
+        return found[0] if found else None
+
 
 def ask(question: Question, others: Others, local: Sequence[Answer],
-        deadline: float, reader: str = "", begun: Asked | None = None) -> Asked:
+        deadline: float, reader: str = "") -> Asked:
     """The round's answers from the other Archives, within `deadline` seconds; `local` is
-    this Archive's own answer (empty or one), `reader` the client's address (fanout.py),
-    `begun` what `recall` asked already."""
+    this Archive's own answer (empty or one), `reader` the client's address (fanout.py)."""
     end = time.monotonic() + deadline
-    done = begun or Asked()
-    done.settled = True
+    done = Asked()
+    ibi, verbs, filepath = _key(question)
     if not question.original:
-        home = others.home(question.ibi)
-        if home is not None and home not in done.asked:
-            found, silent = remote_answers([home], question.pairs, deadline, None, reader)
+        location, nobody = memory.recall(ibi, verbs, filepath)
+        if nobody:  # remembered: no Archive asked
+            return done
+        first = [home] if (home := others.home(question.ibi)) is not None else []
+        if location is not None and (remembered := others.at(location)) not in (None, home):
+            first.append(remembered)
+        for archive in first:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            found, silent = remote_answers([archive], question.pairs, left, None, reader)
             done.answers += found
             done.silent += silent
-            done.asked.append(home)
-            if decisive(question, local, found):
-                done.fresh_until = memory.remember(*_key(question),
-                                                   _taken(question, local, found))
+            done.asked.append(archive)
+            if (taken := _taken(question, local, done.answers)) is not None:
+                _remember(question, taken)
                 return done
+        if location is not None:
+            memory.forget(ibi, verbs)  # it no longer gives the Original's URL
     rest = [a for a in others.all() if a not in done.asked]
     left = end - time.monotonic()
     if rest and left > 0:
         stop = (None if question.original else
                 stop_on_original(rest, question.wanted, question.prefs, question.pairs))
-        found, silent = remote_answers(rest, question.pairs, left, stop, reader)
+        found, silent = remote_answers(rest, question.pairs, left, stop, reader,
+                                       probe_all=question.original)
         done.answers += found
         done.silent += silent
         done.asked += rest
     if (taken := _taken(question, local, done.answers)) is not None:
-        done.fresh_until = memory.remember(*_key(question), taken)
-    elif not done.answers:
-        memory.remember_none(*_key(question))
+        _remember(question, taken)
+    elif not done.answers and not done.silent and left > 0:
+        memory.remember_none(ibi, verbs, filepath)  # every one asked, and every one answered
     return done

@@ -3,11 +3,13 @@ administrator sees of the federation (`manage.py federation`, the admin's Federa
 
 Kept in Django's cache, so that every worker and app server on the same Redis shares it: per
 Archive its failures in a row, until when it is left alone, its last answer and the times of
-its recent answers. After IBI_RESOLVER_BREAKER_FAILURES failures in a row (no answer in time,
-no connection, not a 200) an Archive is not asked for IBI_RESOLVER_BREAKER_SECONDS; then one
+its recent answers. After IBI_RESOLVER_BREAKER_FAILURES failures of its own in a row (`failed`:
+no answer in time, no connection, a 5xx, an answer that is no pair list; never a 4xx, which
+what was asked may cause) an Archive is not asked for IBI_RESOLVER_BREAKER_SECONDS; then one
 request, of whichever process comes first (`cache.add`), probes it: an answer closes the
 breaker, a failure leaves it alone as long again. A round never waits for an Archive left
-alone: it is not asked at all (`usable`).
+alone: it is not asked at all (`usable`), unless the Original is required (§8.2's rival check
+needs every answer: it is probed).
 
 Several processes write the same entries without a lock: one failure or one time may be
 lost when two rounds end at the same instant, which moves a breaker by one request at most.
@@ -70,19 +72,19 @@ def of(archives: Iterable[int]) -> dict[int, Health]:
     return {pk: kept.get(_key(pk)) or Health() for pk in ids}
 
 
-def usable(archives: Sequence[RegisteredArchive]
+def usable(archives: Sequence[RegisteredArchive], *, probe_all: bool = False
            ) -> tuple[list[RegisteredArchive], list[RegisteredArchive]]:
     """(the Archives to ask, in the order to ask them (`in_order`); those left alone): an open
     breaker leaves its Archive alone; one past its time is asked by the first round that claims
-    the probe."""
+    the probe. `probe_all`: every one is asked, whatever its breaker (the Original required)."""
     now = time.time()
     known = of(a.pk for a in archives)
     asked, skipped = [], []
     for archive in archives:
         state = known[archive.pk].state(now)
         probe = settings.IBI_RESOLVER_TIMEOUT + 1
-        if state == "closed" or (state == "probing"
-                                 and cache.add(_probe_key(archive.pk), 1, probe)):
+        if probe_all or state == "closed" or (state == "probing"
+                                              and cache.add(_probe_key(archive.pk), 1, probe)):
             asked.append(archive)
         else:
             skipped.append(archive)
@@ -111,13 +113,30 @@ def in_order(archives: Sequence[RegisteredArchive], known: dict[int, Health]
     return [*first, *rest]
 
 
-def failed(reply: client.Reply) -> bool:
-    """No connection, no answer in time, an answer that is no 200 pair list."""
-    return not reply.ok
+def failed(reply: client.Reply, unreadable: bool = False) -> bool:
+    """Whether a reply is the Archive's own failure: no connection, no answer in time, a 5xx
+    (or any status but a 4xx), an answer that is no pair list (`unreadable`: a 200 whose pairs
+    cannot be read as one). A 4xx is the Archive refusing what it was asked, which a reader's
+    request may cause: it says the Archive is up (#41)."""
+    if reply.ok:
+        return unreadable
+    return reply.status is None or not 400 <= reply.status < 500
 
 
-def record(replies: Sequence[tuple[int, client.Reply]]) -> None:
-    """Keep what each Archive's reply says of it (replies not waited for say nothing)."""
+def next_probe(archives: Iterable[int]) -> float | None:
+    """In how many seconds the first of these Archives left alone is probed again, or None
+    when none is left alone."""
+    now = time.time()
+    times = [health.open_until - now for health in of(archives).values()
+             if health.state(now) == "open"]
+    return min(times) if times else None
+
+
+def record(replies: Sequence[tuple[int, client.Reply]], unreadable: Iterable[int] = ()
+           ) -> None:
+    """Keep what each Archive's reply says of it (replies not waited for say nothing);
+    `unreadable`: the Archives whose 200 could not be read as a pair list."""
+    unreadable = set(unreadable)
     finished = [(pk, reply) for pk, reply in replies if not reply.cut]
     if not finished:
         return
@@ -126,7 +145,7 @@ def record(replies: Sequence[tuple[int, client.Reply]]) -> None:
     for pk, reply in finished:
         health = known[pk]
         health.last_at = now
-        if failed(reply):
+        if failed(reply, pk in unreadable):
             health.failures += 1
             health.failures_total += 1
             health.last_said = reply.error[:200]

@@ -14,9 +14,10 @@ shows the same. Its keys:
 - ``persistent_url``: the persistent URL inspected;
 - ``ibi``, ``modifier``, ``verbs``, ``filepath``, ``required_item_status``: what the
   persistent-URL parser read (RTC-11 Table 8.6);
-- ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded`` or
-  ``translation_missing``; ``status``: the HTTP status the persistent URL itself answers with
-  that outcome (the same `Outcome.status` its view answers: 302, 404, 409, 410 or 503);
+- ``outcome``: ``found``, ``deleted``, ``conflict``, ``copies_only``, ``not_found``, ``bounded``,
+  ``unreachable`` or ``translation_missing``; ``status``: the HTTP status the persistent URL
+  itself answers with that outcome (the same `Outcome.status` its view answers: 302, 404,
+  409, 410 or 503);
   ``url``: where the request is redirected (null unless it is, 302); ``reason``: why, in
   words, from what was asked (an Original "the only one claiming it" only when some other
   Archive was asked);
@@ -113,6 +114,9 @@ def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *
     if kind == "bounded":
         return _("the chain of answers still went on when this resolver stopped following it "
                  "(its time or its number of rounds): nothing says the item does not exist")
+    if kind == "unreachable":
+        return _("no Archive answered with anything, and some could not be asked or gave no "
+                 "usable answer in time: nothing says the item does not exist")
     return _("no Archive answered with what was asked for")
 
 

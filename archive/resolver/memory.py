@@ -1,16 +1,20 @@
-"""What the resolver remembers of other Archives' answers (#29), in Django's cache: on Redis
-every worker and app server shares it; `make run`'s per-process memory otherwise.
+"""What the resolver remembers of the federation (#29, #41), in Django's cache: on Redis every
+worker and app server shares it; `make run`'s per-process memory otherwise.
 
-* An answer (`remember`, `recall`): for a question (IBI, verb list, file path), the answer of
-  the Archive that gave an Original's URL for it, trusted IBI_RESOLVER_CACHE_TTL seconds. An
-  older one is kept a while longer, to be asked again of that one Archive before use
-  (federation.py), never used as it is.
-* An IBI nobody else holds (`remember_none`, `none_recalled`): no other Archive gave a
-  non-empty answer to the question; for IBI_RESOLVER_NEGATIVE_TTL seconds.
-* Generations (`forget_archive`): an Archive's inclusion or exclusion gives it a new
-  generation, and every Archive's inclusion a new one to the federation. An answer is taken
-  only under the generation of its Archive it was kept with, a "nobody holds it" only under the
-  federation's: so clearing them costs one write, not a search of the cache.
+RTC-11 §5.1: "O resolvedor pode ou não armazenar a informação sobre a localização, na Web, dos
+itens de informação. No entanto, esta informação deve estar armazenada nos respectivos
+Arquivos." So the resolver keeps *where* an item is, never *what* its Archive said of it:
+
+* A location (`remember`, `recall`): for an IBI and a verb list, which included Archive gave
+  the Original's URL the last time. It is a hint of whom to ask first, never an answer: that
+  Archive is asked again, with the reader's own address (§9.2 lets an Archive answer by it),
+  and its answer is read as any other (federation.py). A wrong location costs one request
+  more, never a wrong answer; kept IBI_RESOLVER_CACHE_TTL seconds.
+* An absence (`remember_none`, `none_recalled`): every included Archive was asked and
+  answered, and none holds the IBI. Answered "not found" for IBI_RESOLVER_NEGATIVE_TTL
+  seconds: the one staleness the resolver adds (an Archive that comes to hold the IBI
+  meanwhile is heard at the latest then). It is forgotten for every IBI at once by any
+  inclusion, exclusion or switch-on (`forget_all`): a generation number, one write.
 """
 from __future__ import annotations
 
@@ -22,10 +26,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
-from .answers import Answer
-
 PREFIX = "ibi:resolver:memory"
-KEPT_STALE = 24  # an answer older than its TTL stays this many TTLs, to be asked again
+GENERATION = f"{PREFIX}:generation"
 
 
 def now() -> float:
@@ -34,83 +36,58 @@ def now() -> float:
 
 
 @dataclass(frozen=True)
-class Recalled:
-    """An answer remembered: it, until when it is fresh (POSIX time), the Archive that gave
-    it."""
+class Location:
+    """Where an item was last found: an included Archive, at the address it answered from."""
 
-    answer: Answer
-    fresh_until: float
-
-    @property
-    def fresh(self) -> bool:
-        return now() < self.fresh_until
-
-    @property
-    def archive(self) -> int:
-        return self.answer.source.archive
+    archive: int  # RegisteredArchive id
+    address: str
 
 
-def _question_key(kind: str, ibi: str, verbs: Sequence[str], filepath: str | None) -> str:
-    digest = hashlib.sha256("\n".join([ibi, " ".join(verbs), filepath or ""]).encode())
+def _key(kind: str, *parts: str) -> str:
+    digest = hashlib.sha256("\n".join(parts).encode())
     return f"{PREFIX}:{kind}:{digest.hexdigest()[:40]}"
 
 
-def _archive_generation_key(archive: int) -> str:
-    return f"{PREFIX}:generation:{archive}"
+def _location_key(ibi: str, verbs: Sequence[str]) -> str:
+    return _key("where", ibi, " ".join(verbs))
 
 
-FEDERATION_GENERATION = f"{PREFIX}:generation"
+def _none_key(ibi: str, verbs: Sequence[str], filepath: str | None) -> str:
+    return _key("none", ibi, " ".join(verbs), filepath or "")
 
 
-def recall(ibi: str, verbs: Sequence[str], filepath: str | None) -> tuple[Recalled | None, bool]:
-    """(the answer remembered for the question or None, whether nobody else holds it): one
-    trip to the cache, a second one for the generation of the Archive that answered."""
-    answer_key = _question_key("answer", ibi, verbs, filepath)
-    none_key = _question_key("none", ibi, verbs, filepath)
-    found = cache.get_many([answer_key, none_key, FEDERATION_GENERATION])
-    nobody = found.get(none_key)
-    none = (nobody is not None and nobody[0] == found.get(FEDERATION_GENERATION, 0)
-            and nobody[1] > now())
-    kept = found.get(answer_key)
-    if kept is None:
-        return None, none
-    generation, at, answer = kept
-    if cache.get(_archive_generation_key(answer.source.archive), 0) != generation:
-        return None, none
-    return Recalled(answer, at + settings.IBI_RESOLVER_CACHE_TTL), none
+def recall(ibi: str, verbs: Sequence[str], filepath: str | None) -> tuple[Location | None, bool]:
+    """(where the item was found last, or None; whether nobody holds it): one trip to the
+    cache."""
+    where, none = _location_key(ibi, verbs), _none_key(ibi, verbs, filepath)
+    found = cache.get_many([where, none, GENERATION])
+    nobody = found.get(none)
+    absent = (nobody is not None and nobody[0] == found.get(GENERATION, 0)
+              and nobody[1] > now())
+    return found.get(where), absent
 
 
-def remember(ibi: str, verbs: Sequence[str], filepath: str | None, answer: Answer
-             ) -> float | None:
-    """Keep another Archive's answer that gave an Original's URL for the question; until when
-    it is fresh (POSIX time), or None when nothing is kept."""
+def remember(ibi: str, verbs: Sequence[str], location: Location) -> None:
+    """Keep where the Original's URL for this IBI and verb list was found."""
     ttl = settings.IBI_RESOLVER_CACHE_TTL
-    if ttl <= 0 or answer.source.archive is None:
-        return None
-    generation = cache.get(_archive_generation_key(answer.source.archive), 0)
-    at = now()
-    cache.set(_question_key("answer", ibi, verbs, filepath), (generation, at, answer),
-              ttl * KEPT_STALE)
-    return at + ttl
+    if ttl > 0:
+        cache.set(_location_key(ibi, verbs), location, ttl)
 
 
-def forget_answer(ibi: str, verbs: Sequence[str], filepath: str | None) -> None:
-    """The remembered answer proved wrong (asked again, its Archive said otherwise)."""
-    cache.delete(_question_key("answer", ibi, verbs, filepath))
+def forget(ibi: str, verbs: Sequence[str]) -> None:
+    """The location no longer gives the Original's URL."""
+    cache.delete(_location_key(ibi, verbs))
 
 
 def remember_none(ibi: str, verbs: Sequence[str], filepath: str | None) -> None:
-    """No other Archive gave a non-empty answer to the question."""
+    """Every included Archive was asked and answered, and none holds the IBI."""
     ttl = settings.IBI_RESOLVER_NEGATIVE_TTL
     if ttl <= 0:
         return
-    cache.set(_question_key("none", ibi, verbs, filepath),
-              (cache.get(FEDERATION_GENERATION, 0), now() + ttl), ttl)
+    cache.set(_none_key(ibi, verbs, filepath), (cache.get(GENERATION, 0), now() + ttl), ttl)
 
 
-def forget_archive(archive: int) -> None:
-    """An Archive was included or excluded: what it answered is asked again, and what nobody
-    held may now be held by it."""
-    generation = time.time_ns()
-    cache.set_many({_archive_generation_key(archive): generation,
-                    FEDERATION_GENERATION: generation}, None)
+def forget_all() -> None:
+    """An Archive was included, excluded or switched on or off: an IBI nobody held may be held
+    now, whatever it is."""
+    cache.set(GENERATION, time.time_ns(), None)

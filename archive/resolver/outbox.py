@@ -2,9 +2,8 @@
 database until they are sent: a broker that is down or hangs delays them and loses none.
 
 1. `owe`, with the resolution (resolver/views/persistent_urls.py): one INSERT of the Table 8.11
-   pairs, nothing more on the reader's path. Every resolution owes its own (§8.2 step 5), a
-   resolution answered from what the resolver remembers (memory.py) too: that one carries the
-   urlkey the remembered answer brought, as the Archive gave it.
+   pairs, nothing more on the reader's path. Every resolution owes its own (§8.2 step 5),
+   with the urlkey its own answer brought.
 2. `send_due`, in a worker (resolver/tasks.py, nudged after the resolution and run by the beat
    every IBI_ACKNOWLEDGMENTS_EVERY seconds): takes the rows that are due, moving them out of
    reach for LEASE (a worker killed mid-send leaves them to the next), and sends each:

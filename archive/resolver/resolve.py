@@ -40,14 +40,18 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
+from ..archive_service import requests
 from ..deposit import selectors
 from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
-from ..protocol.persistent_url import PersistentUrl
-from . import federation
+from ..protocol.client import query_string
+from ..protocol.persistent_url import PersistentUrl, PersistentUrlError
+from . import federation, health
 from .answers import Answer, Hit, ibis_in
 from .fanout import ClientBusy, ResolverBusy, local_answer
 from .languages import preferences
@@ -58,7 +62,7 @@ __all__ = ["ClientBusy", "Outcome", "ResolverBusy", "Round", "resolve"]
 
 MAX_HOPS = 1000  # rounds of one resolution: a safety bound, far beyond any edition chain
 # The status of each outcome (the others, not found and translation missing, are 404).
-STATUS = {"found": 302, "deleted": 410, "conflict": 409, "bounded": 503}
+STATUS = {"found": 302, "deleted": 410, "conflict": 409, "bounded": 503, "unreachable": 503}
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class Round:
 class Outcome:
     kind: str  # found | deleted | conflict | copies_only | not_found | translation_missing
     #            | bounded (a bound of this resolver stopped a chain that still advanced)
+    #            | unreachable (nobody answered with anything, and some Archive was not heard)
     ibi: str  # the IBI asked about last
     answer: Answer | None = None
     hit: Hit | None = None
@@ -90,9 +95,8 @@ class Outcome:
     asked_others: bool = False  # whether any other Archive was asked (else: our records only)
     rounds: list[Round] = field(default_factory=list)  # every question asked, in order
     bound: str = ""  # for bounded: "deadline", "timeout" (an Archive's) or "hops"
-    # Until when (memory.py's clock) every other Archive's answer this outcome rests on is
-    # remembered as fresh: infinite when it rests on none, 0 when on one not remembered.
-    fresh_until: float = math.inf
+    answered: int = 0  # for unreachable: how many other Archives answered (with nothing)
+    retry_after: int = 0  # for unreachable: seconds until it is worth asking again
 
     @property
     def url(self) -> str:
@@ -135,14 +139,49 @@ def _translation_missing(answer: Answer | None, wanted: Sequence[Step]) -> bool:
 
 
 def _outcome(choice: Choice, ibi_text: str, wanted: tuple[Step, ...], hops: int,
-             silent: list[str], asked_others: bool, rounds: list[Round],
-             fresh_until: float) -> Outcome:
+             silent: list[str], asked_others: bool, rounds: list[Round]) -> Outcome:
     kind = {"found": "found", "deleted": "deleted", "conflict": "conflict",
             "copies_only": "copies_only"}.get(choice.kind, "not_found")
     if kind == "not_found" and _translation_missing(choice.answer, wanted):
         kind = "translation_missing"
     return Outcome(kind, ibi_text, choice.answer, choice.hit, choice.suspects, silent, wanted,
-                   hops, asked_others, rounds, fresh_until=fresh_until)
+                   hops, asked_others, rounds)
+
+
+def _url_request(ips: Sequence[str], ibi_text: str, filepath: str | None,
+                 verbs: Sequence[str]) -> dict[str, str]:
+    """The urlRequest of Table 8.9 for one round."""
+    pairs = {"servicesubject": "urlRequest", "clientinformation.ipaddress": " ".join(ips),
+             "parsedibiurl.ibi": ibi_text}
+    if filepath:
+        pairs["parsedibiurl.filepath"] = filepath
+    if verbs:
+        pairs["parsedibiurl.verblist"] = " ".join(verbs)
+    return pairs
+
+
+def _check_request(pairs: dict[str, str]) -> None:
+    """What the archive service refuses (its limits on Table 8.9's fields, the 1 024-character
+    file path …) is refused to the reader here, before any Archive is asked: a reader's
+    malformed request never reaches them, nor counts against them (#41)."""
+    limit = requests.LIMITS["parsedibiurl.filepath"]
+    if len(pairs.get("parsedibiurl.filepath", "")) > limit:
+        raise PersistentUrlError(gettext_noop("The file path is longer than %(limit)s "
+                                              "characters: no archive service answers it."),
+                                 limit=str(limit))
+    try:
+        requests.read_request(query_string(pairs))
+    except requests.ProtocolError as exc:
+        raise PersistentUrlError(gettext_noop("No archive service would answer this request: "
+                                              "%(detail)s"), detail=str(exc)) from None
+
+
+def _minted_later(ibi: ibilib.Ibi) -> bool:
+    """Whether the IBI's date is later than this resolver's clock, beyond
+    IBI_RESOLVER_FUTURE_SKEW: RTC-10 never hands out a future date, so no Archive holds it
+    yet, and none is asked (a repository name written in a local time ahead of UTC, or a
+    clock ahead of ours, stays within the margin)."""
+    return ibi.date > Decimal(time.time()) + Decimal(settings.IBI_RESOLVER_FUTURE_SKEW)
 
 
 def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = "",
@@ -156,14 +195,14 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
     filepath = url.filepath
     asked = ibilib.parse(url.ibi)  # ValueError for an IBI of the right shape but no date
     ibi_text = asked.text
+    _check_request(_url_request(ips, ibi_text, filepath, verbs_of(wanted) + extra))
     archives: federation.Others | None = None
     end = time.monotonic() + settings.IBI_RESOLVER_DEADLINE
     seen: set[tuple] = set()
     silent: list[str] = []
     rounds: list[Round] = []
     to_original = False  # the item asked was reached from a Copy's URL: its Original first
-    consulted = False  # other Archives' answers remembered were used
-    fresh_until = math.inf  # see Outcome.fresh_until
+    unheard: list[int] = []  # the other Archives asked that gave no usable answer
     for hops in range(MAX_HOPS):
         seen.add((asked, wanted, filepath))
         verbs = verbs_of(wanted) + extra
@@ -176,31 +215,19 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         if choice is None or not settles(choice, held, wanted, original=original,
                                          to_original=to_original):
             left = end - time.monotonic()
-            pairs = {"servicesubject": "urlRequest",
-                     "clientinformation.ipaddress": " ".join(ips),
-                     "parsedibiurl.ibi": ibi_text}
-            if filepath:
-                pairs["parsedibiurl.filepath"] = filepath
-            if verbs:
-                pairs["parsedibiurl.verblist"] = " ".join(verbs)
+            pairs = _url_request(ips, ibi_text, filepath, verbs)
             question = federation.Question(asked, pairs, wanted, prefs, original, to_original)
-            done = federation.recall(question, answers, left, client) if left > 0 else None
-            consulted = consulted or done is not None
-            if done is None or not done.settled:
-                left = end - time.monotonic()
-                if archives is None:
-                    archives = federation.Others(selectors.archive_service_or_none())
-                if left <= 0 and hops and archives.all():  # the chain goes on, time is over
-                    return Outcome("bounded", ibi_text, wanted=wanted, silent=silent,
-                                   hops=hops, asked_others=True, rounds=rounds,
-                                   bound="deadline")
-                if left > 0:
-                    done = federation.ask(question, archives, answers, left, client, done)
-            if done is not None:
-                fresh_until = min(fresh_until, done.fresh_until or 0.0)
+            if archives is None:
+                archives = federation.Others(selectors.archive_service_or_none())
+            if left <= 0 and hops and archives.all():  # the chain goes on, time is over
+                return Outcome("bounded", ibi_text, wanted=wanted, silent=silent,
+                               hops=hops, asked_others=True, rounds=rounds, bound="deadline")
+            if left > 0 and not _minted_later(asked):
+                done = federation.ask(question, archives, answers, left, client)
                 others, quiet = done.asked, done.silent
                 answers += done.answers
                 silent += [name for name in quiet if name not in silent]
+                unheard += [pk for pk in done.unheard if pk not in unheard]
             choice = choose(answers, wanted, prefs, original=original, to_original=to_original)
         rounds.append(Round(ibi_text, wanted, tuple((a.pk, a.archive_service_ibi, a.address)
                                                     for a in others),
@@ -211,9 +238,20 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
             bound = "deadline" if time.monotonic() >= end else "timeout"
             return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=hops,
                            asked_others=True, rounds=rounds, bound=bound)
+        if choice.kind == "none" and not answers and quiet:
+            # Nobody answered with anything, and some Archive could not be asked or heard:
+            # that says nothing of the item either (#41). When it is asked again: its
+            # breaker's probe, else once the silent ones had time to come back.
+            probe = health.next_probe(unheard)
+            retry = probe if probe is not None else settings.IBI_RESOLVER_DEADLINE
+            return Outcome("unreachable", ibi_text, wanted=wanted, silent=silent, hops=hops,
+                           asked_others=True, rounds=rounds,
+                           answered=len({pk for r in rounds for pk, _i, _a in r.asked}
+                                        - set(unheard)),
+                           retry_after=max(1, math.ceil(retry)))
         if choice.kind != "hop":
             return _outcome(choice, ibi_text, wanted, hops, silent,
-                            consulted or archives is not None, rounds, fresh_until)
+                            archives is not None, rounds)
         next_ibi, next_wanted = choice.hop  # next_ibi: valid, canonical (ibi_in)
         # A hop asks for one item directly: the file path and the file list still apply. The
         # same IBI again (an item that is its own last edition or translation) or a question
@@ -222,8 +260,8 @@ def resolve(url: PersistentUrl, *, ips: Sequence[str], accept_language: str = ""
         itself = ibis_in(choice.answer.forms()) | {asked}
         if question in seen or question[0] in itself:
             return _outcome(Choice("none", choice.answer), ibi_text, wanted, hops, silent,
-                            consulted or archives is not None, rounds, fresh_until)
+                            archives is not None, rounds)
         asked, ibi_text, wanted = question[0], question[0].text, next_wanted
         to_original = choice.to_original
     return Outcome("bounded", ibi_text, wanted=wanted, silent=silent, hops=MAX_HOPS,
-                   asked_others=consulted or archives is not None, rounds=rounds, bound="hops")
+                   asked_others=archives is not None, rounds=rounds, bound="hops")

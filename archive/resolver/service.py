@@ -216,8 +216,8 @@ def switch_off(archives) -> int:
     ids = list(archives.filter(included=True).values_list("pk", flat=True))
     RegisteredArchive.objects.filter(pk__in=ids).update(included=False,
                                                         excluded_at=timezone.now())
-    for pk in ids:
-        memory.forget_archive(pk)
+    if ids:
+        memory.forget_all()
     return len(ids)
 
 
@@ -231,7 +231,7 @@ def answer(query: str) -> list[Pair]:
     now = timezone.now()
     if subject == "exclusionRequest":
         RegisteredArchive.objects.filter(pk=archive.pk).update(included=False, excluded_at=now)
-        memory.forget_archive(archive.pk)
+        memory.forget_all()
         return [("status.archive", "excluded")]
     # The key is the authentication (§7.2); the confirmation only says whether the Archive
     # can be reached now ("nem sempre o acesso é possível, como em alguns casos de IP
@@ -248,7 +248,7 @@ def answer(query: str) -> list[Pair]:
         included=True, included_at=now, address=address, ip=fields["archiveip"],
         platform_version=fields["archiveplatformversion"],
         email=fields["archiveadmemailaddress"][:254])
-    memory.forget_archive(archive.pk)
+    memory.forget_all()
     health.forget(archive.pk)
     confirmed = reachable and confirm(address, archive.archive_service_ibi)
     return [("status.archive", "included"),

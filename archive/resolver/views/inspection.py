@@ -40,6 +40,7 @@ LABELS = {
     "not_found": gettext_lazy("not found"), "none": gettext_lazy("nothing found"),
     "translation_missing": gettext_lazy("translation missing"),
     "bounded": gettext_lazy("stopped by this resolver's bounds"),
+    "unreachable": gettext_lazy("Archives not heard"),
 }
 
 

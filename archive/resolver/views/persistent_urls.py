@@ -3,9 +3,10 @@
 Thin: protocol/persistent_url.py reads the URL, resolver/resolve.py resolves it, this module
 turns the outcome into a 302 with Link headers, or an alert page (§8.2 step 7): 404 not found,
 404 translation missing, 409 suspect Archives, 410 tombstone, 503 a chain this resolver's
-bounds stopped; 400 for what is no persistent URL. HEAD is answered like GET; both are
-acknowledged to the Archive that gave the URL (§8.2 step 5), while only a GET counts in this
-Archive's own statistics (COUNTER's rules).
+bounds stopped, 503 when nobody answered with anything and some Archive could not be asked or
+heard; 400 for what is no persistent URL, or what no archive service would answer. HEAD is
+answered like GET; both are acknowledged to the Archive that gave the URL (§8.2 step 5), while
+only a GET counts in this Archive's own statistics (COUNTER's rules).
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from ...protocol.pairs import unquote_word
 from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
 from ...web.throttling import client_ip
-from .. import acknowledgments, answers, memory, relations, tasks
+from .. import acknowledgments, answers, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
 from . import memento as memento_views
@@ -162,32 +163,12 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name: never kept
         changes.put(key, current, redirect)
         return redirect.respond(request)
-    if (outcome.kind == "found" and not rendered and url.required_item_status != "Original"
-            and wanted is None and not outcome.answer.source.local
-            and outcome.fresh_until < math.inf):
-        # (A format asked by Accept is not kept: a passing failure to read an Archive's oai_dc
-        # record gives the data's URL instead, which must not stand for the format.)
-        # Another Archive's answer, remembered (memory.py): kept here as long as it is fresh,
-        # and until the change token moves (an item, or an Archive's inclusion or exclusion).
-        # Each resolution it answers owes its acknowledgment (§8.2 step 5), with the urlkey the
-        # Archive gave.
-        pairs = acknowledgments.acknowledgment_pairs(outcome, [], "")
-        remote = _RemoteRedirect(persistent_url.carried(outcome.url, url_pairs),
-                                 ", ".join([*_links(request, outcome),
-                                            *([timemap] if timemap else [])]),
-                                 vary_language, outcome.fresh_until,
-                                 (outcome.answer.source.archive, pairs) if pairs else None)
-        if remote.fresh():
-            request.get_host()  # DisallowedHost for a host ALLOWED_HOSTS does not name
-            changes.put(key, current, remote)
-        response = remote.response()
-    else:
-        response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
-                    or _answer(request, url, outcome, url_pairs))
-        if timemap:
-            response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
-        if vary_language:
-            patch_vary_headers(response, ["Accept-Language"])
+    response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
+                or _answer(request, url, outcome, url_pairs))
+    if timemap:
+        response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
+    if vary_language:
+        patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and response.status_code < 500:  # §8.2 step 5: every one
         owed = acknowledgments.acknowledge(outcome, ips, request.build_absolute_uri(),
                                            url.relation(), request.META.get("HTTP_USER_AGENT", ""),
@@ -246,36 +227,6 @@ class _LocalRedirect:
         return _head(request, response)
 
 
-@dataclass(frozen=True)
-class _RemoteRedirect:
-    """Another Archive's URL, as remembered (memory.py): what the redirect says, and until when
-    (memory.py's clock) the answer behind it is fresh. Nothing to count here: the access is
-    that Archive's, acknowledged at each resolution with the urlkey its answer brought."""
-
-    url: str
-    link: str
-    vary_language: bool
-    fresh_until: float
-    owed: tuple[int, dict[str, str]] | None  # the Archive, its pairs of Table 8.11
-
-    def fresh(self) -> bool:
-        return memory.now() < self.fresh_until
-
-    def response(self) -> HttpResponse:
-        return _kept_redirect(self.url, self.link, self.vary_language)
-
-    def respond(self, request: HttpRequest) -> HttpResponse | None:
-        """The redirect, its acknowledgment owed, or None once the answer is stale: then it is
-        asked again."""
-        if not self.fresh():
-            return None
-        if self.owed is not None and (owed := acknowledgments.again(
-                self.owed, client_ips(request), request.build_absolute_uri(),
-                request.META.get("HTTP_USER_AGENT", ""))) is not None:
-            transaction.on_commit(lambda: _send_acknowledgment(*owed))
-        return _head(request, self.response())
-
-
 def _kept_redirect(url: str, link: str, vary_language: bool) -> HttpResponse:
     """A kept redirect's answer: its Link header, never cached, and the Vary that
     vary_on_headers("Accept") makes of it on _view's way, written once, here."""
@@ -327,6 +278,13 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
                            "timeout": settings.IBI_RESOLVER_TIMEOUT, "retry": retry},
                           outcome.status)
         response["Retry-After"] = str(retry)
+        return response
+    if outcome.kind == "unreachable":
+        response = _alert(request, "archive/resolver/unreachable.html",
+                          {**context, "answered": outcome.answered,
+                           "unheard": len(outcome.silent), "retry": outcome.retry_after},
+                          outcome.status)
+        response["Retry-After"] = str(outcome.retry_after)
         return response
     if outcome.kind == "copies_only":
         context["copies"] = _suspects(outcome.suspects)
