@@ -137,3 +137,17 @@ def test_our_export_into_a_fresh_database_keeps_every_ibi_in_both_forms(exported
     newest = max(ibilib.parse(i).date for i in items)
     assert ibilib.parse(make.item(title="New").ibi).date > newest
     assert links.persistent_url(second.ibi) not in second.dc("identifier")
+
+
+def test_harvesting_our_own_oai_pmh_finds_every_item_by_its_ibi(live_site, tmp_path):
+    first = make.item(("a.pdf", b"%PDF first"), title="First", language="pt-BR")
+    make.item(("b.pdf", b"%PDF second"), title="Second", previous_edition=first)
+    before, state = ibis_here(), minting_state()
+    for run_ in ("a", "b"):
+        out, failed = run("harvest", f"{live_site.url}/oai", "--full",
+                          "--report", tmp_path / f"{run_}.csv")
+        assert failed is None and "0 imported" in out and "0 failed" in out, out
+    assert "2 skipped" in out  # the second time, nothing differs
+    assert ibis_here() == before and minting_state() == state
+    assert {row["ibi"] for row in rows(tmp_path / "b.csv")} == before - {
+        Item.objects.get(is_archive_service=True).ibi}
