@@ -12,7 +12,10 @@ from .archive_service import views as archive_service
 from .archive_service.answers import NotTheService
 from .db import replica
 from .harvest import oai
+from .identifiers import ibi as ibilib
+from .protocol import persistent_url
 from .resolver import views as resolver
+from .resolver.views.paths import raw_path
 from .site import access, downloads, indexing, legacy, linksets, metadata_formats, views
 
 
@@ -35,6 +38,38 @@ def dispatch(request: HttpRequest, path: str) -> HttpResponse:
             pass
     return resolver.persistent_url_view(request, path,
                                         archive_service=archive_service.archive_service)
+
+
+class PersistentUrlsBeforeRoutes:
+    """Middleware: every valid IBI resolves (issue #41, 7). A repository name's first path
+    segment is its subdomain, which may be one label: the Archive at ``x.items`` mints
+    ``items/x/2013/09.04.12.27.57``, whose persistent URL a route of the site also takes
+    (``items/<ibi>``). So a GET or HEAD that a route took, whose path is a persistent URL of
+    a valid IBI, is resolved first (`dispatch`); the route answers only when the resolution
+    finds nothing (404). No route's own URL is such a path: the IBI a route names comes after
+    its word, and a repository name has its year third."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view, args, kwargs) -> HttpResponse | None:
+        if view is dispatch or request.method not in ("GET", "HEAD") \
+                or not _a_valid_ibi(raw_path(request)):
+            return None
+        response = dispatch(request, request.path_info[1:])
+        return None if response.status_code == 404 else response
+
+
+def _a_valid_ibi(path: str) -> bool:
+    """Whether the path is a persistent URL of an IBI RTC-10 could have minted."""
+    try:
+        ibilib.parse(persistent_url.parse(path).ibi)
+    except ValueError:  # PersistentUrlError and IbiError alike
+        return False
+    return True
 
 
 def _names_a_service_subject(request: HttpRequest) -> bool:

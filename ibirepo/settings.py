@@ -88,6 +88,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A path that is a persistent URL of a valid IBI resolves before the route that took it
+    # (a repository name whose subdomain is a route word, items/x/2013/…): archive/urls.py.
+    "archive.urls.PersistentUrlsBeforeRoutes",
     # Last, as django-axes asks: it answers a locked-out login (archive/web/throttling.py).
     "axes.middleware.AxesMiddleware",
 ]
@@ -472,7 +475,11 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # The resolution standard speaks plain http:// between Archives and resolvers, and persistent
 # URLs are http:// by definition: only the admin and the API are forced onto HTTPS.
-SECURE_REDIRECT_EXEMPT = [r"^(?!admin/|api/)"]
+# A repository name whose subdomain is "admin" or "api" (the Archive at x.admin mints
+# admin/x/2013/09.04.12.27.57) is a persistent URL too: its path, a word then the year and the
+# date, is no page of the admin or the API (archive/urls.py PersistentUrlsBeforeRoutes).
+SECURE_REDIRECT_EXEMPT = [r"^(?!admin/|api/)",
+                          r"^(?:admin|api)/[^/]+/[0-9]{4,}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, low=0, high=10**9)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)

@@ -217,6 +217,15 @@ def test_static_files_never_reach_gunicorn(front):
     assert "upstream=-" in line
 
 
+def test_a_repository_name_under_static_reaches_the_resolver(front):
+    """#41, 7: the Archive at x.static mints static/x/2013/…; nginx's /static/ does not take
+    its persistent URL (nobody holds this one: the resolver's own 404 page says so)."""
+    response = httpx.get(f"{front.http}/static/x/2013/09.04.12.27.57", timeout=30)
+    assert response.status_code == 404 and "static/x/2013/09.04.12.27.57" in response.text
+    line = next(line for line in reversed(front.log()) if "/static/x/2013/" in line)
+    assert "upstream=-" not in line
+
+
 def test_a_method_nginx_refuses_itself_says_what_is_allowed(front):
     response = httpx.request("TRACE", f"{front.http}/api/items/", timeout=30)
     assert response.status_code == 405

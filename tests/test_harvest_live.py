@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.core.management import call_command
 
-from archive.models import AlternateIdentifier, HarvestSource, Item
+from archive.models import AlternateIdentifier, HarvestSource, Item, RegisteredArchive
 from tests import factories as make
 from tests.conftest import subprocess_database_url
 from tests.servers import FIRST_TOKEN, ROOT, LiveServers, ScriptedOai
@@ -82,6 +82,10 @@ def test_a_harvest_from_another_archive_of_this_software(origin, tmp_path):
     kept = make.deposited(origin, token, "Relatório A", ("a.pdf", b"%PDF a"),
                           creator="Banon, Gerald", language="pt-BR", date="2009-02")
     gone = make.deposited(origin, token, "Relatório B", ("b.pdf", b"%PDF b"))
+    # Its items carry their IBIs (#41, 5): registered here, it is their Original's Archive,
+    # and the harvest keeps them as Copies under those IBIs, minting none.
+    RegisteredArchive.objects.create(archive_service_ibi=origin.archive_service_ibi(),
+                                     key_hash="x" * 64, address=origin.address)
     out = io.StringIO()
     call_command("harvest", f"{origin.url}/oai", "--report", str(tmp_path / "a.csv"),
                  stdout=out, stderr=io.StringIO())
@@ -89,8 +93,9 @@ def test_a_harvest_from_another_archive_of_this_software(origin, tmp_path):
     first, second = items()
     assert (first.title, first.language, first.dc("creator"), first.dc("date")) == (
         "Relatório A", "pt-BR", ["Banon, Gerald"], ["2009-02"])
-    assert first.dc("identifier")[0] == kept["persistent_url"]  # its page at the source
-    assert first.ibi != kept["ibi"]  # a harvest makes its own record; copyitem keeps the IBI
+    assert (first.ibi, first.ibip, first.state, first.source_archive) == (
+        kept["ibi"], kept["ibip"], "Copy", origin.url)
+    assert [f.name for f in first.files.all()] == ["a.pdf"]
     response = httpx.request("DELETE", f"{origin.url}/api/items/{gone['ibi']}",
                              headers={"Authorization": f"Token {token}"}, timeout=30)
     assert response.status_code == 200, response.text

@@ -6,12 +6,13 @@ is harvest/selectors.py's; the home page's figures search/selectors.py's."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from ..identifiers import ibi as ibilib
-from ..models import Item, ItemFile
+from ..models import Item, ItemFile, RegisteredArchive
 
 
 def spellings(parsed: ibilib.Ibi) -> list[str]:
@@ -47,6 +48,15 @@ def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
         Prefetch("files", queryset=ItemFile.objects.order_by("name")),
         Prefetch("translations", queryset=Item.objects.only("id", "ibi", "ibip", "language",
                                                             "translation_of_id", "state")))
+
+
+def original_archive(copy: Item) -> str:
+    """How a Copy names the Archive of its Original: the base URL it was copied from, and that
+    Archive's archive service IBI when it is registered here under that address."""
+    host = urlsplit(copy.source_archive).netloc.lower()
+    service = RegisteredArchive.objects.filter(address__iexact=host).values_list(
+        "archive_service_ibi", flat=True).first() if host else None
+    return f"{copy.source_archive} ({service})" if service else copy.source_archive
 
 
 def public_items() -> QuerySet[Item]:

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import IO, Any
 
 from django.conf import settings
@@ -20,9 +21,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from ..identifiers import orcid
-from ..identifiers.minting import mint
+from ..identifiers.minting import mint, restored
 from ..models import (
     DC_ELEMENTS,
     AccessRights,
@@ -32,7 +34,7 @@ from ..models import (
     normalize_language,
     validate_language,
 )
-from . import content_types, controlled, limits, storage
+from . import content_types, controlled, limits, selectors, storage
 from .values import DATE_EXAMPLES, is_date
 
 
@@ -379,8 +381,12 @@ def item_deposit(
     access: Access | None = None,
     restricted_files: Iterable[str] = (),
     on_saved: Callable[[Item], None] | None = None,
+    restored_date: Decimal | None = None,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
+
+    `restored_date`: the item comes back under the IBI this Archive minted for it at that
+    date (archive/dspace/ibis.py), which is not minted again (minting.restored).
 
     `access` (open when None) and `restricted_files` (names among the files) say who may read
     its files; they are checked before anything is stored (`clean_access`).
@@ -408,10 +414,12 @@ def item_deposit(
                 translation_of=translation_of, transferable=transferable,
                 access_rights=level, embargo_until=day, access_reason=reason)
     _check_links(item)
+    _refuse_copy(previous_edition, EDITION_OF_COPY)
+    _refuse_copy(translation_of, TRANSLATION_OF_COPY)
     _full_clean(item)
     sums = _checksums(uploads, sha256)
 
-    minted = mint()
+    minted = mint() if restored_date is None else restored(restored_date)
     item.ibi, item.ibip = minted.rep, minted.ibip
     files = _store_all(item.ibi, uploads, sums)
     try:
@@ -449,6 +457,25 @@ def _check_links(item: Item) -> None:
         if previous.is_archive_service:
             raise ServiceError(_("the archive service has no editions"))
     _check_translation(item, item.translation_of)
+
+
+EDITION_OF_COPY = gettext_noop(
+    "%(ibi)s is held here as a Copy: its new edition is deposited at the Archive of its "
+    "Original, %(archive)s")
+TRANSLATION_OF_COPY = gettext_noop(
+    "%(ibi)s is held here as a Copy: its translation is deposited at the Archive of its "
+    "Original, %(archive)s")
+
+
+def _refuse_copy(linked: Item | None, message: str) -> None:
+    """A new edition or a translation is made from the Original, at its Archive (RTC-11
+    §5.2): a Copy here (or a Copy's tombstone) is never the previous edition or the item
+    translated of a deposit, or the Copy would answer a relation its Original does not know."""
+    if linked is None or not (linked.state == Item.State.COPY
+                              or linked.is_deleted and linked.source_archive):
+        return
+    raise ServiceError(_(message) % {"ibi": linked.ibi,
+                                     "archive": selectors.original_archive(linked)})
 
 
 def _check_translation(item: Item, original: Item | None) -> None:
@@ -520,6 +547,9 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
                                % {"name": fields["target_file"]})
     if "title" in fields:
         fields["title"] = _clean_text("title", fields["title"] or "")
+    if "translation_of" in fields and getattr(fields["translation_of"], "pk", None) != \
+            item.translation_of_id:
+        _refuse_copy(fields["translation_of"], TRANSLATION_OF_COPY)
     for name, value in fields.items():
         setattr(item, name, value)
     if not item.title.strip():

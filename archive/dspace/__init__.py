@@ -10,9 +10,11 @@
 - handles: Handles and DSpace UUIDs as they are written (pure).
 - packages: a folder or a zip read safely (no zip slip, no links, sizes capped).
 - services: an item written with its alternate identifiers (Handle, UUIDs, OAI identifier).
+- ibis: an item that comes with an IBI keeps it: held, copied, migrated or restored, never
+  minted again.
 - selectors: the item or file an old identifier names.
 - report: what became of each item, as CSV.
 - access: what a restricted DSpace item becomes here.
 """
-__all__ = ["access", "crosswalk", "exports", "handles", "harvest", "imports", "oaipmh",
+__all__ = ["access", "crosswalk", "exports", "handles", "harvest", "ibis", "imports", "oaipmh",
            "packages", "remote", "report", "saf", "selectors", "services"]

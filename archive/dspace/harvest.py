@@ -29,6 +29,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 from django.db import transaction
@@ -38,7 +39,7 @@ from django.utils.translation import gettext as _
 from ..deposit import services as deposit
 from ..deposit import storage
 from ..models import HarvestSource, Item
-from . import access, crosswalk, handles, oaipmh, services
+from . import access, crosswalk, handles, ibis, oaipmh, services
 from .crosswalk import RESTRICTED
 from .remote import Remote, RemoteError
 from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
@@ -150,6 +151,7 @@ class Harvester:
     report: Report
     set_spec: str = ""
     same_repository: bool = False  # a Handle of the default prefix names the same item
+    keeping: ibis.Keeping = field(default_factory=ibis.Keeping)  # items carrying an IBI
     progress: Callable[[int, int | None], None] = lambda n, total: None
     outcome: Outcome = field(default_factory=Outcome)
 
@@ -281,7 +283,9 @@ class Harvester:
         level, _restricted = access.of(mapped)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
-        existing = self._holder(ids)
+        status, existing, restored = self._carried(header, mapped, ids, self._holder(ids))
+        if status is not None:
+            return status, existing, mapped
         found_by = list(ids)
         files = self._files(header.identifier)
         names = [storage.safe_name(f.name) for f in files]
@@ -315,12 +319,41 @@ class Harvester:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads,
                                         target_file=names[0] if names else "", ids=ids,
-                                        access=level)
+                                        access=level, restored_date=restored)
                 self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
                                    dc=mapped.dc, uploads=uploads, ids=ids, access=level)
             return UPDATED, item, mapped
+
+    def _carried(self, header: oaipmh.Header, mapped: crosswalk.Mapped,
+                 ids: list[services.Alternate], existing: Item | None
+                 ) -> tuple[str | None, Item | None, Decimal | None]:
+        """(status, item, None) of a record that carries its IBI (ibis.py): kept as a Copy or
+        a migrated Original, or a Copy held here refreshed from its Original's Archive. Else
+        (None, the item held here by its identifiers or its IBI, or None, the date of the IBI
+        this Archive minted for it, to deposit it under, or None)."""
+        carried, others = ibis.carried(mapped.dc.get("identifier", []), header.identifier)
+        if not carried:
+            return None, existing, None
+        if "identifier" in mapped.dc:
+            mapped.dc["identifier"] = others  # its own persistent URL is its IBI
+        held = ibis.holder(carried)
+        if existing is not None and (held is None or held.pk != existing.pk):
+            raise deposit.Conflict(_("the record carries the IBI %(carried)s, but its "
+                                     "identifiers name %(other)s here") % {
+                "carried": carried[0], "other": existing.ibi})
+        if held is not None and held.state != Item.State.COPY:
+            return None, held, None
+        if held is None and (date := ibis.minted_here(carried)) is not None:
+            return None, None, date
+        if held is None:
+            item, status = ibis.keep(carried, self.keeping).item, IMPORTED
+        else:
+            item, status = held, UPDATED if ibis.refresh(held) else SKIPPED
+        services.add_ids(item, ids)
+        self.known.update({(s, v): item.pk for s, v, _f in ids})
+        return status, item, None
 
     def _files(self, identifier: str) -> list[oaipmh.RemoteFile]:
         fmt = self.outcome.file_format
@@ -335,13 +368,15 @@ class Harvester:
 
 def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
             full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
-            sleep=None, progress=None, same_repository: bool = False) -> Outcome:
+            sleep=None, progress=None, same_repository: bool = False,
+            keeping: ibis.Keeping | None = None) -> Outcome:
     """One run against the OAI-PMH repository at `base` (see the module's docstring)."""
     kwargs = {"sleep": sleep} if sleep is not None else {}
     remote = Remote(base, files_from, timeout=timeout, delay=delay, **kwargs)
     try:
         harvester = Harvester(remote, report, set_spec=set_spec,
-                              same_repository=same_repository)
+                              same_repository=same_repository,
+                              keeping=keeping or ibis.Keeping())
         if progress is not None:
             harvester.progress = progress
         return harvester.run(from_=from_, full=full)

@@ -24,13 +24,14 @@ from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
 from ..deposit import storage
 from ..models import Item
-from . import access, crosswalk, handles, saf, services
+from . import access, crosswalk, handles, ibis, saf, services
 from .packages import Package
 from .report import FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
@@ -94,6 +95,8 @@ class Importer:
     # The export comes from the repository the items already here by its Handles came from:
     # a Handle of DSpace's default prefix then names the same item (services.py).
     same_repository: bool = False
+    # Items that carry an IBI not held here: copied, or migrated with --migrate (ibis.py).
+    keeping: ibis.Keeping = field(default_factory=ibis.Keeping)
     # What is kept per package between the passes, small whatever the collection: its Handles
     # and why it could not be scanned; after its import, its item's id (None: failed).
     scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
@@ -187,7 +190,9 @@ class Importer:
                 raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
         ids = [(Scheme.HANDLE, h, "") for h in mapped.handles]
         ids += [(Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids]
-        existing = services.holder(ids)
+        status, existing, restored = self._carried(mapped, ids, services.holder(ids))
+        if status is not None:
+            return status, existing, mapped
         previous = self._previous(package, existing)
         # An edition reference that is no link here stays what DSpace said: a relation.
         linked = {self.previous.get(package.name)} if previous is not None else set()
@@ -210,7 +215,7 @@ class Importer:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads, target_file=target,
                                         ids=ids, previous_edition=previous, access=level,
-                                        restricted_files=restricted)
+                                        restricted_files=restricted, restored_date=restored)
                 return IMPORTED, item, mapped
             sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
             if services.same(existing, title=mapped.title, language=mapped.language,
@@ -230,6 +235,32 @@ class Importer:
                                    dc=mapped.dc, uploads=new, ids=ids, access=level,
                                    restricted_files=restricted)
             return UPDATED, item, mapped
+
+    def _carried(self, mapped: crosswalk.Mapped, ids: list[services.Alternate],
+                 existing: Item | None) -> tuple[str | None, Item | None, Decimal | None]:
+        """(status, item, None) of an item that carries its IBI (ibis.py): kept as a Copy or
+        a migrated Original, or a Copy held here refreshed from its Original's Archive. Else
+        (None, the item held here by its Handles or its IBI, or None, the date of the IBI this
+        Archive minted for it, to deposit it under, or None), to import or update."""
+        carried, others = ibis.carried(mapped.dc.get("identifier", []))
+        if not carried:
+            return None, existing, None
+        mapped.dc["identifier"] = others  # its own persistent URL is its IBI, not metadata
+        held = ibis.holder(carried)
+        if existing is not None and (held is None or held.pk != existing.pk):
+            raise deposit.Conflict(_("the record carries the IBI %(carried)s, but its Handles "
+                                     "name %(other)s here") % {"carried": carried[0],
+                                                               "other": existing.ibi})
+        if held is not None and held.state != Item.State.COPY:
+            return None, held, None
+        if held is None and (date := ibis.minted_here(carried)) is not None:
+            return None, None, date
+        if held is None:
+            item, status = ibis.keep(carried, self.keeping).item, IMPORTED
+        else:
+            item, status = held, UPDATED if ibis.refresh(held) else SKIPPED
+        services.add_ids(item, ids)
+        return status, item, None
 
     def _previous(self, package: Package, existing: Item | None) -> Item | None:
         ref = self.previous.get(package.name)
@@ -265,9 +296,10 @@ def _sha256(fileobj) -> str:
 
 def import_packages(packages: Iterable[Package], report: Report, *,
                     progress: Callable[[int], None] = lambda n: None,
-                    today: date | None = None, same_repository: bool = False) -> Report:
+                    today: date | None = None, same_repository: bool = False,
+                    keeping: ibis.Keeping | None = None) -> Report:
     importer = Importer(list(packages), report, progress=progress,
-                        same_repository=same_repository)
+                        same_repository=same_repository, keeping=keeping or ibis.Keeping())
     if today is not None:
         importer.today = today
     return importer.run()

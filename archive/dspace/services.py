@@ -9,6 +9,7 @@ the new item remains (the deposit services remove its stored files).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -88,7 +89,7 @@ def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
 def deposit(*, title: str, language: str, dc: dict[str, list[str]],
             uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
             previous_edition: Item | None = None, access: services.Access | None = None,
-            restricted_files: Sequence[str] = ()) -> Item:
+            restricted_files: Sequence[str] = (), restored_date: Decimal | None = None) -> Item:
     """A new Original with its alternate identifiers, or a ServiceError and nothing. The
     caller has seen that no item holds them (`holder`); one that another writer took since is
     refused by the unique constraint, and the deposit with it."""
@@ -100,7 +101,7 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
         previous_edition=previous_edition, access=access,
-        restricted_files=restricted_files, on_saved=write)
+        restricted_files=restricted_files, on_saved=write, restored_date=restored_date)
 
 
 def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],

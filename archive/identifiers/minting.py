@@ -96,3 +96,18 @@ def mint(*, clock: Callable[[], Fraction] = now,
         creation_date=exact_decimal(creation),
         current_date=exact_decimal(current),
     )
+
+
+def restored(date: Decimal) -> Minted:
+    """Both forms of an IBI this subsystem minted before at `date`, for an item coming back
+    (an export of this Archive imported into a fresh database, archive/dspace/ibis.py): the
+    date is never handed out again (last-date-for-suffix moves past it), and nothing new is
+    minted."""
+    with transaction.atomic():
+        state = _locked_state()
+        if not state.last_date_for_suffix or Decimal(state.last_date_for_suffix) < date:
+            state.last_date_for_suffix = str(exact_decimal(date))
+            state.save(update_fields=["last_date_for_suffix", "updated"])
+    return Minted(rep=ibi.repository_name(settings.IBI_HOSTNAME, settings.IBI_PORT, date),
+                  ibip=ibi.ibip(settings.IBI_IP, settings.IBI_IP_PORT, date),
+                  date=date, creation_date=date, current_date=date)

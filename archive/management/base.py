@@ -11,8 +11,12 @@ it is in every language: `ibi mint` prints the two IBIs, `createlibrarian` ends 
 from __future__ import annotations
 
 import argparse
+from urllib.parse import urlsplit
 
-from django.core.management.base import BaseCommand, DjangoHelpFormatter
+from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
+from django.utils.translation import gettext as _
+
+from archive.dspace import ibis
 
 
 class _DocstringFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -25,3 +29,35 @@ class DocumentedCommand(BaseCommand):
     def create_parser(self, prog_name: str, subcommand: str, **kwargs):
         return super().create_parser(prog_name, subcommand, formatter_class=_DocstringFormatter,
                                      **kwargs)
+
+
+# -- Items that come with an IBI (importsaf, harvest; archive/dspace/ibis.py) ------------------
+
+def keeping_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--migrate", nargs="?", const="", default=None, metavar="ARCHIVE",
+        help="the collection is being migrated: an item that carries an IBI not held here "
+             "takes its Original over from ARCHIVE (its base URL; default: the Archive "
+             "registered for the IBI, for a harvest the source's), as migrateitem does; "
+             "without it such an item is kept as a Copy of its registered Archive")
+    parser.add_argument("--token", default="",
+                        help="with --migrate: an API token at the Archive handing over")
+
+
+def check_keeping(options: dict) -> None:
+    if options.get("migrate") is not None and not options.get("token"):
+        raise CommandError(_("--migrate needs --token, an API token of the Archive that "
+                             "hands the Originals over"))
+
+
+def keeping(options: dict, fallback: str = "") -> ibis.Keeping:
+    migrate = options.get("migrate")
+    return ibis.Keeping(migrate=migrate is not None, source=migrate or "",
+                        token=options.get("token") or "",
+                        fallback=_origin(fallback) if fallback else "")
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of a harvest's base URL: the Archive it belongs to."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

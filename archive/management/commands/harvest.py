@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from archive.dspace import harvest, oaipmh, remote
 from archive.dspace import report as reports
-from archive.management.base import DocumentedCommand
+from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
 
 DATESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
 
@@ -55,10 +55,12 @@ class Command(DocumentedCommand):
             help="the items already here by a Handle of DSpace's default prefix 123456789 came "
                  "from this repository (an export of it imported): they are updated (by "
                  "default such an item is the same only if nothing changed)")
+        keeping_arguments(parser)
 
     def handle(self, *args, base_url: str, set_spec: str, from_: str, full: bool,
                files_from: list[str], delay: float, timeout: float, report: Path | None,
                same_repository: bool = False, **options) -> None:
+        check_keeping(options)
         try:
             base = remote.base_url(base_url)
         except remote.RemoteError as exc:
@@ -85,7 +87,8 @@ class Command(DocumentedCommand):
                 outcome = harvest.harvest(base, report=run, set_spec=set_spec, from_=from_,
                                           full=full, files_from=files_from, delay=delay,
                                           timeout=timeout, progress=progress,
-                                          same_repository=same_repository)
+                                          same_repository=same_repository,
+                                          keeping=keeping(options, fallback=base))
             except (remote.RemoteError, oaipmh.OaiError) as exc:
                 run.add(reports.FAILED, base, line=base, reason=str(exc))
                 outcome = harvest.Outcome()

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from archive.dspace import imports, packages
 from archive.dspace import report as reports
-from archive.management.base import DocumentedCommand
+from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
 
 
 def summary(command, run: reports.Report, csv_path: Path) -> None:
@@ -60,9 +60,11 @@ class Command(DocumentedCommand):
                  "item found by a Handle of DSpace's default prefix 123456789 is updated (by "
                  "default such an item is the same only if nothing changed: many repositories "
                  "share that prefix)")
+        keeping_arguments(parser)
 
     def handle(self, *args, source: Path, report: Path | None, same_repository: bool = False,
                **options) -> None:
+        check_keeping(options)
         source = source.expanduser().resolve()
         if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
             raise CommandError(_("%(source)s is neither a folder nor a zip file")
@@ -81,7 +83,8 @@ class Command(DocumentedCommand):
                 for entry, reason in strays:
                     run.add(reports.FAILED, entry, line=entry, reason=reason)
                 imports.import_packages(found, run, progress=bar.update,
-                                        same_repository=same_repository)
+                                        same_repository=same_repository,
+                                        keeping=keeping(options))
         finally:
             if archive is not None:
                 archive.close()
