@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 import socket
+import threading
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -88,7 +89,8 @@ def test_tuspy_uploads_in_several_requests_and_a_deposit_names_the_upload(
 
 
 def cut(live_site, librarian, url: str, sent: int) -> None:
-    """A PATCH of the whole file whose connection drops after `sent` bytes of its body."""
+    """A PATCH of the whole file whose connection drops after `sent` bytes of its body, once
+    the server has answered it."""
     token = Token.objects.get_or_create(user=librarian)[0].key
     parts = urlsplit(live_site.url)
     head = (f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
@@ -97,6 +99,7 @@ def cut(live_site, librarian, url: str, sent: int) -> None:
     with socket.create_connection((parts.hostname, parts.port)) as sock:
         sock.sendall(head.encode() + DATA[:sent])
         sock.shutdown(socket.SHUT_WR)
+        sock.makefile("rb").readline()  # its answer: the request has ended
 
 
 @pytest.mark.parametrize("sent", [0, 1, pending.CHUNK - 1, pending.CHUNK + 1, len(DATA) - 1])
@@ -302,3 +305,51 @@ def test_bytes_without_a_content_length_are_refused_not_lost(api):
     assert response.status_code == 411
     assert response.json() == {"detail": "a PATCH of an upload needs its Content-Length"}
     assert PendingUpload.objects.get().offset == 0
+
+
+# -- Leases: one request writes at a time, and only while its lease is its own ------------------
+
+def test_a_request_stalled_past_its_lease_never_undoes_the_retry_that_took_over(
+        live_site, librarian, monkeypatch):
+    """A PATCH stalls mid-body past its lease; the client's retry takes the upload over and
+    completes it; then the stalled request wakes, gets its last bytes and ends. It must not
+    write its state over the retry's, nor cut the file to what it had (issue #42, 6)."""
+    client = tus(live_site, librarian)
+    url = client.uploader(file_stream=io.BytesIO(DATA),
+                          metadata={"filename": "retomado.bin"}).create_url()
+    wrote_first = threading.Event()
+    original = pending._read
+
+    def watched(stream, count):
+        first = not wrote_first.is_set()
+        for n, chunk in enumerate(original(stream, count)):
+            yield chunk
+            if first and n == 0:
+                wrote_first.set()  # asked for the next chunk: the first one is written
+
+    monkeypatch.setattr(pending, "_read", watched)
+    token = Token.objects.get_or_create(user=librarian)[0].key
+    parts = urlsplit(live_site.url)
+    head = (f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Authorization: Token {token}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            f"Content-Type: {OFFSET_STREAM}\r\nContent-Length: {len(DATA)}\r\n\r\n")
+    stalled = pending.CHUNK + 100
+    with socket.create_connection((parts.hostname, parts.port)) as sock:
+        sock.sendall(head.encode() + DATA[:stalled])
+        assert wrote_first.wait(30), "the first request never wrote its first chunk"
+        # Its lease runs out while it waits for bytes that do not come.
+        PendingUpload.objects.update(busy_until=timezone.now() - timedelta(seconds=1))
+        retry = client.uploader(file_stream=io.BytesIO(DATA), url=url)
+        assert retry.offset == 0  # the stalled request has recorded nothing
+        retry.upload()
+        upload = PendingUpload.objects.get()
+        assert upload.complete and upload.sha256 == hashlib.sha256(DATA).hexdigest()
+        # The stalled request wakes: a few more bytes, then its client gives up.
+        sock.sendall(DATA[stalled:stalled + 100])
+        sock.shutdown(socket.SHUT_WR)
+        answer = sock.makefile("rb").readline()
+    upload.refresh_from_db()
+    assert (upload.offset, upload.busy_until) == (len(DATA), None)
+    assert upload.sha256 == hashlib.sha256(DATA).hexdigest()
+    assert Path(pending.path_of(upload)).read_bytes() == DATA
+    assert answer.split()[1] == b"409", answer  # told its bytes were not kept

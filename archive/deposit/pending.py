@@ -74,6 +74,11 @@ class TooLarge(PendingError):
     status = 413
 
 
+class LeaseLost(OffsetConflict):
+    """This request stalled past its lease and another took the upload over: it wrote
+    nothing more."""
+
+
 # -- Where the bytes wait ------------------------------------------------------------------------
 
 def folder() -> Path:
@@ -181,12 +186,16 @@ def find(owner, upload_id) -> PendingUpload:
 
 def _claim(upload: PendingUpload, offset: int) -> None:
     """Take the upload's lease for a request that writes from `offset`, or refuse: 409 when
-    the upload holds another offset, 423 while another request is writing it."""
+    the upload holds another offset, 423 while another request is writing it. The lease's end,
+    `upload.busy_until`, is then this request's own: it writes nothing once the value in the
+    row is another's (see `_renew`)."""
     now = timezone.now()
+    lease = now + LEASE
     claimed = PendingUpload.objects.filter(
         Q(busy_until__isnull=True) | Q(busy_until__lt=now), pk=upload.pk, offset=offset,
-    ).update(busy_until=now + LEASE)
+    ).update(busy_until=lease)
     if claimed:
+        upload.busy_until = lease
         return
     upload.refresh_from_db()
     if upload.offset != offset:
@@ -195,11 +204,30 @@ def _claim(upload: PendingUpload, offset: int) -> None:
     raise Busy(_("another request is writing this upload; retry when it ends"))
 
 
+def _leased(upload: PendingUpload):
+    """The upload's row while this request's lease is the one it holds: a write through it
+    that changes no row has lost the lease."""
+    return PendingUpload.objects.filter(pk=upload.pk, busy_until=upload.busy_until)
+
+
+def _renew(upload: PendingUpload) -> None:
+    """The lease extended, if it is still this request's; LeaseLost if another request took
+    it over (this one stalled past its end): from then on this request writes nothing, neither
+    bytes nor the upload's state. Asked before every write: an expired lease nobody took is
+    still this request's (a claim changes the value)."""
+    lease = timezone.now() + LEASE
+    if not _leased(upload).update(busy_until=lease):
+        raise LeaseLost(_("another request took this upload over while this one stalled: "
+                          "its bytes were not kept; resume from its Upload-Offset"))
+    upload.busy_until = lease
+
+
 def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
             ) -> PendingUpload:
     """Append up to `count` bytes read from `stream` at `offset` (which must be the upload's);
     whatever arrives before the stream ends or breaks is kept and counted. The upload's new
-    state; once its last byte is in, its sha256 too."""
+    state; once its last byte is in, its sha256 too. Every write, of bytes or of the state,
+    is under this request's lease (LeaseLost once it is another's)."""
     if upload.sha256 or upload.offset >= upload.length:
         raise OffsetConflict(_("the upload is complete"))
     if offset != upload.offset:
@@ -217,18 +245,21 @@ def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
     try:
         with receiver:
             for chunk in _read(stream, count):
-                receiver.write(chunk)
                 _renew(upload)
+                receiver.write(chunk)
     finally:
-        held = receiver.held
-        complete = held == upload.length
-        fields = {"offset": held, "busy_until": None, "expires": _expiry()}
-        if complete:
-            fields["sha256"] = (digest.hexdigest() if digest is not None
-                                else _hash(upload))
-        PendingUpload.objects.filter(pk=upload.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(upload, name, value)
+        if not receiver.lost:
+            held = receiver.held
+            complete = held == upload.length
+            fields = {"offset": held, "busy_until": None, "expires": _expiry()}
+            if complete:
+                fields["sha256"] = (digest.hexdigest() if digest is not None
+                                    else _hash(upload))
+            if not _leased(upload).update(**fields):
+                raise LeaseLost(_("another request took this upload over while this one "
+                                  "stalled: resume from its Upload-Offset"))
+            for name, value in fields.items():
+                setattr(upload, name, value)
     return upload
 
 
@@ -246,41 +277,66 @@ def _read(stream: IO[bytes], count: int) -> Iterator[bytes]:
         yield chunk
 
 
-def _renew(upload: PendingUpload) -> None:
-    now = timezone.now()
-    if upload.busy_until is None or upload.busy_until - now < LEASE / 2:
-        upload.busy_until = now + LEASE
-        PendingUpload.objects.filter(pk=upload.pk).update(busy_until=upload.busy_until)
+class _Receiver:
+    """What the bytes of one request went to. On the way out (`settle`, under the lease: the
+    last read may have stalled past it) what arrived is made durable; `lost` when the lease
+    was another request's by then, and nothing of the upload was touched."""
+
+    lost = False
+
+    def __exit__(self, kind, exc, tb) -> None:
+        try:
+            if kind is not None and issubclass(kind, LeaseLost):
+                self.lost = True
+                return
+            try:
+                _renew(self.upload)
+            except LeaseLost:
+                self.lost = True
+                return
+            self.settle()
+        finally:
+            self.close()
+
+    def settle(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
 
 
-class _LocalReceiver:
-    """Writes at the offset in the upload folder's file; what was written is on disk (fsync)
-    before the offset says so."""
+class _LocalReceiver(_Receiver):
+    """Writes at the offset in the upload folder's file, unbuffered (nothing left to flush
+    once the lease is lost); what was written is on disk (fsync) before the offset says so."""
 
     def __init__(self, upload: PendingUpload, digest) -> None:
         self.upload, self.digest = upload, digest
         self.held = self.written = upload.offset  # held: on disk for sure
 
     def __enter__(self):
-        self.out = path_of(self.upload).open("r+b")
+        self.out = path_of(self.upload).open("r+b", buffering=0)
         self.out.seek(self.written)
         return self
 
     def write(self, chunk: bytes) -> None:
-        self.out.write(chunk)
-        self.written += len(chunk)
+        view = memoryview(chunk)
+        while view:
+            done = self.out.write(view)  # a full disk may take part of it, then refuse
+            self.written += done
+            view = view[done:]
         if self.digest is not None:
             self.digest.update(chunk)
 
-    def __exit__(self, *exc) -> None:
-        with self.out:
-            self.out.truncate(self.written)  # bytes no offset counted (a crash's) go
-            self.out.flush()
-            os.fsync(self.out.fileno())
+    def settle(self) -> None:
+        self.out.truncate(self.written)  # bytes no offset counted (a crash's) go
+        os.fsync(self.out.fileno())
         self.held = self.written
 
+    def close(self) -> None:
+        self.out.close()
 
-class _S3Receiver:
+
+class _S3Receiver(_Receiver):
     """Sends S3 parts of PART_SIZE as they fill; what is left when the request ends waits as
     the tail object (the last part once the upload completes). Parts and tail are recorded
     before the offset counts them."""
@@ -300,12 +356,15 @@ class _S3Receiver:
                 Bucket=self.bucket, Key=self.key,
                 ContentType=self.upload.content_type or "application/octet-stream")
             self.upload.multipart_id = started["UploadId"]
-            PendingUpload.objects.filter(pk=self.upload.pk).update(
-                multipart_id=self.upload.multipart_id)
+            self._record(multipart_id=self.upload.multipart_id)
         if self.upload.offset > self.sent:  # the tail an earlier request left
             tail = self.client.get_object(Bucket=self.bucket, Key=f"{self.key}.tail")
             self.buffer += tail["Body"].read()[:self.upload.offset - self.sent]
         return self
+
+    def _record(self, **fields) -> None:
+        if not _leased(self.upload).update(**fields):
+            _renew(self.upload)  # raises LeaseLost: the row is another request's now
 
     def write(self, chunk: bytes) -> None:
         self.buffer += chunk
@@ -320,12 +379,11 @@ class _S3Receiver:
         sent = self.client.upload_part(Bucket=self.bucket, Key=self.key, Body=data,
                                        UploadId=self.upload.multipart_id, PartNumber=number)
         self.parts.append([number, sent["ETag"], len(data)])
+        self._record(parts=self.parts, offset=self.sent + len(data))
         self.sent = self.held = self.sent + len(data)
-        PendingUpload.objects.filter(pk=self.upload.pk).update(parts=self.parts,
-                                                               offset=self.sent)
         self.upload.parts = self.parts
 
-    def __exit__(self, *exc) -> None:
+    def settle(self) -> None:
         if self.sent + len(self.buffer) == self.upload.length:
             if self.buffer or not self.parts:
                 self._part(bytes(self.buffer))  # the last part may be short
