@@ -26,6 +26,7 @@ from tusclient.client import TusClient
 from archive.deposit import pending, services, storage
 from archive.models import Item, PendingUpload
 from tests import factories as make
+from tests.faults import SmallFilesystem
 
 TUS = {"HTTP_TUS_RESUMABLE": "1.0.0"}
 UPLOADS = "/api/uploads/"
@@ -353,3 +354,32 @@ def test_a_request_stalled_past_its_lease_never_undoes_the_retry_that_took_over(
     assert upload.sha256 == hashlib.sha256(DATA).hexdigest()
     assert Path(pending.path_of(upload)).read_bytes() == DATA
     assert answer.split()[1] == b"409", answer  # told its bytes were not kept
+
+
+# -- A full upload folder ----------------------------------------------------------------------
+
+def test_a_full_upload_folder_is_a_507_in_json_and_the_upload_resumes_once_there_is_room(
+        api, settings, tmp_path):
+    """The upload folder on a file system of 1 MiB: a PATCH of 3 MiB is told 507 in JSON (not
+    a 500 page), what fitted is kept and counted, and the same upload ends once there is
+    room (issue #42, 7)."""
+    folder = tmp_path / "small-uploads"
+    with SmallFilesystem(folder, "1m") as small:
+        settings.FILE_UPLOAD_TEMP_DIR = settings.IBI_UPLOAD_TEMP_DIR = str(folder)
+        url = created(api)["Location"]
+        full = patched(api, url, DATA, 0)
+        assert full.status_code == 507
+        assert full["Content-Type"] == "application/json"
+        assert full.json() == {"detail": "the upload folder is full: the bytes that fitted "
+                                         "are kept; resume from Upload-Offset once there is "
+                                         "room"}
+        held = int(api.head(url, secure=True, **TUS)["Upload-Offset"])
+        upload = PendingUpload.objects.get()
+        assert 0 < held <= 1024 * 1024 and upload.busy_until is None
+        assert Path(pending.path_of(upload)).read_bytes() == DATA[:held]
+
+        small.grow("8m")
+        done = patched(api, url, DATA[held:], held)
+        assert done.status_code == 204 and done["Upload-Offset"] == str(len(DATA))
+        upload.refresh_from_db()
+        assert upload.complete and upload.sha256 == hashlib.sha256(DATA).hexdigest()

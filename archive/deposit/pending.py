@@ -74,6 +74,12 @@ class TooLarge(PendingError):
     status = 413
 
 
+class FolderFull(PendingError):
+    """No room left in the upload folder (IBI_UPLOAD_TEMP_DIR): 507, as for a full storage."""
+
+    status = 507
+
+
 class LeaseLost(OffsetConflict):
     """This request stalled past its lease and another took the upload over: it wrote
     nothing more."""
@@ -130,8 +136,14 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
             client, bucket = _s3()
             client.put_object(Bucket=bucket, Key=s3_key(upload), Body=b"")
     else:
-        folder().mkdir(mode=0o700, parents=True, exist_ok=True)
-        path_of(upload).touch(mode=0o600, exist_ok=False)
+        try:
+            folder().mkdir(mode=0o700, parents=True, exist_ok=True)
+            path_of(upload).touch(mode=0o600, exist_ok=False)
+        except OSError as exc:
+            if not storage.no_room(exc):
+                raise
+            raise FolderFull(_("the upload folder is full: nothing was kept; try again once "
+                               "there is room")) from exc
     if length == 0:
         upload.sha256 = hashlib.sha256().hexdigest()
     upload.save(force_insert=True)
@@ -243,10 +255,17 @@ def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
     digest = hashlib.sha256() if offset == 0 else None
     receiver = _S3Receiver(upload, digest) if storage.on_s3() else _LocalReceiver(upload, digest)
     try:
-        with receiver:
-            for chunk in _read(stream, count):
-                _renew(upload)
-                receiver.write(chunk)
+        try:
+            with receiver:
+                for chunk in _read(stream, count):
+                    _renew(upload)
+                    receiver.write(chunk)
+        except OSError as exc:
+            if not storage.no_room(exc):
+                raise
+            # What fitted is on disk and counted below: the client resumes from there.
+            raise FolderFull(_("the upload folder is full: the bytes that fitted are kept; "
+                               "resume from Upload-Offset once there is room")) from exc
     finally:
         if not receiver.lost:
             held = receiver.held

@@ -162,7 +162,7 @@ class UploadList(_Tus):
                              description="the upload's URL"),
         ],
         responses={201: OpenApiResponse(description="created: send its bytes with PATCH"),
-                   412: PRECONDITION, **errors(400, 401, 403, 413)})
+                   412: PRECONDITION, **errors(400, 401, 403, 413, 507)})
     def post(self, request) -> Response:
         length = _number(request, "Upload-Length")
         metadata = _metadata(request.headers.get("Upload-Metadata", ""))
@@ -210,7 +210,7 @@ class UploadDetail(_Tus):
                                         description="not application/offset+octet-stream"),
                    423: OpenApiResponse(ErrorSerializer,
                                         description="another request is writing it"),
-                   **errors(400, 401, 403, 404, 409, 413)})
+                   **errors(400, 401, 403, 404, 409, 413, 507)})
     def patch(self, request, id: str) -> Response:  # noqa: A002
         upload = pending.find(request.user, id)
         if request.content_type != OFFSET_STREAM:
