@@ -383,3 +383,58 @@ def test_a_full_upload_folder_is_a_507_in_json_and_the_upload_resumes_once_there
         assert done.status_code == 204 and done["Upload-Offset"] == str(len(DATA))
         upload.refresh_from_db()
         assert upload.complete and upload.sha256 == hashlib.sha256(DATA).hexdigest()
+
+
+# -- What a librarian may declare, and the beat's sweep ----------------------------------------
+
+def test_the_bytes_a_librarian_declares_are_bounded_by_the_upload_quota(
+        api, librarian, settings, django_user_model):
+    """IBI_UPLOAD_QUOTA bounds the bytes of one librarian's uploads not yet deposited, counted
+    from their declared lengths: past it a creation is 413 in JSON and makes nothing; an upload
+    deleted or expired frees its share, and another librarian has a quota of her own
+    (issue #42, 8)."""
+    settings.IBI_UPLOAD_QUOTA = 2 * len(DATA) + 10
+    first = created(api)["Location"]
+    assert created(api).status_code == 201
+    refused = created(api, name="demais.bin", length=11)
+    assert refused.status_code == 413
+    assert refused.json() == {"detail": (
+        f"your uploads not yet deposited declare {2 * len(DATA)} bytes: 11 more would pass "
+        f"your quota of {2 * len(DATA) + 10} bytes (IBI_UPLOAD_QUOTA); deposit or delete some "
+        f"first")}
+    assert PendingUpload.objects.count() == 2 and len(pending_files()) == 2
+    assert created(api, name="cabe.bin", length=10).status_code == 201
+
+    other = django_user_model.objects.create_user("outra", is_staff=True)
+    other.groups.add(services.ensure_librarians_group())
+    assert created(make.token_client(other)).status_code == 201
+
+    assert api.delete(first, secure=True, **TUS).status_code == 204
+    assert created(api, name="depois.bin", length=len(DATA)).status_code == 201
+    assert created(api, name="demais.bin", length=1).status_code == 413
+    PendingUpload.objects.filter(owner=librarian).update(expires=timezone.now())
+    assert created(api, name="expirados.bin", length=2 * len(DATA)).status_code == 201
+
+
+def test_the_beat_sweeps_expired_uploads_by_itself(api, settings, eager_tasks):
+    """Abandoned uploads go without anyone running fsck: the beat's hourly task removes the
+    expired ones with their bytes, and bytes no upload claims once an hour old; an upload still
+    waiting stays (issue #42, 8)."""
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-uploads"]
+    assert entry["task"] == "archive.tasks.sweep_uploads"
+    assert entry["schedule"].minute == {23} and entry["schedule"].hour == set(range(24))
+    from ibirepo.celery import app
+
+    abandoned = created(api, name="abandonado.bin")["Location"]
+    patched(api, abandoned, DATA[:10], 0)
+    waiting = created(api, name="esperando.bin")["Location"].rsplit("/", 1)[1]
+    PendingUpload.objects.exclude(pk=waiting).update(expires=timezone.now())
+    stray, young = pending.folder() / "stray-bytes", pending.folder() / "young-bytes"
+    stray.write_bytes(b"no row claims me")
+    young.write_bytes(b"maybe an upload being created")
+    os.utime(stray, (0, 0))
+
+    app.loader.import_default_modules()  # as a worker starts: the tasks it finds
+    assert app.tasks["archive.tasks.sweep_uploads"].delay().get() == 2
+    assert [str(u.id) for u in PendingUpload.objects.all()] == [waiting]
+    assert pending_files() == sorted([waiting, "young-bytes"])

@@ -15,9 +15,10 @@ uploads/<id>.tail until the next). Memory stays flat whatever the size: a reques
 CHUNK bytes at a time. A deposit takes complete uploads through `opened` (files the deposit
 services store under col/<repository name>/doc/, an S3 object copied inside the bucket) and
 `consumed` (its on_saved: the rows go in the deposit's transaction, the bytes after its
-commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires; `sweep` (run by
-`manage.py fsck`) removes it, and whatever the upload folder or the bucket's uploads/ holds
-that no upload claims.
+commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires; `sweep` (run every hour
+by the beat, tasks.py, and by `manage.py fsck`) removes it, and whatever the upload folder or
+the bucket's uploads/ holds that no upload claims. What one librarian's uploads declare
+together is bounded by IBI_UPLOAD_QUOTA.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.http import UnreadablePostError
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -120,7 +121,8 @@ def _clean_name(name: str) -> str:
 
 def create(*, owner, name: str, length: int, content_type: str = "") -> PendingUpload:
     """A new, empty upload of `length` bytes named `name`: refused (413) when the file would
-    be over IBI_MAX_FILE_SIZE, before any byte of it is sent."""
+    be over IBI_MAX_FILE_SIZE, or the owner's uploads over IBI_UPLOAD_QUOTA, before any byte
+    of it is sent."""
     name = _clean_name(name)
     if length < 0:
         raise PendingError(_("the length of an upload is a number of bytes"))
@@ -128,6 +130,29 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
         limits.check_size(name, length)
     except limits.LimitExceeded as exc:
         raise TooLarge(str(exc)) from None
+    with transaction.atomic():
+        _check_quota(owner, length)
+        return _created(owner=owner, name=name, length=length, content_type=content_type)
+
+
+def _check_quota(owner, length: int) -> None:
+    """TooLarge when `length` more bytes would take the owner's uploads not yet deposited past
+    IBI_UPLOAD_QUOTA. The owner's row is locked first (PostgreSQL): two creations at once are
+    counted one after the other."""
+    quota = settings.IBI_UPLOAD_QUOTA
+    if not quota:
+        return
+    type(owner).objects.select_for_update().filter(pk=owner.pk).exists()
+    declared = PendingUpload.objects.filter(owner=owner, expires__gt=timezone.now()).aggregate(
+        total=Sum("length"))["total"] or 0
+    if declared + length > quota:
+        raise TooLarge(_("your uploads not yet deposited declare %(declared)d bytes: "
+                         "%(length)d more would pass your quota of %(quota)d bytes "
+                         "(IBI_UPLOAD_QUOTA); deposit or delete some first")
+                       % {"declared": declared, "length": length, "quota": quota})
+
+
+def _created(*, owner, name: str, length: int, content_type: str) -> PendingUpload:
     now = timezone.now()
     upload = PendingUpload(id=uuid.uuid4(), owner=owner, name=name, length=length,
                            content_type=content_type[:255], created=now, expires=_expiry())
