@@ -444,3 +444,29 @@ def test_a_refused_upload_request_never_breaks_the_next_one_on_its_connection(fr
                                "Content-Type": "application/offset+octet-stream"}))
                 statuses.append(good.status_code)
     assert statuses == [204] * 16
+
+
+def test_a_download_sent_by_nginx_keeps_djangos_headers(front):
+    """nginx sends the bytes of an X-Accel-Redirect answer with its own headers: Django's
+    Signposting Link and its security headers must reach the reader all the same (issue #42,
+    9)."""
+    token = front.server.librarian_token("signposted")
+    created = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
+                         data={"title": "Signposted behind nginx"},
+                         files={"files": ("artigo.pdf", PDF, "application/pdf")},
+                         headers={"Authorization": f"Token {token}"})
+    assert created.status_code == 201, created.text
+    path = f"/col/{created.json()['ibi']}/doc/artigo.pdf"
+
+    # Django's answer as nginx gets it, to the same host (its links name the host asked).
+    django = httpx.get(front.server.url + path, timeout=30,
+                       headers={"Host": f"127.0.0.1:{front.http_port}"}).headers
+    sent = httpx.get(front.http + path, timeout=30)
+    assert sent.status_code == 200 and sent.content == PDF
+    assert "x-accel-redirect" in django
+    for name in ("link", "x-frame-options", "referrer-policy", "content-security-policy",
+                 "cross-origin-opener-policy", "x-content-type-options", "vary",
+                 "content-language", "etag", "content-disposition"):
+        assert django.get(name), name
+        assert sent.headers.get_list(name) == [django[name]], name
+    assert 'rel="cite-as"' in sent.headers["link"]
