@@ -385,6 +385,12 @@ IBI_UPLOAD_CHUNK_SIZE = env_int("IBI_UPLOAD_CHUNK_SIZE", 0, low=0, high=2**40)
 # (413), so no one fills the upload folder by declaring. 0: no bound.
 IBI_UPLOAD_QUOTA = env_int("IBI_UPLOAD_QUOTA", 20 * 1024**3, low=0, high=2**50)
 
+# `manage.py harvest` (archive/dspace/harvest.py): at most this many pages of a list a run
+# (then it stops, and the next run goes on from there), asked this many seconds apart, so that
+# a source whose list never ends is never asked at full speed for ever.
+IBI_HARVEST_MAX_PAGES = env_int("IBI_HARVEST_MAX_PAGES", 10_000, low=1, high=10**7)
+IBI_HARVEST_PAGE_DELAY = env_seconds("IBI_HARVEST_PAGE_DELAY", 1.0, low=0, high=3600)
+
 # --- OAI-PMH (/oai) -------------------------------------------------------------------------
 # Records per ListRecords/ListIdentifiers response: a page costs a few queries whatever its
 # size, so large pages amortise a request (a 1 000-record oai_dc page is about 1.5 MB).
