@@ -10,4 +10,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
 app = Celery("ibirepo")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # The archive app keeps its tasks with the packages they serve (docs/architecture.md).
-app.autodiscover_tasks(["archive.preservation", "archive.resolver", "archive.access"])
+app.autodiscover_tasks(["archive.preservation", "archive.resolver", "archive.access",
+                        "archive.deposit"])

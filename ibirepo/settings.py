@@ -239,6 +239,10 @@ CELERY_BEAT_SCHEDULE = {
                             "schedule": float(IBI_ACCESS_MAILS_EVERY)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
                          "schedule": max(1.0, IBI_COPY_LEASE / 2)},
+    # Every hour, the uploads abandoned past IBI_UPLOAD_EXPIRY go with their bytes
+    # (archive/deposit/tasks.py; `manage.py fsck` sweeps the same).
+    "sweep-uploads": {"task": "archive.tasks.sweep_uploads",
+                      "schedule": crontab(minute=23)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
@@ -384,6 +388,16 @@ IBI_MAX_FILES = env_int("IBI_MAX_FILES", 100, low=1, high=100_000)
 # each resumed from the last byte the server has.
 IBI_UPLOAD_EXPIRY = env_int("IBI_UPLOAD_EXPIRY", 24 * 3600, low=60, high=30 * 86400)
 IBI_UPLOAD_CHUNK_SIZE = env_int("IBI_UPLOAD_CHUNK_SIZE", 0, low=0, high=2**40)
+# Bytes one librarian's uploads not yet deposited may declare together (their Upload-Length,
+# counted at creation, until deposited, deleted or expired): past it a new upload is refused
+# (413), so no one fills the upload folder by declaring. 0: no bound.
+IBI_UPLOAD_QUOTA = env_int("IBI_UPLOAD_QUOTA", 20 * 1024**3, low=0, high=2**50)
+
+# `manage.py harvest` (archive/dspace/harvest.py): at most this many pages of a list a run
+# (then it stops, and the next run goes on from there), asked this many seconds apart, so that
+# a source whose list never ends is never asked at full speed for ever.
+IBI_HARVEST_MAX_PAGES = env_int("IBI_HARVEST_MAX_PAGES", 10_000, low=1, high=10**7)
+IBI_HARVEST_PAGE_DELAY = env_seconds("IBI_HARVEST_PAGE_DELAY", 1.0, low=0, high=3600)
 
 # --- OAI-PMH (/oai) -------------------------------------------------------------------------
 # Records per ListRecords/ListIdentifiers response: a page costs a few queries whatever its

@@ -12,6 +12,7 @@ IBI_TEST_FRONT_BROKER_URL): the deployment the README's production section shows
 """
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import datetime
 import grp
@@ -412,3 +413,69 @@ def test_a_resolution_elsewhere_is_acknowledged_after_the_answer(front):
                                f"R.objects.filter(archive_service_ibi='{service}').delete()")
     (ack,) = fake.requests("acknowledgment")
     assert ack["url"] == url and ack["urlkey"] == "1700000000-123456789012345678"
+
+
+def test_a_refused_upload_request_never_breaks_the_next_one_on_its_connection(front):
+    """A PATCH refused before its body is read (409: not the upload's offset; 413: longer than
+    what the upload lacks) must not leave its bytes on nginx's kept connection to gunicorn:
+    the next upload request nginx sends there, another librarian's, is answered, never 502;
+    and the refused one gets its own answer, not a reset (issue #42, 10)."""
+    mine = front.server.librarian_token("refused-uploads")
+    theirs = front.server.librarian_token("next-librarian")
+    body = os.urandom(4 * 1024 * 1024)
+
+    def tus(token: str, **headers: str) -> dict[str, str]:
+        return {"Authorization": f"Token {token}", "Tus-Resumable": "1.0.0", **headers}
+
+    def created(client: httpx.Client, token: str) -> str:
+        answer = client.post(f"{front.https}/api/uploads/", headers=tus(
+            token, **{"Upload-Length": str(len(body)), "Upload-Metadata": "filename "
+                      + base64.b64encode(b"a.bin").decode()}))
+        assert answer.status_code == 201, answer.text
+        return answer.headers["location"]
+
+    statuses = []
+    with httpx.Client(verify=False, timeout=60) as other:
+        for _ in range(8):
+            url = created(other, theirs)
+            for offset, refused_with in ((7, 409), (0, 413)):
+                # Each refused request on a connection of its own (nginx closes it after an
+                # answer that left the request's body unread).
+                with httpx.Client(verify=False, timeout=60) as librarian:
+                    refused = librarian.patch(
+                        created(librarian, mine), content=body + b"x" * (refused_with == 413),
+                        headers=tus(mine, **{"Upload-Offset": str(offset),
+                                             "Content-Type": "application/offset+octet-stream"}))
+                assert refused.status_code == refused_with, refused.text
+                held = 1000 * (refused_with == 413)
+                good = other.patch(url, content=body[held:held + 1000], headers=tus(
+                    theirs, **{"Upload-Offset": str(held),
+                               "Content-Type": "application/offset+octet-stream"}))
+                statuses.append(good.status_code)
+    assert statuses == [204] * 16
+
+
+def test_a_download_sent_by_nginx_keeps_djangos_headers(front):
+    """nginx sends the bytes of an X-Accel-Redirect answer with its own headers: Django's
+    Signposting Link and its security headers must reach the reader all the same (issue #42,
+    9)."""
+    token = front.server.librarian_token("signposted")
+    created = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
+                         data={"title": "Signposted behind nginx"},
+                         files={"files": ("artigo.pdf", PDF, "application/pdf")},
+                         headers={"Authorization": f"Token {token}"})
+    assert created.status_code == 201, created.text
+    path = f"/col/{created.json()['ibi']}/doc/artigo.pdf"
+
+    # Django's answer as nginx gets it, to the same host (its links name the host asked).
+    django = httpx.get(front.server.url + path, timeout=30,
+                       headers={"Host": f"127.0.0.1:{front.http_port}"}).headers
+    sent = httpx.get(front.http + path, timeout=30)
+    assert sent.status_code == 200 and sent.content == PDF
+    assert "x-accel-redirect" in django
+    for name in ("link", "x-frame-options", "referrer-policy", "content-security-policy",
+                 "cross-origin-opener-policy", "x-content-type-options", "vary",
+                 "content-language", "etag", "content-disposition"):
+        assert django.get(name), name
+        assert sent.headers.get_list(name) == [django[name]], name
+    assert 'rel="cite-as"' in sent.headers["link"]

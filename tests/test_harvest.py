@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 from pathlib import Path
 
 import pytest
@@ -189,7 +190,7 @@ def test_a_503_is_retried_after_its_retry_after(source):
     waits = []
     run_report = report.Report()
     outcome = harvest.harvest(source.base, report=run_report, sleep=waits.append)
-    assert waits == [2.0]
+    assert waits == [1.0, 2.0]  # the delay between pages, then the Retry-After
     assert outcome.completed and run_report.counts["imported"] == 4
 
 
@@ -309,3 +310,76 @@ def test_without_ore_the_files_come_from_mets_with_their_md5_checked(source, tmp
     assert "files from the mets format" in out
     assert {f.name: f.sha256 for f in by_oai(42).files.all()} == {"tese.pdf": sha("tese.pdf")}
     assert rows[f"{ID}43"]["status"] == "failed" and "MD5" in rows[f"{ID}43"]["reason"]
+
+
+# -- A list that never ends (issue #42, 11) -----------------------------------------------------
+
+GIVE_UP = 40  # the script stops a run that never stops itself, so a failing test ends
+
+
+def endless(source, token_of) -> list[dict]:
+    """Scripts `source` so that the n-th page given for a resumption token (n from 2: the first
+    page is the recorded one) carries the token `token_of(n)` (the recorded second page, its
+    empty token replaced), until a run has asked GIVE_UP pages, then an OAI-PMH error; the
+    ListRecords requests asked are returned."""
+    asked = []
+    second = source.recorded("ListRecords-2.xml")
+    given = itertools.count(2)  # tokens given, over every run
+
+    def script(path, params):
+        if params.get("verb") != "ListRecords":
+            return None
+        asked.append(params)
+        if "resumptionToken" not in params:
+            return None  # the recorded first page, whose token is FIRST_TOKEN
+        if len(asked) > GIVE_UP:
+            return 200, {}, source.error("badArgument", "enough")
+        token = token_of(next(given)).encode()
+        return 200, {"Content-Type": "text/xml"}, second.replace(
+            b'cursor="2"/>', b'cursor="2">' + token + b"</resumptionToken>")
+
+    source.script = script
+    return asked
+
+
+def test_a_source_that_repeats_its_resumption_token_is_left_at_once(source, tmp_path):
+    """The source answers the token with a page that gives the same token again: the run
+    stops there, reported as failed, instead of asking it for ever; the next run starts the
+    list again rather than resuming the loop."""
+    asked = endless(source, lambda n: FIRST_TOKEN)
+    out, rows, failed = run(source.base, tmp_path)
+    assert len(asked) == 2  # the first page, the token once
+    assert failed is not None and "4 imported" in out
+    page = next(row for key, row in rows.items() if "resumptionToken" in key)
+    assert page["status"] == "failed"
+    assert page["reason"] == (f"the source gave the resumptionToken {FIRST_TOKEN} a second "
+                              f"time: a list that never ends; the run stops")
+    state = HarvestSource.objects.get()
+    assert state.resumption_token == "" and state.harvested_at is None
+
+
+def test_a_run_stops_at_its_page_cap_and_the_next_resumes_from_there(source, tmp_path,
+                                                                      settings):
+    """A list whose every page names a new token: a run asks at most --max-pages pages
+    (IBI_HARVEST_MAX_PAGES by default), keeps the token of the next and says so; run again,
+    it goes on from that token."""
+    asked = endless(source, lambda n: f"token-{n}")
+    out, _rows, failed = run(source.base, tmp_path, "--max-pages", "3")
+    assert failed is None and "stopped after 3 pages (--max-pages)" in out
+    assert [p.get("resumptionToken") for p in asked] == [None, FIRST_TOKEN, "token-2"]
+    assert HarvestSource.objects.get().resumption_token == "token-3"
+
+    settings.IBI_HARVEST_MAX_PAGES = 2
+    asked.clear()
+    out, _rows, failed = run(source.base, tmp_path)
+    assert failed is None and "stopped after 2 pages (--max-pages)" in out
+    assert [p.get("resumptionToken") for p in asked] == ["token-3", "token-4"]
+
+
+def test_pages_are_asked_a_polite_delay_apart_by_default(source, settings):
+    """Without --delay, IBI_HARVEST_PAGE_DELAY (1 s) passes between two pages of a list; a
+    503's Retry-After is still honoured on top of it."""
+    assert settings.IBI_HARVEST_PAGE_DELAY == 1.0
+    waits = []
+    outcome = harvest.harvest(source.base, report=report.Report(), sleep=waits.append)
+    assert outcome.completed and outcome.pages == 2 and waits == [1.0]

@@ -4,6 +4,9 @@ files of this tree, copied: no database, no media, no compiled catalogue) with t
 set-up, `.venv` (this one) and `DEBUG=1` in a shell of its own and `manage.py migrate` done as
 `make run` does. A `sh` block must succeed; a `console` block's commands (the lines after
 `$ `, a trailing backslash continuing them) must succeed and print exactly what follows them.
+A block marked `runnable served` talks to the API of a running server, as the README's
+`$API` and `$TOKEN` say: it runs with a server of this tree serving (tests/servers.py) and a
+librarian's token in them.
 """
 from __future__ import annotations
 
@@ -15,13 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import LiveServers
+
 ROOT = Path(__file__).resolve().parent.parent
-BLOCK = re.compile(r"^```(sh|console) runnable\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"^```(sh|console) runnable( served)?\n(.*?)^```$",
+                   re.MULTILINE | re.DOTALL)
 
 
-def runnable_blocks(text: str) -> list[tuple[str, str, int]]:
-    """(kind, body, line) of each block marked runnable."""
-    return [(m[1], m[2], text.count("\n", 0, m.start()) + 1) for m in BLOCK.finditer(text)]
+def runnable_blocks(text: str) -> list[tuple[str, str, int, bool]]:
+    """(kind, body, line, served) of each block marked runnable."""
+    return [(m[1], m[3], text.count("\n", 0, m.start()) + 1, bool(m[2]))
+            for m in BLOCK.finditer(text)]
 
 
 def console_commands(body: str) -> list[tuple[str, str]]:
@@ -44,7 +51,7 @@ BLOCKS = runnable_blocks((ROOT / "README.md").read_text())
 
 def test_the_readme_marks_its_local_commands_runnable():
     """The marker is read: the librarian, fsck, fixity and the ibi command at least."""
-    text = "\n".join(body for _kind, body, _line in BLOCKS)
+    text = "\n".join(body for _kind, body, _line, _served in BLOCKS)
     for command in ("createlibrarian", "fsck", "fixity", "ibi encode", "ibi parse"):
         assert command in text, command
     assert console_commands("$ a \\\n   b\nout 1\nout 2\n$ c\n") == [
@@ -74,10 +81,22 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize(("kind", "body", "line"), BLOCKS,
-                         ids=[f"README line {line}" for _kind, _body, line in BLOCKS])
-def test_a_runnable_block_of_the_readme_works_as_written(fresh, kind, body, line):
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> dict[str, str]:
+    """The README's $API and $TOKEN: a server of this tree (gunicorn, its own database) and a
+    librarian's token, as `make run` and `createlibrarian` give them."""
+    with LiveServers(tmp_path_factory.mktemp("readme-server")) as servers:
+        server = servers.start("readme")
+        yield {"API": f"{server.url}/api", "TOKEN": server.librarian_token("alice")}
+
+
+@pytest.mark.parametrize(("kind", "body", "line", "needs_server"), BLOCKS,
+                         ids=[f"README line {line}" for _kind, _body, line, _s in BLOCKS])
+def test_a_runnable_block_of_the_readme_works_as_written(request, fresh, kind, body, line,
+                                                         needs_server):
     scratch, env = fresh
+    if needs_server:
+        env = {**env, **request.getfixturevalue("served")}
     if kind == "sh":
         done = _run(body, scratch, env)
         assert done.returncode == 0, done.stderr + done.stdout

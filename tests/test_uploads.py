@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 import socket
+import threading
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,6 +26,7 @@ from tusclient.client import TusClient
 from archive.deposit import pending, services, storage
 from archive.models import Item, PendingUpload
 from tests import factories as make
+from tests.faults import SmallFilesystem
 
 TUS = {"HTTP_TUS_RESUMABLE": "1.0.0"}
 UPLOADS = "/api/uploads/"
@@ -88,7 +90,8 @@ def test_tuspy_uploads_in_several_requests_and_a_deposit_names_the_upload(
 
 
 def cut(live_site, librarian, url: str, sent: int) -> None:
-    """A PATCH of the whole file whose connection drops after `sent` bytes of its body."""
+    """A PATCH of the whole file whose connection drops after `sent` bytes of its body, once
+    the server has answered it."""
     token = Token.objects.get_or_create(user=librarian)[0].key
     parts = urlsplit(live_site.url)
     head = (f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
@@ -97,6 +100,7 @@ def cut(live_site, librarian, url: str, sent: int) -> None:
     with socket.create_connection((parts.hostname, parts.port)) as sock:
         sock.sendall(head.encode() + DATA[:sent])
         sock.shutdown(socket.SHUT_WR)
+        sock.makefile("rb").readline()  # its answer: the request has ended
 
 
 @pytest.mark.parametrize("sent", [0, 1, pending.CHUNK - 1, pending.CHUNK + 1, len(DATA) - 1])
@@ -302,3 +306,135 @@ def test_bytes_without_a_content_length_are_refused_not_lost(api):
     assert response.status_code == 411
     assert response.json() == {"detail": "a PATCH of an upload needs its Content-Length"}
     assert PendingUpload.objects.get().offset == 0
+
+
+# -- Leases: one request writes at a time, and only while its lease is its own ------------------
+
+def test_a_request_stalled_past_its_lease_never_undoes_the_retry_that_took_over(
+        live_site, librarian, monkeypatch):
+    """A PATCH stalls mid-body past its lease; the client's retry takes the upload over and
+    completes it; then the stalled request wakes, gets its last bytes and ends. It must not
+    write its state over the retry's, nor cut the file to what it had (issue #42, 6)."""
+    client = tus(live_site, librarian)
+    url = client.uploader(file_stream=io.BytesIO(DATA),
+                          metadata={"filename": "retomado.bin"}).create_url()
+    wrote_first = threading.Event()
+    original = pending._read
+
+    def watched(stream, count):
+        first = not wrote_first.is_set()
+        for n, chunk in enumerate(original(stream, count)):
+            yield chunk
+            if first and n == 0:
+                wrote_first.set()  # asked for the next chunk: the first one is written
+
+    monkeypatch.setattr(pending, "_read", watched)
+    token = Token.objects.get_or_create(user=librarian)[0].key
+    parts = urlsplit(live_site.url)
+    head = (f"PATCH {urlsplit(url).path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Authorization: Token {token}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            f"Content-Type: {OFFSET_STREAM}\r\nContent-Length: {len(DATA)}\r\n\r\n")
+    stalled = pending.CHUNK + 100
+    with socket.create_connection((parts.hostname, parts.port)) as sock:
+        sock.sendall(head.encode() + DATA[:stalled])
+        assert wrote_first.wait(30), "the first request never wrote its first chunk"
+        # Its lease runs out while it waits for bytes that do not come.
+        PendingUpload.objects.update(busy_until=timezone.now() - timedelta(seconds=1))
+        retry = client.uploader(file_stream=io.BytesIO(DATA), url=url)
+        assert retry.offset == 0  # the stalled request has recorded nothing
+        retry.upload()
+        upload = PendingUpload.objects.get()
+        assert upload.complete and upload.sha256 == hashlib.sha256(DATA).hexdigest()
+        # The stalled request wakes: a few more bytes, then its client gives up.
+        sock.sendall(DATA[stalled:stalled + 100])
+        sock.shutdown(socket.SHUT_WR)
+        answer = sock.makefile("rb").readline()
+    upload.refresh_from_db()
+    assert (upload.offset, upload.busy_until) == (len(DATA), None)
+    assert upload.sha256 == hashlib.sha256(DATA).hexdigest()
+    assert Path(pending.path_of(upload)).read_bytes() == DATA
+    assert answer.split()[1] == b"409", answer  # told its bytes were not kept
+
+
+# -- A full upload folder ----------------------------------------------------------------------
+
+def test_a_full_upload_folder_is_a_507_in_json_and_the_upload_resumes_once_there_is_room(
+        api, settings, tmp_path):
+    """The upload folder on a file system of 1 MiB: a PATCH of 3 MiB is told 507 in JSON (not
+    a 500 page), what fitted is kept and counted, and the same upload ends once there is
+    room (issue #42, 7)."""
+    folder = tmp_path / "small-uploads"
+    with SmallFilesystem(folder, "1m") as small:
+        settings.FILE_UPLOAD_TEMP_DIR = settings.IBI_UPLOAD_TEMP_DIR = str(folder)
+        url = created(api)["Location"]
+        full = patched(api, url, DATA, 0)
+        assert full.status_code == 507
+        assert full["Content-Type"] == "application/json"
+        assert full.json() == {"detail": "the upload folder is full: the bytes that fitted "
+                                         "are kept; resume from Upload-Offset once there is "
+                                         "room"}
+        held = int(api.head(url, secure=True, **TUS)["Upload-Offset"])
+        upload = PendingUpload.objects.get()
+        assert 0 < held <= 1024 * 1024 and upload.busy_until is None
+        assert Path(pending.path_of(upload)).read_bytes() == DATA[:held]
+
+        small.grow("8m")
+        done = patched(api, url, DATA[held:], held)
+        assert done.status_code == 204 and done["Upload-Offset"] == str(len(DATA))
+        upload.refresh_from_db()
+        assert upload.complete and upload.sha256 == hashlib.sha256(DATA).hexdigest()
+
+
+# -- What a librarian may declare, and the beat's sweep ----------------------------------------
+
+def test_the_bytes_a_librarian_declares_are_bounded_by_the_upload_quota(
+        api, librarian, settings, django_user_model):
+    """IBI_UPLOAD_QUOTA bounds the bytes of one librarian's uploads not yet deposited, counted
+    from their declared lengths: past it a creation is 413 in JSON and makes nothing; an upload
+    deleted or expired frees its share, and another librarian has a quota of her own
+    (issue #42, 8)."""
+    settings.IBI_UPLOAD_QUOTA = 2 * len(DATA) + 10
+    first = created(api)["Location"]
+    assert created(api).status_code == 201
+    refused = created(api, name="demais.bin", length=11)
+    assert refused.status_code == 413
+    assert refused.json() == {"detail": (
+        f"your uploads not yet deposited declare {2 * len(DATA)} bytes: 11 more would pass "
+        f"your quota of {2 * len(DATA) + 10} bytes (IBI_UPLOAD_QUOTA); deposit or delete some "
+        f"first")}
+    assert PendingUpload.objects.count() == 2 and len(pending_files()) == 2
+    assert created(api, name="cabe.bin", length=10).status_code == 201
+
+    other = django_user_model.objects.create_user("outra", is_staff=True)
+    other.groups.add(services.ensure_librarians_group())
+    assert created(make.token_client(other)).status_code == 201
+
+    assert api.delete(first, secure=True, **TUS).status_code == 204
+    assert created(api, name="depois.bin", length=len(DATA)).status_code == 201
+    assert created(api, name="demais.bin", length=1).status_code == 413
+    PendingUpload.objects.filter(owner=librarian).update(expires=timezone.now())
+    assert created(api, name="expirados.bin", length=2 * len(DATA)).status_code == 201
+
+
+def test_the_beat_sweeps_expired_uploads_by_itself(api, settings, eager_tasks):
+    """Abandoned uploads go without anyone running fsck: the beat's hourly task removes the
+    expired ones with their bytes, and bytes no upload claims once an hour old; an upload still
+    waiting stays (issue #42, 8)."""
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-uploads"]
+    assert entry["task"] == "archive.tasks.sweep_uploads"
+    assert entry["schedule"].minute == {23} and entry["schedule"].hour == set(range(24))
+    from ibirepo.celery import app
+
+    abandoned = created(api, name="abandonado.bin")["Location"]
+    patched(api, abandoned, DATA[:10], 0)
+    waiting = created(api, name="esperando.bin")["Location"].rsplit("/", 1)[1]
+    PendingUpload.objects.exclude(pk=waiting).update(expires=timezone.now())
+    stray, young = pending.folder() / "stray-bytes", pending.folder() / "young-bytes"
+    stray.write_bytes(b"no row claims me")
+    young.write_bytes(b"maybe an upload being created")
+    os.utime(stray, (0, 0))
+
+    app.loader.import_default_modules()  # as a worker starts: the tasks it finds
+    assert app.tasks["archive.tasks.sweep_uploads"].delay().get() == 2
+    assert [str(u.id) for u in PendingUpload.objects.all()] == [waiting]
+    assert pending_files() == sorted([waiting, "young-bytes"])

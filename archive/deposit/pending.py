@@ -15,9 +15,10 @@ uploads/<id>.tail until the next). Memory stays flat whatever the size: a reques
 CHUNK bytes at a time. A deposit takes complete uploads through `opened` (files the deposit
 services store under col/<repository name>/doc/, an S3 object copied inside the bucket) and
 `consumed` (its on_saved: the rows go in the deposit's transaction, the bytes after its
-commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires; `sweep` (run by
-`manage.py fsck`) removes it, and whatever the upload folder or the bucket's uploads/ holds
-that no upload claims.
+commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires; `sweep` (run every hour
+by the beat, tasks.py, and by `manage.py fsck`) removes it, and whatever the upload folder or
+the bucket's uploads/ holds that no upload claims. What one librarian's uploads declare
+together is bounded by IBI_UPLOAD_QUOTA.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.http import UnreadablePostError
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -72,6 +73,17 @@ class Busy(PendingError):
 
 class TooLarge(PendingError):
     status = 413
+
+
+class FolderFull(PendingError):
+    """No room left in the upload folder (IBI_UPLOAD_TEMP_DIR): 507, as for a full storage."""
+
+    status = 507
+
+
+class LeaseLost(OffsetConflict):
+    """This request stalled past its lease and another took the upload over: it wrote
+    nothing more."""
 
 
 # -- Where the bytes wait ------------------------------------------------------------------------
@@ -109,7 +121,8 @@ def _clean_name(name: str) -> str:
 
 def create(*, owner, name: str, length: int, content_type: str = "") -> PendingUpload:
     """A new, empty upload of `length` bytes named `name`: refused (413) when the file would
-    be over IBI_MAX_FILE_SIZE, before any byte of it is sent."""
+    be over IBI_MAX_FILE_SIZE, or the owner's uploads over IBI_UPLOAD_QUOTA, before any byte
+    of it is sent."""
     name = _clean_name(name)
     if length < 0:
         raise PendingError(_("the length of an upload is a number of bytes"))
@@ -117,6 +130,29 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
         limits.check_size(name, length)
     except limits.LimitExceeded as exc:
         raise TooLarge(str(exc)) from None
+    with transaction.atomic():
+        _check_quota(owner, length)
+        return _created(owner=owner, name=name, length=length, content_type=content_type)
+
+
+def _check_quota(owner, length: int) -> None:
+    """TooLarge when `length` more bytes would take the owner's uploads not yet deposited past
+    IBI_UPLOAD_QUOTA. The owner's row is locked first (PostgreSQL): two creations at once are
+    counted one after the other."""
+    quota = settings.IBI_UPLOAD_QUOTA
+    if not quota:
+        return
+    type(owner).objects.select_for_update().filter(pk=owner.pk).exists()
+    declared = PendingUpload.objects.filter(owner=owner, expires__gt=timezone.now()).aggregate(
+        total=Sum("length"))["total"] or 0
+    if declared + length > quota:
+        raise TooLarge(_("your uploads not yet deposited declare %(declared)d bytes: "
+                         "%(length)d more would pass your quota of %(quota)d bytes "
+                         "(IBI_UPLOAD_QUOTA); deposit or delete some first")
+                       % {"declared": declared, "length": length, "quota": quota})
+
+
+def _created(*, owner, name: str, length: int, content_type: str) -> PendingUpload:
     now = timezone.now()
     upload = PendingUpload(id=uuid.uuid4(), owner=owner, name=name, length=length,
                            content_type=content_type[:255], created=now, expires=_expiry())
@@ -125,8 +161,14 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
             client, bucket = _s3()
             client.put_object(Bucket=bucket, Key=s3_key(upload), Body=b"")
     else:
-        folder().mkdir(mode=0o700, parents=True, exist_ok=True)
-        path_of(upload).touch(mode=0o600, exist_ok=False)
+        try:
+            folder().mkdir(mode=0o700, parents=True, exist_ok=True)
+            path_of(upload).touch(mode=0o600, exist_ok=False)
+        except OSError as exc:
+            if not storage.no_room(exc):
+                raise
+            raise FolderFull(_("the upload folder is full: nothing was kept; try again once "
+                               "there is room")) from exc
     if length == 0:
         upload.sha256 = hashlib.sha256().hexdigest()
     upload.save(force_insert=True)
@@ -181,12 +223,16 @@ def find(owner, upload_id) -> PendingUpload:
 
 def _claim(upload: PendingUpload, offset: int) -> None:
     """Take the upload's lease for a request that writes from `offset`, or refuse: 409 when
-    the upload holds another offset, 423 while another request is writing it."""
+    the upload holds another offset, 423 while another request is writing it. The lease's end,
+    `upload.busy_until`, is then this request's own: it writes nothing once the value in the
+    row is another's (see `_renew`)."""
     now = timezone.now()
+    lease = now + LEASE
     claimed = PendingUpload.objects.filter(
         Q(busy_until__isnull=True) | Q(busy_until__lt=now), pk=upload.pk, offset=offset,
-    ).update(busy_until=now + LEASE)
+    ).update(busy_until=lease)
     if claimed:
+        upload.busy_until = lease
         return
     upload.refresh_from_db()
     if upload.offset != offset:
@@ -195,11 +241,30 @@ def _claim(upload: PendingUpload, offset: int) -> None:
     raise Busy(_("another request is writing this upload; retry when it ends"))
 
 
+def _leased(upload: PendingUpload):
+    """The upload's row while this request's lease is the one it holds: a write through it
+    that changes no row has lost the lease."""
+    return PendingUpload.objects.filter(pk=upload.pk, busy_until=upload.busy_until)
+
+
+def _renew(upload: PendingUpload) -> None:
+    """The lease extended, if it is still this request's; LeaseLost if another request took
+    it over (this one stalled past its end): from then on this request writes nothing, neither
+    bytes nor the upload's state. Asked before every write: an expired lease nobody took is
+    still this request's (a claim changes the value)."""
+    lease = timezone.now() + LEASE
+    if not _leased(upload).update(busy_until=lease):
+        raise LeaseLost(_("another request took this upload over while this one stalled: "
+                          "its bytes were not kept; resume from its Upload-Offset"))
+    upload.busy_until = lease
+
+
 def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
             ) -> PendingUpload:
     """Append up to `count` bytes read from `stream` at `offset` (which must be the upload's);
     whatever arrives before the stream ends or breaks is kept and counted. The upload's new
-    state; once its last byte is in, its sha256 too."""
+    state; once its last byte is in, its sha256 too. Every write, of bytes or of the state,
+    is under this request's lease (LeaseLost once it is another's)."""
     if upload.sha256 or upload.offset >= upload.length:
         raise OffsetConflict(_("the upload is complete"))
     if offset != upload.offset:
@@ -215,20 +280,30 @@ def receive(upload: PendingUpload, *, offset: int, stream: IO[bytes], count: int
     digest = hashlib.sha256() if offset == 0 else None
     receiver = _S3Receiver(upload, digest) if storage.on_s3() else _LocalReceiver(upload, digest)
     try:
-        with receiver:
-            for chunk in _read(stream, count):
-                receiver.write(chunk)
-                _renew(upload)
+        try:
+            with receiver:
+                for chunk in _read(stream, count):
+                    _renew(upload)
+                    receiver.write(chunk)
+        except OSError as exc:
+            if not storage.no_room(exc):
+                raise
+            # What fitted is on disk and counted below: the client resumes from there.
+            raise FolderFull(_("the upload folder is full: the bytes that fitted are kept; "
+                               "resume from Upload-Offset once there is room")) from exc
     finally:
-        held = receiver.held
-        complete = held == upload.length
-        fields = {"offset": held, "busy_until": None, "expires": _expiry()}
-        if complete:
-            fields["sha256"] = (digest.hexdigest() if digest is not None
-                                else _hash(upload))
-        PendingUpload.objects.filter(pk=upload.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(upload, name, value)
+        if not receiver.lost:
+            held = receiver.held
+            complete = held == upload.length
+            fields = {"offset": held, "busy_until": None, "expires": _expiry()}
+            if complete:
+                fields["sha256"] = (digest.hexdigest() if digest is not None
+                                    else _hash(upload))
+            if not _leased(upload).update(**fields):
+                raise LeaseLost(_("another request took this upload over while this one "
+                                  "stalled: resume from its Upload-Offset"))
+            for name, value in fields.items():
+                setattr(upload, name, value)
     return upload
 
 
@@ -246,41 +321,66 @@ def _read(stream: IO[bytes], count: int) -> Iterator[bytes]:
         yield chunk
 
 
-def _renew(upload: PendingUpload) -> None:
-    now = timezone.now()
-    if upload.busy_until is None or upload.busy_until - now < LEASE / 2:
-        upload.busy_until = now + LEASE
-        PendingUpload.objects.filter(pk=upload.pk).update(busy_until=upload.busy_until)
+class _Receiver:
+    """What the bytes of one request went to. On the way out (`settle`, under the lease: the
+    last read may have stalled past it) what arrived is made durable; `lost` when the lease
+    was another request's by then, and nothing of the upload was touched."""
+
+    lost = False
+
+    def __exit__(self, kind, exc, tb) -> None:
+        try:
+            if kind is not None and issubclass(kind, LeaseLost):
+                self.lost = True
+                return
+            try:
+                _renew(self.upload)
+            except LeaseLost:
+                self.lost = True
+                return
+            self.settle()
+        finally:
+            self.close()
+
+    def settle(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
 
 
-class _LocalReceiver:
-    """Writes at the offset in the upload folder's file; what was written is on disk (fsync)
-    before the offset says so."""
+class _LocalReceiver(_Receiver):
+    """Writes at the offset in the upload folder's file, unbuffered (nothing left to flush
+    once the lease is lost); what was written is on disk (fsync) before the offset says so."""
 
     def __init__(self, upload: PendingUpload, digest) -> None:
         self.upload, self.digest = upload, digest
         self.held = self.written = upload.offset  # held: on disk for sure
 
     def __enter__(self):
-        self.out = path_of(self.upload).open("r+b")
+        self.out = path_of(self.upload).open("r+b", buffering=0)
         self.out.seek(self.written)
         return self
 
     def write(self, chunk: bytes) -> None:
-        self.out.write(chunk)
-        self.written += len(chunk)
+        view = memoryview(chunk)
+        while view:
+            done = self.out.write(view)  # a full disk may take part of it, then refuse
+            self.written += done
+            view = view[done:]
         if self.digest is not None:
             self.digest.update(chunk)
 
-    def __exit__(self, *exc) -> None:
-        with self.out:
-            self.out.truncate(self.written)  # bytes no offset counted (a crash's) go
-            self.out.flush()
-            os.fsync(self.out.fileno())
+    def settle(self) -> None:
+        self.out.truncate(self.written)  # bytes no offset counted (a crash's) go
+        os.fsync(self.out.fileno())
         self.held = self.written
 
+    def close(self) -> None:
+        self.out.close()
 
-class _S3Receiver:
+
+class _S3Receiver(_Receiver):
     """Sends S3 parts of PART_SIZE as they fill; what is left when the request ends waits as
     the tail object (the last part once the upload completes). Parts and tail are recorded
     before the offset counts them."""
@@ -300,12 +400,15 @@ class _S3Receiver:
                 Bucket=self.bucket, Key=self.key,
                 ContentType=self.upload.content_type or "application/octet-stream")
             self.upload.multipart_id = started["UploadId"]
-            PendingUpload.objects.filter(pk=self.upload.pk).update(
-                multipart_id=self.upload.multipart_id)
+            self._record(multipart_id=self.upload.multipart_id)
         if self.upload.offset > self.sent:  # the tail an earlier request left
             tail = self.client.get_object(Bucket=self.bucket, Key=f"{self.key}.tail")
             self.buffer += tail["Body"].read()[:self.upload.offset - self.sent]
         return self
+
+    def _record(self, **fields) -> None:
+        if not _leased(self.upload).update(**fields):
+            _renew(self.upload)  # raises LeaseLost: the row is another request's now
 
     def write(self, chunk: bytes) -> None:
         self.buffer += chunk
@@ -320,12 +423,11 @@ class _S3Receiver:
         sent = self.client.upload_part(Bucket=self.bucket, Key=self.key, Body=data,
                                        UploadId=self.upload.multipart_id, PartNumber=number)
         self.parts.append([number, sent["ETag"], len(data)])
+        self._record(parts=self.parts, offset=self.sent + len(data))
         self.sent = self.held = self.sent + len(data)
-        PendingUpload.objects.filter(pk=self.upload.pk).update(parts=self.parts,
-                                                               offset=self.sent)
         self.upload.parts = self.parts
 
-    def __exit__(self, *exc) -> None:
+    def settle(self) -> None:
         if self.sent + len(self.buffer) == self.upload.length:
             if self.buffer or not self.parts:
                 self._part(bytes(self.buffer))  # the last part may be short

@@ -20,6 +20,12 @@ this software) into items here, incrementally and resumably.
 * A page that fails (an OAI-PMH error, a truncated answer, an HTTP error, a redirect to another
   host) is reported and stops the run, its token kept for the next; a record that fails is
   reported and the next record comes.
+* A list that never ends is left: a resumption token the run was given before stops it,
+  reported as failed (its token dropped: the next run starts the list again, it does not
+  resume the loop); and a run asks at most IBI_HARVEST_MAX_PAGES pages (--max-pages), then
+  stops with the next page's token kept, so the next run goes on from there. Pages are asked
+  IBI_HARVEST_PAGE_DELAY seconds apart (--page-delay), besides --delay between any two
+  requests and a 503's Retry-After (remote.py).
 * Remote access only through remote.py: the source's host and the --files-from hosts.
 """
 from __future__ import annotations
@@ -32,6 +38,7 @@ from datetime import date
 from decimal import Decimal
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -55,6 +62,7 @@ class Outcome:
 
     pages: int = 0
     completed: bool = False
+    capped: bool = False  # stopped at the page cap, the next page's token kept
     resumed: bool = False
     file_format: str = ""
     last_datestamp: str = ""
@@ -152,6 +160,8 @@ class Harvester:
     set_spec: str = ""
     same_repository: bool = False  # a Handle of the default prefix names the same item
     keeping: ibis.Keeping = field(default_factory=ibis.Keeping)  # items carrying an IBI
+    max_pages: int = 10_000
+    page_delay: float = 0.0
     progress: Callable[[int, int | None], None] = lambda n, total: None
     outcome: Outcome = field(default_factory=Outcome)
 
@@ -183,7 +193,10 @@ class Harvester:
             state.run_from, state.run_newest, state.resumption_token = start, "", ""
             state.save(update_fields=["run_from", "run_newest", "resumption_token"])
             params = self._first(start)
+        seen = {params.get("resumptionToken")}
         while True:
+            if self.outcome.pages and self.page_delay:
+                self.remote.sleep(self.page_delay)
             try:
                 page = self.ask(**params)
             except oaipmh.OaiError as exc:
@@ -193,6 +206,7 @@ class Harvester:
                     # Expired while we were down: the same run again from its start.
                     params = self._first(state.run_from)
                     self.outcome.resumed = False
+                    seen = {None}
                     continue
                 else:
                     return self._page_failed(params, exc)
@@ -214,7 +228,18 @@ class Harvester:
                 self.outcome.completed = True
                 self.outcome.last_datestamp = state.last_datestamp
                 return self.outcome
+            if page.token in seen:
+                # A list that never ends: its records are done, its loop is not resumed.
+                state.resumption_token = ""
+                state.save(update_fields=["resumption_token", "run_newest"])
+                return self._page_failed(params, RemoteError(_(
+                    "the source gave the resumptionToken %(token)s a second time: a list "
+                    "that never ends; the run stops") % {"token": page.token}))
+            seen.add(page.token)
             state.save(update_fields=["resumption_token", "run_newest"])
+            if self.outcome.pages >= self.max_pages:
+                self.outcome.capped = True  # the next run resumes at the token kept
+                return self.outcome
             params = {"verb": "ListRecords", "resumptionToken": page.token}
 
     def _prefetch(self, page: oaipmh.Page) -> None:
@@ -369,14 +394,19 @@ class Harvester:
 def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
             full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
             sleep=None, progress=None, same_repository: bool = False,
-            keeping: ibis.Keeping | None = None) -> Outcome:
-    """One run against the OAI-PMH repository at `base` (see the module's docstring)."""
+            keeping: ibis.Keeping | None = None, max_pages: int | None = None,
+            page_delay: float | None = None) -> Outcome:
+    """One run against the OAI-PMH repository at `base` (see the module's docstring), of at
+    most `max_pages` pages (IBI_HARVEST_MAX_PAGES), `page_delay` seconds apart
+    (IBI_HARVEST_PAGE_DELAY)."""
     kwargs = {"sleep": sleep} if sleep is not None else {}
     remote = Remote(base, files_from, timeout=timeout, delay=delay, **kwargs)
     try:
-        harvester = Harvester(remote, report, set_spec=set_spec,
-                              same_repository=same_repository,
-                              keeping=keeping or ibis.Keeping())
+        harvester = Harvester(
+            remote, report, set_spec=set_spec, same_repository=same_repository,
+            keeping=keeping or ibis.Keeping(),
+            max_pages=settings.IBI_HARVEST_MAX_PAGES if max_pages is None else max_pages,
+            page_delay=settings.IBI_HARVEST_PAGE_DELAY if page_delay is None else page_delay)
         if progress is not None:
             harvester.progress = progress
         return harvester.run(from_=from_, full=full)

@@ -21,6 +21,7 @@ import base64
 import binascii
 import re
 
+from django.http import UnreadablePostError
 from django.urls import reverse
 from django.utils.http import http_date
 from django.utils.translation import gettext as _
@@ -42,6 +43,7 @@ NAME_KEYS = ("filename", "name")
 # Upload-Metadata naming the file: "filename <base64>" among other pairs (the schema's rule).
 METADATA_PATTERN = r"^([^,]*,)*\s*filename [A-Za-z0-9+/]+={0,2}\s*(,.*)?$"
 TYPE_KEYS = ("filetype", "type", "contentType")
+DRAIN_LIMIT = 64 * 1024 * 1024  # bytes of a refused PATCH read after its answer, at most
 
 
 class UploadPermissions(permissions.BasePermission):
@@ -130,12 +132,32 @@ class _Tus(APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         response["Tus-Resumable"] = TUS_VERSION
         response["Cache-Control"] = "no-store"
+        if request.method == "PATCH" and response.status_code >= 400 \
+                and request.user.is_authenticated:
+            # Django runs these once the server has sent the answer (HttpResponse.close).
+            response._resource_closers.append(lambda: _drain(request._request))
         return response
 
     def options(self, request, *args, **kwargs) -> Response:
         return Response(status=status.HTTP_204_NO_CONTENT, headers={
             "Tus-Version": TUS_VERSION, "Tus-Extension": EXTENSIONS,
             "Tus-Max-Size": str(limits.max_file_size())})
+
+
+def _drain(request) -> None:
+    """What a refused PATCH's body still holds, read and thrown away after its answer, up to
+    DRAIN_LIMIT bytes. A refusal is decided from the headers, before a byte of the body is
+    read: left unread, the bytes stay on the server's connection, and closing it with them
+    unread resets it, which nginx (that passes uploads on unbuffered, still sending them)
+    answers 502 in place of the refusal. Bounded, and for librarians only: an anonymous
+    sender is not worth a thread; deploy/nginx.conf never reuses an upload's connection
+    anyway, drained or not."""
+    left = DRAIN_LIMIT
+    try:
+        while left > 0 and (chunk := request.read(min(pending.CHUNK, left))):
+            left -= len(chunk)
+    except (UnreadablePostError, OSError):
+        pass  # the client is gone: nothing left to read
 
 
 def _state(upload: PendingUpload) -> dict[str, str]:
@@ -162,7 +184,7 @@ class UploadList(_Tus):
                              description="the upload's URL"),
         ],
         responses={201: OpenApiResponse(description="created: send its bytes with PATCH"),
-                   412: PRECONDITION, **errors(400, 401, 403, 413)})
+                   412: PRECONDITION, **errors(400, 401, 403, 413, 507)})
     def post(self, request) -> Response:
         length = _number(request, "Upload-Length")
         metadata = _metadata(request.headers.get("Upload-Metadata", ""))
@@ -210,7 +232,7 @@ class UploadDetail(_Tus):
                                         description="not application/offset+octet-stream"),
                    423: OpenApiResponse(ErrorSerializer,
                                         description="another request is writing it"),
-                   **errors(400, 401, 403, 404, 409, 413)})
+                   **errors(400, 401, 403, 404, 409, 413, 507)})
     def patch(self, request, id: str) -> Response:  # noqa: A002
         upload = pending.find(request.user, id)
         if request.content_type != OFFSET_STREAM:

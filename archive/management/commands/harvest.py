@@ -8,7 +8,9 @@ files from its UI's host: `--files-from repositorio.example.br`); else metadata 
 item's page at the source kept as dc:identifier. Incremental: the next run asks from the
 newest datestamp harvested (--full asks everything again). A record harvested again updates
 its item; a deleted one becomes a tombstone. A run stopped by a crash resumes at its last page
-when run again. --delay waits between requests; a 503's Retry-After is honoured.
+when run again. --delay waits between requests, --page-delay between pages (1 s by default);
+a 503's Retry-After is honoured. A run stops at a resumption token it was given before (a list
+that never ends: failed) and after --max-pages pages (10 000 by default; the next run goes on).
 
 The report (one CSV row per record: imported, updated, skipped, deleted, failed; a failed page
 too) goes to --report, by default harvest-<host>-<UTC time>.csv in the current folder. Exit
@@ -48,6 +50,12 @@ class Command(DocumentedCommand):
                             help="a host files may come from besides the base URL's (repeat)")
         parser.add_argument("--delay", type=float, default=0.0,
                             help="seconds between two requests (default 0)")
+        parser.add_argument("--page-delay", type=float, default=None,
+                            help="seconds between two pages of the list (default "
+                                 "IBI_HARVEST_PAGE_DELAY, 1)")
+        parser.add_argument("--max-pages", type=int, default=None,
+                            help="pages of the list a run asks at most; the next run goes on "
+                                 "(default IBI_HARVEST_MAX_PAGES, 10000)")
         parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
         parser.add_argument("--report", type=Path)
         parser.add_argument(
@@ -59,7 +67,8 @@ class Command(DocumentedCommand):
 
     def handle(self, *args, base_url: str, set_spec: str, from_: str, full: bool,
                files_from: list[str], delay: float, timeout: float, report: Path | None,
-               same_repository: bool = False, **options) -> None:
+               same_repository: bool = False, page_delay: float | None = None,
+               max_pages: int | None = None, **options) -> None:
         check_keeping(options)
         try:
             base = remote.base_url(base_url)
@@ -68,8 +77,12 @@ class Command(DocumentedCommand):
         if from_ and not DATESTAMP.fullmatch(from_):
             raise CommandError(_("--from %(value)r is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ")
                                % {"value": from_})
-        if not 0 <= delay <= 3600 or not 0 < timeout <= 3600:
-            raise CommandError(_("--delay and --timeout are seconds, at most 3600"))
+        if not 0 <= delay <= 3600 or not 0 < timeout <= 3600 or not (
+                page_delay is None or 0 <= page_delay <= 3600):
+            raise CommandError(_("--delay, --page-delay and --timeout are seconds, at most "
+                                 "3600"))
+        if max_pages is not None and max_pages < 1:
+            raise CommandError(_("--max-pages is a number of pages, at least 1"))
         host = urlsplit(base).hostname or "source"
         csv_path = report or Path(
             f"harvest-{host}-{timezone.now().strftime('%Y%m%dT%H%M%SZ')}.csv")
@@ -88,7 +101,8 @@ class Command(DocumentedCommand):
                                           full=full, files_from=files_from, delay=delay,
                                           timeout=timeout, progress=progress,
                                           same_repository=same_repository,
-                                          keeping=keeping(options, fallback=base))
+                                          keeping=keeping(options, fallback=base),
+                                          max_pages=max_pages, page_delay=page_delay)
             except (remote.RemoteError, oaipmh.OaiError) as exc:
                 run.add(reports.FAILED, base, line=base, reason=str(exc))
                 outcome = harvest.Outcome()
@@ -106,7 +120,12 @@ class Command(DocumentedCommand):
         for source, _line, reason in run.failures:
             self.stdout.write("  " + _("failed %(source)s: %(reason)s") % {
                 "source": source, "reason": reason})
-        if not outcome.completed:
+        if outcome.capped:
+            self.stdout.write(ngettext(
+                "stopped after %(count)d page (--max-pages): run the same command again to go "
+                "on", "stopped after %(count)d pages (--max-pages): run the same command again "
+                "to go on", outcome.pages) % {"count": outcome.pages})
+        elif not outcome.completed:
             self.stdout.write(_("the run stopped before the end of the list: run the same "
                                 "command again to resume it"))
         self.stdout.write(_("report: %(path)s") % {"path": csv_path})
