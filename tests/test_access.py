@@ -304,9 +304,37 @@ def test_wrong_tokens_cost_what_a_right_one_does_and_are_throttled(
         assert response.status_code == 403
         queries.append([q["sql"].split(" WHERE ")[0] for q in counted.captured_queries])
     assert queries[0] == queries[1] == queries[2]
-    reader.get(f"{file_url(item)}?token=more-garbage")
-    throttled = reader.get(f"{file_url(item)}?token={_link}")  # even a right one now
+    for n in range(3):  # the address's count: tokens that are no link at all
+        reader.get(f"{file_url(item)}?token=more-garbage-{n}")
+    throttled = reader.get(f"{file_url(item)}?token=garbage-again")
     assert throttled.status_code == 429 and int(throttled["Retry-After"]) > 0
+    assert reader.get(f"{file_url(item)}?token={_link}").status_code == 200  # never a right one
+
+
+def test_wrong_tokens_from_a_shared_address_never_lock_out_a_valid_link(settings):
+    """(#42, 5) A campus behind one NAT: whatever wrong, expired or revoked tokens someone
+    sends from its address, a valid link from there opens its files. Refusals count per link
+    tried, and per address only for tokens that are no link at all."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "access_token_failure": "3/hour"}}
+    item = embargoed()
+    _valid, token = access.create_link(item=item, expires=LATER)
+    revoked, token_revoked = access.create_link(item=item, expires=LATER)
+    access.revoke_link(link=revoked)
+    campus = Client(headers={"User-Agent": BROWSER}, REMOTE_ADDR="198.51.100.7")
+    elsewhere = Client(headers={"User-Agent": BROWSER}, REMOTE_ADDR="192.0.2.80")
+
+    guesses = [campus.get(f"{file_url(item)}?token=guess-{n}").status_code for n in range(5)]
+    assert guesses == [403, 403, 403, 429, 429]
+    revoked_tries = [campus.get(f"{file_url(item)}?token={token_revoked}").status_code
+                     for _ in range(4)]
+    assert revoked_tries == [403, 403, 403, 429]  # its own count, not the address's
+    opened = campus.get(f"{file_url(item)}?token={token}")
+    assert opened.status_code == 200 and b"".join(opened.streaming_content) == PDF
+    assert campus.get(f"/items/{item.ibi}?token={token}").status_code == 200
+    # The guesses were the campus's; the revoked link's count is the link's, wherever from.
+    assert elsewhere.get(f"{file_url(item)}?token=guess-x").status_code == 403
+    assert elsewhere.get(f"{file_url(item)}?token={token_revoked}").status_code == 429
 
 
 # -- Requests for a copy ------------------------------------------------------------------------
