@@ -337,6 +337,35 @@ def test_wrong_tokens_from_a_shared_address_never_lock_out_a_valid_link(settings
     assert elsewhere.get(f"{file_url(item)}?token={token_revoked}").status_code == 429
 
 
+def test_the_peer_account_reads_files_and_records_and_not_the_secret_links():
+    """(#42, 13) The account another Archive copies with (`createpeer`) reads every file and
+    record, closed ones included, and nothing else: an item's secret links (whose notes may
+    name a reader) are not its to list, make or revoke."""
+    from io import StringIO
+
+    from rest_framework.test import APIClient
+
+    item = embargoed()
+    link, _token = access.create_link(item=item, expires=LATER, note="for Dr. Silva")
+    out = StringIO()
+    call_command("createpeer", "archive-b", stdout=out)
+    peer = APIClient()
+    peer.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().split()[-1]}")
+
+    record = peer.get(f"/api/items/{item.ibi}", secure=True).json()
+    assert record["files"][0]["sha256"] is not None and record["files"][0]["url"]
+    got = peer.get(file_url(item), secure=True)
+    assert got.status_code == 200 and b"".join(got.streaming_content) == PDF
+
+    listed = peer.get(f"/api/items/{item.ibi}/links", secure=True)
+    assert listed.status_code == 403 and "Dr. Silva" not in listed.content.decode()
+    assert peer.post(f"/api/items/{item.ibi}/links", {"expires": LATER.isoformat()},
+                     format="json", secure=True).status_code == 403
+    assert peer.delete(f"/api/items/{item.ibi}/links/{link.pk}",
+                       secure=True).status_code == 403
+    assert AccessLink.objects.get().revoked_at is None and AccessLink.objects.count() == 1
+
+
 # -- Requests for a copy ------------------------------------------------------------------------
 
 @pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
