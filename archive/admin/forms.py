@@ -509,9 +509,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         fields = {name: _plain(value) for name, value in self.cleaned_data.items()
                   if name not in ("upload", "pending")}
         files = [(f.name, getattr(f, "sha256", "")) for f in self.cleaned_data.get("upload")
-                 or []]
-        return idempotency.deposit_content(self.user, fields, files,
-                                           [u.id for u in self.pending])
+                 or []] + [(u.name, u.sha256) for u in self.pending]
+        return idempotency.deposit_content(self.user, fields, files, [])
 
     def _write(self, content: str | None) -> Item:
         data = self.cleaned_data
