@@ -485,6 +485,9 @@ class AccessRequest(models.Model):
                                                      db_default=0)
     mail_base = models.CharField(_("site address"), max_length=255, blank=True, default="",
                                  db_default="")
+    # When the reader's personal data (name, email, reason, the message to them) were erased,
+    # IBI_ACCESS_REQUEST_DAYS after the request (archive/access/services.py).
+    erased_at = models.DateTimeField(_("personal data erased"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("access request")
@@ -492,7 +495,8 @@ class AccessRequest(models.Model):
         ordering = ["-created", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.name} <{self.email}>: {self.item.ibi}"
+        # What other records copy (the admin's history, a link's request): never the reader.
+        return _("request %(id)s for %(ibi)s") % {"id": self.pk, "ibi": self.item.ibi}
 
 
 class AccessLink(models.Model):

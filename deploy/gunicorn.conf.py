@@ -35,3 +35,7 @@ graceful_timeout = 30
 keepalive = 30  # nginx keeps upstream connections (upstream keepalive)
 forwarded_allow_ips = "127.0.0.1,::1"  # only nginx on this machine sets X-Forwarded-*
 accesslog = "-"
+# The path, never the query (a secret link's ?token=…) nor the Referer (a landing page's
+# address, token included): gunicorn's default format logs both. nginx's log (deploy/
+# nginx.conf) has the query, a token withheld.
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s "%(a)s" %(M)sms'

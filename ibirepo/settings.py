@@ -237,6 +237,8 @@ CELERY_BEAT_SCHEDULE = {
                              "schedule": float(IBI_ACKNOWLEDGMENTS_EVERY)},
     "mail-access-answers": {"task": "archive.tasks.mail_access_answers",
                             "schedule": float(IBI_ACCESS_MAILS_EVERY)},
+    "erase-access-requests": {"task": "archive.tasks.erase_access_requests",
+                              "schedule": crontab(hour=2, minute=47)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
                          "schedule": max(1.0, IBI_COPY_LEASE / 2)},
     # Every hour, the uploads abandoned past IBI_UPLOAD_EXPIRY go with their bytes
@@ -411,6 +413,9 @@ OAI_ADMIN_EMAIL = env_str("OAI_ADMIN_EMAIL", "")
 # --- Access: embargoes, secret links, requests for a copy (archive/access/) -----------------
 # Days a secret link sent with an approved request for a copy works.
 IBI_ACCESS_LINK_DAYS = env_int("IBI_ACCESS_LINK_DAYS", 14, low=1, high=3650)
+# Days a request for a copy keeps its reader's personal data (LGPD): then the nightly task
+# `erase-access-requests` erases them (archive/access/services.py `erase_old_requests`).
+IBI_ACCESS_REQUEST_DAYS = env_int("IBI_ACCESS_REQUEST_DAYS", 365, low=1, high=36500)
 # Mail (answers to requests for a copy) through Django's email framework: smtp://… in
 # production, the server's output (console://) under DEBUG unless EMAIL_URL says otherwise.
 _email = env_email("EMAIL_URL", "console://" if DEBUG else "smtp://localhost:25")

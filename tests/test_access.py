@@ -3,6 +3,7 @@ others see; secret links; requests for a copy and their answers; embargoes lifte
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
@@ -304,9 +305,66 @@ def test_wrong_tokens_cost_what_a_right_one_does_and_are_throttled(
         assert response.status_code == 403
         queries.append([q["sql"].split(" WHERE ")[0] for q in counted.captured_queries])
     assert queries[0] == queries[1] == queries[2]
-    reader.get(f"{file_url(item)}?token=more-garbage")
-    throttled = reader.get(f"{file_url(item)}?token={_link}")  # even a right one now
+    for n in range(3):  # the address's count: tokens that are no link at all
+        reader.get(f"{file_url(item)}?token=more-garbage-{n}")
+    throttled = reader.get(f"{file_url(item)}?token=garbage-again")
     assert throttled.status_code == 429 and int(throttled["Retry-After"]) > 0
+    assert reader.get(f"{file_url(item)}?token={_link}").status_code == 200  # never a right one
+
+
+def test_wrong_tokens_from_a_shared_address_never_lock_out_a_valid_link(settings):
+    """(#42, 5) A campus behind one NAT: whatever wrong, expired or revoked tokens someone
+    sends from its address, a valid link from there opens its files. Refusals count per link
+    tried, and per address only for tokens that are no link at all."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "access_token_failure": "3/hour"}}
+    item = embargoed()
+    _valid, token = access.create_link(item=item, expires=LATER)
+    revoked, token_revoked = access.create_link(item=item, expires=LATER)
+    access.revoke_link(link=revoked)
+    campus = Client(headers={"User-Agent": BROWSER}, REMOTE_ADDR="198.51.100.7")
+    elsewhere = Client(headers={"User-Agent": BROWSER}, REMOTE_ADDR="192.0.2.80")
+
+    guesses = [campus.get(f"{file_url(item)}?token=guess-{n}").status_code for n in range(5)]
+    assert guesses == [403, 403, 403, 429, 429]
+    revoked_tries = [campus.get(f"{file_url(item)}?token={token_revoked}").status_code
+                     for _ in range(4)]
+    assert revoked_tries == [403, 403, 403, 429]  # its own count, not the address's
+    opened = campus.get(f"{file_url(item)}?token={token}")
+    assert opened.status_code == 200 and b"".join(opened.streaming_content) == PDF
+    assert campus.get(f"/items/{item.ibi}?token={token}").status_code == 200
+    # The guesses were the campus's; the revoked link's count is the link's, wherever from.
+    assert elsewhere.get(f"{file_url(item)}?token=guess-x").status_code == 403
+    assert elsewhere.get(f"{file_url(item)}?token={token_revoked}").status_code == 429
+
+
+def test_the_peer_account_reads_files_and_records_and_not_the_secret_links():
+    """(#42, 13) The account another Archive copies with (`createpeer`) reads every file and
+    record, closed ones included, and nothing else: an item's secret links (whose notes may
+    name a reader) are not its to list, make or revoke."""
+    from io import StringIO
+
+    from rest_framework.test import APIClient
+
+    item = embargoed()
+    link, _token = access.create_link(item=item, expires=LATER, note="for Dr. Silva")
+    out = StringIO()
+    call_command("createpeer", "archive-b", stdout=out)
+    peer = APIClient()
+    peer.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().split()[-1]}")
+
+    record = peer.get(f"/api/items/{item.ibi}", secure=True).json()
+    assert record["files"][0]["sha256"] is not None and record["files"][0]["url"]
+    got = peer.get(file_url(item), secure=True)
+    assert got.status_code == 200 and b"".join(got.streaming_content) == PDF
+
+    listed = peer.get(f"/api/items/{item.ibi}/links", secure=True)
+    assert listed.status_code == 403 and "Dr. Silva" not in listed.content.decode()
+    assert peer.post(f"/api/items/{item.ibi}/links", {"expires": LATER.isoformat()},
+                     format="json", secure=True).status_code == 403
+    assert peer.delete(f"/api/items/{item.ibi}/links/{link.pk}",
+                       secure=True).status_code == 403
+    assert AccessLink.objects.get().revoked_at is None and AccessLink.objects.count() == 1
 
 
 # -- Requests for a copy ------------------------------------------------------------------------
@@ -488,3 +546,122 @@ def test_the_policy_knows_every_level_the_model_stores():
     assert set(policy.COAR_RIGHTS) == set(AccessRights.values)
     assert [uri.rsplit("/", 1)[1] for _label, uri in policy.COAR_RIGHTS.values()] == [
         "c_abf2", "c_f1cf", "c_16ec", "c_14cb"]
+
+
+# -- LGPD: what is kept of a reader, and for how long (#42, 14) ---------------------------------
+
+@pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
+def test_a_readers_name_is_copied_into_no_other_record_and_goes_with_the_request(
+        reader, librarian_client, mailoutbox, django_capture_on_commit_callbacks):
+    """The request holds the reader's name; the link its approval makes, and the admin's own
+    history of the answer and of the deletion, name the request by its number only."""
+    from django.contrib.admin.models import LogEntry
+
+    item = embargoed()
+    reader.post(reverse("archive:item_request", args=[item.ibi]), {
+        "name": "Ana Quintanilha", "email": "ana.q@example.org", "reason": "my research"})
+    request = AccessRequest.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert librarian_client.post(f"/admin/archive/accessrequest/{request.pk}/change/",
+                                     {"decision": "approve"}, secure=True).status_code == 302
+    assert "Ana Quintanilha" in mailoutbox[0].body
+    link = AccessLink.objects.get()
+    assert link.request == request and "Quintanilha" not in link.note
+    deleted = librarian_client.post(f"/admin/archive/accessrequest/{request.pk}/delete/",
+                                    {"post": "yes"}, secure=True)
+    assert deleted.status_code == 302 and not AccessRequest.objects.exists()
+    link.refresh_from_db()
+    assert link.request is None
+    kept = [*AccessLink.objects.values_list("note", flat=True),
+            *LogEntry.objects.values_list("object_repr", "change_message")]
+    assert LogEntry.objects.count() == 2  # the answer, the deletion
+    assert not [text for text in kept if "Quintanilha" in str(text) or "ana.q" in str(text)]
+
+
+def test_librarians_delete_links_in_the_admin_and_the_audit_trail_keeps_the_reads(
+        librarian_client, reader):
+    item = embargoed()
+    link, token = access.create_link(item=item, expires=LATER, note="banca")
+    assert reader.get(f"{file_url(item)}?token={token}").status_code == 200
+    page = librarian_client.get(f"/admin/archive/accesslink/{link.pk}/delete/", secure=True)
+    assert page.status_code == 200
+    deleted = librarian_client.post(f"/admin/archive/accesslink/{link.pk}/delete/",
+                                    {"post": "yes"}, secure=True)
+    assert deleted.status_code == 302 and not AccessLink.objects.exists()
+    read = AccessRead.objects.get()
+    assert (read.file_name, read.link) == ("thesis.pdf", None)
+    assert reader.get(f"{file_url(item)}?token={token}").status_code == 403
+
+
+@pytest.mark.usefixtures("eager_tasks")
+def test_requests_personal_data_are_erased_past_the_retention_limit(
+        settings, reader, librarian_client, mailoutbox, django_capture_on_commit_callbacks):
+    """IBI_ACCESS_REQUEST_DAYS after a request was made, its reader's name, address, reason and
+    the librarian's message to them are erased by the beat's task; what is left (the item,
+    the dates, the answer) is no one's. An answer still owed by mail waits for its mail."""
+    from archive.access.tasks import erase_access_requests
+
+    settings.IBI_ACCESS_REQUEST_DAYS = 30
+    item = embargoed()
+    notice = reader.get(reverse("archive:item_request", args=[item.ibi])).content.decode()
+    assert "they are erased 30 days after you send it" in notice
+
+    def asked(name: str, days_ago: int) -> AccessRequest:
+        request = access.request_access(item=item, name=name, email=f"{name}@example.org",
+                                        reason=f"reason of {name}")
+        AccessRequest.objects.filter(pk=request.pk).update(
+            created=timezone.now() - timedelta(days=days_ago))
+        return request
+
+    old, recent, waiting, owed = (asked("old", 31), asked("recent", 29), asked("waiting", 45),
+                                  asked("owed", 40))
+    with django_capture_on_commit_callbacks(execute=True):
+        access.refuse(request=old, message="Dear old, no.")
+        access.mail_owed()
+    access.refuse(request=owed, message="Dear owed, no.")  # its mail not sent yet
+    assert erase_access_requests.delay().get() == 2
+
+    for request in (old, waiting):
+        request.refresh_from_db()
+        assert (request.name, request.email, request.reason, request.message) == ("", "", "",
+                                                                                  "")
+        assert request.erased_at is not None and request.item == item
+    for request in (recent, owed):
+        request.refresh_from_db()
+        assert request.erased_at is None and request.email.endswith("@example.org")
+    assert old.status == "refused" and erase_access_requests.delay().get() == 0
+    # An erased request waiting for an answer can no longer be answered: nobody to mail.
+    page = librarian_client.post(f"/admin/archive/accessrequest/{waiting.pk}/change/",
+                                 {"decision": "approve"}, secure=True)
+    assert page.status_code == 403 and not AccessLink.objects.exists()
+    with pytest.raises(services.ServiceError, match="erased"):
+        access.approve(request=waiting)
+
+
+def test_the_retention_task_runs_every_night(settings):
+    schedule = settings.CELERY_BEAT_SCHEDULE["erase-access-requests"]
+    assert schedule["task"] == "archive.tasks.erase_access_requests"
+
+
+@pytest.mark.parametrize(("field", "value", "shown"), [
+    ("name", "Ana \u202eavliS", "U+202E"),
+    ("name", "Ana\u2066 Silva", "U+2066"),
+    ("name", "Ana\nSilva", "U+000A"),
+    ("reason", "for my thesis\u200f", "U+200F"),
+    ("reason", "bell\x07", "U+0007"),
+])
+def test_bidirectional_and_control_characters_are_refused_in_a_request(reader, field, value,
+                                                                       shown):
+    item = embargoed()
+    fields = {"name": "Ana Silva", "email": "ana@example.org", "reason": "my research",
+              field: value}
+    sent = reader.post(reverse("archive:item_request", args=[item.ibi]), fields)
+    assert sent.status_code == 400 and not AccessRequest.objects.exists()
+    page = sent.content.decode()
+    assert f"holds {shown}" in page
+    with pytest.raises(services.ServiceError, match=re.escape(shown)):
+        access.request_access(item=item, **fields)
+    # A reason's own lines and tabs are its text.
+    assert access.request_access(item=item, name="Ana Silva", email="ana@example.org",
+                                 reason="first line\n\tsecond line").reason == (
+        "first line\n\tsecond line")

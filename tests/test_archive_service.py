@@ -73,15 +73,18 @@ def page(item: Item, suffix: str) -> str:
     return f"http://{ADDRESS}/items/{item.ibi}/{suffix}"
 
 
+RESOLVER = "ibirepo-resolver/1"  # what our resolver's requests say they are
+
+
 def acknowledge(client, service, answer: dict, relation: str, persistent: str,
-                ips: str = CLIENT):
+                ips: str = CLIENT, agent: str = RESOLVER):
     pairs = {"servicesubject": "acknowledgment", "clientinformation.ipaddress": ips,
              "contenttype": answer[f"contenttype{relation}"], "state": answer[f"state{relation}"],
              "url": answer[f"url{relation}"], "url.persistent": persistent,
              "urlkey": answer["urlkey"]}
     if f"ibi{relation}" in answer:
         pairs["ibi"] = " ".join(answer[f"ibi{relation}"])
-    return ask(client, service, pairs)
+    return ask(client, service, pairs, **{"User-Agent": agent})
 
 
 # -- Examples 7.4, 6.1/6.2, 9.4, 9.9, 10.1 -----------------------------------------------------
@@ -517,6 +520,32 @@ def test_an_acknowledgment_counts_once(client, service, answered):
         assert response.content == b"notice {acknowledgment received}"
 
     assert make.counts(item.pk)["acknowledgments"] == 1
+
+
+def test_acknowledgments_are_counted_with_counters_filters(client, service):
+    """(#42, 12) Anyone may ask for a fresh urlkey and send it back: each key counts once at
+    most, and what it reports passes COUNTER's filters as this Archive's own accesses do. The
+    same reader (the addresses reported, the sender's own address, its User-Agent) on the same
+    URL again within 30 s is a double click; a script or a robot sending it counts nothing.
+    Every acknowledgment is answered alike (RTC-11, Algorithm 1)."""
+    item = make.item(language="en", dc=BANON)
+    persistent = f"http://urlib.net/{item.ibip}"
+
+    def resolved(ips: str = CLIENT, agent: str = RESOLVER) -> None:
+        answer = url_request(client, service, item.ibi)  # a fresh key each time
+        response = acknowledge(client, service, answer, "", persistent, ips=ips, agent=agent)
+        assert response.content == b"notice {acknowledgment received}"
+
+    for _ in range(5):
+        resolved()
+    assert make.counts(item.pk)["acknowledgments"] == 1
+    resolved(ips="150.163.2.176")  # another reader through the same resolver
+    assert make.counts(item.pk)["acknowledgments"] == 2
+    for n, agent in enumerate(("curl/8.5.0", "", "python-requests/2.32.3",
+                               "Mozilla/5.0 (compatible; Googlebot/2.1)")):
+        resolved(ips=f"192.0.2.{n + 1}", agent=agent)
+    assert make.counts(item.pk)["acknowledgments"] == 2
+    assert make.counts(item.pk, unique=True)["acknowledgments"] == 2
 
 
 def test_keys_we_did_not_issue_count_nothing(client, service, answered):

@@ -479,3 +479,53 @@ def test_a_download_sent_by_nginx_keeps_djangos_headers(front):
         assert django.get(name), name
         assert sent.headers.get_list(name) == [django[name]], name
     assert 'rel="cite-as"' in sent.headers["link"]
+
+
+def test_secret_link_tokens_are_never_logged_and_never_leave_in_a_referrer(front):
+    """(#42, 4) A reader follows a secret link: nginx's access log and gunicorn's keep the path,
+    never the token (however its name is written: Django decodes %74oken as token), sent in
+    the query or in the Referer a browser sends from the landing page; and every page the
+    token opens says Referrer-Policy, so the browser sends the address to no other site."""
+    token = front.server.librarian_token("links-logged")
+    until = (datetime.datetime.now(datetime.UTC).date()
+             + datetime.timedelta(days=30)).isoformat()
+    auth = {"Authorization": f"Token {token}"}
+    with httpx.Client(verify=False, timeout=30) as client:
+        created = client.post(f"{front.https}/api/items/", headers=auth, data={
+            "title": "Logged nowhere", "access": json.dumps(
+                {"rights": "embargoed", "embargo_until": until})},
+            files={"files": ("tese.pdf", PDF, "application/pdf")})
+        assert created.status_code == 201, created.text
+        ibi = created.json()["ibi"]
+        made = client.post(f"{front.https}/api/items/{ibi}/links", headers=auth,
+                           json={"expires": until})
+    assert made.status_code == 201, made.text
+    secret = made.json()["url"].rsplit("token=", 1)[1]
+    landing = f"/items/{ibi}?token={secret}"
+    file_path = f"/col/{ibi}/doc/tese.pdf"
+
+    reader = httpx.Client(timeout=30, headers={"User-Agent": BROWSER})
+    with reader:
+        page = reader.get(front.http + landing)
+        opened = reader.get(f"{front.http}{file_path}?lang=pt&token={secret}",
+                            headers={"Referer": front.http + landing})
+        encoded = reader.get(f"{front.http}{file_path}?%74oken={secret}")
+        wrong = reader.get(f"{front.http}{file_path}?token=WRONG{secret[5:]}")
+        done = reader.get(f"{front.http}/items/{ibi}/request")  # the last one logged
+    assert page.status_code == 200 and page.headers["referrer-policy"] == "same-origin"
+    for response in (opened, encoded):
+        assert response.status_code == 200 and response.content == PDF
+        assert response.headers["referrer-policy"] == "same-origin"
+    assert wrong.status_code == 403 and wrong.headers["referrer-policy"] == "same-origin"
+    assert done.status_code == 200
+
+    last = f"/items/{ibi}/request "
+    nginx_log = make.wait_until(lambda: any(last in line for line in front.log())
+                                and front.log(), what="nginx's access log line")
+    gunicorn_log = make.wait_until(lambda: last in (text := front.server.log.read_text())
+                                   and text, what="gunicorn's access log line")
+    assert [line for line in nginx_log if f"/items/{ibi}?[token withheld]" in line]
+    assert [line for line in nginx_log if f"{file_path}?[token withheld]" in line]
+    assert f"/items/{ibi}" in gunicorn_log and file_path in gunicorn_log
+    for log in ("\n".join(nginx_log), gunicorn_log):
+        assert secret[5:] not in log

@@ -12,7 +12,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from archive.deposit import services
+from archive.deposit import pending, services
 from archive.models import Item
 from tests import factories as make
 
@@ -115,3 +115,60 @@ def test_an_admin_deposit_whose_database_fails_after_its_commit_names_its_item(
     item = Item.objects.get(title="Committed then lost")
     assert response.status_code == 303
     assert response["Location"] == f"/admin/archive/item/{item.pk}/change/"
+
+
+def _saved_again_two_minutes_later(save, monkeypatch):
+    """`save` twice, the second two minutes after the first: each time the files are sent as
+    new uploads (new ids), of the same bytes."""
+    first = save()
+    later = timezone.now() + timedelta(minutes=2)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    return first, save()
+
+
+def test_the_admins_form_saved_again_with_new_uploads_of_the_same_files_is_the_first_item(
+        librarian_client, librarian, monkeypatch):
+    """(#42, 3) The uploader sends each file again as a new pending upload, with a new id: the
+    same bytes (SHA-256) and fields are the same deposit, never a second permanent IBI."""
+    def save():
+        uploads = [pending.keep(owner=librarian, file=make.uploaded(spec))
+                   for spec in (("paper.pdf", b"%PDF same"), ("data.csv", b"a,b\n"))]
+        return librarian_client.post("/admin/archive/item/add/", {
+            "title": "Saved again", "transferable": "on",
+            "pending": [str(u.id) for u in uploads]}, secure=True)
+
+    first, again = _saved_again_two_minutes_later(save, monkeypatch)
+    (ibi,) = made()
+    assert first.status_code == again.status_code == 302
+    assert first["Location"] == again["Location"]
+    assert "was deposited already" in librarian_client.get(again["Location"],
+                                                           secure=True).content.decode()
+
+
+def test_the_apis_deposit_of_new_uploads_of_the_same_files_is_the_first_item(
+        librarian_api, librarian, monkeypatch):
+    def save():
+        upload = pending.keep(owner=librarian, file=make.uploaded(("paper.pdf", b"%PDF same")))
+        return librarian_api.post("/api/items/", {"title": "Sent again",
+                                                  "uploads": [str(upload.id)]},
+                                  format="multipart", secure=True)
+
+    first, again = _saved_again_two_minutes_later(save, monkeypatch)
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again["Idempotent-Replayed"] == "true"
+    assert made() == [first.json()["ibi"]]
+
+
+def test_the_same_bytes_under_another_name_or_a_file_more_is_another_deposit(
+        librarian_client, librarian):
+    def save(*specs):
+        uploads = [pending.keep(owner=librarian, file=make.uploaded(spec)) for spec in specs]
+        return librarian_client.post("/admin/archive/item/add/", {
+            "title": "Not the same", "transferable": "on",
+            "pending": [str(u.id) for u in uploads]}, secure=True)
+
+    save(("paper.pdf", b"%PDF same"))
+    save(("other.pdf", b"%PDF same"))
+    save(("paper.pdf", b"%PDF same"), ("data.csv", b"a,b\n"))
+    save(("paper.pdf", b"%PDF other"))
+    assert len(made()) == 4

@@ -13,8 +13,11 @@ files are not:
 
 A reader is a `Reader`: `privileged` (a librarian, or the account another Archive copies
 with) reads everything; `link_item` is the item a valid secret link opens, for its embargoed
-or restricted files only. Everyone else is `PUBLIC`, the reader every cached answer is built
-for (the archive service's, the resolver's, every metadata format's, OAI-PMH's)::
+or restricted files only. Reading is all privilege gives: the peer account reads files and
+records and nothing else (secret links, requests for a copy and the audit trail need their
+own permissions, which librarians hold and the peer does not). Everyone else is `PUBLIC`,
+the reader every cached answer is built for (the archive service's, the resolver's, every
+metadata format's, OAI-PMH's)::
 
     >>> may_read(PUBLIC, 7, OPEN, restricted=False), may_read(PUBLIC, 7, EMBARGOED)
     (True, False)

@@ -26,12 +26,13 @@ def privileged(user) -> bool:
 def link_for(token: str, item_id: int, today: date | None = None
              ) -> tuple[AccessLink | None, str | None]:
     """(the secret link `token` is, None) when it opens the item `item_id` today; else (the
-    link or None, why not: UNKNOWN, EXPIRED or REVOKED). One indexed query whatever the
-    token, so that answering a guess takes as long as answering a real link."""
+    link the token is, if any, why not: UNKNOWN, EXPIRED or REVOKED; another item's link is
+    UNKNOWN, as a guess is, so that no answer tells it opens something else). One indexed
+    query whatever the token, so that answering a guess takes as long as answering a link."""
     today = today or timezone.localdate()
     link = AccessLink.objects.filter(token_hash=policy.token_hash(token)).first()
     if link is None or link.item_id != item_id:
-        return None, UNKNOWN
+        return link, UNKNOWN
     if link.revoked_at is not None:
         return link, REVOKED
     if link.expires <= today:

@@ -36,12 +36,28 @@ logger = logging.getLogger(__name__)
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def _text(what: str, value: str, limit: int, *, required: bool = False) -> str:
+# Unicode's bidirectional formatting characters: invisible, they reorder the text around
+# them, so a name or a reason holding one reads to a librarian otherwise than it is written.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+
+
+def clean_text(what: str, value: str, limit: int, *, required: bool = False,
+               lines: bool = True) -> str:
+    """`value` stripped, or ServiceError saying what is wrong with it: not a text, a control
+    character (but a line break or a tab where `lines` are allowed), a bidirectional
+    formatting character, empty when `required`, longer than `limit`."""
     text = (value or "").strip() if isinstance(value, str) else None
     if text is None:
         raise ServiceError(_("%(what)s is not a text") % {"what": what})
-    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in text):
-        raise ServiceError(_("%(what)s contains a control character") % {"what": what})
+    for c in text:
+        if c in BIDI_CONTROLS:
+            raise ServiceError(_("%(what)s holds %(code)s, an invisible character that changes "
+                                 "the direction of the text around it: write it without")
+                               % {"what": what, "code": f"U+{ord(c):04X}"})
+        if unicodedata.category(c) == "Cc" and not (lines and c in "\t\n\r"):
+            raise ServiceError(_("%(what)s holds %(code)s, a control character: write it "
+                                 "without") % {"what": what, "code": f"U+{ord(c):04X}"})
     if required and not text:
         raise ServiceError(_("%(what)s is required") % {"what": what})
     if len(text) > limit:
@@ -88,7 +104,7 @@ def create_link(*, item: Item, expires: date | str, note: str = "",
     works, after today): the link, and its token, which is given once and never kept."""
     today = today or timezone.localdate()
     expires = _day(expires, today)
-    note = _text(_("note"), note, AccessLink._meta.get_field("note").max_length)
+    note = clean_text(_("note"), note, AccessLink._meta.get_field("note").max_length)
     _opens_something(item)
     token = policy.new_token()
     link = AccessLink.objects.create(
@@ -110,28 +126,31 @@ def revoke_link(*, link: AccessLink) -> AccessLink:
 def request_access(*, item: Item, name: str, email: str, reason: str,
                    language: str = "") -> AccessRequest:
     """A reader's request for the item's closed files, for the librarians to answer."""
-    name = _text(_("name"), name, AccessRequest._meta.get_field("name").max_length,
-                 required=True)
-    email = _text(_("email"), email, 254, required=True)
+    name = clean_text(_("name"), name, AccessRequest._meta.get_field("name").max_length,
+                      required=True, lines=False)
+    email = clean_text(_("email"), email, 254, required=True, lines=False)
     try:
         validate_email(email)
     except ValidationError:
         raise ServiceError(_("%(email)r is not an email address") % {"email": email}) from None
-    reason = _text(_("reason"), reason, AccessRequest._meta.get_field("reason").max_length,
-                   required=True)
+    reason = clean_text(_("reason"), reason,
+                        AccessRequest._meta.get_field("reason").max_length, required=True)
     _opens_something(item)
     return AccessRequest.objects.create(item=item, name=name, email=email, reason=reason,
                                         language=(language or "")[:8])
 
 
 def _decide(request: AccessRequest, by, status: str, message: str) -> None:
+    if request.erased_at is not None:
+        raise Conflict(_("this request's personal data were erased (IBI_ACCESS_REQUEST_DAYS): "
+                         "there is nobody to answer"))
     if request.status != AccessRequest.Status.PENDING:
         raise Conflict(_("this request was answered already (%(status)s)")
                        % {"status": request.get_status_display()})
     request.status = status
     request.decided_at = timezone.now()
     request.decided_by = by if by is not None and by.is_authenticated else None
-    request.message = _text(_("message"), message, 5000)
+    request.message = clean_text(_("message"), message, 5000)
     request.mail_due = request.decided_at  # the answer's mail is owed from now (`mail_owed`)
 
 
@@ -234,9 +253,10 @@ def _link_url(request: AccessRequest) -> str:
     if link is not None and link.revoked_at is not None:
         raise Revoked  # a librarian revoked it before its mail went: never brought back
     if link is None:
+        # No note: the link names its request, and the reader's name stays in the request
+        # alone, erased with it (LGPD).
         _link, token = create_link(item=request.item, by=request.decided_by, request=request,
-                                   today=today, expires=expires,
-                                   note=_("request of %(name)s") % {"name": request.name})
+                                   today=today, expires=expires)
     else:
         _opens_something(request.item)
         token = policy.new_token()
@@ -289,6 +309,25 @@ def mail_owed(*, now: datetime | None = None) -> Mailed:
                 continue
             done.mailed += 1
     return done
+
+
+# -- Personal data kept no longer than needed (LGPD) ----------------------------------------------
+
+def erase_old_requests(*, now: datetime | None = None) -> int:
+    """Erase the personal data of every request made more than IBI_ACCESS_REQUEST_DAYS ago:
+    the reader's name, address and reason, and the librarian's message to them. What is left
+    (the item, the dates, the answer, the language) is no one's, and counts requests. A
+    request whose answer is still owed by mail waits for its mail (sent or given up); one
+    still waiting for an answer is erased too, and can no longer be answered. Idempotent;
+    the number of requests erased."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.IBI_ACCESS_REQUEST_DAYS)
+    erased = (AccessRequest.objects.filter(created__lt=cutoff, erased_at=None, mail_due=None)
+              .update(name="", email="", reason="", message="", erased_at=now))
+    if erased:
+        logger.info("access: the personal data of %d requests older than %d days erased",
+                    erased, settings.IBI_ACCESS_REQUEST_DAYS)
+    return erased
 
 
 # -- Embargoes lifted --------------------------------------------------------------------------

@@ -6,6 +6,8 @@ run finds nothing to lift. `mail_access_answers` mails the answers owed to reade
 (web/nudges.py: off the librarian's thread) and run by the beat every
 IBI_ACCESS_MAILS_EVERY seconds, which sends what a lost nudge or a failed try left. Without a
 broker (tasks in process) the nudge runs it at once, in the librarian's request.
+`erase_access_requests` runs every night: requests' personal data are kept
+IBI_ACCESS_REQUEST_DAYS days (services.py `erase_old_requests`).
 """
 from __future__ import annotations
 
@@ -31,3 +33,9 @@ def mail_answer(*args) -> str:
     """A message queued by an older version (one answer per task, its link's URL in the
     message): the answers owed are in the database now, and mailed with the others."""
     return mail_access_answers()
+
+
+@shared_task(name="archive.tasks.erase_access_requests")
+def erase_access_requests() -> int:
+    """The personal data of requests past IBI_ACCESS_REQUEST_DAYS erased; how many."""
+    return services.erase_old_requests()

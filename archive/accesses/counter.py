@@ -103,19 +103,21 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
         _arrived.set()  # after the append: the helper must find the row when it looks
 
 
-def count_acknowledgment(*, urlkey: str, item_id: int, relation: str, at: datetime) -> bool:
+def count_acknowledgment(*, urlkey: str, item_id: int, relation: str, at: datetime,
+                         client_ips: Sequence[str] = (), user_agent: str | None = None) -> bool:
     """Count the access an acknowledgment from another resolver reports, once per urlkey;
     False if it was counted before. Keys are kept as long as they could be sent
     (IBI_URLKEY_MAX_AGE), then swept.
 
-    COUNTER's filters belong where the reader is seen, at the resolver that sends it: here the
-    user agent is the resolver's, and the client addresses are the resolver's word, so neither
-    the robots list nor the double-click window applies."""
+    Anyone may ask for a urlkey and send it back, so the access then passes COUNTER's filters
+    as any other (filters.py): `client_ips` are the reader's (archive_service/urlkeys.py: those
+    reported and the sender's own), `user_agent` the sender's (None: not known, no robots
+    check)."""
     _sweep(at)
     try:
         with transaction.atomic():
             AcknowledgedUrlkey.objects.create(urlkey=urlkey, at=at)
-            count(item_id, [], relation, at)
+            count(item_id, client_ips, relation, at, user_agent=user_agent)
     except IntegrityError:  # acknowledged before (or the item is gone)
         return False
     return True

@@ -1,7 +1,8 @@
 """The librarian's side of access (archive/access/): requests for a copy (approve or refuse
-with a message: the reader is mailed the answer, with a secret link when approved), secret
-links (made here, the URL shown once; revoked), and the audit trail of reads of closed files
-(who or which link, when, item, file; never an IP address)."""
+with a message: the reader is mailed the answer, with a secret link when approved; deleted, or
+erased by the nightly task after IBI_ACCESS_REQUEST_DAYS), secret links (made here, the URL
+shown once; revoked, or deleted), and the audit trail of reads of closed files (who or which
+link, when, item, file; never an IP address)."""
 from __future__ import annotations
 
 from django import forms
@@ -59,7 +60,7 @@ class AccessRequestAdmin(admin.ModelAdmin):
     list_filter = ["status", "created"]
     search_fields = ["name", "email", "item__ibi", "item__title"]
     readonly_fields = ["item", "name", "email", "reason", "language", "created", "status",
-                       "decided_at", "decided_by", "mailed_at", "link_expires"]
+                       "decided_at", "decided_by", "mailed_at", "link_expires", "erased_at"]
     date_hierarchy = "created"
 
     form = AnswerForm
@@ -69,19 +70,24 @@ class AccessRequestAdmin(admin.ModelAdmin):
         form.user, form.base = request.user, base_url(request)  # for the form's service call
         return form
 
+    @staticmethod
+    def _answerable(obj: AccessRequest | None) -> bool:
+        return obj is None or (obj.status == AccessRequest.Status.PENDING
+                               and obj.erased_at is None)
+
     def get_fields(self, request, obj=None):
-        if obj is not None and obj.status == AccessRequest.Status.PENDING:
+        if obj is not None and self._answerable(obj):
             return ["item", "name", "email", "reason", "created", "decision", "message"]
         return [*self.readonly_fields, "message"]
 
     def get_readonly_fields(self, request, obj=None):
-        if obj is not None and obj.status != AccessRequest.Status.PENDING:
+        if not self._answerable(obj):
             return [*self.readonly_fields, "message"]
         return self.readonly_fields
 
     def has_change_permission(self, request, obj=None) -> bool:
-        if obj is not None and obj.status != AccessRequest.Status.PENDING:
-            return False  # answered: shown as it was answered
+        if not self._answerable(obj):
+            return False  # answered, or erased: shown as it is
         return super().has_change_permission(request, obj)
 
     @admin.display(description=_("link expires"))
@@ -167,9 +173,6 @@ class AccessLinkAdmin(admin.ModelAdmin):
         self.message_user(request, ngettext("%(count)d link revoked.",
                                             "%(count)d links revoked.", queryset.count())
                           % {"count": queryset.count()})
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False  # revoked, kept: the audit trail names it
 
 
 @admin.register(AccessRead)

@@ -504,12 +504,13 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
     def _content(self) -> str:
         """The deposit as a repeat of it is recognised: every cleaned field (an item by its
-        id), and the files by name and checksum (computed on the way in)."""
+        id), and the files by name and checksum (computed on the way in), the pending uploads
+        too, never by their ids (deposit/idempotency.py `deposit_content`)."""
         fields = {name: _plain(value) for name, value in self.cleaned_data.items()
-                  if name != "upload"}
+                  if name not in ("upload", "pending")}
         files = [(f.name, getattr(f, "sha256", "")) for f in self.cleaned_data.get("upload")
                  or []] + [(u.name, u.sha256) for u in self.pending]
-        return idempotency.fingerprint("POST", "admin:archive_item_add", fields, files)
+        return idempotency.deposit_content(self.user, fields, files, [])
 
     def _write(self, content: str | None) -> Item:
         data = self.cleaned_data

@@ -43,9 +43,9 @@ class Replay(Exception):
         self.item, self.status = item, status
 
 
-def request_fingerprint(request) -> str:
-    """The method, path, fields and files (names and sha256, as the upload handler computed
-    them) of a parsed DRF request."""
+def _parts(request) -> tuple[object, list[tuple[str, str]]]:
+    """The fields and files (names and sha256, as the upload handler computed them) of a
+    parsed DRF request."""
     data, files = request.data, []
     if hasattr(data, "getlist"):  # a form: each name's values, the files apart
         names = [name for name in data if name not in request.FILES]
@@ -54,7 +54,25 @@ def request_fingerprint(request) -> str:
                  for f in request.FILES.getlist(name)]
     else:
         fields = data
+    return fields, files
+
+
+def request_fingerprint(request) -> str:
+    """The method, path, fields and files of a parsed DRF request: the same request again."""
+    fields, files = _parts(request)
     return idempotency.fingerprint(request.method, request.path, fields, files)
+
+
+def deposit_content(request) -> str:
+    """The deposit a POST without a key makes, by its content: the pending uploads it names
+    by their bytes, not their ids (deposit/idempotency.py `deposit_content`)."""
+    fields, files = _parts(request)
+    ids: object = []
+    if isinstance(fields, dict):  # anything else the serializer refuses
+        fields = dict(fields)
+        ids = fields.pop("uploads", [])
+    return idempotency.deposit_content(request.user, fields, files,
+                                       ids if isinstance(ids, list) else [])
 
 
 class IdempotentWrites:
@@ -105,7 +123,7 @@ class IdempotentWrites:
             return  # a method the view lacks gets its 405 from DRF, whatever the key
         if key is None:
             if self.recognises_repeats and request.method == "POST":
-                self.content = request_fingerprint(request)
+                self.content = deposit_content(request)
                 earlier = idempotency.repeated_deposit(request.user, self.content)
                 if earlier is not None:
                     raise Replay(earlier, status.HTTP_201_CREATED)

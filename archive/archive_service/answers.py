@@ -61,8 +61,9 @@ Decisions where the standard leaves room:
   announces them, ``metadataformats {bibtex csljson datacite oai_dc ris schemaorg}``
   (archive/resolver/formats.py); the answers without a GetMetadata verb are the standard's
   pairs only (Examples 6.2, 10.1).
-* urlkeys and the acknowledgments that bring them back: urlkeys.py. The relations and what
-  they lead to: relations.py.
+* urlkeys and the acknowledgments that bring them back: urlkeys.py (each key counts once at
+  most, through COUNTER's filters: the sender, `Sender`, is part of the reader). The
+  relations and what they lead to: relations.py.
 """
 from __future__ import annotations
 
@@ -341,26 +342,37 @@ def url_list(*, ibi_text: str, verbs: Sequence[str] = (), filepath: str | None =
                   base=base, filtered=False)[0]
 
 
-def answer(query: str, base: str | None = None, *, path: str | None = None
-           ) -> list[Pair]:
-    """MontarResposta (Algorithm 1) for a raw query string sent to `path`.
+@dataclass(frozen=True)
+class Sender:
+    """Who sent a request, as the HTTP edge saw it: its address and User-Agent (an
+    acknowledgment's reader for COUNTER's filters, urlkeys.py)."""
+
+    address: str = ""
+    user_agent: str | None = None
+
+
+def answer(query: str, base: str | None = None, *, path: str | None = None,
+           sender: Sender | None = None) -> list[Pair]:
+    """MontarResposta (Algorithm 1) for a raw query string sent to `path` by `sender`.
 
     Raises ProtocolError for a bad request, and NotTheService when path is given and is not the
     archive service's IBI (nothing is done then). A urlRequest finds the archive service and
     the item in one query, so the path costs nothing more to check.
     """
-    found = _answer(query, base, path=path)
+    found = _answer(query, base, path=path, sender=sender)
     return found.with_key() if isinstance(found, _Built) else found
 
 
-def answer_text(query: str, base: str | None = None, *, path: str | None = None) -> str:
+def answer_text(query: str, base: str | None = None, *, path: str | None = None,
+                sender: Sender | None = None) -> str:
     """`answer` written as a pair list (pairs.dumps): what the archive service sends. A
     urlRequest's answer is written once per build, only its fresh urlkey each time."""
-    found = _answer(query, base, path=path)
+    found = _answer(query, base, path=path, sender=sender)
     return found.text() if isinstance(found, _Built) else dumps(found)
 
 
-def _answer(query: str, base: str | None, *, path: str | None) -> _Built | list[Pair]:
+def _answer(query: str, base: str | None, *, path: str | None,
+            sender: Sender | None = None) -> _Built | list[Pair]:
     try:
         subject, asked = read_request(query)
     except ProtocolError:
@@ -373,7 +385,9 @@ def _answer(query: str, base: str | None, *, path: str | None) -> _Built | list[
     check_path(path)
     if subject == "acknowledgment":  # Algorithm 1, lines 19-20: whatever it holds
         if asked is not None:
-            record_acknowledgment(**asked)
+            sender = sender or Sender()
+            record_acknowledgment(**asked, sender_ip=sender.address,
+                                  user_agent=sender.user_agent)
         return [("notice", ["acknowledgment", "received"])]
     return [("confirmation", "yes")]
 

@@ -1,9 +1,15 @@
 """urlkeys (Table 7.1 grammar) and the acknowledgments that bring them back (Table 8.11).
 
 A key is ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``, signed with SECRET_KEY,
-so a urlRequest writes nothing. An acknowledgment is counted once, when its key is ours, at most
-IBI_URLKEY_MAX_AGE seconds old and not counted before (the AcknowledgedUrlkey rows, kept that
-long); every well-formed acknowledgment is answered alike.
+so a urlRequest writes nothing. An acknowledgment counts at most once, when its key is ours
+(issued in an answer to a urlRequest), at most IBI_URLKEY_MAX_AGE seconds old and not
+counted before (the AcknowledgedUrlkey rows, kept that long); and what it reports passes
+COUNTER's filters as this Archive's own accesses do (archive/accesses/filters.py): anyone
+may ask for a key, so a key is no proof of a reader. The reader is the addresses the
+acknowledgment reports and the address it came from, with the sender's User-Agent: the same
+reader on the same URL within 30 s is a double click, and a sender on COUNTER's robots list (a
+script such as curl, an empty User-Agent) counts nothing. Every well-formed acknowledgment is
+answered alike.
 """
 from __future__ import annotations
 
@@ -60,12 +66,16 @@ def read_urlkey(key: str, now: float | None = None) -> int | None:
 
 
 def record_acknowledgment(*, urlkey: str, client_ips: Sequence[str], relation: str,
+                          sender_ip: str = "", user_agent: str | None = None,
                           now: float | None = None) -> bool:
-    """Count the access an acknowledgment reports, once per key we issued; False otherwise."""
+    """Count the access an acknowledgment reports, once per key we issued, through COUNTER's
+    filters (the reader: `client_ips` as reported, then `sender_ip`, the address the
+    acknowledgment came from; `user_agent`, the sender's, None: not known); False when the
+    key is not ours or was counted before. No address is stored (filters.py)."""
     item_id = read_urlkey(urlkey, now)
     if item_id is None:
         return False
-    # Once per urlkey; COUNTER's filters are the sending resolver's, which sees the reader
-    # (archive/accesses/counter.py). client_ips inform nothing kept: no address is stored.
+    reader = [*client_ips, sender_ip] if sender_ip else list(client_ips)
     return access_counter.count_acknowledgment(urlkey=urlkey, item_id=item_id,
-                                               relation=relation, at=timezone.now())
+                                               relation=relation, at=timezone.now(),
+                                               client_ips=reader, user_agent=user_agent)

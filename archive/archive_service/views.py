@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 
 from ..protocol.responses import render_pair_text, render_pairs
 from ..web.addresses import base_url
+from ..web.throttling import client_ip
 from . import answers as service
 from . import requests
 
@@ -23,8 +24,9 @@ def archive_service(request: HttpRequest, path: str) -> HttpResponse:
         response["Allow"] = "GET"
         return response
     try:
-        text = service.answer_text(request.META.get("QUERY_STRING", ""), base_url(request),
-                                   path=path)
+        text = service.answer_text(
+            request.META.get("QUERY_STRING", ""), base_url(request), path=path,
+            sender=service.Sender(client_ip(request), request.META.get("HTTP_USER_AGENT", "")))
     except requests.ProtocolError as exc:
         return render_pairs(requests.error_pairs(str(exc)), 400)
     return render_pair_text(text)

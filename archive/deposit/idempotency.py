@@ -22,7 +22,9 @@ and checksums (`fingerprint`), so a retry need not send byte-identical multipart
 A deposit sent without a key is recognised by its content (`repeated_deposit`,
 `remember_deposit`, which the API and the admin call around services.item_deposit): the same
 depositor, the same fields (title, language, target file, links, Dublin Core) and the same
-files (names and checksums) within IBI_DEPOSIT_REPEAT_WINDOW seconds is the same deposit,
+files (names and checksums: those sent with it, then the pending uploads it names, by their
+bytes and never by their ids, which are new each time the files are uploaded again;
+`deposit_content`) within IBI_DEPOSIT_REPEAT_WINDOW seconds is the same deposit,
 answered with the first item, never a second one. Its row is kept among the keys under a
 name no client key can have (keys are ASCII), written in the deposit's own transaction: two
 identical deposits at once both reach that insert, and the second waits for the first's
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -43,6 +46,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..models import IdempotencyKey, Item
+from . import pending
 from .services import Conflict, ServiceError
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -64,6 +68,23 @@ def fingerprint(method: str, path: str, fields: object, files: list[tuple[str, s
     canonical = json.dumps({"method": method, "path": path, "fields": fields, "files": files},
                            ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def deposit_content(user, fields: object, files: list[tuple[str, str]],
+                    upload_ids: Iterable) -> str:
+    """The fingerprint of a deposit as a repeat of it is recognised, whichever edge it came
+    through: its fields (without the uploads' ids), the files sent with it (name, sha256), then
+    the user's pending uploads it names, each as its name and sha256. An id that names no
+    complete upload of the user's stays as written (the deposit will refuse it)."""
+    named = []
+    for upload_id in upload_ids:
+        try:
+            upload = pending.find(user, upload_id)
+        except pending.NotFound:
+            upload = None
+        named.append((upload.name, upload.sha256) if upload is not None and upload.complete
+                     else (str(upload_id), ""))
+    return fingerprint("POST", "deposit", fields, [*files, *named])
 
 
 # The name of a deposit recognised by its content: "§" never starts a client's (ASCII) key.

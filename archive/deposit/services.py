@@ -607,12 +607,12 @@ def ensure_archive_service() -> Item:
 
 # Dublin Core and files are edited through the item (admin form, API): no separate rights.
 # Access: librarians answer requests for a copy (and delete them, for the readers' privacy),
-# make and revoke secret links, and read the audit trail, which no one changes. Copies: they
-# see how far the copies they asked for are.
+# make, revoke and delete secret links, and read the audit trail, which no one changes.
+# Copies: they see how far the copies they asked for are.
 LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
-                         "view_accessread", "view_copyjob"]
+                         "delete_accesslink", "view_accessread", "view_copyjob"]
 
 
 def ensure_librarians_group() -> Group:

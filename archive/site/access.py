@@ -10,6 +10,7 @@ page, which then says the request was sent (a reload sends nothing twice).
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -64,6 +65,21 @@ class RequestForm(forms.Form):
                              widget=forms.Textarea(attrs={"rows": 5, "cols": 60}),
                              help_text=_("The librarians read it to decide."))
 
+    # The services' rules for a request's text (no control or bidirectional formatting
+    # character: what a librarian reads is what was written), as errors of their fields.
+    def _checked(self, field: str, *, lines: bool) -> str:
+        try:
+            return services.clean_text(self.fields[field].label, self.cleaned_data[field],
+                                       self.fields[field].max_length, lines=lines)
+        except ServiceError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    def clean_name(self) -> str:
+        return self._checked("name", lines=False)
+
+    def clean_reason(self) -> str:
+        return self._checked("reason", lines=True)
+
 
 def item_request(request: HttpRequest, ibi: str) -> HttpResponse:
     """GET: the form (or, after a request was sent, its confirmation); POST: the request."""
@@ -73,7 +89,7 @@ def item_request(request: HttpRequest, ibi: str) -> HttpResponse:
     if ibi != item.ibi:
         return redirect(reverse("archive:item_request", args=[item.ibi]), permanent=True)
     context = {"item": item, "landing_url": reverse("archive:item", args=[item.ibi]),
-               "asks": _asks(item)}
+               "asks": _asks(item), "keep_days": settings.IBI_ACCESS_REQUEST_DAYS}
     if request.method == "POST" and context["asks"]:
         return _send(request, item, context)
     if request.method not in ("GET", "HEAD", "POST"):

@@ -1,8 +1,10 @@
 """Who reads, as archive/access/policy.py's `Reader`: the request's user (its session, or an
 API token in ``Authorization: Token …``, as the API reads it) and its secret link
-(``?token=…``). Wrong tokens are counted per client address (FailureThrottle
-"access_token_failure", IBI_ACCESS_TOKEN_FAILURES): past the limit a token is not even looked
-at, and the answer is 429."""
+(``?token=…``). A token is always looked up, and a link that opens the item is never refused,
+whatever failed before from the same address (a campus behind one NAT shares it). Refused
+tokens are counted (FailureThrottle "access_token_failure", IBI_ACCESS_TOKEN_FAILURES): per
+link tried when the token is one (expired, revoked, another item's), per client address only
+when it is no link at all; past the limit the refusal is 429 instead of 403."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,12 +59,12 @@ def reading(request: HttpRequest, item: Item, user=None) -> Reading:
         return Reading(policy.LIBRARIAN, user=privileged)
     if not has_token(request):
         return Reading()
-    throttle = FailureThrottle("access_token_failure")
-    wait = throttle.retry_after(request)
-    if wait is not None:
-        return Reading(refused=selectors.UNKNOWN, retry_after=wait)
     link, why = selectors.link_for(request.GET.get("token", ""), item.pk)
-    if why is not None:
+    if why is None:
+        return Reading(policy.Reader(link_item=item.pk), link=link)
+    throttle = FailureThrottle("access_token_failure",
+                               f"link:{link.pk}" if link is not None else None)
+    wait = throttle.retry_after(request)
+    if wait is None:
         throttle.record(request)
-        return Reading(refused=why)
-    return Reading(policy.Reader(link_item=item.pk), link=link)
+    return Reading(refused=why, retry_after=wait)

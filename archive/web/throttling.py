@@ -12,7 +12,9 @@ What each guards, and why it counts what it counts:
   uses it for wrong API tokens (API_THROTTLE_TOKEN_FAILURES); the resolver service for
   refused registration keys (IBI_RESOLVER_SERVICE_FAILURES), each of which cost a 60 000-
   iteration PBKDF2, and, recorded on every request, for all its requests per client
-  (IBI_RESOLVER_SERVICE_RATE).
+  (IBI_RESOLVER_SERVICE_RATE). Secret links (readers.py) are the exception: a link that
+  opens the item is never refused, and a refused token is counted per link tried when it is
+  one (expired, revoked, another item's), per address only when it is no link at all.
 * The admin login: django-axes (settings.py), whose lockout answer is
   errors.py's `lockout_response`; its client address is `client_ip`, as every limit's.
 
@@ -66,17 +68,19 @@ class ReadThrottle(SimpleRateThrottle):
 
 
 class FailureThrottle(SimpleRateThrottle):
-    """Failures per client IP within the rate's window (DEFAULT_THROTTLE_RATES[scope])."""
+    """Failures per client IP within the rate's window (DEFAULT_THROTTLE_RATES[scope]), or
+    per `ident` when given (what was tried, e.g. one secret link, wherever from)."""
 
-    def __init__(self, scope: str) -> None:
-        self.scope = scope
+    def __init__(self, scope: str, ident: str | None = None) -> None:
+        self.scope, self.ident = scope, ident
         super().__init__()
 
     def get_rate(self) -> str:
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def get_cache_key(self, request, view=None) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
+        return self.cache_format % {"scope": self.scope,
+                                    "ident": self.ident or client_ip(request)}
 
     def retry_after(self, request: HttpRequest) -> int | None:
         """Seconds until the next attempt is heard, or None when it may go ahead now."""

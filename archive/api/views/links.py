@@ -26,12 +26,15 @@ from ..serializers.inputs import LinkSerializer
 
 
 class LinkPermissions(DjangoModelPermissions):
-    """Librarians: seeing an item's links needs its view permission, making or revoking one
-    its change permission."""
+    """Librarians, by the secret links' own permissions (the Librarians group holds them):
+    seeing an item's links needs archive.view_accesslink, making one add_accesslink, revoking
+    one change_accesslink. The view permission on items is not enough: the account another
+    Archive copies with holds it (`createpeer`), and reads files and records only."""
 
     perms_map = {**DjangoModelPermissions.perms_map,
                  "GET": ["%(app_label)s.view_%(model_name)s"],
-                 "HEAD": ["%(app_label)s.view_%(model_name)s"]}
+                 "HEAD": ["%(app_label)s.view_%(model_name)s"],
+                 "DELETE": ["%(app_label)s.change_%(model_name)s"]}
 
 
 class LinkRecordSerializer(serializers.ModelSerializer):
@@ -57,7 +60,7 @@ class MadeLinkSerializer(serializers.Serializer):
 
 class _ItemLinks(generics.GenericAPIView):
     permission_classes = [LinkPermissions]
-    queryset = Item.objects.none()  # for the model permissions: the item's
+    queryset = AccessLink.objects.none()  # for the model permissions: the links' own
     pagination_class = None
 
     def item(self) -> Item:
