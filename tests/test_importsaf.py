@@ -74,7 +74,9 @@ def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
     assert thesis.dc("description") == [
         "Este trabalho estuda identificadores persistentes & seus resolvedores.",
         "This work studies persistent identifiers and their resolvers."]
-    assert thesis.dc("rights") == ["Acesso aberto", "https://creativecommons.org/licenses/by/4.0/"]
+    # "Acesso aberto" is an access right, which the item's level says; the licence stays.
+    assert thesis.dc("rights") == ["https://creativecommons.org/licenses/by/4.0/"]
+    assert thesis.access_rights == "open"
     assert thesis.dc("subject") == ["Identificadores persistentes",
                                     "CNPQ::CIENCIAS EXATAS E DA TERRA::CIENCIA DA COMPUTACAO"]
     assert thesis.dc("identifier")[0].startswith("SILVA, A. P.; SOUZA, M.")
@@ -264,3 +266,56 @@ def test_contents_that_are_not_utf8_fail_their_item(export):
     report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
     assert report["item_002"]["status"] == "failed" and "utf-8" in report["item_002"]["reason"]
     assert "4 imported" in out
+
+
+def item_metadata(export: Path, item: str, *values: tuple[str, str, str, str]) -> None:
+    """`item`'s dublin_core.xml with (schema, element, qualifier, value) added: a
+    metadata_<schema>.xml for a schema other than dc, as ItemExport writes it."""
+    for schema in {v[0] for v in values}:
+        name = "dublin_core.xml" if schema == "dc" else f"metadata_{schema}.xml"
+        path = export / item / name
+        text = path.read_text() if path.exists() else (
+            f'<?xml version="1.0"?>\n<dublin_core schema="{schema}">\n</dublin_core>\n')
+        added = "".join(f'<dcvalue element="{e}" qualifier="{q or "none"}">{v}</dcvalue>\n'
+                        for s, e, q, v in values if s == schema)
+        path.write_text(text.replace("</dublin_core>", added + "</dublin_core>"))
+
+
+@pytest.mark.parametrize("values,level", [
+    ([("dc", "rights", "uri", "http://purl.org/coar/access_right/c_16ec")], "restricted"),
+    ([("dc", "rights", "", "http://purl.org/coar/access_right/c_14cb")], "metadata-only"),
+    ([("dc", "rights", "", "metadata only access")], "metadata-only"),
+    ([("dc", "rights", "", "Acesso Restrito")], "restricted"),
+    ([("dc", "rights", "", "Acceso restringido")], "restricted"),
+    ([("dcterms", "accessRights", "", "Acesso aberto")], "open"),
+    ([("dc", "rights", "", "info:eu-repo/semantics/openAccess"),
+      ("dc", "rights", "accessRights", "Acesso restrito")], "restricted"),
+])
+def test_access_in_any_rights_field_and_language_is_the_items_level(export, values, level):
+    """DSpace writes who may read an item in many forms and fields (#42): COAR's URIs and
+    labels, OpenAIRE's terms, Portuguese and Spanish words, in dc.rights, dc.rights.uri,
+    dcterms.accessRights. Each is the item's level; none is ever read as open by mistake."""
+    item_metadata(export, "item_002", *values)
+    out, failed = run(export)
+    assert failed is None, out
+    item = by_handle("123456789/44")
+    assert item.access_rights == level
+    assert item.dc("rights") == []
+
+
+def test_an_unknown_access_value_imports_the_item_closed_and_the_report_says_so(export):
+    item_metadata(export, "item_002", ("dc", "rights", "accessRights", "Acesso sob consulta"),
+                  ("dc", "rights", "", "Todos os direitos reservados"),
+                  ("dcterms", "accessRights", "", "http://creativecommons.org/licenses/by/4.0/"))
+    out, failed = run(export)
+    assert failed is None, out
+    item = by_handle("123456789/44")
+    assert item.access_rights == "metadata-only"
+    # A licence in an access field is a licence; a rights statement stays one.
+    assert item.dc("rights") == ["Todos os direitos reservados",
+                                 "https://creativecommons.org/licenses/by/4.0/"]
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "imported"
+    assert ("unknown access value 'Acesso sob consulta' in dc.rights.accessRights: imported "
+            "closed") in report["item_002"]["reason"]
+    assert report["item_000"]["reason"] == ""

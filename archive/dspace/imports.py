@@ -163,7 +163,7 @@ class Importer:
         else:
             self.done[package.name] = item.pk
             self.report.add(status, package.name, identifier=handle, ibi=item.ibi,
-                            not_kept=mapped.not_kept)
+                            reason="; ".join(mapped.notes), not_kept=mapped.not_kept)
         self.progress(1)
 
     def _import(self, package: Package) -> tuple[str, Item, crosswalk.Mapped]:
