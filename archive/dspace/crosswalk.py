@@ -22,9 +22,10 @@ dc.format.mimetype) and fields with no Dublin Core meaning here (local.*, dspace
 titles and languages) are not kept: the report names them. Access: any rights field naming
 an access level in the one vocabulary (`access_of`: COAR's URIs and labels in English,
 Portuguese and Spanish, OpenAIRE's `info:eu-repo/semantics/*Access`, DSpace's words; an
-unknown value of an access field is closed, `read_rights`), an embargo date (dc.date.embargo, dc.date.embargoend,
-dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …) in the future, or a file readable by
-another group than Anonymous make `access` say why the item is not open.
+unknown value of an access field is closed, `read_rights`), an embargo date
+(dc.date.embargo, dc.date.embargoend, dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …)
+in the future, or a file readable by another group than Anonymous make `access` say why the
+item is not open.
 """
 from __future__ import annotations
 
