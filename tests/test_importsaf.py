@@ -319,3 +319,17 @@ def test_an_unknown_access_value_imports_the_item_closed_and_the_report_says_so(
     assert ("unknown access value 'Acesso sob consulta' in dc.rights.accessRights: imported "
             "closed") in report["item_002"]["reason"]
     assert report["item_000"]["reason"] == ""
+
+
+def test_openaire_types_and_cc_br_licences_keep_their_meaning(export, client):
+    """Brazilian DSpaces write OpenAIRE's types and Creative Commons' Brazilian ports (#42):
+    each is stored as the type or licence it names, and named for people."""
+    item_metadata(export, "item_002", ("dc", "type", "", "info:eu-repo/semantics/masterThesis"),
+                  ("dc", "rights", "uri", "http://creativecommons.org/licenses/by-nc-nd/3.0/br/"),
+                  ("dc", "rights", "", "info:eu-repo/semantics/openAccess"))
+    run(export)
+    item = by_handle("123456789/44")
+    assert item.dc("type")[-1] == "http://purl.org/coar/resource_type/c_bdcc"
+    assert item.dc("rights") == ["https://creativecommons.org/licenses/by-nc-nd/3.0/br/"]
+    page = client.get(f"/items/{item.ibi}", secure=True).content.decode()
+    assert "Master thesis" in page and "CC BY-NC-ND 3.0 BR" in page

@@ -21,6 +21,7 @@ value's label, untranslated.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -61,6 +62,25 @@ TYPE_CHOICES: tuple[tuple[str, str], ...] = tuple((COAR_TYPE + coar, label) for 
     ("c_18cf", gettext_noop("Text")),
     ("c_1843", gettext_noop("Other")),
 ))
+# OpenAIRE's publication types (info:eu-repo/semantics/<type>, Guidelines for Literature
+# Repositories v3, the vocabulary of Brazilian DSpaces under IBICT's guidelines) as COAR types,
+# by COAR's own mapping (annotation: other; a contribution to a periodical: an article), each
+# named for people as a choice, or by _MORE_TYPE_LABELS when it is none.
+EU_REPO_TYPE = "info:eu-repo/semantics/"
+EU_REPO_TYPES = {name.lower(): COAR_TYPE + coar for name, coar in (
+    ("article", "c_6501"), ("bachelorThesis", "c_7a1f"), ("masterThesis", "c_bdcc"),
+    ("doctoralThesis", "c_db06"), ("book", "c_2f33"), ("bookPart", "c_3248"),
+    ("review", "c_efa0"), ("conferenceObject", "c_c94f"), ("lecture", "c_8544"),
+    ("workingPaper", "c_8042"), ("preprint", "c_816b"), ("report", "c_93fc"),
+    ("annotation", "c_1843"), ("contributionToPeriodical", "c_6501"), ("patent", "c_15cd"),
+    ("technicalDocumentation", "c_71bd"), ("researchProposal", "c_baaf"),
+    ("studentThesis", "c_46ec"), ("dataset", "c_ddb1"), ("software", "c_5ce6"),
+    ("other", "c_1843"),
+)}
+_MORE_TYPE_LABELS = {COAR_TYPE + coar: label for coar, label in (
+    ("c_c94f", gettext_noop("Conference object")), ("c_efa0", gettext_noop("Review")),
+    ("c_15cd", gettext_noop("Patent")), ("c_baaf", gettext_noop("Research proposal")),
+)}
 # COAR's own labels where they are not the choice's label in lower case.
 _COAR_LABELS = {COAR_TYPE + "c_8544": "lecture", COAR_TYPE + "c_3248": "book part"}
 
@@ -121,6 +141,7 @@ _TYPE_BY_NAME: dict[str, str] = {}
 for _uri, _label in TYPE_CHOICES:
     for _name in (_bare(_uri), fold(_label), fold(_COAR_LABELS.get(_uri, _label))):
         _TYPE_BY_NAME.setdefault(_name, _uri)
+_MORE_TYPES = {_bare(uri): label for uri, label in _MORE_TYPE_LABELS.items()}
 _LICENCE_BY_NAME: dict[str, Licence] = {}
 for _licence in LICENCES:
     for _name in (_bare(_licence.uri), fold(_licence.label), fold(_licence.short),
@@ -129,16 +150,52 @@ for _licence in LICENCES:
             _LICENCE_BY_NAME.setdefault(_name, _licence)
 
 
+def eu_repo_type(value: str) -> str | None:
+    """The COAR type URI of an OpenAIRE publication type, or None::
+
+        >>> eu_repo_type("info:eu-repo/semantics/masterThesis")
+        'http://purl.org/coar/resource_type/c_bdcc'
+    """
+    text = value.strip().lower()
+    if not text.startswith(EU_REPO_TYPE):
+        return None
+    return EU_REPO_TYPES.get(text[len(EU_REPO_TYPE):].strip("/"))
+
+
+# Any Creative Commons licence by its URL, whatever its version and port (3.0 BR, the one
+# Brazilian repositories have long written), with or without deed or legalcode.
+_CC = re.compile(r"(?:www\.)?creativecommons\.org/licenses/(by(?:-nc)?(?:-sa|-nd)?)/"
+                 r"([1-4]\.[05])(?:/([a-z]{2}(?:-[a-z]{2})?))?"
+                 r"(?:/(?:legalcode|deed)(?:\.[a-z_-]+)?)?(?:\.[a-z]+)?")
+
+
+def _creative_commons(value: str) -> Licence | None:
+    found = _CC.fullmatch(_bare(value))
+    if found is None:
+        return None
+    kind, version, port = found.groups()
+    path = "/".join(p for p in (kind, version, port) if p)
+    short = " ".join(p for p in ("CC", kind.upper(), version, (port or "").upper()) if p)
+    return Licence(f"https://creativecommons.org/licenses/{path}/",
+                   "" if port else f"CC-{kind.upper()}-{version}",
+                   f"Creative Commons ({short})")
+
+
 def licence_of(value: str) -> Licence | None:
     """The Licence a dc:rights value names (its URL in either scheme, its SPDX id, its label
-    or short name in English), or None::
+    or short name in English; any Creative Commons licence URL, ports too), or None::
 
         >>> licence_of("CC-BY-4.0").uri
         'https://creativecommons.org/licenses/by/4.0/'
         >>> licence_of("http://creativecommons.org/licenses/by/4.0").spdx
         'CC-BY-4.0'
+        >>> licence_of("http://creativecommons.org/licenses/by-nc-nd/3.0/br/").short
+        'CC BY-NC-ND 3.0 BR'
     """
-    return _LICENCE_BY_NAME.get(_bare(value)) or _LICENCE_BY_NAME.get(fold(value))
+    found = _LICENCE_BY_NAME.get(_bare(value)) or _LICENCE_BY_NAME.get(fold(value))
+    if found is None and (found := _creative_commons(value)) is not None:
+        found = _LICENCE_BY_NAME.get(_bare(found.uri), found)  # one of ours, as a deed URL
+    return found
 
 
 def type_choice_of(value: str) -> str | None:
@@ -163,7 +220,7 @@ def stored(element: str, value: str, translations: Iterable[Translate] = ()) -> 
     the URI it names, read in English and through each of `translations` (a label's
     translation in one language, e.g. Django's gettext under that language)."""
     if element == "type":
-        found = type_choice_of(value)
+        found = type_choice_of(value) or eu_repo_type(value)
         if found is None:
             names = {fold(t(label) or label): uri
                      for t in translations for uri, label in TYPE_CHOICES}
@@ -190,5 +247,7 @@ def label_of(value: str) -> str | None:
     uri = type_choice_of(value)
     if uri is not None:
         return dict(TYPE_CHOICES)[uri]
+    if _bare(value) in _MORE_TYPES:
+        return _MORE_TYPES[_bare(value)]
     licence = licence_of(value)
     return licence.label if licence is not None else None
