@@ -333,3 +333,60 @@ def test_openaire_types_and_cc_br_licences_keep_their_meaning(export, client):
     assert item.dc("rights") == ["https://creativecommons.org/licenses/by-nc-nd/3.0/br/"]
     page = client.get(f"/items/{item.ibi}", secure=True).content.decode()
     assert "Master thesis" in page and "CC BY-NC-ND 3.0 BR" in page
+
+
+@pytest.fixture
+def batch(tmp_path) -> Path:
+    """A package as DSpace's batch ingest takes it, without `handle` files: an item with a
+    file, and one of metadata only."""
+    source = tmp_path / "lote"
+    for folder, title, files in (("item_a", "Relatório de campo", {"campo.pdf": b"%PDF-1.4 a"}),
+                                 ("item_b", "Ata da reunião", {})):
+        (source / folder).mkdir(parents=True)
+        (source / folder / "dublin_core.xml").write_text(
+            f'<dublin_core><dcvalue element="title" qualifier="none">{title}</dcvalue>'
+            '<dcvalue element="contributor" qualifier="author">Lima, Ana</dcvalue>'
+            '</dublin_core>', encoding="utf-8")
+        (source / folder / "contents").write_text("".join(f"{n}\n" for n in files))
+        for name, data in files.items():
+            (source / folder / name).write_bytes(data)
+    return source
+
+
+def test_a_package_without_handles_imported_again_makes_no_item_twice(batch, media):
+    """DSpace's batch-ingest SAF has no handles (#42): a second run knows each item again
+    by its title and files' SHA-256 (metadata-only items by their metadata), so no item and
+    no permanent IBI is made twice; what changed is updated."""
+    out, failed = run(batch)
+    assert failed is None and "2 imported, 0 updated, 0 skipped, 0 failed" in out, out
+    ibis = sorted(i.ibi for i in stored_items())
+    out, _failed = run(batch)
+    assert "0 imported, 0 updated, 2 skipped, 0 failed" in out, out
+    item_metadata(batch, "item_a", ("dc", "description", "abstract", "Resumo novo"))
+    out, _failed = run(batch)
+    assert "0 imported, 1 updated, 1 skipped, 0 failed" in out, out
+    assert sorted(i.ibi for i in stored_items()) == ibis
+    assert Item.objects.get(title="Relatório de campo").dc("description") == ["Resumo novo"]
+    # Other bytes under the same title are another work: a new item.
+    (batch / "item_a" / "campo.pdf").write_bytes(b"%PDF-1.4 b")
+    out, _failed = run(batch)
+    assert "1 imported, 0 updated, 1 skipped, 0 failed" in out, out
+    assert len(stored_items()) == 3
+
+
+def test_a_dry_run_says_what_would_be_done_and_changes_nothing(export, media):
+    out, failed = run(export, "--dry-run")
+    assert failed is None, out
+    assert ("dry run, nothing changed: 5 would be imported, 0 updated, 0 skipped, 0 would "
+            "fail") in out
+    assert stored_items() == [] and not AlternateIdentifier.objects.exists()
+    assert not [p for p in media.rglob("*") if p.is_file()]
+    report = rows(export.with_name("export.report.csv"))
+    assert {r["status"] for r in report} == {"imported"} and {r["ibi"] for r in report} == {""}
+    run(export)
+    path = export / "item_002" / "dublin_core.xml"
+    path.write_text(path.read_text().replace("Rainfall over the Amazon", "Rainfall, Amazon"))
+    before = {i.pk: (i.title, i.updated) for i in stored_items()}
+    out, _failed = run(export, "--dry-run", "--same-repository")
+    assert "dry run, nothing changed: 0 would be imported, 1 updated, 4 skipped" in out, out
+    assert {i.pk: (i.title, i.updated) for i in stored_items()} == before
