@@ -7,18 +7,26 @@ import hashlib
 import io
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import zipfile
+from datetime import timedelta
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
-from archive.deposit import storage
-from archive.models import AlternateIdentifier, Item
+from archive.deposit import staging, storage
+from archive.models import AlternateIdentifier, Item, StagedWrite
+from tests.conftest import subprocess_database_url
 
 pytestmark = pytest.mark.django_db
 
 SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(source, *args) -> tuple[str, CommandError | None]:
@@ -390,3 +398,66 @@ def test_a_dry_run_says_what_would_be_done_and_changes_nothing(export, media):
     out, _failed = run(export, "--dry-run", "--same-repository")
     assert "dry run, nothing changed: 0 would be imported, 1 updated, 4 skipped" in out, out
     assert {i.pk: (i.title, i.updated) for i in stored_items()} == before
+
+
+# importsaf held once its first file is stored under col/, before its item commits.
+HELD_AFTER_THE_FIRST_FILE = """
+import signal, sys
+import django
+django.setup()
+from archive.deposit import storage
+original = storage.store
+def store(rep, name, fileobj):
+    stored = original(rep, name, fileobj)
+    print("held", flush=True)
+    signal.pause()
+storage.store = store
+from django.core.management import call_command
+call_command("importsaf", sys.argv[1])
+"""
+
+
+def fsck() -> tuple[str, CommandError | None]:
+    out = io.StringIO()
+    try:
+        call_command("fsck", stdout=out, stderr=io.StringIO())
+    except CommandError as exc:
+        return out.getvalue(), exc
+    return out.getvalue(), None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_killed_between_its_files_and_its_rows_leaves_nothing_after_fsck(
+        export, media, tmp_path):
+    """SIGKILL after an item's first file is stored under col/ and before its rows commit
+    (#42): the write was journaled, so fsck knows those bytes are no deposit at work once the
+    lease has passed, and removes them, with no --fix-orphans and whatever their age."""
+    env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
+           "TMPDIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "ibirepo.settings"}
+    worker = subprocess.Popen([sys.executable, "-c", HELD_AFTER_THE_FIRST_FILE, str(export)],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert worker.stdout.readline() == b"held\n", worker.stderr.read()
+        worker.send_signal(signal.SIGKILL)  # no chance to clean up
+        worker.wait(30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == -signal.SIGKILL
+    left = [p for p in (media / "col").rglob("*") if p.is_file()]
+    assert len(left) == 1 and stored_items() == []
+    # While its lease lasts, a write may be at work: its file is no orphan, nothing is removed.
+    out, failed = fsck()
+    assert failed is None and "writing  col/" in out, out
+    assert left[0].exists()
+    with mock.patch("django.utils.timezone.now",
+                    return_value=timezone.now() + staging.LEASE + timedelta(seconds=1)):
+        out, failed = fsck()
+    assert failed is None, out
+    assert "(an import stopped before its item committed)" in out
+    assert not [p for p in (media / "col").rglob("*") if p.is_file()]
+    assert not StagedWrite.objects.exists()
+    # The import run again makes every item, and fsck finds nothing amiss.
+    out, failed = run(export)
+    assert "5 imported, 0 updated, 0 skipped, 0 failed" in out, out
+    assert fsck()[1] is None

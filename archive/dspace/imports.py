@@ -31,7 +31,7 @@ from datetime import date
 from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
-from ..deposit import storage
+from ..deposit import staging, storage
 from ..models import Item
 from . import access, crosswalk, handles, saf, selectors, services
 from .packages import Package
@@ -272,7 +272,8 @@ class Importer:
 def reason(exc: Exception) -> str:
     """What the report says of a failure: the message of the errors we expect, else the
     exception's type too (a fault of ours, or of the source, that the operator can report)."""
-    if isinstance(exc, saf.SafError | deposit.ServiceError | OSError | UnicodeError):
+    if isinstance(exc, saf.SafError | deposit.ServiceError | staging.Abandoned | OSError
+                  | UnicodeError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
