@@ -177,6 +177,8 @@ def test_the_fast_path_for_calendar_dates_says_what_the_edtf_grammar_says(text):
       value("dc.date.embargo", "2999-01-01")], [], "embargoed", date(2999, 1, 1), []),
     ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess")], [],
      "restricted", None, []),
+    ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess"),
+      value("dc.date", "info:eu-repo/date/embargoEnd/2026-01-01")], [], "", None, []),
     ([value("dc.rights.accessRights", "http://purl.org/coar/access_right/c_16ec")], [],
      "restricted", None, []),
     ([value("dc.rights.accessRights", "info:eu-repo/semantics/closedAccess")], [],
@@ -236,6 +238,10 @@ def test_a_harvested_openaire_embargo_end_is_the_day_the_embargo_lifts():
     mapped = harvest.mapped_record(dc, today=date(2026, 11, 28))
     assert (mapped.level, mapped.embargo_until) == ("embargoed", date(2027, 3, 1))
     assert mapped.dc["date"] == ["2024-05-02"] and mapped.not_kept == []
-    # Without an end to come: closed until a librarian sets one.
+    # From that day on it is open, as DSpace opened it: harvested again, it stays open.
     mapped = harvest.mapped_record(dc, today=date(2027, 3, 1))
+    assert (mapped.level, mapped.embargo_until) == ("", None)
+    # Embargoed with no end at all: closed until a librarian sets one.
+    dc["date"] = ["2024-05-02"]
+    mapped = harvest.mapped_record(dc, today=date(2026, 11, 28))
     assert (mapped.level, mapped.embargo_until) == ("restricted", None)

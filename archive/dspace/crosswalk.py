@@ -261,7 +261,9 @@ def restricted_groups(lines: Sequence[ContentLine]) -> list[str]:
 
 def settle_embargo(mapped: Mapped, until: date | None, today: date) -> None:
     """The level once the embargo's day is known: embargoed until a day to come (liftembargoes
-    opens it then), closed for an embargo "forever", or with no day to come: restricted."""
+    opens it then), closed for an embargo "forever"; embargoed with its day gone, open (as
+    DSpace opens it that day, its access right often left unchanged; so a record harvested
+    again never closes what liftembargoes opened); embargoed with no day at all, restricted."""
     if until is not None and until > today:
         if until == date.max:
             mapped.access = mapped.access or _("embargoed for ever")
@@ -271,7 +273,9 @@ def settle_embargo(mapped: Mapped, until: date | None, today: date) -> None:
                 "day": until.isoformat()}
             if mapped.level in ("", EMBARGOED):
                 mapped.level, mapped.embargo_until = EMBARGOED, until
-    elif mapped.level == EMBARGOED:  # embargoed, with no day to come: closed until told
+    elif mapped.level == EMBARGOED and until is not None:  # over: open
+        mapped.level, mapped.access = "", ""
+    elif mapped.level == EMBARGOED:  # embargoed, with no day: closed until told
         mapped.level = RESTRICTED
 
 
