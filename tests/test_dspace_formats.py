@@ -8,12 +8,13 @@ from datetime import UTC, date, datetime
 import pytest
 from lxml import etree
 
+from archive.deposit import controlled
 from archive.dspace import crosswalk, handles, harvest, oaipmh, remote, saf
 from archive.metadata import rocrate
 
 
 def test_the_doctests_hold():
-    for module in (crosswalk, handles, saf, rocrate):
+    for module in (controlled, handles, saf, rocrate):
         assert doctest.testmod(module).failed == 0
 
 
@@ -213,7 +214,7 @@ def test_dspaces_access_as_levels(values, lines, level, until, files):
     ("All rights reserved", None), ("http://creativecommons.org/licenses/by/3.0/br/", None),
 ])
 def test_one_access_vocabulary_in_three_languages(text, level):
-    assert crosswalk.access_of(text) == level
+    assert controlled.access_of(text) == level
 
 
 @pytest.mark.parametrize("rights,level", [

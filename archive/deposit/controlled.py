@@ -235,6 +235,76 @@ def stored(element: str, value: str, translations: Iterable[Translate] = ()) -> 
     return value
 
 
+# -- Access rights: one vocabulary for every importer (importsaf, harvest, importitems) --------
+
+# COAR's access rights as this repository's levels, from the most open to the most restrictive.
+ACCESS_LEVELS = ("open", "embargoed", "restricted", "metadata-only")
+OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = ACCESS_LEVELS
+COAR_ACCESS = "purl.org/coar/access_right/"
+EU_REPO_ACCESS = "info:eu-repo/semantics/"
+_COAR_CODES = {"c_abf2": OPEN, "c_f1cf": EMBARGOED, "c_16ec": RESTRICTED,
+               "c_14cb": METADATA_ONLY}
+# Folded to letters and digits: OpenAIRE's info:eu-repo/semantics/*Access terms, COAR's labels
+# in English, Portuguese and Spanish, the words DSpace writes (its access conditions and
+# access status), and those Brazilian and Latin American repositories write.
+_ACCESS_WORDS = {word: level for level, words in {
+    OPEN: ("openaccess", "open", "acessoaberto", "acessolivre", "accesoabierto",
+           "accesolibre"),
+    EMBARGOED: ("embargoedaccess", "embargo", "embargoed", "acessoembargado",
+                "accesoembargado", "emembargo", "embargado"),
+    RESTRICTED: ("restrictedaccess", "restricted", "lease", "acessorestrito",
+                 "accesorestringido", "restrito", "restringido"),
+    METADATA_ONLY: ("closedaccess", "metadataonlyaccess", "metadataonly", "administrator",
+                    "closed", "acessofechado", "acessoapenasaosmetadados",
+                    "acessosomenteaosmetadados", "acessoapenasametadados",
+                    "acessosomenteametadados", "apenasmetadados", "somentemetadados",
+                    "accesocerrado", "accesosoloametadatos", "accesosolometadatos",
+                    "solometadatos", "fechado", "cerrado"),
+}.items() for word in words}
+# A licence is a licence, never an access level, whatever field it is written in.
+_LICENCE_HOSTS = ("creativecommons.org/", "rightsstatements.org/", "spdx.org/licenses/",
+                  "opensource.org/licenses/", "gnu.org/licenses/")
+
+
+def _letters(value: str) -> str:
+    return "".join(c for c in fold(value) if c.isascii() and c.isalnum())
+
+
+def access_of(value: str) -> str | None:
+    """The level an access right names, None when it names none the vocabulary knows::
+
+        >>> access_of("http://purl.org/coar/access_right/c_16ec"), access_of("Acesso aberto")
+        ('restricted', 'open')
+        >>> access_of("info:eu-repo/semantics/closedAccess"), access_of("metadata only access")
+        ('metadata-only', 'metadata-only')
+        >>> access_of("All rights reserved") is None
+        True
+    """
+    text = _bare(value)
+    if text.startswith(COAR_ACCESS):
+        return _COAR_CODES.get(text[len(COAR_ACCESS):])
+    if text.startswith(EU_REPO_ACCESS):
+        return _ACCESS_WORDS.get(_letters(text[len(EU_REPO_ACCESS):]))
+    return _ACCESS_WORDS.get(_letters(value))
+
+
+def in_access_namespace(value: str) -> bool:
+    """Whether a value is written as an access right (a COAR access right's URI, an
+    info:eu-repo/semantics term), known or not."""
+    return _bare(value).startswith((COAR_ACCESS, EU_REPO_ACCESS))
+
+
+def is_licence(value: str) -> bool:
+    """Whether a rights value is a licence (Creative Commons, a rights statement, SPDX …)."""
+    return (_bare(value).removeprefix("www.").startswith(_LICENCE_HOSTS)
+            or licence_of(value) is not None)
+
+
+def most_restrictive(*levels: str) -> str:
+    """`most_restrictive("open", "restricted", "embargoed") == "restricted"`."""
+    return max(levels, key=ACCESS_LEVELS.index)
+
+
 def label_of(value: str) -> str | None:
     """The label for people (untranslated) of a dc:type or dc:rights value that is one of the
     choices, or None for any other value::

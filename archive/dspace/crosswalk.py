@@ -20,9 +20,9 @@ Read (`to_item`), following DSpace's own oai_dc crosswalk where it has one:
 DSpace's own book-keeping (dc.date.accessioned, dc.date.available, dc.description.provenance,
 dc.format.mimetype) and fields with no Dublin Core meaning here (local.*, dspace.*, further
 titles and languages) are not kept: the report names them. Access: any rights field naming
-an access level in the one vocabulary (`access_of`: COAR's URIs and labels in English,
-Portuguese and Spanish, OpenAIRE's `info:eu-repo/semantics/*Access`, DSpace's words; an
-unknown value of an access field is closed, `read_rights`), an embargo date
+an access level in the one vocabulary (deposit/controlled.py `access_of`: COAR's URIs and
+labels in English, Portuguese and Spanish, OpenAIRE's `info:eu-repo/semantics/*Access`,
+DSpace's words; an unknown value of an access field is closed, `read_rights`), an embargo date
 (dc.date.embargo, dc.date.embargoend, dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …)
 in the future, or a file readable by another group than Anonymous make `access` say why the
 item is not open.
@@ -30,7 +30,6 @@ item is not open.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -76,73 +75,8 @@ _BOOKKEEPING = {("dc", "date", "accessioned"), ("dc", "date", "available"),
 _ACCESS_FIELDS = {("dc", "rights", "accessrights"), ("dc", "rights", "access"),
                   ("dcterms", "accessrights", ""), ("datacite", "rights", "")}
 # Access levels (COAR access rights), from the most open to the most restrictive.
-OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = "open", "embargoed", "restricted", "metadata-only"
-_RANK = (OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY)
-COAR_ACCESS = "purl.org/coar/access_right/"
-EU_REPO_ACCESS = "info:eu-repo/semantics/"
-_COAR_CODES = {"c_abf2": OPEN, "c_f1cf": EMBARGOED, "c_16ec": RESTRICTED,
-               "c_14cb": METADATA_ONLY}
-# The one access vocabulary of every importer (importsaf, harvest), folded to letters and
-# digits: OpenAIRE's info:eu-repo/semantics/*Access terms, COAR's labels in English, Portuguese
-# and Spanish, the words DSpace writes (its access conditions and access status), and the
-# Portuguese and Spanish words Brazilian and Latin American repositories write.
-_WORDS = {word: level for level, words in {
-    OPEN: ("openaccess", "open", "acessoaberto", "acessolivre", "accesoabierto",
-           "accesolibre"),
-    EMBARGOED: ("embargoedaccess", "embargo", "embargoed", "acessoembargado",
-                "accesoembargado", "emembargo", "embargado"),
-    RESTRICTED: ("restrictedaccess", "restricted", "lease", "acessorestrito",
-                 "accesorestringido", "restrito", "restringido"),
-    METADATA_ONLY: ("closedaccess", "metadataonlyaccess", "metadataonly", "administrator",
-                    "closed", "acessofechado", "acessoapenasaosmetadados",
-                    "acessosomenteaosmetadados", "acessoapenasametadados",
-                    "acessosomenteametadados", "apenasmetadados", "somentemetadados",
-                    "accesocerrado", "accesosoloametadatos", "accesosolometadatos",
-                    "solometadatos", "fechado", "cerrado"),
-}.items() for word in words}
-# A licence is a licence, never an access level, in whatever rights field it is written.
-_LICENCE_HOSTS = ("creativecommons.org/", "rightsstatements.org/", "spdx.org/licenses/",
-                  "opensource.org/licenses/", "www.gnu.org/licenses/")
-
-
-def _letters(value: str) -> str:
-    plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]", "", plain)
-
-
-def _bare(value: str) -> str:
-    text = value.strip().lower()
-    return text.removeprefix("https://").removeprefix("http://").removeprefix("www.")
-
-
-def access_of(value: str) -> str | None:
-    """The level an access right names, None when it names none the vocabulary knows::
-
-        >>> access_of("http://purl.org/coar/access_right/c_16ec"), access_of("Acesso aberto")
-        ('restricted', 'open')
-        >>> access_of("info:eu-repo/semantics/closedAccess"), access_of("metadata only access")
-        ('metadata-only', 'metadata-only')
-        >>> access_of("All rights reserved") is None
-        True
-    """
-    text = _bare(value)
-    if text.startswith(COAR_ACCESS):
-        return _COAR_CODES.get(text[len(COAR_ACCESS):].strip("/"))
-    if text.startswith(EU_REPO_ACCESS):
-        return _WORDS.get(_letters(text[len(EU_REPO_ACCESS):]))
-    return _WORDS.get(_letters(value))
-
-
-def is_licence(value: str) -> bool:
-    """Whether a rights value is a licence (Creative Commons, a rights statement, SPDX …)."""
-    text = _bare(value)
-    return text.startswith(_LICENCE_HOSTS) or controlled.licence_of(value) is not None
-
-
-def access_level(value: str) -> str:
-    """The level a known access right names when it is not open, else ""."""
-    level = access_of(value)
-    return "" if level in (None, OPEN) else level
+OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = controlled.ACCESS_LEVELS
+EU_REPO_ACCESS = controlled.EU_REPO_ACCESS
 
 
 def read_rights(mapped: Mapped, value: str, field: str, *, access_field: bool) -> bool:
@@ -151,11 +85,10 @@ def read_rights(mapped: Mapped, value: str, field: str, *, access_field: bool) -
     A value of an access field (`access_field`), or of COAR's or OpenAIRE's access namespace,
     that names no level the vocabulary knows makes the item closed (metadata only), and a
     note for the report says so."""
-    level = access_of(value)
+    level = controlled.access_of(value)
     if level is None:
-        text = _bare(value)
-        if is_licence(value) or not (access_field or text.startswith(
-                (COAR_ACCESS, EU_REPO_ACCESS))):
+        if controlled.is_licence(value) or not (access_field
+                                                or controlled.in_access_namespace(value)):
             return False
         level = METADATA_ONLY
         mapped.notes.append(_("unknown access value %(value)r in %(field)s: imported closed "
@@ -163,8 +96,7 @@ def read_rights(mapped: Mapped, value: str, field: str, *, access_field: bool) -
     if level != OPEN:
         mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
             "value": value, "field": field}
-        if _RANK.index(level) > _RANK.index(mapped.level or OPEN):
-            mapped.level = level
+        mapped.level = controlled.most_restrictive(mapped.level or OPEN, level)
     return True
 
 
