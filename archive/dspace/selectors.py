@@ -54,9 +54,12 @@ def handles_of(item: Item) -> list[str]:
 def items_with_content(title: str, files: dict[str, str]) -> list[Item]:
     """The items here (not deleted) with this title and exactly these files (name → sha256):
     how an item of a package without Handle or UUID, imported before, is known again."""
-    found = []
-    for item in Item.objects.filter(title=title.strip(), is_archive_service=False).exclude(
-            state=Item.State.DELETED).order_by("pk")[:100]:
-        if dict(item.files.values_list("name", "sha256")) == files:
-            found.append(item)
-    return found
+    items = Item.objects.filter(title=title.strip(), is_archive_service=False).exclude(
+        state=Item.State.DELETED)
+    if files:
+        name, sha = min(files.items())
+        items = items.filter(files__name=name, files__sha256=sha)
+    else:
+        items = items.filter(files__isnull=True)
+    return [item for item in items.order_by("pk")
+            if dict(item.files.values_list("name", "sha256")) == files]
