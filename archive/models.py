@@ -366,6 +366,25 @@ class PendingUpload(models.Model):
         return self.offset == self.length and bool(self.sha256)
 
 
+class StagedWrite(models.Model):
+    """An item's files being stored under col/<rep>/doc/ by an import before its rows commit
+    (archive/deposit/staging.py): committed before the first byte, kept alive by the writer's
+    lease, deleted in the rows' own transaction. One whose lease has passed is a write that
+    will never commit, whose files `fsck` removes."""
+
+    rep = models.CharField(_("repository name"), max_length=255)
+    until = models.DateTimeField(_("lease until"), db_index=True)
+    # Claimed by fsck: the writer may no longer commit; its files are being removed.
+    abandoned = models.BooleanField(_("abandoned"), default=False)
+
+    class Meta:
+        verbose_name = _("staged write")
+        verbose_name_plural = _("staged writes")
+
+    def __str__(self) -> str:
+        return self.rep
+
+
 class AccessKind(models.TextChoices):
     """What an access is: a download here, or an acknowledgment (a persistent URL resolved to
     this Archive, by our own resolver or another's)."""

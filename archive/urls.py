@@ -114,6 +114,7 @@ urlpatterns = [
     re_path(r"^(?:(?:xmlui|jspui)/)?bitstream/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/"
             r"(?P<sequence>[0-9]+)/(?P<name>.+)$", legacy.bitstream_by_sequence,
             name="old_bitstream_sequence"),
+    re_path(r"^(?:server/)?oai/request$", legacy.oai, name="old_oai"),
     path("items/<uuid:uuid>", legacy.dspace_item, name="old_item"),
     path("items/<uuid:uuid>/full", legacy.dspace_item, name="old_item_full"),
     path("entities/<str:entity_type>/<uuid:uuid>", legacy.dspace_item, name="old_entity"),

@@ -8,12 +8,13 @@ from datetime import UTC, date, datetime
 import pytest
 from lxml import etree
 
+from archive.deposit import controlled
 from archive.dspace import crosswalk, handles, harvest, oaipmh, remote, saf
 from archive.metadata import rocrate
 
 
 def test_the_doctests_hold():
-    for module in (handles, saf, rocrate):
+    for module in (controlled, handles, saf, rocrate):
         assert doctest.testmod(module).failed == 0
 
 
@@ -177,6 +178,8 @@ def test_the_fast_path_for_calendar_dates_says_what_the_edtf_grammar_says(text):
       value("dc.date.embargo", "2999-01-01")], [], "embargoed", date(2999, 1, 1), []),
     ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess")], [],
      "restricted", None, []),
+    ([value("dc.rights.accessRights", "info:eu-repo/semantics/embargoedAccess"),
+      value("dc.date", "info:eu-repo/date/embargoEnd/2026-01-01")], [], "", None, []),
     ([value("dc.rights.accessRights", "http://purl.org/coar/access_right/c_16ec")], [],
      "restricted", None, []),
     ([value("dc.rights.accessRights", "info:eu-repo/semantics/closedAccess")], [],
@@ -190,3 +193,56 @@ def test_dspaces_access_as_levels(values, lines, level, until, files):
     mapped = crosswalk.to_item([value("dc.title", "T"), *values], lines,
                                today=date(2026, 11, 26))
     assert (mapped.level, mapped.embargo_until, mapped.restricted_files) == (level, until, files)
+
+
+@pytest.mark.parametrize("text,level", [
+    ("http://purl.org/coar/access_right/c_abf2", "open"),
+    ("https://purl.org/coar/access_right/c_f1cf/", "embargoed"),
+    ("http://purl.org/coar/access_right/c_16ec", "restricted"),
+    ("http://purl.org/coar/access_right/c_14cb", "metadata-only"),
+    ("open access", "open"), ("Acesso aberto", "open"), ("Acceso abierto", "open"),
+    ("embargoed access", "embargoed"), ("Acesso embargado", "embargoed"),
+    ("restricted access", "restricted"), ("Acesso Restrito", "restricted"),
+    ("Acceso restringido", "restricted"),
+    ("metadata only access", "metadata-only"), ("Acesso apenas aos metadados", "metadata-only"),
+    ("Acceso solo a metadatos", "metadata-only"), ("Acceso sólo a metadatos", "metadata-only"),
+    ("info:eu-repo/semantics/openAccess", "open"),
+    ("info:eu-repo/semantics/closedAccess", "metadata-only"),
+    ("metadataOnlyAccess", "metadata-only"), ("open.access", "open"),
+    ("metadata.only", "metadata-only"), ("administrator", "metadata-only"),
+    ("http://purl.org/coar/access_right/c_zzzz", None),
+    ("All rights reserved", None), ("http://creativecommons.org/licenses/by/3.0/br/", None),
+])
+def test_one_access_vocabulary_in_three_languages(text, level):
+    assert controlled.access_of(text) == level
+
+
+@pytest.mark.parametrize("rights,level", [
+    (["http://purl.org/coar/access_right/c_14cb"], "metadata-only"),  # our own oai_dc's form
+    (["metadata only access"], "metadata-only"),
+    (["Acesso Restrito", "http://creativecommons.org/licenses/by/4.0/"], "restricted"),
+    (["Acesso aberto"], ""),
+    (["info:eu-repo/semantics/someAccess"], "metadata-only"),  # unknown: closed, and said
+])
+def test_a_harvested_access_right_in_any_form_is_the_items_level(rights, level):
+    mapped = harvest.mapped_record({"title": ["T"], "rights": rights})
+    assert mapped.level == level
+    assert mapped.dc.get("rights", []) == [r for r in rights if "creativecommons" in r]
+    assert bool(mapped.notes) == ("someAccess" in rights[0])
+
+
+def test_a_harvested_openaire_embargo_end_is_the_day_the_embargo_lifts():
+    """OpenAIRE writes the end of an embargo in dc:date (#42): the item is embargoed until
+    that day, so liftembargoes opens it."""
+    dc = {"title": ["T"], "rights": ["info:eu-repo/semantics/embargoedAccess"],
+          "date": ["2024-05-02", "info:eu-repo/date/embargoEnd/2027-03-01"]}
+    mapped = harvest.mapped_record(dc, today=date(2026, 11, 28))
+    assert (mapped.level, mapped.embargo_until) == ("embargoed", date(2027, 3, 1))
+    assert mapped.dc["date"] == ["2024-05-02"] and mapped.not_kept == []
+    # From that day on it is open, as DSpace opened it: harvested again, it stays open.
+    mapped = harvest.mapped_record(dc, today=date(2027, 3, 1))
+    assert (mapped.level, mapped.embargo_until) == ("", None)
+    # Embargoed with no end at all: closed until a librarian sets one.
+    dc["date"] = ["2024-05-02"]
+    mapped = harvest.mapped_record(dc, today=date(2026, 11, 28))
+    assert (mapped.level, mapped.embargo_until) == ("restricted", None)

@@ -7,7 +7,9 @@ import csv
 import hashlib
 import io
 import itertools
+from datetime import date
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -383,3 +385,50 @@ def test_pages_are_asked_a_polite_delay_apart_by_default(source, settings):
     waits = []
     outcome = harvest.harvest(source.base, report=report.Report(), sleep=waits.append)
     assert outcome.completed and outcome.pages == 2 and waits == [1.0]
+
+
+EMBARGOED_PAGE = """<?xml version="1.0" encoding="UTF-8"?>
+<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">
+  <responseDate>2026-11-28T10:00:00Z</responseDate>
+  <request verb="ListRecords">{base}</request>
+  <ListRecords><record>
+    <header><identifier>oai:repositorio.example.br:123456789/44</identifier>
+      <datestamp>2026-11-03T15:45:00Z</datestamp></header>
+    <metadata><oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/"
+        xmlns:dc="http://purl.org/dc/elements/1.1/">
+      <dc:title>Tese sob embargo</dc:title>
+      <dc:date>2024-05-02</dc:date>
+      <dc:date>info:eu-repo/date/embargoEnd/2999-03-01</dc:date>
+      <dc:rights>info:eu-repo/semantics/embargoedAccess</dc:rights>
+      <dc:rights>http://creativecommons.org/licenses/by/3.0/br/</dc:rights>
+    </oai_dc:dc></metadata>
+  </record></ListRecords>
+</OAI-PMH>"""
+
+
+def test_a_harvested_embargo_lifts_on_its_day_and_a_new_harvest_keeps_it_open(
+        source, tmp_path):
+    """OpenAIRE's embargo end in dc:date (#42): the item is embargoed until that day,
+    liftembargoes opens it then, and the record harvested again (still saying
+    embargoedAccess, as DSpace leaves it) leaves it open."""
+    def embargoed(path, params):
+        if params.get("verb") == "ListRecords":
+            page = EMBARGOED_PAGE.format(base=source.base)
+            return 200, {"Content-Type": "text/xml"}, page.encode()
+        return None
+
+    source.script = embargoed
+    out, rows, failed = run(source.base, tmp_path)
+    assert failed is None and "1 imported" in out, out
+    item = by_oai(44)
+    assert (item.access_rights, str(item.embargo_until)) == ("embargoed", "2999-03-01")
+    assert item.dc("rights") == ["https://creativecommons.org/licenses/by/3.0/br/"]
+    call_command("liftembargoes", "--today", "2999-03-01", stdout=io.StringIO())
+    item.refresh_from_db()
+    assert item.access_rights == "open"
+    with mock.patch("archive.dspace.harvest.date") as today:
+        today.today.return_value = date(2999, 3, 2)
+        out, rows, failed = run(source.base, tmp_path, "--full")
+    assert failed is None and "1 skipped" in out, out
+    item.refresh_from_db()
+    assert item.access_rights == "open"

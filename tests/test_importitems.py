@@ -295,3 +295,27 @@ def test_a_symlinked_metadata_file_is_not_read(folder, media):
     assert failed is not None and "failed 002-evil: 'metadata.json': " in out
     assert "is a symbolic link" in out
     assert [i.title for i in imported()] == ["001-fine"]
+
+
+def test_a_rights_value_naming_an_access_level_is_the_items_access(tmp_path):
+    """importitems reads the importers' one access vocabulary in its rights column (#42): an
+    access right is the item's level, never a licence text of an open item; one in COAR's or
+    OpenAIRE's namespace that no one knows imports the item closed, and the summary says so."""
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    source = tmp_path / "items.csv"
+    cc = "https://creativecommons.org/licenses/by/4.0/"
+    write_csv(source, [
+        {"id": "1", "title": "Restrito", "files": "a.pdf", "rights": f"Acesso Restrito | {cc}"},
+        {"id": "2", "title": "Aberto", "files": "a.pdf", "rights": "open access"},
+        {"id": "3", "title": "Fechado", "files": "a.pdf",
+         "rights": "http://purl.org/coar/access_right/c_14cb"},
+        {"id": "4", "title": "Estranho", "files": "a.pdf",
+         "rights": "info:eu-repo/semantics/someAccess"},
+    ])
+    out, _err, failed = run(source)
+    assert failed is None, out
+    levels = {i.title: (i.access_rights, i.dc("rights")) for i in imported()}
+    assert levels == {"Restrito": ("restricted", [cc]), "Aberto": ("open", []),
+                      "Fechado": ("metadata-only", []), "Estranho": ("metadata-only", [])}
+    assert ("4: unknown access value 'info:eu-repo/semantics/someAccess' in rights: imported "
+            "closed") in out

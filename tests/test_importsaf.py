@@ -7,18 +7,26 @@ import hashlib
 import io
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import zipfile
+from datetime import timedelta
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
-from archive.deposit import storage
-from archive.models import AlternateIdentifier, Item
+from archive.deposit import staging, storage
+from archive.models import AlternateIdentifier, Item, StagedWrite
+from tests.conftest import subprocess_database_url
 
 pytestmark = pytest.mark.django_db
 
 SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(source, *args) -> tuple[str, CommandError | None]:
@@ -74,7 +82,9 @@ def test_it_imports_a_dspace_export_with_its_handles_files_and_editions(export):
     assert thesis.dc("description") == [
         "Este trabalho estuda identificadores persistentes & seus resolvedores.",
         "This work studies persistent identifiers and their resolvers."]
-    assert thesis.dc("rights") == ["Acesso aberto", "https://creativecommons.org/licenses/by/4.0/"]
+    # "Acesso aberto" is an access right, which the item's level says; the licence stays.
+    assert thesis.dc("rights") == ["https://creativecommons.org/licenses/by/4.0/"]
+    assert thesis.access_rights == "open"
     assert thesis.dc("subject") == ["Identificadores persistentes",
                                     "CNPQ::CIENCIAS EXATAS E DA TERRA::CIENCIA DA COMPUTACAO"]
     assert thesis.dc("identifier")[0].startswith("SILVA, A. P.; SOUZA, M.")
@@ -264,3 +274,190 @@ def test_contents_that_are_not_utf8_fail_their_item(export):
     report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
     assert report["item_002"]["status"] == "failed" and "utf-8" in report["item_002"]["reason"]
     assert "4 imported" in out
+
+
+def item_metadata(export: Path, item: str, *values: tuple[str, str, str, str]) -> None:
+    """`item`'s dublin_core.xml with (schema, element, qualifier, value) added: a
+    metadata_<schema>.xml for a schema other than dc, as ItemExport writes it."""
+    for schema in {v[0] for v in values}:
+        name = "dublin_core.xml" if schema == "dc" else f"metadata_{schema}.xml"
+        path = export / item / name
+        text = path.read_text() if path.exists() else (
+            f'<?xml version="1.0"?>\n<dublin_core schema="{schema}">\n</dublin_core>\n')
+        added = "".join(f'<dcvalue element="{e}" qualifier="{q or "none"}">{v}</dcvalue>\n'
+                        for s, e, q, v in values if s == schema)
+        path.write_text(text.replace("</dublin_core>", added + "</dublin_core>"))
+
+
+@pytest.mark.parametrize("values,level", [
+    ([("dc", "rights", "uri", "http://purl.org/coar/access_right/c_16ec")], "restricted"),
+    ([("dc", "rights", "", "http://purl.org/coar/access_right/c_14cb")], "metadata-only"),
+    ([("dc", "rights", "", "metadata only access")], "metadata-only"),
+    ([("dc", "rights", "", "Acesso Restrito")], "restricted"),
+    ([("dc", "rights", "", "Acceso restringido")], "restricted"),
+    ([("dcterms", "accessRights", "", "Acesso aberto")], "open"),
+    ([("dc", "rights", "", "info:eu-repo/semantics/openAccess"),
+      ("dc", "rights", "accessRights", "Acesso restrito")], "restricted"),
+])
+def test_access_in_any_rights_field_and_language_is_the_items_level(export, values, level):
+    """DSpace writes who may read an item in many forms and fields (#42): COAR's URIs and
+    labels, OpenAIRE's terms, Portuguese and Spanish words, in dc.rights, dc.rights.uri,
+    dcterms.accessRights. Each is the item's level; none is ever read as open by mistake."""
+    item_metadata(export, "item_002", *values)
+    out, failed = run(export)
+    assert failed is None, out
+    item = by_handle("123456789/44")
+    assert item.access_rights == level
+    assert item.dc("rights") == []
+
+
+def test_an_unknown_access_value_imports_the_item_closed_and_the_report_says_so(export):
+    item_metadata(export, "item_002", ("dc", "rights", "accessRights", "Acesso sob consulta"),
+                  ("dc", "rights", "", "Todos os direitos reservados"),
+                  ("dcterms", "accessRights", "", "http://creativecommons.org/licenses/by/4.0/"))
+    out, failed = run(export)
+    assert failed is None, out
+    item = by_handle("123456789/44")
+    assert item.access_rights == "metadata-only"
+    # A licence in an access field is a licence; a rights statement stays one.
+    assert item.dc("rights") == ["Todos os direitos reservados",
+                                 "https://creativecommons.org/licenses/by/4.0/"]
+    report = {row["source"]: row for row in rows(export.with_name("export.report.csv"))}
+    assert report["item_002"]["status"] == "imported"
+    assert ("unknown access value 'Acesso sob consulta' in dc.rights.accessRights: imported "
+            "closed") in report["item_002"]["reason"]
+    assert report["item_000"]["reason"] == ""
+
+
+def test_openaire_types_and_cc_br_licences_keep_their_meaning(export, client):
+    """Brazilian DSpaces write OpenAIRE's types and Creative Commons' Brazilian ports (#42):
+    each is stored as the type or licence it names, and named for people."""
+    item_metadata(export, "item_002", ("dc", "type", "", "info:eu-repo/semantics/masterThesis"),
+                  ("dc", "rights", "uri", "http://creativecommons.org/licenses/by-nc-nd/3.0/br/"),
+                  ("dc", "rights", "", "info:eu-repo/semantics/openAccess"))
+    run(export)
+    item = by_handle("123456789/44")
+    assert item.dc("type")[-1] == "http://purl.org/coar/resource_type/c_bdcc"
+    assert item.dc("rights") == ["https://creativecommons.org/licenses/by-nc-nd/3.0/br/"]
+    page = client.get(f"/items/{item.ibi}", secure=True).content.decode()
+    assert "Master thesis" in page and "CC BY-NC-ND 3.0 BR" in page
+
+
+@pytest.fixture
+def batch(tmp_path) -> Path:
+    """A package as DSpace's batch ingest takes it, without `handle` files: an item with a
+    file, and one of metadata only."""
+    source = tmp_path / "lote"
+    for folder, title, files in (("item_a", "Relatório de campo", {"campo.pdf": b"%PDF-1.4 a"}),
+                                 ("item_b", "Ata da reunião", {})):
+        (source / folder).mkdir(parents=True)
+        (source / folder / "dublin_core.xml").write_text(
+            f'<dublin_core><dcvalue element="title" qualifier="none">{title}</dcvalue>'
+            '<dcvalue element="contributor" qualifier="author">Lima, Ana</dcvalue>'
+            '</dublin_core>', encoding="utf-8")
+        (source / folder / "contents").write_text("".join(f"{n}\n" for n in files))
+        for name, data in files.items():
+            (source / folder / name).write_bytes(data)
+    return source
+
+
+def test_a_package_without_handles_imported_again_makes_no_item_twice(batch, media):
+    """DSpace's batch-ingest SAF has no handles (#42): a second run knows each item again
+    by its title and files' SHA-256 (metadata-only items by their metadata), so no item and
+    no permanent IBI is made twice; what changed is updated."""
+    out, failed = run(batch)
+    assert failed is None and "2 imported, 0 updated, 0 skipped, 0 failed" in out, out
+    ibis = sorted(i.ibi for i in stored_items())
+    out, _failed = run(batch)
+    assert "0 imported, 0 updated, 2 skipped, 0 failed" in out, out
+    item_metadata(batch, "item_a", ("dc", "description", "abstract", "Resumo novo"))
+    out, _failed = run(batch)
+    assert "0 imported, 1 updated, 1 skipped, 0 failed" in out, out
+    assert sorted(i.ibi for i in stored_items()) == ibis
+    assert Item.objects.get(title="Relatório de campo").dc("description") == ["Resumo novo"]
+    # Other bytes under the same title are another work: a new item.
+    (batch / "item_a" / "campo.pdf").write_bytes(b"%PDF-1.4 b")
+    out, _failed = run(batch)
+    assert "1 imported, 0 updated, 1 skipped, 0 failed" in out, out
+    assert len(stored_items()) == 3
+
+
+def test_a_dry_run_says_what_would_be_done_and_changes_nothing(export, media):
+    out, failed = run(export, "--dry-run")
+    assert failed is None, out
+    assert ("dry run, nothing changed: 5 would be imported, 0 updated, 0 skipped, 0 would "
+            "fail") in out
+    assert stored_items() == [] and not AlternateIdentifier.objects.exists()
+    assert not [p for p in media.rglob("*") if p.is_file()]
+    report = rows(export.with_name("export.report.csv"))
+    assert {r["status"] for r in report} == {"imported"} and {r["ibi"] for r in report} == {""}
+    run(export)
+    path = export / "item_002" / "dublin_core.xml"
+    path.write_text(path.read_text().replace("Rainfall over the Amazon", "Rainfall, Amazon"))
+    before = {i.pk: (i.title, i.updated) for i in stored_items()}
+    out, _failed = run(export, "--dry-run", "--same-repository")
+    assert "dry run, nothing changed: 0 would be imported, 1 updated, 4 skipped" in out, out
+    assert {i.pk: (i.title, i.updated) for i in stored_items()} == before
+
+
+# importsaf held once its first file is stored under col/, before its item commits.
+HELD_AFTER_THE_FIRST_FILE = """
+import signal, sys
+import django
+django.setup()
+from archive.deposit import storage
+original = storage.store
+def store(rep, name, fileobj):
+    stored = original(rep, name, fileobj)
+    print("held", flush=True)
+    signal.pause()
+storage.store = store
+from django.core.management import call_command
+call_command("importsaf", sys.argv[1])
+"""
+
+
+def fsck() -> tuple[str, CommandError | None]:
+    out = io.StringIO()
+    try:
+        call_command("fsck", stdout=out, stderr=io.StringIO())
+    except CommandError as exc:
+        return out.getvalue(), exc
+    return out.getvalue(), None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_killed_between_its_files_and_its_rows_leaves_nothing_after_fsck(
+        export, media, tmp_path):
+    """SIGKILL after an item's first file is stored under col/ and before its rows commit
+    (#42): the write was journaled, so fsck knows those bytes are no deposit at work once the
+    lease has passed, and removes them, with no --fix-orphans and whatever their age."""
+    env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
+           "TMPDIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "ibirepo.settings"}
+    worker = subprocess.Popen([sys.executable, "-c", HELD_AFTER_THE_FIRST_FILE, str(export)],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert worker.stdout.readline() == b"held\n", worker.stderr.read()
+        worker.send_signal(signal.SIGKILL)  # no chance to clean up
+        worker.wait(30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == -signal.SIGKILL
+    left = [p for p in (media / "col").rglob("*") if p.is_file()]
+    assert len(left) == 1 and stored_items() == []
+    # While its lease lasts, a write may be at work: its file is no orphan, nothing is removed.
+    out, failed = fsck()
+    assert failed is None and "writing  col/" in out, out
+    assert left[0].exists()
+    with mock.patch("django.utils.timezone.now",
+                    return_value=timezone.now() + staging.LEASE + timedelta(seconds=1)):
+        out, failed = fsck()
+    assert failed is None, out
+    assert "(an import stopped before its item committed)" in out
+    assert not [p for p in (media / "col").rglob("*") if p.is_file()]
+    assert not StagedWrite.objects.exists()
+    # The import run again makes every item, and fsck finds nothing amiss.
+    out, failed = run(export)
+    assert "5 imported, 0 updated, 0 skipped, 0 failed" in out, out
+    assert fsck()[1] is None

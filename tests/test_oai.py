@@ -424,3 +424,21 @@ def test_complete_list_size_is_left_out_past_the_cap(client, collection, monkeyp
     monkeypatch.setattr(oai_module, "COUNT_CAP", 7)
     root, _ = list_page(client, verb="ListIdentifiers", metadataPrefix="oai_dc")
     assert root.find(f".//{OAI}resumptionToken").get("completeListSize") == "7"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("old", ["/oai/request", "/server/oai/request"])
+def test_dspaces_oai_base_urls_send_harvesters_here_with_their_query(client, collection, old):
+    """A harvester configured with DSpace's base URL (6: /oai/request, 7: /server/oai/request)
+    is sent to /oai, its request as it was (#42)."""
+    query = "verb=ListRecords&metadataPrefix=oai_dc&set=col_1%2F2"
+    answer = client.get(f"{old}?{query}")
+    assert (answer.status_code, answer["Location"]) == (301, f"/oai?{query}")
+    assert client.get(old)["Location"] == "/oai"
+    posted = client.post(old, {"verb": "Identify"})
+    assert (posted.status_code, posted["Location"]) == (308, "/oai")
+    followed = client.get(old, {"verb": "ListIdentifiers", "metadataPrefix": "oai_dc"},
+                          follow=True)
+    assert followed.redirect_chain == [
+        ("/oai?verb=ListIdentifiers&metadataPrefix=oai_dc", 301)]
+    assert len(etree.fromstring(followed.content).findall(f".//{OAI}header")) == 3

@@ -107,3 +107,21 @@ def test_the_language_is_the_iso_639_code_of_the_tag(tag, code):
 
 def test_the_docstring_examples_hold():
     assert doctest.testmod(openaire).failed == 0
+
+
+@pytest.mark.parametrize("written,label,uri", [
+    ("info:eu-repo/semantics/article", "journal article", "c_6501"),
+    ("info:eu-repo/semantics/masterThesis", "master thesis", "c_bdcc"),
+    ("info:eu-repo/semantics/doctoralThesis", "doctoral thesis", "c_db06"),
+    ("info:eu-repo/semantics/conferenceObject", "conference object", "c_c94f"),
+    ("info:eu-repo/semantics/bookPart", "book part", "c_3248"),
+])
+def test_an_openaire_type_as_brazilian_dspaces_write_it_is_that_type_not_text(
+        written, label, uri):
+    """Items harvested or imported before #42 kept `info:eu-repo/semantics/article` as
+    written: OpenAIRE's output says the article, not "text"."""
+    record = Record(ibi=FULL.ibi, ibip=FULL.ibip, title="T", persistent_url=FULL.persistent_url,
+                    types=(written,))
+    resource_type = parsed(record).find("oaire:resourceType", NS)
+    assert (resource_type.text, resource_type.get("uri")) == (
+        label, f"http://purl.org/coar/resource_type/{uri}")

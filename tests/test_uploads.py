@@ -438,3 +438,19 @@ def test_the_beat_sweeps_expired_uploads_by_itself(api, settings, eager_tasks):
     assert app.tasks["archive.tasks.sweep_uploads"].delay().get() == 2
     assert [str(u.id) for u in PendingUpload.objects.all()] == [waiting]
     assert pending_files() == sorted([waiting, "young-bytes"])
+
+
+def test_a_deposited_upload_is_linked_into_storage_not_copied(api):
+    """On the local disk the upload's bytes get a second name under col/ (a hard link, as the
+    README says), never a second copy: a 2 GiB upload never needs 4 GiB (#42)."""
+    url = created(api, name="grande.bin", length=5)["Location"]
+    patched(api, url, b"12345", 0)
+    waiting = os.stat(pending.path_of(PendingUpload.objects.get()))
+    upload = PendingUpload.objects.get()
+    response = api.post("/api/items/", {"title": "Grande", "uploads": [str(upload.id)]},
+                        format="multipart", secure=True)
+    assert response.status_code == 201, response.content
+    item = Item.objects.get(title="Grande")
+    stored = os.stat(storage.default_storage.path(storage.file_key(item.ibi, "grande.bin")))
+    assert (stored.st_dev, stored.st_ino) == (waiting.st_dev, waiting.st_ino)
+    assert storage.open_file(item.ibi, "grande.bin").read() == b"12345"

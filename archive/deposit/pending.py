@@ -511,6 +511,19 @@ class _S3Source:
         pass
 
 
+class _Waiting(File):
+    """A complete upload in the upload folder: storage.AtomicFileSystemStorage links these
+    bytes under col/ as it links a temporary file (a second name, no copy; a copy only when
+    the folders are on different file systems). Nothing writes an upload once complete."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        super().__init__(path.open("rb"), name=name)
+        self.path = path
+
+    def temporary_file_path(self) -> str:
+        return str(self.path)
+
+
 @contextlib.contextmanager
 def opened(uploads: list[PendingUpload]) -> Iterator[list[Upload]]:
     """The deposit services' Uploads of complete pending uploads, their checksums and sizes
@@ -521,7 +534,7 @@ def opened(uploads: list[PendingUpload]) -> Iterator[list[Upload]]:
             if storage.on_s3():
                 source = _S3Source(upload)
             else:
-                source = File(path_of(upload).open("rb"), name=upload.name)
+                source = _Waiting(path_of(upload), upload.name)
                 source.sha256, source.size = upload.sha256, upload.length
             files.append(source)
         yield [Upload(name=upload.name, file=file, content_type=upload.content_type)

@@ -2,7 +2,8 @@
 
 Every function is keyword-only and raises ServiceError subclasses, which views turn into 4xx.
 Files are stored before the row commits and removed again if anything after them fails, so a
-crash leaves at worst orphan files under a never-committed IBI, which `manage.py fsck` finds.
+crash leaves at worst orphan files under a never-committed IBI, which `manage.py fsck` finds;
+an import journals its writes (`journal`, staging.py), so that fsck removes those at once.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from ..models import (
     normalize_language,
     validate_language,
 )
-from . import content_types, controlled, limits, selectors, storage
+from . import content_types, controlled, limits, selectors, staging, storage
 from .values import DATE_EXAMPLES, is_date
 
 
@@ -226,10 +227,12 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
     return sums
 
 
-def _store_all(rep: str, uploads: list[Upload], sums) -> list[ItemFile]:
+def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemFile]:
     stored: list[str] = []
     try:
         for upload, (sha, size) in zip(uploads, sums, strict=True):
+            if staged is not None:
+                staging.renew(staged)
             upload.file.sha256, upload.file.size = sha, size
             storage.store(rep, upload.name, upload.file)
             stored.append(upload.name)
@@ -382,6 +385,7 @@ def item_deposit(
     restricted_files: Iterable[str] = (),
     on_saved: Callable[[Item], None] | None = None,
     restored_date: Decimal | None = None,
+    journal: bool = False,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
 
@@ -389,7 +393,8 @@ def item_deposit(
     date (archive/dspace/ibis.py), which is not minted again (minting.restored).
 
     `access` (open when None) and `restricted_files` (names among the files) say who may read
-    its files; they are checked before anything is stored (`clean_access`).
+    its files; they are checked before anything is stored (`clean_access`). `journal`: the
+    write is journaled (staging.py), so that fsck removes what a kill leaves (imports).
 
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
     item or not at all (idempotency.py links the client's key to the item so; every write here
@@ -421,27 +426,34 @@ def item_deposit(
 
     minted = mint() if restored_date is None else restored(restored_date)
     item.ibi, item.ibip = minted.rep, minted.ibip
-    files = _store_all(item.ibi, uploads, sums)
+    staged = staging.begin(item.ibi) if journal else None
     try:
-        with transaction.atomic():
-            item.save()
-            for row in metadata:
-                row.item = item
-            DcValue.objects.bulk_create(metadata)
-            for f in files:
-                f.item = item
-                f.restricted = f.name in restricted
-            ItemFile.objects.bulk_create(files)
-            if on_saved is not None:
-                on_saved(item)
-    except IntegrityError:
-        # Lost a race the checks above could not see, e.g. two new editions of one item.
-        storage.remove(item.ibi, names)
-        raise Conflict(_("a concurrent change took this edition link or file name; "
-                         "reload and try again")) from None
-    except BaseException:
-        storage.remove(item.ibi, names)
-        raise
+        files = _store_all(item.ibi, uploads, sums, staged)
+        try:
+            with transaction.atomic():
+                item.save()
+                for row in metadata:
+                    row.item = item
+                DcValue.objects.bulk_create(metadata)
+                for f in files:
+                    f.item = item
+                    f.restricted = f.name in restricted
+                ItemFile.objects.bulk_create(files)
+                if staged is not None:
+                    staging.end(staged)
+                if on_saved is not None:
+                    on_saved(item)
+        except IntegrityError:
+            # Lost a race the checks above could not see, e.g. two new editions of one item.
+            storage.remove(item.ibi, names)
+            raise Conflict(_("a concurrent change took this edition link or file name; "
+                             "reload and try again")) from None
+        except BaseException:
+            storage.remove(item.ibi, names)
+            raise
+    finally:
+        if staged is not None:
+            staging.forget(staged)  # gone already when the rows committed
     return item
 
 
@@ -497,30 +509,38 @@ def _check_translation(item: Item, original: Item | None) -> None:
 
 
 def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | None = None,
-                   on_saved: Callable[[Item], None] | None = None) -> list[ItemFile]:
+                   on_saved: Callable[[Item], None] | None = None, journal: bool = False
+                   ) -> list[ItemFile]:
     """Add files to an existing item; existing names are never overwritten. `on_saved(item)`
-    runs in the rows' own transaction (as item_deposit's)."""
+    runs in the rows' own transaction, and `journal` journals the write (as item_deposit's)."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     uploads = _clean_uploads(uploads, existing=set(item.files.values_list("name", flat=True)))
     sums = _checksums(uploads, sha256)
-    files = _store_all(item.ibi, uploads, sums)
+    staged = staging.begin(item.ibi) if journal else None
     try:
-        with transaction.atomic():
-            for f in files:
-                f.item = item
-            ItemFile.objects.bulk_create(files)
-            if not item.target_file and files:
-                item.target_file = files[0].name
-            item.save(update_fields=["target_file", "updated"])
-            if on_saved is not None:
-                on_saved(item)
-    except IntegrityError:
-        storage.remove(item.ibi, [u.name for u in uploads])
-        raise Conflict(_("a concurrent upload took one of these file names")) from None
-    except BaseException:
-        storage.remove(item.ibi, [u.name for u in uploads])
-        raise
+        files = _store_all(item.ibi, uploads, sums, staged)
+        try:
+            with transaction.atomic():
+                for f in files:
+                    f.item = item
+                ItemFile.objects.bulk_create(files)
+                if not item.target_file and files:
+                    item.target_file = files[0].name
+                item.save(update_fields=["target_file", "updated"])
+                if staged is not None:
+                    staging.end(staged)
+                if on_saved is not None:
+                    on_saved(item)
+        except IntegrityError:
+            storage.remove(item.ibi, [u.name for u in uploads])
+            raise Conflict(_("a concurrent upload took one of these file names")) from None
+        except BaseException:
+            storage.remove(item.ibi, [u.name for u in uploads])
+            raise
+    finally:
+        if staged is not None:
+            staging.forget(staged)
     return files
 
 

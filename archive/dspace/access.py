@@ -9,9 +9,11 @@ access/policy.py decides for every channel), set through the deposit services' o
     restrictedAccess, embargoed with
     no day, an embargo "forever"     → restricted
     closedAccess, metadataOnlyAccess → metadata only
+    an access value no one knows     → metadata only (closed), and the report says so
     a file readable by a group only  → that file restricted, the others open
 
-Nothing DSpace restricted is ever imported open.
+The words are crosswalk.py's one vocabulary (`access_of`). Nothing DSpace restricted is ever
+imported open.
 """
 from __future__ import annotations
 

@@ -19,11 +19,13 @@ Read (`to_item`), following DSpace's own oai_dc crosswalk where it has one:
 
 DSpace's own book-keeping (dc.date.accessioned, dc.date.available, dc.description.provenance,
 dc.format.mimetype) and fields with no Dublin Core meaning here (local.*, dspace.*, further
-titles and languages) are not kept: the report names them. Access: dc.rights.accessRights /
-dc.rights.access (`embargoedAccess`, `restrictedAccess`, `metadataOnlyAccess`, `closedAccess`
-or their COAR URIs), an embargo date (dc.date.embargo, dc.date.embargoend,
-dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …) in the future, or a file readable by
-another group than Anonymous make `access` say why the item is not open.
+titles and languages) are not kept: the report names them. Access: any rights field naming
+an access level in the one vocabulary (deposit/controlled.py `access_of`: COAR's URIs and
+labels in English, Portuguese and Spanish, OpenAIRE's `info:eu-repo/semantics/*Access`,
+DSpace's words; an unknown value of an access field is closed, `read_rights`), an embargo date
+(dc.date.embargo, dc.date.embargoend, dc.embargo.liftdate, dc.embargo.terms, local.embargo.* …)
+in the future, or a file readable by another group than Anonymous make `access` say why the
+item is not open.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from datetime import date
 
 from django.utils.translation import gettext as _
 
+from ..deposit import controlled
 from . import handles
 from .saf import ContentLine, MetadataValue
 
@@ -71,25 +74,35 @@ _BOOKKEEPING = {("dc", "date", "accessioned"), ("dc", "date", "available"),
                 ("dcterms", "provenance", "")}
 _ACCESS_FIELDS = {("dc", "rights", "accessrights"), ("dc", "rights", "access"),
                   ("dcterms", "accessrights", ""), ("datacite", "rights", "")}
-_OPEN = {"openaccess", "open access", "info:eu-repo/semantics/openaccess",
-         "http://purl.org/coar/access_right/c_abf2"}
-# Access levels (COAR access rights) as DSpace and OpenAIRE write them, by the end of the value.
-EMBARGOED, RESTRICTED, METADATA_ONLY = "embargoed", "restricted", "metadata-only"
-_LEVELS = {"embargoedaccess": EMBARGOED, "c_f1cf": EMBARGOED,
-           "restrictedaccess": RESTRICTED, "c_16ec": RESTRICTED,
-           "closedaccess": METADATA_ONLY, "c_14cb": METADATA_ONLY,
-           "metadataonlyaccess": METADATA_ONLY}
+# Access levels (COAR access rights), from the most open to the most restrictive.
+OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = controlled.ACCESS_LEVELS
+EU_REPO_ACCESS = controlled.EU_REPO_ACCESS
 
 
-def access_level(value: str) -> str:
-    """The level an access right names ("" for open or unknown): `info:eu-repo/semantics/
-    embargoedAccess`, `restrictedAccess`, a COAR URI (…/c_16ec) …"""
-    tail = value.strip().lower().replace(" ", "").rstrip("/").rsplit("/", 1)[-1]
-    return _LEVELS.get(tail, "")
+def read_rights(mapped: Mapped, value: str, field: str, *, access_field: bool) -> bool:
+    """Whether a rights value says who may read the item (its level then noted in `mapped`:
+    the most restrictive of those said wins), rather than a licence or a rights statement.
+    A value of an access field (`access_field`), or of COAR's or OpenAIRE's access namespace,
+    that names no level the vocabulary knows makes the item closed (metadata only), and a
+    note for the report says so."""
+    level = controlled.access_of(value)
+    if level is None:
+        if controlled.is_licence(value) or not (access_field
+                                                or controlled.in_access_namespace(value)):
+            return False
+        level = METADATA_ONLY
+        mapped.notes.append(_("unknown access value %(value)r in %(field)s: imported closed "
+                              "(metadata only)") % {"value": value, "field": field})
+    if level != OPEN:
+        mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
+            "value": value, "field": field}
+        mapped.level = controlled.most_restrictive(mapped.level or OPEN, level)
+    return True
+
+
 _EMBARGO_FIELDS = re.compile(r"(embargo|liftdate|embargoend)", re.IGNORECASE)
 # OpenAIRE's guidelines (for DSpace's registry, which has no embargo field by default): the
 # access right in dc.rights, the embargo's end in dc.date.
-EU_REPO_ACCESS = "info:eu-repo/semantics/"
 _EMBARGO_END = re.compile(r"info:eu-repo/date/embargoEnd/[0-9]{4}-[0-9]{2}-[0-9]{2}$",
                           re.IGNORECASE)
 _EU_REPO = {EMBARGOED: "embargoedAccess", RESTRICTED: "restrictedAccess",
@@ -114,6 +127,7 @@ class Mapped:
     embargo_until: date | None = None  # with EMBARGOED: the first day its files are open
     restricted_files: list[str] = field(default_factory=list)  # open to a group only
     not_kept: list[str] = field(default_factory=list)  # fields dropped, e.g. dc.title.alternative
+    notes: list[str] = field(default_factory=list)  # for the report, e.g. an unknown access
 
 
 def _element(value: MetadataValue) -> str | None:
@@ -138,6 +152,11 @@ def normal_date(value: str) -> str:
     text = value.strip()
     match = _DAY.match(text)
     return match.group(0) if match and text[10:11] in ("T", " ") else text
+
+
+def is_embargo_end(value: str) -> bool:
+    """Whether a dc:date value is OpenAIRE's embargo end: info:eu-repo/date/embargoEnd/<day>."""
+    return bool(_EMBARGO_END.match(value.strip()))
 
 
 def embargo_until(values: Iterable[MetadataValue]) -> date | None:
@@ -172,6 +191,26 @@ def restricted_groups(lines: Sequence[ContentLine]) -> list[str]:
     return groups
 
 
+def settle_embargo(mapped: Mapped, until: date | None, today: date) -> None:
+    """The level once the embargo's day is known: embargoed until a day to come (liftembargoes
+    opens it then), closed for an embargo "forever"; embargoed with its day gone, open (as
+    DSpace opens it that day, its access right often left unchanged; so a record harvested
+    again never closes what liftembargoes opened); embargoed with no day at all, restricted."""
+    if until is not None and until > today:
+        if until == date.max:
+            mapped.access = mapped.access or _("embargoed for ever")
+            mapped.level = METADATA_ONLY if mapped.level == METADATA_ONLY else RESTRICTED
+        else:
+            mapped.access = mapped.access or _("embargoed until %(day)s") % {
+                "day": until.isoformat()}
+            if mapped.level in ("", EMBARGOED):
+                mapped.level, mapped.embargo_until = EMBARGOED, until
+    elif mapped.level == EMBARGOED and until is not None:  # over: open
+        mapped.level, mapped.access = "", ""
+    elif mapped.level == EMBARGOED:  # embargoed, with no day: closed until told
+        mapped.level = RESTRICTED
+
+
 def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             handle: str = "", today: date | None = None) -> Mapped:
     """The item that DSpace's metadata, `contents` and `handle` describe."""
@@ -197,16 +236,14 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             else:
                 mapped.not_kept.append(value.field)
             continue
-        if key[:2] in (("dc", "rights"), ("dcterms", "rights")) and value.value.strip(
-                ).lower().startswith(EU_REPO_ACCESS) and not key[2]:
-            key = ("dc", "rights", "accessrights")  # an access right written in dc.rights
         if _EMBARGO_END.match(value.value.strip()):
             continue  # the embargo's day (OpenAIRE's dc.date form), read by embargo_until
+        if (key[:2] == ("dc", "rights") and key[2] != "holder" or key in _ACCESS_FIELDS
+                or key[:2] in (("dcterms", "rights"), ("dcterms", "license"))) and read_rights(
+                mapped, value.value, value.field, access_field=key in _ACCESS_FIELDS):
+            continue
         if key in _ACCESS_FIELDS:
-            if value.value.strip().lower() not in _OPEN:
-                mapped.access = mapped.access or _("access %(value)s (%(field)s)") % {
-                    "value": value.value, "field": value.field}
-                mapped.level = mapped.level or access_level(value.value) or RESTRICTED
+            mapped.dc.setdefault("rights", []).append(value.value)  # a licence
             continue
         if _EMBARGO_FIELDS.search(value.field):
             continue  # read below, by embargo_until
@@ -237,18 +274,7 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
         if key in dates:
             mapped.dc["date"] = [normal_date(dates[key])]
             break
-    until = embargo_until(values)
-    if until is not None and until > today:
-        if until == date.max:
-            mapped.access = mapped.access or _("embargoed for ever")
-            mapped.level = METADATA_ONLY if mapped.level == METADATA_ONLY else RESTRICTED
-        else:
-            mapped.access = mapped.access or _("embargoed until %(day)s") % {
-                "day": until.isoformat()}
-            if mapped.level in ("", EMBARGOED):
-                mapped.level, mapped.embargo_until = EMBARGOED, until
-    elif mapped.level == EMBARGOED:  # embargoed, with no day to come: closed until told
-        mapped.level = RESTRICTED
+    settle_embargo(mapped, embargo_until(values), today)
     groups = restricted_groups(lines)
     if groups:
         mapped.restricted_files = [line.name for line in lines if line.bundle == "ORIGINAL"

@@ -46,8 +46,7 @@ from django.utils.translation import gettext as _
 from ..deposit import services as deposit
 from ..deposit import storage
 from ..models import HarvestSource, Item
-from . import access, crosswalk, handles, ibis, oaipmh, services
-from .crosswalk import RESTRICTED
+from . import access, crosswalk, handles, ibis, oaipmh, saf, services
 from .remote import Remote, RemoteError
 from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
@@ -82,8 +81,10 @@ def pick_date(values: list[str]) -> str:
 
 def mapped_record(dc: dict[str, list[str]], today: date | None = None) -> crosswalk.Mapped:
     """oai_dc's elements as an item: the first title and language; Handles and DSpace UUIDs
-    among dc:identifier kept as alternate identifiers; dc:rights saying a closed access make
-    it restricted."""
+    among dc:identifier kept as alternate identifiers; a dc:rights naming an access level
+    (crosswalk's one vocabulary) is the item's level, with OpenAIRE's embargo end
+    (`info:eu-repo/date/embargoEnd/<day>` in dc:date) the day an embargo lifts."""
+    today = today or date.today()  # noqa: DTZ011 (an embargo's day is the library's)
     mapped = crosswalk.Mapped()
     titles = dc.get("title", [])
     mapped.title = titles[0] if titles else ""
@@ -95,10 +96,15 @@ def mapped_record(dc: dict[str, list[str]], today: date | None = None) -> crossw
             break
         except deposit.ServiceError:
             mapped.not_kept.append("dc:language")
+    until = None
     for element, values in dc.items():
         if element in ("title", "language"):
             continue
         if element == "date":
+            ends = [v for v in values if crosswalk.is_embargo_end(v)]
+            until = crosswalk.embargo_until(
+                saf.MetadataValue("dc", "date", "", "", v) for v in ends)
+            values = [v for v in values if v not in ends]
             chosen = pick_date(values)
             if chosen:
                 mapped.dc["date"] = [chosen]
@@ -108,15 +114,11 @@ def mapped_record(dc: dict[str, list[str]], today: date | None = None) -> crossw
         for value in values:
             if element == "identifier" and _alternate(mapped, value):
                 continue
-            level = crosswalk.access_level(value) if element == "rights" else ""
-            if level:  # OpenAIRE's info:eu-repo access rights, COAR's URIs
-                mapped.access = mapped.access or _("access %(value)s (dc:rights)") % {
-                    "value": value}
-                # An embargo's end is not in oai_dc: closed until a librarian says.
-                mapped.level = mapped.level or (RESTRICTED if level == crosswalk.EMBARGOED
-                                                else level)
+            if element == "rights" and crosswalk.read_rights(mapped, value, "dc:rights",
+                                                             access_field=False):
                 continue
             mapped.dc.setdefault(element, []).append(value)
+    crosswalk.settle_embargo(mapped, until, today)
     mapped.not_kept = sorted(set(mapped.not_kept))
     return mapped
 
@@ -291,6 +293,7 @@ class Harvester:
                             else f"{type(exc).__name__}: {exc}")
             return
         self.report.add(status, source, identifier=source, ibi=item.ibi if item else "",
+                        reason="; ".join(mapped.notes) if mapped else "",
                         not_kept=mapped.not_kept if mapped else None)
 
     def _upsert(self, header: oaipmh.Header, metadata):

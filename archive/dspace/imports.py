@@ -4,8 +4,11 @@ Each item folder becomes an item with a freshly minted IBI, keeping its Handle (
 file, or a Handle in dc.identifier.uri) and its DSpace UUID as alternate identifiers. Its
 ORIGINAL bundle becomes its files, the `primary:true` one the target file (else the first);
 other bundles (THUMBNAIL, TEXT, LICENSE …) are skipped and counted. Metadata goes through
-crosswalk.py. An item whose Handle is already here is the same item: left alone when nothing
-changed (skipped), else its metadata replaced and new files added (updated).
+crosswalk.py. An item whose Handle (or DSpace UUID) is already here is the same item: left
+alone when nothing changed (skipped), else its metadata replaced and new files added
+(updated). A package with neither (DSpace's batch-ingest SAF) is known again by its content:
+an item here with its title and exactly its files (names and SHA-256), or, without files, its
+title and metadata. `dry_run` decides all this and reports it, and writes nothing.
 
 Every item stands alone: one that cannot be read or stored fails with its reason and the file
 and line where it was found, and the others still come in. A failed item leaves nothing: the
@@ -29,9 +32,9 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
-from ..deposit import storage
+from ..deposit import staging, storage
 from ..models import Item
-from . import access, crosswalk, handles, ibis, saf, services
+from . import access, crosswalk, handles, ibis, saf, selectors, services
 from .packages import Package
 from .report import FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
@@ -97,6 +100,8 @@ class Importer:
     same_repository: bool = False
     # Items that carry an IBI not held here: copied, or migrated with --migrate (ibis.py).
     keeping: ibis.Keeping = field(default_factory=ibis.Keeping)
+    # Say what would be imported, updated, skipped or would fail; change nothing.
+    dry_run: bool = False
     # What is kept per package between the passes, small whatever the collection: its Handles
     # and why it could not be scanned; after its import, its item's id (None: failed).
     scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
@@ -164,12 +169,13 @@ class Importer:
             self.report.add(FAILED, package.name, line=f"{package.name}/{where}" if where
                             else package.name, identifier=handle, reason=reason(exc))
         else:
-            self.done[package.name] = item.pk
-            self.report.add(status, package.name, identifier=handle, ibi=item.ibi,
-                            not_kept=mapped.not_kept)
+            self.done[package.name] = item.pk if item is not None else None
+            self.report.add(status, package.name, identifier=handle,
+                            ibi=item.ibi if item is not None else "",
+                            reason="; ".join(mapped.notes), not_kept=mapped.not_kept)
         self.progress(1)
 
-    def _import(self, package: Package) -> tuple[str, Item, crosswalk.Mapped]:
+    def _import(self, package: Package) -> tuple[str, Item | None, crosswalk.Mapped]:
         for entry, reason in package.problems:
             raise saf.SafError(reason, entry.partition("/")[2] or entry)
         lines = (saf.read_contents(package.read(saf.CONTENTS).decode("utf-8-sig"))
@@ -193,13 +199,6 @@ class Importer:
         status, existing, restored = self._carried(mapped, ids, services.holder(ids))
         if status is not None:
             return status, existing, mapped
-        previous = self._previous(package, existing)
-        # An edition reference that is no link here stays what DSpace said: a relation.
-        linked = {self.previous.get(package.name)} if previous is not None else set()
-        unlinked = [v for v in mapped.newer_than if _key(v) not in linked]
-        unlinked += [v for v in mapped.older_than if _key(v) not in self.owners]
-        if unlinked:
-            mapped.dc.setdefault("relation", []).extend(unlinked)
         with ExitStack() as stack:
             uploads = []
             for line in files:
@@ -211,13 +210,25 @@ class Importer:
             target = next((u.name for u, line in zip(uploads, files, strict=True)
                            if line.primary), "")
             target = storage.safe_name(target) if target else ""
+            # Read once: the deposit services take the checksums kept on the files.
+            sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
+            if existing is None and not ids and restored is None:
+                existing = self._same_content(mapped, sums)
+            previous = self._previous(package, existing)
+            # An edition reference that is no link here stays what DSpace said: a relation.
+            linked = {self.previous.get(package.name)} if previous is not None else set()
+            unlinked = [v for v in mapped.newer_than if _key(v) not in linked]
+            unlinked += [v for v in mapped.older_than if _key(v) not in self.owners]
+            if unlinked:
+                mapped.dc.setdefault("relation", []).extend(unlinked)
             if existing is None:
+                if self.dry_run:
+                    return IMPORTED, None, mapped
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=mapped.dc, uploads=uploads, target_file=target,
                                         ids=ids, previous_edition=previous, access=level,
                                         restricted_files=restricted, restored_date=restored)
                 return IMPORTED, item, mapped
-            sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
             if services.same(existing, title=mapped.title, language=mapped.language,
                              dc=mapped.dc, files=sums) and services.same_access(
                     existing, level, restricted):
@@ -231,6 +242,8 @@ class Importer:
                                              "file here never changes") % {
                         "name": name, "ibi": existing.ibi})
             new = [u for u in uploads if storage.safe_name(u.name) not in held]
+            if self.dry_run:
+                return UPDATED, existing, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
                                    dc=mapped.dc, uploads=new, ids=ids, access=level,
                                    restricted_files=restricted)
@@ -255,12 +268,23 @@ class Importer:
             return None, held, None
         if held is None and (date := ibis.minted_here(carried)) is not None:
             return None, None, date
+        if self.dry_run:  # kept as a Copy (or migrated), or a Copy held here refreshed
+            return (IMPORTED if held is None else UPDATED), held, None
         if held is None:
             item, status = ibis.keep(carried, self.keeping).item, IMPORTED
         else:
             item, status = held, UPDATED if ibis.refresh(held) else SKIPPED
         services.add_ids(item, ids)
         return status, item, None
+
+    def _same_content(self, mapped: crosswalk.Mapped, sums: dict[str, str]) -> Item | None:
+        """The item a package without Handle or UUID made before: the same title and files
+        (names and SHA-256); with no files, the same metadata too (relations aside: those to
+        other items of the export become edition links or stay text as the run finds them)."""
+        return next((item for item in selectors.items_with_content(mapped.title, sums)
+                     if sums or services.same(
+                         item, title=mapped.title, language=mapped.language,
+                         dc={**mapped.dc, "relation": item.dc("relation")}, files={})), None)
 
     def _previous(self, package: Package, existing: Item | None) -> Item | None:
         ref = self.previous.get(package.name)
@@ -281,7 +305,8 @@ class Importer:
 def reason(exc: Exception) -> str:
     """What the report says of a failure: the message of the errors we expect, else the
     exception's type too (a fault of ours, or of the source, that the operator can report)."""
-    if isinstance(exc, saf.SafError | deposit.ServiceError | OSError | UnicodeError):
+    if isinstance(exc, saf.SafError | deposit.ServiceError | staging.Abandoned | OSError
+                  | UnicodeError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
@@ -297,9 +322,10 @@ def _sha256(fileobj) -> str:
 def import_packages(packages: Iterable[Package], report: Report, *,
                     progress: Callable[[int], None] = lambda n: None,
                     today: date | None = None, same_repository: bool = False,
-                    keeping: ibis.Keeping | None = None) -> Report:
+                    keeping: ibis.Keeping | None = None, dry_run: bool = False) -> Report:
     importer = Importer(list(packages), report, progress=progress,
-                        same_repository=same_repository, keeping=keeping or ibis.Keeping())
+                        same_repository=same_repository, keeping=keeping or ibis.Keeping(),
+                        dry_run=dry_run)
     if today is not None:
         importer.today = today
     return importer.run()

@@ -1,4 +1,5 @@
-"""Reads: the item, or the file of an item, that an identifier it had elsewhere names."""
+"""Reads: the item, or the file of an item, that an identifier it had elsewhere names, or
+whose content an item without identifiers has."""
 from __future__ import annotations
 
 from ..models import AlternateIdentifier, Item, ItemFile
@@ -48,3 +49,17 @@ def _kept(item: Item, name: str) -> str:
 
 def handles_of(item: Item) -> list[str]:
     return list(item.alternate_ids.filter(scheme=Scheme.HANDLE).values_list("value", flat=True))
+
+
+def items_with_content(title: str, files: dict[str, str]) -> list[Item]:
+    """The items here (not deleted) with this title and exactly these files (name → sha256):
+    how an item of a package without Handle or UUID, imported before, is known again."""
+    items = Item.objects.filter(title=title.strip(), is_archive_service=False).exclude(
+        state=Item.State.DELETED)
+    if files:
+        name, sha = min(files.items())
+        items = items.filter(files__name=name, files__sha256=sha)
+    else:
+        items = items.filter(files__isnull=True)
+    return [item for item in items.order_by("pk")
+            if dict(item.files.values_list("name", "sha256")) == files]

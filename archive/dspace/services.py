@@ -3,8 +3,10 @@
 An item comes in through the deposit services (its IBI minted, its files stored, its record
 checked as any deposit's); its alternate identifiers (models.AlternateIdentifier) are written
 in the item's own transaction (`on_saved`), so an item is never here without them, nor they
-without it. A Handle or UUID that another item holds already is a Conflict, and nothing of
-the new item remains (the deposit services remove its stored files).
+without it. Its files are stored journaled (deposit/staging.py): an import killed between
+storing them and committing leaves nothing that the next fsck does not remove. A Handle or
+UUID that another item holds already is a Conflict, and nothing of the new item remains (the
+deposit services remove its stored files).
 """
 from __future__ import annotations
 
@@ -101,7 +103,8 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
         previous_edition=previous_edition, access=access,
-        restricted_files=restricted_files, on_saved=write, restored_date=restored_date)
+        restricted_files=restricted_files, on_saved=write, restored_date=restored_date,
+        journal=True)
 
 
 def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
@@ -137,12 +140,11 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
     replaced: a file of the same name with other bytes is a Conflict, before any change)."""
     if item.is_deleted:
         raise services.Conflict(_("%(ibi)s is deleted here") % {"ibi": item.ibi})
-    with transaction.atomic():
+
+    def write(item: Item) -> None:
         services.item_update(item=item, title=title, language=language,
                              dc={e: dc.get(e, []) for e in DC_ELEMENTS})
         add_ids(item, ids)
-        if uploads:
-            services.item_add_files(item=item, uploads=uploads)
         level = access or services.Access()
         if (item.access_rights, item.embargo_until, set(restricted_files)) != (
                 level.rights, level.embargo_until,
@@ -150,6 +152,12 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
             services.item_set_access(item=item, rights=level.rights,
                                      embargo_until=level.embargo_until, reason=level.reason,
                                      restricted_files=list(restricted_files))
+
+    if uploads:  # the files stored first, journaled; all the rest in their rows' transaction
+        services.item_add_files(item=item, uploads=uploads, on_saved=write, journal=True)
+    else:
+        with transaction.atomic():
+            write(item)
     return item
 
 

@@ -25,6 +25,7 @@ from ..deposit.controlled import (  # noqa: F401  (the edges' one face of the vo
     LICENCES,
     TYPE_CHOICES,
     Licence,
+    eu_repo_type,
     fold,
     label_of,
     licence_of,
@@ -158,8 +159,9 @@ for _kind, _names in _KINDS:
 
 
 def kind_of(value: str) -> Kind | None:
-    """The Kind one dc:type value names (a COAR URI, a label, a DCMI type), or None."""
-    text = value.strip()
+    """The Kind one dc:type value names (a COAR URI, a label, a DCMI type, an OpenAIRE
+    info:eu-repo/semantics type), or None."""
+    text = eu_repo_type(value) or value.strip()
     for prefix in (COAR_TYPE, COAR_TYPE.replace("http:", "https:")):
         if text.startswith(prefix):
             return _BY_NAME.get(text[len(prefix):].strip("/"))

@@ -6,6 +6,8 @@ citation by Handle or DSpace URL keeps working after a migration (archive/dspace
     /bitstream/<prefix>/<suffix>/<n>/<file>         → the file (jspui, DSpace's OAI links)
     /items/<uuid>[/full], /entities/<type>/<uuid>   → the landing page (DSpace 7)
     /bitstreams/<uuid>[/download]                   → the file (DSpace 7)
+    /oai/request, /server/oai/request[?…]           → /oai, the query kept (301; 308 for a
+                                                      POST, whose form goes along)
 
 The same under /xmlui/ or /jspui/. A file that is not here by that name (renamed, or the
 bitstream of another bundle) or that is not open to all leads to the item's page; a deleted
@@ -16,6 +18,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
 
 from ..access import policy
 from ..deposit import links
@@ -88,3 +92,17 @@ def bitstream(request: HttpRequest, uuid) -> HttpResponse:
         return _not_found(request, str(uuid))
     item, name = found
     return _file(request, item, name)
+
+
+@csrf_exempt  # harvesters POST form-encoded requests without a session, as to /oai
+@require_http_methods(["GET", "HEAD", "POST"])
+def oai(request: HttpRequest) -> HttpResponse:
+    """DSpace's OAI-PMH base URLs (DSpace 6's /oai/request, DSpace 7's /server/oai/request):
+    a harvester configured with the old base URL is sent to this repository's, its request
+    unchanged (the query string, or a POST's method and body with 308)."""
+    query = request.META.get("QUERY_STRING", "")
+    answer = HttpResponsePermanentRedirect(reverse("archive:oai") + (f"?{query}" if query
+                                                                      else ""))
+    if request.method == "POST":
+        answer.status_code = 308
+    return answer

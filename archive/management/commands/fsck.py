@@ -7,7 +7,10 @@
 
 --fix-orphans removes orphan files, never a file a row claims (checked again just before), and
 only those older than --min-age seconds: a deposit in progress has stored its files but not yet
-committed them. The storage is walked with listdir, so S3 works as the local disk does.
+committed them. An import journals its writes (archive/deposit/staging.py): the files of one
+whose lease has passed (a process killed between storing an item's files and committing it)
+are removed by every run, whatever their age, and those of one at work are "writing", no
+problem. The storage is walked with listdir, so S3 works as the local disk does.
 Exit status 1 while problems remain.
 
 Every run also sweeps the upload folder (FILE_UPLOAD_TEMP_DIR, IBI_UPLOAD_TEMP_DIR) and, on
@@ -37,7 +40,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from archive.deposit import pending, storage
+from archive.deposit import pending, staging, storage
 from archive.management.base import DocumentedCommand
 from archive.models import Item, ItemFile
 
@@ -76,6 +79,8 @@ class Command(DocumentedCommand):
                             help="only remove orphans at least this old (default 3600)")
 
     def handle(self, *args, fix_orphans: bool, min_age: int, **options) -> None:
+        given_up = self._abandoned_writes()
+        writing = staging.writing()
         stored = set(walk())
         expected: dict[str, int] = {}
         problems = 0
@@ -93,9 +98,13 @@ class Command(DocumentedCommand):
                     % {"key": key, "stored": size, "recorded": row.size})
 
         items = set(Item.objects.values_list("ibi", flat=True))
-        removed = 0
+        removed = given_up
         for key in sorted(stored - expected.keys()):
             parts = split_key(key)
+            if parts and parts[0] in writing:
+                self.stdout.write(_("writing  %(key)s (an import is storing its item)")
+                                  % {"key": key})
+                continue
             where = (_("not in a doc/ folder") if parts is None else
                      _("its item exists") if parts[0] in items else _("no item has this IBI"))
             if fix_orphans and self._remove(key, parts, min_age):
@@ -114,6 +123,24 @@ class Command(DocumentedCommand):
         if problems:
             raise CommandError(ngettext("%(count)d problem found", "%(count)d problems found",
                                         problems) % {"count": problems})
+
+    def _abandoned_writes(self) -> int:
+        """The files of journaled writes whose lease has passed (staging.py): an import killed
+        between storing an item's files and committing it. Removed whatever their age, but a
+        file a row claims (its item's, committed before)."""
+        removed = 0
+        for staged in staging.claim_expired():
+            claimed = set(ItemFile.objects.filter(item__ibi=staged.rep).values_list("name",
+                                                                                   flat=True))
+            for name in storage.list_folder(staged.rep):
+                if name not in claimed:
+                    default_storage.delete(storage.file_key(staged.rep, name))
+                    removed += 1
+                    self.stdout.write(_("removed  %(key)s (an import stopped before its item "
+                                        "committed)") % {
+                        "key": storage.file_key(staged.rep, name)})
+            staging.forget(staged)
+        return removed
 
     def _sweep_uploads(self, min_age: int) -> int:
         folders = [Path(settings.FILE_UPLOAD_TEMP_DIR)]

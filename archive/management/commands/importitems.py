@@ -6,7 +6,12 @@ CSV (UTF-8, a header row): one row per item. Columns:
   previous_edition, translation_of: the IBI of an existing item, or the id of an earlier row;
   id: the item's identifier in the source collection (default: the files cell);
   any Dublin Core element (creator, subject, description, …), values separated by `|`
-  (not `;`, which free text such as a description often holds).
+  (not `;`, which free text such as a description often holds). A `rights` value naming an
+  access level in the importers' one vocabulary (archive/deposit/controlled.py `access_of`:
+  "Acesso restrito", a COAR access right's URI, info:eu-repo/semantics/closedAccess …) is the
+  item's access, the most restrictive one said (embargoed, which needs a day, is restricted);
+  a COAR or info:eu-repo access value it does not know imports the item closed (metadata
+  only), and a line of the summary says so.
 
 Folder: one subfolder per item holding its files, and optionally `metadata.json` with the keys
 above (Dublin Core values as a string or a list); without it the subfolder's name is the
@@ -39,7 +44,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
 
-from archive.deposit import bulk_import, selectors, services, values
+from archive.deposit import bulk_import, controlled, selectors, services, values
 from archive.management.base import DocumentedCommand
 from archive.models import DC_ELEMENTS, Item
 
@@ -119,6 +124,24 @@ def _metadata_json(path: Path) -> dict:
     return data
 
 
+def access_of(rights: list[str]) -> tuple[list[str], services.Access | None, list[str]]:
+    """(the rights values that are no access right, the item's Access, what was unknown)."""
+    kept, level, unknown = [], controlled.OPEN, []
+    for value in rights:
+        named = controlled.access_of(value)
+        if named is None and controlled.in_access_namespace(value):
+            named = controlled.METADATA_ONLY
+            unknown.append(_("unknown access value %(value)r in %(field)s: imported closed "
+                             "(metadata only)") % {"value": value, "field": "rights"})
+        if named is None:
+            kept.append(value)
+        else:
+            level = controlled.most_restrictive(level, named)
+    if level == controlled.EMBARGOED:  # no day to lift it on: closed until a librarian says
+        level = controlled.RESTRICTED
+    return kept, services.Access(rights=level) if level != controlled.OPEN else None, unknown
+
+
 def _flag(value) -> bool:
     if isinstance(value, bool):
         return value
@@ -150,6 +173,7 @@ class Command(DocumentedCommand):
         journal_path = (Path(journal) if journal else
                         source_path.with_name(source_path.name + ".imported.jsonl"))
         self.done = self._read_journal(journal_path)
+        self.notes: list[tuple[str, str]] = []  # (id, what the import chose for it)
         self.stdout.write(ngettext("%(count)d item in %(source)s; journal: %(journal)s",
                                    "%(count)d items in %(source)s; journal: %(journal)s",
                                    len(entries)) % {
@@ -186,6 +210,8 @@ class Command(DocumentedCommand):
 
         self.stdout.write(_("%(imported)d imported, %(skipped)d skipped, %(failed)d failed") % {
             "imported": imported, "skipped": skipped, "failed": len(failures)})
+        for entry_id, note in self.notes:
+            self.stdout.write(f"  {entry_id}: {note}")
         for entry_id, reason in failures:
             self.stdout.write("  " + _("failed %(id)s: %(reason)s")
                               % {"id": entry_id, "reason": reason})
@@ -223,6 +249,8 @@ class Command(DocumentedCommand):
             raise ValueError(_("no files"))
         dc = {e: [meta[e]] if isinstance(meta[e], str) else meta[e]
               for e in DC_ELEMENTS if e in meta}
+        dc["rights"], access, unknown = access_of(dc.get("rights", []))
+        self.notes += [(entry.id, note) for note in unknown]
         with ExitStack() as stack:
             # No declared type: deposit.content_types guesses from the name, as for every path.
             uploads = [services.Upload(
@@ -233,7 +261,7 @@ class Command(DocumentedCommand):
                 target_file=meta.get("target_file", ""), language=meta.get("language", ""),
                 previous_edition=self._link(meta.get("previous_edition")),
                 translation_of=self._link(meta.get("translation_of")),
-                transferable=_flag(meta.get("transferable", True)), dc=dc)
+                transferable=_flag(meta.get("transferable", True)), dc=dc, access=access)
 
 
 def _reason(exc: Exception) -> str:

@@ -9,7 +9,12 @@ An item already here by a Handle of DSpace's default prefix (123456789, which ma
 repositories share) is updated only with --same-repository; without it, an item that changed
 fails with the reason, so that another repository's export never overwrites it.
 The ORIGINAL bundle becomes the files (primary: the target file); THUMBNAIL, TEXT and LICENSE
-are skipped and counted. Running it again updates what changed and skips the rest.
+are skipped and counted. Running it again updates what changed and skips the rest: an item
+is known again by its Handle or DSpace UUID, or, in a package without either (DSpace's own
+batch-ingest SAF has none), by its title and files (names and SHA-256; with no files, all its
+metadata), so a second run never makes an item, or an IBI, twice. --dry-run says what would
+be imported, updated, skipped or would fail, in the summary and the report, and changes
+nothing.
 
 Each item that fails is reported with its reason, file and line, and imports nothing; the
 others still come in. The report (one CSV row per item: imported, updated, skipped, failed)
@@ -32,13 +37,18 @@ from archive.dspace import report as reports
 from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
 
 
-def summary(command, run: reports.Report, csv_path: Path) -> None:
+def summary(command, run: reports.Report, csv_path: Path, dry_run: bool = False) -> None:
     """The counts, the first failures, the skipped bundles and where the CSV is."""
     counts = run.counts
-    command.stdout.write(_("%(imported)d imported, %(updated)d updated, %(skipped)d skipped, "
-                           "%(failed)d failed") % {
-        "imported": counts[reports.IMPORTED], "updated": counts[reports.UPDATED],
-        "skipped": counts[reports.SKIPPED], "failed": counts[reports.FAILED]})
+    numbers = {"imported": counts[reports.IMPORTED], "updated": counts[reports.UPDATED],
+               "skipped": counts[reports.SKIPPED], "failed": counts[reports.FAILED]}
+    if dry_run:
+        command.stdout.write(_("dry run, nothing changed: %(imported)d would be imported, "
+                               "%(updated)d updated, %(skipped)d skipped, %(failed)d would "
+                               "fail") % numbers)
+    else:
+        command.stdout.write(_("%(imported)d imported, %(updated)d updated, %(skipped)d "
+                               "skipped, %(failed)d failed") % numbers)
     if run.bundles_skipped:
         command.stdout.write(_("bundles not imported: %(bundles)s") % {"bundles": ", ".join(
             f"{name} {count}" for name, count in sorted(run.bundles_skipped.items()))})
@@ -60,10 +70,14 @@ class Command(DocumentedCommand):
                  "item found by a Handle of DSpace's default prefix 123456789 is updated (by "
                  "default such an item is the same only if nothing changed: many repositories "
                  "share that prefix)")
+        parser.add_argument(
+            "--dry-run", action="store_true",
+            help="say what would be imported, updated, skipped or would fail (the summary and "
+                 "the report), changing nothing")
         keeping_arguments(parser)
 
     def handle(self, *args, source: Path, report: Path | None, same_repository: bool = False,
-               **options) -> None:
+               dry_run: bool = False, **options) -> None:
         check_keeping(options)
         source = source.expanduser().resolve()
         if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
@@ -83,12 +97,12 @@ class Command(DocumentedCommand):
                 for entry, reason in strays:
                     run.add(reports.FAILED, entry, line=entry, reason=reason)
                 imports.import_packages(found, run, progress=bar.update,
-                                        same_repository=same_repository,
+                                        same_repository=same_repository, dry_run=dry_run,
                                         keeping=keeping(options))
         finally:
             if archive is not None:
                 archive.close()
-        summary(self, run, csv_path)
+        summary(self, run, csv_path, dry_run)
         if run.failed:
             raise CommandError(ngettext("%(count)d item or entry failed; see the report",
                                         "%(count)d items or entries failed; see the report",
