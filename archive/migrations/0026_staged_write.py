@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0024_access_answer_mail_owed'),
+        ('archive', '0025_access_request_retention'),
     ]
 
     operations = [
