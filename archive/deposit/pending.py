@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -142,7 +143,7 @@ def _check_quota(owner, length: int) -> None:
     quota = settings.IBI_UPLOAD_QUOTA
     if not quota:
         return
-    type(owner).objects.select_for_update().filter(pk=owner.pk).exists()
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).exists()
     declared = PendingUpload.objects.filter(owner=owner, expires__gt=timezone.now()).aggregate(
         total=Sum("length"))["total"] or 0
     if declared + length > quota:
