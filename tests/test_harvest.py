@@ -273,7 +273,9 @@ def test_a_file_longer_than_its_record_says_fails_its_item_only(source, tmp_path
 
 def test_bad_arguments_are_refused_before_any_request(source, tmp_path):
     for args, said in ((["ftp://x/oai"], "not the base URL"),
-                       ([source.base, "--from", "04/11/2026"], "--from")):
+                       ([source.base, "--from", "04/11/2026"], "--from"),
+                       ([source.base, "--page-delay", "-1"], "--page-delay is seconds"),
+                       ([source.base, "--max-pages", "0"], "--max-pages is a number")):
         with pytest.raises(CommandError, match=said):
             call_command("harvest", *args, stdout=io.StringIO(), stderr=io.StringIO())
     assert source.asked == []

@@ -43,7 +43,7 @@ NAME_KEYS = ("filename", "name")
 # Upload-Metadata naming the file: "filename <base64>" among other pairs (the schema's rule).
 METADATA_PATTERN = r"^([^,]*,)*\s*filename [A-Za-z0-9+/]+={0,2}\s*(,.*)?$"
 TYPE_KEYS = ("filetype", "type", "contentType")
-DRAIN_LIMIT = 64 * 1024 * 1024  # bytes of a refused PATCH read after its answer, at most
+DRAIN_LIMIT = 64 * 1024 * 1024  # bytes of a refused PATCH read (and dropped), at most
 
 
 class UploadPermissions(permissions.BasePermission):
@@ -134,8 +134,7 @@ class _Tus(APIView):
         response["Cache-Control"] = "no-store"
         if request.method == "PATCH" and response.status_code >= 400 \
                 and request.user.is_authenticated:
-            # Django runs these once the server has sent the answer (HttpResponse.close).
-            response._resource_closers.append(lambda: _drain(request._request))
+            _drain(request)
         return response
 
     def options(self, request, *args, **kwargs) -> Response:
@@ -145,13 +144,13 @@ class _Tus(APIView):
 
 
 def _drain(request) -> None:
-    """What a refused PATCH's body still holds, read and thrown away after its answer, up to
+    """What a refused PATCH's body still holds, read and thrown away before its answer, up to
     DRAIN_LIMIT bytes. A refusal is decided from the headers, before a byte of the body is
     read: left unread, the bytes stay on the server's connection, and closing it with them
     unread resets it, which nginx (that passes uploads on unbuffered, still sending them)
-    answers 502 in place of the refusal. Bounded, and for librarians only: an anonymous
-    sender is not worth a thread; deploy/nginx.conf never reuses an upload's connection
-    anyway, drained or not."""
+    answers 502 in place of the refusal. A client sends its whole body before it reads the
+    answer anyway. Bounded, and for users signed in only: an anonymous sender is not worth a
+    thread; deploy/nginx.conf never reuses an upload's connection, drained or not."""
     left = DRAIN_LIMIT
     try:
         while left > 0 and (chunk := request.read(min(pending.CHUNK, left))):

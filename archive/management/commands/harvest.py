@@ -77,10 +77,10 @@ class Command(DocumentedCommand):
         if from_ and not DATESTAMP.fullmatch(from_):
             raise CommandError(_("--from %(value)r is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ")
                                % {"value": from_})
-        if not 0 <= delay <= 3600 or not 0 < timeout <= 3600 or not (
-                page_delay is None or 0 <= page_delay <= 3600):
-            raise CommandError(_("--delay, --page-delay and --timeout are seconds, at most "
-                                 "3600"))
+        if not 0 <= delay <= 3600 or not 0 < timeout <= 3600:
+            raise CommandError(_("--delay and --timeout are seconds, at most 3600"))
+        if page_delay is not None and not 0 <= page_delay <= 3600:
+            raise CommandError(_("--page-delay is seconds, at most 3600"))
         if max_pages is not None and max_pages < 1:
             raise CommandError(_("--max-pages is a number of pages, at least 1"))
         host = urlsplit(base).hostname or "source"
