@@ -334,6 +334,10 @@ ROUTES: dict[str, Urls] = {
         nothing,
     r"^(?:(?:xmlui|jspui)/)?bitstream/(?P<prefix>[^/]+)/(?P<suffix>[^/]+)/(?P<sequence>[0-9]+)"
     r"/(?P<name>.+)$": nothing,
+    # DSpace's OAI-PMH base URLs (#42, 16): a redirect to ours, the query kept.
+    r"^(?:server/)?oai/request$": lambda c: (
+        f"/{prefix}oai/request?verb={verb}&metadataPrefix=oai_dc"
+        for prefix in ("", "server/") for verb in ("ListRecords", "ListIdentifiers")),
     "items/<uuid:uuid>": nothing,
     "items/<uuid:uuid>/full": nothing,
     "entities/<str:entity_type>/<uuid:uuid>": nothing,

@@ -289,8 +289,9 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
     """Forty readers, each from an address of its own, resolve an IBI that a registered
     Archive stalls on, more than gunicorn has threads. At most IBI_RESOLVER_MAX_WAITING of them
     per worker wait (up to the deadline, then a 503: nothing was heard of the item); the others
-    are told at once to come back (503, Retry-After), and meanwhile the site and persistent URLs held here answer at once. (From
-    one address, one resolution per worker waits: tests/test_faults.py.)"""
+    are told at once to come back (503, Retry-After), and meanwhile the site and persistent
+    URLs held here answer at once. (From one address, one resolution per worker waits:
+    tests/test_faults.py.)"""
     token = front.server.librarian_token("stalled")
     here = httpx.post(f"{front.https}/api/items/", verify=False, timeout=30,
                       data={"title": "Held here"},

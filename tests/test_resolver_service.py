@@ -210,7 +210,8 @@ def test_an_address_in_a_denied_network_is_included_and_never_called(client, arc
     assert loads(response.content.decode("ascii"), strict=True) == [
         ("status.archive", "included"), ("status.confirmation", "unsuccessful")]
     assert RegisteredArchive.objects.get().included
-    assert resolved.status_code == 404 and archive.asked == []
+    # Nothing heard of the item, the Archive not asked: a 503, never "not found" (#41).
+    assert resolved.status_code == 503 and archive.asked == []
 
 
 def test_the_resolver_service_answers_get_only_in_any_case_and_always_text_plain(client,

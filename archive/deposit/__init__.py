@@ -14,6 +14,7 @@
 - values: what a date (EDTF level 0) and a language tag (BCP 47) may be, and JSON from outside
   read within bounds (pure).
 - controlled: the type and licence choices, stored as their URIs however named (pure; services).
+- staging: the journal of files stored before their rows commit, which fsck reads (imports).
 """
 __all__ = ["bulk_import", "content_types", "controlled", "idempotency", "limits", "links",
-           "pending", "selectors", "services", "storage", "uploads", "values"]
+           "pending", "selectors", "services", "staging", "storage", "uploads", "values"]
