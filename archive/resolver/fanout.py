@@ -201,7 +201,8 @@ def _by_id(archives: Sequence[RegisteredArchive], answer: Answer) -> RegisteredA
 def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str],
                     deadline: float, stop, reader: str, probe_all: bool
                     ) -> tuple[list[Answer], list[str]]:
-    archives, skipped = health.usable(archives, probe_all=probe_all)
+    known = health.of(a.pk for a in archives)
+    archives, skipped = health.usable(archives, probe_all=probe_all, known=known)
     by_id = {a.pk: a for a in archives}
     asked = asked_of(archives, pairs)
     targets = []
@@ -217,7 +218,7 @@ def _remote_answers(archives: Sequence[RegisteredArchive], pairs: dict[str, str]
         # One Archive that answers fast (the home, or where the item was found last) holds a
         # thread for its usual few milliseconds: no waiting place, or a campus behind one
         # address could resolve one remote IBI at a time (#41 asks the Archive every time).
-        fast = len(targets) == 1 and health.fast(archives[0].pk)
+        fast = len(targets) == 1 and health.fast(known[archives[0].pk])
         with nullcontext() if fast else _waiting_slot(reader):
             replies = client.ask_all_sync(
                 targets, pairs, deadline=deadline, stop=stop,

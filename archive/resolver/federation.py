@@ -93,6 +93,11 @@ def _taken(question: Question, local: Sequence[Answer], found: Sequence[Answer]
     return None
 
 
+def _is(archive: RegisteredArchive | None, location: memory.Location) -> bool:
+    return (archive is not None and archive.pk == location.archive
+            and archive.address == location.address)
+
+
 def _remember(question: Question, taken: Answer) -> None:
     ibi, verbs, _filepath = _key(question)
     memory.remember(ibi, verbs, memory.Location(taken.source.archive, taken.source.address))
@@ -122,8 +127,7 @@ class Others:
         address, is seen at once by every process, even by workers that keep their memory
         apart (no CACHE_URL)."""
         if self._all is not None:
-            return next((a for a in self._all if a.pk == location.archive
-                         and a.address == location.address), None)
+            return next((a for a in self._all if _is(a, location)), None)
         found = included_others(RegisteredArchive.objects.filter(
             pk=location.archive, address=location.address), self.service)
         return found[0] if found else None
@@ -141,7 +145,8 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
         if nobody:  # remembered: no Archive asked
             return done
         first = [home] if (home := others.home(question.ibi)) is not None else []
-        if location is not None and (remembered := others.at(location)) not in (None, home):
+        if (location is not None and not _is(home, location)
+                and (remembered := others.at(location)) is not None):
             first.append(remembered)
         for archive in first:
             left = end - time.monotonic()

@@ -72,13 +72,15 @@ def of(archives: Iterable[int]) -> dict[int, Health]:
     return {pk: kept.get(_key(pk)) or Health() for pk in ids}
 
 
-def usable(archives: Sequence[RegisteredArchive], *, probe_all: bool = False
+def usable(archives: Sequence[RegisteredArchive], *, probe_all: bool = False,
+           known: dict[int, Health] | None = None
            ) -> tuple[list[RegisteredArchive], list[RegisteredArchive]]:
     """(the Archives to ask, in the order to ask them (`in_order`); those left alone): an open
     breaker leaves its Archive alone; one past its time is asked by the first round that claims
-    the probe. `probe_all`: every one is asked, whatever its breaker (the Original required)."""
+    the probe. `probe_all`: every one is asked, whatever its breaker (the Original required).
+    `known`: their health (`of`), when read already."""
     now = time.time()
-    known = of(a.pk for a in archives)
+    known = of(a.pk for a in archives) if known is None else known
     asked, skipped = [], []
     for archive in archives:
         state = known[archive.pk].state(now)
@@ -123,10 +125,9 @@ def failed(reply: client.Reply, unreadable: bool = False) -> bool:
     return reply.status is None or not 400 <= reply.status < 500
 
 
-def fast(archive: int) -> bool:
+def fast(health: Health) -> bool:
     """Whether an Archive is expected to answer at once: its breaker closed, no failure since
     its last answer, and its recent answers' median under SLOW."""
-    health = of([archive])[archive]
     return not health.failures and health.median is not None and health.median < SLOW
 
 
