@@ -223,7 +223,10 @@ def test_a_repository_name_under_static_reaches_the_resolver(front):
     its persistent URL (nobody holds this one: the resolver's own 404 page says so)."""
     response = httpx.get(f"{front.http}/static/x/2013/09.04.12.27.57", timeout=30)
     assert response.status_code == 404 and "static/x/2013/09.04.12.27.57" in response.text
-    line = next(line for line in reversed(front.log()) if "/static/x/2013/" in line)
+    # nginx writes its log line once the answer is sent: waited for, not assumed.
+    line = make.wait_until(lambda: next((line for line in reversed(front.log())
+                                         if "/static/x/2013/" in line), None),
+                           timeout=10, what="nginx's log line")
     assert "upstream=-" not in line
 
 
