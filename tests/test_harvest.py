@@ -182,7 +182,8 @@ def test_a_repository_that_keeps_days_is_asked_from_a_day(source, tmp_path):
     assert asked[0] == {"verb": "ListRecords", "metadataPrefix": "oai_dc", "from": "2026-01-02"}
 
 
-def test_a_503_is_retried_after_its_retry_after(source):
+def test_a_503_is_retried_after_its_retry_after(source, settings):
+    settings.IBI_HARVEST_PAGE_DELAY = 1.0  # the default (the suite runs with 0)
     asked = []
 
     def busy(path, params):
