@@ -22,6 +22,7 @@ together is bounded by IBI_UPLOAD_QUOTA.
 """
 from __future__ import annotations
 
+import abc
 import contextlib
 import hashlib
 import mimetypes
@@ -322,7 +323,7 @@ def _read(stream: IO[bytes], count: int) -> Iterator[bytes]:
         yield chunk
 
 
-class _Receiver:
+class _Receiver(abc.ABC):
     """What the bytes of one request went to. On the way out (`settle`, under the lease: the
     last read may have stalled past it) what arrived is made durable; `lost` when the lease
     was another request's by then, and nothing of the upload was touched."""
@@ -343,11 +344,12 @@ class _Receiver:
         finally:
             self.close()
 
+    @abc.abstractmethod
     def settle(self) -> None:
-        raise NotImplementedError
+        """Make what arrived durable (the local file, or the S3 part), under the lease."""
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 (a receiver with nothing open has nothing to close)
+        return None
 
 
 class _LocalReceiver(_Receiver):
