@@ -98,9 +98,12 @@ def _is(archive: RegisteredArchive | None, location: memory.Location) -> bool:
             and archive.address == location.address)
 
 
-def _remember(question: Question, taken: Answer) -> None:
-    ibi, verbs, _filepath = _key(question)
-    memory.remember(ibi, verbs, memory.Location(taken.source.archive, taken.source.address))
+def _remember(question: Question, taken: Answer, known: memory.Location | None) -> None:
+    """Keep where the Original's URL came from, unless that is what was known already."""
+    found = memory.Location(taken.source.archive, taken.source.address)
+    if found != known:
+        ibi, verbs, _filepath = _key(question)
+        memory.remember(ibi, verbs, found)
 
 
 class Others:
@@ -157,7 +160,7 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
             done.silent += silent
             done.asked.append(archive)
             if (taken := _taken(question, local, done.answers)) is not None:
-                _remember(question, taken)
+                _remember(question, taken, location)
                 return done
         if location is not None:
             memory.forget(ibi, verbs)  # it no longer gives the Original's URL
@@ -172,7 +175,7 @@ def ask(question: Question, others: Others, local: Sequence[Answer],
         done.silent += silent
         done.asked += rest
     if (taken := _taken(question, local, done.answers)) is not None:
-        _remember(question, taken)
+        _remember(question, taken, None)
     elif not done.answers and not done.silent and left > 0:
         memory.remember_none(ibi, verbs, filepath)  # every one asked, and every one answered
     return done
