@@ -175,8 +175,12 @@ def test_downloads_are_sent_by_nginx_not_streamed_by_gunicorn(front):
     part = httpx.get(front.http + path, headers={"Range": "bytes=9-18"}, timeout=30)
     assert part.status_code == 206 and part.content == PDF[9:19]
     assert "x-accel-redirect" not in whole.headers
-    handed = [line for line in front.log() if path in line and "accel=/_protected/col/" in line]
-    assert len(handed) == 2
+    # nginx writes a log line once its answer is sent: both waited for, not assumed.
+    def handed() -> list[str]:
+        return [line for line in front.log() if path in line and "accel=/_protected/col/" in line]
+
+    make.wait_until(lambda: len(handed()) >= 2, timeout=10, what="nginx's two log lines")
+    assert len(handed()) == 2
     # gunicorn itself answers only the headers: nginx sends the bytes.
     direct = httpx.get(front.server.url + path, timeout=30)
     assert direct.content == b""

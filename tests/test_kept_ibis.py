@@ -92,6 +92,23 @@ def test_an_ibi_of_an_archive_registered_nowhere_fails_its_record_and_mints_noth
     assert minting_state() != state  # the plain item alone was minted an IBI
 
 
+def test_a_record_carrying_the_archive_services_ibi_fails_and_changes_nothing(tmp_path):
+    """The archive service is no item a package may update: a record that names its IBI (a
+    fresh database that minted it in the same instant as the exported item, say) fails."""
+    from archive.deposit import selectors
+
+    service = selectors.archive_service()
+    before = (service.title, service.dc("identifier"), service.updated)
+    saf_item(tmp_path / "export" / "item_000", "A thesis", f"http://127.0.0.1/{service.ibi}")
+    out, failed = run("importsaf", tmp_path / "export")
+    assert failed is not None and "0 imported, 0 updated, 0 skipped, 1 failed" in out
+    (row,) = rows(tmp_path / "export.report.csv")
+    assert row["status"] == "failed" and "archive service" in row["reason"]
+    service.refresh_from_db()
+    assert (service.title, service.dc("identifier"), service.updated) == before
+    assert not service.files.exists()
+
+
 def test_migrate_needs_a_token(tmp_path):
     saf_item(tmp_path / "export" / "item_000", "Theirs", FOREIGN)
     _out, failed = run("importsaf", tmp_path / "export", "--migrate", "http://a.example")

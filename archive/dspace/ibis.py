@@ -81,8 +81,14 @@ def carried(identifiers: Iterable[str], oai_identifier: str = ""
 
 
 def holder(ibis: list[ibilib.Ibi]) -> Item | None:
-    """The item held here under any of these IBIs, or None; Conflict when two items are."""
+    """The item held here under any of these IBIs, or None; Conflict when two items are, or
+    when one is the archive service (no package updates it: a fresh database that minted its
+    IBI in the instant an exported item had been minted, say)."""
     found = {item.pk: item for ibi in ibis if (item := selectors.item_by_ibi(str(ibi)))}
+    if any(item.is_archive_service for item in found.values()):
+        raise deposit.Conflict(_("%(ibi)s names this Archive's archive service here, not an "
+                                 "item: the record cannot come in under it") % {
+            "ibi": next(i.ibi for i in found.values() if i.is_archive_service)})
     if len(found) > 1:
         raise deposit.Conflict(_("these IBIs name different items here: %(ibis)s")
                                % {"ibis": ", ".join(map(str, ibis))})
