@@ -1,9 +1,14 @@
 """The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
-pytest-django or of conftest defined again, the minting grid set once."""
+pytest-django or of conftest defined again, the minting grid set once; and the app's own: every
+model in archive/models/."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from django.apps import AppConfig, apps
+from django.db import models
+from django.test.utils import isolate_apps
 
 TESTS = Path(__file__).resolve().parent
 # pytest-django's fixtures, and the conftest's own.
@@ -56,3 +61,29 @@ def test_the_minting_grid_is_set_once():
     for path in modules():
         if path.name not in OWN_GRID:
             assert "IBI_GRANULARITY" not in path.read_text(), path.name
+
+
+def models_outside_the_package(app: AppConfig) -> list[str]:
+    """The app's models with a table of their own defined anywhere but archive/models/."""
+    return sorted(f"{model.__module__}.{model.__name__}" for model in app.get_models()
+                  if not model._meta.proxy and not model.__module__.startswith("archive.models."))
+
+
+def test_every_model_is_defined_in_archive_models():
+    assert len(list(apps.get_app_config("archive").get_models())) > 15
+    assert models_outside_the_package(apps.get_app_config("archive")) == []
+
+
+@isolate_apps("archive")
+def test_a_model_defined_elsewhere_is_found():
+    class Stray(models.Model):  # noqa: DJ008 (a model of the test alone)
+        class Meta:
+            app_label = "archive"
+
+    class Alias(Stray):  # noqa: DJ008
+        class Meta:
+            app_label = "archive"
+            proxy = True
+
+    assert models_outside_the_package(Stray._meta.apps.get_app_config("archive")) == [
+        "tests.test_suite.Stray"]
