@@ -139,7 +139,7 @@ def session_database(request):
     replica.ENABLED = False
     request.getfixturevalue("django_db_setup")
     yield
-    from archive.accesses import counter as access_counter
+    from archive.usage import counter as access_counter
 
     access_counter.flush()
 
@@ -149,7 +149,7 @@ def session_database(request):
 @pytest.fixture
 def reader():
     """Django's test client reading as a browser does: without a User-Agent it would be a
-    robot on COUNTER's list, whose accesses count nothing (archive/accesses/filters.py)."""
+    robot on COUNTER's list, whose accesses count nothing (archive/usage/filters.py)."""
     from django.test import Client
 
     return Client(headers={"User-Agent": BROWSER})

@@ -1,5 +1,5 @@
-"""Accesses counted off the reader's request (archive/accesses/counter.py), as daily counts,
-with COUNTER R5's filters (archive/accesses/filters.py): robots, double clicks."""
+"""Accesses counted off the reader's request (archive/usage/counter.py), as daily counts,
+with COUNTER R5's filters (archive/usage/filters.py): robots, double clicks."""
 from __future__ import annotations
 
 import threading
@@ -10,9 +10,9 @@ from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from archive.accesses import counter as access_counter
-from archive.accesses import filters
 from archive.models import AcknowledgedUrlkey, DailyAccessCount
+from archive.usage import counter as access_counter
+from archive.usage import filters
 from tests import factories as make
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"

@@ -14,11 +14,11 @@ import httpx
 import lxml.html
 import pytest
 
-from archive.accesses import counter as access_counter
 from archive.deposit import services
 from archive.models import DailyAccessCount, Item, RegisteredArchive
 from archive.resolver import inspection
 from archive.resolver import service as resolver_service
+from archive.usage import counter as access_counter
 from tests import factories as make
 
 from .servers import FakeArchiveService, LiveServers

@@ -22,7 +22,7 @@ class DailyAccessCount(models.Model):
     User-Agent and UTC hour, as COUNTER R5 defines a session without a session cookie).
 
     One row per item, day and kind, incremented by each batch of accesses written
-    (archive/accesses/counter.py), so a year of statistics is at most 730 rows per item,
+    (archive/usage/counter.py), so a year of statistics is at most 730 rows per item,
     whatever the traffic. What is counted, and what is filtered, is said there; no reader's
     address is kept here.
     """
@@ -48,7 +48,7 @@ class DailyAccessCount(models.Model):
 class AcknowledgedUrlkey(models.Model):
     """A urlkey an acknowledgment was counted for, kept while the key could still be sent
     (IBI_URLKEY_MAX_AGE; an older key is refused anyway): a second acknowledgment of the same
-    answer counts nothing. Swept by archive/accesses/counter.py as acknowledgments arrive."""
+    answer counts nothing. Swept by archive/usage/counter.py as acknowledgments arrive."""
 
     urlkey = models.CharField(_("urlkey"), max_length=64, primary_key=True)
     at = models.DateTimeField(_("counted at"), db_index=True, db_default=Now())

@@ -28,7 +28,7 @@
    ``Outcome.rounds``, for inspection (``/inspect/…``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
    the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
-   access here, without HTTP, off the reader's request (archive/accesses/counter.py).
+   access here, without HTTP, off the reader's request (archive/usage/counter.py).
 
 The parts: relations.py (Table 9.5 as steps), languages.py (``+`` and Accept-Language),
 answers.py (one answer read), selection.py (the choice), safety.py (URLs on their own Archive),
