@@ -14,7 +14,7 @@ from django.utils import timezone
 from ..archive_service import urlkeys
 from ..usage import counter as access_counter
 from ..usage import filters as access_filters
-from .answers import state_of
+from .reading import state_of
 from .resolve import Outcome
 
 

@@ -35,7 +35,7 @@ from ...identifiers import ibi as ibilib
 from ...models import Item
 from ...protocol import persistent_url
 from ...protocol.responses import never_cache
-from .. import answers, memento
+from .. import memento, reading
 from .. import resolve as resolver
 from .paths import raw_path
 
@@ -118,9 +118,9 @@ def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
         if answer.word("contenttype" + outcome.hit.relation) != "Data":
             return None  # metadata, a file list: no editions of their own (as views._links)
         data = outcome.hit.relation
-        item_ibi = outcome.ibi if data == "" else answers.ibi_in(answer.forms(data))
+        item_ibi = outcome.ibi if data == "" else reading.ibi_in(answer.forms(data))
     else:
-        item_ibi = answers.ibi_in(answer.forms()) or outcome.ibi
+        item_ibi = reading.ibi_in(answer.forms()) or outcome.ibi
     if item_ibi is None:
         return None
     return (f'<{_base(request)}/timemap/link/{item_ibi}>; rel="timemap"; '

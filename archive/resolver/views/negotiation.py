@@ -45,7 +45,7 @@ from ...metadata.record import Record
 from ...metadata.selectors import record_of
 from ...protocol.persistent_url import PersistentUrl
 from ...web.addresses import base_url
-from .. import answers, formats
+from .. import formats, reading
 from .. import resolve as resolver
 
 __all__ = ["AcceptError", "applied", "asked", "bad_accept", "rendered", "tombstone",
@@ -110,7 +110,7 @@ def tombstone_record(request: HttpRequest, outcome: resolver.Outcome) -> Record:
     """The tombstone's Record: ours from our records, another Archive's from its answer."""
     answer = outcome.answer
     forms = dict(zip(answer.forms()[0::2], answer.forms()[1::2], strict=False))
-    rep = answers.ibi_in(answer.forms()) or outcome.ibi
+    rep = reading.ibi_in(answer.forms()) or outcome.ibi
     item = selectors.item_by_ibi(rep) if answer.source.local else None
     if item is not None:
         return record_of(item, base_url(request))
