@@ -150,6 +150,49 @@ def test_the_conformance_page_names_only_tests_and_modules_that_exist():
             if not (ROOT / m).exists() and not (APP / m).exists()] == []
 
 
+DUBLIN_CORE = {"title", "creator", "subject", "description", "publisher", "contributor", "date",
+               "type", "format", "identifier", "source", "language", "relation", "coverage",
+               "rights"}
+
+
+def dublin_core_lists(root: Path) -> list[str]:
+    """Tuples, lists, sets and dicts keyed that spell five or more Dublin Core element names,
+    anywhere but where the vocabulary is written (models/dublin_core.py `DcElement`) and in
+    the migrations (history)."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(root.parent)
+        if where.parts[1] == "migrations" or where.as_posix() == "archive/models/dublin_core.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            words = (node.keys if isinstance(node, ast.Dict)
+                     else node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [])
+            strings = [w.value for w in words
+                       if isinstance(w, ast.Constant) and isinstance(w.value, str)]
+            names = [word for word in strings if word in DUBLIN_CORE]
+            # A dict keyed by another vocabulary (the DCMI terms a crosswalk reads) is not one.
+            if len(names) >= 5 and (len(names) == len(strings) or not isinstance(node, ast.Dict)):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_the_dublin_core_elements_are_written_once():
+    """archive.models.DcElement (and DC_ELEMENTS, derived from it): a page's labels, the
+    oai_dc order, the DSpace crosswalk all read it."""
+    assert dublin_core_lists(APP) == []
+
+
+def test_a_second_list_of_dublin_core_elements_is_found(tmp_path):
+    shutil.copytree(APP, tmp_path / "archive", ignore=shutil.ignore_patterns("__pycache__"))
+    views = tmp_path / "archive" / "site" / "views.py"
+    views.write_text(views.read_text() + '\nSHOWN = ["creator", "subject", "date", "type",'
+                     ' "rights"]\n')
+    assert dublin_core_lists(tmp_path / "archive") == [
+        f"archive/site/views.py:{len(views.read_text().splitlines())}"]
+
+
 # Underscore names their libraries document as public API: Django's Model._meta (the Options
 # API) and Model._state (`adding`, `db`); lxml's etree._Element, the class of every element
 # (used in annotations only).

@@ -8,13 +8,13 @@ from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
-from ..models import DC_ELEMENTS, Item
+from ..models import DC_ELEMENTS, DcElement, Item
 
 
 def _plain(value):
@@ -103,29 +103,11 @@ def dc_field_name(element: str) -> str:
     return f"dc_{element}"
 
 
-# The Dublin Core elements' names for people (the models' own names stay as they are: a
-# translated verbose_name would be a migration).
-DC_LABELS = {
-    "creator": pgettext_lazy("Dublin Core element", "Creator"),
-    "subject": pgettext_lazy("Dublin Core element", "Subject"),
-    "description": pgettext_lazy("Dublin Core element", "Description"),
-    "publisher": pgettext_lazy("Dublin Core element", "Publisher"),
-    "contributor": pgettext_lazy("Dublin Core element", "Contributor"),
-    "date": pgettext_lazy("Dublin Core element", "Date"),
-    "type": pgettext_lazy("Dublin Core element", "Type"),
-    "format": pgettext_lazy("Dublin Core element", "Format"),
-    "identifier": pgettext_lazy("Dublin Core element", "Identifier"),
-    "source": pgettext_lazy("Dublin Core element", "Source"),
-    "relation": pgettext_lazy("Dublin Core element", "Relation"),
-    "coverage": pgettext_lazy("Dublin Core element", "Coverage"),
-    "rights": pgettext_lazy("Dublin Core element", "Rights"),
-}
-
 # One textarea per Dublin Core element, one value per line: the whole deposit is then a single
 # form, so it reaches the services in one call and a refused deposit never leaves half an item.
 DublinCoreFields = type("DublinCoreFields", (forms.Form,), {
     dc_field_name(element): forms.CharField(
-        label=DC_LABELS[element], required=False, help_text=_("one value per line"),
+        label=DcElement(element).label, required=False, help_text=_("one value per line"),
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
     for element in DC_ELEMENTS
 })
@@ -205,21 +187,21 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         help_text=_("kept until saved, even when the form is sent back; untick one or remove "
                     "it to leave it out"))
     dc_type = forms.ChoiceField(
-        label=DC_LABELS["type"], required=False, choices=type_choices,
+        label=DcElement.TYPE.label, required=False, choices=type_choices,
         help_text=_("the kind of work (COAR resource types)"))
     dc_type_other = forms.CharField(
         label=_("Other types"), required=False,
         help_text=_("one value per line; kept as written"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
     dc_rights = forms.ChoiceField(
-        label=DC_LABELS["rights"], required=False, choices=licence_choices,
+        label=DcElement.RIGHTS.label, required=False, choices=licence_choices,
         help_text=_("the licence or rights statement, stored as its URL"))
     dc_rights_other = forms.CharField(
         label=_("Other rights"), required=False,
         help_text=_("one value per line; kept as written"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
     dc_date = forms.CharField(
-        label=DC_LABELS["date"], required=False,
+        label=DcElement.DATE.label, required=False,
         help_text=_("ISO 8601: a year, a month, a day or an interval, e.g. 2013, 2013-09, "
                     "2013-09-04, 2013/2014; one per line"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))

@@ -2,7 +2,7 @@
 Item` (as pretix's base/models/__init__.py gathers its own).
 
 - items.py: identified items (IBI, state, editions, translations, access level)
-- dublin_core.py: their Dublin Core elements and values
+- dublin_core.py: the Dublin Core elements (DcElement) and an item's values of them
 - files.py: their stored files
 - languages.py: an item's language, a BCP 47 tag
 - search.py: what search reads, kept by the database's triggers
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
-from .dublin_core import DC_ELEMENTS, DcValue
+from .dublin_core import DC_ELEMENTS, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
 from .files import ItemFile
 from .harvesting import HarvestSource
@@ -34,7 +34,7 @@ from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 __all__ = [
     "DC_ELEMENTS", "LANGUAGE_TAG", "AccessKind", "AccessLink", "AccessRead", "AccessRequest",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "CopyJob", "DailyAccessCount",
-    "DcValue", "HarvestSource", "IdempotencyKey", "Item", "ItemFile", "ItemSearch",
+    "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item", "ItemFile", "ItemSearch",
     "MintingState", "OwedAcknowledgment", "PendingUpload", "RegisteredArchive",
     "SearchVectorField", "StagedWrite", "normalize_language", "validate_language",
 ]
