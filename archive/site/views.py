@@ -286,8 +286,11 @@ def _memento(request: HttpRequest, item: Item) -> list[str]:
         return []
     if not selectors.chain_known_whole(selectors.edition_chain(item)):
         return []
-    return [f'<{base}/timegate/{links.persistent_url(item.ibi, base)}!>; rel="timegate"',
-            f'<{base}/timemap/link/{item.ibi}>; rel="timemap"; type="application/link-format"']
+    timegate = base + reverse("archive:timegate", args=[links.persistent_url(item.ibi, base)
+                                                        + "!"])
+    timemap = base + reverse("archive:timemap", args=[item.ibi])
+    return [f'<{timegate}>; rel="timegate"',
+            f'<{timemap}>; rel="timemap"; type="application/link-format"']
 
 
 # Inside <script> nothing may close the element or open a comment: as json_script does.
