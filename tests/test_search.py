@@ -7,7 +7,6 @@ the SQLite pass. Both keep the search entries current through their own triggers
 """
 from __future__ import annotations
 
-import doctest
 import io
 import re
 
@@ -54,15 +53,6 @@ def test_a_query_is_read_into_words_phrases_prefixes_exclusions_and_or():
         [Term("word", "chuva")]]
     assert parse("or , OR") == []
     assert parse("Banon, G.") == [[Term("word", "Banon"), Term("word", "G")]]
-
-
-def test_the_examples_in_the_docstrings_hold():
-    """query.py's readings and selectors.py's weighted queries (pure text)."""
-    from archive.search import query
-
-    for module in (query, searching):
-        result = doctest.testmod(module)
-        assert result.attempted and not result.failed, module
 
 
 def test_folding_takes_accents_off_and_lowers_ascii_only():
