@@ -1,7 +1,7 @@
 """The documentation (README.md, mkdocs.yml, docs/; issue #40, 7): a short README that links
-into the site, every setting the code reads named in the operators' table, and the site built
-with every warning an error, as .ci/run builds it. The commands the pages show are
-tests/test_readme.py's."""
+into the site, every setting the code reads named in the operators' table, every file a page
+names in the tree, every page in the navigation, and the site built with every warning an
+error, as .ci/run builds it. The commands the pages show are tests/test_readme.py's."""
 from __future__ import annotations
 
 import ast
@@ -18,6 +18,8 @@ SETTINGS_PAGE = ROOT / "docs" / "operators" / "settings.md"
 PYTHON_READERS = ["ibirepo/settings.py", "ibirepo/env.py", "ibirepo/gunicorn.py",
                   "deploy/gunicorn.conf.py"]
 ENVIRON_CALLS = {"os.environ.get", "os.getenv", "os.environ.setdefault"}
+# A path of the tree as the pages write it: archive/access/policy.py, docs/testing.md, .ci/run.
+PATH = re.compile(r"(?<![\w/.])((?:archive|ibirepo|deploy|tests|bench|docs|\.ci)/[\w/.-]*[\w-])")
 
 
 def variables_read(source: str) -> set[str]:
@@ -73,6 +75,21 @@ def test_the_readme_is_short_and_links_only_to_pages_that_exist():
     links = re.findall(r"\]\((?!https?://)([^)#]+)", text)
     assert len(links) > 20
     assert [link for link in links if not (ROOT / link).exists()] == []
+
+
+def test_every_file_the_pages_name_exists():
+    """A module, test, configuration or picture named by the README or a page (`archive/…/x.py`,
+    `deploy/nginx.conf`, `.ci/run` …) is in the tree: a rename updates the pages too."""
+    named = PATH.findall
+    missing, seen = [], 0
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for path in set(named(page.read_text())):
+            if re.search(r"\.(py|conf|toml|md|yml|png)$", path) or path.startswith(".ci/"):
+                seen += 1
+                if not (ROOT / path).exists():
+                    missing.append(f"{page.relative_to(ROOT)}: {path}")
+    assert seen > 200
+    assert missing == []
 
 
 def test_every_page_is_in_the_sites_navigation():
