@@ -1,6 +1,6 @@
 """The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
-pytest-django or of conftest defined again, the minting grid set once; and the app's own: every
-model in archive/models/."""
+pytest-django or of conftest defined again, the minting grid set once, every docstring example
+run; and the app's own: every model in archive/models/."""
 from __future__ import annotations
 
 import ast
@@ -11,6 +11,7 @@ from django.db import models
 from django.test.utils import isolate_apps
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 # pytest-django's fixtures, and the conftest's own.
 DJANGO_FIXTURES = {"client", "async_client", "admin_client", "admin_user", "rf", "async_rf",
                    "settings", "db", "transactional_db", "django_db_setup", "django_db_blocker",
@@ -61,6 +62,23 @@ def test_the_minting_grid_is_set_once():
     for path in modules():
         if path.name not in OWN_GRID:
             assert "IBI_GRANULARITY" not in path.read_text(), path.name
+
+
+def test_every_module_that_shows_a_docstring_example_has_it_run():
+    """A module of archive/ whose source shows `>>>` is one tests/test_docstrings.py finds and
+    runs (issue #40, 5), and no example is skipped: a worked example is either run or gone."""
+    from tests.test_docstrings import MODULES, NOT_DOCUMENTATION
+
+    package = ROOT / "archive"
+    shown = set()
+    for path in package.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        text = path.read_text()
+        if ">>>" in text and not name.startswith(NOT_DOCUMENTATION):
+            shown.add(name)
+        assert "doctest: +SKIP" not in text, f"{name} skips a docstring example"
+    assert len(shown) >= 40  # the walk sees the package (44 modules on 2026-11-28)
+    assert shown <= set(MODULES), f"examples never run in {sorted(shown - set(MODULES))}"
 
 
 def models_outside_the_package(app: AppConfig) -> list[str]:
