@@ -1,6 +1,7 @@
 """Writes: deposit, new files, metadata, tombstones, the archive service item, the librarians.
 
-Every function is keyword-only and raises ServiceError subclasses, which views turn into 4xx.
+Every function is keyword-only and refuses with a Refusal (archive/refusals.py), which the
+edges answer with its status.
 Files are stored before the row commits and removed again if anything after them fails, so a
 crash leaves at worst orphan files under a never-committed IBI, which `manage.py fsck` finds;
 an import journals its writes (`journal`, staging.py), so that fsck removes those at once.
@@ -35,32 +36,18 @@ from ..models import (
     normalize_language,
     validate_language,
 )
+from ..refusals import Conflict, Refusal, StorageFull, TooLarge
 from . import content_types, controlled, limits, selectors, staging, storage
 from .values import DATE_EXAMPLES, is_date
 
-
-class ServiceError(Exception):
-    """A request the repository refuses; `status` is the HTTP status views answer with."""
-
-    status = 400
-
-
-class ChecksumMismatch(ServiceError):
-    status = 409
+# The names these services have refused with since before the one family (archive/refusals.py):
+# a ServiceError is any refusal, a NoRoom a full storage.
+ServiceError = Refusal
+NoRoom = StorageFull
 
 
-class Conflict(ServiceError):
-    status = 409
-
-
-class TooLarge(ServiceError):
-    status = 413
-
-
-class NoRoom(ServiceError):
-    """The storage is full (storage.StorageFull): nothing of the write was kept."""
-
-    status = 507
+class ChecksumMismatch(Conflict):
+    """The bytes received are not the ones the client's sha256 names."""
 
 
 @dataclass
@@ -239,10 +226,7 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
     except storage.StorageConflict as exc:
         storage.remove(rep, stored)
         raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
-    except storage.StorageFull as exc:
-        storage.remove(rep, stored)
-        raise NoRoom(str(exc)) from None
-    except BaseException:
+    except BaseException:  # a full storage (StorageFull, a 507) among others
         storage.remove(rep, stored)
         raise
     return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type)

@@ -24,12 +24,11 @@ from rest_framework.response import Response
 from ...access import policy
 from ...access import selectors as access
 from ...deposit import pending, selectors, services
-from ...deposit.uploads import MultiPartParser
 from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination
-from ..parsers import JSONParser
+from ..parsers import JSONParser, MultiPartParser
 from ..permissions import AddFilesPermissions, ItemPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import (
