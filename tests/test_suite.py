@@ -90,7 +90,8 @@ def outside_the_edges(root: Path) -> list[Path]:
 
 def http_responses_named(root: Path) -> list[str]:
     """Imports, outside the edges, of what answers HTTP: a name of django.http.response
-    (HttpResponse and kin, Http404), django.shortcuts, or anything of DRF."""
+    (HttpResponse and kin, Http404), django.shortcuts, or anything of DRF; and a `raise` of
+    one of those names however it was reached (`django.http.Http404`)."""
     import django.http.response
 
     answers = {name for name, value in vars(django.http.response).items()
@@ -111,6 +112,10 @@ def http_responses_named(root: Path) -> list[str]:
                 found += [f"{where}:{node.lineno}: import {alias.name}" for alias in node.names
                           if alias.name.startswith(("django.http.response", "django.shortcuts",
                                                     "rest_framework"))]
+            elif isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if ast.unparse(raised).rpartition(".")[2] in answers:
+                    found.append(f"{where}:{node.lineno}: raise {ast.unparse(raised)}")
     return found
 
 
@@ -127,10 +132,14 @@ def test_the_http_response_check_finds_what_it_looks_for(tmp_path):
     services.write_text(services.read_text() + "\nfrom django.http import Http404  # noqa\n")
     pending = tmp_path / "archive" / "deposit" / "pending.py"
     pending.write_text(pending.read_text() + "\nimport rest_framework.exceptions  # noqa\n")
+    selectors = tmp_path / "archive" / "deposit" / "selectors.py"
+    selectors.write_text(selectors.read_text() + "\n\ndef gone():\n"
+                         "    import django.http\n\n    raise django.http.Http404\n")
     found = http_responses_named(tmp_path)
-    assert len(found) == 2
-    assert "archive/deposit/services.py" in found[1] and "Http404" in found[1]
+    assert len(found) == 3
     assert "import rest_framework.exceptions" in found[0]
+    assert "archive/deposit/selectors.py" in found[1] and "raise django.http.Http404" in found[1]
+    assert "archive/deposit/services.py" in found[2] and "Http404" in found[2]
 
 
 def statuses_outside_the_family(classes) -> list[str]:

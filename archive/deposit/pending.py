@@ -114,10 +114,7 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
     name = _clean_name(name)
     if length < 0:
         raise PendingError(_("the length of an upload is a number of bytes"))
-    try:
-        limits.check_size(name, length)
-    except limits.LimitExceeded as exc:
-        raise TooLarge(str(exc)) from None
+    limits.check_size(name, length)  # FileTooLarge, a 413
     with transaction.atomic():
         _check_quota(owner, length)
         return _created(owner=owner, name=name, length=length, content_type=content_type)

@@ -37,14 +37,13 @@ from ..models import (
     normalize_language,
     validate_language,
 )
-from ..refusals import Conflict, Refusal, StorageFull, TooLarge
+from ..refusals import Conflict, Refusal
 from . import content_types, controlled, limits, selectors, staging, storage
 from .values import DATE_EXAMPLES, is_date
 
-# The names these services have refused with since before the one family (archive/refusals.py):
-# a ServiceError is any refusal, a NoRoom a full storage.
+# The name these services' refusals have had since before the one family (archive/refusals.py),
+# which other packages and commands catch: any refusal.
 ServiceError = Refusal
-NoRoom = StorageFull
 
 
 class ChecksumMismatch(Conflict):
@@ -174,10 +173,7 @@ def _safe_name(what: str, name: str) -> str:
 
 
 def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
-    try:
-        limits.check_count(len(uploads) + len(existing))
-    except limits.LimitExceeded as exc:
-        raise ServiceError(str(exc)) from None
+    limits.check_count(len(uploads) + len(existing))  # TooManyFiles, a 400
     clean, seen = [], set(existing)
     for upload in uploads:
         name = _safe_name(_("file name"), upload.name)
@@ -199,10 +195,7 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         size = getattr(upload.file, "size", None)
         if sha is None or size is None:
             sha, size = storage.sha256_of(upload.file)
-        try:
-            limits.check_size(upload.name, size)
-        except limits.LimitExceeded as exc:
-            raise TooLarge(str(exc)) from None
+        limits.check_size(upload.name, size)  # FileTooLarge, a 413
         sums.append((sha, size))
     if expected is not None:
         if len(expected) != len(uploads):

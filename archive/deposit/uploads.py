@@ -23,14 +23,11 @@ from django.http.multipartparser import MultiPartParserError
 from ..refusals import Refusal
 from . import limits, storage
 
-# The refusals of an upload while it arrives, which the web middleware and the API's handler
-# answer with their status and reason (they are Refusals, archive/refusals.py): a file too
-# large (413), too many files (400), a name refused (400), no room where uploads wait (507).
-FileTooLarge = limits.FileTooLarge
-TooManyFiles = limits.TooManyFiles
-NoRoomForUpload = storage.StorageFull
 
-
+# An upload is refused while it arrives, with a Refusal (archive/refusals.py) that the web
+# middleware and the API's handler answer with its status and reason: a file too large
+# (limits.FileTooLarge, 413), too many files (limits.TooManyFiles, 400), a name refused
+# (BadFileName, 400), no room where uploads wait (storage.StorageFull, 507).
 class BadFileName(Refusal, MultiPartParserError):
     """A file name the repository refuses: a 400, also for Django, which knows the body
     unreadable after any MultiPartParserError."""
@@ -83,7 +80,7 @@ class ChecksummingUploadHandler(TemporaryFileUploadHandler):
 
     def _no_room(self, exc: OSError) -> Exception:
         self.discard()
-        return NoRoomForUpload() if storage.no_room(exc) else exc
+        return storage.StorageFull() if storage.no_room(exc) else exc
 
     def discard(self) -> None:
         """Close, and so delete, every temporary file of the request: nothing stays on disk."""
