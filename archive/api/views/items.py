@@ -1,8 +1,9 @@
 """/api/items/, /api/items/<ibi> and an item's files: DRF views that translate and delegate.
 
-Reads go through selectors, writes through archive.deposit.services; a ServiceError becomes its
-own status with {"detail": …} (exceptions.py). Files arrive through archive.deposit.uploads
-(hashed on the way, limits enforced while reading), so nothing here touches bytes.
+Reads go through selectors, writes through archive.deposit.services; a refusal (one family,
+archive/refusals.py) becomes its own status with {"detail": …} (exceptions.py). Files arrive
+through archive.deposit.uploads (hashed on the way, limits enforced while reading) and
+parsers.py, so nothing here touches bytes.
 """
 from __future__ import annotations
 
