@@ -1,11 +1,13 @@
 """The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
-pytest-django or of conftest defined again, the minting grid set once."""
+pytest-django or of conftest defined again, the minting grid set once, every docstring example
+run."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 # pytest-django's fixtures, and the conftest's own.
 DJANGO_FIXTURES = {"client", "async_client", "admin_client", "admin_user", "rf", "async_rf",
                    "settings", "db", "transactional_db", "django_db_setup", "django_db_blocker",
@@ -58,13 +60,29 @@ def test_the_minting_grid_is_set_once():
             assert "IBI_GRANULARITY" not in path.read_text(), path.name
 
 
+def test_every_module_that_shows_a_docstring_example_has_it_run():
+    """A module of archive/ whose source shows `>>>` is one tests/test_docstrings.py finds and
+    runs (issue #40, 5), and no example is skipped: a worked example is either run or gone."""
+    from tests.test_docstrings import MODULES, NOT_DOCUMENTATION
+
+    package = ROOT / "archive"
+    shown = set()
+    for path in package.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        text = path.read_text()
+        if ">>>" in text and not name.startswith(NOT_DOCUMENTATION):
+            shown.add(name)
+        assert "doctest: +SKIP" not in text, f"{name} skips a docstring example"
+    assert len(shown) >= 40  # the walk sees the package (44 modules on 2026-11-28)
+    assert shown <= set(MODULES), f"examples never run in {sorted(shown - set(MODULES))}"
+
+
 # -- One refusal family (archive/refusals.py; #40, 2) ------------------------------------------
 # import-linter forbids DRF outside the edges (pyproject.toml); what it cannot say, since it
 # forbids whole external packages only, is checked here: no module outside the edges names an
 # HTTP response of Django, every exception carrying a status is a Refusal, and what a services
 # module lets out of a function is a Refusal.
 
-ROOT = TESTS.parent
 APP = ROOT / "archive"
 
 
