@@ -5,7 +5,7 @@ A service refuses by raising a `Refusal` (or a subclass): its message says why, 
 language active where it was raised, and its `status` is what the API, the pages and the
 admin answer. An edge catches this one class, as pretix's api/exception.py does over DRF's;
 no service imports an HTTP response type (pyproject.toml's import contracts and
-tests/test_layout.py say so).
+tests/test_suite.py say so).
 
 The subclasses are statuses, not places: a deposit and a pending upload refused for their
 size are both a `TooLarge`. Where a module needs a name of its own (services.ChecksumMismatch,
