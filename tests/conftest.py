@@ -87,13 +87,14 @@ def fresh_cache(request):
 @pytest.fixture(autouse=True)
 def strict_pair_lists(request, monkeypatch):
     """Every pair list this Archive sends over HTTP (the archive service's answers, the
-    resolver service's, their error pairs: protocol/responses.py `render_pairs`) is read back
+    resolver service's, their error pairs: web/pairs.py `render_pairs`) is read back
     by the strict Table 6.2 reader, in every Django test: one the standard's grammar refuses
     fails the test that made it (#25)."""
     if not _django(request):
         return
     from archive.archive_service import views as archive_service
-    from archive.protocol import pairs, responses
+    from archive.protocol import pairs
+    from archive.web import pairs as responses
 
     def strict(text: str) -> str:
         assert pairs.dumps(pairs.loads(text, strict=True)) == text, text

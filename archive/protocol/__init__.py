@@ -3,6 +3,5 @@
 - pairs: the text/plain pair lists of every answer (Table 6.2).
 - persistent_url: the grammar of /<ibi>[modifier][/path] (Tables 8.1–8.5).
 - client: outgoing HTTP whose answers are pair lists (guarded, bounded, concurrent).
-- responses: pair lists as HTTP answers.
 """
-__all__ = ["client", "pairs", "persistent_url", "responses"]
+__all__ = ["client", "pairs", "persistent_url"]

@@ -35,7 +35,7 @@ from ...deposit import selectors
 from ...identifiers import ibi as ibilib
 from ...models import Item
 from ...protocol import persistent_url
-from ...protocol.responses import never_cache
+from ...web.pairs import never_cache
 from .. import memento, reading
 from .. import resolve as resolver
 from .paths import raw_path

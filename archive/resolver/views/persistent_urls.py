@@ -35,8 +35,8 @@ from ...metadata import selectors as metadata
 from ...models import LANGUAGE_TAG, Item
 from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
-from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.pairs import never_cache
 from ...web.throttling import client_ip
 from .. import acknowledgments, reading, relations, tasks
 from .. import resolve as resolver

@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
+from ..metadata import accept, csl, oai_dc, serialize
+from ..metadata.record import Record
 from ..models import DcElement, Item
-from . import accept, csl, oai_dc, serialize
-from .record import Record
 
 _TEXT = "text/plain; charset=utf-8"
 
