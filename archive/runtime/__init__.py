@@ -3,5 +3,7 @@ infrastructure, no standard here.
 
 - threads: a helper thread of this process, started when first needed, woken when work
   comes (the access counter's writer, the nudges to the broker).
+- breaker: the circuit breaker (closed / open / half-open) over what may fail: an Archive
+  the resolver asks, the cache's Redis, the read replica.
 """
-__all__ = ["threads"]
+__all__ = ["breaker", "threads"]
