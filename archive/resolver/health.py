@@ -49,9 +49,10 @@ class Health(Breaker):
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times else None
 
-    def state(self, now: float, *, threshold: int | None = None) -> str:
-        """closed (asked), open (left alone) or half-open (the next request probes it)."""
-        return super().state(now, threshold=threshold or settings.IBI_RESOLVER_BREAKER_FAILURES)
+
+def threshold() -> int:
+    """The failures in a row that open an Archive's breaker (`Health.state`'s threshold)."""
+    return settings.IBI_RESOLVER_BREAKER_FAILURES
 
 
 def _key(archive: int) -> str:
@@ -76,11 +77,11 @@ def usable(archives: Sequence[RegisteredArchive], *, probe_all: bool = False,
     breaker leaves its Archive alone; one past its time is asked by the first round that claims
     the probe. `probe_all`: every one is asked, whatever its breaker (the Original required).
     `known`: their health (`of`), when read already."""
-    now = time.time()
+    now, failures = time.time(), threshold()
     known = of(a.pk for a in archives) if known is None else known
     asked, skipped = [], []
     for archive in archives:
-        state = known[archive.pk].state(now)
+        state = known[archive.pk].state(now, threshold=failures)
         probe = settings.IBI_RESOLVER_TIMEOUT + 1
         if probe_all or state == CLOSED or (state == HALF_OPEN
                                             and cache.add(_probe_key(archive.pk), 1, probe)):
@@ -131,9 +132,9 @@ def fast(health: Health) -> bool:
 def next_probe(archives: Iterable[int]) -> float | None:
     """In how many seconds the first of these Archives left alone is probed again, or None
     when none is left alone."""
-    now = time.time()
+    now, failures = time.time(), threshold()
     times = [health.open_until - now for health in of(archives).values()
-             if health.state(now) == OPEN]
+             if health.state(now, threshold=failures) == OPEN]
     return min(times) if times else None
 
 
@@ -151,7 +152,7 @@ def record(replies: Sequence[tuple[int, client.Reply]], unreadable: Iterable[int
         health = known[pk]
         health.last_at = now
         if failed(reply, pk in unreadable):
-            health.failed(now, threshold=settings.IBI_RESOLVER_BREAKER_FAILURES,
+            health.failed(now, threshold=threshold(),
                           seconds=settings.IBI_RESOLVER_BREAKER_SECONDS)
             health.failures_total += 1
             health.last_said = reply.error[:200]

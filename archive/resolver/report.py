@@ -51,5 +51,5 @@ def federation() -> list[Row]:
     """Every included Archive with what this resolver knows of its answers."""
     archives = list(RegisteredArchive.objects.filter(included=True))
     known = health.of(a.pk for a in archives)
-    now = time.time()
-    return [Row(a, known[a.pk], known[a.pk].state(now)) for a in archives]
+    now, failures = time.time(), health.threshold()
+    return [Row(a, known[a.pk], known[a.pk].state(now, threshold=failures)) for a in archives]
