@@ -65,6 +65,10 @@ APP = TESTS.parent / "archive"
 BACKOFF_HOME = {"archive/db/leases.py"}
 # The one outgoing HTTP client, and the resolver's fan-out (aiohttp, tuned for latency).
 CLIENT_HOMES = {"archive/protocol/outgoing.py", "archive/protocol/client.py"}
+# The one way to run work beside requests: archive/runtime/threads.py `Helper`.
+THREAD_HOME = "archive/runtime/threads.py"
+THREADS = {"threading.Thread", "threading.Timer", "_thread.start_new_thread",
+           "concurrent.futures.ThreadPoolExecutor"}
 CLIENTS = {"httpx.Client", "httpx.AsyncClient", "httpx.HTTPTransport", "httpx.get",
            "httpx.post", "httpx.put", "httpx.patch", "httpx.delete", "httpx.head",
            "httpx.request", "httpx.stream", "requests.Session", "requests.session",
@@ -89,10 +93,10 @@ def backoff_formulas(source: str) -> list[str]:
     return found
 
 
-def http_clients(source: str) -> list[str]:
-    """Every outgoing HTTP client made (or a one-off request, which makes one), by its full
-    name whatever the import: `httpx.Client(...)`, `from httpx import Client`, `import
-    requests as r; r.Session()`."""
+def calls_of(source: str, wanted: set[str]) -> list[str]:
+    """Every call of one of `wanted` (full dotted names) in `source`, by its full name whatever
+    the import: `httpx.Client(...)`, `from httpx import Client`, `import requests as r;
+    r.Session()`."""
     tree = ast.parse(source)
     names: dict[str, str] = {}  # local name → full name
     for node in ast.walk(tree):
@@ -106,12 +110,16 @@ def http_clients(source: str) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            called = ast.unparse(node.func)
-            head, _, rest = called.partition(".")
+            head, _, rest = ast.unparse(node.func).partition(".")
             full = names.get(head, head) + (f".{rest}" if rest else "")
-            if full in CLIENTS:
+            if full in wanted:
                 found.append(full)
     return found
+
+
+def http_clients(source: str) -> list[str]:
+    """Every outgoing HTTP client made (or a one-off request, which makes one)."""
+    return calls_of(source, CLIENTS)
 
 
 def app_sources() -> list[tuple[str, str]]:
@@ -129,6 +137,8 @@ def test_the_guards_find_what_they_guard_against():
     assert http_clients("import urllib.request\nurllib.request.urlopen('x')") == [
         "urllib.request.urlopen"]
     assert http_clients("from archive.protocol import outgoing\noutgoing.client()") == []
+    assert calls_of("from threading import Thread\nThread(target=f)", THREADS) == [
+        "threading.Thread"]
 
 
 def test_one_backoff_formula_in_archive():
@@ -146,3 +156,11 @@ def test_one_outgoing_http_client_in_archive():
              if path not in CLIENT_HOMES and (clients := http_clients(source))}
     assert found == {}
     assert http_clients((APP / "protocol" / "outgoing.py").read_text()) == ["httpx.Client"]
+
+
+def test_one_helper_thread_in_archive():
+    """A thread beside the requests is archive/runtime/threads.py's `Helper`."""
+    found = {path: made for path, source in app_sources()
+             if path != THREAD_HOME and (made := calls_of(source, THREADS))}
+    assert found == {}
+    assert calls_of((TESTS.parent / THREAD_HOME).read_text(), THREADS) == ["threading.Thread"]

@@ -53,6 +53,7 @@ import yarl
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from ..runtime.threads import Helper
 from .pairs import Pair, PairListError, loads
 
 USER_AGENT = "ibirepo-resolver/1"
@@ -217,7 +218,8 @@ def _session(places: int = 0) -> aiohttp.ClientSession:
 
 
 class _Shared:
-    """This process's event loop for rounds (a daemon thread), its session and its places."""
+    """This process's event loop for rounds (a helper thread, runtime/threads.py), its session
+    and its places."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
@@ -225,7 +227,7 @@ class _Shared:
         self.size = 0
         self.session: aiohttp.ClientSession | None = None
         self.places: asyncio.Semaphore | None = None
-        threading.Thread(target=self.loop.run_forever, name="ibi-resolver", daemon=True).start()
+        Helper("ibi-resolver", self.loop.run_forever).wake()  # its work never returns
         atexit.register(self.close)
 
     def close(self) -> None:
