@@ -418,7 +418,7 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=
     """
     url = file_url(base, rep, remote.name)
     temp = outgoing.Download(remote.name, remote.content_type, remote.size,
-                             watch.prefix if watch is not None else "copy-")
+                             (watch.prefix if watch is not None else "") or "copy-")
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()

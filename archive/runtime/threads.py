@@ -26,10 +26,13 @@ class Helper:
 
     def wake(self) -> None:
         """Have `work` run soon, in the helper thread (started if it is not running)."""
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-                self._thread.start()
+        thread = self._thread
+        if thread is None or not thread.is_alive():  # rare: the lock only then
+            with self._lock:
+                if self._thread is None or not self._thread.is_alive():
+                    self._thread = threading.Thread(target=self._run, name=self.name,
+                                                    daemon=True)
+                    self._thread.start()
         self._woken.set()
 
     def _run(self) -> None:
