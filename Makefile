@@ -6,7 +6,7 @@ PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test setup system-packages migrate lint clean messages mutation npm-packages \
-	bench-tools
+	bench-tools docs docs-build
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
 $(STAMP): pyproject.toml
@@ -86,9 +86,20 @@ mutation: setup
 	$(BIN)/mutmut run > mutants.log 2>&1 || (tail -20 mutants.log; exit 1)
 	$(BIN)/python .ci/mutation-score 90
 
+# The documentation site (mkdocs.yml, docs/), served with live reload on DOCS_PORT; docs-build
+# writes it to site/ with every warning an error, as .ci/run does. Nothing is fetched: the API
+# reference is written from this tree's schema (docs/hooks/openapi.py).
+DOCS_PORT ?= 8001
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+docs: setup
+	$(MKDOCS) serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+docs-build: setup
+	$(MKDOCS) build --strict
+
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .pytest_cache mutants mutants.log
+	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .pytest_cache mutants mutants.log \
+	  site

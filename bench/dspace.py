@@ -15,7 +15,7 @@ Each command runs as its own process; psutil samples its RSS every 20 ms, and it
 read when it ends. Targets (issue #28):
 importsaf ≥ 50 items/s, harvest ≥ 200 records/s, memory flat in the number of items.
 IBI_GRANULARITY=0.001 for the runs, as for the other benchmarks: with the default one-second
-grid the temporal distributor mints one IBI a second on purpose (README, Coming from DSpace).
+grid the temporal distributor mints one IBI a second on purpose (docs/operators/dspace.md).
 """
 from __future__ import annotations
 

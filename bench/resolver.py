@@ -9,7 +9,7 @@ which one never answers.
    baseline), a bench-only view doing one ORM query then a 302 (the floor of anything that
    looks an IBI up), ``HEAD /<ibi>`` (parsed, answered by the archive service in process, Link
    header; no access counted) and ``GET /<ibi>`` (the same, and the access counted by the
-   process's writer thread, archive/accesses/counter.py). The first request builds the answer;
+   process's writer thread, archive/usage/counter.py). The first request builds the answer;
    the others find it in the answer cache (archive/db/changes.py: the
    change token is read in process on SQLite, announced by PostgreSQL; no round trip). wrk (Debian
    package ``wrk``; else a Python httpx loop) drives one connection at a time for `seconds` per
@@ -233,10 +233,10 @@ def main() -> None:
         django.setup()
         from django.db import connections
 
-        from archive.accesses.selectors import item_counts
         from archive.deposit import services
         from archive.models import RegisteredArchive
         from archive.resolver import service as resolver_service
+        from archive.usage.selectors import item_counts
 
         item = services.item_deposit(
             title="Bench", language="en", dc={"creator": ["Banon, Gerald"]},

@@ -110,7 +110,7 @@ FILE_COLUMNS = ("item_id", "name", "size", "sha256", "content_type", "created", 
 def load_postgres(url: str, count: int) -> None:
     """Three COPYs in one transaction (one COPY at a time per connection): the items, then
     their Dublin Core and file rows, kept from the first pass. As the operator's guide says
-    (README, Search, "Bulk loads"), the search triggers are off for the load and `reindex`
+    (docs/api/search.md, "Bulk loads"), the search triggers are off for the load and `reindex`
     builds the entries after it: with them on, each item's entry would be written twice (its
     title, then its Dublin Core), leaving the table twice its size. (Switched in transactions
     of their own: ALTER TABLE waits for none of the COPY's deferred trigger events.)"""

@@ -1,4 +1,4 @@
-"""The README's screenshots of the public site in Brazilian Portuguese, made again on demand:
+"""The documentation's screenshots of the public site in Brazilian Portuguese, made again on demand:
 
     .venv/bin/python docs/screenshots.py
 

@@ -1,4 +1,4 @@
-"""Settings, all from the environment (see README "Configuration").
+"""Settings, all from the environment (every one in docs/operators/settings.md).
 
 The defaults are the embedded set-up of `make run`: SQLite, files under ./media, Celery tasks
 run in-process, and placeholder identification settings that a system check warns about.
@@ -134,9 +134,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test run, so that two runs at once never share it.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"ibirepo-test-{os.getpid()}.sqlite3")}
-# A PostgreSQL read replica (README "Scaling out"): the reads that may lag — search, browse, the
-# home page's figures, OAI-PMH, statistics — go there (archive/db/replica.py); everything
-# else, every write, and those reads whenever it is down, go to the primary.
+# A PostgreSQL read replica (docs/operators/deployment.md): the reads that may lag — search,
+# browse, the home page's figures, OAI-PMH, statistics — go there (archive/db/replica.py);
+# everything else, every write, and those reads whenever it is down, go to the primary.
 if env_str("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = env_database("DATABASE_REPLICA_URL", "")
     if DATABASES["replica"]["ENGINE"] != "django.db.backends.postgresql":
@@ -164,7 +164,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CACHES = {"default": env_cache("CACHE_URL", env_str("REDIS_URL"),
                                env_seconds("CACHE_TIMEOUT", 0.25, low=0.01, high=30))}
 
-# --- Rate limits (README "Rate limits") -----------------------------------------------------
+# --- Rate limits (docs/api/index.md, errors) -------------------------------------------------
 # Trusted proxies in front of the site: 0 means the client is REMOTE_ADDR and X-Forwarded-For,
 # which any client can write, is ignored.
 NUM_PROXIES = env_int("NUM_PROXIES", 0, low=0, high=10)
@@ -319,7 +319,7 @@ IBI_RESOLVER_URL = env_str("IBI_RESOLVER_URL")
 # URLs per sitemap page (/sitemaps/items-<k>.xml); the protocol allows at most 50 000.
 IBI_SITEMAP_PAGE_SIZE = env_int("IBI_SITEMAP_PAGE_SIZE", 50_000, low=1, high=50_000)
 
-# --- Resolver (RTC-11 §7-§8; README "Resolution") -------------------------------------------
+# --- Resolver (RTC-11 §7-§8; docs/api/persistent-urls.md) -----------------------------------
 # Each included Archive gets IBI_RESOLVER_TIMEOUT seconds to answer a urlRequest; one persistent
 # URL (all its hops) gets IBI_RESOLVER_DEADLINE; an answer longer than IBI_RESOLVER_MAX_RESPONSE
 # bytes is dropped. The resolver never connects to an address in IBI_RESOLVER_DENY_NETWORKS

@@ -87,13 +87,14 @@ def fresh_cache(request):
 @pytest.fixture(autouse=True)
 def strict_pair_lists(request, monkeypatch):
     """Every pair list this Archive sends over HTTP (the archive service's answers, the
-    resolver service's, their error pairs: protocol/responses.py `render_pairs`) is read back
+    resolver service's, their error pairs: web/pairs.py `render_pairs`) is read back
     by the strict Table 6.2 reader, in every Django test: one the standard's grammar refuses
     fails the test that made it (#25)."""
     if not _django(request):
         return
     from archive.archive_service import views as archive_service
-    from archive.protocol import pairs, responses
+    from archive.protocol import pairs
+    from archive.web import pairs as responses
 
     def strict(text: str) -> str:
         assert pairs.dumps(pairs.loads(text, strict=True)) == text, text
@@ -139,7 +140,7 @@ def session_database(request):
     replica.ENABLED = False
     request.getfixturevalue("django_db_setup")
     yield
-    from archive.accesses import counter as access_counter
+    from archive.usage import counter as access_counter
 
     access_counter.flush()
 
@@ -149,7 +150,7 @@ def session_database(request):
 @pytest.fixture
 def reader():
     """Django's test client reading as a browser does: without a User-Agent it would be a
-    robot on COUNTER's list, whose accesses count nothing (archive/accesses/filters.py)."""
+    robot on COUNTER's list, whose accesses count nothing (archive/usage/filters.py)."""
     from django.test import Client
 
     return Client(headers={"User-Agent": BROWSER})

@@ -32,10 +32,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from archive.accesses import counter as access_counter
-from archive.accesses.selectors import item_counts
 from archive.deposit import services
 from archive.models import Item
+from archive.usage import counter as access_counter
+from archive.usage.selectors import item_counts
 
 TITLE = "Ensuring persistence"
 ITEMS = "/api/items/"

@@ -6,7 +6,7 @@ Debian's Chromium driven by Playwright (tests/conftest.py `browser`, `live_site`
 a real SMTP server, aiosmtpd in a process of its own (tests/servers.py `SmtpServer`; the same
 path with Django's in-memory outbox is tests/test_access.py's). The request form is
 photographed to artifacts/screenshots/; with IBI_DOCS_SCREENSHOTS=1 also to
-docs/screenshots/access-request-pt-BR.png, the README's picture:
+docs/screenshots/access-request-pt-BR.png, docs/librarians/access.md's picture:
 
     IBI_DOCS_SCREENSHOTS=1 pytest tests/test_access_browser.py
 """

@@ -1,5 +1,5 @@
-"""Accesses counted off the reader's request (archive/accesses/counter.py), as daily counts,
-with COUNTER R5's filters (archive/accesses/filters.py): robots, double clicks."""
+"""Accesses counted off the reader's request (archive/usage/counter.py), as daily counts,
+with COUNTER R5's filters (archive/usage/filters.py): robots, double clicks."""
 from __future__ import annotations
 
 import threading
@@ -10,9 +10,9 @@ from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from archive.accesses import counter as access_counter
-from archive.accesses import filters
 from archive.models import AcknowledgedUrlkey, DailyAccessCount
+from archive.usage import counter as access_counter
+from archive.usage import filters
 from tests import factories as make
 
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
@@ -110,6 +110,22 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
     monkeypatch.setattr(access_counter, "_write", observed)
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
     click(item, timezone.now())  # e.g. a Celery task's
+    assert written.wait(timeout=10)
+    assert DailyAccessCount.objects.get(item=item).n == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forked_worker_counts_with_a_helper_of_its_own(monkeypatch):
+    """What the counter forgets in a forked child (os.register_at_fork) leaves it counting:
+    its batch empty, its helper thread started again at its first batch."""
+    item = make.item("a.pdf", title="Counted")
+    written = threading.Event()
+    write = access_counter._write
+    monkeypatch.setattr(access_counter, "_write", lambda rows: (write(rows), written.set()))
+    monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
+    access_counter._forget_in_child()  # as in a child
+    access_counter._helper._forget()
+    click(item, timezone.now())
     assert written.wait(timeout=10)
     assert DailyAccessCount.objects.get(item=item).n == 1
 

@@ -38,6 +38,59 @@ def stored_keys() -> set[str]:
 
 # -- Deposit ---------------------------------------------------------------------------------
 
+def test_the_form_only_checks_and_the_write_is_save_deposit(librarian):
+    """Valid or refused, a bound form writes nothing (Django's UserCreationForm's way); what
+    only the services know (here: a restricted file that is none of the files) is its error.
+    save_deposit, which ItemAdmin.save_model calls, writes."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.http import QueryDict
+    from django.utils.datastructures import MultiValueDict
+
+    from archive.admin.forms import ItemAdminForm
+
+    form_class = type("Form", (ItemAdminForm,), {"user": librarian})
+
+    def bound(**fields):
+        data = QueryDict(mutable=True)
+        data.update({"title": "Only checked", "transferable": "on", **fields})
+        files = MultiValueDict({"upload": [SimpleUploadedFile("a.txt", b"a")]})
+        return form_class(data, files)
+
+    refused = bound(restricted_files="b.txt")
+    assert not refused.is_valid()
+    assert refused.non_field_errors() == ["restricted files 'b.txt' are not files of the item"]
+    form = bound(restricted_files="a.txt")
+    assert form.is_valid(), form.errors
+    assert not Item.objects.filter(title="Only checked").exists() and stored_keys() == set()
+    item = form.save_deposit()
+    assert Item.objects.get(title="Only checked") == item and item.files.get().restricted
+    assert stored_keys() == {storage.file_key(item.ibi, "a.txt")}
+
+
+@pytest.mark.parametrize("failure", ["full", "taken"])
+def test_a_write_refused_after_the_checks_draws_the_form_again_and_keeps_nothing(
+        librarian_client, monkeypatch, failure):
+    """What no check foresees, the write refuses (a full storage, a name taken meanwhile):
+    the form again with the refusal as its error, a full storage a 507 keeping nothing (not
+    even the file as a pending upload), a name taken a 200 keeping the file to send again."""
+    from archive.models import PendingUpload
+
+    def refused(rep, name, fileobj):
+        if failure == "full":
+            raise storage.StorageFull
+        raise storage.StorageConflict(storage.file_key(rep, name))
+
+    monkeypatch.setattr(storage, "store", refused)
+    response = make.admin_deposit(librarian_client, ("a.txt", b"a"), title="Refused late")
+    page = response.content.decode()
+    assert response.status_code == (507 if failure == "full" else 200)
+    assert 'class="errornote"' in page and 'name="title"' in page
+    assert ("the storage is full" if failure == "full" else "already exists") in page
+    assert not Item.objects.filter(title="Refused late").exists() and stored_keys() == set()
+    assert [u.name for u in PendingUpload.objects.all()] == ([] if failure == "full"
+                                                           else ["a.txt"])
+
+
 def test_a_librarian_deposits_two_files_with_a_chosen_target_and_dublin_core(librarian_client):
     response = make.admin_deposit(librarian_client, ("report.pdf", b"%PDF-1.4 report"),
                                   ("data.csv", b"a,b\n1,2\n"), target_file="data.csv",

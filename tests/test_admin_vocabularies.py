@@ -3,7 +3,6 @@ other values kept), an ISO 8601 / EDTF level 0 date and a BCP 47 tag, refused al
 admin and the API; the pickers' edition and date; the admin in Portuguese."""
 from __future__ import annotations
 
-import doctest
 import importlib
 
 import pytest
@@ -23,12 +22,6 @@ CC_BY = "https://creativecommons.org/licenses/by/4.0/"
 
 
 # -- The pure checks -----------------------------------------------------------------------------
-
-def test_the_worked_examples_of_the_checks_and_vocabularies_run():
-    assert doctest.testmod(values).failed == 0
-    assert doctest.testmod(vocabularies).failed == 0
-    assert doctest.testmod(controlled).failed == 0
-
 
 @pytest.mark.parametrize("date", ["2013", "2013-09", "2013-09-04", "2013/2014",
                                   "2013-09-04/2013-09-30", "2013-09-04T10:30:00Z", "0800"])

@@ -17,11 +17,11 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from archive.accesses import counter as access_counter
 from archive.db import changes
 from archive.deposit import services
 from archive.models import DailyAccessCount, Item, ItemFile
 from archive.protocol.pairs import loads, to_dict
+from archive.usage import counter as access_counter
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from django.contrib.auth.models import Permission, User
 from django.db import connection
+from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -636,6 +637,20 @@ def test_the_site_tombstone_shows_the_reason(client, tombstone):
     html = page.content.decode()
     assert page.status_code == 410 and "Reason: Retracted at the authors" in html
     assert "confidential" not in html and "report.pdf" not in html
+
+
+@pytest.mark.parametrize("language", ["en", "pt-BR"])
+def test_a_tombstones_citation_is_the_one_its_page_shows(client, anonymous_api, tombstone,
+                                                         language):
+    """By citeproc-py (metadata/cite.py), in the reader's language's default style: APA, or
+    ABNT for a reader of Portuguese; its creators named, as they did not ask for removal."""
+    record, _, _ = tombstone
+    headers = {"Accept-Language": language}
+    cited = anonymous_api.get(ITEMS + record["ibi"], secure=True, headers=headers).json()[
+        "citation"]
+    page = client.get(f"/items/{record['ibi']}", secure=True, headers=headers).content.decode()
+    assert cited.startswith("SILVA, S." if language == "pt-BR" else "Silva, S. (")
+    assert "Retracted study" in cited and escape(cited) in page
 
 
 def test_a_delete_reason_with_a_control_character_is_refused(librarian_api):

@@ -5,7 +5,6 @@ metadata pages are not identified items, so there is never an ``ibi.metadata…`
 """
 from __future__ import annotations
 
-import doctest
 import re
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -693,10 +692,6 @@ def test_an_acknowledgment_whose_persistent_url_cannot_be_read_still_counts_for_
     assert make.counts(item.pk)["acknowledgments"] == 1
 
 
-def test_the_request_reader_examples():
-    assert doctest.testmod(service_requests).failed == 0
-
-
 def test_only_get_is_answered(client, service):
     response = client.post(f"/{service.ibi}?servicesubject=inclusionConfirmationRequest")
 
@@ -814,7 +809,6 @@ def test_a_plain_url_request_takes_one_query(django_assert_num_queries):
     with django_assert_num_queries(1):  # the item and the archive service together
         archive_service.url_request(ibi_text=item.ibi)
     assert selectors.item_by_ibi(item.ibip) == item
-
 
 
 NAMES = ["servicesubject", "clientinformation.ipaddress", "parsedibiurl.ibi",

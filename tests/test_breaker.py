@@ -2,14 +2,7 @@
 threshold of failures in a row, half-open once its time is over; a success closes it."""
 from __future__ import annotations
 
-import doctest
-
-from archive.runtime import breaker
 from archive.runtime.breaker import CLOSED, HALF_OPEN, OPEN, Breaker
-
-
-def test_its_examples_run():
-    assert doctest.testmod(breaker).failed == 0
 
 
 def test_it_opens_at_its_threshold_and_a_failure_half_open_opens_it_as_long_again():

@@ -1,7 +1,7 @@
 """In a real browser: a librarian deposits through the admin, a reader finds and downloads.
 
 Playwright for Python drives Debian's Chromium (/usr/bin/chromium, installed by .ci/run).
-Screenshots go to artifacts/screenshots/ (kept by CI as artifacts; the README's are made by
+Screenshots go to artifacts/screenshots/ (kept by CI as artifacts; the documentation's are made by
 docs/screenshots.py).
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ and the file table fit a 1280 px screen and a phone's.
 
 Debian's Chromium, driven by Playwright, as in tests/test_browser.py (its fixtures). The
 screenshots go to artifacts/screenshots/; with IBI_DOCS_SCREENSHOTS=1 the deposit form's is
-also written to docs/screenshots/admin-deposit-pt-BR.png, the README's picture:
+also written to docs/screenshots/admin-deposit-pt-BR.png, docs/librarians/site.md's picture:
 
     IBI_DOCS_SCREENSHOTS=1 pytest tests/test_browser_admin_pt.py -k deposits
 """
@@ -135,7 +135,7 @@ def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portugue
 
 
 def screenshot_of_the_deposit_form(page: Page) -> None:
-    """The deposit form at 1280×800, as the README shows it."""
+    """The deposit form at 1280×800, as docs/librarians/site.md shows it."""
     make.screenshot(page, "admin-deposit-pt-BR")
     if os.environ.get("IBI_DOCS_SCREENSHOTS") == "1":
         DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,6 @@
 Retry-After, oai_dc dates, DSpace's bitstream URLs, METS file lists, the RO-Crate."""
 from __future__ import annotations
 
-import doctest
 from datetime import date
 
 import pytest
@@ -10,12 +9,6 @@ from lxml import etree
 
 from archive.deposit import controlled
 from archive.dspace import crosswalk, handles, harvest, oaipmh, saf
-from archive.metadata import rocrate
-
-
-def test_the_doctests_hold():
-    for module in (controlled, handles, saf, rocrate):
-        assert doctest.testmod(module).failed == 0
 
 
 @pytest.mark.parametrize("text,handle", [

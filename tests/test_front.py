@@ -8,7 +8,7 @@ readers stalled on a silent Archive that must not block everyone else.
 
 `make test` runs it on SQLite with tasks in process; `.ci/run` runs it once more against
 PostgreSQL, with Redis as the broker of a real Celery worker (IBI_TEST_FRONT_DATABASE_URL,
-IBI_TEST_FRONT_BROKER_URL): the deployment the README's production section shows.
+IBI_TEST_FRONT_BROKER_URL): the deployment docs/operators/deployment.md shows.
 """
 from __future__ import annotations
 

@@ -203,6 +203,8 @@ def test_it_converts_dates_exactly() -> None:
 
 
 def test_it_runs_the_module_examples() -> None:
+    # tests/test_docstrings.py runs them with every module's; run here too because `make
+    # mutation` runs this file alone against the codec's mutants.
     assert doctest.testmod(ibi_module).failed == 0
 
 

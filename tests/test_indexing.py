@@ -2,8 +2,6 @@
 and its sitemaps (read back with lxml, paged with a small page size), and robots.txt."""
 from __future__ import annotations
 
-import doctest
-
 import lxml.html
 import pytest
 import rdflib
@@ -91,11 +89,6 @@ def test_which_identifiers_of_a_report_are_report_numbers(identifier, is_number)
     record = Record(ibi="a", ibip="b", title="T", persistent_url="http://x/a",
                     types=("Technical report",), identifiers=(identifier,))
     assert highwire.report_numbers(record) == ([identifier] if is_number else [])
-
-
-def test_the_highwire_examples_hold():
-    assert doctest.testmod(highwire).failed == 0
-    assert doctest.testmod(sitemap_module).failed == 0
 
 
 # -- schema.org JSON-LD -----------------------------------------------------------------------

@@ -6,7 +6,6 @@ standard library.
 """
 from __future__ import annotations
 
-import doctest
 import json
 from urllib.parse import quote
 
@@ -14,11 +13,10 @@ import httpx
 import lxml.html
 import pytest
 
-from archive.accesses import counter as access_counter
 from archive.deposit import services
 from archive.models import DailyAccessCount, Item, RegisteredArchive
-from archive.resolver import inspection
 from archive.resolver import service as resolver_service
+from archive.usage import counter as access_counter
 from tests import factories as make
 
 from .servers import FakeArchiveService, LiveServers
@@ -81,10 +79,6 @@ def text(element) -> str:
 
 
 # -- The route and its query -------------------------------------------------------------------
-
-def test_the_worked_examples_of_the_module_hold():
-    assert doctest.testmod(inspection).failed == 0
-
 
 def test_a_persistent_urls_query_is_rtc_11s_and_the_items_never_this_archives(client, archive):
     """#25's audit, 10.: pairs without ibiurl. are the item's (§8.1), passed on to it."""

@@ -20,7 +20,7 @@ import grimp
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "archive"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-TOP_LEVEL = {"__init__.py", "apps.py", "checks.py", "ibi.py", "models.py", "urls.py"}
+TOP_LEVEL = {"__init__.py", "apps.py", "checks.py", "ibi.py", "refusals.py", "urls.py"}
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
@@ -32,7 +32,7 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 def test_the_import_contracts_hold():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "4 kept, 0 broken" in result.stdout
+    assert "5 kept, 0 broken" in result.stdout
 
 
 def test_a_new_circle_between_packages_breaks_them(tmp_path):
@@ -76,8 +76,9 @@ def test_archive_ibi_is_the_codec_itself():
 
 
 def packages() -> list[str]:
+    """The packages whose public face is a few modules; archive.models's is its names."""
     return sorted(p.name for p in APP.iterdir() if (p / "__init__.py").exists()
-                  and p.name not in {"migrations", "management", "templatetags"})
+                  and p.name not in {"migrations", "management", "templatetags", "models"})
 
 
 def test_every_package_says_what_it_is_and_names_its_public_face():
@@ -102,6 +103,23 @@ def test_other_packages_use_only_a_packages_public_face():
             if importer.split(".")[:2] != parts[:2] and parts[2] not in public[parts[1]]:
                 private_uses.append(f"{importer} -> {imported}")
     assert private_uses == []
+
+
+def test_the_models_are_imported_from_archive_models_alone():
+    """archive/models/ is split by area for its readers; everyone else, migrations included,
+    imports `archive.models`, so that a model may move between its modules freely."""
+    import archive.models
+
+    graph = grimp.build_graph("archive", "ibirepo", cache_dir=None)
+    inside = [module for module in sorted(graph.modules)
+              if module.startswith("archive.models.")]
+    assert len(inside) > 10
+    assert [f"{importer} -> {module}" for module in inside
+            for importer in sorted(graph.find_modules_that_directly_import(module))
+            if not importer.startswith("archive.models")] == []
+    assert set(archive.models.__all__) == {name for name in dir(archive.models)
+                                           if not name.startswith("_")} - {
+        "annotations", *(module.rsplit(".", 1)[1] for module in inside)}
 
 
 def test_the_architecture_page_names_only_modules_that_exist():
@@ -130,6 +148,49 @@ def test_the_conformance_page_names_only_tests_and_modules_that_exist():
     assert missing == []
     assert [m for m in sorted(modules)
             if not (ROOT / m).exists() and not (APP / m).exists()] == []
+
+
+DUBLIN_CORE = {"title", "creator", "subject", "description", "publisher", "contributor", "date",
+               "type", "format", "identifier", "source", "language", "relation", "coverage",
+               "rights"}
+
+
+def dublin_core_lists(root: Path) -> list[str]:
+    """Tuples, lists, sets and dicts keyed that spell five or more Dublin Core element names,
+    anywhere but where the vocabulary is written (models/dublin_core.py `DcElement`) and in
+    the migrations (history)."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(root.parent)
+        if where.parts[1] == "migrations" or where.as_posix() == "archive/models/dublin_core.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            words = (node.keys if isinstance(node, ast.Dict)
+                     else node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [])
+            strings = [w.value for w in words
+                       if isinstance(w, ast.Constant) and isinstance(w.value, str)]
+            names = [word for word in strings if word in DUBLIN_CORE]
+            # A dict keyed by another vocabulary (the DCMI terms a crosswalk reads) is not one.
+            if len(names) >= 5 and (len(names) == len(strings) or not isinstance(node, ast.Dict)):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_the_dublin_core_elements_are_written_once():
+    """archive.models.DcElement (and DC_ELEMENTS, derived from it): a page's labels, the
+    oai_dc order, the DSpace crosswalk all read it."""
+    assert dublin_core_lists(APP) == []
+
+
+def test_a_second_list_of_dublin_core_elements_is_found(tmp_path):
+    shutil.copytree(APP, tmp_path / "archive", ignore=shutil.ignore_patterns("__pycache__"))
+    views = tmp_path / "archive" / "site" / "views.py"
+    views.write_text(views.read_text() + '\nSHOWN = ["creator", "subject", "date", "type",'
+                     ' "rights"]\n')
+    assert dublin_core_lists(tmp_path / "archive") == [
+        f"archive/site/views.py:{len(views.read_text().splitlines())}"]
 
 
 # Underscore names their libraries document as public API: Django's Model._meta (the Options

@@ -2,7 +2,6 @@
 queue waits by, a batch taken once, and a lease renewed once a third of it has passed."""
 from __future__ import annotations
 
-import doctest
 from datetime import timedelta
 
 import pytest
@@ -12,10 +11,6 @@ from archive.db import leases
 from archive.models import CopyJob
 
 MINUTE, HOUR = timedelta(minutes=1), timedelta(hours=1)
-
-
-def test_its_examples_run():
-    assert doctest.testmod(leases).failed == 0
 
 
 def test_the_backoff_doubles_from_the_first_wait_up_to_the_longest():

@@ -3,7 +3,6 @@ a real harvester (oaipmh-scythe) collects each, and every response is validated 
 official XSDs (OAI-PMH.xsd with the format's own schema) with lxml."""
 from __future__ import annotations
 
-import doctest
 from datetime import UTC, datetime
 
 import pytest
@@ -16,7 +15,6 @@ from oaipmh_scythe.iterator import OAIResponseIterator
 
 from archive.deposit import services
 from archive.harvest import sets
-from archive.metadata import oai_dc
 from archive.models import Item
 from tests import factories as make
 from tests import xml_schemas
@@ -290,14 +288,6 @@ def test_every_type_set_spec_is_valid_and_names_its_kind():
     for kind in sets.all_kinds():
         spec = sets.type_spec(kind)
         assert sets.valid(spec) and sets.parse(spec).value == kind
-
-
-def test_the_sets_docstring_examples_hold():
-    assert doctest.testmod(sets).failed == 0
-
-
-def test_the_oai_dc_docstring_examples_hold():
-    assert doctest.testmod(oai_dc).failed == 0
 
 
 @pytest.mark.django_db

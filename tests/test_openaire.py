@@ -2,8 +2,6 @@
 guidelines' own XSD with lxml, and their mandatory properties checked."""
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from lxml import etree
 
@@ -103,10 +101,6 @@ def test_odd_characters_survive_and_a_bad_language_tag_is_left_out():
                                            ("", ""), ("x-private", ""), ("not a tag", "")])
 def test_the_language_is_the_iso_639_code_of_the_tag(tag, code):
     assert openaire.language_code(tag) == code
-
-
-def test_the_docstring_examples_hold():
-    assert doctest.testmod(openaire).failed == 0
 
 
 @pytest.mark.parametrize("written,label,uri", [

@@ -2,7 +2,6 @@
 and 503s as its caller allows, bodies capped, downloads hashed as they arrive."""
 from __future__ import annotations
 
-import doctest
 import hashlib
 import threading
 from datetime import UTC, datetime
@@ -12,10 +11,6 @@ import httpx
 import pytest
 
 from archive.protocol import outgoing
-
-
-def test_its_examples_run():
-    assert doctest.testmod(outgoing).failed == 0
 
 
 def test_retry_after_in_seconds_or_as_a_date():

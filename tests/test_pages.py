@@ -10,7 +10,6 @@ from django.urls import reverse
 
 from archive.deposit import services
 from archive.metadata import bibtex
-from archive.metadata.citation import Citation, apa
 from archive.metadata.record import Creator, Record
 from archive.models import Item, ItemFile
 from tests import factories as make
@@ -299,17 +298,6 @@ def test_bibtex_escapes_latex_specials():
                                creators=(Creator("Ünal, Ö."),), date="2020"))
     assert text.startswith("@misc{unal2020a,\n")
     assert "title = {A \\{b\\} c}" in text and "publisher" not in text
-
-
-def test_apa_with_one_two_three_and_no_authors():
-    url = "http://h/x"
-    assert apa(Citation(title="T", url=url, authors=["A, B."], year="2001")) == (
-        "A, B. (2001). T. http://h/x")
-    assert apa(Citation(title="T", url=url, authors=["A", "B"], year="2001")).startswith(
-        "A, & B (2001)")
-    assert apa(Citation(title="T", url=url, authors=["A", "B", "C"])).startswith(
-        "A, B, & C (n.d.)")
-    assert apa(Citation(title="T.", url=url, publisher="P")) == "T. (n.d.). P. http://h/x"
 
 
 def test_archive_service_landing_page_exists_but_is_not_listed(client):

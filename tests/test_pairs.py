@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from archive.protocol import pairs as pairs_module
 from archive.protocol.pairs import (
     PairListError,
     dumps,
@@ -238,3 +241,9 @@ def test_loads_only_ever_raises_pair_list_error(text):
         loads(text)
     except PairListError:
         pass
+
+
+def test_it_runs_the_module_examples() -> None:
+    # tests/test_docstrings.py runs them with every module's; run here too because `make
+    # mutation` runs this file alone against the module's mutants.
+    assert doctest.testmod(pairs_module).failed == 0

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from archive.protocol import persistent_url as persistent_url_module
 from archive.protocol.persistent_url import PersistentUrl, PersistentUrlError, parse
 
 IBIP = "LK47B6W/362SFKH"
@@ -321,3 +324,9 @@ def test_parse_of_url_like_text_only_ever_raises_persistent_url_error(path, quer
         except PersistentUrlError:
             continue
         assert url.filepath is None or ".." not in url.filepath.split("/")
+
+
+def test_it_runs_the_module_examples() -> None:
+    # tests/test_docstrings.py runs them with every module's; run here too because `make
+    # mutation` runs this file alone against the module's mutants.
+    assert doctest.testmod(persistent_url_module).failed == 0

@@ -1,12 +1,13 @@
-"""The README's commands work as written: every block marked runnable (```` ```sh runnable ````,
-```` ```console runnable ````) is run in a fresh checkout of the project's files (the tracked
-files of this tree, copied: no database, no media, no compiled catalogue) with the README's
-set-up, `.venv` (this one) and `DEBUG=1` in a shell of its own and `manage.py migrate` done as
-`make run` does. A `sh` block must succeed; a `console` block's commands (the lines after
-`$ `, a trailing backslash continuing them) must succeed and print exactly what follows them.
-A block marked `runnable served` talks to the API of a running server, as the README's
-`$API` and `$TOKEN` say: it runs with a server of this tree serving (tests/servers.py) and a
-librarian's token in them.
+"""The documentation's commands work as written: every block marked runnable (```` ```sh
+runnable ````, ```` ```console runnable ````) in the README or a page of the documentation site
+(docs/, wherever a section moved) is run in a fresh checkout of the project's files (the
+tracked files of this tree, copied: no database, no media, no compiled catalogue) with the
+set-up of docs/getting-started.md, `.venv` (this one) and `DEBUG=1` in a shell of its own and
+`manage.py migrate` done as `make run` does. A `sh` block must succeed; a `console` block's
+commands (the lines after `$ `, a trailing backslash continuing them) must succeed and print
+exactly what follows them. A block marked `runnable served` talks to the API of a running
+server, as the REST API page's `$API` and `$TOKEN` say: it runs with a server of this tree
+serving (tests/servers.py) and a librarian's token in them.
 """
 from __future__ import annotations
 
@@ -46,21 +47,31 @@ def console_commands(body: str) -> list[tuple[str, str]]:
     return [(command, "\n".join(output)) for command, output in found]
 
 
-BLOCKS = runnable_blocks((ROOT / "README.md").read_text())
+def documentation() -> list[Path]:
+    """The README and every page of the documentation site."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def test_the_readme_marks_its_local_commands_runnable():
-    """The marker is read: the librarian, fsck, fixity and the ibi command at least."""
+BLOCKS = [(kind, body, f"{path.relative_to(ROOT)} line {line}", served)
+          for path in documentation()
+          for kind, body, line, served in runnable_blocks(path.read_text())]
+
+
+def test_the_documentation_marks_its_local_commands_runnable():
+    """The marker is read, in every page: the librarian, fsck, fixity, the ibi command and the
+    resumable upload against a server at least."""
     text = "\n".join(body for _kind, body, _line, _served in BLOCKS)
-    for command in ("createlibrarian", "fsck", "fixity", "ibi encode", "ibi parse"):
+    for command in ("createlibrarian", "fsck", "fixity", "ibi encode", "ibi parse", "TusClient"):
         assert command in text, command
+    assert any(served for _kind, _body, _where, served in BLOCKS)
     assert console_commands("$ a \\\n   b\nout 1\nout 2\n$ c\n") == [
         ("a \\\n   b", "out 1\nout 2"), ("c", "")]
 
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """A fresh checkout of the tracked files, migrated, and the README's shell environment."""
+    """A fresh checkout of the tracked files, migrated, and the documentation's shell
+    environment."""
     scratch = tmp_path_factory.mktemp("fresh-clone")
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
                              capture_output=True).stdout.decode().split("\0")
@@ -83,17 +94,17 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> dict[str, str]:
-    """The README's $API and $TOKEN: a server of this tree (gunicorn, its own database) and a
+    """The REST API page's $API and $TOKEN: a server of this tree (gunicorn, its own database) and a
     librarian's token, as `make run` and `createlibrarian` give them."""
     with LiveServers(tmp_path_factory.mktemp("readme-server")) as servers:
         server = servers.start("readme")
         yield {"API": f"{server.url}/api", "TOKEN": server.librarian_token("alice")}
 
 
-@pytest.mark.parametrize(("kind", "body", "line", "needs_server"), BLOCKS,
-                         ids=[f"README line {line}" for _kind, _body, line, _s in BLOCKS])
-def test_a_runnable_block_of_the_readme_works_as_written(request, fresh, kind, body, line,
-                                                         needs_server):
+@pytest.mark.parametrize(("kind", "body", "where", "needs_server"), BLOCKS,
+                         ids=[where for _kind, _body, where, _s in BLOCKS])
+def test_a_runnable_block_of_the_documentation_works_as_written(request, fresh, kind, body,
+                                                                where, needs_server):
     scratch, env = fresh
     if needs_server:
         env = {**env, **request.getfixturevalue("served")}

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from archive.protocol.pairs import loads, to_dict
-from archive.resolver.answers import Answer, Source, find_hop, find_url
 from archive.resolver.languages import preferences
+from archive.resolver.reading import Answer, Source, find_hop, find_url
 from archive.resolver.relations import steps, verbs_of
 from archive.resolver.safety import safe_url
 from archive.resolver.selection import choose, settles

@@ -1,4 +1,4 @@
-"""Search (README "Search"): the same search behind /search and /api/items/?search=.
+"""Search (docs/api/search.md): the same search behind /search and /api/items/?search=.
 
 Every test runs on whichever database the suite runs on and asserts that database's
 documented behaviour: PostgreSQL's full text (ranked, stemmed in Portuguese and English,
@@ -7,7 +7,6 @@ the SQLite pass. Both keep the search entries current through their own triggers
 """
 from __future__ import annotations
 
-import doctest
 import io
 import re
 
@@ -54,15 +53,6 @@ def test_a_query_is_read_into_words_phrases_prefixes_exclusions_and_or():
         [Term("word", "chuva")]]
     assert parse("or , OR") == []
     assert parse("Banon, G.") == [[Term("word", "Banon"), Term("word", "G")]]
-
-
-def test_the_examples_in_the_docstrings_hold():
-    """query.py's readings and selectors.py's weighted queries (pure text)."""
-    from archive.search import query
-
-    for module in (query, searching):
-        result = doctest.testmod(module)
-        assert result.attempted and not result.failed, module
 
 
 def test_folding_takes_accents_off_and_lowers_ascii_only():
@@ -178,7 +168,7 @@ def test_ranking_prefers_the_title_then_creators_subjects_and_the_items_own_lang
 
 
 def test_past_the_cap_the_newest_matches_are_ranked(client, monkeypatch):
-    """The site ranks the newest COUNT_CAP + 1 matches (README "Search"): exact for a query
+    """The site ranks the newest COUNT_CAP + 1 matches (docs/api/search.md): exact for a query
     with fewer matches; past that, exact as far as the best tier among them goes."""
     monkeypatch.setattr(searching, "COUNT_CAP", 3)
     older_title = make.item(title="Cometa Halley", language="pt")
@@ -352,7 +342,7 @@ def test_counts_stop_at_the_cap_and_facets_say_they_saw_a_sample(client, monkeyp
 
 def test_facets_count_the_results_or_the_best_of_them(client, monkeypatch):
     """On a small collection the facets count every result; past FACET_SAMPLE, the first
-    FACET_SAMPLE in the page's order (the best matches: README "Search"), and say so."""
+    FACET_SAMPLE in the page's order (the best matches: docs/api/search.md), and say so."""
     best = make.item(title="Marés de Santos", language="pt-BR",
                      dc={"creator": ["Lima, Ana"], "date": ["2013-09-04"], "type": ["Map"]})
     make.item(title="Rios", language="en", dc={"creator": ["Souza, Íris"],
@@ -466,7 +456,7 @@ def test_the_home_figures_are_kept_a_minute_not_counted_per_request(client):
     first = client.get("/").content.decode()
     assert re.search(r"<dt>Items</dt><dd>1</dd>", first)
     make.item(("a.txt", b"a"), title="Segundo", language="en")
-    # Within the minute the figures are those computed first (the README says so) ...
+    # Within the minute the figures are those computed first (docs/api/search.md says so) ...
     assert re.search(r"<dt>Items</dt><dd>1</dd>", client.get("/").content.decode())
     # ... and once they expire, the new ones.
     cache.delete("archive:collection-figures")

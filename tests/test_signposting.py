@@ -6,7 +6,6 @@ against RFC 9264 §4.2 by hand and must hold exactly the links the client found 
 (the client reads JSON `profile` as a string, where RFC 9264 §4.2.4.3 wants an array)."""
 from __future__ import annotations
 
-import doctest
 import json
 import re
 
@@ -18,7 +17,6 @@ from signposting import LinkRel
 
 from archive.deposit import services
 from archive.deposit.links import metadata_url
-from archive.metadata import signposting as signposting_module
 from archive.metadata.formats import FORMATS
 from archive.models import Item, ItemFile
 from tests import factories as make
@@ -310,7 +308,3 @@ def test_the_signposting_client_finds_everything_over_http(server, monkeypatch):
     # Asked for the text linkset: the client reads a JSON `profile` as a string only.
     linkset = signposting.find_signposting_linkset(url + "/linkset", "application/linkset")
     assert_level_1(linkset.for_context(url), item, server.url)
-
-
-def test_the_serialisations_examples_hold():
-    assert doctest.testmod(signposting_module).failed == 0

@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from archive.accesses import selectors as stats
 from archive.models import DailyAccessCount
+from archive.usage import selectors as stats
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db

@@ -1,11 +1,17 @@
 """The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
-pytest-django or of conftest defined again, the minting grid set once."""
+pytest-django or of conftest defined again, the minting grid set once, every docstring example
+run; and the app's own: every model in archive/models/."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+from django.apps import AppConfig, apps
+from django.db import models
+from django.test.utils import isolate_apps
+
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 # pytest-django's fixtures, and the conftest's own.
 DJANGO_FIXTURES = {"client", "async_client", "admin_client", "admin_user", "rf", "async_rf",
                    "settings", "db", "transactional_db", "django_db_setup", "django_db_blocker",
@@ -60,7 +66,7 @@ def test_the_minting_grid_is_set_once():
 
 # -- One of each in archive/ (#40, 4) ----------------------------------------------------------
 
-APP = TESTS.parent / "archive"
+APP = ROOT / "archive"
 # The one backoff (min(first * 2 ** (attempt - 1), longest)) is archive/db/leases.py's.
 BACKOFF_HOME = {"archive/db/leases.py"}
 # The one outgoing HTTP client, and the resolver's fan-out (aiohttp, tuned for latency).
@@ -123,7 +129,7 @@ def http_clients(source: str) -> list[str]:
 
 
 def app_sources() -> list[tuple[str, str]]:
-    return [(str(path.relative_to(TESTS.parent)), path.read_text())
+    return [(str(path.relative_to(ROOT)), path.read_text())
             for path in sorted(APP.rglob("*.py")) if "migrations" not in path.parts]
 
 
@@ -146,7 +152,7 @@ def test_one_backoff_formula_in_archive():
     found = {path: formulas for path, source in app_sources()
              if path not in BACKOFF_HOME and (formulas := backoff_formulas(source))}
     assert found == {}
-    assert all(backoff_formulas((TESTS.parent / home).read_text()) for home in BACKOFF_HOME)
+    assert all(backoff_formulas((ROOT / home).read_text()) for home in BACKOFF_HOME)
 
 
 def test_one_outgoing_http_client_in_archive():
@@ -163,4 +169,241 @@ def test_one_helper_thread_in_archive():
     found = {path: made for path, source in app_sources()
              if path != THREAD_HOME and (made := calls_of(source, THREADS))}
     assert found == {}
-    assert calls_of((TESTS.parent / THREAD_HOME).read_text(), THREADS) == ["threading.Thread"]
+    assert calls_of((ROOT / THREAD_HOME).read_text(), THREADS) == ["threading.Thread"]
+
+
+def test_every_module_that_shows_a_docstring_example_has_it_run():
+    """A module of archive/ whose source shows `>>>` is one tests/test_docstrings.py finds and
+    runs (issue #40, 5), and no example is skipped: a worked example is either run or gone."""
+    from tests.test_docstrings import MODULES, NOT_DOCUMENTATION
+
+    package = ROOT / "archive"
+    shown = set()
+    for path in package.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        text = path.read_text()
+        if ">>>" in text and not name.startswith(NOT_DOCUMENTATION):
+            shown.add(name)
+        assert "doctest: +SKIP" not in text, f"{name} skips a docstring example"
+    assert len(shown) >= 40  # the walk sees the package (44 modules on 2026-11-28)
+    assert shown <= set(MODULES), f"examples never run in {sorted(shown - set(MODULES))}"
+
+
+def models_outside_the_package(app: AppConfig) -> list[str]:
+    """The app's models with a table of their own defined anywhere but archive/models/."""
+    return sorted(f"{model.__module__}.{model.__name__}" for model in app.get_models()
+                  if not model._meta.proxy and not model.__module__.startswith("archive.models."))
+
+
+def test_every_model_is_defined_in_archive_models():
+    assert len(list(apps.get_app_config("archive").get_models())) > 15
+    assert models_outside_the_package(apps.get_app_config("archive")) == []
+
+
+@isolate_apps("archive")
+def test_a_model_defined_elsewhere_is_found():
+    class Stray(models.Model):  # noqa: DJ008 (a model of the test alone)
+        class Meta:
+            app_label = "archive"
+
+    class Alias(Stray):  # noqa: DJ008
+        class Meta:
+            app_label = "archive"
+            proxy = True
+
+    assert models_outside_the_package(Stray._meta.apps.get_app_config("archive")) == [
+        "tests.test_suite.Stray"]
+
+
+# -- One refusal family (archive/refusals.py; #40, 2) ------------------------------------------
+# import-linter forbids DRF outside the edges (pyproject.toml); what it cannot say, since it
+# forbids whole external packages only, is checked here: no module outside the edges names an
+# HTTP response of Django, every exception carrying a status is a Refusal, and what a services
+# module lets out of a function is a Refusal.
+
+
+def edges() -> tuple[str, ...]:
+    """The edges and the web layer they share, as pyproject.toml's contract names them."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"]
+    edge = next(c for c in contracts if c["name"].startswith("Edges"))
+    return (*edge["forbidden_modules"], "archive.migrations")
+
+
+def module_name(path: Path, root: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+
+
+def outside_the_edges(root: Path) -> list[Path]:
+    return [path for path in sorted((root / "archive").rglob("*.py"))
+            if not module_name(path, root).startswith(tuple(f"{e}." for e in edges()))
+            and module_name(path, root) not in edges()]
+
+
+def http_responses_named(root: Path) -> list[str]:
+    """Imports, outside the edges, of what answers HTTP: a name of django.http.response
+    (HttpResponse and kin, Http404), django.shortcuts, or anything of DRF; and a `raise` of
+    one of those names however it was reached (`django.http.Http404`)."""
+    import django.http.response
+
+    answers = {name for name, value in vars(django.http.response).items()
+               if isinstance(value, type)
+               and issubclass(value, Exception | django.http.HttpResponseBase)}
+    found = []
+    for path in outside_the_edges(root):
+        where = path.relative_to(root)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                module = node.module or ""
+                names = {alias.name for alias in node.names}
+                if module in ("django.http", "django.http.response") and names & answers \
+                        or module.startswith(("django.shortcuts", "rest_framework")):
+                    found.append(f"{where}:{node.lineno}: from {module} import "
+                                 f"{', '.join(sorted(names))}")
+            elif isinstance(node, ast.Import):
+                found += [f"{where}:{node.lineno}: import {alias.name}" for alias in node.names
+                          if alias.name.startswith(("django.http.response", "django.shortcuts",
+                                                    "rest_framework"))]
+            elif isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if ast.unparse(raised).rpartition(".")[2] in answers:
+                    found.append(f"{where}:{node.lineno}: raise {ast.unparse(raised)}")
+    return found
+
+
+def test_no_module_outside_the_edges_names_an_http_response():
+    assert http_responses_named(ROOT) == []
+
+
+def test_the_http_response_check_finds_what_it_looks_for(tmp_path):
+    import shutil
+
+    shutil.copytree(APP, tmp_path / "archive", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    services = tmp_path / "archive" / "deposit" / "services.py"
+    services.write_text(services.read_text() + "\nfrom django.http import Http404  # noqa\n")
+    pending = tmp_path / "archive" / "deposit" / "pending.py"
+    pending.write_text(pending.read_text() + "\nimport rest_framework.exceptions  # noqa\n")
+    selectors = tmp_path / "archive" / "deposit" / "selectors.py"
+    selectors.write_text(selectors.read_text() + "\n\ndef gone():\n"
+                         "    import django.http\n\n    raise django.http.Http404\n")
+    found = http_responses_named(tmp_path)
+    assert len(found) == 3
+    assert "import rest_framework.exceptions" in found[0]
+    assert "archive/deposit/selectors.py" in found[1] and "raise django.http.Http404" in found[1]
+    assert "archive/deposit/services.py" in found[2] and "Http404" in found[2]
+
+
+def statuses_outside_the_family(classes) -> list[str]:
+    from archive.refusals import Refusal
+
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls in classes
+            if cls.__module__.startswith("archive.") and "status" in dir(cls)
+            and not issubclass(cls, Refusal)]
+
+
+def exception_classes() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import archive
+
+    for info in pkgutil.walk_packages(archive.__path__, "archive."):
+        if ".migrations" not in info.name:
+            importlib.import_module(info.name)
+    found, todo = [], [Exception]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo += cls.__subclasses__()
+    return found
+
+
+def test_every_exception_that_carries_an_http_status_is_a_refusal():
+    classes = exception_classes()
+    assert len([c for c in classes if c.__module__.startswith("archive.")]) > 40
+    assert statuses_outside_the_family(classes) == []
+    teapot = type("Teapot", (Exception,), {"status": 418, "__module__": "archive.deposit.x"})
+    assert statuses_outside_the_family([teapot]) == ["archive.deposit.x.Teapot"]
+
+
+def _resolved(namespace: dict, node: ast.expr):
+    import builtins
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    found = namespace.get(node.id, getattr(builtins, node.id, None))
+    for part in reversed(parts):
+        found = getattr(found, part, None)
+    return found
+
+
+def escaping_non_refusals(source: str, namespace: dict) -> list[str]:
+    """Each `raise` of a services module whose exception leaves its function and is no Refusal.
+
+    Caught around the raise in the same function, it never leaves; an exception class the
+    module itself catches somewhere (a signal between its own functions, access's Revoked)
+    stays inside too. Anything else reaches an edge, which answers a Refusal only."""
+    from archive.refusals import Refusal
+
+    tree = ast.parse(source)
+    caught_in_module = {_resolved(namespace, t) for handler in ast.walk(tree)
+                        if isinstance(handler, ast.ExceptHandler) and handler.type is not None
+                        for t in (handler.type.elts if isinstance(handler.type, ast.Tuple)
+                                  else [handler.type])}
+    found = []
+
+    def visit(node: ast.AST, around: list[type]) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            around = []
+        if isinstance(node, ast.Try):
+            here = []
+            for handler in node.handlers:
+                types = (handler.type.elts if isinstance(handler.type, ast.Tuple)
+                         else [handler.type]) if handler.type is not None else []
+                here += [_resolved(namespace, t) for t in types] or [BaseException]
+            for child in node.body:
+                visit(child, around + [c for c in here if isinstance(c, type)])
+            for child in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(child, around)
+            return
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            raised = _resolved(namespace, node.exc.func if isinstance(node.exc, ast.Call)
+                               else node.exc)
+            if not isinstance(raised, type):
+                found.append(f"{node.lineno}: raise {ast.unparse(node.exc)} (not a class)")
+            elif not (issubclass(raised, Refusal) or raised in caught_in_module
+                      or any(issubclass(raised, c) for c in around)):
+                found.append(f"{node.lineno}: raise {raised.__name__}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, around)
+
+    visit(tree, [])
+    return found
+
+
+def test_services_let_out_refusals_only():
+    import importlib
+
+    modules = sorted(APP.rglob("services.py"))
+    assert len(modules) >= 3
+    for path in modules:
+        module = importlib.import_module(module_name(path, ROOT))
+        assert escaping_non_refusals(path.read_text(), vars(module)) == [], path
+
+
+def test_the_services_check_finds_what_it_looks_for():
+    from archive.deposit import services
+
+    source = (APP / "deposit" / "services.py").read_text() + (
+        "\n\ndef half_done():\n    raise RuntimeError('a 500')\n"
+        "\n\ndef caught():\n    try:\n        raise KeyError('x')\n    except LookupError:\n"
+        "        raise Conflict('a 409') from None\n")
+    assert [line.split(": ", 1)[1] for line in escaping_non_refusals(source, vars(services))] \
+        == ["raise RuntimeError"]

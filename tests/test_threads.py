@@ -2,6 +2,7 @@
 again at each wake, alive after a work that raised, started again once it is gone."""
 from __future__ import annotations
 
+import os
 import threading
 
 from archive.runtime.threads import Helper
@@ -37,3 +38,20 @@ def test_a_helper_gone_is_started_again_at_the_next_wake():
     helper.wake()
     assert ran.acquire(timeout=10)
     assert helper._thread is not gone and helper._thread.is_alive()
+
+
+def test_a_forked_child_runs_its_work_in_a_thread_of_its_own():
+    ran = threading.Event()
+    helper = Helper("test-fork", ran.set)
+    helper.wake()
+    assert ran.wait(timeout=10)
+    ran.clear()
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's thread did not follow
+        try:
+            helper.wake()
+            os._exit(0 if ran.wait(timeout=10) and helper._thread.is_alive() else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

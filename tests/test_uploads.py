@@ -441,8 +441,8 @@ def test_the_beat_sweeps_expired_uploads_by_itself(api, settings, eager_tasks):
 
 
 def test_a_deposited_upload_is_linked_into_storage_not_copied(api):
-    """On the local disk the upload's bytes get a second name under col/ (a hard link, as the
-    README says), never a second copy: a 2 GiB upload never needs 4 GiB (#42)."""
+    """On the local disk the upload's bytes get a second name under col/ (a hard link, as
+    docs/operators/storage.md says), never a second copy: a 2 GiB upload never needs 4 GiB (#42)."""
     url = created(api, name="grande.bin", length=5)["Location"]
     patched(api, url, b"12345", 0)
     waiting = os.stat(pending.path_of(PendingUpload.objects.get()))

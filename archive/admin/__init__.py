@@ -1,7 +1,8 @@
 """The librarian's admin: thin ModelAdmins over deposit's services.
 
 Django's admin autodiscovery imports this package; each module registers its own ModelAdmins.
-- items: deposit, describe, link and tombstone items (forms: the deposit form).
+- items: deposit, describe, link and tombstone items (forms: the deposit form, which
+  validates; pending_uploads: the files waiting in it).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
 - access: requests for a copy and their answers, secret links, the audit trail of reads.

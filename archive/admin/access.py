@@ -15,8 +15,8 @@ from django.utils.translation import ngettext
 
 from ..access import services, tasks
 from ..deposit import links
-from ..deposit.services import ServiceError
 from ..models import AccessLink, AccessRead, AccessRequest
+from ..refusals import Refusal
 from ..web import nudges
 from ..web.addresses import base_url
 from .copies import ReadOnlyAdmin
@@ -50,7 +50,7 @@ class AnswerForm(forms.ModelForm):
             else:
                 self.instance = services.refuse(request=self.instance, by=self.user,
                                                 message=data["message"])
-        except ServiceError as exc:
+        except Refusal as exc:
             self.add_error(None, str(exc))
 
 
@@ -125,7 +125,7 @@ class LinkForm(forms.ModelForm):
             self.instance, self.token = services.create_link(
                 item=data["item"], expires=data["expires"], note=data.get("note", ""),
                 by=getattr(self, "user", None))
-        except ServiceError as exc:
+        except Refusal as exc:
             self.add_error(None, str(exc))
 
 

@@ -1,20 +1,23 @@
-"""The librarian's deposit form: several files at once, Dublin Core, links; writes via services."""
-from __future__ import annotations
+"""The librarian's deposit form: several files at once, Dublin Core, links.
 
-import uuid
+It validates, as Django's UserCreationForm does: its fields, then the services' own checks
+without writing (services.item_deposit_check, item_change_check) in `_post_clean`. The write
+is `save_deposit`'s, which ItemAdmin.save_model calls (archive/admin/items.py).
+"""
+from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.template.defaultfilters import filesizeformat
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
-from ..models import DC_ELEMENTS, Item
+from ..models import DC_ELEMENTS, DcElement, Item
+from ..refusals import Conflict, Refusal
+from .pending_uploads import PendingUploadsField
 
 
 def _plain(value):
@@ -52,80 +55,15 @@ class MultipleFileField(forms.FileField):
         return result
 
 
-class PendingUploadsInput(forms.Widget):
-    """The files waiting for this deposit, each a ticked box (unticked, it is left out) with
-    its name, size and a remove button; and the uploader's settings and words for
-    static/archive/uploader.js, which uploads dropped or chosen files here (tus, resumable),
-    each with its progress bar. Without JavaScript, the boxes alone."""
-
-    uploads: list = []
-
-    def value_from_datadict(self, data, files, name) -> list[str]:
-        return data.getlist(name) if hasattr(data, "getlist") else list(data.get(name) or [])
-
-    def render(self, name, value, attrs=None, renderer=None) -> str:
-        base = (attrs or {}).get("id") or f"id_{name}"
-        rows = format_html_join("", (
-            '<li class="ibi-upload" data-url="{}"><input type="checkbox" name="{}" value="{}" '
-            'id="{}_{}" checked> <label for="{}_{}">{}</label> <span class="ibi-size">{}'
-            '</span> <button type="button" class="button ibi-remove" hidden>{}</button></li>'),
-            ((reverse("api:upload", args=[u.id]), name, u.id, base, n, base, n, u.name,
-              filesizeformat(u.length), _("Remove"))
-             for n, u in enumerate(self.uploads)))
-        words = {"drop": _("Drop files here, or choose them:"), "remove": _("Remove"),
-                 "uploading": _("uploading"), "uploaded": _("uploaded"),
-                 "failed": _("upload failed:"),
-                 "wait": _("The form is sent as soon as every file is uploaded.")}
-        return format_html(
-            '<div class="ibi-uploader" id="{}" data-endpoint="{}" data-chunk-size="{}" {}>'
-            '<ul class="ibi-uploads">{}</ul><p class="ibi-upload-status" role="status"></p>'
-            "</div>", base, reverse("api:uploads"), settings.IBI_UPLOAD_CHUNK_SIZE,
-            format_html_join(" ", 'data-text-{}="{}"', words.items()), rows)
-
-
-class PendingUploadsField(forms.Field):
-    """Ids of pending uploads (archive/deposit/pending.py): the form resolves them as its
-    user's own, complete ones."""
-
-    widget = PendingUploadsInput
-
-    def clean(self, value) -> list[str]:
-        ids = []
-        for text in value or []:
-            try:
-                ids.append(str(uuid.UUID(str(text))))
-            except ValueError:
-                raise forms.ValidationError(_("no such upload")) from None
-        return ids
-
-
 def dc_field_name(element: str) -> str:
     return f"dc_{element}"
 
-
-# The Dublin Core elements' names for people (the models' own names stay as they are: a
-# translated verbose_name would be a migration).
-DC_LABELS = {
-    "creator": pgettext_lazy("Dublin Core element", "Creator"),
-    "subject": pgettext_lazy("Dublin Core element", "Subject"),
-    "description": pgettext_lazy("Dublin Core element", "Description"),
-    "publisher": pgettext_lazy("Dublin Core element", "Publisher"),
-    "contributor": pgettext_lazy("Dublin Core element", "Contributor"),
-    "date": pgettext_lazy("Dublin Core element", "Date"),
-    "type": pgettext_lazy("Dublin Core element", "Type"),
-    "format": pgettext_lazy("Dublin Core element", "Format"),
-    "identifier": pgettext_lazy("Dublin Core element", "Identifier"),
-    "source": pgettext_lazy("Dublin Core element", "Source"),
-    "relation": pgettext_lazy("Dublin Core element", "Relation"),
-    "coverage": pgettext_lazy("Dublin Core element", "Coverage"),
-    "rights": pgettext_lazy("Dublin Core element", "Rights"),
-}
 
 # One textarea per Dublin Core element, one value per line: the whole deposit is then a single
 # form, so it reaches the services in one call and a refused deposit never leaves half an item.
 DublinCoreFields = type("DublinCoreFields", (forms.Form,), {
     dc_field_name(element): forms.CharField(
-        label=DC_LABELS[element], required=False, help_text=_("one value per line"),
+        label=DcElement(element).label, required=False, help_text=_("one value per line"),
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
     for element in DC_ELEMENTS
 })
@@ -205,21 +143,21 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         help_text=_("kept until saved, even when the form is sent back; untick one or remove "
                     "it to leave it out"))
     dc_type = forms.ChoiceField(
-        label=DC_LABELS["type"], required=False, choices=type_choices,
+        label=DcElement.TYPE.label, required=False, choices=type_choices,
         help_text=_("the kind of work (COAR resource types)"))
     dc_type_other = forms.CharField(
         label=_("Other types"), required=False,
         help_text=_("one value per line; kept as written"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
     dc_rights = forms.ChoiceField(
-        label=DC_LABELS["rights"], required=False, choices=licence_choices,
+        label=DcElement.RIGHTS.label, required=False, choices=licence_choices,
         help_text=_("the licence or rights statement, stored as its URL"))
     dc_rights_other = forms.CharField(
         label=_("Other rights"), required=False,
         help_text=_("one value per line; kept as written"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
     dc_date = forms.CharField(
-        label=DC_LABELS["date"], required=False,
+        label=DcElement.DATE.label, required=False,
         help_text=_("ISO 8601: a year, a month, a day or an interval, e.g. 2013, 2013-09, "
                     "2013-09-04, 2013/2014; one per line"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
@@ -446,44 +384,66 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     # IBI_DEPOSIT_REPEAT_WINDOW is that deposit (deposit/idempotency.py).
     repeated: Item | None = None  # the earlier item this form's deposit turned out to be
     refused_status: int | None = None
+    # What the write refused when this request first sent the form (a full storage, a race
+    # lost: ItemAdmin.changeform_view), set by ItemAdmin.get_form: the form's error this time.
+    refusal: Refusal | None = None
 
     def _post_clean(self) -> None:
-        # After field, form and model validation, the services do the writing. They run here,
-        # not in ModelAdmin.save_model, so that a refusal (ServiceError) becomes a form error
-        # shown to the librarian instead of a 500. UserCreationForm uses this hook likewise.
+        # After field, form and model validation, what the services would refuse, asked
+        # without writing; ItemAdmin.save_model writes once the form is valid. Django's
+        # UserCreationForm validates in this hook likewise, and writes in save().
         super()._post_clean()
-        if not self.errors:
-            self._deposit()
-        if self.errors and self.refused_status != 507:
-            # A full storage keeps nothing (its message says so): the files sent would take
-            # the room a deposit needs where uploads wait.
-            self._keep_uploads()
+        if self.refusal is not None:
+            self._refused(self.refusal)
+        elif not self.errors:
+            self._check()
 
-    def _deposit(self) -> None:
-        content = self._content() if self.adding else None
+    def _refused(self, refusal: Refusal) -> None:
+        self.add_error(None, str(refusal))
+        self.refused_status = refusal.status  # a full storage is a 507 (ItemAdmin)
+
+    def _check(self) -> None:
+        if self.adding:
+            self.repeated = idempotency.repeated_deposit(self.user, self._content())
+            if self.repeated is not None:
+                return  # that deposit, made already: nothing to check, nothing to write
+        # Files by name: a pending upload's bytes are opened only to be stored.
+        names = [services.Upload(name=u.name, file=None) for u in self.pending]
         try:
-            self.repeated = content and idempotency.repeated_deposit(self.user, content)
-            self.instance = self.repeated or self._write(content)
-        except idempotency.Raced:  # an identical deposit committed first: it is this one
-            self.repeated = idempotency.repeated_deposit(self.user, content)
-            if self.repeated is None:
-                self.add_error(None, _("an identical deposit was at work at the same time and "
-                                       "did not finish; send this one again"))
+            if self.adding:
+                services.item_deposit_check(**self._deposit(names))
             else:
-                self.instance = self.repeated
-        except services.ServiceError as exc:
-            self.add_error(None, str(exc))
-            self.refused_status = exc.status  # a full storage is a 507 (ItemAdmin)
+                stored = Item.objects.get(pk=self.instance.pk)  # the instance holds the edits
+                services.item_change_check(item=stored, **self._change(names))
+        except Refusal as exc:
+            self._refused(exc)
+
+    def save_deposit(self) -> Item:
+        """Deposit, or change the item, through the services (ItemAdmin.save_model): the item,
+        the earlier one when this deposit was made already. A refusal of the write (a full
+        storage, a race lost) is raised, and nothing is written."""
+        if self.repeated is None:
+            try:
+                self.instance = self._write()
+            except idempotency.Raced:  # an identical deposit committed first: it is this one
+                self.repeated = idempotency.repeated_deposit(self.user, self._content())
+                if self.repeated is None:
+                    raise Conflict(_("an identical deposit was at work at the same time and "
+                                     "did not finish; send this one again")) from None
         if self.repeated is not None:  # the files the form named are the earlier deposit's
             for upload in self.pending:
                 pending.terminate(upload)
             self.pending = []
+            self.instance = self.repeated
+        return self.instance
 
-    def _keep_uploads(self) -> None:
-        """A form sent back keeps the files it carried: each becomes a pending upload, listed
-        (ticked) when the form is drawn again, so the librarian never chooses it again. A file
-        refused for itself (its name, its size) is not kept; its error says why."""
-        if self.user is None or "pending" not in self.fields:
+    def keep_uploads(self) -> None:
+        """A form sent back keeps the files it carried (ItemAdmin.render_change_form): each
+        becomes a pending upload, listed (ticked) when the form is drawn again, so the
+        librarian never chooses it again. A file refused for itself (its name, its size) is
+        not kept; its error says why. A full storage keeps nothing (its message says so): the
+        files sent would take the room a deposit needs where uploads wait."""
+        if self.user is None or "pending" not in self.fields or self.refused_status == 507:
             return
         names = {u.name for u in self.pending}
         for file in self.files.getlist(self.add_prefix("upload")):
@@ -512,7 +472,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                  or []] + [(u.name, u.sha256) for u in self.pending]
         return idempotency.deposit_content(self.user, fields, files, [])
 
-    def _write(self, content: str | None) -> Item:
+    def _dublin_core(self) -> dict[str, list]:
         data = self.cleaned_data
         dc = {element: data[dc_field_name(element)] if element in ("creator", "date")
               else data[dc_field_name(element)].splitlines() for element in DC_ELEMENTS
@@ -522,33 +482,55 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 chosen = [data[dc_field_name(element)]] if data[dc_field_name(element)] else []
                 others = data.get(other_field_name(element), "").splitlines()
                 dc[element] = chosen + [v for v in others if v.strip() not in chosen]
-        # The browser's type is a hint the deposit weighs, as the API's (deposit.content_types).
-        sent = [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
-                for f in data.get("upload") or []]
-        access = services.Access(data["access_rights"], data.get("embargo_until"),
-                                 data.get("access_reason", ""))
+        return dc
+
+    def _uploads(self, waiting: list[services.Upload]) -> list[services.Upload]:
+        """The pending uploads, then the files sent with the form; the browser's type is a
+        hint the deposit weighs, as the API's (deposit.content_types)."""
+        return waiting + [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
+                          for f in self.cleaned_data.get("upload") or []]
+
+    def _access(self) -> services.Access:
+        data = self.cleaned_data
+        return services.Access(data["access_rights"], data.get("embargo_until"),
+                               data.get("access_reason", ""))
+
+    def _deposit(self, waiting: list[services.Upload]) -> dict:
+        """item_deposit's arguments (and item_deposit_check's)."""
+        data = self.cleaned_data
+        return {"title": data["title"], "uploads": self._uploads(waiting),
+                "target_file": data["target_file"], "language": data["language"],
+                "previous_edition": data.get("previous_edition"),
+                "translation_of": data.get("translation_of"), "dc": self._dublin_core(),
+                "transferable": data["transferable"], "access": self._access(),
+                "restricted_files": data.get("restricted_files") or ()}
+
+    def _change(self, waiting: list[services.Upload]) -> dict:
+        """item_change_check's arguments: what the change writes (`_write`)."""
+        data = self.cleaned_data
+        return {"uploads": self._uploads(waiting), "dc": self._dublin_core(),
+                "access": self._access(), "restricted_files": data.get("restricted_files"),
+                **{name: data[name] for name in ("title", "language", "target_file",
+                                                  "translation_of", "transferable")
+                   if name in data}}
+
+    def _write(self) -> Item:
         with pending.opened(self.pending) as waiting:
-            uploads = waiting + sent
             if self.adding:
+                content = self._content()
+
                 def remember(item: Item) -> None:
                     idempotency.remember_deposit(self.user, content, item)
-                return services.item_deposit(
-                    title=data["title"], uploads=uploads, target_file=data["target_file"],
-                    language=data["language"], previous_edition=data.get("previous_edition"),
-                    translation_of=data.get("translation_of"), dc=dc,
-                    transferable=data["transferable"], access=access,
-                    restricted_files=data.get("restricted_files") or (),
-                    on_saved=pending.consumed(self.pending, remember))
-            item = self.instance
+                return services.item_deposit(**self._deposit(waiting),
+                                             on_saved=pending.consumed(self.pending, remember))
+            change = self._change(waiting)
+            item, uploads = self.instance, change.pop("uploads")
             if uploads:
                 services.item_add_files(item=item, uploads=uploads,
                                         on_saved=pending.consumed(self.pending))
             self.pending = []
-        changes = {name: data[name] for name in ("title", "language", "target_file",
-                                                 "translation_of", "transferable")
-                   if name in data}
-        services.item_update(item=item, dc=dc, **changes)
+        access, restricted = change.pop("access"), change.pop("restricted_files")
+        services.item_update(item=item, **change)
         return services.item_set_access(
             item=item, rights=access.rights, embargo_until=access.embargo_until,
-            reason=access.reason, restricted_files=data.get("restricted_files"))
-
+            reason=access.reason, restricted_files=restricted)

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..deposit import links, selectors, services, storage
 from ..models import DC_ELEMENTS, DcValue, Item, MintingState
+from ..refusals import Refusal
 from ..web import middleware
 from ..web.addresses import base_url
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
@@ -111,9 +112,22 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         """The form knows its librarian: the owner of the files waiting in it, and the author
-        of its deposit (a class made for this request)."""
+        of its deposit (a class made for this request); and what the write refused, when this
+        request's form is drawn again for it (changeform_view)."""
         form = super().get_form(request, obj, change, **kwargs)
-        return type(form.__name__, (form,), {"user": request.user})
+        return type(form.__name__, (form,), {
+            "user": request.user, "refusal": getattr(request, "deposit_refusal", None)})
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except Refusal as refusal:
+            if getattr(request, "deposit_refusal", None) is not refusal:
+                raise
+        # The write refused what the form's checks could not foresee (a full storage, a race
+        # lost): its transaction rolled back, nothing is kept. The form is drawn again, as
+        # Django draws an invalid one, with the refusal as its error (ItemAdminForm.refusal).
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     # IBIs wrap at their slashes (a repository name also after a dot of its date), never
     # mid-word.
@@ -191,8 +205,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         if obj is not None:
             context["persistent_url"] = links.persistent_url(obj.ibi, base_url(request))
             context["landing_url"] = links.landing_url(obj.ibi, base_url(request))
+        form = context["adminform"].form
+        if form.is_bound and form.errors:
+            form.keep_uploads()  # the form sent back: its files wait in it
         response = super().render_change_form(request, context, add, change, form_url, obj)
-        if getattr(context["adminform"].form, "refused_status", None) == 507:
+        if getattr(form, "refused_status", None) == 507:
             response.status_code = 507  # the storage is full: the form again, saying so
         return response
 
@@ -228,17 +245,6 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             return queryset
         return queryset.filter(is_archive_service=False)
 
-    def save_form(self, request, form, change):
-        # A deposit the form found made already (the same content sent again): no new item,
-        # so no "added" entry, and the librarian is told (response_add).
-        request.repeated_deposit = getattr(form, "repeated", None)
-        if not change and form.instance.pk is not None:
-            # Should the database fail after the deposit's commit: a 303 to the item, never
-            # "send it again" (archive/web/middleware.py).
-            middleware.made(request, reverse("admin:archive_item_change",
-                                             args=[form.instance.pk]))
-        return super().save_form(request, form, change)
-
     def log_addition(self, request, obj, message):
         if getattr(request, "repeated_deposit", None) is None:
             return super().log_addition(request, obj, message)
@@ -260,7 +266,21 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         return HttpResponseRedirect(reverse("admin:archive_item_change", args=[obj.pk]))
 
     def save_model(self, request, obj, form, change) -> None:
-        """Nothing left to do: the form's services already stored the files and the row."""
+        """The deposit, or the change, written by the services (the form only checked it)."""
+        try:
+            item = form.save_deposit()
+        except Refusal as refusal:
+            request.deposit_refusal = refusal  # the form again, saying why (changeform_view)
+            raise
+        if item is not obj:  # a new item (or the earlier deposit): Django goes on with `obj`
+            vars(obj).update(vars(item))
+        # A deposit the form found made already (the same content sent again): no new item,
+        # so no "added" entry, and the librarian is told (response_add).
+        request.repeated_deposit = form.repeated
+        if not change:
+            # Should the database fail after the deposit's commit: a 303 to the item, never
+            # "send it again" (archive/web/middleware.py).
+            middleware.made(request, reverse("admin:archive_item_change", args=[obj.pk]))
 
     def has_change_permission(self, request, obj=None) -> bool:
         if obj is not None and obj.is_deleted:

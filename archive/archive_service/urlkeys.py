@@ -4,7 +4,7 @@ A key is ``<unix seconds>-<item id><8-digit nonce><15-digit HMAC>``, signed with
 so a urlRequest writes nothing. An acknowledgment counts at most once, when its key is ours
 (issued in an answer to a urlRequest), at most IBI_URLKEY_MAX_AGE seconds old and not
 counted before (the AcknowledgedUrlkey rows, kept that long); and what it reports passes
-COUNTER's filters as this Archive's own accesses do (archive/accesses/filters.py): anyone
+COUNTER's filters as this Archive's own accesses do (archive/usage/filters.py): anyone
 may ask for a key, so a key is no proof of a reader. The reader is the addresses the
 acknowledgment reports and the address it came from, with the sender's User-Agent: the same
 reader on the same URL within 30 s is a double click, and a sender on COUNTER's robots list (a
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from ..accesses import counter as access_counter
+from ..usage import counter as access_counter
 
 _OUR_KEY = re.compile(r"([0-9]{10,})-([1-9][0-9]*)([0-9]{8})([0-9]{15})")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
-from ..protocol.responses import render_pair_text, render_pairs
 from ..web.addresses import base_url
+from ..web.pairs import render_pair_text, render_pairs
 from ..web.throttling import client_ip
 from . import answers as service
 from . import requests

@@ -10,7 +10,7 @@ hung Redis so costs a thread one timeout per RETRY_SECONDS, not one per request.
 What a Redis outage changes (README "What a failure does"): pages and search results are kept
 per process instead of shared; the rate limits (web/throttling.py) count per process, so a
 client may get up to one allowance per process; COUNTER's double-click and session keys
-(accesses/filters.py) are per process, so a reader moving between processes may count twice.
+(usage/filters.py) are per process, so a reader moving between processes may count twice.
 Nothing is lost that is kept anywhere but the cache.
 """
 from __future__ import annotations

@@ -9,22 +9,26 @@ before anything is stored) and by the peer client reading another Archive's reco
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-
-class LimitExceeded(Exception):
-    """A limit passed; `status` is the HTTP status an edge answers with."""
-
-    status = 400
+from ..refusals import Refusal, TooLarge
 
 
-class FileTooLarge(LimitExceeded):
-    status = 413
+class LimitExceeded(Refusal):
+    """A limit passed (a 400 unless said otherwise)."""
 
 
-class TooManyFiles(LimitExceeded):
-    status = 400
+# Also Django's own exceptions for a request past its limits: raised by the upload handler
+# (uploads.py) while Django parses a form, Django then knows the body unreadable and, should
+# the refusal escape every edge, answers 400, never 500.
+class FileTooLarge(LimitExceeded, TooLarge, RequestDataTooBig):
+    """A file over IBI_MAX_FILE_SIZE: 413."""
+
+
+class TooManyFiles(LimitExceeded, TooManyFilesSent):
+    """More than IBI_MAX_FILES files in one item (or one request)."""
 
 
 def max_file_size() -> int:

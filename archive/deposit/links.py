@@ -5,6 +5,10 @@ Pure of requests: the edges say where they were reached (archive/web/addresses.p
 ARCHIVE_ADDRESS (else ``127.0.0.1:8000``). Persistent URLs name the resolver of
 IBI_RESOLVER_URL when one is configured, else this Archive.
 
+The pages' paths are archive/urls.py's, by `reverse`; the paths the standards give (a
+persistent URL ``/<IBI>``, the archive service at its IBI, URLib's ``/col/<rep>/doc/<file>``)
+are written here by their rule.
+
     >>> landing_url("sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "https://example.org")
     'https://example.org/items/sid.inpe.br/mtc-m19/2013/09.04.12.27.57'
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlencode, urlsplit
 
 from django.conf import settings
+from django.urls import reverse
 
 DEFAULT_ADDRESS = "127.0.0.1:8000"
 
@@ -40,16 +45,23 @@ def persistent_url(ibi: str, base: str | None = None) -> str:
 
 
 def file_url(ibi: str, name: str, base: str | None = None) -> str:
-    """``/col/<repository name>/doc/<name>``: where a file is served (the uniform layout)."""
+    """``/col/<repository name>/doc/<name>``: where a file is served (URLib's uniform layout,
+    which the standard's examples show: written by its rule, as other Archives write it)."""
     return f"{base_url(base)}/col/{ibi}/doc/{quote(name)}"
 
 
 def landing_url(ibi: str, base: str | None = None) -> str:
-    return f"{base_url(base)}/items/{ibi}"
+    return base_url(base) + reverse("archive:item", args=[ibi])
 
 
 def file_list_url(ibi: str, base: str | None = None) -> str:
-    return f"{base_url(base)}/items/{ibi}/files"
+    return base_url(base) + reverse("archive:item_files", args=[ibi])
+
+
+def linkset_url(ibi: str, base: str | None = None, *, json: bool = False) -> str:
+    """The item's Signposting linkset (RFC 9264), as JSON or as link-format text."""
+    name = "archive:item_linkset_json" if json else "archive:item_linkset"
+    return base_url(base) + reverse(name, args=[ibi])
 
 
 def service_url(ibi: str, base: str | None = None) -> str:
@@ -62,9 +74,12 @@ def metadata_url(ibi: str, base: str | None = None, fmt: str = "") -> str:
     ``/items/<repository name>/metadata/<fmt>``; oai_dc keeps the URL it has always had,
     ``/items/<repository name>/oai_dc.xml`` (``/metadata/oai_dc`` serves it too)."""
     if fmt == "oai_dc":
-        return f"{base_url(base)}/items/{ibi}/oai_dc.xml"
-    suffix = f"metadata/{fmt}" if fmt else "metadata"
-    return f"{base_url(base)}/items/{ibi}/{suffix}"
+        path = reverse("archive:item_oai_dc", args=[ibi])
+    elif fmt:
+        path = reverse("archive:item_metadata_format", args=[ibi, fmt])
+    else:
+        path = reverse("archive:item_metadata", args=[ibi])
+    return base_url(base) + path
 
 
 def secret_link_url(ibi: str, token: str, base: str | None = None) -> str:

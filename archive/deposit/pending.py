@@ -45,6 +45,7 @@ from django.http import UnreadablePostError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from .. import refusals
 from ..models import PendingUpload
 from . import limits, storage
 from .services import Upload
@@ -55,32 +56,17 @@ LEASE = timedelta(seconds=30)  # a writing request renews it while it reads
 S3_PREFIX = "uploads/"
 
 
-class PendingError(Exception):
-    """A request about a pending upload that is refused; `status` is the HTTP answer."""
-
-    status = 400
-
-
-class NotFound(PendingError):
-    status = 404
-
-
-class OffsetConflict(PendingError):
-    status = 409
+# A request about a pending upload that is refused: its refusals by the names the tus edge
+# (api/views/uploads.py) has known them by. A full upload folder is a 507, as a full storage.
+PendingError = refusals.Refusal
+NotFound = refusals.NotFound
+Busy = refusals.Locked
+TooLarge = refusals.TooLarge
+FolderFull = refusals.StorageFull
 
 
-class Busy(PendingError):
-    status = 423
-
-
-class TooLarge(PendingError):
-    status = 413
-
-
-class FolderFull(PendingError):
-    """No room left in the upload folder (IBI_UPLOAD_TEMP_DIR): 507, as for a full storage."""
-
-    status = 507
+class OffsetConflict(refusals.Conflict):
+    """The client's offset is not where the upload stands (or the upload is complete)."""
 
 
 class LeaseLost(OffsetConflict):
@@ -128,10 +114,7 @@ def create(*, owner, name: str, length: int, content_type: str = "") -> PendingU
     name = _clean_name(name)
     if length < 0:
         raise PendingError(_("the length of an upload is a number of bytes"))
-    try:
-        limits.check_size(name, length)
-    except limits.LimitExceeded as exc:
-        raise TooLarge(str(exc)) from None
+    limits.check_size(name, length)  # FileTooLarge, a 413
     with transaction.atomic():
         _check_quota(owner, length)
         return _created(owner=owner, name=name, length=length, content_type=content_type)

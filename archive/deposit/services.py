@@ -1,12 +1,14 @@
 """Writes: deposit, new files, metadata, tombstones, the archive service item, the librarians.
 
-Every function is keyword-only and raises ServiceError subclasses, which views turn into 4xx.
+Every function is keyword-only and refuses with a Refusal (archive/refusals.py), which the
+edges answer with its status.
 Files are stored before the row commits and removed again if anything after them fails, so a
 crash leaves at worst orphan files under a never-committed IBI, which `manage.py fsck` finds;
 an import journals its writes (`journal`, staging.py), so that fsck removes those at once.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import unicodedata
@@ -35,32 +37,17 @@ from ..models import (
     normalize_language,
     validate_language,
 )
+from ..refusals import Conflict, Refusal
 from . import content_types, controlled, limits, selectors, staging, storage
 from .values import DATE_EXAMPLES, is_date
 
-
-class ServiceError(Exception):
-    """A request the repository refuses; `status` is the HTTP status views answer with."""
-
-    status = 400
+# The name these services' refusals have had since before the one family (archive/refusals.py),
+# which other packages and commands catch: any refusal.
+ServiceError = Refusal
 
 
-class ChecksumMismatch(ServiceError):
-    status = 409
-
-
-class Conflict(ServiceError):
-    status = 409
-
-
-class TooLarge(ServiceError):
-    status = 413
-
-
-class NoRoom(ServiceError):
-    """The storage is full (storage.StorageFull): nothing of the write was kept."""
-
-    status = 507
+class ChecksumMismatch(Conflict):
+    """The bytes received are not the ones the client's sha256 names."""
 
 
 @dataclass
@@ -186,10 +173,7 @@ def _safe_name(what: str, name: str) -> str:
 
 
 def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
-    try:
-        limits.check_count(len(uploads) + len(existing))
-    except limits.LimitExceeded as exc:
-        raise ServiceError(str(exc)) from None
+    limits.check_count(len(uploads) + len(existing))  # TooManyFiles, a 400
     clean, seen = [], set(existing)
     for upload in uploads:
         name = _safe_name(_("file name"), upload.name)
@@ -211,10 +195,7 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         size = getattr(upload.file, "size", None)
         if sha is None or size is None:
             sha, size = storage.sha256_of(upload.file)
-        try:
-            limits.check_size(upload.name, size)
-        except limits.LimitExceeded as exc:
-            raise TooLarge(str(exc)) from None
+        limits.check_size(upload.name, size)  # FileTooLarge, a 413
         sums.append((sha, size))
     if expected is not None:
         if len(expected) != len(uploads):
@@ -239,10 +220,7 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
     except storage.StorageConflict as exc:
         storage.remove(rep, stored)
         raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
-    except storage.StorageFull as exc:
-        storage.remove(rep, stored)
-        raise NoRoom(str(exc)) from None
-    except BaseException:
+    except BaseException:  # a full storage (StorageFull, a 507) among others
         storage.remove(rep, stored)
         raise
     return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type)
@@ -399,29 +377,11 @@ def item_deposit(
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
     item or not at all (idempotency.py links the client's key to the item so; every write here
     takes one)."""
-    title = _clean_text("title", title or "")
-    if not title:
-        raise ServiceError(_("title is required"))
-    uploads = _clean_uploads(uploads)
+    item, uploads, metadata, restricted = _checked_deposit(
+        title=title, uploads=uploads, target_file=target_file, language=language,
+        previous_edition=previous_edition, translation_of=translation_of, dc=dc,
+        transferable=transferable, access=access, restricted_files=restricted_files)
     names = [u.name for u in uploads]
-    target_file = (_safe_name("target_file", target_file) if target_file
-                   else (names[0] if names else ""))
-    if target_file and target_file not in names:
-        raise ServiceError(_("target_file %(name)r is not one of the files")
-                           % {"name": target_file})
-    metadata = _clean_metadata(dc)
-    access = access or Access()
-    level, day, reason = clean_access(rights=access.rights, embargo_until=access.embargo_until,
-                                      reason=access.reason)
-    restricted = _clean_restricted(restricted_files, names) or set()
-    item = Item(title=title, language=clean_language(language),
-                target_file=target_file, previous_edition=previous_edition,
-                translation_of=translation_of, transferable=transferable,
-                access_rights=level, embargo_until=day, access_reason=reason)
-    _check_links(item)
-    _refuse_copy(previous_edition, EDITION_OF_COPY)
-    _refuse_copy(translation_of, TRANSLATION_OF_COPY)
-    _full_clean(item)
     sums = _checksums(uploads, sha256)
 
     minted = mint() if restored_date is None else restored(restored_date)
@@ -455,6 +415,55 @@ def item_deposit(
         if staged is not None:
             staging.forget(staged)  # gone already when the rows committed
     return item
+
+
+def _checked_deposit(
+    *,
+    title: str,
+    uploads: list[Upload],
+    target_file: str = "",
+    language: str = "",
+    previous_edition: Item | None = None,
+    translation_of: Item | None = None,
+    dc: dict[str, Iterable[DcInput]] | None = None,
+    transferable: bool = True,
+    access: Access | None = None,
+    restricted_files: Iterable[str] = (),
+) -> tuple[Item, list[Upload], list[DcValue], set[str]]:
+    """The unsaved item, its uploads under their stored names, its Dublin Core rows and its
+    restricted files, as item_deposit stores them; or its refusal."""
+    title = _clean_text("title", title or "")
+    if not title:
+        raise ServiceError(_("title is required"))
+    uploads = _clean_uploads(uploads)
+    names = [u.name for u in uploads]
+    target_file = (_safe_name("target_file", target_file) if target_file
+                   else (names[0] if names else ""))
+    if target_file and target_file not in names:
+        raise ServiceError(_("target_file %(name)r is not one of the files")
+                           % {"name": target_file})
+    metadata = _clean_metadata(dc)
+    access = access or Access()
+    level, day, reason = clean_access(rights=access.rights, embargo_until=access.embargo_until,
+                                      reason=access.reason)
+    restricted = _clean_restricted(restricted_files, names) or set()
+    item = Item(title=title, language=clean_language(language),
+                target_file=target_file, previous_edition=previous_edition,
+                translation_of=translation_of, transferable=transferable,
+                access_rights=level, embargo_until=day, access_reason=reason)
+    _check_links(item)
+    _refuse_copy(previous_edition, EDITION_OF_COPY)
+    _refuse_copy(translation_of, TRANSLATION_OF_COPY)
+    _full_clean(item)
+    return item, uploads, metadata, restricted
+
+
+def item_deposit_check(**deposit: Any) -> None:
+    """What `item_deposit(**deposit)` would refuse before it stores anything, raised, and
+    nothing written: a form validates with it and deposits once valid (the admin's
+    ItemAdminForm; ItemAdmin.save_model writes). Files are checked by name here (an
+    Upload's file may be None); their sizes and checksums as item_deposit reads them."""
+    _checked_deposit(**deposit)
 
 
 def _check_links(item: Item) -> None:
@@ -551,34 +560,11 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     `on_saved(item)` runs in the change's own transaction (as item_deposit's)."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
-    # Editions are linked at deposit only: the chain is flattened into edition_family.
-    allowed = {"title", "language", "target_file", "translation_of",
-               "transferable"}
-    unknown = set(fields) - allowed
-    if unknown:
-        raise ServiceError(_("cannot change %(fields)s") % {"fields": ", ".join(sorted(unknown))})
-    # A language or date stored before the checks were this strict may stay as it is.
-    if "language" in fields and fields["language"] != item.language:
-        fields["language"] = clean_language(fields["language"])
-    if "target_file" in fields and fields["target_file"]:
-        fields["target_file"] = _safe_name("target_file", fields["target_file"])
-        if not item.files.filter(name=fields["target_file"]).exists():
-            raise ServiceError(_("target_file %(name)r is not one of the files")
-                               % {"name": fields["target_file"]})
-    if "title" in fields:
-        fields["title"] = _clean_text("title", fields["title"] or "")
-    if "translation_of" in fields and getattr(fields["translation_of"], "pk", None) != \
-            item.translation_of_id:
-        _refuse_copy(fields["translation_of"], TRANSLATION_OF_COPY)
+    fields, rows = _checked_update(item, fields, dc)
     for name, value in fields.items():
         setattr(item, name, value)
-    if not item.title.strip():
-        raise ServiceError(_("title is required"))
-    _check_links(item)
-    _full_clean(item)
     item.save()
-    if dc is not None:
-        rows = _clean_metadata(dc, kept_dates=item.dc("date"))
+    if rows is not None:
         item.dc_values.filter(element__in=list(dc)).delete()
         for row in rows:
             row.item = item
@@ -586,6 +572,65 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     if on_saved is not None:
         on_saved(item)
     return item
+
+
+def _checked_update(item: Item, fields: dict[str, Any],
+                    dc: dict[str, Iterable[DcInput]] | None,
+                    new_files: Iterable[str] = ()) -> tuple[dict[str, Any], list[DcValue] | None]:
+    """The fields and Dublin Core rows as item_update writes them, or its refusal; `item`
+    is left as it is (the changes are checked on a copy). `new_files`: names about to be
+    added, which the target file may name."""
+    # Editions are linked at deposit only: the chain is flattened into edition_family.
+    allowed = {"title", "language", "target_file", "translation_of",
+               "transferable"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ServiceError(_("cannot change %(fields)s") % {"fields": ", ".join(sorted(unknown))})
+    fields = dict(fields)
+    # A language or date stored before the checks were this strict may stay as it is.
+    if "language" in fields and fields["language"] != item.language:
+        fields["language"] = clean_language(fields["language"])
+    if "target_file" in fields and fields["target_file"]:
+        fields["target_file"] = _safe_name("target_file", fields["target_file"])
+        if fields["target_file"] not in set(new_files) and not item.files.filter(
+                name=fields["target_file"]).exists():
+            raise ServiceError(_("target_file %(name)r is not one of the files")
+                               % {"name": fields["target_file"]})
+    if "title" in fields:
+        fields["title"] = _clean_text("title", fields["title"] or "")
+    if "translation_of" in fields and getattr(fields["translation_of"], "pk", None) != \
+            item.translation_of_id:
+        _refuse_copy(fields["translation_of"], TRANSLATION_OF_COPY)
+    changed = copy.copy(item)
+    for name, value in fields.items():
+        setattr(changed, name, value)
+    if not changed.title.strip():
+        raise ServiceError(_("title is required"))
+    _check_links(changed)
+    _full_clean(changed)
+    return fields, None if dc is None else _clean_metadata(dc, kept_dates=item.dc("date"))
+
+
+def item_change_check(*, item: Item, uploads: list[Upload] = (),
+                      dc: dict[str, Iterable[DcInput]] | None = None,
+                      access: Access | None = None, restricted_files: Iterable[str] | None = None,
+                      **fields) -> None:
+    """What item_add_files(uploads), item_update(dc, **fields) and item_set_access(access,
+    restricted_files), called in this order, would refuse, raised, and nothing written: a form
+    validates with it and writes once valid (the admin's ItemAdminForm; ItemAdmin.save_model
+    writes). `item` as it is stored; files are checked by name (an Upload's file may be
+    None), their sizes and checksums as item_add_files reads them."""
+    if item.is_deleted:
+        raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
+    existing = set(item.files.values_list("name", flat=True))
+    new = {u.name for u in _clean_uploads(list(uploads), existing)} if uploads else set()
+    _checked_update(item, fields, dc, new_files=new)
+    if access is not None:
+        if item.is_archive_service:
+            raise ServiceError(_("the archive service is open to all"))
+        clean_access(rights=access.rights, embargo_until=access.embargo_until,
+                     reason=access.reason, current=item)
+    _clean_restricted(restricted_files, existing | new)
 
 
 @transaction.atomic

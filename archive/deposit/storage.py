@@ -20,6 +20,8 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.utils.translation import gettext as _
 
+from .. import refusals
+
 CHUNK = 1024 * 1024
 MAX_NAME_BYTES = 255
 BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -45,14 +47,8 @@ class StorageConflict(RuntimeError):
         self.key = key
 
 
-class StorageFull(RuntimeError):
-    """No room left where files are stored (or uploads wait): nothing of the file was kept."""
-
-    status = 507
-
-    def __init__(self) -> None:
-        super().__init__(_("the storage is full: nothing was kept; try again once there is "
-                           "room"))
+# No room left where files are stored (or uploads wait): a 507, nothing of the file kept.
+StorageFull = refusals.StorageFull
 
 
 def no_room(exc: OSError) -> bool:

@@ -37,6 +37,7 @@ from datetime import date
 from django.utils.translation import gettext as _
 
 from ..deposit import controlled
+from ..models import DcElement
 from . import handles
 from .saf import ContentLine, MetadataValue
 
@@ -307,12 +308,14 @@ def _alternate(mapped: Mapped, text: str) -> bool:
 
 # Our element → (element, qualifier) in DSpace's dublin_core.xml: fields of DSpace's default
 # registry (dublin-core-types.xml), each of which `to_item` reads back to the same element.
-_OUT = {"creator": ("contributor", "author"), "contributor": ("contributor", ""),
-        "subject": ("subject", ""), "description": ("description", "abstract"),
-        "publisher": ("publisher", ""), "date": ("date", "issued"), "type": ("type", ""),
-        "format": ("format", ""), "identifier": ("identifier", ""), "source": ("source", ""),
-        "relation": ("relation", ""), "coverage": ("coverage", "spatial"),
-        "rights": ("rights", "")}
+_OUT = {DcElement.CREATOR: ("contributor", "author"),
+        DcElement.CONTRIBUTOR: ("contributor", ""), DcElement.SUBJECT: ("subject", ""),
+        DcElement.DESCRIPTION: ("description", "abstract"),
+        DcElement.PUBLISHER: ("publisher", ""), DcElement.DATE: ("date", "issued"),
+        DcElement.TYPE: ("type", ""), DcElement.FORMAT: ("format", ""),
+        DcElement.IDENTIFIER: ("identifier", ""), DcElement.SOURCE: ("source", ""),
+        DcElement.RELATION: ("relation", ""), DcElement.COVERAGE: ("coverage", "spatial"),
+        DcElement.RIGHTS: ("rights", "")}
 
 
 def to_dspace(title: str, language: str, dc: dict[str, Sequence[str]], *,

@@ -35,6 +35,7 @@ from django.conf import settings
 from django.core import signing
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -324,7 +325,7 @@ def identify(request: HttpRequest, body, args) -> None:
     address = links.archive_address(base_url(request))
     earliest = harvest.oai_earliest_datestamp() or timezone.now()
     _sub(body, "repositoryName", f"IBI repository at {address}")
-    _sub(body, "baseURL", f"{base_url(request)}/oai")
+    _sub(body, "baseURL", base_url(request) + reverse("archive:oai"))
     _sub(body, "protocolVersion", "2.0")
     _sub(body, "adminEmail", settings.OAI_ADMIN_EMAIL or f"admin@{settings.IBI_HOSTNAME}")
     _sub(body, "earliestDatestamp", datestamp(earliest))
@@ -428,7 +429,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     root = etree.Element(_q("OAI-PMH"), nsmap={None: NS_OAI, "xsi": NS_XSI})
     root.set(f"{{{NS_XSI}}}schemaLocation", f"{NS_OAI} {SCHEMA_OAI}")
     _sub(root, "responseDate", datestamp(timezone.now()))
-    req = _sub(root, "request", f"{base_url(request)}/oai")
+    req = _sub(root, "request", base_url(request) + reverse("archive:oai"))
     try:
         verb, args = _arguments(query)
     except OaiError as exc:  # the request element then carries no attributes

@@ -16,14 +16,11 @@
   and RFC 9264 linksets (pure).
 - highwire: the Highwire Press citation_* meta tags Google Scholar reads (pure).
 - oai_dc: an item's Dublin Core as an oai_dc record (pure).
-- responses: a Record in a format as an HTTP answer (the metadata pages, the resolver's
-  content negotiation and tombstones).
-- cite: the citation block of the pages: the CSL styles a reader picks (ABNT, APA, Chicago,
-  IEEE, Vancouver), rendered in the reader's language; citation: the APA-like line of the
-  API's tombstones (pure).
+- cite: the citation block of the pages (and of the API's tombstones): the CSL styles a
+  reader picks (ABNT, APA, Chicago, IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
 - rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
 """
-__all__ = ["accept", "bibtex", "citation", "cite", "csl", "datacite", "formats", "highwire",
-           "languages", "oai_dc", "openaire", "record", "responses", "ris", "rocrate",
+__all__ = ["accept", "bibtex", "cite", "csl", "datacite", "formats", "highwire",
+           "languages", "oai_dc", "openaire", "record", "ris", "rocrate",
            "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

@@ -16,6 +16,7 @@ from datetime import date, datetime
 from lxml import etree
 
 from ..access import policy
+from ..models import DcElement
 from .record import Creator, Record
 
 NS_OAI_DC = "http://www.openarchives.org/OAI/2.0/oai_dc/"
@@ -24,10 +25,7 @@ NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
 SCHEMA = "http://www.openarchives.org/OAI/2.0/oai_dc.xsd"
 NSMAP = {"oai_dc": NS_OAI_DC, "dc": NS_DC, "xsi": NS_XSI}
 # The fifteen elements in the order of the oai_dc schema's sequence.
-ELEMENTS = (
-    "title", "creator", "subject", "description", "publisher", "contributor", "date", "type",
-    "format", "identifier", "source", "language", "relation", "coverage", "rights",
-)
+ELEMENTS: tuple[str, ...] = tuple(DcElement.values)
 # Characters XML 1.0 cannot carry at all (lxml refuses them): dropped rather than failing.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -149,8 +149,8 @@ def signposts_of(item: Item, base: str | None = None) -> Signposts:
         described=tuple((links.metadata_url(item.ibi, base, fmt.name), fmt)
                         for fmt in FORMATS.values()),
         schema_type=schema_type(record),
-        linkset_json=f"{record.landing_url}/linkset.json",
-        linkset_text=f"{record.landing_url}/linkset")
+        linkset_json=links.linkset_url(item.ibi, base, json=True),
+        linkset_text=links.linkset_url(item.ibi, base))
 
 
 def schema_type(record: Record) -> str:

@@ -60,6 +60,7 @@ from django.utils.translation import gettext as _
 from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
 from ..models import DcValue, Item, ItemFile, normalize_language
+from ..refusals import BadGateway
 from . import peer
 from .peer import PeerError, Record
 
@@ -70,10 +71,8 @@ class CopyRefused(services.Conflict):
     """This Archive will not copy (or hand over) the item, for the reason given."""
 
 
-class PeerFailed(services.ServiceError):
+class PeerFailed(BadGateway):
     """The other Archive could not be asked or answered nonsense: 502 for the API."""
-
-    status = 502
 
 
 @dataclass

@@ -43,6 +43,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..deposit import content_types, limits, storage, values
@@ -174,7 +175,8 @@ def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
 
 
 def item_api_url(base: str, ibi: str) -> str:
-    return f"{base}/api/items/{quote(ibi, safe='/')}"
+    """The item in the REST API of the Archive at `base`: this software's own route."""
+    return base + reverse("api:item", args=[ibi])
 
 
 def credentials(base: str) -> dict[str, str]:
@@ -406,6 +408,7 @@ def fetch_record(http: httpx.Client, base: str, ibi: str) -> Record:
 
 
 def file_url(base: str, rep: str, name: str) -> str:
+    """A file at another Archive, by URLib's layout (deposit/links.py `file_url`)."""
     return f"{base}/col/{rep}/doc/{quote(name)}"
 
 
@@ -462,7 +465,7 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
                       token: str) -> dict:
     """Ask the Archive holding the Original to hand it over to target (see
     archive.preservation.copies)."""
-    url = f"{item_api_url(base, ibi)}/handover"
+    url = base + reverse("api:item-handover", args=[ibi])
     try:
         response = outgoing.send(http, "POST", url, json={"target": target},
                                  headers={"Authorization": f"Token {token}",

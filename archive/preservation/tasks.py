@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from ..db import leases
-from ..deposit import services, storage
+from ..refusals import Refusal, StorageFull
 from . import copies, fixity, jobs
 
 logger = logging.getLogger(__name__)
@@ -36,9 +36,9 @@ def run_copy_job(job_id: int) -> str:
     jobs.sweep(job)
     try:
         result = copies.copy_item(ibi=job.ibi, source=job.source, watch=jobs.watch(job))
-    except (copies.PeerFailed, services.NoRoom, storage.StorageFull) as exc:
+    except (copies.PeerFailed, StorageFull) as exc:
         return jobs.failed(job, str(exc), retry=True)  # the peer, or room here, may mend
-    except services.ServiceError as exc:  # refused for good: retrying changes nothing
+    except Refusal as exc:  # refused for good: retrying changes nothing
         return jobs.failed(job, str(exc), retry=False)
     except Exception as exc:
         jobs.failed(job, f"{type(exc).__name__}: {exc}", retry=True)

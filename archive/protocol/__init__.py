@@ -6,6 +6,5 @@
   resolver's fan-out, and the address rules (the deny-list) of all outgoing HTTP.
 - outgoing: the one client for every other outgoing request (other Archives' REST API,
   OAI-PMH sources, documents): guarded, redirects and Retry-After, capped, hashed downloads.
-- responses: pair lists as HTTP answers.
 """
-__all__ = ["client", "outgoing", "pairs", "persistent_url", "responses"]
+__all__ = ["client", "outgoing", "pairs", "persistent_url"]

@@ -3,7 +3,8 @@
 - resolve: the resolution process of Figure 8.1, round after round (`resolve`, `Outcome`).
 - relations: the relations of Table 9.5 as steps, and the verbs that ask for them (pure).
 - languages: ``+`` without a language, by the reader's Accept-Language (pure).
-- answers: one Archive's answer as the resolver reads it: its URL, or the IBI to ask next.
+- reading: one Archive's answer as the resolver reads it: its URL, or the IBI to ask next
+  (the answers themselves are written by archive_service/answers.py).
 - selection: the choice among the answers of a round (§8.2 step 3; pure).
 - safety: only URLs on the Archive that gave them are taken.
 - fanout: asking this Archive in process and the included Archives over HTTP at once.

@@ -1,7 +1,7 @@
 """Acknowledgment (Table 8.11, §8.2 step 5): what the chosen Archive is owed for a resolution.
 
 `acknowledge` counts an access of our own here, off the reader's request, without HTTP
-(archive/accesses/counter.py), or says which pairs the chosen Archive is owed, for the view to
+(archive/usage/counter.py), or says which pairs the chosen Archive is owed, for the view to
 send after the commit (a Celery task, resolver/tasks.py).
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.utils import timezone
 
-from ..accesses import counter as access_counter
-from ..accesses import filters as access_filters
 from ..archive_service import urlkeys
-from .answers import state_of
+from ..usage import counter as access_counter
+from ..usage import filters as access_filters
+from .reading import state_of
 from .resolve import Outcome
 
 
@@ -81,5 +81,5 @@ def count_local_access(item_id: int, ips: Sequence[str], relation: str,
                        user_agent: str | None = None) -> None:
     """The acknowledgment our resolver owes our own archive service, without HTTP: the access
     is counted off the reader's request, or with the transaction it is in, robots and double
-    clicks left out (archive/accesses/counter.py)."""
+    clicks left out (archive/usage/counter.py)."""
     access_counter.count(item_id, ips, relation, timezone.now(), user_agent=user_agent)

@@ -32,7 +32,7 @@ from ..models import Item, RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import PairListError, to_dict
 from . import formats, health
-from .answers import Answer, Source, find_url, ibis_in, state_of
+from .reading import Answer, Source, find_url, ibis_in, state_of
 from .safety import sanitized
 
 logger = logging.getLogger(__name__)

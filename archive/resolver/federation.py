@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from . import memory
-from .answers import Answer, state_of
 from .fanout import (
     home_archive,
     home_of,
@@ -36,6 +35,7 @@ from .fanout import (
     stop_on_original,
 )
 from .languages import Preferences
+from .reading import Answer, state_of
 from .relations import Step
 from .selection import choose
 

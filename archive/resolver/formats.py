@@ -37,7 +37,7 @@ from ..metadata.record import Record
 from ..models import RegisteredArchive
 from ..protocol import client, outgoing
 from ..protocol.pairs import Value
-from .answers import Answer, ibi_in
+from .reading import Answer, ibi_in
 
 logger = logging.getLogger(__name__)
 

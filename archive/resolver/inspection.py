@@ -41,15 +41,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..protocol.persistent_url import PersistentUrl
-from . import answers, languages, relations
+from . import languages, reading, relations
 from . import resolve as resolver
 
 
-def _hit(answer: answers.Answer, wanted, prefs) -> answers.Hit | None:
-    return None if answer.deleted else answers.find_url(answer, wanted, prefs)
+def _hit(answer: reading.Answer, wanted, prefs) -> reading.Hit | None:
+    return None if answer.deleted else reading.find_url(answer, wanted, prefs)
 
 
-def _answer(answer: answers.Answer | None, wanted, prefs, *, source=None, chosen=False,
+def _answer(answer: reading.Answer | None, wanted, prefs, *, source=None, chosen=False,
             silent=False) -> dict:
     """One Archive's part in a round, as the JSON report shows it."""
     if answer is None:
@@ -82,11 +82,11 @@ def _original_reason(asked: int, silent: int) -> str:
                     asked) % {"asked": asked}
 
 
-def _reason(kind: str, answer: answers.Answer | None, hit: answers.Hit | None, *,
+def _reason(kind: str, answer: reading.Answer | None, hit: reading.Hit | None, *,
             original: bool, asked_others: bool, next_ibi: str | None = None,
             language: str | None = None, asked: int = 0, silent: int = 0) -> str:
     if kind == "found":
-        state = answers.state_of(answer, hit.relation) if answer and hit else None
+        state = reading.state_of(answer, hit.relation) if answer and hit else None
         if answer is not None and answer.stand_in:
             return _("its Archive announced no format but oai_dc: this resolver renders "
                      "%(format)s from the oai_dc record it gave") % {"format": answer.stand_in}

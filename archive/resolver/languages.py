@@ -4,7 +4,7 @@
 No acceptable language → the item in its original language (Example 8.3): the bare
 ``.translation`` pair, which our archive service gives, or else the pair without the
 translation, or a ``translation(xx)`` that names the item itself, as Example 9.2's
-``ibi.translation(en)`` does (answers.py `original_language`). The header is read by
+``ibi.translation(en)`` does (reading.py `original_language`). The header is read by
 metadata/accept.py (werkzeug's parser: q-values, q=0 kept as "not this").
 """
 from __future__ import annotations

@@ -28,10 +28,10 @@
    ``Outcome.rounds``, for inspection (``/inspect/…``, inspection.py) to show.
 4. `acknowledge` says which Table 8.11 the chosen Archive is owed, for the view to send after
    the commit (a Celery task, resolver/tasks.py) or, for an answer of our own, counts the
-   access here, without HTTP, off the reader's request (archive/accesses/counter.py).
+   access here, without HTTP, off the reader's request (archive/usage/counter.py).
 
 The parts: relations.py (Table 9.5 as steps), languages.py (``+`` and Accept-Language),
-answers.py (one answer read), selection.py (the choice), safety.py (URLs on their own Archive),
+reading.py (one answer read), selection.py (the choice), safety.py (URLs on their own Archive),
 fanout.py (asking), acknowledgments.py (Table 8.11).
 """
 from __future__ import annotations
@@ -52,9 +52,9 @@ from ..models import RegisteredArchive
 from ..protocol.client import query_string
 from ..protocol.persistent_url import PersistentUrl, PersistentUrlError
 from . import federation, health
-from .answers import Answer, Hit, ibis_in
 from .fanout import ClientBusy, ResolverBusy, local_answer
 from .languages import preferences
+from .reading import Answer, Hit, ibis_in
 from .relations import Step, match, steps, verbs_of
 from .selection import Choice, choose, settles
 

@@ -21,7 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from ..protocol import client
 from ..protocol.pairs import Value
-from .answers import is_url
+from .reading import is_url
 
 logger = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..identifiers import ibi as ibilib
-from .answers import Answer, Hit, find_hop, find_url, ibi_in, ibis_in, state_of
 from .languages import Preferences
+from .reading import Answer, Hit, find_hop, find_url, ibi_in, ibis_in, state_of
 from .relations import Step
 
 

@@ -50,6 +50,7 @@ from ..identifiers import ibi as ibilib
 from ..models import RegisteredArchive
 from ..protocol import client
 from ..protocol.pairs import Pair, PairListError, to_dict
+from ..refusals import Refusal
 from . import health, memory
 
 logger = logging.getLogger(__name__)
@@ -63,8 +64,9 @@ _DUMMY = "p2$AAAAAAAAAAAAAAAA$" + "A" * 43
 _PRINTABLE = re.compile(r"[\x21-\x7e]+")
 
 
-class Refused(Exception):
-    """A request the resolver service refuses: status 400 (malformed) or 403 (the key)."""
+class Refused(Refusal):
+    """A request the resolver service refuses: status 400 (malformed) or 403 (the key). Its
+    message is the protocol's, in English (an ``error`` pair, Table 6.2)."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)

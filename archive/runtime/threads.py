@@ -2,13 +2,15 @@
 
 `Helper(name, work)` is a daemon thread that runs `work` each time it is woken (`wake`), and
 waits otherwise. It starts at the first wake, not at import (nothing runs at import time), and
-again at a wake that finds it gone: threads do not follow a fork (gunicorn's and Celery's
-workers are forks), and a `work` that raised is logged, the thread going on waiting. Wakes that
-come while `work` runs make one more run, not one each: `work` takes whatever is waiting.
+again in a forked child (gunicorn's and Celery's workers are forks; threads do not follow
+one) at its first wake there. A `work` that raised is logged, the thread going on waiting.
+Wakes that come while `work` runs make one more run, not one each: `work` takes whatever is
+waiting.
 """
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 
@@ -20,6 +22,12 @@ class Helper:
 
     def __init__(self, name: str, work: Callable[[], object]) -> None:
         self.name, self.work = name, work
+        self._forget()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """No thread yet, and locks nobody holds: at the start, and in a forked child (the
+        parent's thread did not follow, and may have held the lock at the fork)."""
         self._woken = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None

@@ -20,8 +20,8 @@ from django.utils.translation import gettext_lazy as _
 
 from ..access import policy, services
 from ..deposit import selectors
-from ..deposit.services import ServiceError
 from ..models import Item
+from ..refusals import Refusal
 from ..web import readers
 from ..web.errors import too_many
 from ..web.throttling import FailureThrottle
@@ -71,7 +71,7 @@ class RequestForm(forms.Form):
         try:
             return services.clean_text(self.fields[field].label, self.cleaned_data[field],
                                        self.fields[field].max_length, lines=lines)
-        except ServiceError as exc:
+        except Refusal as exc:
             raise forms.ValidationError(str(exc)) from None
 
     def clean_name(self) -> str:
@@ -114,7 +114,7 @@ def _send(request: HttpRequest, item: Item, context: dict) -> HttpResponse:
         try:
             services.request_access(item=item, language=get_language() or "",
                                     **form.cleaned_data)
-        except ServiceError as exc:
+        except Refusal as exc:
             form.add_error(None, str(exc))
         else:
             return redirect(reverse("archive:item_request", args=[item.ibi]) + "?sent")

@@ -26,7 +26,7 @@ What this view promises, and why:
   verified Copy from another Archive instead is left to the resolver: the persistent URL still
   redirects here.)
 - A full download — a 200 GET, or a GET without Range redirected to S3 — counts one download
-  (archive/accesses/counter.py: off the request, robots and double clicks left out). HEAD,
+  (archive/usage/counter.py: off the request, robots and double clicks left out). HEAD,
   304 and partial requests count nothing.
 - A file not open to all (archive/access/policy.py) is served only to whom the policy lets
   read it: a librarian, another Archive's account copying (an API token), the holder of a
@@ -62,12 +62,12 @@ from werkzeug.http import dump_options_header, parse_if_range_header, parse_rang
 
 from ..access import policy
 from ..access import services as access
-from ..accesses import counter as access_counter
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key, on_s3
 from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
+from ..usage import counter as access_counter
 from ..web import readers
 from ..web.addresses import base_url
 from ..web.throttling import client_ip

@@ -23,10 +23,10 @@ from django.utils.translation import gettext as _
 from ..deposit import selectors
 from ..metadata import accept
 from ..metadata.formats import FORMATS
-from ..metadata.responses import bad_request, render
 from ..metadata.selectors import record_of
 from ..models import Item
 from ..web.addresses import base_url
+from ..web.formats import bad_request, render
 from .downloads import disposition
 
 _TEXT = "text/plain; charset=utf-8"

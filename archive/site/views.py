@@ -30,21 +30,13 @@ from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of, licence_of
-from ..models import DC_ELEMENTS, AlternateIdentifier, Item, validate_language
+from ..models import DC_ELEMENTS, AlternateIdentifier, DcElement, Item, validate_language
 from ..search import selectors as searching
 from ..web import readers
 from ..web.addresses import base_url
 from .access import closed
 
 PAGE_SIZE = 20
-# The Dublin Core elements as a reader reads their names (the element names stay in the XML).
-DC_LABELS = {
-    "creator": _("Creator"), "subject": _("Subject"), "description": _("Description"),
-    "publisher": _("Publisher"), "contributor": _("Contributor"), "date": _("Date"),
-    "type": _("Type"), "format": _("Format"), "identifier": _("Identifier"),
-    "source": _("Source"), "relation": _("Relation"), "coverage": _("Coverage"),
-    "rights": _("Rights"),
-}
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -257,7 +249,7 @@ def _context(request: HttpRequest, item: Item, today: datetime.date,
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
-        "dc": [(DC_LABELS[name], _readable(name, item.dc(name)))
+        "dc": [(DcElement(name).label, _readable(name, item.dc(name)))
                for name in DC_ELEMENTS if item.dc(name)],
         "files": files,
         "access": _access(request, item, reading, files),
@@ -294,8 +286,11 @@ def _memento(request: HttpRequest, item: Item) -> list[str]:
         return []
     if not selectors.chain_known_whole(selectors.edition_chain(item)):
         return []
-    return [f'<{base}/timegate/{links.persistent_url(item.ibi, base)}!>; rel="timegate"',
-            f'<{base}/timemap/link/{item.ibi}>; rel="timemap"; type="application/link-format"']
+    timegate = base + reverse("archive:timegate", args=[links.persistent_url(item.ibi, base)
+                                                        + "!"])
+    timemap = base + reverse("archive:timemap", args=[item.ibi])
+    return [f'<{timegate}>; rel="timegate"',
+            f'<{timemap}>; rel="timemap"; type="application/link-format"']
 
 
 # Inside <script> nothing may close the element or open a comment: as json_script does.

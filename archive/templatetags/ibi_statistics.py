@@ -1,12 +1,12 @@
-"""{% item_statistics item as stats %}: the access statistics (accesses/selectors.py) for a page."""
+"""{% item_statistics item as stats %}: the access statistics (usage/selectors.py) for a page."""
 from __future__ import annotations
 
 from django import template
 
-from ..accesses import counter as access_counter
-from ..accesses.selectors import item_statistics as _item_statistics
 from ..db import replica
 from ..models import Item
+from ..usage import counter as access_counter
+from ..usage.selectors import item_statistics as _item_statistics
 
 register = template.Library()
 

@@ -12,6 +12,9 @@
 - addresses: where this Archive was reached (the base of the links it hands out) and who
   reached it (the client addresses of Table 8.10).
 - nudges: Celery tasks published off the request's thread, never waiting for the broker.
+- pairs: RTC-11's pair lists as HTTP answers (text/plain, never cached), for both services.
+- formats: a Record in a metadata format as an HTTP answer (the metadata pages, the
+  resolver's content negotiation and tombstones).
 """
-__all__ = ["addresses", "authentication", "errors", "middleware", "nudges", "readers",
-           "throttling"]
+__all__ = ["addresses", "authentication", "errors", "formats", "middleware", "nudges", "pairs",
+           "readers", "throttling"]

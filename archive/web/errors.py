@@ -15,8 +15,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
-from ..deposit.uploads import UploadRefused
-from ..protocol.responses import render_pairs
+from ..refusals import Refusal
+from .pairs import render_pairs
 
 
 def refusal(request: HttpRequest, status: int, message: str) -> HttpResponse:
@@ -34,13 +34,14 @@ def refusal(request: HttpRequest, status: int, message: str) -> HttpResponse:
                         content_type="text/plain; charset=utf-8")
 
 
-def refused(request: HttpRequest, exc: UploadRefused
-            ) -> HttpResponse:
-    """The refusal with its reason: the librarian sees why, not a bare 400 or a debug page."""
+def refused(request: HttpRequest, exc: Refusal, upload: bool = False) -> HttpResponse:
+    """A service's refusal (archive/refusals.py) with its status and reason, that no view
+    answered: the librarian sees why, not a bare 400 or a debug page. `upload`: refused
+    while the request's files arrived."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": str(exc)}, status=exc.status)
-    return HttpResponse(_("Upload refused: %(reason)s") % {"reason": exc} + "\n", status=exc.status,
-                        content_type="text/plain; charset=utf-8")
+    text = _("Upload refused: %(reason)s") % {"reason": exc} if upload else str(exc)
+    return HttpResponse(text + "\n", status=exc.status, content_type="text/plain; charset=utf-8")
 
 
 def too_many(wait: int, response: HttpResponse) -> HttpResponse:

@@ -36,7 +36,7 @@ from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connec
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext_noop
 
-from ..deposit.uploads import UPLOAD_REFUSALS
+from ..refusals import Refusal
 from .errors import refusal, refused
 
 logger = logging.getLogger(__name__)
@@ -228,11 +228,13 @@ class UploadLimitsMiddleware:
                 and not getattr(view, "csrf_exempt", False)):
             try:
                 request.POST  # noqa: B018  (parse now, through the upload handlers)
-            except UPLOAD_REFUSALS as exc:
-                return refused(request, exc)
+            except Refusal as exc:  # a file too large, too many, a name, no room
+                return refused(request, exc, upload=True)
         return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if isinstance(exc, UPLOAD_REFUSALS):
-            return refused(request, exc)
+        # Whatever a view let through of the one family, the upload limits among it.
+        if isinstance(exc, Refusal):
+            return refused(request, exc, upload=request.method == "POST"
+                           and request.content_type == "multipart/form-data")
         return None

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.utils import timezone
+from django.utils.translation import get_language
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from ...access import policy
 from ...deposit import links, selectors
-from ...metadata import citation
+from ...metadata import cite
+from ...metadata.selectors import record_of
 from ...models import DC_ELEMENTS, AccessRights, Item, ItemFile
 from ...web.addresses import base_url
 from .fields import CreatorField, DcElementField
@@ -121,9 +124,9 @@ class TombstoneSerializer(serializers.ModelSerializer):
         return links.persistent_url(item.ibi, _base(self))
 
     def get_citation(self, item: Item) -> str:
-        return citation.apa(citation.of_item(
-            item, url=links.persistent_url(item.ibi, _base(self)),
-            publisher=links.archive_address(_base(self))))
+        record = cite.with_creators(record_of(item, _base(self)), item)
+        return cite.block(record, None, get_language() or "en",
+                          today=timezone.localdate())["text"]
 
     def get_newer_edition(self, item: Item) -> str | None:
         newer = selectors.newer_edition(item)

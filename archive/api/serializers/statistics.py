@@ -1,4 +1,4 @@
-"""An item's access statistics as the API answers them (accesses/selectors.py)."""
+"""An item's access statistics as the API answers them (usage/selectors.py)."""
 from __future__ import annotations
 
 from rest_framework import serializers

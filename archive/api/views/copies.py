@@ -1,6 +1,6 @@
 """/api/items/<ibi>/statistics (access counts) and /api/items/<ibi>/handover (migration).
 
-Thin views over archive.accesses.selectors and archive.preservation.copies; see the latter for
+Thin views over archive.usage.selectors and archive.preservation.copies; see the latter for
 the hand-over protocol between two Archives.
 """
 from __future__ import annotations
@@ -10,10 +10,10 @@ from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from ...accesses import counter as access_counter
-from ...accesses import selectors as stats
 from ...db import replica
 from ...preservation import migration
+from ...usage import counter as access_counter
+from ...usage import selectors as stats
 from ..permissions import HandOverPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import HandOverSerializer

@@ -1,8 +1,9 @@
 """/api/items/, /api/items/<ibi> and an item's files: DRF views that translate and delegate.
 
-Reads go through selectors, writes through archive.deposit.services; a ServiceError becomes its
-own status with {"detail": …} (exceptions.py). Files arrive through archive.deposit.uploads
-(hashed on the way, limits enforced while reading), so nothing here touches bytes.
+Reads go through selectors, writes through archive.deposit.services; a refusal (one family,
+archive/refusals.py) becomes its own status with {"detail": …} (exceptions.py). Files arrive
+through archive.deposit.uploads (hashed on the way, limits enforced while reading) and
+parsers.py, so nothing here touches bytes.
 """
 from __future__ import annotations
 
@@ -24,12 +25,11 @@ from rest_framework.response import Response
 from ...access import policy
 from ...access import selectors as access
 from ...deposit import pending, selectors, services
-from ...deposit.uploads import MultiPartParser
 from ...models import DC_ELEMENTS, Item, ItemSearch
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination
-from ..parsers import JSONParser
+from ..parsers import JSONParser, MultiPartParser
 from ..permissions import AddFilesPermissions, ItemPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
 from ..serializers.inputs import (

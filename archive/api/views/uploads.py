@@ -32,6 +32,7 @@ from rest_framework.views import APIView
 
 from ...deposit import limits, pending
 from ...models import PendingUpload
+from ...refusals import Refusal
 from ...web.throttling import WriteThrottle
 from ..schema import ErrorSerializer, errors
 
@@ -87,7 +88,7 @@ def _metadata(header: str) -> dict[str, str]:
         try:
             found[key] = base64.b64decode(value.strip(), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
-            raise pending.PendingError(
+            raise Refusal(
                 _("Upload-Metadata: the value of %(key)s is not UTF-8 text in base64")
                 % {"key": key}) from None
     return found
@@ -96,7 +97,7 @@ def _metadata(header: str) -> dict[str, str]:
 def _number(request, header: str) -> int:
     value = request.headers.get(header)
     if value is None or not DIGITS.fullmatch(value.strip()):
-        raise pending.PendingError(_("%(header)s must be a number of bytes")
+        raise Refusal(_("%(header)s must be a number of bytes")
                                    % {"header": header})
     return int(value)
 
@@ -189,7 +190,7 @@ class UploadList(_Tus):
         metadata = _metadata(request.headers.get("Upload-Metadata", ""))
         name = next((metadata[k] for k in NAME_KEYS if metadata.get(k)), "")
         if not name:
-            raise pending.PendingError(_("Upload-Metadata must name the file (filename)"))
+            raise Refusal(_("Upload-Metadata must name the file (filename)"))
         kind = next((metadata[k] for k in TYPE_KEYS if metadata.get(k)), "")
         upload = pending.create(owner=request.user, name=name, length=length,
                                 content_type=kind)

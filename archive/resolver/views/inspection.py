@@ -25,8 +25,8 @@ from ...identifiers import ibi as ibilib
 from ...metadata.accept import AcceptError, best
 from ...models import Item
 from ...protocol import persistent_url
-from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.pairs import never_cache
 from ...web.throttling import client_ip
 from .. import inspection
 from .. import resolve as resolver

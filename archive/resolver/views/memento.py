@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.encoding import iri_to_uri
@@ -34,8 +35,8 @@ from ...deposit import selectors
 from ...identifiers import ibi as ibilib
 from ...models import Item
 from ...protocol import persistent_url
-from ...protocol.responses import never_cache
-from .. import answers, memento
+from ...web.pairs import never_cache
+from .. import memento, reading
 from .. import resolve as resolver
 from .paths import raw_path
 
@@ -57,7 +58,8 @@ def _uris(request: HttpRequest, item: Item) -> tuple[str, str, Callable]:
     """(URI-R, the TimeMap's URI, URI-M of an edition) of item's chain."""
     base = _base(request)
     family = item.edition_family or item.ibi
-    return (f"{base}/{family}!", f"{base}/timemap/link/{family}",
+    # URI-R and URI-M are persistent URLs (RTC-11 §8.1: ``/<ibi>!``, ``/<ibi>``).
+    return (f"{base}/{family}!", base + reverse("archive:timemap", args=[family]),
             lambda edition: f"{base}/{edition.ibi}")
 
 
@@ -118,13 +120,13 @@ def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
         if answer.word("contenttype" + outcome.hit.relation) != "Data":
             return None  # metadata, a file list: no editions of their own (as views._links)
         data = outcome.hit.relation
-        item_ibi = outcome.ibi if data == "" else answers.ibi_in(answer.forms(data))
+        item_ibi = outcome.ibi if data == "" else reading.ibi_in(answer.forms(data))
     else:
-        item_ibi = answers.ibi_in(answer.forms()) or outcome.ibi
+        item_ibi = reading.ibi_in(answer.forms()) or outcome.ibi
     if item_ibi is None:
         return None
-    return (f'<{_base(request)}/timemap/link/{item_ibi}>; rel="timemap"; '
-            f'type="{memento.LINK_FORMAT}"')
+    timemap = _base(request) + reverse("archive:timemap", args=[item_ibi])
+    return f'<{timemap}>; rel="timemap"; type="{memento.LINK_FORMAT}"'
 
 
 def timemap(request: HttpRequest, ibi: str) -> HttpResponse:

@@ -38,14 +38,14 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import add_never_cache_headers
 
 from ...deposit import links, selectors
-from ...metadata import responses
 from ...metadata.accept import AcceptError, Wanted, accept
 from ...metadata.formats import FORMATS
 from ...metadata.record import Record
 from ...metadata.selectors import record_of
 from ...protocol.persistent_url import PersistentUrl
 from ...web.addresses import base_url
-from .. import answers, formats
+from ...web.formats import bad_request, render
+from .. import formats, reading
 from .. import resolve as resolver
 
 __all__ = ["AcceptError", "applied", "asked", "bad_accept", "rendered", "tombstone",
@@ -58,7 +58,7 @@ def wanted(request: HttpRequest) -> Wanted | None:
 
 
 def bad_accept(error: AcceptError) -> HttpResponse:
-    response = responses.bad_request(error)
+    response = bad_request(error)
     add_never_cache_headers(response)
     return response
 
@@ -101,7 +101,7 @@ def rendered(request: HttpRequest, url: PersistentUrl, outcome: resolver.Outcome
                                  outcome.ibi, here) if fmt is not None else None
     if record is None:
         return None
-    response = responses.render(record, fmt)
+    response = render(record, fmt)
     add_never_cache_headers(response)
     return response
 
@@ -110,7 +110,7 @@ def tombstone_record(request: HttpRequest, outcome: resolver.Outcome) -> Record:
     """The tombstone's Record: ours from our records, another Archive's from its answer."""
     answer = outcome.answer
     forms = dict(zip(answer.forms()[0::2], answer.forms()[1::2], strict=False))
-    rep = answers.ibi_in(answer.forms()) or outcome.ibi
+    rep = reading.ibi_in(answer.forms()) or outcome.ibi
     item = selectors.item_by_ibi(rep) if answer.source.local else None
     if item is not None:
         return record_of(item, base_url(request))
@@ -127,6 +127,6 @@ def tombstone(request: HttpRequest, url: PersistentUrl, outcome: resolver.Outcom
     fmt = asked(url, chosen)
     if outcome.kind != "deleted" or outcome.answer is None or fmt is None:
         return None
-    response = responses.render(tombstone_record(request, outcome), fmt, status=410)
+    response = render(tombstone_record(request, outcome), fmt, status=410)
     add_never_cache_headers(response)
     return response

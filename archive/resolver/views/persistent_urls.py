@@ -35,10 +35,10 @@ from ...metadata import selectors as metadata
 from ...models import LANGUAGE_TAG, Item
 from ...protocol import persistent_url
 from ...protocol.pairs import unquote_word
-from ...protocol.responses import never_cache
 from ...web.addresses import base_url, client_ips
+from ...web.pairs import never_cache
 from ...web.throttling import client_ip
-from .. import acknowledgments, answers, relations, tasks
+from .. import acknowledgments, reading, relations, tasks
 from .. import resolve as resolver
 from ..messages import reader_message
 from . import memento as memento_views
@@ -291,7 +291,7 @@ def _answer(request: HttpRequest, url: persistent_url.PersistentUrl,
     return _alert(request, "archive/resolver/not_found.html", context, outcome.status)
 
 
-def _suspects(answers: list[answers.Answer]) -> list[dict]:
+def _suspects(answers: list[reading.Answer]) -> list[dict]:
     """Who answered what, for the alert pages."""
     found = []
     for answer in answers:
@@ -319,7 +319,7 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     (oai_dc), latest-version / predecessor-version, alternate with hreflang per language."""
     answer, hit = outcome.answer, outcome.hit
     data = _data_relation(hit.relation)
-    item_ibi = outcome.ibi if data == "" else answers.ibi_in(answer.forms(data))
+    item_ibi = outcome.ibi if data == "" else reading.ibi_in(answer.forms(data))
     if item_ibi is None:
         return []
     if answer.word("contenttype" + hit.relation) != "Data":
@@ -328,8 +328,8 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     links = [f'<{base}/{item_ibi}:(oai_dc)>; rel="describedby"; type="application/xml"']
     # ibi.nextedition is about the IBI asked: it tells on the item itself only (which a
     # translation relation may lead back to, e.g. "+" in the original's language).
-    itself = data == "" or bool(answers.ibis_in(answer.forms(data))
-                                & answers.ibis_in(answer.forms()))
+    itself = data == "" or bool(reading.ibis_in(answer.forms(data))
+                                & reading.ibis_in(answer.forms()))
     if itself and ".lastedition" not in hit.relation and "ibi.nextedition" in answer.pairs:
         links.append(f'<{base}/{item_ibi}!>; rel="latest-version"')
     previous, languages = (selectors.previous_and_languages(item_ibi) if answer.source.local
@@ -340,7 +340,7 @@ def _links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
     for name in answer.pairs:
         given = relations.steps(name[3:]) if name.startswith("ibi.") else None
         if given and len(given) == 1 and given[0][0] == "translation" and given[0][1]:
-            member = answers.ibi_in(answer.forms(name[3:])) or given[0][1]
+            member = reading.ibi_in(answer.forms(name[3:])) or given[0][1]
             # "pt" may stand for a "pt-BR" member (Table 9.5 aliases): name it once, exactly.
             if len(given[0][1]) > len(named.get(member, "")):
                 named[member] = given[0][1]
@@ -372,7 +372,7 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
     answer = outcome.answer
     base = _base(request)
     forms = answer.forms()
-    rep = answers.ibi_in(forms) or outcome.ibi
+    rep = reading.ibi_in(forms) or outcome.ibi
     context = {"forms": dict(zip(forms[0::2], forms[1::2], strict=False)),
                "deleted_at": answer.word("timestamp"),
                "deleted_date": parse_date((answer.word("timestamp") or "")[:10]),
@@ -385,7 +385,7 @@ def _tombstone(request: HttpRequest, outcome: resolver.Outcome) -> dict:
         context.update(title=item.title, newer={"ibi": newer.ibi, "title": newer.title,
                                                 "url": f"{base}/{newer.ibi}"} if newer else None)
     else:
-        following = answers.ibi_in(answer.forms(".nextedition"))
+        following = reading.ibi_in(answer.forms(".nextedition"))
         if following:
             context["newer"] = {"ibi": following, "title": "", "url": f"{base}/{following}"}
     # The citation of the tombstone's Record (negotiation.py), in the reader's language's

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from ...archive_service.requests import error_pairs
-from ...protocol.responses import render_pairs
 from ...web.errors import too_many
+from ...web.pairs import render_pairs
 from ...web.throttling import FailureThrottle
 from .. import service as resolver_service
 

@@ -1,6 +1,7 @@
-"""One Archive's answer to a urlRequest, as the resolver reads it: who gave it (`Source`), its
-pairs (`Answer`), the URL it has for the steps wanted (`find_url`, the reader's best language
-first) and, lacking it, the IBI to ask about next (`find_hop`). Pure.
+"""Reading one Archive's answer to a urlRequest (archive_service/answers.py writes this
+Archive's own): who gave it (`Source`), its pairs (`Answer`), the URL it has for the steps
+wanted (`find_url`, the reader's best language first) and, lacking it, the IBI to ask about
+next (`find_hop`). Pure.
 """
 from __future__ import annotations
 

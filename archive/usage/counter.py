@@ -241,10 +241,11 @@ def _insert(counts: Counts) -> None:
 
 
 def _forget_in_child() -> None:
-    """A forked worker starts with no batch and no helper: the parent's rows are the parent's."""
-    global _pending, _helper, _lock, _writing, _arrived
-    _pending, _helper = [], None
-    _lock, _writing, _arrived = threading.Lock(), threading.Lock(), threading.Event()
+    """A forked worker starts with no batch: the parent's rows are the parent's (and its helper
+    thread starts again at the child's first batch: runtime/threads.py)."""
+    global _pending, _lock, _writing
+    _pending = []
+    _lock, _writing = threading.Lock(), threading.Lock()
 
 
 request_finished.connect(_write_due, dispatch_uid="archive.access_counter")

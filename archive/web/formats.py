@@ -8,25 +8,27 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
-from ..models import Item
-from . import accept, csl, oai_dc, serialize
-from .record import Record
+from ..metadata import accept, csl, oai_dc, serialize
+from ..metadata.record import Record
+from ..models import DcElement, Item
 
 _TEXT = "text/plain; charset=utf-8"
 
 
 def dc_values(record: Record) -> dict[str, list[str]]:
     """oai_dc elements of a Record (a tombstone's: what its Record still says)."""
-    return {"title": [record.title], "creator": [c.name for c in record.creators],
-            "subject": list(record.subjects), "description": list(record.descriptions),
-            "publisher": [record.publisher] if record.publisher else [],
-            "contributor": list(record.contributors),
-            "date": [record.date] if record.date else [], "type": list(record.types),
-            "format": list(record.formats),
-            "identifier": [record.persistent_url, *map(oai_dc.handle_url, record.handles),
-                           *record.identifiers],
-            "language": [record.language] if record.language else [],
-            "relation": list(record.relations), "rights": list(record.rights)}
+    return {DcElement.TITLE: [record.title],
+            DcElement.CREATOR: [c.name for c in record.creators],
+            DcElement.SUBJECT: list(record.subjects),
+            DcElement.DESCRIPTION: list(record.descriptions),
+            DcElement.PUBLISHER: [record.publisher] if record.publisher else [],
+            DcElement.CONTRIBUTOR: list(record.contributors),
+            DcElement.DATE: [record.date] if record.date else [],
+            DcElement.TYPE: list(record.types), DcElement.FORMAT: list(record.formats),
+            DcElement.IDENTIFIER: [record.persistent_url,
+                                   *map(oai_dc.handle_url, record.handles), *record.identifiers],
+            DcElement.LANGUAGE: [record.language] if record.language else [],
+            DcElement.RELATION: list(record.relations), DcElement.RIGHTS: list(record.rights)}
 
 
 def bad_request(error: csl.CitationError) -> HttpResponse:

@@ -1,4 +1,6 @@
-"""Pair-list answers over HTTP: what both services send (RTC-11 §6.2, text/plain).
+"""Pair-list answers over HTTP: what both services send (RTC-11 §6.2, text/plain); the
+pair lists themselves are archive/protocol/pairs.py's, this is the HTTP around them (shared by
+the archive service's and the resolver's views and the error policy, errors.py).
 
 `render_pairs` writes any pair-list answer of the archive service and the resolver service:
 text/plain always, whatever the client's Accept ("toda resposta … deve ser gerada com o
@@ -12,7 +14,7 @@ import time
 from django.http import HttpResponse
 from django.utils.http import http_date
 
-from .pairs import Pair, dumps
+from ..protocol.pairs import Pair, dumps
 
 PAIR_LIST_TYPE = "text/plain; charset=us-ascii"
 

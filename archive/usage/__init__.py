@@ -1,4 +1,5 @@
-"""Accesses counted and reported: downloads here and acknowledgments from resolvers.
+"""Usage: accesses counted and reported (COUNTER R5), downloads here and acknowledgments from
+resolvers. Who may read at all is archive/access/.
 
 - counter: daily counts written in batches, after the response went out.
 - filters: COUNTER R5's rules (the robots list, double clicks), applied by the counter; the

@@ -1,0 +1,40 @@
+"""The app's models, one module per area, all imported from here: `from archive.models import
+Item` (as pretix's base/models/__init__.py gathers its own).
+
+- items.py: identified items (IBI, state, editions, translations, access level)
+- dublin_core.py: the Dublin Core elements (DcElement) and an item's values of them
+- files.py: their stored files
+- languages.py: an item's language, a BCP 47 tag
+- search.py: what search reads, kept by the database's triggers
+- identifiers.py: the minting state (RTC-10) and the names items had before
+- access.py: access rights, requests for a copy, secret links, reads of closed files
+- usage.py: accesses counted (COUNTER R5)
+- deposit.py: Idempotency-Keys, pending uploads, staged writes
+- federation.py: the Archives registered at this resolver, acknowledgments owed them
+- preservation.py: copy jobs
+- harvesting.py: the OAI-PMH repositories harvested here
+
+Every model of the app is defined in this package (tests/test_suite.py checks it).
+"""
+from __future__ import annotations
+
+from .access import AccessLink, AccessRead, AccessRequest, AccessRights
+from .deposit import IdempotencyKey, PendingUpload, StagedWrite
+from .dublin_core import DC_ELEMENTS, DcElement, DcValue
+from .federation import OwedAcknowledgment, RegisteredArchive
+from .files import ItemFile
+from .harvesting import HarvestSource
+from .identifiers import AlternateIdentifier, MintingState
+from .items import Item
+from .languages import LANGUAGE_TAG, normalize_language, validate_language
+from .preservation import CopyJob
+from .search import ItemSearch, SearchVectorField
+from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
+
+__all__ = [
+    "DC_ELEMENTS", "LANGUAGE_TAG", "AccessKind", "AccessLink", "AccessRead", "AccessRequest",
+    "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "CopyJob", "DailyAccessCount",
+    "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item", "ItemFile", "ItemSearch",
+    "MintingState", "OwedAcknowledgment", "PendingUpload", "RegisteredArchive",
+    "SearchVectorField", "StagedWrite", "normalize_language", "validate_language",
+]
