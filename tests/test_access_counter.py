@@ -115,6 +115,22 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_forked_worker_counts_with_a_helper_of_its_own(monkeypatch):
+    """What the counter forgets in a forked child (os.register_at_fork) leaves it counting:
+    its batch empty, its helper thread started again at its first batch."""
+    item = make.item("a.pdf", title="Counted")
+    written = threading.Event()
+    write = access_counter._write
+    monkeypatch.setattr(access_counter, "_write", lambda rows: (write(rows), written.set()))
+    monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
+    access_counter._forget_in_child()  # as in a child
+    access_counter._helper._forget()
+    click(item, timezone.now())
+    assert written.wait(timeout=10)
+    assert DailyAccessCount.objects.get(item=item).n == 1
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_flush_inside_a_transaction_leaves_the_batch_for_later():
     item = make.item("a.pdf", title="Counted")
     click(item, timezone.now())

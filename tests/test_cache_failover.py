@@ -24,9 +24,9 @@ def redis_refused(settings):
         "BACKEND": "archive.db.cache.FailoverRedisCache",
         "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
         "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1}}}
-    failover._down_until.clear()
+    failover._breakers.clear()
     yield
-    failover._down_until.clear()
+    failover._breakers.clear()
 
 
 def test_every_channel_answers_with_redis_refused(client, redis_refused, caplog):

@@ -2,13 +2,13 @@
 Retry-After, oai_dc dates, DSpace's bitstream URLs, METS file lists, the RO-Crate."""
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 
 import pytest
 from lxml import etree
 
 from archive.deposit import controlled
-from archive.dspace import crosswalk, handles, harvest, oaipmh, remote, saf
+from archive.dspace import crosswalk, handles, harvest, oaipmh, saf
 
 
 @pytest.mark.parametrize("text,handle", [
@@ -93,15 +93,6 @@ def test_contents_lines_as_itemexport_writes_them():
         for n, x in enumerate(lines, start=1)]
     with pytest.raises(saf.SafError, match="registered"):
         saf.read_contents("-r -s 0 -f path/x.pdf\tbundle:ORIGINAL\n")
-
-
-def test_retry_after_in_seconds_or_as_a_date():
-    now = datetime(2026, 11, 26, 12, 0, 0, tzinfo=UTC)
-    assert remote.retry_after("2") == 2.0
-    assert remote.retry_after("Thu, 26 Nov 2026 12:00:30 GMT", now) == 30.0
-    assert remote.retry_after("99999") == remote.MAX_RETRY_AFTER
-    assert remote.retry_after("0") == 1.0
-    assert remote.retry_after(None) == remote.retry_after("soon") == remote.DEFAULT_RETRY_AFTER
 
 
 def test_the_issued_date_among_dspaces_dates():

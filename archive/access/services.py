@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import re
 import smtplib
-import time
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -26,6 +25,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from ..db import leases
 from ..deposit import links
 from ..deposit.services import Conflict, ServiceError
 from ..models import AccessLink, AccessRead, AccessRequest, AccessRights, Item
@@ -201,17 +201,19 @@ def mail_answer(*, request: AccessRequest, url: str | None) -> None:
 # An answer decided is a mail owed (`AccessRequest.mail_due`, set by `_decide`), kept in the
 # database until it is sent: a broker that is down or hangs, a mail server that refuses, a
 # worker killed mid-send delay the mail and lose none (#30, 4). A worker takes what is due,
-# out of reach for MAIL_LEASE, and tries each: sent → mailed; the mail server failed → due again
-# after a backoff (a minute, doubling, at most an hour), given up after MAIL_ATTEMPTS tries
-# (logged; the admin shows the answer as not mailed). An approval's secret link is made as its
-# mail is written, its token only in the mail: a mail tried again carries a new token (the
-# request has one link; a mail sent just before its worker was killed, and sent again, leaves
-# the first token dead and the second one working).
+# out of reach for MAIL_LEASE (archive/db/leases.py), and tries each: sent → mailed; the mail
+# server failed → due again after a backoff (a minute, doubling, at most an hour), given up
+# after MAIL_ATTEMPTS tries (logged; the admin shows the answer as not mailed). An approval's
+# secret link is made as its mail is written, its token only in the mail: a mail tried again
+# carries a new token (the request has one link; a mail sent just before its worker was
+# killed, and sent again, leaves the first token dead and the second one working).
 
 # Longer than one mail may take (EMAIL_TIMEOUT for each step of SMTP); renewed for the rest
 # while a batch is mailed.
 MAIL_LEASE = timedelta(minutes=3)
 MAIL_ATTEMPTS = 8
+MAIL_FIRST_RETRY = timedelta(minutes=1)
+MAIL_LONGEST_RETRY = timedelta(hours=1)
 
 
 @dataclass
@@ -229,12 +231,10 @@ class Mailed:
 def _due(now: datetime) -> list[AccessRequest]:
     """The answers owed and due now (at most 50), each moved past its lease: no other worker
     takes them meanwhile."""
-    with transaction.atomic():
-        found = list(AccessRequest.objects.select_for_update(skip_locked=True)
-                     .filter(mailed_at=None, mail_due__lte=now)
-                     .exclude(status=AccessRequest.Status.PENDING).order_by("mail_due")[:50])
-        AccessRequest.objects.filter(pk__in=[r.pk for r in found]).update(
-            mail_due=now + MAIL_LEASE, mail_attempts=F("mail_attempts") + 1)
+    found = leases.take(AccessRequest.objects.filter(mailed_at=None, mail_due__lte=now)
+                        .exclude(status=AccessRequest.Status.PENDING), order_by="mail_due",
+                        limit=50, mail_due=timezone.now() + MAIL_LEASE,
+                        mail_attempts=F("mail_attempts") + 1)
     return list(AccessRequest.objects.select_related("item", "decided_by")
                 .filter(pk__in=[r.pk for r in found]).order_by("mail_due"))
 
@@ -269,13 +269,12 @@ def mail_owed(*, now: datetime | None = None) -> Mailed:
     """Mail every answer that is owed and due (see above)."""
     done = Mailed()
     while found := _due(now or timezone.now()):
-        renewed = time.monotonic()
+        renewal = leases.Renewal(MAIL_LEASE)
         for position, request in enumerate(found):
-            if time.monotonic() - renewed > MAIL_LEASE.total_seconds() / 3:
-                AccessRequest.objects.filter(
-                    pk__in=[r.pk for r in found[position:]], mailed_at=None).update(
-                    mail_due=timezone.now() + MAIL_LEASE)
-                renewed = time.monotonic()
+            if renewal.due():
+                leases.postpone(AccessRequest.objects.filter(
+                    pk__in=[r.pk for r in found[position:]], mailed_at=None),
+                    due="mail_due", wait=MAIL_LEASE)
             try:
                 url = None
                 if request.status == AccessRequest.Status.APPROVED:
@@ -299,12 +298,12 @@ def mail_owed(*, now: datetime | None = None) -> Mailed:
                     AccessRequest.objects.filter(pk=request.pk).update(mail_due=None)
                     done.given_up += 1
                     continue
-                backoff = min(timedelta(minutes=1) * 2 ** (request.mail_attempts - 1),
-                              timedelta(hours=1))
+                backoff = leases.backoff(request.mail_attempts, first=MAIL_FIRST_RETRY,
+                                         longest=MAIL_LONGEST_RETRY)
                 logger.warning("access: the answer to request %s is not mailed yet (%s): "
                                "tried again in %s", request.pk, exc, backoff)
-                AccessRequest.objects.filter(pk=request.pk).update(
-                    mail_due=timezone.now() + backoff)
+                leases.postpone(AccessRequest.objects.filter(pk=request.pk), due="mail_due",
+                                wait=backoff)
                 done.retried += 1
                 continue
             done.mailed += 1

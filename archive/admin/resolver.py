@@ -20,7 +20,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.debug import sensitive_post_parameters
 
 from ..models import RegisteredArchive
-from ..resolver import health
+from ..resolver import report
 from ..resolver import service as resolver_service
 
 
@@ -88,12 +88,12 @@ class RegisteredArchiveAdmin(admin.ModelAdmin):
 
     def federation_view(self, request: HttpRequest) -> HttpResponse:
         """Every included Archive: address, last answer, median time, failures, breaker
-        (resolver/health.py; `manage.py federation` prints the same)."""
+        (resolver/report.py; `manage.py federation` prints the same)."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         return TemplateResponse(request, "admin/archive/registeredarchive/federation.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta,
-            "rows": health.federation(), "title": _("Federation")})
+            "rows": report.federation(), "title": _("Federation")})
 
     @method_decorator(sensitive_post_parameters("registration_key"))
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):

@@ -3,7 +3,8 @@
 The cache is an optimisation and a place to count, never a condition of serving: with Redis
 refused, stopped or hung, every operation falls back to a cache in this process's own memory.
 Each operation on Redis waits at most CACHE_TIMEOUT (the socket timeouts of its connections);
-once one fails, this process leaves Redis alone for RETRY_SECONDS and then tries it again. A
+once one fails, this process leaves Redis alone for RETRY_SECONDS and then tries it again (a
+circuit breaker, runtime/breaker.py, opened by one failure). A
 hung Redis so costs a thread one timeout per RETRY_SECONDS, not one per request.
 
 What a Redis outage changes (README "What a failure does"): pages and search results are kept
@@ -22,14 +23,17 @@ import redis.exceptions
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
+from ..runtime.breaker import Breaker
+
 logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 10
 FAILURES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
-# Per Redis location, for every thread's instance (Django makes one per thread): until when
-# this process leaves it alone.
-_down_until: dict[str, float] = {}
+# Per Redis location, for every thread's instance (Django makes one per thread): its breaker
+# in this process (runtime/breaker.py: one failure opens it for RETRY_SECONDS).
+_breakers: dict[str, Breaker] = {}
+_CLOSED = Breaker()
 _lock = threading.Lock()
 
 
@@ -59,13 +63,14 @@ class FailoverRedisCache(RedisCache):
             key: value for key, value in params.items() if key != "OPTIONS"})
 
     def reachable(self) -> bool:
-        return _down_until.get(self.location, 0.0) <= time.monotonic()
+        # The breaker's `allows`, inlined: this runs before every cache operation.
+        return _breakers.get(self.location, _CLOSED).open_until <= time.monotonic()
 
     def failed(self, exc: Exception) -> None:
         with _lock:
-            was_up = _down_until.get(self.location, 0.0) <= time.monotonic()
-            _down_until[self.location] = time.monotonic() + RETRY_SECONDS
-        if was_up:
+            opened = _breakers.setdefault(self.location, Breaker()).failed(
+                time.monotonic(), seconds=RETRY_SECONDS)
+        if opened:
             logger.warning("the cache (Redis) failed: %s: %s; this process caches and counts in "
                            "its own memory, and tries Redis again in %d s", type(exc).__name__,
                            exc, RETRY_SECONDS)

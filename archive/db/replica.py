@@ -50,6 +50,8 @@ from contextvars import ContextVar
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
+from ..runtime.breaker import Breaker
+
 logger = logging.getLogger(__name__)
 
 REPLICA = "replica"
@@ -67,8 +69,9 @@ class _Block:
 
 _block: ContextVar[_Block | None] = ContextVar("lagging_reads", default=None)
 _lock = threading.Lock()
-_down_until = 0.0  # time.monotonic() before which the replica counts as down
-_down = False  # whether the last try found it down (to log an outage and its end once)
+# The replica's breaker (runtime/breaker.py), on time.monotonic(): one refused or timed-out
+# connection opens it for RETRY_SECONDS; its failures tell an outage and its end, logged once.
+_breaker = Breaker()
 
 
 # False: lagging reads read the primary even with a replica configured. tests/conftest.py sets
@@ -86,24 +89,22 @@ def _replica_up() -> bool:
     RETRY_SECONDS. A connection kept from an earlier request is not checked again (that would
     cost a round trip): if the replica went away since, the first query fails and the
     request is retried (archive/web/middleware.py)."""
-    global _down, _down_until
-    if time.monotonic() < _down_until:
+    if not _breaker.allows(time.monotonic()):
         return False
     connection = connections[REPLICA]
     try:
         connection.ensure_connection()
     except DatabaseError as exc:
         with _lock:
-            _down_until = time.monotonic() + RETRY_SECONDS
-            if not _down:
-                _down = True
+            if not _breaker.failures:
                 logger.warning("the read replica is unreachable, lagging reads go to the "
                                "primary until it answers again: %s", str(exc).strip())
+            _breaker.failed(time.monotonic(), seconds=RETRY_SECONDS)
         return False
-    if _down:
+    if _breaker.failures:
         with _lock:
-            if _down:
-                _down = False
+            if _breaker.failures:
+                _breaker.succeeded()
                 logger.warning("the read replica answers again: lagging reads go to it")
     return True
 

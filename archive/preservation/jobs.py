@@ -5,12 +5,13 @@ A Celery message only says "run job n now"; the job is the row (models.CopyJob),
 * the admin reports a copy as queued, and shows its progress, from the row, never from a
   result backend (there is none);
 * a worker killed mid-copy (`kill -9`, a lost machine) loses nothing: the job's heartbeat,
-  renewed as its bytes arrive, stops; once it is IBI_COPY_LEASE old the job is at work again
-  (`at_work`), the beat sends it to a worker, and that run first sweeps the temporary files
-  the killed one left (`sweep`: they are named after the job) and copies again, keeping every
-  file already stored whole (copies.py). Redone within IBI_COPY_LEASE and a half of a worker
-  being back; the broker's own return of the killed message (after its visibility timeout)
-  then finds the job done and does nothing;
+  renewed as its bytes arrive (archive/db/leases.py, as every queue's lease), stops; once
+  it is IBI_COPY_LEASE old the job is at work again (`at_work`), the beat sends it to a
+  worker, and that run first sweeps the temporary files the killed one left (`sweep`: they
+  are named after the job) and copies again, keeping every file already stored whole
+  (copies.py). Redone within IBI_COPY_LEASE and a half of a worker being back; the broker's
+  own return of the killed message (after its visibility timeout) then finds the job done
+  and does nothing;
 * one job at a time per IBI (a unique constraint), however often it is asked for; a second
   message for it, or a second worker, finds it claimed (`claim`) and leaves it;
 * a failure the other Archive may mend (not reachable, a checksum wrong) or a full storage is
@@ -20,7 +21,6 @@ A Celery message only says "run job n now"; the job is the row (models.CopyJob),
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -30,6 +30,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from ..db import leases
 from ..identifiers import ibi as ibilib
 from ..models import CopyJob
 
@@ -64,11 +65,11 @@ def claim(job_id: int) -> CopyJob | None:
     """The job, now running for this worker; None when it is not due, done, or at work in
     another worker whose heartbeat is fresh."""
     now = timezone.now()
-    taken = CopyJob.objects.filter(pk=job_id).filter(
+    taken = leases.take(CopyJob.objects.filter(pk=job_id).filter(
         Q(state=CopyJob.State.QUEUED, due__lte=now)
         | Q(state=CopyJob.State.RUNNING, heartbeat__lt=now - _lease())
-    ).update(state=CopyJob.State.RUNNING, heartbeat=now, attempts=F("attempts") + 1,
-             done_bytes=0)
+    ), order_by="pk", limit=1, state=CopyJob.State.RUNNING, heartbeat=now,
+        attempts=F("attempts") + 1, done_bytes=0)
     return CopyJob.objects.get(pk=job_id) if taken else None
 
 
@@ -105,7 +106,8 @@ class Watch:
     job: CopyJob
     prefix: str = ""
     done: int = 0
-    written: float = field(default_factory=time.monotonic)
+    renewal: leases.Renewal = field(
+        default_factory=lambda: leases.Renewal(settings.IBI_COPY_LEASE))
 
     def planned(self, total: int) -> None:
         CopyJob.objects.filter(pk=self.job.pk).update(total_bytes=total,
@@ -113,8 +115,7 @@ class Watch:
 
     def arrived(self, count: int) -> None:
         self.done += count
-        if time.monotonic() - self.written >= settings.IBI_COPY_LEASE / 3:
-            self.written = time.monotonic()
+        if self.renewal.due():
             CopyJob.objects.filter(pk=self.job.pk).update(done_bytes=self.done,
                                                           heartbeat=timezone.now())
 
@@ -134,9 +135,9 @@ def failed(job: CopyJob, reason: str, *, retry: bool) -> str:
     exhausted) ends as failed."""
     now = timezone.now()
     if retry and job.attempts < MAX_ATTEMPTS:
-        wait = min(FIRST_RETRY * 2 ** (job.attempts - 1), LONGEST_RETRY)
-        CopyJob.objects.filter(pk=job.pk).update(state=CopyJob.State.QUEUED, due=now + wait,
-                                                 outcome=reason[:1000])
+        wait = leases.backoff(job.attempts, first=FIRST_RETRY, longest=LONGEST_RETRY)
+        leases.postpone(CopyJob.objects.filter(pk=job.pk), due="due", wait=wait,
+                        state=CopyJob.State.QUEUED, outcome=reason[:1000])
         logger.warning("copy of %s from %s failed (attempt %d, again in %s): %s", job.ibi,
                        job.source, job.attempts, wait, reason)
         return f"failed: {reason}"

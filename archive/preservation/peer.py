@@ -20,8 +20,9 @@ A base URL typed by a librarian is a request this server makes on their behalf, 
 
 * only an allowed Archive is asked (`allowed_base`): one registered at this resolver (its
   RegisteredArchive address, plain http) or one listed in IBI_PEER_ARCHIVES;
-* every connection goes through the resolver's `GuardedTransport`: the host resolved once,
-  no address in IBI_RESOLVER_DENY_NETWORKS, the checked address pinned;
+* every connection goes through the one outgoing client (protocol/outgoing.py) and its
+  guarded transport: the host resolved once, no address in IBI_RESOLVER_DENY_NETWORKS, the
+  checked address pinned;
 * records and hand-overs follow no redirect and are read up to MAX_RECORD_BYTES. File
   downloads alone follow redirects (MAX_REDIRECTS), each hop guarded the same way, because an
   Archive on S3 redirects downloads to its bucket; those bytes only ever meet a length cap
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import tempfile
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -51,10 +51,10 @@ from ..identifiers import ibi as ibilib
 from ..identifiers import orcid
 from ..models import DC_ELEMENTS, AccessRights, Item, RegisteredArchive
 from ..protocol import client as guarded
+from ..protocol import outgoing
 
 logger = logging.getLogger(__name__)
 
-CHUNK = 1024 * 1024
 TIMEOUT = httpx.Timeout(30.0)
 USER_AGENT = "ibirepo-copy/1"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -157,10 +157,7 @@ def allowed_base(text: str) -> str:
 
 
 def client() -> httpx.Client:
-    return httpx.Client(
-        timeout=TIMEOUT, follow_redirects=False, max_redirects=MAX_REDIRECTS, trust_env=False,
-        transport=guarded.GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS),
-        headers={"User-Agent": USER_AGENT})
+    return outgoing.client(user_agent=USER_AGENT, timeout=TIMEOUT)
 
 
 def _unreachable(what: str, url: str, exc: Exception) -> PeerError:
@@ -169,13 +166,12 @@ def _unreachable(what: str, url: str, exc: Exception) -> PeerError:
 
 
 def _read_capped(response: httpx.Response, what: str, url: str) -> bytes:
-    body = bytearray()
-    for chunk in response.iter_bytes():
-        body += chunk
-        if len(body) > MAX_RECORD_BYTES:
-            raise PeerError(_("%(what)s: %(url)s answered more than %(max_record_bytes)s bytes")
-                            % {"what": what, "url": url, "max_record_bytes": MAX_RECORD_BYTES})
-    return bytes(body)
+    try:
+        return outgoing.read(response, cap=MAX_RECORD_BYTES)
+    except outgoing.TooLarge:
+        raise PeerError(_("%(what)s: %(url)s answered more than %(max_record_bytes)s bytes")
+                        % {"what": what, "url": url, "max_record_bytes": MAX_RECORD_BYTES}
+                        ) from None
 
 
 def item_api_url(base: str, ibi: str) -> str:
@@ -193,10 +189,13 @@ def credentials(base: str) -> dict[str, str]:
 def get_json(http: httpx.Client, url: str, what: str,
              headers: dict[str, str] | None = None) -> dict:
     try:
-        with http.stream("GET", url, headers={"Accept": "application/json", **(headers or {})},
-                         follow_redirects=False) as response:
+        response = outgoing.send(http, "GET", url,
+                                 headers={"Accept": "application/json", **(headers or {})})
+        try:
             status = response.status_code
             body = _read_capped(response, what, url) if status == 200 else b""
+        finally:
+            response.close()
     except httpx.HTTPError as exc:
         raise _unreachable(what, url, exc) from None
     if status == 404:
@@ -413,18 +412,6 @@ def file_url(base: str, rep: str, name: str) -> str:
     return f"{base}/col/{rep}/doc/{quote(name)}"
 
 
-class Download(TemporaryUploadedFile):
-    """A temporary upload (on the local disk, storing it is a link, not a second write) whose
-    name starts with `prefix`: the copy job's, so that a run taking the job over can sweep
-    what a killed one left (preservation/jobs.py)."""
-
-    def __init__(self, remote: RemoteFile, prefix: str) -> None:
-        file = tempfile.NamedTemporaryFile(prefix=prefix or "copy-", suffix=".download",
-                                           dir=settings.FILE_UPLOAD_TEMP_DIR)
-        super(TemporaryUploadedFile, self).__init__(file, remote.name, remote.content_type,
-                                                    remote.size, None, None)
-
-
 def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=None
              ) -> TemporaryUploadedFile:
     """The file in a temporary file (close it when done), its checksum verified; `watch`
@@ -433,54 +420,44 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=
     It carries .sha256 and .size, so storage.store does not read it again.
     """
     url = file_url(base, rep, remote.name)
-    temp = Download(remote, watch.prefix if watch is not None else "")
+    temp = outgoing.Download(remote.name, remote.content_type, remote.size,
+                             (watch.prefix if watch is not None else "") or "copy-")
     if remote.size == 0:  # nothing to fetch; and a range of an empty file is unsatisfiable
         if remote.sha256 != EMPTY_SHA256:
             temp.close()
             raise ChecksumError(_("%(name)s: an empty file has sha256 %(empty_sha256)s")
                                 % {"name": remote.name, "empty_sha256": EMPTY_SHA256})
-        return _verified(temp, remote)
+        temp.sha256, temp.size = remote.sha256, remote.size
+        return temp
     try:
-        digest, size = hashlib.sha256(), 0
-        with http.stream("GET", url, headers={"Range": "bytes=0-", **credentials(base)},
-                         follow_redirects=True) as response:
+        response = outgoing.send(http, "GET", url, redirects=MAX_REDIRECTS,
+                                 headers={"Range": "bytes=0-", **credentials(base)})
+        try:
             if response.status_code not in (200, 206) or (
                     response.status_code == 206
                     and not response.headers.get("Content-Range", "").startswith("bytes 0-")):
                 raise PeerError(_("%(url)s answered %(status_code)s")
                                 % {"url": url, "status_code": response.status_code})
-            for chunk in response.iter_bytes(CHUNK):
-                size += len(chunk)
-                if size > remote.size:
-                    raise ChecksumError(_(
-                        "%(name)s is longer than the %(size)s bytes its record announced")
-                        % {"name": remote.name, "size": remote.size})
-                digest.update(chunk)
-                temp.write(chunk)
-                if watch is not None:
-                    watch.arrived(len(chunk))
-        if size != remote.size or digest.hexdigest() != remote.sha256:
-            raise ChecksumError(_(
-                "%(name)s: got %(size)s bytes with sha256 %(digest)s, the record says %(size2)s "
-                "bytes with %(sha256)s")
-                % {"name": remote.name,
-                   "size": size,
-                   "digest": digest.hexdigest(),
-                   "size2": remote.size,
-                   "sha256": remote.sha256})
-    except httpx.HTTPError as exc:
+            outgoing.download(response, temp, cap=remote.size,
+                              arrived=watch.arrived if watch is not None else None)
+        finally:
+            response.close()
+    except outgoing.TooLarge:
+        raise ChecksumError(_("%(name)s is longer than the %(size)s bytes its record announced")
+                            % {"name": remote.name, "size": remote.size}) from None
+    except (httpx.HTTPError, outgoing.OutgoingError) as exc:
         temp.close()
         raise _unreachable(remote.name, url, exc) from None
     except BaseException:
         temp.close()
         raise
-    return _verified(temp, remote)
-
-
-def _verified(temp: TemporaryUploadedFile, remote: RemoteFile) -> TemporaryUploadedFile:
-    temp.flush()
-    temp.seek(0)
-    temp.sha256, temp.size = remote.sha256, remote.size
+    if temp.size != remote.size or temp.sha256 != remote.sha256:
+        temp.close()
+        raise ChecksumError(_(
+            "%(name)s: got %(size)s bytes with sha256 %(digest)s, the record says %(size2)s "
+            "bytes with %(sha256)s")
+            % {"name": remote.name, "size": temp.size, "digest": temp.sha256,
+               "size2": remote.size, "sha256": remote.sha256})
     return temp
 
 
@@ -490,10 +467,13 @@ def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
     archive.preservation.copies)."""
     url = base + reverse("api:item-handover", args=[ibi])
     try:
-        with http.stream("POST", url, json={"target": target}, follow_redirects=False,
-                         headers={"Authorization": f"Token {token}",
-                                  "Accept": "application/json"}) as response:
+        response = outgoing.send(http, "POST", url, json={"target": target},
+                                 headers={"Authorization": f"Token {token}",
+                                          "Accept": "application/json"})
+        try:
             body = _read_capped(response, "hand-over", url)
+        finally:
+            response.close()
     except httpx.HTTPError as exc:
         raise _unreachable("hand-over", url, exc) from None
     try:

@@ -13,7 +13,6 @@ and finds its work done.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 
 from celery import shared_task
@@ -21,6 +20,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.core.cache import cache
 
+from ..db import leases
 from ..refusals import Refusal, StorageFull
 from . import copies, fixity, jobs
 
@@ -95,16 +95,15 @@ def check_fixity() -> str:
         return "at work in another worker"
     limit = settings.IBI_FIXITY_BATCH or None
     checked = bad = 0
-    renewed = time.monotonic()
+    renewal = leases.Renewal(FIXITY_LEASE)
     try:
         for finding in fixity.check(limit):
             checked += 1
             if not finding.ok:
                 bad += 1
                 logger.error("fixity: %s %s", finding.key, finding.problem)
-            if time.monotonic() - renewed > FIXITY_LEASE / 3:
+            if renewal.due():
                 cache.touch(FIXITY_RUN, FIXITY_LEASE)
-                renewed = time.monotonic()
     finally:
         if cache.get(FIXITY_RUN) == own:  # its own lease only, not a later run's
             cache.delete(FIXITY_RUN)

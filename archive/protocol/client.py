@@ -26,8 +26,8 @@ What the resolver will not do, whatever an Archive registered or answered:
   bytes, or wait longer than the per-Archive timeout;
 * take anything but a 200 answer that is an ASCII pair list (Table 6.2).
 
-`GuardedTransport` brings the same address rules to the synchronous httpx clients that talk
-to other Archives' REST API (archive/preservation/peer.py).
+The same address rules guard the one synchronous client of the app's other outgoing HTTP
+(outgoing.py `GuardedTransport`: other Archives' REST API, OAI-PMH sources, documents).
 """
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ import yarl
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from ..runtime.threads import Helper
 from .pairs import Pair, PairListError, loads
 
 USER_AGENT = "ibirepo-resolver/1"
@@ -188,32 +189,6 @@ def checked_ips(host: str, port: int, networks: Sequence[str]) -> list[str]:
     return _allowed_ips(host, ips, networks)
 
 
-class GuardedTransport(httpx.HTTPTransport):
-    """Each request, redirects included, goes to an address checked against the deny-list.
-
-    The host is resolved once per request and the connection made to the checked address; the
-    ``Host`` header (set by the client from the URL) and, for https, the TLS server name keep
-    naming the host, so certificates are verified against it. A denied host is an
-    ``httpx.ConnectError``: callers treat it as any other unreachable Archive.
-    """
-
-    def __init__(self, networks: Sequence[str], **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.networks = tuple(networks)
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        host = request.url.host
-        port = request.url.port or (443 if request.url.scheme == "https" else 80)
-        try:
-            ip = checked_ips(host, port, self.networks)[0]
-        except AddressError as exc:
-            raise httpx.ConnectError(str(exc), request=request) from None
-        if request.url.scheme == "https":
-            request.extensions = {**request.extensions, "sni_hostname": host}
-        request.url = request.url.copy_with(host=ip)
-        return super().handle_request(request)
-
-
 def _limits() -> dict:
     return {"timeout": settings.IBI_RESOLVER_TIMEOUT,
             "max_bytes": settings.IBI_RESOLVER_MAX_RESPONSE,
@@ -243,7 +218,8 @@ def _session(places: int = 0) -> aiohttp.ClientSession:
 
 
 class _Shared:
-    """This process's event loop for rounds (a daemon thread), its session and its places."""
+    """This process's event loop for rounds (a helper thread, runtime/threads.py), its session
+    and its places."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
@@ -251,7 +227,7 @@ class _Shared:
         self.size = 0
         self.session: aiohttp.ClientSession | None = None
         self.places: asyncio.Semaphore | None = None
-        threading.Thread(target=self.loop.run_forever, name="ibi-resolver", daemon=True).start()
+        Helper("ibi-resolver", self.loop.run_forever).wake()  # its work never returns
         atexit.register(self.close)
 
     def close(self) -> None:
@@ -430,31 +406,6 @@ def get_pairs(base: str, pairs, *, pin: bool = True, timeout: float | None = Non
     no denied-network check, normal TLS; redirects are still not followed.
     """
     return async_to_sync(_one)(base, pairs, pin=pin, timeout=timeout)
-
-
-def get_document(url: str, *, accept: str, max_bytes: int | None = None) -> bytes:
-    """The body of a 200 answer to GET url, from sync code: the guarded transport (the
-    deny-list, the checked address pinned), no redirect, at most `max_bytes`
-    (IBI_RESOLVER_MAX_RESPONSE) read, within IBI_RESOLVER_TIMEOUT. AddressError for anything
-    else (another status, a longer body, no answer in time, a refused address)."""
-    limit = max_bytes or settings.IBI_RESOLVER_MAX_RESPONSE
-    transport = GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS)
-    try:
-        with httpx.Client(transport=transport, follow_redirects=False, trust_env=False,
-                          timeout=settings.IBI_RESOLVER_TIMEOUT, headers={
-                              "User-Agent": USER_AGENT, "Accept": accept,
-                              "Accept-Encoding": "identity"}) as http, \
-                http.stream("GET", url) as response:
-            if response.status_code != 200:
-                raise AddressError(f"{url} answered HTTP {response.status_code}")
-            body = bytearray()
-            for chunk in response.iter_raw():
-                body += chunk
-                if len(body) > limit:
-                    raise AddressError(f"{url}: answer longer than {limit} bytes")
-            return bytes(body)
-    except httpx.HTTPError as exc:
-        raise AddressError(f"{url}: {type(exc).__name__}: {exc}"[:300]) from None
 
 
 def archive_base(address: str, service_ibi: str) -> str:

@@ -12,6 +12,7 @@
   Archive first, then every other one.
 - memory: other Archives' answers remembered, and the IBIs nobody holds (Django's cache).
 - health: how each other Archive answers: its circuit breaker, its last answer and times.
+- report: what the administrator sees of the federation (every Archive, its breaker).
 - acknowledgments: what the chosen Archive is owed (Table 8.11).
 - service: the resolver service: registration, inclusion, exclusion.
 - switch: this Archive switching itself on and off at a resolver.
@@ -25,4 +26,4 @@
   and the resolver service.
 """
 # What other packages use; the rest are the views' own (Celery finds the tasks).
-__all__ = ["health", "service", "switch", "views"]
+__all__ = ["health", "report", "service", "switch", "views"]

@@ -19,7 +19,7 @@ Archive that said it understands them:
 
 Fetching that record is the one request of the resolver to a URL an answer gave: it goes
 only to a URL already checked to be on the answering Archive (safety.py), through the guarded
-client (protocol/client.py `get_document`: the deny-list, no redirects, a size cap, the
+client (protocol/outgoing.py `get_document`: the deny-list, no redirects, a size cap, the
 per-Archive timeout).
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ..metadata import oai_dc
 from ..metadata.formats import ANNOUNCEMENT, FORMATS
 from ..metadata.record import Record
 from ..models import RegisteredArchive
-from ..protocol import client
+from ..protocol import client, outgoing
 from ..protocol.pairs import Value
 from .reading import Answer, ibi_in
 
@@ -126,7 +126,7 @@ def record_from(answer: Answer, relation: str, url: str, fallback_ibi: str,
     rep = ibi_in(forms) or ibi_in(answer.forms()) or fallback_ibi
     named = dict(zip(forms[0::2], forms[1::2], strict=False)) if len(forms) % 2 == 0 else {}
     try:
-        document = client.get_document(url, accept="application/xml, text/xml")
+        document = outgoing.get_document(url, accept="application/xml, text/xml")
         values = oai_dc.read(document)
     except (client.AddressError, ValueError) as exc:
         logger.info("resolver: the oai_dc record at %s cannot be read: %s", url, exc)

@@ -1,15 +1,16 @@
-"""How the other included Archives answer (#29): a circuit breaker per Archive, and what the
-administrator sees of the federation (`manage.py federation`, the admin's Federation page).
+"""How the other included Archives answer (#29): a circuit breaker per Archive
+(archive/runtime/breaker.py), its last answer and its answer times. What the administrator
+sees of them (`manage.py federation`, the admin's Federation page) is report.py's.
 
 Kept in Django's cache, so that every worker and app server on the same Redis shares it: per
 Archive its failures in a row, until when it is left alone, its last answer and the times of
 its recent answers. After IBI_RESOLVER_BREAKER_FAILURES failures of its own in a row (`failed`:
 no answer in time, no connection, a 5xx, an answer that is no pair list; never a 4xx, which
-what was asked may cause) an Archive is not asked for IBI_RESOLVER_BREAKER_SECONDS; then one
-request, of whichever process comes first (`cache.add`), probes it: an answer closes the
-breaker, a failure leaves it alone as long again. A round never waits for an Archive left
-alone: it is not asked at all (`usable`), unless the Original is required (§8.2's rival check
-needs every answer: it is probed).
+what was asked may cause) an Archive's breaker is open: it is not asked for
+IBI_RESOLVER_BREAKER_SECONDS; then, half-open, one request, of whichever process comes first
+(`cache.add`), probes it: an answer closes the breaker, a failure opens it as long again. A
+round never waits for an Archive left alone: it is not asked at all (`usable`), unless the
+Original is required (§8.2's rival check needs every answer: it is probed).
 
 Several processes write the same entries without a lock: one failure or one time may be
 lost when two rounds end at the same instant, which moves a breaker by one request at most.
@@ -20,14 +21,13 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
-from django.utils.translation import gettext_lazy as _
 
 from ..models import RegisteredArchive
 from ..protocol import client
+from ..runtime.breaker import CLOSED, HALF_OPEN, OPEN, Breaker
 
 PREFIX = "ibi:resolver:health"
 KEPT = 7 * 86400  # seconds an Archive's record lasts without a request
@@ -35,13 +35,12 @@ RECENT = 20  # answer times kept per Archive, for the median
 
 
 @dataclass
-class Health:
-    """What this resolver knows of how one Archive answers."""
+class Health(Breaker):
+    """What this resolver knows of how one Archive answers: its breaker (failures in a row,
+    the POSIX time until which it is left alone), and more."""
 
-    failures: int = 0  # in a row
     failures_total: int = 0
     answers_total: int = 0
-    open_until: float = 0.0  # POSIX time until which it is left alone
     last_at: float = 0.0  # POSIX time of its last answer or failure
     last_said: str = ""  # "" for an answer, else why none came
     times: list[float] = field(default_factory=list)  # seconds of its recent answers
@@ -50,11 +49,10 @@ class Health:
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times else None
 
-    def state(self, now: float) -> str:
-        """closed (asked), open (left alone) or probing (the next request probes it)."""
-        if self.failures < settings.IBI_RESOLVER_BREAKER_FAILURES:
-            return "closed"
-        return "open" if now < self.open_until else "probing"
+
+def threshold() -> int:
+    """The failures in a row that open an Archive's breaker (`Health.state`'s threshold)."""
+    return settings.IBI_RESOLVER_BREAKER_FAILURES
 
 
 def _key(archive: int) -> str:
@@ -79,14 +77,14 @@ def usable(archives: Sequence[RegisteredArchive], *, probe_all: bool = False,
     breaker leaves its Archive alone; one past its time is asked by the first round that claims
     the probe. `probe_all`: every one is asked, whatever its breaker (the Original required).
     `known`: their health (`of`), when read already."""
-    now = time.time()
+    now, failures = time.time(), threshold()
     known = of(a.pk for a in archives) if known is None else known
     asked, skipped = [], []
     for archive in archives:
-        state = known[archive.pk].state(now)
+        state = known[archive.pk].state(now, threshold=failures)
         probe = settings.IBI_RESOLVER_TIMEOUT + 1
-        if probe_all or state == "closed" or (state == "probing"
-                                              and cache.add(_probe_key(archive.pk), 1, probe)):
+        if probe_all or state == CLOSED or (state == HALF_OPEN
+                                            and cache.add(_probe_key(archive.pk), 1, probe)):
             asked.append(archive)
         else:
             skipped.append(archive)
@@ -134,9 +132,9 @@ def fast(health: Health) -> bool:
 def next_probe(archives: Iterable[int]) -> float | None:
     """In how many seconds the first of these Archives left alone is probed again, or None
     when none is left alone."""
-    now = time.time()
+    now, failures = time.time(), threshold()
     times = [health.open_until - now for health in of(archives).values()
-             if health.state(now) == "open"]
+             if health.state(now, threshold=failures) == OPEN]
     return min(times) if times else None
 
 
@@ -154,13 +152,12 @@ def record(replies: Sequence[tuple[int, client.Reply]], unreadable: Iterable[int
         health = known[pk]
         health.last_at = now
         if failed(reply, pk in unreadable):
-            health.failures += 1
+            health.failed(now, threshold=threshold(),
+                          seconds=settings.IBI_RESOLVER_BREAKER_SECONDS)
             health.failures_total += 1
             health.last_said = reply.error[:200]
-            if health.failures >= settings.IBI_RESOLVER_BREAKER_FAILURES:
-                health.open_until = now + settings.IBI_RESOLVER_BREAKER_SECONDS
         else:
-            health.failures = 0
+            health.succeeded()
             health.answers_total += 1
             health.last_said = ""
             health.times = [*health.times, round(reply.elapsed, 4)][-RECENT:]
@@ -171,45 +168,3 @@ def record(replies: Sequence[tuple[int, client.Reply]], unreadable: Iterable[int
 def forget(archive: int) -> None:
     """A new start for an Archive (its inclusion): its breaker closed."""
     cache.delete_many([_key(archive), _probe_key(archive)])
-
-
-# The breaker's states as the administrator reads them.
-STATES = {"closed": _("closed: asked"), "open": _("open: left alone"),
-          "probing": _("probing: the next request tries it")}
-
-
-@dataclass(frozen=True)
-class Row:
-    """One included Archive as the administrator sees it (`federation`)."""
-
-    archive: RegisteredArchive
-    health: Health
-    state: str  # closed | open | probing
-
-    @property
-    def median_ms(self) -> int | None:
-        median = self.health.median
-        return None if median is None else round(median * 1000)
-
-    @property
-    def state_label(self) -> str:
-        return str(STATES[self.state])
-
-    @property
-    def last_answer(self) -> str:
-        """What it last said: an answer, or why none came; "" when never asked."""
-        if not self.health.last_at:
-            return ""
-        return self.health.last_said or str(_("answered"))
-
-    @property
-    def last_at(self) -> datetime | None:
-        return datetime.fromtimestamp(self.health.last_at, UTC) if self.health.last_at else None
-
-
-def federation() -> list[Row]:
-    """Every included Archive with what this resolver knows of its answers."""
-    archives = list(RegisteredArchive.objects.filter(included=True))
-    known = of(a.pk for a in archives)
-    now = time.time()
-    return [Row(a, known[a.pk], known[a.pk].state(now)) for a in archives]

@@ -6,7 +6,8 @@ database until they are sent: a broker that is down or hangs delays them and los
    with the urlkey its own answer brought.
 2. `send_due`, in a worker (resolver/tasks.py, nudged after the resolution and run by the beat
    every IBI_ACKNOWLEDGMENTS_EVERY seconds): takes the rows that are due, moving them out of
-   reach for LEASE (a worker killed mid-send leaves them to the next), and sends each:
+   reach for LEASE (archive/db/leases.py: a worker killed mid-send leaves them to the next),
+   and sends each:
    delivered → done; refused by the Archive (4xx) → done, a retry changes nothing; not
    answered → due again after a backoff (5 s, doubling, at most an hour), and given up after
    GIVE_UP_AFTER, logged. An Archive that does not answer is not asked again in the same
@@ -20,22 +21,21 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from ..db import leases
 from ..models import OwedAcknowledgment, RegisteredArchive
 from ..protocol import client as resolver_client
 
 logger = logging.getLogger(__name__)
 
 BATCH = 100
-LEASE = timedelta(seconds=30)  # renewed along a batch (`_Lease`): a killed worker's rows
+LEASE = timedelta(seconds=30)  # renewed along a batch (db/leases.py): a killed worker's rows
 #                                are due again this soon
 FIRST_RETRY = timedelta(seconds=5)
 LONGEST_RETRY = timedelta(hours=1)
@@ -62,32 +62,12 @@ class Sent:
                 f"{self.dropped} dropped")
 
 
-class _Lease:
-    """The lease of a batch of rows taken: renewed for those not done yet once a third of it
-    has passed, so that a long batch keeps them and a killed worker's are due again soon."""
-
-    def __init__(self, rows: list[OwedAcknowledgment]) -> None:
-        self.left = {row.pk for row in rows}
-        self.renewed = time.monotonic()
-
-    def done(self, row: OwedAcknowledgment) -> None:
-        self.left.discard(row.pk)
-        if self.left and time.monotonic() - self.renewed > LEASE.total_seconds() / 3:
-            OwedAcknowledgment.objects.filter(pk__in=self.left, done_at=None).update(
-                due=timezone.now() + LEASE)
-            self.renewed = time.monotonic()
-
-
 def _take(now) -> list[OwedAcknowledgment]:
-    """The rows due now (at most BATCH), each moved past its lease: no other worker takes
-    them meanwhile."""
-    with transaction.atomic():
-        rows = list(OwedAcknowledgment.objects.select_for_update(skip_locked=True)
-                    .filter(done_at=None, due__lte=now).order_by("due")[:BATCH])
-        OwedAcknowledgment.objects.filter(pk__in=[row.pk for row in rows]).update(
-            due=timezone.now() + LEASE, attempts=F("attempts") + 1)  # from now: a long run
-        #                                                            leases each batch anew
-    return rows
+    """The rows due now (at most BATCH), each leased from the moment it is taken (a long run
+    leases each batch anew): no other worker takes them meanwhile."""
+    return leases.take(OwedAcknowledgment.objects.filter(done_at=None, due__lte=now),
+                       order_by="due", limit=BATCH, due=timezone.now() + LEASE,
+                       attempts=F("attempts") + 1)
 
 
 def _done(row: OwedAcknowledgment, outcome: str) -> None:
@@ -96,9 +76,9 @@ def _done(row: OwedAcknowledgment, outcome: str) -> None:
 
 
 def _again(row: OwedAcknowledgment, outcome: str, attempts: int) -> None:
-    backoff = min(FIRST_RETRY * 2 ** max(attempts - 1, 0), LONGEST_RETRY)
-    OwedAcknowledgment.objects.filter(pk=row.pk).update(due=timezone.now() + backoff,
-                                                         outcome=outcome[:255])
+    leases.postpone(OwedAcknowledgment.objects.filter(pk=row.pk), due="due",
+                    wait=leases.backoff(attempts, first=FIRST_RETRY, longest=LONGEST_RETRY),
+                    outcome=outcome[:255])
 
 
 def send_due() -> Sent:
@@ -110,9 +90,12 @@ def send_due() -> Sent:
     while rows := _take(now):
         archives = RegisteredArchive.objects.in_bulk({row.archive_id for row in rows})
         silent: dict[int, str] = {}  # Archives that did not answer in this batch
-        lease = _Lease(rows)
+        renewal, left = leases.Renewal(LEASE), {row.pk for row in rows}
         for row in rows:
-            lease.done(row)  # the rest kept a while longer, when the batch is long
+            left.discard(row.pk)
+            if left and renewal.due():  # the rest kept a while longer, the batch being long
+                leases.postpone(OwedAcknowledgment.objects.filter(pk__in=left, done_at=None),
+                                due="due", wait=LEASE)
             archive = archives.get(row.archive_id)
             if archive is None or not archive.included or not archive.address:
                 _done(row, "not sent: the Archive is no longer included")

@@ -9,7 +9,8 @@ on the reader's path), and the batch is written once its first row is BATCH_SECO
 
 * by whichever request of this process finishes next (the `request_finished` signal, after
   the response went out: no reader waits for it);
-* else, when no request follows, by a helper thread that checks each batch once it is due;
+* else, when no request follows, by a helper thread (runtime/threads.py) that checks each
+  batch once it is due;
 * by `flush()`, which writes what is pending at once: the edges that show statistics run it
   before they read, and a graceful exit (atexit) runs it.
 
@@ -56,6 +57,7 @@ from django.db import (
 )
 
 from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount
+from ..runtime.threads import Helper
 from . import filters
 
 logger = logging.getLogger(__name__)
@@ -76,8 +78,6 @@ _lock = threading.Lock()  # guards _pending and _since
 _writing = threading.Lock()  # held while a batch is written: flush() waits for it
 _pending: list[Row] = []
 _since = 0.0  # time.monotonic() of the pending batch's first row
-_arrived = threading.Event()  # a batch began: the helper thread watches it
-_helper: threading.Thread | None = None
 _swept = 0.0  # time.monotonic() of the last sweep of old urlkeys
 SWEEP_SECONDS = 60.0
 
@@ -97,10 +97,9 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
         first = not _pending
         if first:
             _since = time.monotonic()
-            _start_helper()
         _pending.append(row)
     if first:
-        _arrived.set()  # after the append: the helper must find the row when it looks
+        _helper.wake()  # after the append: the helper must find the row when it looks
 
 
 def count_acknowledgment(*, urlkey: str, item_id: int, relation: str, at: datetime,
@@ -166,25 +165,18 @@ def _take(*, due_only: bool) -> list[Row]:
     return rows
 
 
-def _start_helper() -> None:
-    global _helper
-    if _helper is None or not _helper.is_alive():
-        _helper = threading.Thread(target=_watch, name="access-counter", daemon=True)
-        _helper.start()
-
-
 def _watch() -> None:
-    """The helper thread: writes a batch that no request came to write."""
-    while True:
-        _arrived.wait()
-        _arrived.clear()
-        while _pending:
-            time.sleep(max(0.0, _since + 2 * BATCH_SECONDS - time.monotonic()))
-            with _writing:
-                rows = _take(due_only=True)
-                if rows:
-                    _write(rows)
-                    connection.close()  # this thread's own: rarely used, not kept open
+    """The helper thread's work: write a batch that no request came to write."""
+    while _pending:
+        time.sleep(max(0.0, _since + 2 * BATCH_SECONDS - time.monotonic()))
+        with _writing:
+            rows = _take(due_only=True)
+            if rows:
+                _write(rows)
+                connection.close()  # this thread's own: rarely used, not kept open
+
+
+_helper = Helper("access-counter", _watch)
 
 
 def _write(rows: list[Row]) -> None:
@@ -249,10 +241,11 @@ def _insert(counts: Counts) -> None:
 
 
 def _forget_in_child() -> None:
-    """A forked worker starts with no batch and no helper: the parent's rows are the parent's."""
-    global _pending, _helper, _lock, _writing, _arrived
-    _pending, _helper = [], None
-    _lock, _writing, _arrived = threading.Lock(), threading.Lock(), threading.Event()
+    """A forked worker starts with no batch: the parent's rows are the parent's (and its helper
+    thread starts again at the child's first batch: runtime/threads.py)."""
+    global _pending, _lock, _writing
+    _pending = []
+    _lock, _writing = threading.Lock(), threading.Lock()
 
 
 request_finished.connect(_write_due, dispatch_uid="archive.access_counter")

@@ -3,8 +3,9 @@ a reader or a librarian (issue #30, 4).
 
 What must be done is first written to the database (the acknowledgments owed, the copies
 asked for); the message that tells a worker to do it now is only a nudge. `soon(task, *args)`
-hands it to this process's nudging thread, which publishes it (within the broker's timeouts,
-CELERY_BROKER_TIMEOUT, and without retrying) and then rests NUDGE_SECONDS: however many
+hands it to this process's nudging thread (runtime/threads.py), which publishes it (within
+the broker's timeouts, CELERY_BROKER_TIMEOUT, and without retrying) and then rests
+NUDGE_SECONDS: however many
 requests ask, a worker gets at most one message per task, arguments and second from a
 process. A nudge lost (the broker down) only delays the work until the next nudge, or until
 the beat's periodic run finds it in the database. Without a broker (tasks in process), the
@@ -16,41 +17,37 @@ import logging
 import threading
 import time
 
+from ..runtime.threads import Helper
+
 logger = logging.getLogger(__name__)
 
 NUDGE_SECONDS = 1.0
 
 _lock = threading.Lock()
 _wanted: dict[tuple, tuple] = {}  # (task name, args) → (task, args), to publish
-_asked = threading.Event()
-_thread: threading.Thread | None = None
 
 
 def soon(task, *args) -> None:
     """Have a worker run `task(*args)` soon; never waits for the broker."""
-    global _thread
     if task.app.conf.task_always_eager:
         task.delay(*args)
         return
     with _lock:
         _wanted[(task.name, args)] = (task, args)
-        if _thread is None or not _thread.is_alive():
-            _thread = threading.Thread(target=_nudging, name="ibi-nudges", daemon=True)
-            _thread.start()
-    _asked.set()
+    _helper.wake()
 
 
-def _nudging() -> None:
-    while True:
-        _asked.wait()
-        _asked.clear()
-        with _lock:
-            wanted = list(_wanted.values())
-            _wanted.clear()
-        for task, args in wanted:
-            try:
-                task.apply_async(args, retry=False)
-            except Exception as exc:  # the broker down or hung: the beat's run does it later
-                logger.warning("%s not published (%s: %s); the next nudge or the periodic "
-                               "run does it", task.name, type(exc).__name__, exc)
-        time.sleep(NUDGE_SECONDS)  # a rest, not a synchronisation: what comes meanwhile waits
+def _nudge() -> None:
+    with _lock:
+        wanted = list(_wanted.values())
+        _wanted.clear()
+    for task, args in wanted:
+        try:
+            task.apply_async(args, retry=False)
+        except Exception as exc:  # the broker down or hung: the beat's run does it later
+            logger.warning("%s not published (%s: %s); the next nudge or the periodic "
+                           "run does it", task.name, type(exc).__name__, exc)
+    time.sleep(NUDGE_SECONDS)  # a rest, not a synchronisation: what comes meanwhile waits
+
+
+_helper = Helper("ibi-nudges", _nudge)

@@ -2,8 +2,8 @@
 
 One line per included Archive: its archive service IBI, address, last answer (or why none
 came) and when, median answer time, failures in a row and in all, and its breaker (closed:
-asked; open: left alone; probing: the next request tries it). The admin's Federation page
-shows the same (archive/resolver/health.py).
+asked; open: left alone; half-open: the next request tries it). The admin's Federation page
+shows the same (archive/resolver/report.py).
 """
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from django.core.management.base import BaseCommand
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from archive.resolver import health
+from archive.resolver import report
 
 
 class Command(BaseCommand):
     help = __doc__.split("\n\n")[0].strip("` ")
 
     def handle(self, *args, **options) -> None:
-        rows = health.federation()
+        rows = report.federation()
         for row in rows:
             median = "—" if row.median_ms is None else f"{row.median_ms} ms"
             last = (f"{row.last_answer} ({row.last_at:%Y-%m-%d %H:%M:%S} UTC)" if row.last_at
