@@ -332,12 +332,15 @@ def main() -> None:
             figures = measure(Bench(f"http://127.0.0.1:{http}", control, ports), args,
                               gunicorn.pid, tmp, env)
         finally:
-            worker.terminate()
-            worker.wait(30)
             nginx.terminate()
             gunicorn.terminate()
-            gunicorn.wait(30)
-            nginx.wait(30)
+            worker.terminate()  # its warm shutdown ends the task it runs: killed after 30 s
+            for process in (gunicorn, nginx, worker):
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
             archives.stdin.close()
             archives.wait(30)
     report(figures, args, load_before, os.getloadavg())
