@@ -321,7 +321,9 @@ def main() -> None:
             connections.close_all()
             print(f"2. Ten Archives included, one never answers; per-Archive timeout "
                   f"{args.timeout:g} s; {args.rounds} rounds each (median, max):")
-            cases = [("an IBI nobody holds (404)", f"{base}/{UNKNOWN}", 404),
+            # #41: an IBI no answering Archive holds while one could not be heard is a 503
+            # (Retry-After), never "not found".
+            cases = [("an IBI nobody answering holds (503)", f"{base}/{UNKNOWN}", 503),
                      ("held by one as Original (302)", f"{base}/{HELD_BY_STAND_IN}", 302),
                      ("  … with requireditemstatus=Original",
                       f"{base}/{HELD_BY_STAND_IN}?ibiurl.requireditemstatus=Original", 302)]

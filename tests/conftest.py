@@ -235,23 +235,47 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture
+def resolver_settings(settings):
+    """This Archive as the in-process resolver's tests see it: at testserver, waiting a second
+    for another Archive (a second at least: a loaded machine is slow, not wrong) and five for
+    a round; its archive service, made."""
+    from archive.deposit import services
+
+    settings.ARCHIVE_ADDRESS = "testserver"
+    settings.IBI_RESOLVER_TIMEOUT = 1
+    settings.IBI_RESOLVER_DEADLINE = 5
+    return services.ensure_archive_service()
+
+
 # -- Services of the test's own ---------------------------------------------------------------
 
 @pytest.fixture(scope="session")
 def throwaway_postgres() -> Iterator[Callable[[str], str]]:
-    """`make(prefix)` → the URL of a new, empty PostgreSQL database on this machine's server,
-    named after the prefix and this process (xdist workers never share one); every database
-    made is dropped at the end of the session."""
+    """`make(prefix)` → the URL of a new PostgreSQL database on this machine's server, named
+    after the prefix and this process (xdist workers never share one), with every migration
+    applied (a copy of a template this process migrates once: a server's `migrate` then has
+    nothing to apply) and no archive service; every database made is dropped at the end of
+    the session."""
     import psycopg
 
+    from tests.servers import migrate_as_template
+
     made: list[str] = []
+    template = f"ibirepo_template_{os.getpid()}"
+
+    def create(admin, name: str, *, like: str = "") -> None:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{like}"' if like else ""))
+        made.append(name)
 
     def make(prefix: str) -> str:
         name = f"{prefix}_{os.getpid()}_{len(made)}"
         with psycopg.connect(**POSTGRES, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            admin.execute(f'CREATE DATABASE "{name}"')
-        made.append(name)
+            if template not in made:
+                create(admin, template)
+                migrate_as_template(f"postgres://postgres@127.0.0.1:5432/{template}")
+            create(admin, name, like=template)
         return f"postgres://postgres@127.0.0.1:5432/{name}"
 
     yield make

@@ -18,6 +18,7 @@ PostgreSQL database) are conftest.py's.
 """
 from __future__ import annotations
 
+import functools
 import io
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from archive.deposit import services
-from archive.models import Item
+from archive.models import Item, RegisteredArchive
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
 
@@ -269,3 +270,20 @@ def showcase() -> dict[str, Item]:
                                             "patente em andamento"))
     return {"first": first, "item": second, "english": english, "gone": gone,
             "embargoed": embargoed}
+
+
+KEY = "1234567890"  # the registration key of every Archive a test includes
+
+
+@functools.cache
+def _key_hash() -> str:
+    from archive.resolver import service
+
+    return service.hash_key(KEY)  # once: PBKDF2 is slow on purpose
+
+
+def include(address: str, service_ibi: str) -> RegisteredArchive:
+    """An Archive included at this resolver: registered (key KEY) at `address`, as its
+    archive service `service_ibi`."""
+    return RegisteredArchive.objects.create(archive_service_ibi=service_ibi, included=True,
+                                            address=address, key_hash=_key_hash())

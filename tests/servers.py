@@ -143,22 +143,31 @@ class Server:
 _TEMPLATE: list[Path] = []  # this process's migrated database, made once
 
 
+def migrate_as_template(database_url: str) -> None:
+    """Every migration applied to an empty database, and no archive service left in it (each
+    server's own `migrate` then applies nothing and makes its own in post_migrate)."""
+    folder = Path(tempfile.mkdtemp(prefix="ibi-template-"))
+    (folder / "media").mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in _INHERITED_OUT and not k.startswith(("IBI_", "AWS_"))}
+    env.update({"DATABASE_URL": database_url,
+                "MEDIA_ROOT": str(folder / "media"), "DEBUG": "0",
+                "SECRET_KEY": SECRET_KEY, "IBI_HOSTNAME": "template.ibi.test",
+                "IBI_IP": "192.0.2.254", "PYTHONDONTWRITEBYTECODE": "1"})
+    template = Server("template", folder, env)
+    template.manage("migrate", "--no-input")
+    template.shell("from archive.models import Item, MintingState; "
+                   "Item.objects.filter(is_archive_service=True).delete(); "
+                   "MintingState.objects.all().delete()")
+    shutil.rmtree(folder)
+
+
 def _migrated_template() -> Path:
     """An SQLite database with every migration applied and no archive service: made once per
     test process (two seconds of CPU a server saved: the suite starts dozens)."""
     if not _TEMPLATE:
-        folder = Path(tempfile.mkdtemp(prefix="ibi-template-"))
-        (folder / "media").mkdir()
-        env = {k: v for k, v in os.environ.items()
-               if k not in _INHERITED_OUT and not k.startswith(("IBI_", "AWS_"))}
-        env.update({"DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
-                    "MEDIA_ROOT": str(folder / "media"), "DEBUG": "0",
-                    "SECRET_KEY": SECRET_KEY, "IBI_HOSTNAME": "template.ibi.test",
-                    "IBI_IP": "192.0.2.254", "PYTHONDONTWRITEBYTECODE": "1"})
-        template = Server("template", folder, env)
-        template.manage("migrate", "--no-input")
-        template.shell("from archive.models import Item; "
-                       "Item.objects.filter(is_archive_service=True).delete()")
+        folder = Path(tempfile.mkdtemp(prefix="ibi-template-db-"))
+        migrate_as_template(f"sqlite:///{folder / 'db.sqlite3'}")
         assert not (folder / "db.sqlite3-wal").exists()  # one file holds it all
         _TEMPLATE.append(folder / "db.sqlite3")
     return _TEMPLATE[0]
@@ -195,10 +204,12 @@ class LiveServers:
             "PYTHONDONTWRITEBYTECODE": "1", **settings})
         server = Server(name, folder, env)
         if migrate:
-            if env["DATABASE_URL"] == f"sqlite:///{folder / 'db.sqlite3'}":
-                # A copy of the migrated schema: `migrate` then has nothing to apply, and its
+            url = env["DATABASE_URL"]
+            if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+                # A copy of the migrated schema (this server's own file, or one that servers
+                # share, made by the first): `migrate` then has nothing to apply, and its
                 # post_migrate makes this server's own archive service (its hostname's IBI).
-                shutil.copyfile(_migrated_template(), folder / "db.sqlite3")
+                shutil.copyfile(_migrated_template(), url.removeprefix("sqlite:///"))
             server.manage("migrate", "--no-input")
         self.servers.append(server)
         return server

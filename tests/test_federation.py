@@ -17,15 +17,15 @@ import pytest
 from django.core.cache.backends.redis import RedisCache
 from django.core.management import call_command
 
-from archive.deposit import services
 from archive.models import OwedAcknowledgment, RegisteredArchive
 from archive.protocol.pairs import loads, to_dict
 from archive.resolver import health, memory
 from archive.resolver import service as resolver_service
+from tests import factories as make
 
 from .servers import CountingSilentArchive, FakeArchiveService, ScriptedArchives
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("resolver_settings")]
 
 HOST = "testserver"
 HOME_SERVICE = "ibi.test/home/2024/01.02.03.04"
@@ -33,21 +33,6 @@ OTHER_SERVICE = "ibi.test/other/2024/01.02.03.05"
 AT_HOME = "ibi.test/home/2025/06.07.08.09"  # minted by the home Archive's subsystem
 MOVED = "ibi.test/home/2025/06.07.08.10"  # minted there, its Original held by the other
 REDIS = "redis://127.0.0.1:6379/12"  # this module's own database: i29f's
-
-
-@pytest.fixture(autouse=True)
-def resolver_settings(settings):
-    settings.ARCHIVE_ADDRESS = HOST
-    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
-    settings.IBI_RESOLVER_DEADLINE = 5
-    return services.ensure_archive_service()
-
-
-def include(archive, service_ibi: str) -> RegisteredArchive:
-    return RegisteredArchive.objects.create(
-        archive_service_ibi=service_ibi, key_hash=resolver_service.hash_key("1234567890"),
-        included=True, address=archive.address)
-
 
 def answer(archive, ibi: str, state: str = "Original") -> str:
     return (f"archiveaddress {archive.address}\ncontenttype Data\nibi {{rep {ibi}}}\n"
@@ -72,8 +57,8 @@ def holding(archive, held: dict[str, str]):
 def two():
     """The home Archive of AT_HOME and MOVED, and another one, both included."""
     with FakeArchiveService(HOME_SERVICE) as home, FakeArchiveService(OTHER_SERVICE) as other:
-        include(home, HOME_SERVICE)
-        include(other, OTHER_SERVICE)
+        make.include(home.address, HOME_SERVICE)
+        make.include(other.address, OTHER_SERVICE)
         yield home, other
 
 
@@ -262,7 +247,7 @@ def test_an_ibi_is_not_remembered_as_held_by_nobody_while_an_archive_is_silent(
     """A silent Archive says nothing of the item: no 404, and nothing remembered (#41)."""
     home, other = two
     with CountingSilentArchive() as stalled:
-        silent = include(stalled, "ibi.test/stalled/2024/01.02.03.06")
+        silent = make.include(stalled.address, "ibi.test/stalled/2024/01.02.03.06")
 
         response = client.get(f"/{UNKNOWN}")
 
@@ -442,7 +427,7 @@ def test_an_open_breaker_is_a_503_with_the_time_of_its_probe_never_a_404(
 def test_a_round_never_waits_for_an_archive_left_alone(client, two, settings):
     settings.IBI_RESOLVER_BREAKER_FAILURES = 1
     with CountingSilentArchive() as stalled:
-        include(stalled, "ibi.test/stalled/2024/01.02.03.06")
+        make.include(stalled.address, "ibi.test/stalled/2024/01.02.03.06")
         assert client.get(f"/{UNKNOWN}").status_code == 503  # one timeout: the breaker opens
         assert stalled.wait_for(1, timeout=5)
 

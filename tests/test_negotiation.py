@@ -32,7 +32,7 @@ from .servers import FakeArchiveService
 REPORT = {"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02-16"],
           "publisher": ["INPE"], "type": ["Relatório técnico"]}
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("resolver_settings")]
 
 HOST = "testserver"
 BASE = f"http://{HOST}"
@@ -41,14 +41,6 @@ F_SERVICE = "ibi.test/f/2020/01.01.01.01"
 SDO = Namespace("https://schema.org/")
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 ACCEPT = {name: fmt.media_type for name, fmt in FORMATS.items()}
-
-
-@pytest.fixture(autouse=True)
-def resolver_settings(settings):
-    settings.ARCHIVE_ADDRESS = HOST
-    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
-    settings.IBI_RESOLVER_DEADLINE = 5
-    return services.ensure_archive_service()
 
 
 def metadata(item, name: str) -> str:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from archive.models import OwedAcknowledgment, RegisteredArchive
 from archive.resolver import outbox
-from archive.resolver import service as resolver_service
+from tests import factories as make
 
 from .servers import FakeArchiveService, SilentServer
 
@@ -26,13 +26,6 @@ def pairs(urlkey: str) -> dict[str, str]:
             "url.persistent": "http://127.0.0.1:9/ibi.test/f/2024/01.02.03.05",
             "urlkey": urlkey}
 
-
-def include(address: str, service: str = SERVICE) -> RegisteredArchive:
-    return RegisteredArchive.objects.create(
-        archive_service_ibi=service, key_hash=resolver_service.hash_key("1234567890"),
-        included=True, address=address)
-
-
 @pytest.fixture(autouse=True)
 def quick(settings):
     settings.IBI_RESOLVER_TIMEOUT = 1
@@ -40,7 +33,7 @@ def quick(settings):
 
 def test_every_resolution_owes_its_acknowledgment_and_each_is_delivered_once():
     with FakeArchiveService(SERVICE) as fake:
-        archive = include(fake.address)
+        archive = make.include(fake.address, SERVICE)
         for _ in range(3):  # an answer remembered brings its urlkey back at each resolution
             outbox.owe(archive.pk, pairs("1700000000-1"))
         outbox.owe(archive.pk, pairs("1700000000-2"))
@@ -55,7 +48,7 @@ def test_every_resolution_owes_its_acknowledgment_and_each_is_delivered_once():
 
 def test_an_archive_that_does_not_answer_is_asked_again_later_once_per_batch():
     with SilentServer() as silent:
-        archive = include(silent.address)
+        archive = make.include(silent.address, SERVICE)
         for n in range(3):
             outbox.owe(archive.pk, pairs(f"1700000000-{n}"))
         sent = outbox.send_due()
@@ -75,15 +68,15 @@ def test_an_archive_that_does_not_answer_is_asked_again_later_once_per_batch():
 def test_a_refused_an_excluded_and_a_given_up_acknowledgment_are_done_with(monkeypatch):
     with FakeArchiveService(SERVICE) as fake:
         fake.answer = lambda path, query: (400, "error {no}\n")
-        refusing = include(fake.address)
-        excluded = include("127.0.0.1:9", "ibi.test/g/2024/01.02.03.04")
+        refusing = make.include(fake.address, SERVICE)
+        excluded = make.include("127.0.0.1:9", "ibi.test/g/2024/01.02.03.04")
         excluded.included = False
         excluded.save()
         outbox.owe(refusing.pk, pairs("1700000000-1"))
         outbox.owe(excluded.pk, pairs("1700000000-2"))
         assert str(outbox.send_due()) == "0 delivered, 1 refused, 0 to retry, 1 dropped"
     with SilentServer() as silent:
-        late = include(silent.address, "ibi.test/h/2024/01.02.03.04")
+        late = make.include(silent.address, "ibi.test/h/2024/01.02.03.04")
         outbox.owe(late.pk, pairs("1700000000-3"))
         OwedAcknowledgment.objects.filter(archive=late).update(
             created=timezone.now() - outbox.GIVE_UP_AFTER)
@@ -96,7 +89,7 @@ def test_a_refused_an_excluded_and_a_given_up_acknowledgment_are_done_with(monke
 
 def test_done_rows_are_kept_while_their_urlkey_could_come_back(settings):
     with FakeArchiveService(SERVICE) as fake:
-        archive = include(fake.address)
+        archive = make.include(fake.address, SERVICE)
         outbox.owe(archive.pk, pairs("1700000000-1"))
         outbox.send_due()
         OwedAcknowledgment.objects.update(done_at=timezone.now() - timedelta(
@@ -111,7 +104,7 @@ def test_done_rows_are_kept_while_their_urlkey_could_come_back(settings):
 
 def test_a_worker_killed_mid_send_leaves_the_row_to_the_next_after_its_lease(monkeypatch):
     with FakeArchiveService(SERVICE) as fake:
-        archive = include(fake.address)
+        archive = make.include(fake.address, SERVICE)
         outbox.owe(archive.pk, pairs("1700000000-1"))
         (taken,) = outbox._take(timezone.now())  # taken, then the worker died
         assert outbox.send_due().delivered == 0  # leased: nobody else sends it now
@@ -124,7 +117,7 @@ def test_a_worker_killed_mid_send_leaves_the_row_to_the_next_after_its_lease(mon
 def test_a_batch_taken_late_in_a_long_run_is_leased_from_the_moment_it_is_taken():
     """send_due reads its clock once; each batch it takes is out of reach LEASE from when it
     is taken, not from when the run began, or a second worker would take it while it is sent."""
-    archive = include("127.0.0.1:9")
+    archive = make.include("127.0.0.1:9", SERVICE)
     for n in range(3):
         outbox.owe(archive.pk, pairs(f"1700000000-{n}"))
     OwedAcknowledgment.objects.update(due=timezone.now() - timedelta(hours=1))

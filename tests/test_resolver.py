@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from archive.deposit import services
 from archive.models import Item, RegisteredArchive
 from archive.resolver import fanout
-from archive.resolver import service as resolver_service
 from tests import factories as make
 from tests.conftest import BROWSER
 
@@ -25,7 +24,7 @@ from .servers import FakeArchiveService, SilentServer
 
 BANON_2009 = {"creator": ["Banon, Gerald"], "date": ["2009"]}
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("resolver_settings")]
 
 HOST = "testserver"
 F_SERVICE = "ibi.test/f/2024/01.02.03.04"
@@ -34,26 +33,11 @@ ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"  # an IBI held by a stand-in, 
 NEXT = "ibi.test/elsewhere/2021/05.06.07.08"
 
 
-@pytest.fixture(autouse=True)
-def resolver_settings(settings):
-    settings.ARCHIVE_ADDRESS = HOST
-    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
-    settings.IBI_RESOLVER_DEADLINE = 5
-    return services.ensure_archive_service()
-
-
 @pytest.fixture
 def fake():
     with FakeArchiveService(F_SERVICE) as archive:
-        include(archive, F_SERVICE)
+        make.include(archive.address, F_SERVICE)
         yield archive
-
-
-def include(archive, service_ibi: str) -> RegisteredArchive:
-    return RegisteredArchive.objects.create(
-        archive_service_ibi=service_ibi, key_hash=resolver_service.hash_key("1234567890"),
-        included=True, address=archive.address)
-
 
 def file(item: Item, name: str) -> str:
     return f"http://{HOST}/col/{item.ibi}/doc/{quote(name)}"
@@ -303,7 +287,7 @@ def test_an_operator_may_leave_robots_unacknowledged(
 
 def test_example_10_2_the_next_edition_is_asked_for_at_every_archive(client, fake):
     with FakeArchiveService(G_SERVICE) as other:
-        include(other, G_SERVICE)
+        make.include(other.address, G_SERVICE)
         fake.respond = lambda pairs: (200, "" if pairs["parsedibiurl.ibi"] != ELSEWHERE else (
             f"archiveaddress {fake.address}\nibi {{rep {ELSEWHERE}}}\n"
             f"ibi.archiveservice {{rep {F_SERVICE}}}\nibi.nextedition {{rep {NEXT}}}\n"
@@ -375,7 +359,7 @@ def test_two_archives_claiming_the_original_are_named_as_suspects(client, fake):
     item = make.item(("paper.pdf", b"paper.pdf"), language="en", dc=BANON_2009)
     holds(fake, item.ibi)
     with FakeArchiveService(G_SERVICE) as other:
-        include(other, G_SERVICE)
+        make.include(other.address, G_SERVICE)
         holds(other, item.ibi)
         Item.objects.filter(pk=item.pk).update(state=Item.State.COPY)
 
@@ -397,7 +381,7 @@ def test_a_url_that_leaves_the_archives_address_is_never_taken(client, fake, cap
 
 def test_a_silent_archive_is_said_on_a_503_never_a_404(client, fake, settings):
     with SilentServer() as silent:
-        include(silent, G_SERVICE)
+        make.include(silent.address, G_SERVICE)
 
         response = client.get(f"/{ELSEWHERE}")
 
@@ -412,7 +396,7 @@ def test_a_silent_archive_is_said_on_a_503_never_a_404(client, fake, settings):
 def test_a_silent_archive_beside_an_answer_leaves_the_not_found_page_saying_so(client, fake):
     fake.respond = lambda pairs: (200, f"ibi {{rep {ELSEWHERE}}}\n")  # no URL, no way on
     with SilentServer() as silent:
-        include(silent, G_SERVICE)
+        make.include(silent.address, G_SERVICE)
 
         response = client.get(f"/{ELSEWHERE}")
 
@@ -495,9 +479,9 @@ def test_excluded_denied_and_our_own_archives_are_not_asked(client, fake, settin
     RegisteredArchive.objects.update(included=False)
     with FakeArchiveService(service.ibi) as ourselves, FakeArchiveService(G_SERVICE) as denied:
         subdomain, word, rest = service.ibi.split("/", 2)
-        include(ourselves, f"{subdomain}/{word}@80/{rest}".upper())  # legacy spelling
+        make.include(ourselves.address, f"{subdomain}/{word}@80/{rest}".upper())  # legacy spelling
         port = denied.address.rsplit(":", 1)[1]
-        include(denied, G_SERVICE)
+        make.include(denied.address, G_SERVICE)
         RegisteredArchive.objects.filter(archive_service_ibi=G_SERVICE).update(
             address=f"169.254.169.254:{port}")  # registered there, say, long ago
 

@@ -19,7 +19,7 @@ from tests import factories as make
 
 from .servers import FakeArchiveService
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("resolver_settings")]
 
 HOST = "testserver"
 NOBODYS = "2013/09.04.12.27.57"  # the date part of an IBI nobody holds
@@ -76,14 +76,6 @@ def _valid(subdomain: str, first_word: str) -> bool:
 
 
 WORDS = sorted(route_words())
-
-
-@pytest.fixture(autouse=True)
-def resolver_settings(settings):
-    settings.ARCHIVE_ADDRESS = HOST
-    settings.IBI_RESOLVER_TIMEOUT = 1
-    settings.IBI_RESOLVER_DEADLINE = 5
-    return services.ensure_archive_service()
 
 
 def minted_at(settings, subdomain: str, first_word: str):

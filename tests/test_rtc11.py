@@ -29,30 +29,15 @@ from tests import factories as make
 from . import urlib, xml_schemas
 from .servers import FakeArchiveService, LiveServers, SilentServer
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("resolver_settings")]
 
 HOST = "testserver"
-
-
-@pytest.fixture(autouse=True)
-def resolver_settings(settings):
-    settings.ARCHIVE_ADDRESS = HOST
-    settings.IBI_RESOLVER_TIMEOUT = 1  # a second at least: a loaded machine is slow, not wrong
-    settings.IBI_RESOLVER_DEADLINE = 5
-    return services.ensure_archive_service()
-
-
-def include(archive: FakeArchiveService) -> RegisteredArchive:
-    return RegisteredArchive.objects.create(
-        archive_service_ibi=archive.service_ibi, included=True, address=archive.address,
-        key_hash=resolver_service.hash_key("1234567890"))
-
 
 @pytest.fixture
 def examples():
     """The examples' Archive, included at this resolver."""
     with urlib.urlib_archive() as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
         yield archive
 
 
@@ -98,7 +83,7 @@ def test_5_a_bare_plus_still_gives_the_readers_language_when_there_is_one(client
 
 def test_8_an_archive_writing_several_spaces_inside_braces_is_read_not_silent(client):
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
 
         def respond(pairs):
             text = urlib.answer(pairs, archive.address)
@@ -125,7 +110,7 @@ def test_7_a_question_mark_in_a_file_name_is_part_of_the_path_here(client):
 
 def test_7_a_question_mark_in_a_file_name_is_asked_of_the_other_archives_as_a_path(client):
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
 
         def respond(pairs):
             if pairs.get("parsedibiurl.filepath") != "/x?y.txt":
@@ -145,7 +130,7 @@ def test_7_a_question_mark_in_a_file_name_is_asked_of_the_other_archives_as_a_pa
 def test_7_every_escape_of_a_path_is_decoded_once(client, typed, name):
     """An escaped "%" is a "%" of the file's name: the path is decoded once, not twice."""
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
         client.get(f"/{urlib.FIRST}/{typed}")
 
     assert [p.get("parsedibiurl.filepath") for p in archive.requests("urlRequest")] == [name]
@@ -194,7 +179,7 @@ def chain(archive: FakeArchiveService, length: int, *, stall_from: int | None = 
 
 def test_11_the_chain_is_followed_as_long_as_it_advances(client):
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
         ibis = chain(archive, 40)
         response = client.get(f"/{ibis[0]}!")
 
@@ -211,7 +196,7 @@ def test_11_a_chain_cut_short_by_the_resolvers_time_is_a_503_saying_so(client, s
     settings.IBI_RESOLVER_DEADLINE = deadline
     released = threading.Event()
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
         ibis = chain(archive, 10, stall_from=3, released=released)
         response = client.get(f"/{ibis[0]}!", headers={"accept-language": "en"})
         released.set()
@@ -226,7 +211,7 @@ def test_11_a_chain_longer_than_the_resolver_follows_is_a_503_saying_so(client, 
 
     monkeypatch.setattr(resolve, "MAX_HOPS", 5)
     with FakeArchiveService(urlib.SERVICE) as archive:
-        include(archive)
+        make.include(archive.address, archive.service_ibi)
         ibis = chain(archive, 10)
         response = client.get(f"/{ibis[0]}!", headers={"accept-language": "en"})
 
@@ -252,7 +237,7 @@ def claims(archive: FakeArchiveService, ibi: str) -> None:
 def test_3_a_required_original_held_here_is_asked_of_every_archive_and_two_claims_alert(client):
     item = make.item(("paper.pdf", b"the Original, here"), title="Claimed twice")
     with FakeArchiveService(urlib.SERVICE) as rival:
-        include(rival)
+        make.include(rival.address, rival.service_ibi)
         claims(rival, item.ibi)
         required = client.get(f"/{item.ibi}?ibiurl.requireditemstatus=Original",
                               headers={"accept-language": "en"})
@@ -269,7 +254,7 @@ def test_3_a_required_original_held_here_is_asked_of_every_archive_and_two_claim
 def test_3_a_required_original_held_here_alone_is_found_after_asking(client):
     item = make.item(("paper.pdf", b"the Original, here"), title="Claimed once")
     with urlib.urlib_archive() as examples:
-        include(examples)
+        make.include(examples.address, examples.service_ibi)
         response = client.get(f"/{item.ibip}?ibiurl.requireditemstatus=Original")
 
     assert response.status_code == 302
@@ -408,7 +393,7 @@ def test_14_an_original_held_here_with_no_rival_asked_is_not_called_the_only_cla
     alone = client.get(f"/inspect/{item.ibi}?ibiurl.requireditemstatus=Original&format=json",
                        headers={"accept-language": "en"}).json()
     with urlib.urlib_archive() as examples:
-        include(examples)
+        make.include(examples.address, examples.service_ibi)
         asked = client.get(f"/inspect/{item.ibi}?ibiurl.requireditemstatus=Original&"
                            "format=json", headers={"accept-language": "en"}).json()
 
