@@ -224,8 +224,9 @@ def live_site(transactional_db, settings, monkeypatch):
     live.stop()
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="session")
+def _chromium():
+    """Debian's Chromium, launched once per test process (a second of CPU a launch)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -233,6 +234,15 @@ def browser():
                                               args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def browser(_chromium):
+    """The session's Chromium; the contexts a test opens in it (its own cookies, storage,
+    locale and viewport) are closed when it ends: nothing of one test reaches the next."""
+    yield _chromium
+    for context in _chromium.contexts:
+        context.close()
 
 
 @pytest.fixture

@@ -58,6 +58,17 @@ def test_no_module_has_a_deposit_helper_of_its_own():
                     f"{path.name}: {node.name}; use tests/factories.py")
 
 
+def test_no_module_has_an_inclusion_helper_of_its_own():
+    """An Archive included at the resolver in process: tests/factories.py `include`."""
+    for path in modules():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
+                calls = {ast.unparse(call.func) for call in ast.walk(node)
+                         if isinstance(call, ast.Call)}
+                assert "RegisteredArchive.objects.create" not in calls, (
+                    f"{path.name}: {node.name} includes an Archive; use make.include")
+
+
 def test_the_minting_grid_is_set_once():
     for path in modules():
         if path.name not in OWN_GRID:
