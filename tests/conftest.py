@@ -224,9 +224,11 @@ def live_site(transactional_db, settings, monkeypatch):
     live.stop()
 
 
-@pytest.fixture(scope="session")
-def _chromium():
-    """Debian's Chromium, launched once per test process (a second of CPU a launch)."""
+@pytest.fixture
+def browser():
+    """Debian's Chromium for one test. Not one per session: Playwright's synchronous API
+    keeps its event loop set in the main thread while it is open, and Django then refuses
+    every database call of the tests that follow (SynchronousOnlyOperation)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -234,15 +236,6 @@ def _chromium():
                                               args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
-
-
-@pytest.fixture
-def browser(_chromium):
-    """The session's Chromium; the contexts a test opens in it (its own cookies, storage,
-    locale and viewport) are closed when it ends: nothing of one test reaches the next."""
-    yield _chromium
-    for context in _chromium.contexts:
-        context.close()
 
 
 @pytest.fixture

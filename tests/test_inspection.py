@@ -14,8 +14,7 @@ import lxml.html
 import pytest
 
 from archive.deposit import services
-from archive.models import DailyAccessCount, Item, RegisteredArchive
-from archive.resolver import service as resolver_service
+from archive.models import DailyAccessCount, Item
 from archive.usage import counter as access_counter
 from tests import factories as make
 
@@ -44,9 +43,7 @@ def archive(db, settings):
 @pytest.fixture
 def fake(archive):
     with FakeArchiveService(F_SERVICE) as stand_in:
-        RegisteredArchive.objects.create(
-            archive_service_ibi=F_SERVICE, key_hash=resolver_service.hash_key("1234567890"),
-            included=True, address=stand_in.address)
+        make.include(stand_in.address, F_SERVICE)
         yield stand_in
 
 

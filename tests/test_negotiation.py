@@ -20,10 +20,8 @@ from rdflib import Graph, Namespace, URIRef
 
 from archive.deposit import services
 from archive.metadata.formats import FORMATS
-from archive.models import RegisteredArchive
 from archive.protocol import persistent_url
 from archive.protocol.pairs import loads, to_dict
-from archive.resolver import service as resolver_service
 from tests import factories as make
 
 from . import xml_schemas
@@ -283,9 +281,7 @@ def test_a_tombstone_answers_410_with_its_citation_in_each_format(client, monkey
 @pytest.fixture
 def fake():
     with FakeArchiveService(F_SERVICE) as archive:
-        RegisteredArchive.objects.create(
-            archive_service_ibi=F_SERVICE, key_hash=resolver_service.hash_key("1234567890"),
-            included=True, address=archive.address)
+        make.include(archive.address, F_SERVICE)
         yield archive
 
 

@@ -13,8 +13,6 @@ from django.urls import URLResolver, get_resolver
 
 from archive.deposit import services
 from archive.identifiers import ibi as ibilib
-from archive.models import RegisteredArchive
-from archive.resolver import service as resolver_service
 from tests import factories as make
 
 from .servers import FakeArchiveService
@@ -155,9 +153,7 @@ def test_an_ibi_another_archive_holds_resolves_there(client):
     service = "ibi.test/f/2024/01.02.03.04"
     held = f"col/b/{NOBODYS}"
     with FakeArchiveService(service) as archive:
-        RegisteredArchive.objects.create(
-            archive_service_ibi=service, key_hash=resolver_service.hash_key("1234567890"),
-            included=True, address=archive.address)
+        make.include(archive.address, service)
         there = f"http://{archive.address}/col/{held}/doc/paper.pdf"
 
         def respond(pairs):
