@@ -472,10 +472,10 @@ def instructions_part(args: argparse.Namespace, server_env: dict[str, str],
                           "DATABASE_URL": f"sqlite:///{database}"},
                          args.requests, args.windows, args.batch, folder)
     bare = statistics.median(found["bare redirect (no database)"])
-    print(f"3. Instructions per request (callgrind, WSGI calls in one process after {WARM_UP} "
-          f"of each case; {args.windows} windows of {args.requests} requests a case, each "
-          "window's accesses written in one batch), thousands (windows) and the median's "
-          "ratio to the bare redirect's:")
+    print(f"3. Instructions per request (callgrind; WSGI calls in one process after {WARM_UP} "
+          f"of each case; {args.windows} windows of {args.requests} requests a case, the "
+          f"accesses written in batches of {args.batch}), thousands (each window) and the "
+          "median's ratio to the bare redirect's:")
     for name, counts in found.items():
         print(f"   {name:42} {statistics.median(counts) / 1000:7.0f} k  "
               f"({', '.join(f'{c / 1000:.0f}' for c in counts)})  "
