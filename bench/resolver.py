@@ -1,7 +1,9 @@
 """The resolver's cost: a persistent URL held here against a bare redirect, and ten Archives of
-which one never answers.
+which one never answers; and the instructions a request costs, which the machine's load does
+not move.
 
     .venv/bin/python bench/resolver.py [--seconds 5] [--repeats 3] [--timeout 1.0] [--rounds 5]
+        [--parts 123] [--requests 200] [--windows 2] [--batch 100] [--callgrind-files DIR]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<an empty database> .venv/bin/python …
 
 1. Held here. gunicorn (one sync worker, DEBUG off, no broker) serves, on one item deposited
@@ -22,6 +24,15 @@ which one never answers.
    one's timeout is waited once), an IBI one stand-in holds as Original (the round ends at
    its answer), and the same with ``ibiurl.requireditemstatus=Original`` (every answer is
    needed again). Target: about the per-Archive timeout, not ten times it.
+3. Instructions per request (SQLite only: on PostgreSQL the server's work escapes the count).
+   Part 1's cases, each request one call of the WSGI application in one Python process under
+   valgrind's callgrind (Debian package ``valgrind``: make bench-tools): `WARM_UP` of every
+   case first, then `windows` rounds of `requests` of each case, each in its own
+   ``operator.call``, the one function callgrind collects in (``--toggle-collect``) and after
+   which it writes its count (``--dump-after``). A window's accesses are written in batches of
+   `batch` (flushed by hand: a busy worker's 0.1 s batch holds about 100 at 1 000 req/s; 1 is
+   a quiet worker, each access its own batch). Target (#40, 9): every /<ibi> case at most
+   1.3 × the bare redirect. `--callgrind-files` keeps the files for callgrind_annotate.
 """
 from __future__ import annotations
 
@@ -207,8 +218,9 @@ def timed(url: str, rounds: int, status: int) -> list[float]:
     return times
 
 
-def held_here(args: argparse.Namespace, base: str, item, tmp: str) -> None:
-    """Part 1: the persistent URL of `item` held here against the bench-only views."""
+def held_here(args: argparse.Namespace, base: str, item, tmp: str, server: int) -> None:
+    """Part 1: the persistent URL of `item` held here against the bench-only views, served
+    by the gunicorn master `server`."""
     import httpx
     from django.db import connections
 
@@ -228,7 +240,7 @@ def held_here(args: argparse.Namespace, base: str, item, tmp: str) -> None:
              "/<ibi> GET, one reader (double clicks)": (held, "reader"),
              "/<ibi> GET, a new reader each (counted)": (held, "readers")}
     found = {name: [] for name in cases}
-    worker = worker_pid(args.server_pid)
+    worker = worker_pid(server)
     for _ in range(args.repeats):
         for name, (url, kind) in cases.items():
             found[name].append(measured(url, args.seconds, kind, scripts, worker))
@@ -440,7 +452,6 @@ def over_http(args: argparse.Namespace, server_env: dict[str, str], base: str, i
         pinned([str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
                 base.removeprefix("http://"), "--workers", "1"], 1), cwd=ROOT, env=server_env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    args.server_pid = server.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -452,7 +463,7 @@ def over_http(args: argparse.Namespace, server_env: dict[str, str], base: str, i
                     raise SystemExit("gunicorn did not come up") from None
                 time.sleep(0.1)
         if "1" in args.parts:
-            held_here(args, base, item, tmp)
+            held_here(args, base, item, tmp, server.pid)
         if "2" in args.parts:
             ten_archives(args, base)
     finally:
