@@ -21,9 +21,10 @@ not move.
    (threads of this script answering like an archive service) and one socket that accepts
    connections and never answers. IBI_RESOLVER_TIMEOUT is `timeout`. Each case is timed
    `rounds` times with httpx: an IBI no Archive holds (every answer is needed, so the silent
-   one's timeout is waited once), an IBI one stand-in holds as Original (the round ends at
-   its answer), and the same with ``ibiurl.requireditemstatus=Original`` (every answer is
-   needed again). Target: about the per-Archive timeout, not ten times it.
+   one's timeout is waited once; a 503 since #41, as the silent one may hold it), an IBI one
+   stand-in holds as Original (the round ends at its answer), and the same with
+   ``ibiurl.requireditemstatus=Original`` (every answer is needed again). Target: about the
+   per-Archive timeout, not ten times it.
 3. Instructions per request (SQLite only: on PostgreSQL the server's work escapes the count).
    Part 1's cases, each request one call of the WSGI application in one Python process under
    valgrind's callgrind (Debian package ``valgrind``: make bench-tools): `WARM_UP` of every
@@ -288,7 +289,7 @@ def ten_archives(args: argparse.Namespace, base: str) -> None:
     connections.close_all()
     print(f"2. Ten Archives included, one never answers; per-Archive timeout "
           f"{args.timeout:g} s; {args.rounds} rounds each (median, max):")
-    cases = [("an IBI nobody holds (404)", f"{base}/{UNKNOWN}", 404),
+    cases = [("an IBI nobody heard holds (503)", f"{base}/{UNKNOWN}", 503),
              ("held by one as Original (302)", f"{base}/{HELD_BY_STAND_IN}", 302),
              ("  … with requireditemstatus=Original",
               f"{base}/{HELD_BY_STAND_IN}?ibiurl.requireditemstatus=Original", 302)]
