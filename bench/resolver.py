@@ -316,9 +316,9 @@ WARM_UP = 20  # requests of every case before the window: caches built, modules 
 def instructions_child(requests: int, windows: int, batch: int) -> None:
     """Run under callgrind by `instructions`: WARM_UP requests of every case and their
     accesses written, then `windows` rounds of each case in turn, `requests` of it and their
-    accesses written in one batch, each in its own call of operator.call (callgrind collects
-    in that call only, and writes each call's count to a file of its own). A request is one
-    call of the WSGI application: no HTTP, no server."""
+    accesses written in batches of `batch`, each round in its own call of operator.call
+    (callgrind collects in that call only, and writes each call's count to a file of its
+    own). A request is one call of the WSGI application: no HTTP, no server."""
     import operator
 
     from django.core.wsgi import get_wsgi_application
@@ -326,8 +326,8 @@ def instructions_child(requests: int, windows: int, batch: int) -> None:
     application = get_wsgi_application()
     from archive.usage import counter
 
-    # Only flush() writes a batch: each window writes its own accesses, all in one batch
-    # (what a busy worker's batch of 0.1 s holds), whatever valgrind's pace.
+    # Only flush() writes a batch, every `batch` requests and at the end of a window: each
+    # window writes its own accesses, in batches of a known size whatever valgrind's pace.
     counter.BATCH_SECONDS = 1e6
     ibi, host = os.environ["BENCH_IBI"], os.environ["ARCHIVE_ADDRESS"]
     base = {"SERVER_NAME": "127.0.0.1", "SERVER_PORT": host.rsplit(":", 1)[1],
