@@ -50,11 +50,15 @@ system-packages:
 	fi
 
 # What the benchmarks need beyond the suite (bench/README.md): wrk, the HTTP load generator of
-# the throughput figures, and nginx, which bench/federation.py puts in front of gunicorn.
+# the throughput figures; valgrind, whose callgrind counts instructions per request (bench/resolver.py);
+# and nginx, which bench/federation.py puts in front of gunicorn.
 bench-tools: setup system-packages
 	@command -v wrk >/dev/null 2>&1 || { echo "== installing Debian's wrk for the benchmarks"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk >/dev/null; }
+	@command -v valgrind >/dev/null 2>&1 || { echo "== installing Debian's valgrind (callgrind: instructions per request)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind >/dev/null; }
 
 # The page checkers the suite runs (package.json, pinned by package-lock.json): the Nu HTML
 # checker (vnu.jar) and axe-core, from the npm registry; no install script runs.

@@ -1,7 +1,9 @@
 """The resolver's cost: a persistent URL held here against a bare redirect, and ten Archives of
-which one never answers.
+which one never answers; and the instructions a request costs, which the machine's load does
+not move.
 
     .venv/bin/python bench/resolver.py [--seconds 5] [--repeats 3] [--timeout 1.0] [--rounds 5]
+        [--parts 123] [--requests 200] [--windows 2] [--batch 100] [--callgrind-files DIR]
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<an empty database> .venv/bin/python …
 
 1. Held here. gunicorn (one sync worker, DEBUG off, no broker) serves, on one item deposited
@@ -19,9 +21,19 @@ which one never answers.
    (threads of this script answering like an archive service) and one socket that accepts
    connections and never answers. IBI_RESOLVER_TIMEOUT is `timeout`. Each case is timed
    `rounds` times with httpx: an IBI no Archive holds (every answer is needed, so the silent
-   one's timeout is waited once), an IBI one stand-in holds as Original (the round ends at
-   its answer), and the same with ``ibiurl.requireditemstatus=Original`` (every answer is
-   needed again). Target: about the per-Archive timeout, not ten times it.
+   one's timeout is waited once; a 503 since #41, as the silent one may hold it), an IBI one
+   stand-in holds as Original (the round ends at its answer), and the same with
+   ``ibiurl.requireditemstatus=Original`` (every answer is needed again). Target: about the
+   per-Archive timeout, not ten times it.
+3. Instructions per request (SQLite only: on PostgreSQL the server's work escapes the count).
+   Part 1's cases, each request one call of the WSGI application in one Python process under
+   valgrind's callgrind (Debian package ``valgrind``: make bench-tools): `WARM_UP` of every
+   case first, then `windows` rounds of `requests` of each case, each in its own
+   ``operator.call``, the one function callgrind collects in (``--toggle-collect``) and after
+   which it writes its count (``--dump-after``). A window's accesses are written in batches of
+   `batch` (flushed by hand: a busy worker's 0.1 s batch holds about 100 at 1 000 req/s; 1 is
+   a quiet worker, each access its own batch). Target (#40, 9): every /<ibi> case at most
+   1.3 × the bare redirect. `--callgrind-files` keeps the files for callgrind_annotate.
 """
 from __future__ import annotations
 
@@ -207,14 +219,186 @@ def timed(url: str, rounds: int, status: int) -> list[float]:
     return times
 
 
+def held_here(args: argparse.Namespace, base: str, item, tmp: str, server: int) -> None:
+    """Part 1: the persistent URL of `item` held here against the bench-only views, served
+    by the gunicorn master `server`."""
+    import httpx
+    from django.db import connections
+
+    from archive.usage.selectors import item_counts
+
+    held = f"{base}/{item.ibi}"
+    assert httpx.get(held).headers["location"].endswith("/doc/paper.pdf")
+
+    scripts = {}
+    for kind, text in SCRIPTS.items():
+        scripts[kind] = str(Path(tmp, f"{kind}.lua"))
+        Path(scripts[kind]).write_text(text)
+    cases = {"bare redirect (no database)": (f"{base}/bench/redirect", None),
+             "one ORM query + redirect": (f"{base}/bench/query/{item.ibi}", None),
+             "/<ibi> HEAD (no access counted)": (held, "head"),
+             "/<ibi> GET, no User-Agent (robot)": (held, None),
+             "/<ibi> GET, one reader (double clicks)": (held, "reader"),
+             "/<ibi> GET, a new reader each (counted)": (held, "readers")}
+    found = {name: [] for name in cases}
+    worker = worker_pid(server)
+    for _ in range(args.repeats):
+        for name, (url, kind) in cases.items():
+            found[name].append(measured(url, args.seconds, kind, scripts, worker))
+    counted = item_counts(item.pk)["total"]
+    print(f"1. Held here, gunicorn 1 sync worker, {connections['default'].vendor}"
+          ", one client connection, "
+          f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
+          f"{args.seconds} s each, median req/s (runs) and cost against the bare "
+          "redirect; then the worker's CPU µs per request (median, runs) and its ratio:")
+    bare = statistics.median(r for r, _cpu in found["bare redirect (no database)"])
+    bare_cpu = [cpu for _r, cpu in found["bare redirect (no database)"]]
+    bare_cpu = statistics.median(bare_cpu) if None not in bare_cpu else None
+    for name, runs in found.items():
+        rate = statistics.median(r for r, _cpu in runs)
+        line = (f"   {name:42} {rate:7.0f}  ({', '.join(f'{r:.0f}' for r, _ in runs)})  "
+                f"{bare / rate:5.2f} ×")
+        if bare_cpu:
+            cpu = statistics.median(c for _r, c in runs)
+            line += (f"   {cpu:6.0f} µs ({', '.join(f'{c:.0f}' for _r, c in runs)})  "
+                     f"{cpu / bare_cpu:5.2f} ×")
+        print(line)
+    print(f"   ({counted} accesses counted; target: GET /<ibi> <= 1.3 ×)\n")
+    connections.close_all()
+
+
+def ten_archives(args: argparse.Namespace, base: str) -> None:
+    """Part 2: ten Archives included, one of which never answers."""
+    from django.db import connections
+
+    from archive.models import RegisteredArchive
+    from archive.resolver import service as resolver_service
+
+    stand_ins = [StandIn(f"ibi.test/archive{n}/2024/01.01.00.00", holder=n == 5)
+                 for n in range(9)]
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(128)
+    addresses = [s.address for s in stand_ins]
+    addresses.append(f"127.0.0.1:{silent.getsockname()[1]}")
+    key_hash = resolver_service.hash_key("1234567890")
+    for n, address in enumerate(addresses):
+        RegisteredArchive.objects.create(
+            archive_service_ibi=f"ibi.test/archive{n}/2024/01.01.00.00",
+            key_hash=key_hash, included=True, address=address)
+    connections.close_all()
+    print(f"2. Ten Archives included, one never answers; per-Archive timeout "
+          f"{args.timeout:g} s; {args.rounds} rounds each (median, max):")
+    cases = [("an IBI nobody heard holds (503)", f"{base}/{UNKNOWN}", 503),
+             ("held by one as Original (302)", f"{base}/{HELD_BY_STAND_IN}", 302),
+             ("  … with requireditemstatus=Original",
+              f"{base}/{HELD_BY_STAND_IN}?ibiurl.requireditemstatus=Original", 302)]
+    for name, url, status in cases:
+        times = timed(url, args.rounds, status)
+        print(f"   {name:40} {statistics.median(times):6.3f} s  {max(times):6.3f} s")
+    print(f"   (ten Archives asked one after the other would take >= "
+          f"{args.timeout:g} s × the silent ones, and the others' time on top)\n")
+    silent.close()
+
+
+# Part 3's cases: (method, path after the base, User-Agent, a new X-Forwarded-For each time).
+INSTRUCTION_CASES = {
+    "bare redirect (no database)": ("GET", "bench/redirect", None, False),
+    "one ORM query + redirect": ("GET", "bench/query/{ibi}", None, False),
+    "/<ibi> HEAD (no access counted)": ("HEAD", "{ibi}", None, False),
+    "/<ibi> GET, no User-Agent (robot)": ("GET", "{ibi}", None, False),
+    "/<ibi> GET, one reader (double clicks)": ("GET", "{ibi}", BROWSER, False),
+    "/<ibi> GET, a new reader each (counted)": ("GET", "{ibi}", BROWSER, True),
+}
+WARM_UP = 20  # requests of every case before the window: caches built, modules imported
+
+
+def instructions_child(requests: int, windows: int, batch: int) -> None:
+    """Run under callgrind by `instructions`: WARM_UP requests of every case and their
+    accesses written, then `windows` rounds of each case in turn, `requests` of it and their
+    accesses written in batches of `batch`, each round in its own call of operator.call
+    (callgrind collects in that call only, and writes each call's count to a file of its
+    own). A request is one call of the WSGI application: no HTTP, no server."""
+    import operator
+
+    from django.core.wsgi import get_wsgi_application
+
+    application = get_wsgi_application()
+    from archive.usage import counter
+
+    # Only flush() writes a batch, every `batch` requests and at the end of a window: each
+    # window writes its own accesses, in batches of a known size whatever valgrind's pace.
+    counter.BATCH_SECONDS = 1e6
+    ibi, host = os.environ["BENCH_IBI"], os.environ["ARCHIVE_ADDRESS"]
+    base = {"SERVER_NAME": "127.0.0.1", "SERVER_PORT": host.rsplit(":", 1)[1],
+            "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1",
+            "QUERY_STRING": "", "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr}
+    readers = iter(range(1 << 24))  # a new reader's address: never one seen before
+
+    def run(name: str, n: int) -> None:
+        method, path, agent, new_reader = INSTRUCTION_CASES[name]
+        environ = {**base, "REQUEST_METHOD": method, "PATH_INFO": "/" + path.format(ibi=ibi)}
+        if agent:
+            environ["HTTP_USER_AGENT"] = agent
+        status: list[str] = []
+        count = 0
+        for _ in range(n):
+            request = {**environ, "wsgi.input": io.BytesIO()}
+            if new_reader:
+                number = next(readers)
+                request["HTTP_X_FORWARDED_FOR"] = (f"10.{number // 65536 % 256}."
+                                                   f"{number // 256 % 256}.{number % 256}")
+            response = application(request, lambda s, _h, _e=None: status.append(s))
+            b"".join(response)
+            response.close()  # request_finished
+            assert status.pop().startswith("302"), name
+            if (count := count + 1) % batch == 0:
+                counter.flush()
+        counter.flush()
+
+    for name in INSTRUCTION_CASES:
+        run(name, WARM_UP)
+    for _ in range(windows):
+        for name in INSTRUCTION_CASES:
+            operator.call(run, name, requests)
+
+
+def instructions(env: dict[str, str], requests: int, windows: int, batch: int, folder: Path
+                 ) -> dict[str, list[float]]:
+    """Instructions per request of each case, one figure per window, counted by callgrind
+    in one process (instructions_child); its files are left in `folder`."""
+    out = folder / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                    "--toggle-collect=_operator_call", "--dump-after=_operator_call",
+                    f"--callgrind-out-file={out}", sys.executable, __file__,
+                    "--instructions-child", "--requests", str(requests),
+                    "--windows", str(windows), "--batch", str(batch)],
+                   cwd=ROOT, env=env, check=True, capture_output=True)
+    found: dict[str, list[float]] = {name: [] for name in INSTRUCTION_CASES}
+    for window in range(windows):
+        for number, name in enumerate(INSTRUCTION_CASES, 1 + window * len(found)):
+            text = Path(f"{out}.{number}").read_text()
+            total = int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+            found[name].append(total / requests)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--windows", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--parts", default="123")
+    parser.add_argument("--callgrind-files", type=Path)
+    parser.add_argument("--instructions-child", action="store_true", help=argparse.SUPPRESS)
 
     args = parser.parse_args()
+    if args.instructions_child:  # part 3's process, under callgrind
+        return instructions_child(args.requests, args.windows, args.batch)
 
     with tempfile.TemporaryDirectory(prefix="ibi-bench-") as tmp:
         env = {**os.environ, **ENV, "MEDIA_ROOT": f"{tmp}/media",
@@ -234,15 +418,18 @@ def main() -> None:
         from django.db import connections
 
         from archive.deposit import services
-        from archive.models import RegisteredArchive
-        from archive.resolver import service as resolver_service
-        from archive.usage.selectors import item_counts
 
         item = services.item_deposit(
             title="Bench", language="en", dc={"creator": ["Banon, Gerald"]},
             uploads=[services.Upload(name="paper.pdf", file=io.BytesIO(b"%PDF-1.4\n"),
                                      content_type="application/pdf")])
+        vendor = connections["default"].vendor
         connections.close_all()
+        database = Path(tmp, "instructions.sqlite3")
+        if vendor == "sqlite":  # part 3's database: as it is before any request
+            shutil.copyfile(connections["default"].settings_dict["NAME"], database)
+        else:
+            database = None
 
         Path(tmp, "bench_urls.py").write_text(BENCH_URLS)
         Path(tmp, "bench_settings.py").write_text(BENCH_SETTINGS)
@@ -250,92 +437,62 @@ def main() -> None:
         server_env = {**env, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
                       "DJANGO_SETTINGS_MODULE": "bench_settings",
                       "ARCHIVE_ADDRESS": f"127.0.0.1:{port}"}
-        server = subprocess.Popen(
-            pinned([str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
-             f"127.0.0.1:{port}", "--workers", "1"], 1), cwd=ROOT, env=server_env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            import httpx
+        if {"1", "2"} & set(args.parts):
+            over_http(args, server_env, f"http://127.0.0.1:{port}", item, tmp)
+        if "3" in args.parts:
+            instructions_part(args, server_env, database, item.ibi,
+                              Path(args.callgrind_files or tmp))
 
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    httpx.get(f"{base}/bench/redirect", timeout=1)
-                    break
-                except httpx.TransportError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        raise SystemExit("gunicorn did not come up") from None
-                    time.sleep(0.1)
-            held = f"{base}/{item.ibi}"
-            assert httpx.get(held).headers["location"].endswith("/doc/paper.pdf")
 
-            scripts = {}
-            for kind, text in SCRIPTS.items():
-                scripts[kind] = str(Path(tmp, f"{kind}.lua"))
-                Path(scripts[kind]).write_text(text)
-            cases = {"bare redirect (no database)": (f"{base}/bench/redirect", None),
-                     "one ORM query + redirect": (f"{base}/bench/query/{item.ibi}", None),
-                     "/<ibi> HEAD (no access counted)": (held, "head"),
-                     "/<ibi> GET, no User-Agent (robot)": (held, None),
-                     "/<ibi> GET, one reader (double clicks)": (held, "reader"),
-                     "/<ibi> GET, a new reader each (counted)": (held, "readers")}
-            found = {name: [] for name in cases}
-            worker = worker_pid(server.pid)
-            for _ in range(args.repeats):
-                for name, (url, kind) in cases.items():
-                    found[name].append(measured(url, args.seconds, kind, scripts, worker))
-            counted = item_counts(item.pk)["total"]
-            print(f"1. Held here, gunicorn 1 sync worker, {connections['default'].vendor}"
-                  ", one client connection, "
-                  f"{'wrk' if shutil.which('wrk') else 'httpx loop'}, {args.repeats} × "
-                  f"{args.seconds} s each, median req/s (runs) and cost against the bare "
-                  "redirect; then the worker's CPU µs per request (median, runs) and its ratio:")
-            bare = statistics.median(r for r, _cpu in found["bare redirect (no database)"])
-            bare_cpu = [cpu for _r, cpu in found["bare redirect (no database)"]]
-            bare_cpu = statistics.median(bare_cpu) if None not in bare_cpu else None
-            for name, runs in found.items():
-                rate = statistics.median(r for r, _cpu in runs)
-                line = (f"   {name:42} {rate:7.0f}  ({', '.join(f'{r:.0f}' for r, _ in runs)})  "
-                        f"{bare / rate:5.2f} ×")
-                if bare_cpu:
-                    cpu = statistics.median(c for _r, c in runs)
-                    line += (f"   {cpu:6.0f} µs ({', '.join(f'{c:.0f}' for _r, c in runs)})  "
-                             f"{cpu / bare_cpu:5.2f} ×")
-                print(line)
-            print(f"   ({counted} accesses counted; target: GET /<ibi> <= 1.3 ×)\n")
-            connections.close_all()
+def over_http(args: argparse.Namespace, server_env: dict[str, str], base: str, item,
+              tmp: str) -> None:
+    """Parts 1 and 2, with gunicorn serving."""
+    import httpx
 
-            stand_ins = [StandIn(f"ibi.test/archive{n}/2024/01.01.00.00", holder=n == 5)
-                         for n in range(9)]
-            silent = socket.socket()
-            silent.bind(("127.0.0.1", 0))
-            silent.listen(128)
-            addresses = [s.address for s in stand_ins]
-            addresses.append(f"127.0.0.1:{silent.getsockname()[1]}")
-            key_hash = resolver_service.hash_key("1234567890")
-            for n, address in enumerate(addresses):
-                RegisteredArchive.objects.create(
-                    archive_service_ibi=f"ibi.test/archive{n}/2024/01.01.00.00",
-                    key_hash=key_hash, included=True, address=address)
-            connections.close_all()
-            print(f"2. Ten Archives included, one never answers; per-Archive timeout "
-                  f"{args.timeout:g} s; {args.rounds} rounds each (median, max):")
-            # #41: an IBI no answering Archive holds while one could not be heard is a 503
-            # (Retry-After), never "not found".
-            cases = [("an IBI nobody answering holds (503)", f"{base}/{UNKNOWN}", 503),
-                     ("held by one as Original (302)", f"{base}/{HELD_BY_STAND_IN}", 302),
-                     ("  … with requireditemstatus=Original",
-                      f"{base}/{HELD_BY_STAND_IN}?ibiurl.requireditemstatus=Original", 302)]
-            for name, url, status in cases:
-                times = timed(url, args.rounds, status)
-                print(f"   {name:40} {statistics.median(times):6.3f} s  {max(times):6.3f} s")
-            print(f"   (ten Archives asked one after the other would take >= "
-                  f"{args.timeout:g} s × the silent ones, and the others' time on top)")
-            silent.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    server = subprocess.Popen(
+        pinned([str(ROOT / ".venv/bin/gunicorn"), "ibirepo.wsgi:application", "--bind",
+                base.removeprefix("http://"), "--workers", "1"], 1), cwd=ROOT, env=server_env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/bench/redirect", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("gunicorn did not come up") from None
+                time.sleep(0.1)
+        if "1" in args.parts:
+            held_here(args, base, item, tmp, server.pid)
+        if "2" in args.parts:
+            ten_archives(args, base)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def instructions_part(args: argparse.Namespace, server_env: dict[str, str],
+                      database: Path | None, ibi: str, folder: Path) -> None:
+    """Part 3: instructions per request under callgrind, on SQLite only (on PostgreSQL the
+    database server's work would escape the count)."""
+    if database is None or not shutil.which("valgrind"):
+        print("3. Instructions: skipped (they need SQLite, and valgrind: make bench-tools)")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    found = instructions({**server_env, "BENCH_IBI": ibi, "PYTHONHASHSEED": "0",
+                          "DATABASE_URL": f"sqlite:///{database}"},
+                         args.requests, args.windows, args.batch, folder)
+    bare = statistics.median(found["bare redirect (no database)"])
+    print(f"3. Instructions per request (callgrind; WSGI calls in one process after {WARM_UP} "
+          f"of each case; {args.windows} windows of {args.requests} requests a case, the "
+          f"accesses written in batches of {args.batch}), thousands (each window) and the "
+          "median's ratio to the bare redirect's:")
+    for name, counts in found.items():
+        print(f"   {name:42} {statistics.median(counts) / 1000:7.0f} k  "
+              f"({', '.join(f'{c / 1000:.0f}' for c in counts)})  "
+              f"{statistics.median(counts) / bare:6.3f} ×")
+    print("   (target: every /<ibi> case <= 1.3 ×)")
 
 
 if __name__ == "__main__":

@@ -89,6 +89,18 @@ def test_daily_counts_sum_across_batches_and_utc_days():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_batch_of_more_keys_than_one_statement_takes_is_written_whole(monkeypatch):
+    # Three item-day-kind keys, one a statement: the atomic block of several statements (one
+    # statement alone is written in autocommit on SQLite).
+    monkeypatch.setattr(access_counter, "ROWS_PER_STATEMENT", 1)
+    items = [make.item("a.pdf", title=f"Counted {n}") for n in range(3)]
+    for n, item in enumerate(items):
+        click(item, NOON, ip=f"10.0.0.{n}")
+    assert access_counter.flush()
+    assert [daily(item) for item in items] == [{("2026-11-20", "acknowledgment"): 1}] * 3
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_due_batch_is_written_when_the_next_request_finishes(client, monkeypatch):
     item = make.item("a.pdf", title="Counted")
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0)  # every batch due at once

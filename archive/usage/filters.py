@@ -35,7 +35,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import counter_robots
 from django.core.cache import cache
@@ -86,13 +86,13 @@ def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
 
 
 def _salts() -> Callable[[datetime], bytes]:
-    """The day's secret of a time, each read from the cache once per batch."""
-    salts: dict[str, bytes] = {}
+    """The day's secret of a UTC time, each read from the cache once per batch."""
+    salts: dict[date, bytes] = {}
 
-    def salt(at: datetime) -> bytes:
-        day = at.astimezone(UTC).date().isoformat()
+    def salt(hour: datetime) -> bytes:
+        day = hour.date()
         if day not in salts:
-            salts[day] = _salt(day)
+            salts[day] = _salt(day.isoformat())
         return salts[day]
     return salt
 
@@ -122,9 +122,10 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
         both = keys.get((ips, agent, item, kind, url, hour))
         if both is None:
             ends = hour.timestamp() + 3600  # a session key is kept to the end of its hour
+            secret = salt(hour)
             both = keys[ips, agent, item, kind, url, hour] = (
-                reader_key(salt(at), ips, agent, item, kind, url),
-                (reader_key(salt(at), ips, agent, item, kind, hour.isoformat(), what="session"),
+                reader_key(secret, ips, agent, item, kind, url),
+                (reader_key(secret, ips, agent, item, kind, hour.isoformat(), what="session"),
                  max(60, int(ends - now) + 1)))
         by_url.setdefault(both[0], []).append(index)
         sessions.append(both[1])
