@@ -7,6 +7,7 @@ the SQLite pass. Both keep the search entries current through their own triggers
 """
 from __future__ import annotations
 
+import base64
 import io
 import re
 
@@ -541,6 +542,10 @@ def test_the_api_search_reads_a_bounded_number_of_matches_whatever_their_number(
         assert [len(rows) for rows in ranked] == [4, 4, 4]
         assert not any("tsquery THEN" in query["sql"] for query in older.captured_queries)
         assert any(re.search(r"\bLIMIT 3\b", query["sql"]) for query in older.captured_queries)
+        # A position that no link gave (the cursor's p=) is a 404, as any made-up cursor.
+        made_up = base64.b64encode(b"p=3.14.15").decode()
+        answer = APIClient().get(ITEMS, {"search": "nebulosa", "cursor": made_up}, secure=True)
+        assert answer.status_code == 404 and "invalid cursor" in answer.json()["detail"]
 
 
 def test_a_search_of_stop_words_alone_is_an_answer_not_an_error():

@@ -11,7 +11,8 @@ term is a substring of the item's folded text, newest first.
 Nothing here ranks or counts a million rows: the site's search ranks the newest COUNT_CAP + 1
 matches (`ranked_ids`: read newest first through the primary key, or through the GIN index
 when the matches are few), which also give its capped count and every page a reader can
-reach; the facets count the first FACET_SAMPLE of them.
+reach; the facets count the first FACET_SAMPLE of them. The API's ?search= walks the same
+ranking by cursor (`RankedWalk`), then the older matches a page at a time.
 """
 from __future__ import annotations
 

@@ -113,8 +113,9 @@ def filter_items(items: QuerySet[Item], params
 
 
 class ItemList(_ItemRecordMixin, generics.ListAPIView):
-    """GET: the repository's items, newest first (best match first for ?search= on
-    PostgreSQL), by cursor; the archive service is not listed.
+    """GET: the repository's items, newest first (for ?search= on PostgreSQL the site's
+    order: the newest COUNT_CAP + 1 matches ranked, then the older newest first), by cursor;
+    the archive service is not listed.
     POST: deposit a new item (multipart)."""
 
     serializer_class = ItemSerializer
@@ -158,8 +159,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                                      "-excluded, OR; in the title, creators, subjects and "
                                      "other metadata (a tombstone: its title only). "
                                      "PostgreSQL: accents ignored, Portuguese and English "
-                                     "stems, best match first; SQLite: substrings, accents "
-                                     "ignored, newest first"),
+                                     "stems; the newest 10 001 matches best first (as the "
+                                     "site's search), then the older ones newest first; "
+                                     "SQLite: substrings, accents ignored, newest first"),
     ], responses={200: records(many=True),
                   **errors(400, 404, e400="an unknown state, a year that is not four "
                                           "digits, an unreadable page_size, a page other "
