@@ -14,7 +14,8 @@ Behind nginx every connection comes from nginx: NUM_PROXIES defaults to 1 here, 
 limits count the address nginx saw (X-Forwarded-For), not nginx's own.
 
 The hooks of ibirepo/gunicorn.py switch the Archive on and off at its resolver when
-IBI_SWITCHON_RESOLVER is set.
+IBI_SWITCHON_RESOLVER is set, and keep what a worker loaded out of the garbage collector's
+full collections after its first request.
 """
 import os
 
@@ -25,7 +26,7 @@ threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 os.environ.setdefault("NUM_PROXIES", "1")
 os.environ.setdefault("IBI_RESOLVER_MAX_WAITING", str(max(1, threads // 2)))
 
-from ibirepo.gunicorn import on_exit, when_ready  # noqa: E402, F401  (gunicorn's hooks)
+from ibirepo.gunicorn import on_exit, post_request, when_ready  # noqa: E402, F401  (hooks)
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, 2 * (os.cpu_count() or 1))))

@@ -8,9 +8,15 @@ child processes: the gunicorn master never loads Django (no database connection 
 the workers it forks). switchon runs in the background because the resolver calls this Archive
 back (inclusionConfirmationRequest) before it answers, and the workers must be up for that;
 switchoff runs to its end (at most a minute) before the master exits.
+
+`post_request` (always on) moves what a worker holds after its first request (Django, the
+app, the citation styles: some 140 000 objects) out of the garbage collector's reach
+(`gc.freeze`): otherwise every full collection walks them all, 70-200 ms on a small machine,
+the slowest twentieth of the API's answers (bench/README.md, issue 40).
 """
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -37,3 +43,13 @@ def on_exit(server) -> None:
                            timeout=60, check=False)
         except subprocess.TimeoutExpired:
             server.log.warning("switchoff did not finish within a minute")
+
+
+_frozen = False
+
+
+def post_request(worker, req, environ, resp) -> None:
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()

@@ -538,3 +538,18 @@ def test_secret_link_tokens_are_never_logged_and_never_leave_in_a_referrer(front
     assert f"/items/{ibi}" in gunicorn_log and file_path in gunicorn_log
     for log in ("\n".join(nginx_log), gunicorn_log):
         assert secret[5:] not in log
+
+
+def test_a_worker_freezes_what_it_loaded_after_its_first_request_only(monkeypatch):
+    """gunicorn's post_request hook (ibirepo/gunicorn.py, deploy/gunicorn.conf.py): what the
+    first request loaded leaves the garbage collector's full collections, once."""
+    from ibirepo import gunicorn as hooks
+
+    frozen = []
+    monkeypatch.setattr(hooks, "_frozen", False)
+    monkeypatch.setattr(hooks.gc, "freeze", lambda: frozen.append(True))
+    for _ in range(3):
+        hooks.post_request(None, None, {}, None)
+    assert frozen == [True]
+    conf = (ROOT / "deploy" / "gunicorn.conf.py").read_text()
+    assert "post_request" in conf.split("from ibirepo.gunicorn import", 1)[1].split("\n")[0]

@@ -7,6 +7,7 @@ the SQLite pass. Both keep the search entries current through their own triggers
 """
 from __future__ import annotations
 
+import base64
 import io
 import re
 
@@ -15,6 +16,7 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -184,7 +186,7 @@ def test_past_the_cap_the_newest_matches_are_ranked(client, monkeypatch):
                                                  *(item.pk for item in subjects[::-1])]
         assert page_titles(client, q="cometa") == [title.title, newest.title,
                                                    subjects[1].title]
-        # Every match ranked (the selector, the API) puts the older title match second.
+        # Every match ranked (the selector `search_items`) puts the older title match second.
         assert found("cometa")[:2] == [title.title, older_title.title]
     else:
         assert page_titles(client, q="cometa") == [newest.title, title.title,
@@ -439,6 +441,111 @@ def test_the_api_search_ranks_and_filters_as_the_site_and_lists_tombstones(libra
     assert api(language="pt") == [t for t in site if t != creator.title]
     service = Item.objects.get(is_archive_service=True)
     assert APIClient().get(ITEMS, {"search": service.title}, secure=True).json()["results"] == []
+
+
+def _api_walk(url: str, query: dict, *, back: bool = False, meanwhile=None
+              ) -> tuple[list[str], dict]:
+    """The titles of every page from url on, following next (or previous) links; and the
+    last page."""
+    seen = []
+    while url:
+        answer = APIClient().get(url, query, secure=True)
+        assert answer.status_code == 200, answer.content
+        body = answer.json()
+        titles = [record["title"] for record in body["results"]]
+        seen += titles[::-1] if back else titles
+        if meanwhile:
+            meanwhile()
+        url, query = body["previous" if back else "next"], {}
+    return seen, body
+
+
+def test_the_api_search_walks_the_sites_order_page_by_page_forward_and_back():
+    """A small collection (fewer matches than COUNT_CAP): the API's pages, forward and back,
+    give every match once in the order the selector ranks every match (as before: best tier
+    first, newest first within a tier; SQLite: newest first)."""
+    for n in range(4):
+        make.item(title=f"Quasar {n}", language="pt")
+        make.item(title=f"Céu {n}", language="pt", dc={"subject": ["Quasar"]})
+        make.item(title=f"Mar {n}", language="en", dc={"creator": ["Quasar, Ana"]})
+    make.item(title="Unrelated", language="pt")
+    expected = found("quasar")
+    assert len(expected) == 12
+    if connection.vendor == POSTGRES:
+        assert expected[:4] == [f"Quasar {n}" for n in (3, 2, 1, 0)]
+        assert searching.ranked_ids("quasar") == list(
+            searching.search_items(q="quasar").values_list("pk", flat=True))
+    forward, last = _api_walk(ITEMS, {"search": "quasar", "page_size": 5})
+    assert forward == expected
+    back, _ = _api_walk(last["previous"], {}, back=True)
+    assert back == expected[:-len(last["results"])][::-1]
+
+
+def test_past_the_cap_the_api_ranks_the_newest_matches_then_lists_the_older(monkeypatch):
+    """As the site (docs/api/search.md): the walk's window is the newest COUNT_CAP + 1 matches,
+    ranked; the older follow, newest first. An item deposited during the walk neither repeats
+    nor pushes another out (nor out of the window into the older matches)."""
+    monkeypatch.setattr(searching, "COUNT_CAP", 3)
+    older_title = make.item(title="Cometa Halley", language="pt")
+    older_subject = make.item(title="Céu velho", language="pt", dc={"subject": ["Cometa"]})
+    subjects = [make.item(title=f"Céu {n}", language="pt", dc={"subject": ["Cometa"]})
+                for n in range(2)]
+    title = make.item(title="Outro cometa", language="pt")
+    newest = make.item(title="Céu 2", language="pt", dc={"subject": ["Cometa"]})
+    added = []
+
+    def deposit():
+        added.append(make.item(title=f"Cometa novo {len(added)}", language="pt").title)
+
+    seen, last = _api_walk(ITEMS, {"search": "cometa", "page_size": 2}, meanwhile=deposit)
+    if connection.vendor == POSTGRES:
+        expected = [item.title for item in (title, newest, *subjects[::-1], older_subject,
+                                            older_title)]
+    else:
+        expected = [item.title for item in (newest, title, *subjects[::-1], older_subject,
+                                            older_title)]
+    assert seen == expected  # the deposits came after the first page: passed, never seen
+    assert len(added) == 3
+    # Back from the end of the same walk: the same items the other way, then the deposits,
+    # which come before its first page (newest first: the nearest last).
+    back, _ = _api_walk(last["previous"], {}, back=True)
+    assert back == [*expected[:-len(last["results"])][::-1], *added]
+
+
+def test_the_api_search_reads_a_bounded_number_of_matches_whatever_their_number(
+        monkeypatch):
+    """No page of the API's ?search= reads or ranks every match (PostgreSQL): the first ranks
+    the newest COUNT_CAP + 1, as the site; a page of the older matches reads a page's worth
+    along the primary key. SQLite: newest first by the id, a page at a time, as any list."""
+    monkeypatch.setattr(searching, "COUNT_CAP", 3)
+    for n in range(12):
+        make.item(title=f"Nebulosa {n}", language="pt")
+    ranked = []
+    real = searching._ranked
+    monkeypatch.setattr(searching, "_ranked", lambda text, entries, limit: ranked.append(
+        real(text, entries, limit)) or ranked[-1])
+    with CaptureQueriesContext(connection) as first:
+        page = APIClient().get(ITEMS, {"search": "nebulosa", "page_size": 2}, secure=True)
+    assert [r["title"] for r in page.json()["results"]] == ["Nebulosa 11", "Nebulosa 10"]
+    url = page.json()["next"]
+    for _ in range(3):  # into the older matches
+        url = APIClient().get(url, secure=True).json()["next"]
+    with CaptureQueriesContext(connection) as older:
+        deep = APIClient().get(url, secure=True).json()
+    assert [r["title"] for r in deep["results"]] == ["Nebulosa 3", "Nebulosa 2"]
+    searched = [query["sql"] for query in (*first.captured_queries, *older.captured_queries)
+                if "archive_itemsearch" in query["sql"] or "@@" in query["sql"]]
+    assert searched and all(re.search(r"\bLIMIT\b", sql) for sql in searched), searched
+    if connection.vendor == POSTGRES:
+        # Three pages in the window (the third reaching past it): COUNT_CAP + 1 ranked
+        # each time, of 12 matches; the older matches ranked never.
+        assert [len(rows) for rows in ranked] == [4, 4, 4]
+        assert not any("tsquery THEN" in query["sql"] for query in older.captured_queries)
+        assert any(re.search(r"\bLIMIT 3\b", query["sql"]) for query in older.captured_queries)
+        # A position that no link gave (the cursor's p=) is a 404, as any made-up cursor.
+        made_up = base64.b64encode(b"p=3.14.15").decode()
+        answer = APIClient().get(ITEMS, {"search": "nebulosa", "cursor": made_up}, secure=True)
+        assert answer.status_code == 404 and "invalid cursor" in answer.json()["detail"]
 
 
 def test_a_search_of_stop_words_alone_is_an_answer_not_an_error():

@@ -11,7 +11,8 @@ term is a substring of the item's folded text, newest first.
 Nothing here ranks or counts a million rows: the site's search ranks the newest COUNT_CAP + 1
 matches (`ranked_ids`: read newest first through the primary key, or through the GIN index
 when the matches are few), which also give its capped count and every page a reader can
-reach; the facets count the first FACET_SAMPLE of them.
+reach; the facets count the first FACET_SAMPLE of them. The API's ?search= walks the same
+ranking by cursor (`RankedWalk`), then the older matches a page at a time.
 """
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ from django.db import connection, router
 from django.db.models import (
     BooleanField,
     Case,
-    CharField,
     Count,
     Exists,
     F,
@@ -39,7 +39,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast, Collate, Concat, Lower, LPad
+from django.db.models.functions import Lower
 
 from ..db import changes
 from ..deposit import controlled
@@ -150,6 +150,41 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
     return items.filter(condition), False
 
 
+def _entries(text: str, narrowed: QuerySet[Item] | None, *, listed: bool
+             ) -> QuerySet[ItemSearch]:
+    """The search entries matching the text search query `text`: of the listed items (the
+    site's), or of every public item, a tombstone by its title (the API's); of `narrowed`
+    only, if given."""
+    entries = ItemSearch.objects.filter(_Matches(F("document"), _query(text)))
+    if listed:
+        entries = entries.filter(listed=True)
+    elif narrowed is None:
+        # NOT IN one row (a unique partial index finds it), not a join with every item.
+        entries = entries.exclude(item_id__in=Item.objects.filter(is_archive_service=True)
+                                  .values("pk"))
+    if narrowed is not None:
+        entries = entries.filter(item_id__in=narrowed.values("pk"))
+    return entries
+
+
+def _ranked(text: str, entries: QuerySet[ItemSearch], limit: int) -> list[tuple[int, int]]:
+    """(item id, tier) of the newest `limit` of these entries, best first: the index in TIERS
+    of the first the query matches in (len(TIERS): anywhere), newest first within a tier.
+    Only those entries are read (newest first along the primary key, or from the GIN index
+    when the matches are few) and ranked."""
+    newest, params = (entries.order_by("-item_id").values_list("item_id", "document")
+                      [:limit].query.sql_with_params())
+    ranks, ranked = [], []
+    for n, weights in enumerate(TIERS):
+        ranks.append(f"WHEN document @@ %s::tsquery THEN {n}")
+        ranked.append(weighted(text, weights))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT item_id, tier FROM (SELECT item_id, CASE {' '.join(ranks)} "
+                       f"ELSE {len(TIERS)} END AS tier FROM ({newest}) newest) ranked "
+                       f"ORDER BY tier, item_id DESC", [*ranked, *params])
+        return cursor.fetchall()
+
+
 def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> list[int]:
     """PostgreSQL: the ids of the listed items matching q (and among `narrowed`, if given),
     best first: the newest COUNT_CAP + 1 matches, ranked by `tier`, newest first within a
@@ -166,49 +201,105 @@ def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> list[int]:
     text = tsquery(q)
     if not text:
         return []
-    entries = ItemSearch.objects.filter(listed=True).filter(
-        _Matches(F("document"), _query(text)))
-    if narrowed is not None:
-        entries = entries.filter(item__in=narrowed.values("pk"))
-    newest, params = (entries.order_by("-item_id").values_list("item_id", "document")
-                      [:COUNT_CAP + 1].query.sql_with_params())
-    ranks, ranked = [], []
-    for n, weights in enumerate(TIERS):
-        ranks.append(f"WHEN document @@ %s::tsquery THEN {n}")
-        ranked.append(weighted(text, weights))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT item_id FROM ({newest}) newest "
-                       f"ORDER BY CASE {' '.join(ranks)} ELSE {len(TIERS)} END, item_id DESC",
-                       [*params, *ranked])
-        return [row[0] for row in cursor.fetchall()]
+    return [pk for pk, _ in _ranked(text, _entries(text, narrowed, listed=True), COUNT_CAP + 1)]
 
 
-def ranked_entries(q: str, items: QuerySet[Item] | None = None) -> QuerySet[ItemSearch]:
-    """PostgreSQL: the search entries matching q, each with `rank_key`: the rank's tier
-    (`tier`) then the item id, as one text that sorts like them and never ties, so that a
-    cursor walks the results best first without an offset (DRF's CursorPagination; a million
-    items of equal rank would otherwise need one). Of every public item (a tombstone by its
-    title; never the archive service), or of `items` only.
+# A place in the API's walk of a search (`RankedWalk`), greater first: (section, tier, item
+# id). Section 1 is the walk's window, its newest matches ranked (tier 3 the title ... 0
+# anywhere, as `tier`); section 0 the older matches, newest first (tier 0).
+Place = tuple[int, int, int]
 
-    Read from archive_itemsearch alone when `items` is None: joined to the items, PostgreSQL
-    would carry every match's document through the sort (a spill to disk for a common word).
-    The rows hold the item id and the key, nothing else."""
-    text = tsquery(q)
-    # Only stop words: no entry, but still with its rank_key (the cursor orders by it).
-    rank = tier(F("document"), text) if text else Value(0)
-    entries = (ItemSearch.objects.filter(_Matches(F("document"), _query(text))) if text
-               else ItemSearch.objects.none())
-    if items is None:
-        # NOT IN one row (a unique partial index finds it), not a join with every item.
-        entries = entries.exclude(item_id__in=Item.objects.filter(is_archive_service=True)
-                                  .values("pk"))
-    else:
-        entries = entries.filter(item_id__in=items.values("pk"))
-    # Compared byte by byte ("C"): digits sort alike in every collation, and faster so.
-    return entries.only("item_id").annotate(rank_key=Collate(Concat(
-        Cast(rank, CharField()),
-        LPad(Cast(F("item_id"), CharField()), 19, Value("0")),
-        output_field=CharField()), "C"))
+
+class RankedWalk:
+    """PostgreSQL: the API's ?search= walked by cursor, ranked and bounded as the site's
+    search (`ranked_ids`): every public item (a tombstone by its title) or those of
+    `narrowed`.
+
+    The walk's window is the newest COUNT_CAP + 1 matches when it begins, ranked as the site
+    ranks them; the older matches follow, newest first. Every place names the window's oldest
+    item (`since`), so items deposited during a walk join its window (ranked, or already
+    passed) but never push an item out of it into the older matches, where it would come a
+    second time. A page costs one window (COUNT_CAP + 1 matches read and ranked, as the site's
+    search does) or one read of a page of older matches along the primary key, never the
+    whole match; the order is the site's, and exact, for a query that matches at most
+    COUNT_CAP + 1 items.
+
+    A cursor carries a place as text (`key`): "<since>.<section><tier>.<item id>"."""
+
+    # Deposits a window may gain during a walk and still rank them all (a place naming a
+    # `since` much older than the newest matches, made up or very old, ranks no more).
+    SLACK = COUNT_CAP + 1
+    _KEY = re.compile(r"([0-9]{1,19})\.([01])([0-3])\.([0-9]{1,19})")
+
+    def __init__(self, q: str, narrowed: QuerySet[Item] | None = None) -> None:
+        self.text = tsquery(q)
+        self.narrowed = narrowed
+        self.since: int | None = None  # None until the walk's window is chosen
+        self._window: list[Place] | None = None
+
+    def _matches(self) -> QuerySet[ItemSearch]:
+        return _entries(self.text, self.narrowed, listed=False)
+
+    def window(self) -> list[Place]:
+        """The window's places, greater first (choosing `since` when the walk begins)."""
+        if self._window is None:
+            if self.since is None:
+                ranked = _ranked(self.text, self._matches(), COUNT_CAP + 1)
+                # The newest COUNT_CAP + 1 matches: older ones follow; fewer: every match.
+                self.since = min(pk for pk, _ in ranked) if len(ranked) > COUNT_CAP else 0
+            else:
+                ranked = _ranked(self.text, self._matches().filter(item_id__gte=self.since),
+                                 COUNT_CAP + 1 + self.SLACK)
+            self._window = [(1, len(TIERS) - tier, pk) for pk, tier in ranked]
+        return self._window
+
+    def _older(self, *, below: int, above: int, limit: int, ascending: bool) -> list[Place]:
+        """Places of matches older than the window, between `above` and `below`."""
+        if not self.since:
+            return []
+        ids = (self._matches().filter(item_id__lt=min(below, self.since), item_id__gt=above)
+               .order_by("item_id" if ascending else "-item_id")
+               .values_list("item_id", flat=True)[:limit])
+        return [(0, 0, pk) for pk in ids]
+
+    def after(self, place: Place | None, limit: int) -> list[Place]:
+        """The first `limit` places after `place` (from the first if None)."""
+        if not self.text:
+            return []
+        older = place is not None and place[0] == 0
+        found = [] if older else [p for p in self.window() if place is None or p < place]
+        if len(found) < limit:
+            found += self._older(below=place[2] if older else self.since or 0, above=0,
+                                 limit=limit - len(found), ascending=False)
+        return found[:limit]
+
+    def before(self, place: Place | None, limit: int) -> list[Place]:
+        """The last `limit` places before `place` (from the last if None), the nearest
+        first."""
+        if not self.text:
+            return []
+        found: list[Place] = []
+        if place is None or place[0] == 0:
+            if self.since is None:
+                self.window()
+            found = self._older(below=self.since or 0, above=place[2] if place else 0,
+                                limit=limit, ascending=True)
+        if len(found) < limit:
+            found += [p for p in reversed(self.window()) if place is None or p > place]
+        return found[:limit]
+
+    def key(self, place: Place) -> str:
+        section, rank, pk = place
+        return f"{self.since}.{section}{rank}.{pk}"
+
+    def place(self, key: str) -> Place | None:
+        """The place a cursor's `key` names (and the walk's `since`), or None if none."""
+        found = self._KEY.fullmatch(key)
+        if found is None:
+            return None
+        since, section, rank, pk = (int(part) for part in found.groups())
+        self.since, self._window = since, None
+        return section, rank, pk
 
 
 def in_order(items: QuerySet[Item], ids: list[int]) -> list[Item]:

@@ -25,10 +25,10 @@ from rest_framework.response import Response
 from ...access import policy
 from ...access import selectors as access
 from ...deposit import pending, selectors, services
-from ...models import DC_ELEMENTS, Item, ItemSearch
+from ...models import DC_ELEMENTS, Item
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
-from ..pagination import ItemPagination
+from ..pagination import ItemPagination, RankedResults
 from ..parsers import JSONParser, MultiPartParser
 from ..permissions import AddFilesPermissions, ItemPermissions
 from ..schema import IBI_PARAMETER, IDEMPOTENCY_KEY, errors
@@ -89,11 +89,11 @@ class _ItemRecordMixin(IdempotentWrites):
 
 
 def filter_items(items: QuerySet[Item], params
-                 ) -> tuple[QuerySet[Item], QuerySet[ItemSearch] | None]:
+                 ) -> tuple[QuerySet[Item], RankedResults | None]:
     """?state= (any case), ?creator=, ?subject=, ?type=, ?year=, ?language= (the site's filters:
     archive/search/selectors.py `filtered`), ?search= (the site's search). The items, and on
-    PostgreSQL for a search the ranked search entries of those items, from which a page is read
-    (`ranked_entries`)."""
+    PostgreSQL for a search its ranked walk among those items, from which a page is read
+    (`RankedWalk`: ranked and bounded as the site's search)."""
     criteria = {name: params.get(name, "").strip() for name in searching.FILTERS
                 if params.get(name, "").strip()}
     state = params.get("state")
@@ -108,13 +108,14 @@ def filter_items(items: QuerySet[Item], params
     items = searching.filtered(items, **criteria)
     q = params.get("search", "")
     if searching.full_text() and q.strip():
-        return items, searching.ranked_entries(q, items if criteria else None)
+        return items, RankedResults(searching.RankedWalk(q, items if criteria else None))
     return searching.matching(items, q)[0], None
 
 
 class ItemList(_ItemRecordMixin, generics.ListAPIView):
-    """GET: the repository's items, newest first (best match first for ?search= on
-    PostgreSQL), by cursor; the archive service is not listed.
+    """GET: the repository's items, newest first (for ?search= on PostgreSQL the site's
+    order: the newest COUNT_CAP + 1 matches ranked, then the older newest first), by cursor;
+    the archive service is not listed.
     POST: deposit a new item (multipart)."""
 
     serializer_class = ItemSerializer
@@ -132,9 +133,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     def paginate_queryset(self, queryset: QuerySet[Item]) -> list[Item]:
         if self.ranked is None:
             return super().paginate_queryset(queryset)
-        # A search on PostgreSQL: the page is walked in the ranked entries, then its items read.
-        entries = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
-        return searching.in_order(queryset, [entry.item_id for entry in entries])
+        # A search on PostgreSQL: the page is walked in the ranked matches, then its items read.
+        walked = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
+        return searching.in_order(queryset, [entry.item_id for entry in walked])
 
     def get_serializer_class(self):
         # The browsable API renders its POST form from this.
@@ -158,8 +159,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                                      "-excluded, OR; in the title, creators, subjects and "
                                      "other metadata (a tombstone: its title only). "
                                      "PostgreSQL: accents ignored, Portuguese and English "
-                                     "stems, best match first; SQLite: substrings, accents "
-                                     "ignored, newest first"),
+                                     "stems; the newest 10 001 matches best first (as the "
+                                     "site's search), then the older ones newest first; "
+                                     "SQLite: substrings, accents ignored, newest first"),
     ], responses={200: records(many=True),
                   **errors(400, 404, e400="an unknown state, a year that is not four "
                                           "digits, an unreadable page_size, a page other "
