@@ -104,6 +104,10 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
     assert link.startswith(f"{live_site.url}/items/{thesis.ibi}?token=")
     reader.goto(link)
     expect(reader.locator("section.access")).to_contain_text("Seu link abre estes arquivos")
+    # The page previews the PDF in an <object> from the same URL (private, no-store): the
+    # download is clicked once the page's requests are over (a second request for the URL
+    # may otherwise wait behind the preview's; the download never began in 2 of 6 runs).
+    reader.wait_for_load_state("networkidle")
     with reader.expect_download() as download:
         reader.get_by_role("link", name="tese.pdf", exact=True).click()
     assert Path(download.value.path()).read_bytes() == PDF
