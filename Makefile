@@ -71,9 +71,11 @@ npm-packages: $(CHECKERS)
 # Four workers on two cores: much of the suite waits on servers it started (pytest-xdist; each
 # worker has its own test database, ports and media folders), and a test module's tests stay on
 # one worker, so its live servers start once. PYTEST_ARGS adds to it (e.g. -k, -x).
-XDIST ?= -n 4 --dist loadscope
+XDIST ?= -n 4 --dist loadscope --no-loadscope-reorder
+# pytest keeps its assertion-rewritten test modules in tests/__pycache__ (ten seconds of CPU a
+# worker saved at collection), which an environment's PYTHONDONTWRITEBYTECODE would forbid.
 test: setup system-packages npm-packages
-	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # After changing marked strings: refresh the pt-BR catalogue (needs GNU gettext's xgettext),
 # translate what is new in locale/pt_BR/LC_MESSAGES/django.po, then `make setup` compiles it.

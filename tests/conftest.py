@@ -44,6 +44,24 @@ def pytest_sessionstart(session) -> None:
                     value.cache_clear()
 
 
+# Fixtures whose tests start processes (a server, Chromium, a PostgreSQL database of their own).
+_STARTS_PROCESSES = {"live_site", "live_server", "browser", "throwaway_postgres"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The modules that start processes run first, the rest after them in file order: under
+    xdist (`make test` runs `--dist loadscope --no-loadscope-reorder`, whole modules to a
+    worker, in this order) a module of one half-minute live test then never comes last, while
+    the other workers have nothing left to do."""
+    def starts_processes(item) -> bool:
+        module = getattr(item, "module", None)
+        return (bool(_STARTS_PROCESSES & set(getattr(item, "fixturenames", ())))
+                or (module is not None and hasattr(module, "LiveServers")))
+
+    slow = {item.nodeid.split("::")[0] for item in items if starts_processes(item)}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable
+
+
 def _django(request) -> bool:
     return request.config.pluginmanager.hasplugin("django")
 
@@ -224,18 +242,68 @@ def live_site(transactional_db, settings, monkeypatch):
     live.stop()
 
 
-@pytest.fixture
-def browser():
-    """Debian's Chromium for one test. Not one per session: Playwright's synchronous API
-    keeps its event loop set in the main thread while it is open, and Django then refuses
-    every database call of the tests that follow (SynchronousOnlyOperation)."""
+@pytest.fixture(scope="session")
+def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
+    """`endpoint(language)` → the DevTools address of Debian's Chromium in that interface
+    language: one process per language and test process, started on first use, stopped at the
+    end of the session. Tests connect to it (`browser`), each in contexts of its own.
+
+    Not Playwright's own launch in a session fixture: its synchronous API keeps its event loop
+    marked as running in the main thread while it is open, and Django would then refuse every
+    database call of the tests that follow (SynchronousOnlyOperation)."""
+    import subprocess
+
+    import httpx
+
+    from tests.factories import wait_until
+    from tests.servers import free_port
+
+    started: dict[str, tuple[subprocess.Popen, str]] = {}
+
+    def endpoint(language: str) -> str:
+        if language not in started:
+            port = free_port()
+            profile = tmp_path_factory.mktemp(f"chromium-{language}")
+            process = subprocess.Popen(
+                [CHROMIUM, "--headless", f"--remote-debugging-port={port}",
+                 f"--user-data-dir={profile}", *CHROMIUM_ARGS, f"--lang={language}",
+                 "about:blank"],
+                env={**os.environ, "LANGUAGE": language.replace("-", "_")},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            address = f"http://127.0.0.1:{port}"
+
+            def answers() -> bool:
+                assert process.poll() is None, "Chromium exited at start"
+                try:
+                    return httpx.get(f"{address}/json/version", timeout=2).is_success
+                except httpx.TransportError:
+                    return False
+
+            wait_until(answers, timeout=30, what=f"Chromium ({language}) answering")
+            started[language] = (process, address)
+        return started[language][1]
+
+    yield endpoint
+    for process, _ in started.values():
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def connected_chromium(endpoint: str) -> Iterator:
+    """Playwright connected to a Chromium of the session; the contexts the test made are
+    closed when it ends (the browser goes on)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                              args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.connect_over_cdp(endpoint)
         yield chromium
-        chromium.close()
+        chromium.close()  # connected, not launched: closes this test's contexts, disconnects
+
+
+@pytest.fixture
+def browser(chromium_endpoints):
+    """Debian's Chromium (the session's, in English): a test opens contexts of its own."""
+    yield from connected_chromium(chromium_endpoints("en-US"))
 
 
 @pytest.fixture

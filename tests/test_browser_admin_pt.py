@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from archive.models import Item
 from tests import factories as make
-from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD
+from tests.conftest import PASSWORD, connected_chromium
 
 DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-deposit-pt-BR.png"
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
@@ -29,16 +29,11 @@ ADD = "/admin/archive/item/add/"
 
 
 @pytest.fixture
-def brazilian_browser():
+def brazilian_browser(chromium_endpoints):
     """Chromium in Brazilian Portuguese: its own controls too (the file chooser's button)
     when Debian's chromium-l10n is installed; the pages' language comes from the context's
     locale (Accept-Language) either way."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                              args=[*CHROMIUM_ARGS, "--lang=pt-BR"],
-                                              env={**os.environ, "LANGUAGE": "pt_BR"})
-        yield chromium
-        chromium.close()
+    yield from connected_chromium(chromium_endpoints("pt-BR"))
 
 
 def log_in_in_portuguese(page: Page, url: str, next_url: str = ADD) -> None:

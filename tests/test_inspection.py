@@ -1,15 +1,14 @@
 """Inspection without redirect: ``/inspect/<ibi>[mdf][/path]`` shows what the resolution found.
 
-In process for items held here and for stand-in Archives (tests/servers.py); then two real
-Archives on loopback, A resolving an item held by B. The HTML is read by lxml, the JSON by the
-standard library.
+In process for items held here and for stand-in Archives (tests/servers.py); two real Archives
+on loopback, A resolving an item held by B, are tests/test_two_archives.py's. The HTML is read
+by lxml, the JSON by the standard library.
 """
 from __future__ import annotations
 
 import json
 from urllib.parse import quote
 
-import httpx
 import lxml.html
 import pytest
 
@@ -18,14 +17,13 @@ from archive.models import DailyAccessCount, Item
 from archive.usage import counter as access_counter
 from tests import factories as make
 
-from .servers import FakeArchiveService, LiveServers
+from .servers import FakeArchiveService
 
 BANON = {"creator": ["Banon, Gerald"]}
 
 HOST = "testserver"
 F_SERVICE = "ibi.test/f/2024/01.02.03.04"
 ELSEWHERE = "ibi.test/elsewhere/2020/05.06.07.08"
-KEY = "1234567890-0987654321"
 KEYS = {"persistent_url", "ibi", "modifier", "verbs", "filepath", "required_item_status",
         "outcome", "status", "url", "reason", "chosen", "silent", "rounds"}
 ANSWER_KEYS = {"archive", "address", "local", "answered", "silent", "state", "timestamp",
@@ -181,45 +179,3 @@ def test_nothing_found_and_bad_urls(client, archive):
     assert bad.status_code == 400 and "error" in json.loads(bad.content)
     assert client.get("/inspect/ibi.test/nobody/2020/13.01.00.00").status_code == 400
     assert client.get("/inspect/favicon.ico").status_code == 404
-
-
-# -- Two real Archives on loopback ---------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def network(tmp_path_factory):
-    with LiveServers(tmp_path_factory.mktemp("inspection-net")) as servers:
-        yield servers
-
-
-def test_a_resolver_shows_what_another_archive_answered(network):
-    a, b = network.start("a"), network.start("b")
-    b_service = b.archive_service_ibi()
-    a.manage("registerarchive", b_service, KEY, "--email", "admin@b.ibi.test")
-    b.manage("switchon", "--resolver", a.url, "--key", KEY)
-    token = b.librarian_token()
-    made = httpx.post(f"{b.url}/api/items/", data={"title": "Held by B"},
-                      files=[("files", ("paper.pdf", b"%PDF-1.4\n%%EOF\n", "application/pdf"))],
-                      headers={"Authorization": f"Token {token}"}, timeout=30)
-    assert made.status_code == 201, made.text
-    item = made.json()
-
-    resolver = httpx.Client(base_url=a.url, follow_redirects=False, timeout=30)
-    answer = resolver.get(f"/inspect/{item['ibi']}?format=json")
-    assert answer.status_code == 200 and "location" not in answer.headers
-    data = answer.json()
-    assert data["outcome"] == "found"
-    assert data["url"] == f"{b.url}/col/{item['ibi']}/doc/paper.pdf"
-    assert (data["chosen"]["archive"], data["chosen"]["address"], data["chosen"]["state"]) == (
-        b_service, b.address, "Original")
-    assert data["chosen"]["timestamp"]
-    archives = data["rounds"][0]["archives"]
-    assert [(x["local"], x["answered"], x["chosen"]) for x in archives] == [
-        (True, False, False), (False, True, True)]
-    assert archives[1]["archive"] == b_service
-
-    shown = resolver.get(f"/inspect/{item['ibip']}", headers={"Accept": "text/html"})
-    assert shown.status_code == 200
-    html = lxml.html.fromstring(shown.content)
-    rows = html.xpath("//section[@class='round']//tbody/tr")
-    assert b.address in text(rows[1]) and rows[1].get("class") == "chosen"
-    assert data["url"] in text(html.xpath("//code[@class='url']")[0])

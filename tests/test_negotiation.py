@@ -1,7 +1,7 @@
 """Content negotiation on persistent URLs (archive/resolver/views/negotiation.py), as doi.org
 does it, and the metadata modifiers ``:(bibtex)`` … with the archive service's
 ``url.metadata(<format>)`` pairs. Items held here go through Django's test client; another
-Archive is a stand-in on loopback (tests/servers.py). tests/test_formats_live.py does the same
+Archive is a stand-in on loopback (tests/servers.py). tests/test_two_archives.py does the same
 between two real Archives.
 """
 from __future__ import annotations
