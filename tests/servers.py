@@ -26,12 +26,14 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -90,6 +92,15 @@ class Server:
     def shell(self, code: str) -> str:
         """What `manage.py shell -c code` prints, stripped."""
         return self.manage("shell", "-v", "0", "-c", code).stdout.strip()
+
+    def query(self, sql: str, *params) -> list[tuple]:
+        """The rows a read-only SQL query finds in this server's SQLite database: for what a
+        test asks again and again while it waits (a `shell` starts Django each time)."""
+        url = self.env["DATABASE_URL"]
+        assert url.startswith("sqlite:///"), "query() reads the servers' SQLite databases"
+        path = url.removeprefix("sqlite:///")
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)) as db:
+            return db.execute(sql, params).fetchall()
 
     def librarian_token(self, username: str = "librarian") -> str:
         """A librarian's API token: `createlibrarian` prints it as its last word."""

@@ -23,8 +23,7 @@ KEY = "1234567890-0987654321"
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 FAKE_SERVICE = "ibi.test/fake/2024/01.02.03.04"
 PDF = b"%PDF-1.4\n%%EOF\n"
-ACKS = ("from django.db.models import Sum; from archive.models import DailyAccessCount as D; "
-        "print(D.objects.filter(kind='acknowledgment').aggregate(n=Sum('n'))['n'] or 0)")
+ACKS = "SELECT COALESCE(SUM(n), 0) FROM archive_dailyaccesscount WHERE kind = 'acknowledgment'"
 
 
 @pytest.fixture(scope="module")
@@ -139,11 +138,11 @@ def test_two_archives_one_resolver(network):
     # The acknowledgment of a found URL reaches B, which counts the access. (A question asked
     # before is answered from what A remembers, its urlkey too, which B counts once.) Another
     # reader: the same one on the same URL within 30 s is a double click, counted once (#42, 12).
-    before = int(b.shell(ACKS))
+    before = b.query(ACKS)[0][0]
     with httpx.Client(base_url=a.url, timeout=30, headers={"User-Agent": BROWSER},
                       transport=httpx.HTTPTransport(local_address="127.0.0.2")) as other:
         assert other.get(f"/{ibip}:(oai_dc)").headers["location"] == page(paper, "oai_dc.xml")
-    make.wait_until(lambda: int(b.shell(ACKS)) == before + 1,
+    make.wait_until(lambda: b.query(ACKS)[0][0] == before + 1,
                     what="the acknowledgment counted at B")
 
     # F claims B's paper as its own Original: a conflict when the Original is required.
@@ -164,7 +163,7 @@ def test_two_archives_one_resolver(network):
             assert third.get(f"/{rep}/paper.pdf").headers["location"] in (
                 file(paper, "paper.pdf"), fake_url)
         def acknowledgments() -> int:
-            return int(b.shell(ACKS)) + len(fake.requests("acknowledgment"))
+            return b.query(ACKS)[0][0] + len(fake.requests("acknowledgment"))
 
         make.wait_until(lambda: acknowledgments() == before + 2,
                         what="one more acknowledgment, at B or F")
@@ -189,14 +188,13 @@ def test_gunicorn_hooks_switch_an_archive_on_and_off(network):
     service = archive.shell("from archive.deposit import selectors; "
                             "print(selectors.archive_service().ibi)")
     resolver.manage("registerarchive", service, KEY)
-    state = ("from archive.models import RegisteredArchive as R; "
-             "r = R.objects.get(); print(r.included, r.address)")
+    state = "SELECT included, address FROM archive_registeredarchive"
 
     archive.start(extra_args=("-c", "python:ibirepo.gunicorn"))
-    make.wait_until(lambda: resolver.shell(state) == f"True {archive.address}",
+    make.wait_until(lambda: resolver.query(state) == [(1, archive.address)],
                     what="switched on after start-up")
     assert archive.stop() == 0
-    make.wait_until(lambda: resolver.shell(state) == f"False {archive.address}",
+    make.wait_until(lambda: resolver.query(state) == [(0, archive.address)],
                     what="switched off after shutdown")
     assert re.search(r"switching this Archive off", archive.log.read_text())
 
