@@ -34,7 +34,8 @@ not move.
    `batch` (flushed by hand: a busy worker's 0.1 s batch holds about 100 at 1 000 req/s; 1 is
    a quiet worker, each access its own batch). One database connection serves the whole run
    (CONN_MAX_AGE's reconnection once a minute would fall in a window chosen by the
-   machine's load). Target (#40, 9): every /<ibi> case at most 1.3 × the bare redirect.
+   machine's load), and what the warm-up built is frozen (``gc.freeze``, as the shipped
+   gunicorn configuration does after a worker's first request). Target (#40, 9): every /<ibi> case at most 1.3 × the bare redirect.
    `--callgrind-files` keeps the files for callgrind_annotate.
 """
 from __future__ import annotations
@@ -321,6 +322,7 @@ def instructions_child(requests: int, windows: int, batch: int) -> None:
     accesses written in batches of `batch`, each round in its own call of operator.call
     (callgrind collects in that call only, and writes each call's count to a file of its
     own). A request is one call of the WSGI application: no HTTP, no server."""
+    import gc
     import operator
 
     from django.core.wsgi import get_wsgi_application
@@ -371,6 +373,10 @@ def instructions_child(requests: int, windows: int, batch: int) -> None:
 
     for name in INSTRUCTION_CASES:
         run(name, WARM_UP)
+    # What a worker holds after its first request out of the collector's reach, as the
+    # shipped gunicorn configuration does (ibirepo/gunicorn.py, post_request): else a full
+    # collection walks it all, some 50 million instructions in whichever window it falls.
+    gc.freeze()
     for _ in range(windows):
         for name in INSTRUCTION_CASES:
             operator.call(run, name, requests)
