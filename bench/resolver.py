@@ -35,8 +35,9 @@ not move.
    a quiet worker, each access its own batch). One database connection serves the whole run
    (CONN_MAX_AGE's reconnection once a minute would fall in a window chosen by the
    machine's load), and what the warm-up built is frozen (``gc.freeze``, as the shipped
-   gunicorn configuration does after a worker's first request). Target (#40, 9): every /<ibi> case at most 1.3 × the bare redirect.
-   `--callgrind-files` keeps the files for callgrind_annotate.
+   gunicorn configuration does after a worker's first request). Target (#40, 9): every
+   /<ibi> case at most 1.3 × the bare redirect. `--callgrind-files` keeps the files for
+   callgrind_annotate.
 """
 from __future__ import annotations
 
