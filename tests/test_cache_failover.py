@@ -91,3 +91,20 @@ def test_without_a_cache_url_the_cache_is_this_process_memory(monkeypatch):
 
     monkeypatch.delenv("CACHE_URL", raising=False)
     assert env_cache("CACHE_URL", None, 0.25) == {"BACKEND": "archive.db.cache.LocalCache"}
+
+
+def test_a_days_secret_read_while_redis_fails_is_not_kept_by_the_process(redis_refused):
+    """(#40, 9) Each process keeps the day's secret a minute (usage/filters.py), but not one
+    its own memory made while Redis failed: once Redis is back, the next batch hashes with the
+    secret every worker shares."""
+    from datetime import date
+
+    from django.core.cache import caches
+
+    from archive.usage import filters
+
+    filters._secrets.clear()
+    store = caches["default"]
+    assert isinstance(store, failover.FailoverRedisCache)
+    filters.day_secret(date(2026, 11, 20), store)
+    assert not store.reachable() and filters._secrets == {}

@@ -22,7 +22,8 @@ address once the day is over; no address is ever written to the database. A doub
 across midnight UTC counts twice. Each process keeps the secrets it read for at most
 SECRET_MEMO_SECONDS, then reads them from the cache again (a quiet worker writes a batch per
 access, and reading the secret was a tenth of its cost: bench/README.md): a cache that lost
-its secret (Redis restarted) has every worker hash with the new one within that time.
+its secret (Redis restarted) has every worker hash with the new one within that time. A secret
+read while Redis fails (from the process's stand-in memory, db/cache.py) is not kept.
 
 Example (the filter's rule, with times in seconds):
 
@@ -100,8 +101,13 @@ def day_secret(day: date, store: BaseCache) -> bytes:
     salt = _salt(day.isoformat(), store)
     if salt is None:  # a cache that forgot it at once: count alone, and ask again next time
         return secrets.token_bytes(32)
-    _secrets[day] = (salt, now)
+    if getattr(store, "reachable", _shared)():  # not Redis's stand-in (db/cache.py): kept
+        _secrets[day] = (salt, now)
     return salt
+
+
+def _shared() -> bool:
+    return True
 
 
 def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
