@@ -32,8 +32,12 @@ not move.
    ``operator.call``, the one function callgrind collects in (``--toggle-collect``) and after
    which it writes its count (``--dump-after``). A window's accesses are written in batches of
    `batch` (flushed by hand: a busy worker's 0.1 s batch holds about 100 at 1 000 req/s; 1 is
-   a quiet worker, each access its own batch). Target (#40, 9): every /<ibi> case at most
-   1.3 × the bare redirect. `--callgrind-files` keeps the files for callgrind_annotate.
+   a quiet worker, each access its own batch). One database connection serves the whole run
+   (CONN_MAX_AGE's reconnection once a minute would fall in a window chosen by the
+   machine's load), and what the warm-up built is frozen (``gc.freeze``, as the shipped
+   gunicorn configuration does after a worker's first request). Target (#40, 9): every
+   /<ibi> case at most 1.3 × the bare redirect. `--callgrind-files` keeps the files for
+   callgrind_annotate.
 """
 from __future__ import annotations
 
@@ -319,12 +323,24 @@ def instructions_child(requests: int, windows: int, batch: int) -> None:
     accesses written in batches of `batch`, each round in its own call of operator.call
     (callgrind collects in that call only, and writes each call's count to a file of its
     own). A request is one call of the WSGI application: no HTTP, no server."""
+    import gc
     import operator
 
     from django.core.wsgi import get_wsgi_application
 
     application = get_wsgi_application()
+    from django.db import connections
+
     from archive.usage import counter
+
+    # One database connection for the whole run. With CONN_MAX_AGE (60 s) it is closed and
+    # opened again once a minute of valgrind's pace, in whichever window that minute ends:
+    # 14.5 million instructions for the close and connect alone, 75-86 k a request of that
+    # window in all, and which window depends on the machine's load. A worker at a real pace
+    # spreads them over tens of thousands of requests (0.25 k each at 1 000 req/s).
+    database = connections["default"]
+    database.settings_dict["CONN_MAX_AGE"] = None
+    database.close_at = None
 
     # Only flush() writes a batch, every `batch` requests and at the end of a window: each
     # window writes its own accesses, in batches of a known size whatever valgrind's pace.
@@ -352,12 +368,19 @@ def instructions_child(requests: int, windows: int, batch: int) -> None:
             b"".join(response)
             response.close()  # request_finished
             assert status.pop().startswith("302"), name
-            if (count := count + 1) % batch == 0:
+            # Only a batch with something in it: a worker's request_finished writes nothing,
+            # and costs next to nothing, after a request that counted nothing (the bare
+            # redirect, HEAD); flush() would add ~17 k instructions to each at --batch 1.
+            if (count := count + 1) % batch == 0 and counter._pending:
                 counter.flush()
         counter.flush()
 
     for name in INSTRUCTION_CASES:
         run(name, WARM_UP)
+    # What a worker holds after its first request out of the collector's reach, as the
+    # shipped gunicorn configuration does (ibirepo/gunicorn.py, post_request): else a full
+    # collection walks it all, some 50 million instructions in whichever window it falls.
+    gc.freeze()
     for _ in range(windows):
         for name in INSTRUCTION_CASES:
             operator.call(run, name, requests)

@@ -185,7 +185,7 @@ def env_cache(name: str, fallback: str | None, timeout: float) -> dict:
     else per-process memory."""
     url = env_str(name, fallback)
     if url is None:
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        return {"BACKEND": "archive.db.cache.LocalCache"}
     if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
         raise ImproperlyConfigured(f"{name}: {url.split('@')[-1]!r} is not a redis:// URL")
     return {"BACKEND": "archive.db.cache.FailoverRedisCache", "LOCATION": url,

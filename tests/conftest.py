@@ -94,12 +94,16 @@ def media(request, tmp_path):
 @pytest.fixture(autouse=True)
 def fresh_cache(request):
     """Rate-limit counts (archive/web/throttling.py) start from nothing in every Django test:
-    a test's wrong tokens must not throttle the next test's client."""
+    a test's wrong tokens must not throttle the next test's client. So do the day's secrets
+    the access counter's filters keep a minute per process (archive/usage/filters.py)."""
     if not _django(request):
         return
     from django.core.cache import cache
 
+    from archive.usage import filters
+
     cache.clear()
+    filters._secrets.clear()
 
 
 @pytest.fixture(autouse=True)

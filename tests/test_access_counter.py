@@ -6,8 +6,10 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from archive.models import AcknowledgedUrlkey, DailyAccessCount
@@ -234,7 +236,7 @@ def test_the_double_click_state_lives_in_the_shared_cache_only():
     assert acknowledgments(item) == 1
     # Nothing in the process remembers the reader: with the cache emptied (what another
     # worker without the shared cache would see) the next double click counts again.
-    filters.cache.clear()
+    cache.clear()
     click(item, NOON + timedelta(seconds=20))
     assert access_counter.flush()
     assert acknowledgments(item) == 2
@@ -244,7 +246,7 @@ def test_the_double_click_state_lives_in_the_shared_cache_only():
 def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(monkeypatch):
     item = make.item("a.pdf", title="Counted")
     stored = []
-    add, set_many = filters.cache.add, filters.cache.set_many
+    add, set_many = cache.add, cache.set_many
 
     def seen(key, value, timeout=None, **kwargs):
         stored.append((key, value, timeout))
@@ -254,8 +256,8 @@ def test_the_cache_holds_hashes_for_30_seconds_and_the_hour_never_the_address(mo
         stored.extend((key, value, timeout) for key, value in values.items())
         return set_many(values, timeout, **kwargs)
 
-    monkeypatch.setattr(filters.cache, "add", seen)  # the day's secret
-    monkeypatch.setattr(filters.cache, "set_many", seen_many)
+    monkeypatch.setattr(cache, "add", seen)  # the day's secret
+    monkeypatch.setattr(cache, "set_many", seen_many)
     click(item, NOON, ip="203.0.113.77")
     assert access_counter.flush()
     clicks = [t for k, _v, t in stored if k.startswith("accesses:click:")]
@@ -273,12 +275,84 @@ def test_when_the_cache_fails_accesses_are_counted_unfiltered_rather_than_lost(m
         raise ConnectionError("cache unreachable")
 
     for name in ("add", "get", "get_many", "set_many"):
-        monkeypatch.setattr(filters.cache, name, down)
+        monkeypatch.setattr(cache, name, down)
     click(item, NOON)
     click(item, NOON + timedelta(seconds=1))
     click(item, NOON, agent=GOOGLEBOT)  # the robots list needs no cache
     assert access_counter.flush()
     assert acknowledgments(item) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_reads_the_days_secret_from_the_cache_once_a_minute(monkeypatch):
+    """A quiet worker writes a batch per access: the day's secret is kept in the process for
+    SECRET_MEMO_SECONDS, not read from the cache for each batch. A secret the cache lost
+    (Redis restarted) gives way within that time to the one every worker then reads."""
+    item = make.item("a.pdf", title="Counted")
+    clock = [1000.0]
+    monkeypatch.setattr(filters.time, "monotonic", lambda: clock[0])
+    reads = []
+    get = cache.get
+
+    def seen(key, *args, **kwargs):
+        reads.append(key)
+        return get(key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "get", seen)
+    for n in range(3):
+        click(item, NOON + timedelta(seconds=n), ip=f"10.0.0.{n}")
+        assert access_counter.flush()  # a batch each
+    salts = [key for key in reads if key.startswith("accesses:salt:")]
+    assert salts == ["accesses:salt:2026-11-20"] * 2  # the first batch's: get, add, get
+    assert acknowledgments(item) == 3
+    first = filters.day_secret(NOON.date(), cache)
+    cache.clear()  # the cache forgets the secret, and another worker makes a new one
+    clock[0] += filters.SECRET_MEMO_SECONDS - 1
+    assert filters.day_secret(NOON.date(), cache) == first  # still this process's
+    clock[0] += 1
+    renewed = filters.day_secret(NOON.date(), cache)
+    assert renewed != first and renewed == cache.get("accesses:salt:2026-11-20")
+    assert list(filters._secrets) == [NOON.date()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_days_secret_is_dropped_from_the_process_a_minute_after_its_reading(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(filters.time, "monotonic", lambda: clock[0])
+    filters.day_secret(NOON.date(), cache)
+    clock[0] += filters.SECRET_MEMO_SECONDS
+    filters.day_secret(NOON.date() + timedelta(days=1), cache)  # past midnight
+    assert list(filters._secrets) == [NOON.date() + timedelta(days=1)]
+
+
+def test_a_secret_the_cache_does_not_keep_is_not_kept_by_the_process(monkeypatch):
+    monkeypatch.setattr(cache, "get", lambda key, default=None, **kwargs: default)
+    monkeypatch.setattr(cache, "add", lambda *args, **kwargs: False)
+    assert filters.day_secret(NOON.date(), cache) != filters.day_secret(NOON.date(), cache)
+    assert filters._secrets == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_batch_statement_is_seen_where_queries_are_captured_and_counts_alike(monkeypatch):
+    """On SQLite a batch of one statement goes straight to the driver, unless something looks
+    at the queries (DEBUG, a test's capture, an execute wrapper): then through Django's cursor.
+    Both add the same counts."""
+    item = make.item("a.pdf", title="Counted")
+    click(item, NOON)
+    with CaptureQueriesContext(connection) as captured:
+        assert access_counter.flush()
+    assert len([query for query in captured.captured_queries
+                if "archive_dailyaccesscount" in query["sql"]]) == 1
+    click(item, NOON + timedelta(minutes=1), ip="10.0.0.2")
+    with monkeypatch.context() as patched:
+        if connection.vendor == "sqlite":  # the driver's own path: no cursor of Django's
+
+            def no_cursor(*args, **kwargs):
+                raise AssertionError("the batch went through Django's cursor")
+
+            patched.setattr(connection, "cursor", no_cursor)
+        assert access_counter.flush()
+    assert daily(item) == {("2026-11-20", "acknowledgment"): 2}
 
 
 # -- COUNTER R5: robots -----------------------------------------------------------------------

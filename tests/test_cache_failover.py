@@ -65,3 +65,46 @@ def test_redis_is_asked_again_once_its_pause_is_over(redis_refused, monkeypatch)
     assert not cache.reachable() and cache.get("k") == "v"
     clock[0] += failover.RETRY_SECONDS
     assert cache.reachable()
+
+
+@pytest.mark.parametrize("key", [
+    "accesses:click:0123456789abcdef", "a key with spaces", "tab\tand\x7f", "é-ünïcode",
+    "k" * 250, "k" * 251, "long and spaced " * 20])
+def test_the_cheaper_key_check_warns_as_djangos_does(key):
+    """(#40, 9) LocalCache and FailoverRedisCache check keys with a pattern compiled once:
+    the same warnings, for the same keys, as Django's own check."""
+    import warnings
+
+    from django.core.cache.backends.locmem import LocMemCache
+
+    def warned(backend) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            backend.validate_key(key)
+        return [str(warning.message) for warning in caught]
+
+    assert warned(failover.LocalCache("keys", {})) == warned(LocMemCache("keys", {}))
+
+
+def test_without_a_cache_url_the_cache_is_this_process_memory(monkeypatch):
+    from ibirepo.env import env_cache
+
+    monkeypatch.delenv("CACHE_URL", raising=False)
+    assert env_cache("CACHE_URL", None, 0.25) == {"BACKEND": "archive.db.cache.LocalCache"}
+
+
+def test_a_days_secret_read_while_redis_fails_is_not_kept_by_the_process(redis_refused):
+    """(#40, 9) Each process keeps the day's secret a minute (usage/filters.py), but not one
+    its own memory made while Redis failed: once Redis is back, the next batch hashes with the
+    secret every worker shares."""
+    from datetime import date
+
+    from django.core.cache import caches
+
+    from archive.usage import filters
+
+    filters._secrets.clear()
+    store = caches["default"]
+    assert isinstance(store, failover.FailoverRedisCache)
+    filters.day_secret(date(2026, 11, 20), store)
+    assert not store.reachable() and filters._secrets == {}

@@ -12,14 +12,21 @@ per process instead of shared; the rate limits (web/throttling.py) count per pro
 client may get up to one allowance per process; COUNTER's double-click and session keys
 (usage/filters.py) are per process, so a reader moving between processes may count twice.
 Nothing is lost that is kept anywhere but the cache.
+
+Without Redis the cache is `LocalCache`, Django's per-process memory cache. Both check each key
+as Django does (a warning for a key memcached could not take), with the pattern compiled once
+instead of through Django's lazily compiled one, whose proxy cost about 18 000 instructions a
+key: half of what a key's reading or writing costs in memory (bench/README.md, #40, 9).
 """
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 
 import redis.exceptions
+from django.core.cache.backends.base import MEMCACHE_MAX_KEY_LENGTH
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
@@ -29,6 +36,31 @@ logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 10
 FAILURES = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+_UNPORTABLE = re.compile(r"[\x00-\x20\x7f]")  # django.core.cache.backends.base's, compiled
+
+
+class QuickKeyCheck:
+    """A cache backend's key check: Django's warnings for the keys it would warn about, and
+    for the others one length and one compiled pattern (in place of a lazy object's proxy).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     LocalCache("doctest", {}).validate_key("accesses:click:0123abcd")
+    ...     LocalCache("doctest", {}).validate_key("a key with spaces")
+    >>> [str(warning.message).split(":")[0] for warning in caught]
+    ['Cache key contains characters that will cause errors if used with memcached']
+    """
+
+    def validate_key(self, key: str) -> None:
+        if len(key) > MEMCACHE_MAX_KEY_LENGTH or _UNPORTABLE.search(key):
+            super().validate_key(key)  # type: ignore[misc]
+
+
+class LocalCache(QuickKeyCheck, LocMemCache):
+    """Django's per-process memory cache (CACHE_URL unset), its keys checked at less cost."""
+
 
 # Per Redis location, for every thread's instance (Django makes one per thread): its breaker
 # in this process (runtime/breaker.py: one failure opens it for RETRY_SECONDS).
@@ -54,12 +86,12 @@ def _guarded(name: str):
     return operation
 
 
-class FailoverRedisCache(RedisCache):
+class FailoverRedisCache(QuickKeyCheck, RedisCache):
     def __init__(self, server, params) -> None:
         super().__init__(server, params)
         self.location = server if isinstance(server, str) else ",".join(server)
         # LocMemCache keeps its entries per name and process: every thread shares them.
-        self.local = LocMemCache(f"failover:{self.location}", {
+        self.local = LocalCache(f"failover:{self.location}", {
             key: value for key, value in params.items() if key != "OPTIONS"})
 
     def reachable(self) -> bool:

@@ -19,7 +19,11 @@ item, kind, URL), expiring 30 seconds after the click, and of (client addresses,
 item, kind, hour), expiring at the end of that UTC hour. The hash key is a random secret made
 for each UTC day and kept in the cache for two days, so a hash cannot be linked back to an
 address once the day is over; no address is ever written to the database. A double click
-across midnight UTC counts twice.
+across midnight UTC counts twice. Each process keeps the secrets it read for at most
+SECRET_MEMO_SECONDS, then reads them from the cache again (a quiet worker writes a batch per
+access, and reading the secret was a tenth of its cost: bench/README.md): a cache that lost
+its secret (Redis restarted) has every worker hash with the new one within that time. A secret
+read while Redis fails (from the process's stand-in memory, db/cache.py) is not kept.
 
 Example (the filter's rule, with times in seconds):
 
@@ -38,11 +42,14 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 
 import counter_robots
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache.backends.base import BaseCache
 
 DOUBLE_CLICK_SECONDS = 30
 _SALT_SECONDS = 2 * 86400  # a day's secret outlives the day only as long as its last clicks
+SECRET_MEMO_SECONDS = 60.0  # how long a process uses a day's secret before reading it again
 _PREFIX = "accesses:"
+_secrets: dict[date, tuple[bytes, float]] = {}  # day: its secret, time.monotonic() read
 
 
 @functools.lru_cache(maxsize=4096)
@@ -66,13 +73,41 @@ def _runs(times: Iterable[float], last: float | None = None) -> Iterable[bool]:
         last = at
 
 
-def _salt(day: str) -> bytes:
+def _salt(day: str, store: BaseCache) -> bytes | None:
+    """The day's secret in the cache (made there by the first worker that asks), or None if
+    the cache forgot it at once."""
     key = f"{_PREFIX}salt:{day}"
-    salt = cache.get(key)
+    salt = store.get(key)
     if salt is None:
-        cache.add(key, secrets.token_bytes(32), _SALT_SECONDS)  # the first worker's wins
-        salt = cache.get(key)
-    return salt or secrets.token_bytes(32)  # a cache that forgot it at once: count alone
+        store.add(key, secrets.token_bytes(32), _SALT_SECONDS)  # the first worker's wins
+        salt = store.get(key)
+    return salt
+
+
+def day_secret(day: date, store: BaseCache) -> bytes:
+    """The secret of a UTC day's hashes, the cache's as this process read it at most
+    SECRET_MEMO_SECONDS ago (a secret read longer ago is dropped at the next reading).
+
+    >>> from django.core.cache import cache
+    >>> day_secret(date(2026, 11, 20), cache) == day_secret(date(2026, 11, 20), cache)
+    True
+    """
+    now = time.monotonic()
+    kept = _secrets.get(day)
+    if kept is not None and now - kept[1] < SECRET_MEMO_SECONDS:
+        return kept[0]
+    for old in [old for old, (_s, at) in _secrets.items() if now - at >= SECRET_MEMO_SECONDS]:
+        _secrets.pop(old, None)
+    salt = _salt(day.isoformat(), store)
+    if salt is None:  # a cache that forgot it at once: count alone, and ask again next time
+        return secrets.token_bytes(32)
+    if getattr(store, "reachable", _shared)():  # not Redis's stand-in (db/cache.py): kept
+        _secrets[day] = (salt, now)
+    return salt
+
+
+def _shared() -> bool:
+    return True
 
 
 def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
@@ -85,14 +120,14 @@ def reader_key(salt: bytes, *parts: str, what: str = "click") -> str:
     return f"{_PREFIX}{what}:{digest.hexdigest()}"
 
 
-def _salts() -> Callable[[datetime], bytes]:
-    """The day's secret of a UTC time, each read from the cache once per batch."""
+def _salts(store: BaseCache) -> Callable[[datetime], bytes]:
+    """The day's secret of a UTC time, each looked up once per batch."""
     salts: dict[date, bytes] = {}
 
     def salt(hour: datetime) -> bytes:
         day = hour.date()
         if day not in salts:
-            salts[day] = _salt(day.isoformat())
+            salts[day] = day_secret(day, store)
         return salts[day]
     return salt
 
@@ -110,7 +145,10 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
     trip per click would cost the writer more than the batch's INSERT. The price: two workers
     writing the same reader's clicks within the same few milliseconds may both count them.
     """
-    salt, now = _salts(), time.time()
+    if not any(click[0] for click in clicks):  # none (robots') or no reader told apart
+        return [(True, True)] * len(clicks)
+    store = caches[DEFAULT_CACHE_ALIAS]  # once: each look through the `cache` proxy costs
+    salt, now = _salts(store), time.time()
     by_url: dict[str, list[int]] = {}
     sessions: list[tuple[str, int] | None] = []  # each click's session key and its expiry
     keys: dict[tuple, tuple[str, tuple[str, int]]] = {}  # a reader's clicks hash once a batch
@@ -129,9 +167,7 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
                  max(60, int(ends - now) + 1)))
         by_url.setdefault(both[0], []).append(index)
         sessions.append(both[1])
-    if not by_url:
-        return [(True, True)] * len(clicks)
-    known = cache.get_many([*by_url, *{s[0] for s in sessions if s}])
+    known = store.get_many([*by_url, *{s[0] for s in sessions if s}])
     result = [[True, True] for _ in clicks]
     latest = {}
     for key, indexes in by_url.items():
@@ -141,7 +177,7 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
             result[index][0] = counts
         # The window runs from the latest click: it slides while the reader clicks on.
         latest[key] = max(times[-1], known.get(key) or 0.0)
-    cache.set_many(latest, DOUBLE_CLICK_SECONDS)
+    store.set_many(latest, DOUBLE_CLICK_SECONDS)
     started: dict[int, dict[str, int]] = {}  # expiry: the sessions this batch starts
     for index, session in enumerate(sessions):
         if session is None:
@@ -152,5 +188,5 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
             known[key] = 1  # the session's later clicks in this batch are not its first
             started.setdefault(expiry, {})[key] = 1
     for expiry, keys in started.items():
-        cache.set_many(keys, expiry)
+        store.set_many(keys, expiry)
     return [(counts, unique) for counts, unique in result]
