@@ -60,7 +60,8 @@ COUNT_CAP = 10_000
 # a query matching one item in ten or more fills them there. A sparser one ranks the matches
 # it found there, and says "more than" their number, when they are at least SPARSE (two
 # common words that seldom meet); with fewer (a rare word) it reads on, which then costs
-# little (the GIN index finds them). Each entry read costs about 0.5 µs (bench/README.md).
+# little (the GIN index finds them). A read newest first costs the rows it reads, matching or
+# not (bench/README.md, issue 40).
 READ_CAP = 10 * (COUNT_CAP + 1)
 SPARSE = 1_000
 # A search's first results, count and facets are kept in the shared cache (CACHE_URL) under
@@ -209,13 +210,12 @@ def _window(text: str, entries: QuerySet[ItemSearch]) -> Ranked:
     `_ranked` ranks them; but if fewer lie among the newest READ_CAP entries and at least
     SPARSE do, those; and whether older matches follow.
 
-    One query, the plan `_ranked`'s (newest first along the primary key, or the GIN index
-    when PostgreSQL expects few matches), its rows read newest first by a server-side cursor
-    a batch at a time: a read newest first stops within a batch of passing the newest
-    READ_CAP entries, whatever it would have read to fill COUNT_CAP + 1."""
-    newest = (ItemSearch.objects.order_by("-item_id").values_list("item_id", flat=True)
-              .first()) or 0
-    bound = newest - READ_CAP  # the newest READ_CAP ids are above it
+    One query, planned as `_ranked`'s (newest first along the primary key, or the GIN index
+    when PostgreSQL expects few matches), its rows fetched newest first by a server-side
+    cursor a batch at a time: a read newest first stops within a batch of passing the
+    newest READ_CAP entries, whatever it would have read to fill COUNT_CAP + 1. (A bound in
+    the query itself, item_id > newest - READ_CAP, changes the plan: PostgreSQL then ANDs a
+    bitmap of those ids with the GIN index's for a rare word: bench/README.md.)"""
     select, params = (entries.order_by("-item_id").values_list("item_id", "document")
                       [:COUNT_CAP + 1].query.sql_with_params())
     ranks = [f"WHEN document @@ %s::tsquery THEN {n}" for n in range(len(TIERS))]
@@ -225,6 +225,10 @@ def _window(text: str, entries: QuerySet[ItemSearch]) -> Ranked:
     with transaction.atomic(), connection.cursor() as plain:
         # Planned for every row, as `_ranked`'s query is, not for a cursor's first tenth.
         plain.execute("SET LOCAL cursor_tuple_fraction = 1")
+        # Where the query is read, in its snapshot: the newest READ_CAP ids are above it.
+        plain.execute(f"SELECT coalesce(max(item_id), 0) - {int(READ_CAP)} "
+                      f"FROM {ItemSearch._meta.db_table}")
+        (bound,) = plain.fetchone()
         with connection.chunked_cursor() as cursor:
             cursor.execute(f"SELECT item_id, CASE {' '.join(ranks)} ELSE {len(TIERS)} END "
                            f"FROM ({select}) newest", [*tiers, *params])
@@ -269,10 +273,11 @@ def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> RankedIds:
     those. When the newest READ_CAP entries hold fewer than COUNT_CAP + 1 matches but at
     least SPARSE (two common words that seldom meet), the results are those matches, ranked,
     and older ones are neither ranked nor counted (`more`). So every match is ranked, and
-    the order exact, when the query matches at most COUNT_CAP items and fewer than SPARSE
-    of the newest READ_CAP. Past that it is the order of the newest matches read, still
-    exact for as many results as they hold of the best tier: the newest matches of a tier
-    are the newest of that tier overall (the README's "Search")."""
+    the order exact, when the query matches at most COUNT_CAP items and either fewer than
+    SPARSE or all of them lie among the newest READ_CAP entries. Past that it is the order
+    of the newest matches read, still exact for as many results as they hold of the best
+    tier: the newest matches of a tier are the newest of that tier overall (the README's
+    "Search")."""
     text = tsquery(q)
     if not text:
         return RankedIds([], False)
@@ -298,8 +303,7 @@ class RankedWalk:
     passed) but never push an item out of it into the older matches, where it would come a
     second time. A page costs one window (COUNT_CAP + 1 matches read and ranked, as the site's
     search does) or one read of a page of older matches along the primary key, never the
-    whole match; the order is the site's, and exact, for a query that matches at most
-    COUNT_CAP + 1 items (or SPARSE in the newest READ_CAP entries).
+    whole match; the order is the site's, and exact where the site's is (`ranked_ids`).
 
     A cursor carries a place as text (`key`): "<since>.<section><tier>.<item id>"."""
 
