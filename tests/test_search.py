@@ -182,8 +182,8 @@ def test_past_the_cap_the_newest_matches_are_ranked(client, monkeypatch):
     assert "more than 3 items" in html
     if connection.vendor == POSTGRES:
         # The newest four: one title match, then three subject matches newest first.
-        assert searching.ranked_ids("cometa") == [title.pk, newest.pk,
-                                                 *(item.pk for item in subjects[::-1])]
+        assert searching.ranked_ids("cometa") == (
+            [title.pk, newest.pk, *(item.pk for item in subjects[::-1])], True)
         assert page_titles(client, q="cometa") == [title.title, newest.title,
                                                    subjects[1].title]
         # Every match ranked (the selector `search_items`) puts the older title match second.
@@ -191,6 +191,41 @@ def test_past_the_cap_the_newest_matches_are_ranked(client, monkeypatch):
     else:
         assert page_titles(client, q="cometa") == [newest.title, title.title,
                                                    subjects[1].title]
+
+
+def test_a_sparse_search_ranks_the_matches_among_the_newest_entries(client, monkeypatch):
+    """Fewer than COUNT_CAP + 1 matches among the newest READ_CAP entries, but at least SPARSE
+    (two common words that seldom meet): the site ranks those and says "more than" their
+    number; the API ranks them too, then lists the older matches. Fewer than SPARSE (a rare
+    word): every match is ranked, as before (docs/api/search.md)."""
+    monkeypatch.setattr(searching, "COUNT_CAP", 3)
+    monkeypatch.setattr(searching, "SPARSE", 2)
+    old_title = make.item(title="Cometa Halley", language="pt")
+    old_subject = make.item(title="Céu velho", language="pt", dc={"subject": ["Cometa"]})
+    boundary = make.item(title="Mar", language="pt")
+    subject = make.item(title="Céu novo", language="pt", dc={"subject": ["Cometa"]})
+    title = make.item(title="Outro cometa", language="pt")
+    newest = make.item(title="Mar calmo", language="pt")
+    # The newest READ_CAP entries: the three after `boundary`, two of them matches.
+    monkeypatch.setattr(searching, "READ_CAP", newest.pk - boundary.pk)
+    every = [title, subject, old_subject, old_title]  # newest first: the API's order past them
+    html = client.get("/search", {"q": "cometa"}).content.decode()
+    api, _ = _api_walk(ITEMS, {"search": "cometa", "page_size": 1})
+    if connection.vendor == POSTGRES:
+        assert searching.ranked_ids("cometa") == ([title.pk, subject.pk], True)
+        assert "more than 2 items" in html
+        assert page_titles(client, q="cometa") == [title.title, subject.title]
+        assert api == [item.title for item in every]
+        # A rare word: fewer than SPARSE there, so every match is read and ranked.
+        monkeypatch.setattr(searching, "SPARSE", 3)
+        monkeypatch.setattr(searching, "COUNT_CAP", 4)
+        ranked = [title, old_title, subject, old_subject]
+        assert searching.ranked_ids("cometa") == ([item.pk for item in ranked], False)
+        assert page_titles(client, q="cometa") == [item.title for item in ranked]
+        assert "4 items" in client.get("/search", {"q": "cometa"}).content.decode()
+    else:  # SQLite: substrings, newest first, every match
+        assert "more than 3 items" in html
+        assert api == [item.title for item in every]
 
 
 # -- Current on every write ------------------------------------------------------------------
@@ -473,8 +508,8 @@ def test_the_api_search_walks_the_sites_order_page_by_page_forward_and_back():
     assert len(expected) == 12
     if connection.vendor == POSTGRES:
         assert expected[:4] == [f"Quasar {n}" for n in (3, 2, 1, 0)]
-        assert searching.ranked_ids("quasar") == list(
-            searching.search_items(q="quasar").values_list("pk", flat=True))
+        assert searching.ranked_ids("quasar") == (
+            list(searching.search_items(q="quasar").values_list("pk", flat=True)), False)
     forward, last = _api_walk(ITEMS, {"search": "quasar", "page_size": 5})
     assert forward == expected
     back, _ = _api_walk(last["previous"], {}, back=True)
@@ -521,9 +556,16 @@ def test_the_api_search_reads_a_bounded_number_of_matches_whatever_their_number(
     for n in range(12):
         make.item(title=f"Nebulosa {n}", language="pt")
     ranked = []
-    real = searching._ranked
+    real, real_window = searching._ranked, searching._window
     monkeypatch.setattr(searching, "_ranked", lambda text, entries, limit: ranked.append(
         real(text, entries, limit)) or ranked[-1])
+
+    def window(text, entries):  # the walk's first page chooses its window so
+        chosen = real_window(text, entries)
+        ranked.append(chosen.rows)
+        return chosen
+
+    monkeypatch.setattr(searching, "_window", window)
     with CaptureQueriesContext(connection) as first:
         page = APIClient().get(ITEMS, {"search": "nebulosa", "page_size": 2}, secure=True)
     assert [r["title"] for r in page.json()["results"]] == ["Nebulosa 11", "Nebulosa 10"]

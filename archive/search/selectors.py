@@ -11,8 +11,11 @@ term is a substring of the item's folded text, newest first.
 Nothing here ranks or counts a million rows: the site's search ranks the newest COUNT_CAP + 1
 matches (`ranked_ids`: read newest first through the primary key, or through the GIN index
 when the matches are few), which also give its capped count and every page a reader can
-reach; the facets count the first FACET_SAMPLE of them. The API's ?search= walks the same
-ranking by cursor (`RankedWalk`), then the older matches a page at a time.
+reach; the facets count the first FACET_SAMPLE of them. A query whose matches are sparse
+(fewer than COUNT_CAP + 1 among the newest READ_CAP entries, but at least SPARSE) ranks only
+those: reading on to fill COUNT_CAP + 1 would cost more than the whole page may. The API's
+?search= walks the same ranking by cursor (`RankedWalk`), then the older matches a page at a
+time.
 """
 from __future__ import annotations
 
@@ -20,9 +23,10 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from django.core.cache import cache
-from django.db import connection, router
+from django.db import connection, router, transaction
 from django.db.models import (
     BooleanField,
     Case,
@@ -52,11 +56,19 @@ from . import query as parsing
 FACET_SAMPLE = 1000
 # Result counts stop here; past it a page says "more than 10 000".
 COUNT_CAP = 10_000
+# A search reads at most the newest READ_CAP entries (by item id) to fill its COUNT_CAP + 1:
+# a query matching one item in ten or more fills them there. A sparser one ranks the matches
+# it found there, and says "more than" their number, when they are at least SPARSE (two
+# common words that seldom meet); with fewer (a rare word) it reads on, which then costs
+# little (the GIN index finds them). A read newest first costs the rows it reads, matching or
+# not (bench/README.md, issue 40).
+READ_CAP = 10 * (COUNT_CAP + 1)
+SPARSE = 1_000
 # A search's first results, count and facets are kept in the shared cache (CACHE_URL) under
 # the collection's change token, so never stale; this long at most, for memory's sake.
 RESULTS_TTL = 600
 # Part of the key: a release that changes what is kept, or how it is ranked, raises it.
-RESULTS_VERSION = 2
+RESULTS_VERSION = 3
 FACETS = ("creator", "subject", "year", "language", "type")
 # The ranking's tiers, best first: the weights (fields) in which the whole query must match.
 # A: the title; B: the creators; C: the subjects; D: the rest, and the stems of the language
@@ -185,23 +197,92 @@ def _ranked(text: str, entries: QuerySet[ItemSearch], limit: int) -> list[tuple[
         return cursor.fetchall()
 
 
-def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> list[int]:
+class Ranked(NamedTuple):
+    """A search's ranked window: (item id, tier) best first, and whether older matches
+    follow it (not ranked, not counted)."""
+
+    rows: list[tuple[int, int]]
+    more: bool
+
+
+def _window(text: str, entries: QuerySet[ItemSearch]) -> Ranked:
+    """The window of these entries matching `text`: their newest COUNT_CAP + 1, ranked as
+    `_ranked` ranks them; but if fewer lie among the newest READ_CAP entries and at least
+    SPARSE do, those; and whether older matches follow.
+
+    One query, planned as `_ranked`'s (newest first along the primary key, or the GIN index
+    when PostgreSQL expects few matches), its rows fetched newest first by a server-side
+    cursor a batch at a time: a read newest first stops within a batch of passing the
+    newest READ_CAP entries, whatever it would have read to fill COUNT_CAP + 1. (A bound in
+    the query itself, item_id > newest - READ_CAP, changes the plan: PostgreSQL then ANDs a
+    bitmap of those ids with the GIN index's for a rare word: bench/README.md.)"""
+    select, params = (entries.order_by("-item_id").values_list("item_id", "document")
+                      [:COUNT_CAP + 1].query.sql_with_params())
+    ranks = [f"WHEN document @@ %s::tsquery THEN {n}" for n in range(len(TIERS))]
+    tiers = [weighted(text, weights) for weights in TIERS]
+    rows: list[tuple[int, int]] = []
+    passed = False  # the read has passed the newest READ_CAP entries
+    with transaction.atomic(), connection.cursor() as plain:
+        # Planned for every row, as `_ranked`'s query is, not for a cursor's first tenth.
+        plain.execute("SET LOCAL cursor_tuple_fraction = 1")
+        # Where the query is read, in its snapshot: the newest READ_CAP ids are above it.
+        plain.execute(f"SELECT coalesce(max(item_id), 0) - {int(READ_CAP)} "
+                      f"FROM {ItemSearch._meta.db_table}")
+        (bound,) = plain.fetchone()
+        with connection.chunked_cursor() as cursor:
+            cursor.execute(f"SELECT item_id, CASE {' '.join(ranks)} ELSE {len(TIERS)} END "
+                           f"FROM ({select}) newest", [*tiers, *params])
+            while batch := cursor.fetchmany(_BATCH):
+                rows += batch
+                if not passed and rows[-1][0] <= bound:
+                    passed = True
+                    inside = [row for row in rows if row[0] > bound]
+                    if len(inside) >= SPARSE:  # and rows[-1], an older match, follows
+                        return Ranked(sorted(inside, key=_best), True)
+    return Ranked(sorted(rows, key=_best), len(rows) > COUNT_CAP)
+
+
+# Rows a fetch of `_window` reads: a sparse search reads at most this many matches past the
+# newest READ_CAP entries; a common word's COUNT_CAP + 1 take a dozen fetches.
+_BATCH = 1_000
+
+
+def _best(row: tuple[int, int]) -> tuple[int, int]:
+    """The ranking's order of (item id, tier) rows: best tier first, newest first."""
+    return row[1], -row[0]
+
+
+class RankedIds(NamedTuple):
+    """The ids of a search's ranked results, and whether more matches follow them."""
+
+    ids: list[int]
+    more: bool
+
+
+def ranked_ids(q: str, narrowed: QuerySet[Item] | None = None) -> RankedIds:
     """PostgreSQL: the ids of the listed items matching q (and among `narrowed`, if given),
     best first: the newest COUNT_CAP + 1 matches, ranked by `tier`, newest first within a
-    tier. Their number is the search's capped count, and they hold every page a reader can
-    reach (a page never goes past COUNT_CAP results).
+    tier; and whether more matches follow. They hold every page a reader can reach (a page
+    never goes past COUNT_CAP results), and their number is the search's count, "more than"
+    it if `more`.
 
-    The cost is bounded by COUNT_CAP, not by the number of matches: PostgreSQL reads the
-    matches newest first along the primary key and stops at COUNT_CAP + 1 (a common word: a
-    quarter of the items costs four rows read per match), or finds them all in the GIN index
-    when they are few; then ranks only those. The order is exact when the query matches at
-    most COUNT_CAP items. Past that it is the order of the newest COUNT_CAP + 1 matches,
-    still exact for as many results as they hold of the best tier: the newest matches of a
-    tier are the newest of that tier overall (the README's "Search")."""
+    The cost is bounded by COUNT_CAP and READ_CAP, not by the number of matches: PostgreSQL
+    reads the matches newest first along the primary key and stops at COUNT_CAP + 1 (a
+    common word: a quarter of the items costs four rows read per match) or at the newest
+    READ_CAP entries, or finds them all in the GIN index when they are few; then ranks only
+    those. When the newest READ_CAP entries hold fewer than COUNT_CAP + 1 matches but at
+    least SPARSE (two common words that seldom meet), the results are those matches, ranked,
+    and older ones are neither ranked nor counted (`more`). So every match is ranked, and
+    the order exact, when the query matches at most COUNT_CAP items and either fewer than
+    SPARSE or all of them lie among the newest READ_CAP entries. Past that it is the order
+    of the newest matches read, still exact for as many results as they hold of the best
+    tier: the newest matches of a tier are the newest of that tier overall (the README's
+    "Search")."""
     text = tsquery(q)
     if not text:
-        return []
-    return [pk for pk, _ in _ranked(text, _entries(text, narrowed, listed=True), COUNT_CAP + 1)]
+        return RankedIds([], False)
+    rows, more = _window(text, _entries(text, narrowed, listed=True))
+    return RankedIds([pk for pk, _ in rows], more)
 
 
 # A place in the API's walk of a search (`RankedWalk`), greater first: (section, tier, item
@@ -215,14 +296,14 @@ class RankedWalk:
     search (`ranked_ids`): every public item (a tombstone by its title) or those of
     `narrowed`.
 
-    The walk's window is the newest COUNT_CAP + 1 matches when it begins, ranked as the site
-    ranks them; the older matches follow, newest first. Every place names the window's oldest
+    The walk's window is the newest COUNT_CAP + 1 matches when it begins (or those among the
+    newest READ_CAP entries: `ranked_ids`), ranked as the site ranks them; the older matches
+    follow, newest first. Every place names the window's oldest
     item (`since`), so items deposited during a walk join its window (ranked, or already
     passed) but never push an item out of it into the older matches, where it would come a
     second time. A page costs one window (COUNT_CAP + 1 matches read and ranked, as the site's
     search does) or one read of a page of older matches along the primary key, never the
-    whole match; the order is the site's, and exact, for a query that matches at most
-    COUNT_CAP + 1 items.
+    whole match; the order is the site's, and exact where the site's is (`ranked_ids`).
 
     A cursor carries a place as text (`key`): "<since>.<section><tier>.<item id>"."""
 
@@ -244,9 +325,9 @@ class RankedWalk:
         """The window's places, greater first (choosing `since` when the walk begins)."""
         if self._window is None:
             if self.since is None:
-                ranked = _ranked(self.text, self._matches(), COUNT_CAP + 1)
-                # The newest COUNT_CAP + 1 matches: older ones follow; fewer: every match.
-                self.since = min(pk for pk, _ in ranked) if len(ranked) > COUNT_CAP else 0
+                ranked, more = _window(self.text, self._matches())
+                # The window's oldest match: older ones follow; none: every match.
+                self.since = min(pk for pk, _ in ranked) if more else 0
             else:
                 ranked = _ranked(self.text, self._matches().filter(item_id__gte=self.since),
                                  COUNT_CAP + 1 + self.SLACK)
@@ -385,7 +466,8 @@ def _results_key(**criteria: str) -> str | None:
     current = changes.token(router.db_for_read(ItemSearch))
     if current is None:
         return None
-    described = repr((current, sorted(criteria.items()), FACET_SAMPLE, COUNT_CAP))
+    described = repr((current, sorted(criteria.items()), FACET_SAMPLE, COUNT_CAP, READ_CAP,
+                      SPARSE))
     return f"archive:search:{RESULTS_VERSION}:" + hashlib.sha256(described.encode()).hexdigest()
 
 
@@ -394,24 +476,26 @@ class Results:
     of the first FACET_SAMPLE in one query, a count that stops past COUNT_CAP, and pages
     read from the ids (the first pages) or from the database (deeper ones). Or, given
     `ranked` (a search best match first on PostgreSQL: `ranked_ids`), its ids: every page a
-    reader can reach, and the count."""
+    reader can reach, and the count ("more than" it when more matches follow)."""
 
-    def __init__(self, items: QuerySet[Item], ranked: Callable[[], list[int]] | None = None,
+    def __init__(self, items: QuerySet[Item], ranked: Callable[[], RankedIds] | None = None,
                  *, cache_key: str | None = None) -> None:
         self.items = items
         self._count: int | None = None
+        self._more: bool | None = None
         self._facets: dict | None = None
         kept = cache.get(cache_key) if cache_key else None
         if kept is not None:
-            self.first_ids, self._count, self._facets = kept
+            self.first_ids, self._count, self._more, self._facets = kept
             return
         if ranked is not None:
-            self.first_ids = ranked()
+            self.first_ids, self._more = ranked()
             self._count = len(self.first_ids)
         else:
             self.first_ids = list(items.values_list("pk", flat=True)[:FACET_SAMPLE])
         if cache_key:
-            cache.set(cache_key, (self.first_ids, self.total, self.facets()), RESULTS_TTL)
+            cache.set(cache_key, (self.first_ids, self.total, self._more, self.facets()),
+                      RESULTS_TTL)
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """The facets of the first results (`facets`)."""
@@ -436,7 +520,8 @@ class Results:
 
     @property
     def more(self) -> bool:
-        return self.total > COUNT_CAP
+        """Whether more items match than `count()` (the cap's, or a sparse search's)."""
+        return self.total > COUNT_CAP if self._more is None else self._more
 
     def count(self) -> int:
         return min(self.total, COUNT_CAP)

@@ -81,7 +81,9 @@ def search(request: HttpRequest) -> HttpResponse:
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
     return render(request, "archive/site/search.html", {
         "form": form, "page": page, "criteria": criteria,
-        "total": results.count(), "more": results.more, "cap": _figure(searching.COUNT_CAP),
+        "total": results.count(), "more": results.more,
+        # "more than" the cap, or than the results a sparse search ranked (ranked_ids)
+        "cap": _figure(results.count()),
         "sampled": results.sampled, "sample": _figure(searching.FACET_SAMPLE),
         "ranked": bool(criteria.get("q")) and searching.full_text(),
         "active": [(k, form.fields[k].label, v, _query(criteria, **{k: None}))

@@ -160,7 +160,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                                      "other metadata (a tombstone: its title only). "
                                      "PostgreSQL: accents ignored, Portuguese and English "
                                      "stems; the newest 10 001 matches best first (as the "
-                                     "site's search), then the older ones newest first; "
+                                     "site's search; a sparse query: those among the "
+                                     "newest 100 010 entries), then the older ones "
+                                     "newest first; "
                                      "SQLite: substrings, accents ignored, newest first"),
     ], responses={200: records(many=True),
                   **errors(400, 404, e400="an unknown state, a year that is not four "
