@@ -35,8 +35,9 @@ from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
 __all__ = [
     "DC_ELEMENTS", "LANGUAGE_TAG", "AccessKind", "AccessLink", "AccessRead", "AccessRequest",
-    "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob", "DailyAccessCount",
-    "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item", "ItemFile", "ItemSearch",
-    "MetadataField", "MetadataSchema", "MintingState", "OwedAcknowledgment", "PendingUpload", "RegisteredArchive",
-    "SearchVectorField", "StagedWrite", "normalize_language", "validate_language",
+    "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
+    "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
+    "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
+    "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
+    "StagedWrite", "normalize_language", "validate_language",
 ]

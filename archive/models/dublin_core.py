@@ -85,10 +85,10 @@ class DcValue(models.Model):
         verbose_name = _("metadata value")
         verbose_name_plural = _("metadata values")
 
+    def __str__(self) -> str:
+        return f"{self.element}: {self.value}"
+
     @property
     def orcid(self) -> str:
         """The authority if it is an ORCID iD, else "" (what the formats link a creator to)."""
         return self.authority if ORCID_FORM.fullmatch(self.authority) else ""
-
-    def __str__(self) -> str:
-        return f"{self.element}: {self.value}"

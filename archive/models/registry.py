@@ -57,6 +57,9 @@ class MetadataField(models.Model):
         verbose_name = _("metadata field")
         verbose_name_plural = _("metadata fields")
 
+    def __str__(self) -> str:
+        return self.name
+
     @property
     def name(self) -> str:
         """dc.contributor.advisor; dc.title for a field with no qualifier."""
@@ -70,6 +73,3 @@ class MetadataField(models.Model):
         first, second = ((self.label_pt_br, self.label_en) if pt
                          else (self.label_en, self.label_pt_br))
         return first or second or self.name
-
-    def __str__(self) -> str:
-        return self.name

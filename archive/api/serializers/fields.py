@@ -12,6 +12,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from ...deposit import selectors, services, values
+from ...deposit import values as values_module
 from ...models import Item
 
 
@@ -31,7 +32,8 @@ class DcElementField(serializers.ListField):
         super().__init__(**kwargs)
 
     def get_attribute(self, item: Item) -> list[str]:
-        return item.dc(self.field_name)
+        # dc.<element>'s own values: a qualified field's are in `metadata`.
+        return [v.value for v in item.values_of(f"dc.{self.field_name}")]
 
     def to_internal_value(self, data) -> list[str]:
         # One value is a list of one, in JSON as in a form (where a field may simply not repeat).
@@ -140,3 +142,25 @@ class AccessField(serializers.JSONField):
                                     '"YYYY-MM-DD" or null, "reason": …} of texts (in a '
                                     "multipart form, as JSON text)"))
         return data
+
+
+class MetadataListField(serializers.ListField):
+    """`metadata`: values of the registry's fields, each {"field", "value", "language",
+    "authority", "confidence"}. In JSON a list of objects; in a multipart form each repeat of
+    the field is the JSON text of one object or of a list of them."""
+
+    def to_internal_value(self, data) -> list[dict]:
+        values = [data] if isinstance(data, str | dict) else data
+        if not isinstance(values, list):
+            raise ValidationError(_("metadata is a list of objects {\"field\", \"value\", "
+                                    "\"language\", \"authority\", \"confidence\"}"))
+        found = []
+        for value in values:
+            if isinstance(value, str):
+                try:  # a multipart form's way of sending objects
+                    value = values_module.read_json(value)
+                except ValueError:
+                    raise ValidationError(_("a metadata value sent as text must be the JSON "
+                                            "of an object or of a list of objects")) from None
+            found.extend(value if isinstance(value, list) else [value])
+        return super().to_internal_value(found)
