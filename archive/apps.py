@@ -49,6 +49,8 @@ def _repository_name():
 def _create_archive_service(sender, using="default", **kwargs) -> None:
     """The archive service is itself an identified item, created on the first migrate."""
     from .deposit.services import ensure_archive_service, ensure_librarians_group
+    from .registry.seed import ensure_seeded
 
+    ensure_seeded()  # migration 0028 did; a flush (tests) empties it
     ensure_archive_service()
     ensure_librarians_group()

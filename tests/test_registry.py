@@ -9,9 +9,9 @@ import pytest
 
 from archive.deposit import services
 from archive.models import DcValue, Item, MetadataField, MetadataSchema
+from archive.refusals import Refusal
 from archive.registry import services as registry_services
 from archive.registry.names import Qualified
-from archive.refusals import Refusal
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db

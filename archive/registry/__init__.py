@@ -5,6 +5,7 @@ and what its authority id may be.
 - authorities.py: an authority id checked (ORCID iD, Lattes CV id, another authority's key)
 - selectors.py: the registry's fields by name, in one query
 - services.py: a field added or changed (the librarians' admin)
+- seed.py: DSpace 7's registries and the thesis fields, put back where the registry is empty
 
 The schemas and fields themselves are models (archive/models/registry.py), seeded by
 migration 0028 from DSpace 7's registries in data/.
