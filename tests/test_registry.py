@@ -169,3 +169,20 @@ def test_the_openapi_schema_describes_metadata(client):
     value = schema["components"]["schemas"]["MetadataValue"]["properties"]
     assert set(value) == {"field", "value", "language", "authority", "confidence"}
     assert "metadata" in schema["components"]["schemas"]["Item"]["properties"]
+
+
+def test_a_librarian_adds_a_field_in_the_admin_and_a_renaming_is_a_form_error(admin_client):
+    local = MetadataSchema.objects.get(name="local")
+    response = admin_client.post("/admin/archive/metadatafield/add/", {
+        "schema": local.pk, "element": "defense", "qualifier": "place", "scope_note": "",
+        "label_en": "Place", "label_pt_br": "Local", "dc_element": ""}, secure=True)
+    assert response.status_code == 302, response.content[:2000]
+    field = MetadataField.objects.get(schema=local, element="defense", qualifier="place")
+    make.item(dc={"local.defense.place": ["Porto Alegre"]})
+    response = admin_client.post(f"/admin/archive/metadatafield/{field.pk}/change/", {
+        "schema": local.pk, "element": "defense", "qualifier": "city", "scope_note": "",
+        "label_en": "Place", "label_pt_br": "Local", "dc_element": ""}, secure=True)
+    assert response.status_code == 200
+    assert "local.defense.place" in response.content.decode()
+    field.refresh_from_db()
+    assert field.qualifier == "place"
