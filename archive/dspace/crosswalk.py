@@ -49,7 +49,7 @@ from datetime import date
 from django.utils.translation import gettext as _
 
 from ..deposit import controlled
-from ..models import DcElement
+from ..metadata import dim
 from ..registry.names import Qualified
 from . import handles
 from .saf import ContentLine, MetadataValue
@@ -186,10 +186,7 @@ def _element(value: MetadataValue) -> str | None:
     return None
 
 
-def language_tag(value: str) -> str:
-    """DSpace's locale-like languages as BCP 47: pt_BR → pt-BR; "other", "*" → none."""
-    text = value.strip().replace("_", "-")
-    return "" if text.lower() in ("", "other", "*", "n/a", "none") else text
+language_tag = dim.language_tag  # pt_BR → pt-BR
 
 
 def normal_date(value: str) -> str:
@@ -364,68 +361,7 @@ def _alternate(mapped: Mapped, text: str) -> bool:
 
 # -- Written back, for DSpace's ItemImport ------------------------------------------------------
 
-# A value as the registry holds it: (schema, element, qualifier, language, value, authority,
-# confidence).
-Row = tuple[str, str, str, str, str, str, int]
-# Fields of this registry that DSpace's default one lacks, written as the DSpace field
-# `to_item` reads back to the same simple element.
-_OUT = {("dc", "coverage", ""): ("dc", "coverage", "spatial")}
-
-
-def dspace_language(tag: str) -> str:
-    """A BCP 47 tag as DSpace writes a value's language: pt-BR → pt_BR."""
-    return tag.replace("-", "_")
-
-
-def to_dspace(title: str, language: str, rows: Sequence[Row], *,
-              identifier_uris: Sequence[str] = (), newer_than: Sequence[str] = (),
-              level: str = "", embargo: date | None = None) -> dict[str, list[tuple]]:
-    """schema → its (element, qualifier, language, value, authority, confidence) for
-    dublin_core.xml (dc) and metadata_<schema>.xml: every value under its own field as the
-    registry holds it (`rows`, by field and position), so that what `to_item` read comes back
-    as DSpace wrote it; the title and language (the item's, with the language of the dc.title
-    that says it), `identifier_uris` (its persistent URL, its Handle's proxy URL), the previous
-    edition it is a version of, and its access `level` when not open, with its embargo's end,
-    as OpenAIRE writes them in DSpace's default registry
-    (``info:eu-repo/semantics/embargoedAccess`` in dc.rights,
-    ``info:eu-repo/date/embargoEnd/<day>`` in dc.date)."""
-    out: dict[str, list[tuple]] = {"dc": []}
-
-    def put(schema: str, element: str, qualifier: str, lang: str, value: str,
-            authority: str = "", confidence: int = -1) -> None:
-        schema, element, qualifier = _OUT.get((schema, element, qualifier),
-                                              (schema, element, qualifier))
-        out.setdefault(schema, []).append((element, qualifier, dspace_language(lang), value,
-                                           authority, confidence))
-
-    rows = list(rows)
-    titles = [r for r in rows if r[:3] == ("dc", "title", "")]
-    first = titles[0] if titles and titles[0][4] == title else None
-    put("dc", "title", "", first[3] if first else "", title, *(first[5:] if first else ()))
-    languages = [r for r in rows if r[:2] == ("dc", "language")]
-    if languages and language and language_tag(languages[0][4]) != language:
-        languages[0] = languages[0][:4] + (language,) + languages[0][5:]
-    if not languages and language:
-        languages = [("dc", "language", "iso", "", language, "", -1)]
-    skip = {id(r) for r in titles[:1]} | {id(r) for r in rows if r[:2] == ("dc", "language")}
-    if level in _EU_REPO:
-        put("dc", "rights", "", "", EU_REPO_ACCESS + _EU_REPO[level])
-    if level == EMBARGOED and embargo is not None:
-        put("dc", "date", "", "", f"info:eu-repo/date/embargoEnd/{embargo.isoformat()}")
-    said = set()
-    for row in rows:
-        if id(row) in skip:
-            continue
-        if row[:2] == ("dc", "rights") and row[4].strip().lower().startswith(EU_REPO_ACCESS):
-            continue  # an access right said in words: the item's level says it (above)
-        put(*row)
-        said.add(row[:3] + (row[4],))
-    for row in languages:
-        put(*row)
-    for uri in identifier_uris:
-        if ("dc", "identifier", "uri", uri) not in said:
-            put("dc", "identifier", "uri", "", uri)
-    for ref in newer_than:
-        if ("dc", "relation", "isversionof", ref) not in said:
-            put("dc", "relation", "isversionof", "", ref)
-    return out
+# What exportsaf writes and what OAI-PMH's dim says are one thing: metadata/dim.py.
+Row = dim.Row
+dspace_language = dim.dspace_language
+to_dspace = dim.dspace_fields
