@@ -23,7 +23,6 @@ answers; `CountingSilentArchive`, the same counting the connections it holds.
 """
 from __future__ import annotations
 
-
 import os
 import re
 import shutil

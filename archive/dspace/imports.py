@@ -231,8 +231,9 @@ class Importer:
                 if self.dry_run:
                     return IMPORTED, None, mapped
                 item = services.deposit(title=mapped.title, language=mapped.language,
-                                        dc=crosswalk.stored(mapped), uploads=uploads, target_file=target,
-                                        ids=ids, previous_edition=previous, access=level,
+                                        dc=crosswalk.stored(mapped), uploads=uploads,
+                                        target_file=target, ids=ids,
+                                        previous_edition=previous, access=level,
                                         restricted_files=restricted, restored_date=restored)
                 return IMPORTED, item, mapped
             if services.same(existing, title=mapped.title, language=mapped.language,

@@ -14,7 +14,7 @@ An attribute is written only when it has a value (DSpace's DIMDisseminationCross
 qualifier, no lang, no authority and confidence for a value without an authority).
 
     >>> xml = to_bytes(dim_element({"dc": [("contributor", "advisor", "", "P, J.", "", -1)]}))
-    >>> b'<dim:field mdschema="dc" element="contributor" qualifier="advisor">P, J.</dim:field>' in xml
+    >>> b'element="contributor" qualifier="advisor">P, J.</dim:field>' in xml
     True
     >>> dspace_language("pt-BR")
     'pt_BR'
