@@ -275,14 +275,22 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             continue
         kept = Qualified(value.value, language_tag(value.language), value.authority,
                          value.confidence)
+        # The item's title and language are the first dc.title and dc.language; kept as values
+        # too only when they say more (a language, an authority, another spelling), and so are
+        # the further ones.
         if key[:2] in (("dc", "title"), ("dcterms", "title")):
             if not mapped.title and not value.qualifier:
                 mapped.title = value.value
+                if not (kept.language or kept.authority) and key[0] == "dc":
+                    continue
             mapped.fields.append((value.field, kept, ""))
             continue
         if key[:2] == ("dc", "language") or key[:2] == ("dcterms", "language"):
             if not mapped.language:
                 mapped.language = language_tag(value.value)
+                if (key == ("dc", "language", "iso") and value.value == mapped.language
+                        and not (kept.language or kept.authority)):
+                    continue
             mapped.fields.append((value.field, kept, ""))
             continue
         if key in _DATES or (key[0] == "dcterms" and key[1] in ("issued", "created", "date")):
