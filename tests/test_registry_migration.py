@@ -3,6 +3,8 @@ values of dc.<element> with no qualifier, their ORCID iDs their authorities, and
 lost; the search and change-token triggers still fire on the table afterwards."""
 from __future__ import annotations
 
+import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -124,3 +126,44 @@ def test_the_migration_goes_back_with_the_orcid_ids(old_apps):
     DcValue = old.get_model("archive", "DcValue")
     assert DcValue.objects.filter(orcid="0000-0002-1825-0097").count() == 3
     assert DcValue.objects.count() == 3 * len(ROWS)
+
+
+# The migration on PostgreSQL too (the suite's database is SQLite unless DATABASE_URL says):
+# a throw-away database migrated back to 0026, populated there as before the registry, then
+# migrated forward, all by a `manage.py shell` of its own.
+ON_POSTGRES = """
+import json
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from tests.test_registry_migration import AFTER, BEFORE, _populate
+call_command("migrate", "archive", BEFORE[0][1], verbosity=0)
+before = _populate(MigrationExecutor(connection).loader.project_state(BEFORE).apps)
+call_command("migrate", verbosity=0)
+from archive.models import DcValue
+after = {}
+for row in DcValue.objects.select_related("field__schema").order_by("id"):
+    after.setdefault(row.item_id, []).append(
+        [row.field.schema.name, row.field.element, row.field.qualifier, row.language,
+         row.value, row.position, row.authority, row.confidence])
+print(json.dumps({"vendor": connection.vendor, "before": before, "after": after}))
+"""
+
+
+@pytest.mark.postgres
+def test_the_migration_on_postgresql_keeps_every_value(throwaway_postgres, tmp_path):
+    from tests.servers import Server
+
+    server = Server("pg", tmp_path, {**os.environ, "DATABASE_URL": throwaway_postgres(
+        "ibirepo_registry"), "MEDIA_ROOT": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
+    found = json.loads(server.shell(ON_POSTGRES).splitlines()[-1])
+    assert found["vendor"] == "postgresql"
+    assert len(found["after"]) == len(found["before"]) == 3
+    for item_id, rows in found["before"].items():
+        assert sorted((e, v, p, o) for e, v, p, o in rows) == sorted(
+            (element, value, position, authority)
+            for schema, element, qualifier, language, value, position, authority, _c
+            in found["after"][item_id]
+            if (schema, qualifier, language) == ("dc", "", ""))
+        assert len(found["after"][item_id]) == len(rows)
+        assert all(c == (600 if a else -1) for *_r, a, c in found["after"][item_id])
