@@ -125,6 +125,10 @@ def test_a_dspace_thesis_shows_its_authors_as_creators_everywhere(theses, client
     page = client.get(links.landing_url(item.ibi, "https://testserver"), secure=True,
                       follow=True).content.decode()
     assert author in page
+    # Citations: CSL-JSON's author, as every citation style reads it.
+    csl = client.get(f"/items/{item.ibi}/metadata/csljson", secure=True).json()
+    assert [(a["family"], a["given"]) for a in csl[0]["author"]] == [
+        tuple(part.strip() for part in author.split(","))]
     oai = client.get("/oai", {"verb": "GetRecord", "metadataPrefix": "oai_dc",
                               "identifier": f"oai:testserver:{item.ibi}"})
     root = etree.fromstring(oai.content)
