@@ -34,7 +34,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from archive.deposit import services
-from archive.models import Item, RegisteredArchive
+from archive.models import DcValue, Item, MetadataField, RegisteredArchive
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
 
@@ -59,6 +59,14 @@ def upload(spec: File = "paper.pdf") -> services.Upload:
 
 
 # -- Items, through the deposit services --------------------------------------------------------
+
+def dc_value(item: Item, element: str, value: str, position: int = 0, **fields) -> DcValue:
+    """A value of dc.<element> written as it stands (no service checks it): a value stored
+    before today's checks, e.g. a date no longer accepted."""
+    field = MetadataField.objects.get(schema__name="dc", element=element, qualifier="")
+    return DcValue.objects.create(item=item, field=field, element=field.dc_element,
+                                  value=value, position=position, **fields)
+
 
 def item(*files: File, title: str = TITLE, language: str = "",
          dc: dict[str, Sequence[Any]] | None = None, bare: bool = False, **fields) -> Item:

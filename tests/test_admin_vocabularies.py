@@ -83,7 +83,7 @@ def test_free_text_stored_before_stays_visible_and_is_kept_on_save(librarian_cli
         "type": ["Relatório técnico-científico",
                  TECHNICAL_REPORT], "rights": ["All rights reserved"]}, bare=True)
     # A date written before dates were checked.
-    item.dc_values.create(element="date", value="setembro de 2013", position=0)
+    make.dc_value(item, "date", value="setembro de 2013", position=0)
     url = f"/admin/archive/item/{item.pk}/change/"
     form = librarian_client.get(url, secure=True).context["adminform"].form
     assert form.initial["dc_type"] == TECHNICAL_REPORT
@@ -221,7 +221,7 @@ def test_one_type_named_twice_is_stored_once(librarian_api):
 
 def test_a_patch_keeps_an_old_date_but_refuses_a_new_bad_one(librarian_api):
     item = make.item(title="Old", bare=True)
-    item.dc_values.create(element="date", value="setembro de 2013", position=0)
+    make.dc_value(item, "date", value="setembro de 2013", position=0)
     url = f"{ITEMS}{item.ibi}"
     kept = librarian_api.patch(url, {"date": ["setembro de 2013"]}, format="json", secure=True)
     assert kept.status_code == 200, kept.json()
@@ -298,11 +298,11 @@ def test_the_migration_stores_the_labels_deposited_before_as_their_uris():
     for position, value in enumerate(["technical report", "Relatório Técnico",
                                       "https://purl.org/coar/resource_type/c_18gh/",
                                       "Relatório técnico-científico"]):
-        item.dc_values.create(element="type", value=value, position=position)
+        make.dc_value(item, "type", value=value, position=position)
     for position, value in enumerate(["CC BY 4.0", "All rights reserved"]):
-        item.dc_values.create(element="rights", value=value, position=position)
-    other.dc_values.create(element="type", value="conjunto de dados", position=0)
-    other.dc_values.create(element="subject", value="technical report", position=0)
+        make.dc_value(item, "rights", value=value, position=position)
+    make.dc_value(other, "type", value="conjunto de dados", position=0)
+    make.dc_value(other, "subject", value="technical report", position=0)
     migration.forwards(django_apps, None)
     assert item.dc("type") == [TECHNICAL_REPORT, "Relatório técnico-científico"]
     assert item.dc("rights") == [CC_BY, "All rights reserved"]

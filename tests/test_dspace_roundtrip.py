@@ -22,13 +22,17 @@ from tests.servers import LiveServers
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SAF = Path(__file__).resolve().parent / "data" / "dspace" / "saf"
-# Fields of DSpace's default registry (dspace/config/registries/dublin-core-types.xml) that
-# an export may write: ItemImport refuses a field its registry does not have.
+# Fields of DSpace's default registry (dspace/config/registries/dublin-core-types.xml, DSpace
+# 7.6.7's copy in archive/registry/data) that an export may write, ItemImport refusing a field
+# its registry does not have; and the MTD-BR thesis fields (ibi-types.xml, which IBICT's TEDE
+# registers) when the item came with them. Values are written under their own field.
+_DATA = Path(__file__).resolve().parent.parent / "archive" / "registry" / "data"
 DSPACE_REGISTRY = {
-    "title", "contributor.author", "contributor", "subject", "description.abstract",
-    "publisher", "date", "date.issued", "type", "format", "identifier", "identifier.uri",
-    "source", "relation", "relation.isversionof", "coverage.spatial", "rights", "rights.uri",
-    "language.iso"}
+    ".".join(p for p in (node.findtext("element"), node.findtext("qualifier")) if p)
+    for name in ("dublin-core-types.xml", "ibi-types.xml")
+    for node in etree.parse(str(_DATA / name)).iter("dc-type")
+    if node.findtext("schema") == "dc"} - {"coverage"}  # written as coverage.spatial
+
 
 # What a second instance prints of its items: the metadata, the files and their checksums.
 DUMP = """

@@ -25,7 +25,6 @@ from playwright.sync_api import expect
 from archive.deposit import services
 from archive.metadata import cite, csl
 from archive.metadata.record import Creator, Record
-from archive.models import DcValue
 from archive.protocol import persistent_url
 from archive.resolver.messages import reader_message
 from tests import factories as make
@@ -268,7 +267,7 @@ def test_dates_and_language_names_follow_the_reader(client, site):
     dated = make.item(("relatorio.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
                       dc={"creator": AUTHORS, "date": ["2013-09-04", "2013-09"]})
     # No such day: deposits refuse it now (EDTF), but a record older than that rule keeps it.
-    DcValue.objects.create(item=dated, element="date", value="2013-13-45", position=1)
+    make.dc_value(dated, "date", "2013-13-45", position=1)
     html = client.get(f"/items/{dated.ibi}", **PT).content.decode()
     assert '<time datetime="2013-09-04">4 de setembro de 2013</time>' in html
     assert ">2013-13-45</span>" in html and ">2013-09</span>" in html

@@ -5,9 +5,10 @@ Django's admin autodiscovery imports this package; each module registers its own
   validates; pending_uploads: the files waiting in it).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
+- registry: the metadata registry's schemas and fields, which librarians add to.
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
 """
-from . import access, items, resolver  # noqa: F401  (register their ModelAdmins)
+from . import access, items, registry, resolver  # noqa: F401  (register their ModelAdmins)
 
 # Nothing: the admin is reached through its site, never imported by another package.
 __all__: list[str] = []

@@ -212,14 +212,20 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                             "article with a restricted dataset)"))
             self.initial["restricted_files"] = [
                 f.name for f in self.instance.files.all() if f.restricted]
+            # The values of dc.<element> itself: a qualified field's (dc.contributor.advisor)
+            # are not this element's, which saving the form replaces.
+            plain: dict[str, list] = {}
+            for v in self.instance.dc_values.filter(field__schema__name="dc",
+                                                    field__qualifier="").order_by("position", "id"):
+                plain.setdefault(v.element, []).append(v)
             for element in DC_ELEMENTS:
                 self.initial.setdefault(dc_field_name(element),
-                                        "\n".join(self.instance.dc(element)))
+                                        "\n".join(v.value for v in plain.get(element, ())))
             self.initial[dc_field_name("creator")] = creator_lines(
-                [(v.value, v.orcid) for v in self.instance.dc_values.all()
-                 if v.element == "creator"])
+                [(v.value, v.orcid) for v in plain.get("creator", ())])
             for element in CONTROLLED:
-                choice, others = split_controlled(element, self.instance.dc(element))
+                choice, others = split_controlled(
+                    element, [v.value for v in plain.get(element, ())])
                 self.initial[dc_field_name(element)] = choice
                 self.initial[other_field_name(element)] = "\n".join(others)
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from ..identifiers import ibi as ibilib
-from ..models import Item, ItemFile, RegisteredArchive
+from ..models import DcValue, Item, ItemFile, RegisteredArchive
 
 
 def spellings(parsed: ibilib.Ibi) -> list[str]:
@@ -44,7 +44,8 @@ def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
     queryset = Item.objects.all() if queryset is None else queryset
     queryset = queryset.select_related("previous_edition", "translation_of", "next_edition")
     return queryset.prefetch_related(
-        "dc_values", "alternate_ids",
+        Prefetch("dc_values", queryset=DcValue.objects.select_related("field__schema")),
+        "alternate_ids",
         Prefetch("files", queryset=ItemFile.objects.order_by("name")),
         Prefetch("translations", queryset=Item.objects.only("id", "ibi", "ibip", "language",
                                                             "translation_of_id", "state")))

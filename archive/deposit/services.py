@@ -31,6 +31,7 @@ from ..identifiers.minting import mint, restored
 from ..models import (
     DC_ELEMENTS,
     AccessRights,
+    Confidence,
     DcValue,
     Item,
     ItemFile,
@@ -38,6 +39,9 @@ from ..models import (
     validate_language,
 )
 from ..refusals import Conflict, Refusal
+from ..registry import authorities, names
+from ..registry import selectors as registry
+from ..registry.names import Qualified
 from . import content_types, controlled, limits, selectors, staging, storage
 from .values import DATE_EXAMPLES, is_date
 
@@ -105,8 +109,46 @@ def clean_language(value: str | None) -> str:
     return normalize_language(text)
 
 
-# A value of a Dublin Core element as the edges give it: text, or for a creator (text, ORCID iD).
-DcInput = str | tuple[str, str]
+# A value as the edges give it: text; for a creator (text, ORCID iD); or a Qualified value
+# (text, language, authority, confidence). The keys of the `dc` they come in are Dublin Core
+# elements (a value of dc.<element>, no qualifier) or fields of the registry by name
+# (dc.contributor.advisor, local.degree.level).
+DcInput = str | tuple[str, str] | Qualified
+
+
+def clean_authority(field: str, value: str) -> str:
+    """The authority id of a value of `field` as kept (registry/authorities.py), or a
+    ServiceError naming the field and the id."""
+    try:
+        return authorities.clean(value)
+    except authorities.BadAuthority as exc:
+        if exc.kind == "ORCID":
+            reason = (_("its check digit is wrong") if exc.reason == "check digit"
+                      else _("write it as 0000-0000-0000-000X"))
+            raise ServiceError(_("%(field)s: %(value)r is not an ORCID iD: %(reason)s") % {
+                "field": field, "value": value, "reason": reason}) from None
+        raise ServiceError(_("%(field)s: %(value)r is not a Lattes CV id: it has 16 digits")
+                           % {"field": field, "value": value}) from None
+
+
+def _field_of(key: str, fields: dict) -> Any:
+    """The registry's field a key of `dc` names: an element is dc.<element>; else a ServiceError
+    naming the key."""
+    if key in DC_ELEMENTS:
+        return fields[f"dc.{key}"]
+    parts = names.split(key)
+    if parts is None:
+        raise ServiceError(_("%(element)r is not a Dublin Core element nor a field of the "
+                             "registry (schema.element.qualifier)") % {"element": key})
+    found = fields.get(names.join(*parts))
+    if found is None:
+        if parts[2] and names.join(*parts[:2]) in fields:
+            raise ServiceError(_("%(field)s: the qualifier %(qualifier)r is not registered for "
+                                 "%(element)s") % {"field": key, "qualifier": parts[2],
+                                                   "element": names.join(*parts[:2])})
+        raise ServiceError(_("%(field)s is not a field of the metadata registry")
+                           % {"field": key})
+    return found
 
 
 @functools.cache
@@ -126,8 +168,21 @@ def as_stored(dc: dict[str, Iterable[DcInput]] | None,
     type or licence by its URI, text cleaned, empty values gone. ServiceError as they would."""
     stored: dict[str, list[str]] = {}
     for row in _clean_metadata(dc, kept_dates):
-        stored.setdefault(row.element, []).append(row.value)
+        stored.setdefault(_key_of(row.field), []).append(row.value)
     return stored
+
+
+def _key_of(field: Any) -> str:
+    """The key of `dc` that names a field: its element for dc.<element>, else its name."""
+    name = field.name
+    return name[3:] if name.startswith("dc.") and name[3:] in DC_ELEMENTS else name
+
+
+def clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
+                   kept_dates: Iterable[str] = ()) -> list[DcValue]:
+    """The rows (unsaved DcValue, with their fields) the given values would be stored as, or
+    the ServiceError a deposit would raise."""
+    return _clean_metadata(dc, kept_dates)
 
 
 def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
@@ -138,15 +193,27 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
     (controlled.py), once."""
     rows, kept_dates = [], set(kept_dates)
     languages = [_translated_in(code) for code, _name in settings.LANGUAGES]
-    for element, values in (dc or {}).items():
-        if element not in DC_ELEMENTS:
-            raise ServiceError(_("%(element)r is not a Dublin Core element") % {"element": element})
-        if isinstance(values, str):
+    fields = registry.fields_by_name() if dc else {}
+    for key, values in (dc or {}).items():
+        field = _field_of(key, fields)
+        # dc.<element>'s values are checked as the element's always were (dates, vocabularies).
+        element = key if key in DC_ELEMENTS else (
+            field.element if field.schema.name == "dc" and not field.qualifier else "")
+        if isinstance(values, str | Qualified):
             values = [values]
         position, seen = 0, set()
         for given in values:
-            text, orcid_id = (given, "") if isinstance(given, str) else given
-            text = controlled.stored(element, _clean_text(element, text or ""), languages)
+            if isinstance(given, Qualified):
+                text, orcid_id = given.value, ""
+                language, confidence = given.language, given.confidence
+                authority = clean_authority(key, given.authority or "")
+            else:
+                text, orcid_id = (given, "") if isinstance(given, str) else given
+                language, authority, confidence = "", "", -1
+            # A type or licence by its URI, whatever field says it (dc.rights.uri too).
+            vocabulary = element or (field.dc_element if field.dc_element in ("type", "rights")
+                                     else "")
+            text = controlled.stored(vocabulary, _clean_text(key, text or ""), languages)
             if element in ("type", "rights") and text in seen:
                 continue
             seen.add(text)
@@ -155,13 +222,28 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
                 text = clean_date(text)
             if orcid_id and element != "creator":
                 raise ServiceError(_("only a creator has an ORCID iD"))
+            if orcid_id:
+                authority, confidence = orcid_id, 600  # DSpace's CF_ACCEPTED
             if not text:
                 if orcid_id:
                     raise ServiceError(_("a creator with an ORCID iD needs a name"))
+                if authority:
+                    raise ServiceError(_("%(field)s: a value with an authority id needs its "
+                                         "text") % {"field": key})
                 continue
-            rows.append(DcValue(element=element, value=text, position=position, orcid=orcid_id))
+            if confidence not in _CONFIDENCES:
+                raise ServiceError(_("%(field)s: %(confidence)r is not a confidence (one of "
+                                     "%(choices)s)") % {
+                    "field": key, "confidence": confidence,
+                    "choices": ", ".join(str(c) for c in sorted(_CONFIDENCES))})
+            rows.append(DcValue(field=field, element=field.dc_element, value=text,
+                                language=clean_language(language), position=position,
+                                authority=authority, confidence=confidence))
             position += 1
     return rows
+
+
+_CONFIDENCES = frozenset(Confidence.values)
 
 
 def _safe_name(what: str, name: str) -> str:
@@ -565,13 +647,25 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         setattr(item, name, value)
     item.save()
     if rows is not None:
-        item.dc_values.filter(element__in=list(dc)).delete()
+        item.dc_values.filter(field__in={row.field for row in rows} | _fields_named(dc)).delete()
         for row in rows:
             row.item = item
         DcValue.objects.bulk_create(rows)
     if on_saved is not None:
         on_saved(item)
     return item
+
+
+def _fields_named(dc: dict[str, Any]) -> set[Any]:
+    """The fields the keys of `dc` name (an update replaces their values, even by none). The
+    element "creator" names every field given as a creator (dc.creator, and a DSpace thesis's
+    dc.contributor.author): the API reads them all as `creator`, and what it writes back
+    replaces them."""
+    fields = registry.fields_by_name()
+    named = {_field_of(key, fields) for key in dc}
+    if "creator" in dc:
+        named |= {field for field in fields.values() if field.dc_element == "creator"}
+    return named
 
 
 def _checked_update(item: Item, fields: dict[str, Any],

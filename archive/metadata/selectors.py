@@ -10,7 +10,7 @@ from django.db.models import Q
 from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
-from ..models import AlternateIdentifier, DcValue, Item, ItemFile
+from ..models import ORCID_FORM, AlternateIdentifier, DcValue, Item, ItemFile
 from .formats import FORMATS
 from .kinds import kind_of
 from .record import Creator, FileRef, Record
@@ -100,8 +100,10 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
     if elements is not None:
         rows = rows.filter(element__in=elements)
     found: dict[int, dict[str, list[tuple[str, str]]]] = {}
-    for item_id, element, value, orcid in (rows.order_by("position", "id")
-                                           .values_list("item_id", "element", "value", "orcid")):
+    for item_id, element, value, authority in (
+            rows.order_by("position", "id")
+            .values_list("item_id", "element", "value", "authority")):
+        orcid = authority if ORCID_FORM.fullmatch(authority) else ""
         found.setdefault(item_id, {}).setdefault(element, []).append((value, orcid))
     return found
 

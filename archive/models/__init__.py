@@ -2,7 +2,8 @@
 Item` (as pretix's base/models/__init__.py gathers its own).
 
 - items.py: identified items (IBI, state, editions, translations, access level)
-- dublin_core.py: the Dublin Core elements (DcElement) and an item's values of them
+- dublin_core.py: the Dublin Core elements (DcElement) and an item's values (DcValue)
+- registry.py: the metadata registry, schemas and their fields (dc.contributor.advisor…)
 - files.py: their stored files
 - languages.py: an item's language, a BCP 47 tag
 - search.py: what search reads, kept by the database's triggers
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
-from .dublin_core import DC_ELEMENTS, DcElement, DcValue
+from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
 from .files import ItemFile
 from .harvesting import HarvestSource
@@ -28,13 +29,16 @@ from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
 from .languages import LANGUAGE_TAG, normalize_language, validate_language
 from .preservation import CopyJob
+from .registry import MetadataField, MetadataSchema
 from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
 __all__ = [
-    "DC_ELEMENTS", "LANGUAGE_TAG", "AccessKind", "AccessLink", "AccessRead", "AccessRequest",
-    "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "CopyJob", "DailyAccessCount",
-    "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item", "ItemFile", "ItemSearch",
-    "MintingState", "OwedAcknowledgment", "PendingUpload", "RegisteredArchive",
-    "SearchVectorField", "StagedWrite", "normalize_language", "validate_language",
+    "DC_ELEMENTS", "LANGUAGE_TAG", "ORCID_FORM", "AccessKind", "AccessLink", "AccessRead",
+    "AccessRequest",
+    "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
+    "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
+    "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
+    "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
+    "StagedWrite", "normalize_language", "validate_language",
 ]

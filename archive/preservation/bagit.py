@@ -47,6 +47,8 @@ from ..identifiers.minting import exact_decimal
 from ..metadata import rocrate
 from ..metadata.selectors import record_of as metadata_record
 from ..models import DC_ELEMENTS, AccessRights, DcValue, Item, ItemFile, MintingState
+from ..registry import names
+from ..registry import selectors as registry
 
 FORMAT = "ibirepo-item/1"
 RECORD = "ibi-item.json"
@@ -83,6 +85,9 @@ def record_of(item: Item) -> dict:
         # The creators' ORCID iDs, in the order of dc.creator ("" for none), when any is known.
         **({"creator_orcids": orcids} if any(orcids := [
             v.orcid for v in item.dc_values.all() if v.element == "creator"]) else {}),
+        # Every value as the registry names it (issue 34): what a restore reads, "dc" above
+        # being simple Dublin Core for other readers of the bag.
+        "metadata": registry.metadata_of([item.pk]).get(item.pk, []),
         "files": [{"name": f.name, "size": f.size, "sha256": f.sha256,
                    "content_type": f.content_type, "created": _time(f.created),
                    "restricted": f.restricted}
@@ -216,6 +221,32 @@ def read_bag(path: Path, root: Path) -> dict:
     return record
 
 
+def _values(item: Item, record: dict) -> list[DcValue]:
+    """The rows of a bag's values: its "metadata" (bags since issue 34), else its "dc" and
+    creators' ORCID iDs."""
+    fields = registry.fields_by_name()
+    if "metadata" in record:
+        positions: dict[str, int] = {}
+        rows = []
+        for value in record["metadata"]:
+            field = fields.get(value["field"])
+            if field is None:
+                raise BagFailure(_("%(record)s: %(field)s is not a field of the metadata "
+                                   "registry") % {"record": RECORD, "field": value["field"]})
+            position = positions[field.name] = positions.get(field.name, -1) + 1
+            rows.append(DcValue(item=item, field=field, element=field.dc_element,
+                                value=value["value"], language=value.get("language", ""),
+                                authority=value.get("authority", ""), position=position,
+                                confidence=value.get("confidence", -1)))
+        return rows
+    orcids = dict(enumerate(record.get("creator_orcids") or []))
+    return [DcValue(item=item, field=fields[names.join("dc", e)], element=e, value=v,
+                    position=p, authority=orcids.get(p, "") if e == "creator" else "",
+                    confidence=600 if e == "creator" and orcids.get(p) else -1)
+            for e, values in record.get("dc", {}).items() if e in DC_ELEMENTS
+            for p, v in enumerate(values)]
+
+
 def _bare_orcid(value: object) -> bool:
     try:
         return isinstance(value, str) and orcid.normalize(value) == value
@@ -269,12 +300,7 @@ def _create(record: dict, empty_before: bool) -> Item:
                 created=fields["created"] or item.created,
                 updated=fields["updated"] or item.updated)
         item.dc_values.all().delete()
-        orcids = dict(enumerate(record.get("creator_orcids") or []))
-        DcValue.objects.bulk_create(
-            DcValue(item=item, element=e, value=v, position=p,
-                    orcid=orcids.get(p, "") if e == "creator" else "")
-            for e, values in record.get("dc", {}).items() if e in DC_ELEMENTS
-            for p, v in enumerate(values))
+        DcValue.objects.bulk_create(_values(item, record))
         for row in record.get("files", []):
             made = ItemFile.objects.create(item=item, name=row["name"], size=row["size"],
                                            sha256=row["sha256"],

@@ -61,6 +61,7 @@ from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
 from ..models import DcValue, Item, ItemFile, normalize_language
 from ..refusals import BadGateway
+from ..registry import selectors as registry
 from . import peer
 from .peer import PeerError, Record
 
@@ -325,7 +326,7 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
         changed |= _link_editions(item, record)
         changed |= _link_translation(item, record)
         dc_changed = created or _dc_rows(record) != sorted(
-            item.dc_values.values_list("element", "value", "position", "orcid"))
+            item.dc_values.values_list("element", "value", "position", "authority"))
         files_changed = created or _files_differ(item, record)
         if not (changed or dc_changed or files_changed or result.fetched or result.kept):
             return item, "unchanged"
@@ -334,8 +335,10 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
         item.save()
         if dc_changed:
             item.dc_values.all().delete()
-            DcValue.objects.bulk_create(DcValue(item=item, element=e, value=v, position=p,
-                                                orcid=o) for e, v, p, o in _dc_rows(record))
+            fields = registry.dc_fields()
+            DcValue.objects.bulk_create(
+                DcValue(item=item, field=fields[e], element=e, value=v, position=p, authority=o,
+                        confidence=600 if o else -1) for e, v, p, o in _dc_rows(record))
         dropped = _sync_files(item, record, now, set(result.fetched) | set(result.kept))
         _link_followers(item, record)
     # Files the source no longer lists go once their rows are gone for good.

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from ...deposit import selectors, services, values
+from ...deposit import values as values_module
 from ...models import Item
 
 
@@ -19,6 +20,13 @@ from ...models import Item
 class DayField(serializers.CharField):
     """A day, YYYY-MM-DD, as the schema says; read by the service, which says what is wrong
     with it in the repository's words (not a date, not after today …)."""
+
+
+def creators_of(item: Item) -> list:
+    """The values (DcValue) given as creators, in order: every field whose simple Dublin Core
+    element is creator (dc.creator, dc.contributor.author, dcterms.creator)."""
+    return sorted((v for v in item.dc_values.all() if v.element == "creator"),
+                  key=lambda v: (v.position, v.id))
 
 
 class DcElementField(serializers.ListField):
@@ -31,7 +39,8 @@ class DcElementField(serializers.ListField):
         super().__init__(**kwargs)
 
     def get_attribute(self, item: Item) -> list[str]:
-        return item.dc(self.field_name)
+        # dc.<element>'s own values: a qualified field's are in `metadata`.
+        return [v.value for v in item.values_of(f"dc.{self.field_name}")]
 
     def to_internal_value(self, data) -> list[str]:
         # One value is a list of one, in JSON as in a form (where a field may simply not repeat).
@@ -44,6 +53,11 @@ class CreatorField(DcElementField):
     its JSON text. Cleans to [(name, bare iD or "")]; out, the names as every element's."""
 
     child = serializers.JSONField()
+
+    def get_attribute(self, item: Item) -> list[str]:
+        # Every creator, as oai_dc gives them: dc.creator's and a DSpace thesis's
+        # dc.contributor.author (the registry's simple Dublin Core column says creator).
+        return [v.value for v in creators_of(item)]
 
     def to_internal_value(self, data) -> list[tuple[str, str]]:
         values = [data] if isinstance(data, str | dict) else data
@@ -140,3 +154,25 @@ class AccessField(serializers.JSONField):
                                     '"YYYY-MM-DD" or null, "reason": …} of texts (in a '
                                     "multipart form, as JSON text)"))
         return data
+
+
+class MetadataListField(serializers.ListField):
+    """`metadata`: values of the registry's fields, each {"field", "value", "language",
+    "authority", "confidence"}. In JSON a list of objects; in a multipart form each repeat of
+    the field is the JSON text of one object or of a list of them."""
+
+    def to_internal_value(self, data) -> list[dict]:
+        values = [data] if isinstance(data, str | dict) else data
+        if not isinstance(values, list):
+            raise ValidationError(_("metadata is a list of objects {\"field\", \"value\", "
+                                    "\"language\", \"authority\", \"confidence\"}"))
+        found = []
+        for value in values:
+            if isinstance(value, str):
+                try:  # a multipart form's way of sending objects
+                    value = values_module.read_json(value)
+                except ValueError:
+                    raise ValidationError(_("a metadata value sent as text must be the JSON "
+                                            "of an object or of a list of objects")) from None
+            found.extend(value if isinstance(value, list) else [value])
+        return super().to_internal_value(found)

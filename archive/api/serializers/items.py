@@ -13,9 +13,9 @@ from ...access import policy
 from ...deposit import links, selectors
 from ...metadata import cite
 from ...metadata.selectors import record_of
-from ...models import DC_ELEMENTS, AccessRights, Item, ItemFile
+from ...models import DC_ELEMENTS, AccessRights, Confidence, Item, ItemFile
 from ...web.addresses import base_url
-from .fields import CreatorField, DcElementField
+from .fields import CreatorField, DcElementField, MetadataListField, creators_of
 
 
 def iso_utc(moment: datetime) -> str:
@@ -51,6 +51,26 @@ class CreatorSerializer(serializers.Serializer):
                                             "empty when unknown")
 
 
+class MetadataValueSerializer(serializers.Serializer):
+    """One value of a field of the metadata registry (/api/ docs: the metadata registry)."""
+
+    field = serializers.CharField(
+        max_length=200, help_text="schema.element.qualifier, e.g. dc.contributor.advisor; "
+                                  "schema.element for no qualifier")
+    value = serializers.CharField()
+    language = serializers.CharField(required=False, allow_blank=True, max_length=35,
+                                     default="", help_text="BCP 47, e.g. pt-BR; empty: none")
+    authority = serializers.CharField(
+        required=False, allow_blank=True, max_length=255, default="",
+        help_text="authority id: a bare ORCID iD, a Lattes CV id (16 digits) or another "
+                  "authority's key; empty: none")
+    confidence = serializers.ChoiceField(
+        choices=Confidence.values, required=False, default=Confidence.UNSET,
+        help_text="DSpace's confidence in the authority id: -1 unset, 0 no value, "
+                  "100 rejected, 200 failed, 300 not found, 400 ambiguous, 500 uncertain, "
+                  "600 accepted")
+
+
 class DublinCoreFields(serializers.Serializer):
     creator = CreatorField()
     subject = DcElementField()
@@ -65,6 +85,11 @@ class DublinCoreFields(serializers.Serializer):
     relation = DcElementField()
     coverage = DcElementField()
     rights = DcElementField()
+    metadata = MetadataListField(
+        child=MetadataValueSerializer(), required=False,
+        help_text="every value with its field of the registry, language, authority id and "
+                  "confidence; the top-level Dublin Core keys are the values of dc.<element> "
+                  "itself (no qualifier). A field given here replaces all its values")
 
 
 class FileSerializer(serializers.ModelSerializer):
@@ -154,11 +179,16 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
     translations = serializers.SlugRelatedField(slug_field="ibi", many=True, read_only=True)
     creators = serializers.SerializerMethodField(
         help_text="the creators with their ORCID iDs, in the order of creator")
+    metadata = serializers.SerializerMethodField(
+        help_text="every value with its field of the registry (schema.element.qualifier), "
+                  "language, authority id and confidence, by field and in order; the "
+                  "top-level Dublin Core keys are the values of dc.<element> itself")
 
     class Meta:
         model = Item
         fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
                   "files", "access", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
+                  "metadata",
                   "previous_edition",
                   "next_edition", "translation_of", "translations", "transferable", "created",
                   "deleted_at", "source_archive", "copied_at", "origin_timestamp"]
@@ -203,8 +233,13 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
 
     @extend_schema_field(CreatorSerializer(many=True))
     def get_creators(self, item: Item) -> list[dict[str, str]]:
-        return [{"name": v.value, "orcid": v.orcid} for v in item.dc_values.all()
-                if v.element == "creator"]
+        return [{"name": v.value, "orcid": v.orcid} for v in creators_of(item)]
+
+    @extend_schema_field(MetadataValueSerializer(many=True))
+    def get_metadata(self, item: Item) -> list[dict]:
+        rows = sorted(item.dc_values.all(), key=lambda v: (v.field.name, v.position, v.id))
+        return [{"field": v.field.name, "value": v.value, "language": v.language,
+                 "authority": v.authority, "confidence": v.confidence} for v in rows]
 
     # An item's links name related items held here, else those held on other Archives that its
     # relations remember (Item.origin_relations: a Copy's Original's, a migrated Original's

@@ -26,6 +26,8 @@ from ...access import policy
 from ...access import selectors as access
 from ...deposit import pending, selectors, services
 from ...models import DC_ELEMENTS, Item
+from ...refusals import Refusal
+from ...registry.names import Qualified
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination, RankedResults
@@ -64,8 +66,22 @@ def _files(request, data: dict, on_saved) -> Iterator[tuple[list[services.Upload
         yield _uploads(data.get("files") or []) + uploaded, pending.consumed(used, on_saved)
 
 
-def _dc(data: dict) -> dict[str, list[str]]:
-    return {element: data[element] for element in DC_ELEMENTS if element in data}
+def _dc(data: dict) -> dict[str, list]:
+    """The `dc` of the services: the top-level elements (dc.<element>'s values) and the
+    values of `metadata` by field; a field named both ways is refused."""
+    dc: dict[str, list] = {element: data.pop(element) for element in DC_ELEMENTS
+                           if element in data}
+    qualified: dict[str, list] = {}
+    for given in data.pop("metadata", None) or ():
+        name = given["field"].strip()
+        qualified.setdefault(name, []).append(Qualified(
+            value=given["value"], language=given.get("language", ""),
+            authority=given.get("authority", ""), confidence=given.get("confidence", -1)))
+    for name in qualified:
+        if name.startswith("dc.") and name[3:] in dc:
+            raise Refusal(_("%(field)s is given twice: as %(element)s and in metadata")
+                               % {"field": name, "element": name[3:]})
+    return dc | qualified
 
 
 class _ItemRecordMixin(IdempotentWrites):
@@ -250,7 +266,7 @@ class ItemDetail(_OneItem):
                             status=status.HTTP_400_BAD_REQUEST)
         form.is_valid(raise_exception=True)
         fields = dict(form.validated_data)
-        dc = {element: fields.pop(element) for element in DC_ELEMENTS if element in fields}
+        dc = _dc(fields)
         given, restricted = fields.pop("access", None), fields.pop("restricted_files", None)
         with transaction.atomic():  # metadata and access change together, or neither
             if fields or dc or (given is None and restricted is None):

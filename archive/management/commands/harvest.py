@@ -2,7 +2,9 @@
 the records of an OAI-PMH 2.0 repository (DSpace, EPrints, another Archive of this software)
 as items here.
 
-Metadata from oai_dc; files from DSpace's `ore` format (or `mets`) when the source offers it,
+Metadata from DSpace's dim when the source offers it (every qualified value, with its language,
+authority and confidence; a field the metadata registry lacks fails its record), else from
+oai_dc; files from DSpace's `ore` format (or `mets`) when the source offers it,
 fetched only from the base URL's host and the hosts given with --files-from (DSpace 7 serves
 files from its UI's host: `--files-from repositorio.example.br`); else metadata only, the
 item's page at the source kept as dc:identifier. Incremental: the next run asks from the

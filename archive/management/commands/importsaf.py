@@ -8,6 +8,8 @@ as alternate identifiers, so /handle/<prefix>/<suffix> and the other DSpace link
 An item already here by a Handle of DSpace's default prefix (123456789, which many
 repositories share) is updated only with --same-repository; without it, an item that changed
 fails with the reason, so that another repository's export never overwrites it.
+Every metadata value is kept under its field of the metadata registry with its language,
+authority and confidence; a value of a field the registry lacks fails its item, naming it.
 The ORIGINAL bundle becomes the files (primary: the target file); THUMBNAIL, TEXT and LICENSE
 are skipped and counted. Running it again updates what changed and skips the rest: an item
 is known again by its Handle or DSpace UUID, or, in a package without either (DSpace's own
