@@ -104,7 +104,10 @@ def rows(count: int):
 ITEM_COLUMNS = ("id", "ibi", "ibip", "state", "transferable", "is_archive_service", "title",
                 "language", "target_file", "edition_family", "edition_number", "created",
                 "updated", "source_archive")
-DC_COLUMNS = ("item_id", "element", "value", "position")
+DC_COLUMNS = ("item_id", "element", "value", "position", "field_id")
+# Each value names its field of the metadata registry (migrations 0027-0029): dc.<element>.
+DC_FIELDS = ("SELECT f.element, f.id FROM archive_metadatafield f JOIN archive_metadataschema s "
+             "ON s.id = f.schema_id WHERE s.name = 'dc' AND f.qualifier = ''")
 SEARCH_TRIGGERS = ("archive_item_search_insert", "archive_dcvalue_search_insert")
 FILE_COLUMNS = ("item_id", "name", "size", "sha256", "content_type", "created", "fixity_problem")
 
@@ -133,9 +136,10 @@ def load_postgres(url: str, count: int) -> None:
                         out.write_row(item)
                         dcs.extend(dc)
                         files.append(file)
+                fields = dict(cur.execute(DC_FIELDS).fetchall())
                 with cur.copy(f"COPY archive_dcvalue ({', '.join(DC_COLUMNS)}) FROM STDIN") as out:
                     for row in dcs:
-                        out.write_row(row)
+                        out.write_row((*row, fields[row[1]]))
                 with cur.copy(f"COPY archive_itemfile ({', '.join(FILE_COLUMNS)}) FROM STDIN"
                               ) as out:
                     for row in files:
@@ -150,12 +154,13 @@ def load_postgres(url: str, count: int) -> None:
 def load_sqlite(path: str, count: int) -> None:
     conn = sqlite3.connect(path)
     batch: list = []
+    fields = dict(conn.execute(DC_FIELDS).fetchall())
 
     def flush():
         conn.executemany(f"INSERT INTO archive_item ({', '.join(ITEM_COLUMNS)}) VALUES "
                          f"({', '.join('?' * len(ITEM_COLUMNS))})", [b[0] for b in batch])
         conn.executemany(f"INSERT INTO archive_dcvalue ({', '.join(DC_COLUMNS)}) VALUES "
-                         "(?, ?, ?, ?)", [row for b in batch for row in b[1]])
+                         "(?, ?, ?, ?, ?)", [(*row, fields[row[1]]) for b in batch for row in b[1]])
         conn.executemany(f"INSERT INTO archive_itemfile ({', '.join(FILE_COLUMNS)}) VALUES "
                          "(?, ?, ?, ?, ?, ?, ?)", [b[2] for b in batch])
         batch.clear()

@@ -60,10 +60,15 @@ def upload(spec: File = "paper.pdf") -> services.Upload:
 
 # -- Items, through the deposit services --------------------------------------------------------
 
+def dc_field(element: str) -> MetadataField:
+    """The registry's dc.<element>, unqualified (for SQL written behind the ORM's back)."""
+    return MetadataField.objects.get(schema__name="dc", element=element, qualifier="")
+
+
 def dc_value(item: Item, element: str, value: str, position: int = 0, **fields) -> DcValue:
     """A value of dc.<element> written as it stands (no service checks it): a value stored
     before today's checks, e.g. a date no longer accepted."""
-    field = MetadataField.objects.get(schema__name="dc", element=element, qualifier="")
+    field = dc_field(element)
     return DcValue.objects.create(item=item, field=field, element=field.dc_element,
                                   value=value, position=position, **fields)
 

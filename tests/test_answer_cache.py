@@ -253,8 +253,9 @@ def test_a_kept_landing_page_shows_every_change_at_once(client):
     Item.objects.filter(pk=item.pk).update(title="Renamed by the ORM")
     assert "Renamed by the ORM" in client.get(url).content.decode()
     with connection.cursor() as cursor:  # behind the ORM's back
-        cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position, orcid) "
-                       "VALUES (%s, 'creator', 'Banon, Gerald', 0, '')", [item.pk])
+        cursor.execute("INSERT INTO archive_dcvalue (item_id, field_id, element, value, position) "
+                       "VALUES (%s, %s, 'creator', 'Banon, Gerald', 0)",
+                       [item.pk, make.dc_field("creator").pk])
     assert "Banon, G." in client.get(url).content.decode()  # the metadata and the citation
     before = changes.token()
     commit_elsewhere("UPDATE archive_itemfile SET name = 'renamed.pdf' WHERE item_id = %s",

@@ -268,8 +268,9 @@ def test_raw_sql_and_queryset_updates_are_indexed_by_the_database_itself():
     item = Item.objects.get(ibip="RAW/1")
     assert found("carregado") == ["Carregado à mão"]
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position) "
-                       "VALUES (%s, 'creator', 'Nóbrega, Túlio', 0)", [item.pk])
+        cursor.execute("INSERT INTO archive_dcvalue (item_id, field_id, element, value, position) "
+                       "VALUES (%s, %s, 'creator', 'Nóbrega, Túlio', 0)",
+                       [item.pk, make.dc_field("creator").pk])
     assert found("tulio") == ["Carregado à mão"]
     Item.objects.filter(pk=item.pk).update(title="Mudado por update")
     assert found("carregado") == [] and found("mudado") == ["Mudado por update"]
@@ -421,8 +422,9 @@ def test_kept_results_are_never_stale_whoever_writes(client, monkeypatch):
     second = make.item(("a.txt", b"a"), title="Outro cometa", language="pt")
     assert sorted(page_titles(client, q="cometa")) == ["Cometa Halley", "Outro cometa"]
     with connection.cursor() as cursor:  # behind the ORM's back: the database still tells
-        cursor.execute("INSERT INTO archive_dcvalue (item_id, element, value, position) "
-                       "VALUES (%s, 'subject', 'Astronomia', 0)", [first.pk])
+        cursor.execute("INSERT INTO archive_dcvalue (item_id, field_id, element, value, position) "
+                       "VALUES (%s, %s, 'subject', 'Astronomia', 0)",
+                       [first.pk, make.dc_field("subject").pk])
     assert page_titles(client, q="astronomia") == ["Cometa Halley"]
     html = client.get("/search", {"q": "cometa"}).content.decode()
     assert 'href="/search?q=cometa&amp;subject=Astronomia"' in html  # the facets too

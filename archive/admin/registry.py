@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 
 from ..models import MetadataField, MetadataSchema
 from ..refusals import Refusal
@@ -29,6 +30,8 @@ class _ServiceChecked(forms.ModelForm):
 class MetadataSchemaAdmin(admin.ModelAdmin):
     list_display = ["name", "namespace"]
     search_fields = ["name", "namespace"]
+    # A namespace typed without its scheme is read as https:// (Django 6's default, today).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def save_model(self, request, obj, form, change) -> None:
         services.schema_save(schema=obj)
