@@ -1,4 +1,6 @@
-"""BibTeX of a Record: one entry, its type from dc:type (kinds.py), LaTeX specials escaped.
+"""BibTeX of a Record: one entry, its type from dc:type (kinds.py) and a thesis's degree
+(citing.py: @phdthesis, @mastersthesis with `school`), an article's `journal`, `volume`,
+`number` (its issue), `pages` and `doi`, LaTeX specials escaped.
 Pure: the landing page, the persistent URL's ``:(bibtex)`` and ``Accept: application/x-bibtex``
 all write it here.
 
@@ -30,7 +32,14 @@ _ESCAPES = {
 }
 _SPECIAL = re.compile("|".join(re.escape(c) for c in _ESCAPES))
 # Where each entry type wants the publishing body (BibTeX's standard styles).
-_PUBLISHER_FIELD = {"techreport": "institution", "phdthesis": "school", "article": "publisher"}
+_PUBLISHER_FIELD = {"techreport": "institution", "phdthesis": "school",
+                    "mastersthesis": "school"}
+# Where each entry type names the work it appeared in.
+_CONTAINER_FIELD = {"article": "journal", "incollection": "booktitle",
+                    "inproceedings": "booktitle"}
+# A bachelor's thesis has no entry type of its own: a @mastersthesis whose `type` says so.
+_THESIS = {"doctoral": ("phdthesis", ""), "masters": ("mastersthesis", ""),
+           "bachelor": ("mastersthesis", "Bachelor's thesis")}
 
 
 def escape(text: str) -> str:
@@ -49,17 +58,23 @@ def key(record: Record) -> str:
 
 def entry(record: Record) -> str:
     """The BibTeX entry; a tombstone's (no creators) keeps title, year and URL."""
-    kind = kind_of(record.types).bibtex
+    kind, thesis_type = _THESIS.get(record.degree, (kind_of(record.types).bibtex, ""))
     month = record.date[5:7] if re.match(r"[0-9]{4}-[0-9]{2}", record.date) else ""
     fields = [
         ("author", " and ".join(escape(c.name) for c in record.creators)),
         ("title", escape(record.title)),
         ("year", escape(record.year)),
         ("month", str(int(month)) if month.isdigit() and 1 <= int(month) <= 12 else ""),
+        (_CONTAINER_FIELD.get(kind, "journal"), escape(record.container_title)),
+        ("volume", escape(record.volume)),
+        ("number", escape(record.issue)),  # BibTeX's name for an issue
+        ("pages", escape(record.pages).replace("-", "--")),
         (_PUBLISHER_FIELD.get(kind, "publisher"), escape(record.publisher)),
+        ("type", thesis_type),
         ("number", escape(record.identifiers[0]) if record.identifiers and kind == "techreport"
          else ""),
         ("language", escape(record.language)),
+        ("doi", escape(record.doi)),
         ("howpublished", rf"\url{{{record.persistent_url}}}" if kind == "misc" else ""),
         ("url", record.persistent_url),
         ("note", "; ".join([f"IBI: {escape(record.ibi)}",

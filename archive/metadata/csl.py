@@ -62,6 +62,26 @@ def _date_parts(date: str) -> list[int] | None:
     return [int(part) for part in match.groups() if part is not None]
 
 
+# A thesis's genre, which the styles print as written (ABNT: "Tese (Doutorado)"): in the
+# item's language, Portuguese as NBR 14724 words it, else English.
+_GENRES = {"doctoral": ("Tese (Doutorado)", "Doctoral thesis"),
+           "masters": ("Dissertação (Mestrado)", "Master's thesis"),
+           "bachelor": ("Trabalho de Conclusão de Curso (Graduação)", "Bachelor's thesis")}
+
+
+def genre(record: Record) -> str:
+    """The genre of a thesis in the item's own language::
+
+        >>> genre(Record(ibi="a", ibip="", title="t", persistent_url="u", degree="masters",
+        ...              language="pt-BR"))
+        'Dissertação (Mestrado)'
+    """
+    if record.degree not in _GENRES:
+        return ""
+    portuguese, english = _GENRES[record.degree]
+    return portuguese if record.language.lower().startswith("pt") else english
+
+
 def item(record: Record) -> dict:
     """The CSL-JSON item (a dict ready for json.dumps): id is the repository name."""
     kind = kind_of(record.types).csl
@@ -72,6 +92,9 @@ def item(record: Record) -> dict:
     if parts := _date_parts(record.date):
         found["issued"] = {"date-parts": [parts]}
     optional = {
+        "container-title": record.container_title, "volume": record.volume,
+        "issue": record.issue, "page": record.pages, "DOI": record.doi,
+        "genre": genre(record),
         "publisher": record.publisher, "publisher-place": record.publisher_place,
         "language": record.language,
         "abstract": "\n\n".join(record.descriptions), "keyword": ", ".join(record.subjects),

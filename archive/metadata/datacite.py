@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from lxml import etree
 
 from ..access import policy
-from .record import Creator, Record
+from .record import Creator, Record, doi
 from .vocabularies import is_language, kind, xml_text
 
 NS = "http://datacite.org/schema/kernel-4"
@@ -63,8 +63,10 @@ def identifiers(root: etree._Element, record: Record, *,
     for handle in record.handles:  # DataCite's own type for it (alternateIdentifierType)
         _sub(alternates, "alternateIdentifier", handle, alternateIdentifierType="Handle")
     for value in _clean(record.identifiers):
-        _sub(alternates, "alternateIdentifier", value,
-             alternateIdentifierType=alternate_identifier_type(value))
+        # A DOI bare (10.x/…), as DataCite writes one, however dc:identifier spelled it.
+        kind = alternate_identifier_type(value)
+        _sub(alternates, "alternateIdentifier", doi(value) or value if kind == "DOI" else value,
+             alternateIdentifierType=kind)
     related = [(url, relation) for url, relation in (
         (record.previous_edition, "IsNewVersionOf"),
         (record.next_edition, "IsPreviousVersionOf"),

@@ -8,6 +8,9 @@ Which tags, from what:
 - citation_publication_date: dc:date as YYYY/MM/DD, YYYY/MM or YYYY (Scholar's form);
 - citation_pdf_url: every PDF file, the target file first; citation_language; citation_publisher;
   citation_keywords, one per subject; citation_doi for a dc:identifier that is a DOI;
+- citation_journal_title (citation_inbook_title for a chapter or paper), citation_volume,
+  citation_issue, citation_firstpage, citation_lastpage (citing.py); for a thesis,
+  citation_dissertation_institution, the publisher;
 - citation_technical_report_number: for a report (dc:type as kinds.py reads it, e.g.
   "Technical report" or "Relatório técnico"), each dc:identifier that is a report number:
   no URL, URN, DOI, ISBN or ISSN, but a code with a digit such as "INPE-15678-RPQ/819";
@@ -28,10 +31,9 @@ from __future__ import annotations
 import re
 
 from .kinds import kind_of
-from .record import Record
+from .record import Record, doi
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
-_DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/\S+)$", re.IGNORECASE)
 _NOT_A_REPORT_NUMBER = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|10\.[0-9]{4,9}/|isbn|issn)",
                                   re.IGNORECASE)
 _REPORT_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ./_-]{0,99}")
@@ -45,11 +47,6 @@ def publication_date(date: str) -> str:
     """
     found = _DATE.match(date.strip())
     return "/".join(part for part in found.groups() if part) if found else ""
-
-
-def doi(identifier: str) -> str:
-    found = _DOI.match(identifier.strip())
-    return found.group(1) if found else ""
 
 
 def is_report(record: Record) -> bool:
@@ -86,6 +83,13 @@ def tags(record: Record, target_file: str = "") -> list[tuple[str, str]]:
         found.append(("citation_publisher", record.publisher))
     found += [("citation_keywords", subject) for subject in record.subjects]
     found += [("citation_doi", value) for value in map(doi, record.identifiers) if value]
+    found += [(name, value) for name, value in (
+        ("citation_journal_title" if kind_of(record.types).bibtex == "article"
+         else "citation_inbook_title", record.container_title),
+        ("citation_volume", record.volume), ("citation_issue", record.issue),
+        ("citation_firstpage", record.first_page), ("citation_lastpage", record.last_page),
+        ("citation_dissertation_institution", record.publisher if record.degree else ""),
+    ) if value]
     numbers = report_numbers(record)
     found += [("citation_technical_report_number", number) for number in numbers]
     if numbers and record.publisher:

@@ -12,8 +12,22 @@ same thing of an item::
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
+
+# A DOI as dc:identifier holds it: bare, "doi:10…" or a doi.org URL (Crossref's display form).
+_DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.[0-9]{4,9}/\S+)$", re.IGNORECASE)
+
+
+def doi(identifier: str) -> str:
+    """The bare DOI an identifier names, else "".
+
+    >>> doi("https://doi.org/10.1000/182"), doi("doi:10.1000/182"), doi("INPE-1234")
+    ('10.1000/182', '10.1000/182', '')
+    """
+    found = _DOI.match(identifier.strip())
+    return found.group(1) if found else ""
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,7 @@ class Record:
     contributors: tuple[str, ...] = ()
     subjects: tuple[str, ...] = ()
     descriptions: tuple[str, ...] = ()
-    publisher: str = ""  # the item's, else the repository's
+    publisher: str = ""  # dc.publisher, else the configured repository name, else none
     publisher_place: str = ""  # where it was published (ABNT's "São José dos Campos: INPE")
     date: str = ""  # dc:date as deposited (ISO 8601 / EDTF), else the deposit's date
     language: str = ""  # BCP 47
@@ -78,6 +92,24 @@ class Record:
     translation_of: str = ""
     # Handles it had before it came here (archive/dspace/), e.g. "123456789/42": cited still.
     handles: tuple[str, ...] = ()
+    # From the qualified fields (citing.py): the journal (book, proceedings) it appeared in,
+    # where in it, and a thesis's degree ("doctoral", "masters", "bachelor").
+    container_title: str = ""
+    volume: str = ""
+    issue: str = ""
+    first_page: str = ""
+    last_page: str = ""
+    degree: str = ""
+
+    @property
+    def doi(self) -> str:
+        """The first dc:identifier that is a DOI, bare (10.x/…)."""
+        return next((found for found in map(doi, self.identifiers) if found), "")
+
+    @property
+    def pages(self) -> str:
+        """"101-118", "101", or ""."""
+        return "-".join(p for p in (self.first_page, self.last_page) if p)
 
     @property
     def year(self) -> str:

@@ -1,5 +1,6 @@
 """RIS (Research Information Systems) of a Record: ``TAG  - value`` lines from TY to ER, as
-EndNote, Zotero and Mendeley import them. Pure.
+EndNote, Zotero and Mendeley import them: TY from dc:type, an article's journal (T2 and JO),
+VL, IS, SP, EP and DO (the DOI, bare), a thesis's university as PB and its degree as M3. Pure.
 
     >>> from .record import Creator, Record
     >>> text = to_text(Record(ibi="iconet.com.br/banon/2009/09.09.22.01", ibip="",
@@ -17,6 +18,11 @@ from .kinds import kind_of
 from .record import Record
 
 _DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?")
+
+
+# M3, the type of work: Zotero's thesis type.
+_THESIS = {"doctoral": "Doctoral thesis", "masters": "Master's thesis",
+           "bachelor": "Bachelor's thesis"}
 
 
 def _line(tag: str, value: str) -> str:
@@ -37,7 +43,14 @@ def to_text(record: Record) -> str:
     tags += [("AU", c.name) for c in record.creators]
     tags += [("A2", name) for name in record.contributors]
     tags += [("TI", record.title), ("PY", record.year), ("DA", _date(record.date)),
-             ("PB", record.publisher), ("LA", record.language)]
+             ("T2", record.container_title), ("VL", record.volume), ("IS", record.issue),
+             ("SP", record.first_page), ("EP", record.last_page),
+             ("PB", record.publisher), ("M3", _THESIS.get(record.degree, "")),
+             ("LA", record.language), ("DO", record.doi)]
+    if kind == "JOUR":
+        # The journal again as JO, the abbreviation's tag that EndNote and rispy read as the
+        # journal's name (`journal_name`) when T2 is not mapped.
+        tags.append(("JO", record.container_title))
     tags += [("KW", subject) for subject in record.subjects]
     tags += [("AB", description) for description in record.descriptions[:1]]
     if kind == "RPRT":

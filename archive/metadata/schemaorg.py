@@ -5,7 +5,7 @@ The context is inline, ``{"@vocab": "https://schema.org/"}``: a JSON-LD processo
 network to read it (schema.org's remote context is a fetch per document, and is refused where
 the network is), and every term still expands to its schema.org IRI::
 
-    >>> from .record import Creator, Record
+    >>> from .record import Creator, Record, doi
     >>> doc = to_dict(Record(ibi="iconet.com.br/banon/2009/09.09.22.01", ibip="J8LNKB5R7W/3UNAFP8",
     ...       title="Ensuring persistence", persistent_url="http://urlib.net/J8LNKB5R7W/3UNAFP8",
     ...       creators=(Creator("Banon, Gerald"),), types=("Dataset",)))
@@ -15,10 +15,11 @@ the network is), and every term still expands to its schema.org IRI::
 from __future__ import annotations
 
 from .kinds import kind_of
-from .record import Creator, Record
+from .record import Creator, Record, doi
 
 CONTEXT = {"@vocab": "https://schema.org/"}
 ORCID = "https://orcid.org/"
+DOI_RESOLVER = "https://doi.org/"
 
 
 def _person(creator: Creator) -> dict:
@@ -42,7 +43,25 @@ def to_dict(record: Record) -> dict:
                  "identifier": [_identifier("IBI", record.ibi),
                                 *([_identifier("IBIp", record.ibip)] if record.ibip else []),
                                 *(_identifier("Handle", h) for h in record.handles),
-                                *record.identifiers]}
+                                *(_identifier("DOI", doi(v)) if doi(v) else v
+                                  for v in record.identifiers)]}
+    if record.doi:
+        doc["sameAs"] = DOI_RESOLVER + record.doi
+    if record.container_title:
+        # Where an article appeared: schema.org's own chain, Periodical (or the book) with
+        # the volume and issue it names (PublicationVolume, PublicationIssue).
+        container: dict = {"@type": "Periodical" if doc["@type"] == "ScholarlyArticle"
+                           and kind_of(record.types).bibtex == "article" else "CreativeWork",
+                           "name": record.container_title}
+        if record.volume:
+            container = {"@type": "PublicationVolume", "volumeNumber": record.volume,
+                         "isPartOf": container}
+        if record.issue:
+            container = {"@type": "PublicationIssue", "issueNumber": record.issue,
+                         "isPartOf": container}
+        doc["isPartOf"] = container
+    if record.pages:
+        doc["pagination"] = record.pages
     if record.creators:
         doc["creator"] = [_person(c) for c in record.creators]
     if record.contributors:

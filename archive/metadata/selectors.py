@@ -5,18 +5,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from django.conf import settings
 from django.db.models import Q
 
 from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
 from ..models import ORCID_FORM, AlternateIdentifier, DcValue, Item, ItemFile
+from . import citing
 from .formats import FORMATS
 from .kinds import kind_of
 from .record import Creator, FileRef, Record
 from .signposting import Link, Signposts
 
-# element → [(value, ORCID iD)] of one item, in the order of the deposit.
+# element → [(value, ORCID iD)] of one item, in the order of the deposit; and each value
+# again under its field's name (dc.relation.ispartof: always with a dot, never an element's),
+# for what only a qualified field says (citing.py).
 Values = Mapping[str, Sequence[tuple[str, str]]]
 # (name, size, content type, SHA-256, restricted) of one file.
 FileRow = tuple[str, int, str, str, bool]
@@ -36,6 +40,7 @@ def record_of(item: Item, base: str | None = None) -> Record:
     values: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for value in item.dc_values.all():
         values[value.element].append((value.value, value.orcid))
+        values[value.field.name].append((value.value, ""))
     files = [(f.name, f.size, f.content_type, f.sha256, f.restricted) for f in item.files.all()]
     neighbours = (_neighbour(item.previous_edition, base), _neighbour(next_edition, base),
                   _neighbour(item.translation_of, base))
@@ -62,14 +67,16 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
     def dc(element: str) -> tuple[str, ...]:
         return tuple(value for value, _ in values.get(element, ()))
 
-    publishers = dc("publisher")
     dates = dc("date")
+    qualified = {name: dc(name) for name in values if "." in name}
+    cited = citing.fields(qualified, dc("type")) if not item.is_deleted else {}
     previous_edition, next_edition, translation_of = neighbours
     common = dict(
         ibi=item.ibi, ibip=item.ibip, title=item.title,
         persistent_url=links.persistent_url(item.ibi, base),
         landing_url=links.landing_url(item.ibi, base),
-        publisher=publishers[0] if publishers else links.archive_address(base),
+        publisher=citing.publisher(qualified, dc("publisher")) or (
+            "" if cited.get("container_title") else settings.IBI_REPOSITORY_NAME),
         date=dates[0] if dates else (item.created.date().isoformat() if item.created else ""),
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
@@ -84,7 +91,7 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         creators=tuple(Creator(value, orcid) for value, orcid in values.get("creator", ())),
         contributors=dc("contributor"), subjects=dc("subject"), descriptions=dc("description"),
         types=dc("type"), rights=dc("rights"), identifiers=dc("identifier"),
-        relations=dc("relation"), formats=dc("format"),
+        relations=dc("relation"), formats=dc("format"), **cited,
         some_closed=any(not policy.is_open(item.access_rights, file[4]) for file in files),
         files=tuple(FileRef(name=name, url=links.file_url(item.ibi, name, base), size=size,
                             content_type=content_type, sha256=sha256)
@@ -100,11 +107,15 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
     if elements is not None:
         rows = rows.filter(element__in=elements)
     found: dict[int, dict[str, list[tuple[str, str]]]] = {}
-    for item_id, element, value, authority in (
+    for item_id, element, value, authority, schema, field, qualifier in (
             rows.order_by("position", "id")
-            .values_list("item_id", "element", "value", "authority")):
+            .values_list("item_id", "element", "value", "authority", "field__schema__name",
+                         "field__element", "field__qualifier")):
         orcid = authority if ORCID_FORM.fullmatch(authority) else ""
-        found.setdefault(item_id, {}).setdefault(element, []).append((value, orcid))
+        values = found.setdefault(item_id, {})
+        values.setdefault(element, []).append((value, orcid))
+        name = ".".join(part for part in (schema, field, qualifier) if part)
+        values.setdefault(name, []).append((value, ""))
     return found
 
 

@@ -133,7 +133,9 @@ def record_from(answer: Answer, relation: str, url: str, fallback_ibi: str,
         return None
     return oai_dc.record_from(values, ibi=rep, ibip=named.get("ibip", ""),
                               persistent_url=links.persistent_url(rep, resolver_base),
-                              publisher=answer.source.address)
+                              # Another Archive's host:port is no publisher: the
+                              # record's own dc:publisher, else none (metadata/selectors.py).
+                              publisher="")
 
 
 __all__ = ["ANNOUNCEMENT", "announced", "asked_of", "extra_format", "record_from", "remember",

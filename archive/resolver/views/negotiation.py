@@ -116,7 +116,7 @@ def tombstone_record(request: HttpRequest, outcome: resolver.Outcome) -> Record:
         return record_of(item, base_url(request))
     here = f"{request.scheme}://{request.get_host()}"  # this resolver, as the reader reached it
     return Record(ibi=rep, ibip=forms.get("ibip", ""), title=rep,
-                  persistent_url=links.persistent_url(rep, here), publisher=answer.source.address,
+                  persistent_url=links.persistent_url(rep, here),
                   state="Deleted")
 
 
