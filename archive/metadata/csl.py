@@ -79,7 +79,7 @@ def genre(record: Record) -> str:
     if record.degree not in _GENRES:
         return ""
     portuguese, english = _GENRES[record.degree]
-    return portuguese if record.language.lower().startswith("pt") else english
+    return portuguese if record.language.lower().split("-")[0] in ("pt", "por") else english
 
 
 def item(record: Record) -> dict:

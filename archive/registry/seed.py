@@ -11,7 +11,8 @@ from pathlib import Path
 from ..models import DcElement, MetadataField, MetadataSchema
 
 DATA = Path(__file__).resolve().parent / "data"
-FILES = ("dublin-core-types.xml", "dcterms-types.xml", "local-types.xml", "ibi-types.xml")
+FILES = ("dublin-core-types.xml", "dcterms-types.xml", "local-types.xml", "ibi-types.xml",
+         "openaire4-types.xml")
 
 DCMES = frozenset(DcElement.values)
 # dc fields that say what DSpace did with its copy, not what the work is: no simple element.
@@ -57,6 +58,11 @@ LABELS = {
     "dc.identifier.uri": ("URI", "URI"), "dc.identifier.doi": ("DOI", "DOI"),
     "local.degree.level": ("Degree level", "Nível do grau"),
     "local.degree.name": ("Degree", "Grau"),
+    "oaire.citation.title": ("Journal or book title", "Título do periódico ou livro"),
+    "oaire.citation.volume": ("Volume", "Volume"),
+    "oaire.citation.issue": ("Issue", "Número (fascículo)"),
+    "oaire.citation.startPage": ("First page", "Página inicial"),
+    "oaire.citation.endPage": ("Last page", "Página final"),
 }
 
 
