@@ -90,8 +90,8 @@ def test_bibtexparser_reads_an_imported_article_with_its_journal_and_doi(client,
     assert entry.entry_type == "article"
     assert fields["journal"] == "Revista Brasileira de Cartografia"
     assert fields["doi"] == DOI
-    assert (fields["volume"], fields["number"], fields["pages"]) == ("72", "1", "101–118")  # -- decoded
-    assert fields["title"] == "Mapas & persistência"
+    assert (fields["volume"], fields["number"], fields["pages"]) == ("72", "1", "101–118")
+    assert fields["title"] == "Mapas & persistência"  # LaTeX decoded: -- is an en dash
 
 
 def test_rispy_reads_its_ris_with_do_and_jo(client, article):
