@@ -170,7 +170,7 @@ def test_the_degree_comes_from_dc_type_without_a_degree_level(
 
 
 def test_no_publisher_is_the_servers_address_and_the_repository_name_stands_in(
-        client, theses, settings):
+        client, theses):
     item = AlternateIdentifier.objects.get(scheme="handle", value="123456789/1001").item
     item.dc_values.filter(element="publisher").delete()
     item = Item.objects.get(pk=item.pk)
@@ -179,3 +179,10 @@ def test_no_publisher_is_the_servers_address_and_the_repository_name_stands_in(
     with override_settings(IBI_REPOSITORY_NAME="Biblioteca Digital do INPE"):
         record = selectors.record_of(item, "http://testserver:8000")
     assert record.publisher == "Biblioteca Digital do INPE"
+
+
+def test_an_article_never_takes_the_repository_name_as_its_publisher(article):
+    with override_settings(IBI_REPOSITORY_NAME="Biblioteca Digital do INPE"):
+        record = selectors.record_of(Item.objects.get(pk=article.pk), "http://testserver:8000")
+
+    assert record.publisher == ""  # its journal's publisher is not this repository

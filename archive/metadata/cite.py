@@ -84,7 +84,7 @@ def locale_of(language: str) -> str:
 CITATION_TTL = 24 * 3600
 # Part of the key: a release that changes how citations are rendered (archive/metadata/csl.py,
 # citeproc-py, its styles) raises it.
-CITATION_VERSION = 2
+CITATION_VERSION = 3
 
 
 def citation(record: Record, style: Style, language: str, *, today: date) -> str:

@@ -66,6 +66,11 @@ def fields(values: Mapping[str, Sequence[str]], types: Sequence[str]) -> dict[st
     return found
 
 
+def published_elsewhere(types: Sequence[str]) -> bool:
+    """Whether the kind appears inside another work, whose publisher is not this repository."""
+    return kind_of(types).bibtex in CONTAINED
+
+
 def publisher(values: Mapping[str, Sequence[str]], publishers: Sequence[str]) -> str:
     """dc.publisher, else the first value of the publisher element (a dcterms.publisher…)."""
     return _first(values, "dc.publisher") or next((p for p in publishers if p.strip()), "")

@@ -75,8 +75,10 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         ibi=item.ibi, ibip=item.ibip, title=item.title,
         persistent_url=links.persistent_url(item.ibi, base),
         landing_url=links.landing_url(item.ibi, base),
+        # No dc.publisher: the repository's configured name for what it publishes itself,
+        # never for what another body published (an article), never a host name (issue 43).
         publisher=citing.publisher(qualified, dc("publisher")) or (
-            "" if cited.get("container_title") else settings.IBI_REPOSITORY_NAME),
+            "" if citing.published_elsewhere(dc("type")) else settings.IBI_REPOSITORY_NAME),
         date=dates[0] if dates else (item.created.date().isoformat() if item.created else ""),
         language=item.language, created=item.created, updated=item.updated, state=item.state,
         deleted_at=item.deleted_at, deletion_reason=item.deletion_reason,
