@@ -155,6 +155,11 @@ def test_a_thesis_cites_with_its_degree_and_school(client, theses, handle, entry
     jsonschema.validate(items, CSL_SCHEMA)
     assert (items[0]["type"], items[0]["genre"], items[0]["publisher"]) == (
         "thesis", genre, "Universidade Federal do Ceará")
+    for style in ("abnt", "apa"):
+        page = client.get(links.landing_url(item.ibi, None) + f"?style={style}", secure=True,
+                          follow=True).content.decode()
+        assert f"{genre}" in page and "Universidade Federal do Ceará" in page
+        assert "(Publication)" not in page
 
 
 @pytest.mark.parametrize(("dc_type", "entry_type"), [

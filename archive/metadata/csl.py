@@ -211,7 +211,8 @@ _EMPTY_FIELDS = re.compile(r",(?:\s*,)+")
 
 def _without_artefacts(text: str, record: Record) -> str:
     """What citeproc-py leaves that no style means: the separators of fields the item does
-    not have (ABNT's "INPE, , 2013"), and, without creators, the title a second time: a
+    not have (ABNT's "INPE, , 2013"), APA's "(Publication)" of a thesis with no number, and,
+    without creators, the title a second time: a
     style's <substitute> puts the title in the authors' place through a macro, and citeproc-py
     then fails to suppress the title's own rendering (CSL 1.0.2 §Substitute says it must)::
 
@@ -220,8 +221,17 @@ def _without_artefacts(text: str, record: Record) -> str:
         'Relatório. (2013). INPE, 2013.'
         >>> _without_artefacts("“Relatório”. 2013. “Relatório”. INPE.", r)
         '“Relatório”. 2013. INPE.'
+        >>> thesis = Record(ibi="a", ibip="", title="T", persistent_url="u", degree="doctoral",
+        ...                 creators=(Creator("Oliveira, M."),))
+        >>> _without_artefacts("Oliveira, M. (2023). T (Publication) [Doctoral thesis, UFC].",
+        ...                    thesis)
+        'Oliveira, M. (2023). T [Doctoral thesis, UFC].'
     """
     text = _EMPTY_FIELDS.sub(",", text)
+    if genre(record):
+        # APA's thesis number group, "Publication No. 123", left with its literal word only: a
+        # group whose variables are all empty is suppressed (CSL 1.0.2 §Group), not so here.
+        text = text.replace(" (Publication) [", " [")
     title = record.title.strip().rstrip(".")
     if record.creators or not title:
         return text
