@@ -1,0 +1,128 @@
+"""The tree read: communities and collections by slug, the tree for the home page, the items
+of a collection or a community (owned and mapped), the OAI-PMH sets of items.
+
+A collection's items are the union of those it owns (the index item_collection_newest) and
+those mapped into it: one index range each, never an OR across the two tables, which would
+read every item to find a small collection's.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db.models import Q, QuerySet
+
+from ..models import Collection, Community, Item
+from . import tree
+
+Mapping = Item.mapped_collections.through
+
+
+def community_by_slug(slug: str) -> Community | None:
+    return Community.objects.select_related("parent").filter(slug=slug).first()
+
+
+def collection_by_slug(slug: str) -> Collection | None:
+    return Collection.objects.select_related("community").filter(slug=slug).first()
+
+
+def collections_by_slug(slugs: Iterable[str]) -> dict[str, Collection]:
+    return {c.slug: c for c in Collection.objects.filter(slug__in=list(slugs))}
+
+
+def _parents() -> dict[int, int | None]:
+    return dict(Community.objects.values_list("pk", "parent_id"))
+
+
+def collection_ids_under(community: Community) -> list[int]:
+    """The collections of a community and of every community under it."""
+    under = tree.descendants(community.pk, _parents())
+    return list(Collection.objects.filter(community_id__in=under).values_list("pk", flat=True))
+
+
+def in_collections(ids: list[int]) -> Q:
+    """Items owned by or mapped into any of these collections."""
+    owned = Item.objects.filter(collection_id__in=ids).order_by().values("pk")
+    mapped = Mapping.objects.filter(collection_id__in=ids).order_by().values("item_id")
+    return Q(pk__in=owned.union(mapped))
+
+
+@dataclass
+class Node:
+    """A community in the tree, with its sub-communities and collections, in order."""
+
+    community: Community
+    children: list[Node] = field(default_factory=list)
+    collections: list[Collection] = field(default_factory=list)
+
+
+def community_tree(top: Community | None = None) -> list[Node]:
+    """The communities at the top (or under `top`), each with its whole subtree. Two
+    queries, whatever the tree's size."""
+    nodes = {c.pk: Node(c) for c in Community.objects.all()}
+    for collection in Collection.objects.all():
+        nodes[collection.community_id].collections.append(collection)
+    roots = []
+    for node in nodes.values():
+        parent = node.community.parent_id
+        (roots if parent is None else nodes[parent].children).append(node)
+    if top is not None:
+        return nodes[top.pk].children
+    return roots
+
+
+def ancestors(community: Community) -> list[Community]:
+    """The communities above this one, the top first (for a page's breadcrumbs)."""
+    parents = _parents()
+    chain, current = [], community.parent_id
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = parents.get(current)
+    found = Community.objects.in_bulk(chain)
+    return [found[pk] for pk in reversed(chain)]
+
+
+def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, list[str]]:
+    """The OAI-PMH setSpecs of the tree for these items (`owners`: item id → its owning
+    collection): col_<slug> of the owning and mapped collections, com_<slug> of every
+    community above them, DSpace's. Three queries whatever the number of items."""
+    by_item: dict[int, set[int]] = {pk: {owners[pk]} if owners.get(pk) else set()
+                                    for pk in item_ids}
+    for item_id, collection_id in Mapping.objects.filter(item_id__in=item_ids).values_list(
+            "item_id", "collection_id"):
+        by_item[item_id].add(collection_id)
+    wanted = set().union(*by_item.values()) if by_item else set()
+    collections = {pk: (slug, community) for pk, slug, community in Collection.objects.filter(
+        pk__in=wanted).values_list("pk", "slug", "community_id")}
+    rows = list(Community.objects.values_list("pk", "parent_id", "slug")) if collections else []
+    communities = {pk: parent for pk, parent, _slug in rows}
+    slugs = {pk: slug for pk, _parent, slug in rows}
+    found = {}
+    for item_id, ids in by_item.items():
+        cols, coms = set(), set()
+        for pk in ids:
+            if pk not in collections:
+                continue
+            slug, community = collections[pk]
+            cols.add(f"col_{slug}")
+            while community is not None and slugs[community] not in coms:
+                coms.add(slugs[community])
+                community = communities.get(community)
+        found[item_id] = sorted(f"com_{s}" for s in coms) + sorted(cols)
+    return found
+
+
+def every_set() -> tuple[list[Community], list[Collection]]:
+    """Every community and collection, for ListSets."""
+    return list(Community.objects.order_by("slug")), list(Collection.objects.order_by("slug"))
+
+
+def items_of(items: QuerySet[Item], *, collection: Collection | None = None,
+             community: Community | None = None) -> QuerySet[Item]:
+    """`items` narrowed to a collection's (owned and mapped) or a community's (those of every
+    collection under it)."""
+    if collection is not None:
+        items = items.filter(in_collections([collection.pk]))
+    if community is not None:
+        items = items.filter(in_collections(collection_ids_under(community)))
+    return items

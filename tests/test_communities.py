@@ -1,0 +1,115 @@
+"""Communities and collections (issue 34, point 1): the tree and its refusals, items moved and
+mapped, a collection's access defaults, the admin. Pages, feeds, OAI-PMH sets and the API are
+tests/test_communities_pages.py's, tests/test_oai.py's and tests/test_api_communities.py's."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from archive.communities import selectors, services
+from archive.models import DEFAULT_COLLECTION, Collection, Community, Item
+from archive.refusals import Refusal
+from tests import factories as make
+
+pytestmark = pytest.mark.django_db
+
+
+def community(slug: str, parent: Community | None = None) -> Community:
+    return services.community_save(community=Community(
+        slug=slug, name_pt_br=f"Comunidade {slug}", name_en=f"Community {slug}", parent=parent))
+
+
+def collection(slug: str, under: Community, **defaults) -> Collection:
+    return services.collection_save(collection=Collection(
+        slug=slug, name_pt_br=f"Coleção {slug}", name_en=f"Collection {slug}", community=under,
+        **defaults))
+
+
+@pytest.fixture
+def tree():
+    """A faculty, its programme, and the programme's theses and articles."""
+    faculty = community("engenharia")
+    programme = community("ppgee", faculty)
+    return {"faculty": faculty, "programme": programme,
+            "theses": collection("teses-ppgee", programme),
+            "articles": collection("artigos-ppgee", programme)}
+
+
+def test_an_item_deposited_without_a_collection_lands_in_the_default_one():
+    item = make.item()
+    assert item.collection.slug == DEFAULT_COLLECTION
+    assert item.collection.community.slug == "repository"
+
+
+def test_the_tree_is_built_and_read_whole(tree):
+    roots = selectors.community_tree()
+    faculty = next(node for node in roots if node.community.slug == "engenharia")
+    assert [n.community.slug for n in faculty.children] == ["ppgee"]
+    assert sorted(c.slug for c in faculty.children[0].collections) == ["artigos-ppgee",
+                                                                       "teses-ppgee"]
+    assert [c.slug for c in selectors.ancestors(tree["programme"])] == ["engenharia"]
+    assert set(selectors.collection_ids_under(tree["faculty"])) == {
+        tree["theses"].pk, tree["articles"].pk}
+
+
+def test_an_item_is_moved_and_mapped(tree):
+    item = make.item(collection=tree["theses"])
+    assert item.collection == tree["theses"]
+    services.item_map(item=item, collections=[tree["articles"]])
+    listed = Item.objects.filter
+    assert list(listed(selectors.in_collections([tree["articles"].pk]))) == [item]
+    services.item_move(item=item, collection=tree["articles"])
+    item.refresh_from_db()
+    assert item.collection == tree["articles"]
+    assert list(item.mapped_collections.all()) == []  # no longer mapped where it is owned
+    assert list(listed(selectors.in_collections([tree["theses"].pk]))) == []
+
+
+def test_a_slug_taken_is_refused_naming_the_field(tree):
+    with pytest.raises(Refusal, match="^slug: "):
+        community("ppgee")
+    with pytest.raises(Refusal, match="^slug: "):
+        collection("teses-ppgee", tree["faculty"])
+    assert Community.objects.filter(slug="ppgee").count() == 1
+
+
+def test_a_community_made_its_own_ancestor_is_refused(tree):
+    faculty = tree["faculty"]
+    faculty.parent = tree["programme"]
+    with pytest.raises(Refusal, match="^parent: "):
+        services.community_save(community=faculty)
+    faculty.parent = faculty
+    with pytest.raises(Refusal, match="^parent: "):
+        services.community_save(community=faculty)
+    assert Community.objects.get(slug="engenharia").parent is None
+
+
+def test_a_collection_with_items_is_not_deleted(tree):
+    make.item(collection=tree["theses"])
+    with pytest.raises(Refusal, match="^items: "):
+        services.collection_delete(collection=tree["theses"])
+    assert Collection.objects.filter(slug="teses-ppgee").exists()
+    services.collection_delete(collection=tree["articles"])
+    assert not Collection.objects.filter(slug="artigos-ppgee").exists()
+    with pytest.raises(Refusal, match="^children: "):
+        services.community_delete(community=tree["programme"])
+
+
+def test_a_deposit_gets_its_collections_default_access(tree):
+    embargoed = collection("teses-sigilo", tree["programme"], default_access_rights="embargoed",
+                           default_embargo_days=30)
+    item = make.item(collection=embargoed)
+    assert item.access_rights == "embargoed"
+    assert item.embargo_until == timezone.localdate() + datetime.timedelta(days=30)
+    named = make.item(collection=embargoed, access=make.services.Access(rights="open"))
+    assert named.access_rights == "open"  # what the deposit names wins
+
+
+def test_access_defaults_that_contradict_each_other_are_refused(tree):
+    with pytest.raises(Refusal, match="^default_embargo_days: "):
+        collection("x", tree["faculty"], default_access_rights="embargoed")
+    with pytest.raises(Refusal, match="^default_embargo_days: "):
+        collection("y", tree["faculty"], default_embargo_days=10)
+    assert not Collection.objects.filter(slug__in=["x", "y"]).exists()
