@@ -1,9 +1,28 @@
 """Communities and collections (issue 34): the tree, an item's owning collection and the others it
-is mapped into, and the index a collection's page reads newest first."""
+is mapped into, and the index a collection's page reads newest first.
+
+The item's column is added by literal SQL, which both SQLite and PostgreSQL read (as 0027
+does): Django's way back (RemoveField) would rebuild the table on SQLite and break the search
+and change-token triggers of 0007 and 0012. NULL until 0031 has given every item its
+collection; 0032 makes it required."""
 
 import django.core.validators
 import django.db.models.deletion
 from django.db import migrations, models
+
+
+def add_collection_column(apps, schema_editor):
+    constraint = ("CONSTRAINT archive_item_collection_id_fk "
+                  if schema_editor.connection.vendor == "postgresql" else "")
+    schema_editor.execute(
+        f"ALTER TABLE archive_item ADD COLUMN collection_id bigint NULL {constraint}"
+        "REFERENCES archive_collection (id) DEFERRABLE INITIALLY DEFERRED")
+    schema_editor.execute("CREATE INDEX archive_item_collection_id ON archive_item (collection_id)")
+
+
+def drop_collection_column(apps, schema_editor):
+    schema_editor.execute("DROP INDEX IF EXISTS archive_item_collection_id")
+    schema_editor.execute("ALTER TABLE archive_item DROP COLUMN collection_id")
 
 
 class Migration(migrations.Migration):
@@ -47,10 +66,17 @@ class Migration(migrations.Migration):
                 'ordering': ['name_pt_br', 'id'],
             },
         ),
-        migrations.AddField(
-            model_name='item',
-            name='collection',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='items', to='archive.collection', verbose_name='collection'),
+        migrations.SeparateDatabaseAndState(
+            database_operations=[
+                migrations.RunPython(add_collection_column, drop_collection_column),
+            ],
+            state_operations=[
+                migrations.AddField(
+                    model_name='item',
+                    name='collection',
+                    field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='items', to='archive.collection', verbose_name='collection'),
+                ),
+            ],
         ),
         migrations.AddField(
             model_name='item',
