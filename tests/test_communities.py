@@ -16,25 +16,9 @@ from tests import factories as make
 pytestmark = pytest.mark.django_db
 
 
-def community(slug: str, parent: Community | None = None) -> Community:
-    return services.community_save(community=Community(
-        slug=slug, name_pt_br=f"Comunidade {slug}", name_en=f"Community {slug}", parent=parent))
-
-
-def collection(slug: str, under: Community, **defaults) -> Collection:
-    return services.collection_save(collection=Collection(
-        slug=slug, name_pt_br=f"Coleção {slug}", name_en=f"Collection {slug}", community=under,
-        **defaults))
-
-
 @pytest.fixture
 def tree():
-    """A faculty, its programme, and the programme's theses and articles."""
-    faculty = community("engenharia")
-    programme = community("ppgee", faculty)
-    return {"faculty": faculty, "programme": programme,
-            "theses": collection("teses-ppgee", programme),
-            "articles": collection("artigos-ppgee", programme)}
+    return make.programme()
 
 
 def test_an_item_deposited_without_a_collection_lands_in_the_default_one():
@@ -69,9 +53,9 @@ def test_an_item_is_moved_and_mapped(tree):
 
 def test_a_slug_taken_is_refused_naming_the_field(tree):
     with pytest.raises(Refusal, match="^slug: "):
-        community("ppgee")
+        make.community("ppgee")
     with pytest.raises(Refusal, match="^slug: "):
-        collection("teses-ppgee", tree["faculty"])
+        make.collection("teses-ppgee", tree["faculty"])
     assert Community.objects.filter(slug="ppgee").count() == 1
 
 
@@ -98,8 +82,8 @@ def test_a_collection_with_items_is_not_deleted(tree):
 
 
 def test_a_deposit_gets_its_collections_default_access(tree):
-    embargoed = collection("teses-sigilo", tree["programme"], default_access_rights="embargoed",
-                           default_embargo_days=30)
+    embargoed = make.collection("teses-sigilo", tree["programme"],
+                                default_access_rights="embargoed", default_embargo_days=30)
     item = make.item(collection=embargoed)
     assert item.access_rights == "embargoed"
     assert item.embargo_until == timezone.localdate() + datetime.timedelta(days=30)
@@ -109,7 +93,7 @@ def test_a_deposit_gets_its_collections_default_access(tree):
 
 def test_access_defaults_that_contradict_each_other_are_refused(tree):
     with pytest.raises(Refusal, match="^default_embargo_days: "):
-        collection("x", tree["faculty"], default_access_rights="embargoed")
+        make.collection("x", tree["faculty"], default_access_rights="embargoed")
     with pytest.raises(Refusal, match="^default_embargo_days: "):
-        collection("y", tree["faculty"], default_embargo_days=10)
+        make.collection("y", tree["faculty"], default_embargo_days=10)
     assert not Collection.objects.filter(slug__in=["x", "y"]).exists()

@@ -54,7 +54,8 @@ def test_the_triggers_still_fire_after_the_migration(old_apps):
     with connection.cursor() as cursor:
         cursor.execute("SELECT token FROM archive_changes WHERE id = 1")
         token = cursor.fetchone()[0]
-        cursor.execute("UPDATE archive_item SET title = 'Outra' WHERE ibi = 'archive.localhost/item0'")
+        cursor.execute("UPDATE archive_item SET title = 'Outra' "
+                       "WHERE ibi = 'archive.localhost/item0'")
         cursor.execute("SELECT token FROM archive_changes WHERE id = 1")
         assert cursor.fetchone()[0] != token
 
