@@ -777,7 +777,9 @@ def ensure_archive_service() -> Item:
 LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
-                         "delete_accesslink", "view_accessread", "view_copyjob"]
+                         "delete_accesslink", "view_accessread", "view_copyjob",
+                         *(f"{verb}_{model}" for model in ("community", "collection")
+                           for verb in ("add", "change", "delete", "view"))]
 
 
 def ensure_librarians_group() -> Group:
