@@ -108,9 +108,9 @@ class _ItemRecordMixin(IdempotentWrites):
 def filter_items(items: QuerySet[Item], params
                  ) -> tuple[QuerySet[Item], RankedResults | None]:
     """?state= (any case), ?creator=, ?subject=, ?type=, ?year=, ?language=, ?collection= (the
-    site's filters: archive/search/selectors.py `filtered`), ?search= (the site's search). The items, and on
-    PostgreSQL for a search its ranked walk among those items, from which a page is read
-    (`RankedWalk`: ranked and bounded as the site's search)."""
+    site's filters: archive/search/selectors.py `filtered`), ?search= (the site's search).
+    The items, and on PostgreSQL for a search its ranked walk among those items, from which a
+    page is read (`RankedWalk`: ranked and bounded as the site's search)."""
     criteria = {name: params.get(name, "").strip() for name in searching.FILTERS
                 if params.get(name, "").strip()}
     state = params.get("state")
