@@ -97,3 +97,74 @@ def test_access_defaults_that_contradict_each_other_are_refused(tree):
     with pytest.raises(Refusal, match="^default_embargo_days: "):
         make.collection("y", tree["faculty"], default_embargo_days=10)
     assert not Collection.objects.filter(slug__in=["x", "y"]).exists()
+
+
+# -- The admin ------------------------------------------------------------------------------------
+
+def test_a_librarian_builds_the_tree_in_the_admin(librarian_client, tree):
+    made = librarian_client.post("/admin/archive/community/add/", {
+        "slug": "ppgc", "name_pt_br": "Computação", "name_en": "Computing",
+        "parent": tree["faculty"].pk}, secure=True)
+    assert made.status_code == 302, made.content.decode()[:2000]
+    made = librarian_client.post("/admin/archive/collection/add/", {
+        "slug": "teses-ppgc", "name_pt_br": "Teses", "name_en": "Theses",
+        "community": Community.objects.get(slug="ppgc").pk, "default_access_rights": "open",
+        "default_embargo_days": "0"}, secure=True)
+    assert made.status_code == 302, made.content.decode()[:2000]
+    assert Collection.objects.get(slug="teses-ppgc").community.parent == tree["faculty"]
+
+
+@pytest.mark.parametrize(("url", "data", "field"), [
+    ("/admin/archive/community/add/", {"slug": "ppgee", "name_pt_br": "X", "name_en": "X"},
+     "slug"),
+    ("/admin/archive/collection/add/", {"slug": "w", "name_pt_br": "X", "name_en": "X",
+                                        "default_access_rights": "embargoed",
+                                        "default_embargo_days": "0"}, "default_embargo_days"),
+])
+def test_bad_input_is_a_form_error_on_its_field(librarian_client, tree, url, data, field):
+    if "collection" in url:
+        data["community"] = tree["faculty"].pk
+    response = librarian_client.post(url, data, secure=True)
+    assert response.status_code == 200
+    assert field in response.context["adminform"].form.errors
+    assert not Collection.objects.filter(slug="w").exists()
+
+
+def test_a_cycle_is_a_form_error_in_the_admin(librarian_client, tree):
+    faculty = tree["faculty"]
+    response = librarian_client.post(f"/admin/archive/community/{faculty.pk}/change/", {
+        "slug": "engenharia", "name_pt_br": "E", "name_en": "E",
+        "parent": tree["programme"].pk}, secure=True)
+    assert response.status_code == 200
+    assert "parent" in response.context["adminform"].form.errors
+    faculty.refresh_from_db()
+    assert faculty.parent is None and faculty.name_pt_br == "Comunidade engenharia"
+
+
+def test_a_collection_with_items_is_not_deleted_in_the_admin(librarian_client, tree):
+    make.item(collection=tree["theses"])
+    librarian_client.post(f"/admin/archive/collection/{tree['theses'].pk}/delete/",
+                          {"post": "yes"}, secure=True)
+    assert Collection.objects.filter(slug="teses-ppgee").exists()
+
+
+def test_the_admin_deposits_into_moves_and_maps(librarian_client, tree):
+    response = make.admin_deposit(librarian_client, title="Tese", collection=tree["theses"].pk)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    item = Item.objects.get(title="Tese")
+    assert item.collection == tree["theses"]
+    response = make.posted_raw(librarian_client, f"/admin/archive/item/{item.pk}/change/", [], {
+        "title": "Tese", "transferable": "on", "target_file": "paper.pdf",
+        "access_rights": "open", "collection": tree["articles"].pk,
+        "mapped_collections": tree["theses"].pk}, field="upload")
+    assert response.status_code == 302, response.content.decode()[:3000]
+    item.refresh_from_db()
+    assert item.collection == tree["articles"]
+    assert list(item.mapped_collections.all()) == [tree["theses"]]
+
+
+def test_an_admin_deposit_naming_no_access_gets_its_collections_default(librarian_client, tree):
+    closed = make.collection("restritas", tree["faculty"], default_access_rights="restricted")
+    response = make.admin_deposit(librarian_client, title="Sigilosa", collection=closed.pk)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert Item.objects.get(title="Sigilosa").access_rights == "restricted"

@@ -32,12 +32,12 @@ def default_collection() -> Collection:
     return collection
 
 
-def _refused(exc: ValidationError) -> Refusal:
+def _named(exc: ValidationError) -> str:
     """The first error of a full_clean, its field named: "slug: …"."""
     for field, messages in exc.message_dict.items():
         name = "" if field == "__all__" else f"{field}: "
-        return Refusal(name + "; ".join(messages))
-    return Refusal()
+        return name + "; ".join(messages)
+    return str(Refusal.message)
 
 
 def community_check(*, community: Community) -> None:
@@ -45,7 +45,7 @@ def community_check(*, community: Community) -> None:
     try:
         community.full_clean()
     except ValidationError as exc:
-        raise _refused(exc) from None
+        raise Refusal(_named(exc)) from None
     parents = dict(Community.objects.values_list("pk", "parent_id"))
     if tree.makes_cycle(community.pk, community.parent_id, parents):
         raise Refusal(_("parent: %(parent)s is %(community)s or one of its sub-communities: "
@@ -65,7 +65,7 @@ def collection_check(*, collection: Collection) -> None:
     try:
         collection.full_clean()
     except ValidationError as exc:
-        raise _refused(exc) from None
+        raise Refusal(_named(exc)) from None
     problem = policy.defaults_problem(collection.default_access_rights,
                                       collection.default_embargo_days)
     if problem == "embargo days":
