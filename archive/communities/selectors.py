@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import CharField, Q, QuerySet, Value
 
 from ..models import Collection, Community, Item
 from . import tree
@@ -85,24 +85,32 @@ def ancestors(community: Community) -> list[Community]:
 def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, list[str]]:
     """The OAI-PMH setSpecs of the tree for these items (`owners`: item id → its owning
     collection): col_<slug> of the owning and mapped collections, com_<slug> of every
-    community above them, DSpace's. Three queries whatever the number of items."""
+    community above them, DSpace's. Two queries whatever the number of items: the mappings,
+    then the collections named and every community, in one."""
     by_item: dict[int, set[int]] = {pk: {owners[pk]} if owners.get(pk) else set()
                                     for pk in item_ids}
     for item_id, collection_id in Mapping.objects.filter(item_id__in=item_ids).values_list(
             "item_id", "collection_id"):
         by_item[item_id].add(collection_id)
     wanted = set().union(*by_item.values()) if by_item else set()
-    collections = {pk: (slug, community) for pk, slug, community in Collection.objects.filter(
-        pk__in=wanted).values_list("pk", "slug", "community_id")}
-    rows = list(Community.objects.values_list("pk", "parent_id", "slug")) if collections else []
-    communities = {pk: parent for pk, parent, _slug in rows}
-    slugs = {pk: slug for pk, _parent, slug in rows}
+    if not wanted:
+        return {pk: [] for pk in item_ids}
+    def kind(name: str) -> Value:
+        return Value(name, output_field=CharField())
+    named = (Collection.objects.filter(pk__in=wanted).order_by().annotate(kind=kind("col"))
+             .values_list("kind", "pk", "slug", "community_id"))
+    rows = named.union(Community.objects.order_by().annotate(kind=kind("com"))
+                       .values_list("kind", "pk", "slug", "parent_id"), all=True)
+    collections, communities, slugs = {}, {}, {}
+    for what, pk, slug, above in rows:
+        if what == "col":
+            collections[pk] = (slug, above)
+        else:
+            communities[pk], slugs[pk] = above, slug
     found = {}
     for item_id, ids in by_item.items():
         cols, coms = set(), set()
-        for pk in ids:
-            if pk not in collections:
-                continue
+        for pk in ids & collections.keys():
             slug, community = collections[pk]
             cols.add(f"col_{slug}")
             while community is not None and slugs[community] not in coms:
