@@ -160,6 +160,8 @@ def pages(client, site) -> dict[str, tuple[int, str]]:
         "translation missing": f"/{item.ibi}+(de)",
         "inspection": f"/inspect/{item.ibi}",
         "404": "/items/nothing",
+        "community": "/communities/repository",
+        "collection": "/collections/general",
     }
     found = {name: client.get(url, **PT) for name, url in urls.items()}
     return {name: (r.status_code, r.content.decode()) for name, r in found.items()}
@@ -196,7 +198,8 @@ def test_every_visible_string_of_the_public_pages_is_translated(client, site):
         "landing, first edition": 200, "landing, translation": 200, "files": 200,
         "metadata": 200, "tombstone": 410, "resolver tombstone": 410, "not found": 404,
         "page not found": 404, "bad URL": 400, "bad modifier": 400,
-        "translation missing": 404, "inspection": 200, "404": 404}
+        "translation missing": 404, "inspection": 200, "404": 404, "community": 200,
+        "collection": 200}
     problems = {name: untranslated(html, catalogue) for name, (_status, html) in rendered.items()}
     problems.update({name: untranslated(html, catalogue) for name, html in alert_pages().items()})
     assert {name: found for name, found in problems.items() if found} == {}
