@@ -283,8 +283,9 @@ SHOWCASE_TITLE = "Modelagem do clima regional da Amazônia"
 def showcase() -> dict[str, Item]:
     """What the page checks and the landing page's tests read: two editions of a technical
     report (a PDF with an accent and a space in its name, data), its English translation, a
-    tombstone, a thesis under embargo. Keys: first, item (the second edition), english, gone,
-    embargoed."""
+    tombstone, a thesis under embargo in the theses of a graduate programme of a faculty
+    (`programme`), where the report is mapped too. Keys: first, item (the second edition),
+    english, gone, embargoed."""
     services.ensure_archive_service()
     files = [("relatório final.pdf", SHOWCASE_PDF, "application/pdf"),
              ("dados.csv", b"a,b\n1,2\n")]
@@ -296,8 +297,10 @@ def showcase() -> dict[str, Item]:
     gone = item(("x.pdf", SHOWCASE_PDF, "application/pdf"), title="Relatório retirado",
                 dc=SHOWCASE_REPORT)
     services.item_delete(item=gone, reason="a pedido dos autores")
+    theses = programme()["theses"]
+    tree.item_map(item=second, collections=[theses])
     embargoed = item(("tese.pdf", SHOWCASE_PDF, "application/pdf"), title="Tese sob embargo",
-                     language="pt-BR", dc={"creator": ["Lima, Ana"]},
+                     language="pt-BR", dc={"creator": ["Lima, Ana"]}, collection=theses,
                      access=services.Access("embargoed",
                                             timezone.localdate() + timedelta(days=60),
                                             "patente em andamento"))

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from playwright.sync_api import expect
 
+from archive.communities import services as tree
 from archive.deposit import services
 from archive.metadata import cite, csl
 from archive.metadata.record import Creator, Record
@@ -56,6 +57,7 @@ def site(db, settings):
     gone = make.item(("relatorio.pdf", PDF, "application/pdf"), title="Relatório retirado",
                      language="pt-BR", dc=REPORT)
     services.item_delete(item=gone)
+    tree.item_map(item=second, collections=[make.programme()["theses"]])
     return {"first": first, "item": second, "spanish": spanish, "gone": gone}
 
 
@@ -160,8 +162,8 @@ def pages(client, site) -> dict[str, tuple[int, str]]:
         "translation missing": f"/{item.ibi}+(de)",
         "inspection": f"/inspect/{item.ibi}",
         "404": "/items/nothing",
-        "community": "/communities/repository",
-        "collection": "/collections/general",
+        "community": "/communities/engenharia",
+        "collection": "/collections/teses-ppgee",
     }
     found = {name: client.get(url, **PT) for name, url in urls.items()}
     return {name: (r.status_code, r.content.decode()) for name, r in found.items()}
