@@ -7,3 +7,4 @@
 
 The models are archive/models/collections.py.
 """
+__all__ = ["selectors", "services"]

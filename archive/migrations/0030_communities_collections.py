@@ -74,7 +74,7 @@ class Migration(migrations.Migration):
                 migrations.AddField(
                     model_name='item',
                     name='collection',
-                    field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='items', to='archive.collection', verbose_name='collection'),
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='items', to='archive.collection', verbose_name='collection'),
                 ),
             ],
         ),

@@ -80,9 +80,10 @@ class Item(models.Model):
                                      blank=True, default="", db_default="")
     # Its owning collection, and the others it is mapped into (issue 34): DSpace's tree.
     # Null only in the database of SQLite (see migration 0032): save() puts an item created
-    # without one into the default collection; the services move and map it.
+    # without one (blank: a copy, a deposit naming none) into the default collection; the
+    # services move and map it.
     collection = models.ForeignKey(
-        "Collection", null=True, blank=False, on_delete=models.PROTECT, related_name="items",
+        "Collection", null=True, blank=True, on_delete=models.PROTECT, related_name="items",
         verbose_name=_("collection"))
     mapped_collections = models.ManyToManyField(
         "Collection", blank=True, related_name="mapped_items",
