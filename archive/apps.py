@@ -60,7 +60,15 @@ def _repository_name():
 
 
 def _create_archive_service(sender, using="default", **kwargs) -> None:
-    """The archive service is itself an identified item, created on the first migrate."""
+    """The archive service is itself an identified item, created on the first migrate. Not
+    while migrations remain to apply (`migrate archive 0026`, forwards or backwards): today's
+    models need today's tables."""
+    from django.db import connections
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connections[using])
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        return
     from .deposit.services import ensure_archive_service, ensure_librarians_group
     from .registry.seed import ensure_seeded
 

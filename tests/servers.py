@@ -24,6 +24,7 @@ answers; `CountingSilentArchive`, the same counting the connections it holds.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -359,9 +360,14 @@ class ScriptedOai:
     DSpace 7's /bitstreams/<uuid>/download and DSpace 6's /bitstream/<handle>/<n>/<name>.
 
     `script(path, params)` may answer instead (a 503, a redirect, a cut page …) or wait on an
-    event; every request's path and query pairs are kept in `asked`."""
+    event; every request's path and query pairs are kept in `asked`. The recorded
+    ListMetadataFormats lists DSpace's `dim`: with `dim` set the server offers it and answers
+    ListRecords in it (ListRecords-dim.xml: two theses of tests/data/dspace/theses as records
+    42 and 44); else it leaves dim out of that list, as a source without it, and the recorded
+    oai_dc answers are what a harvest reads."""
 
     script: Callable[[str, dict[str, str]], Scripted] | None = None
+    dim: bool = False
     asked: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     path: str = "/server/oai/request"
     files: dict[str, str] = field(default_factory=lambda: {
@@ -418,6 +424,9 @@ class ScriptedOai:
         if path != self.path:
             return 404, {}, b"not found"
         verb = params.get("verb")
+        if verb == "ListMetadataFormats" and not self.dim:
+            return 200, xml, re.sub(rb"\s*<metadataFormat><metadataPrefix>dim</metadataPrefix>"
+                                    rb".*?</metadataFormat>", b"", self.recorded(f"{verb}.xml"))
         if verb in ("Identify", "ListMetadataFormats"):
             return 200, xml, self.recorded(f"{verb}.xml")
         if verb == "ListRecords":
@@ -426,6 +435,8 @@ class ScriptedOai:
                 if token != FIRST_TOKEN:
                     return 200, xml, self.error("badResumptionToken", "expired")
                 return 200, xml, self.recorded("ListRecords-2.xml")
+            if self.dim and params.get("metadataPrefix") == "dim":
+                return 200, xml, self.recorded("ListRecords-dim.xml")
             if params.get("metadataPrefix") != "oai_dc":
                 return 200, xml, self.error("cannotDisseminateFormat", "no")
             if params.get("from"):

@@ -291,7 +291,9 @@ def test_without_ore_the_files_come_from_mets_with_their_md5_checked(source, tmp
     def mets(path, params):
         if params.get("verb") == "ListMetadataFormats":
             body = source.recorded("ListMetadataFormats.xml").replace(
-                b"<metadataPrefix>ore</metadataPrefix>", b"<metadataPrefix>x-ore</metadataPrefix>")
+                b"<metadataPrefix>ore</metadataPrefix>", b"<metadataPrefix>x-ore</metadataPrefix>"
+            ).replace(b"<metadataPrefix>dim</metadataPrefix>",  # oai_dc's records are read
+                      b"<metadataPrefix>x-dim</metadataPrefix>")
             return 200, {}, body
         if params.get("verb") == "GetRecord":
             assert params["metadataPrefix"] == "mets"
@@ -445,3 +447,55 @@ def test_a_harvested_embargo_lifts_on_its_day_and_a_new_harvest_keeps_it_open(
     assert failed is None and "1 skipped" in out, out
     item.refresh_from_db()
     assert item.access_rights == "open"
+
+
+# -- dim (issue 34) -------------------------------------------------------------------------------
+
+def test_a_source_offering_dim_is_harvested_in_it_with_every_qualifier_and_authority(tmp_path):
+    """DSpace lists dim in ListMetadataFormats: the harvest asks ListRecords in it, and keeps
+    every value under its field with its language, authority and confidence, as importsaf."""
+    from archive.registry import selectors as registry
+
+    with ScriptedOai(dim=True) as source:
+        out, rows, failed = run(source.base, tmp_path)
+        assert ("ListRecords", "dim") in [(p.get("verb"), p.get("metadataPrefix"))
+                                          for _path, p in source.asked]
+    assert "2 imported, 0 updated, 0 skipped, 0 deleted, 0 failed" in out, out
+    thesis = by_oai(42)
+    assert thesis.title == "Modelagem hidrológica de bacias do semiárido"
+    assert thesis.alternate_ids.filter(scheme="handle", value="123456789/42").exists()
+    values = {(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
+              for r in registry.rows_of([thesis.pk])[thesis.pk]}
+    assert ("dc", "contributor", "advisor", "", "Pereira, João Henrique", "4727357182510680",
+            600) in values
+    assert ("dc", "contributor", "advisor-co", "", "Almeida, Beatriz Souza",
+            "1234567890123452", 500) in values
+    assert ("dc", "publisher", "program", "pt-BR",
+            "Programa de Pós-Graduação em Engenharia Civil: Recursos Hídricos", "", -1) in values
+    assert ("dc", "subject", "cnpq", "", "CNPQ::ENGENHARIAS::ENGENHARIA CIVIL::RECURSOS HIDRICOS",
+            "", -1) in values
+    assert ("local", "degree", "level", "pt-BR", "doutorado", "", -1) in values
+    assert thesis.dc("creator") == ["Oliveira, Mariana Costa"]
+    # TEDE's author: dc.creator with a Lattes id.
+    dissertation = by_oai(44)
+    assert [(v.value, v.authority) for v in dissertation.values_of("dc.creator")] == [
+        ("Ferreira, Lucas Andrade", "8765432109876543")]
+
+
+def test_a_dim_record_naming_a_field_the_registry_lacks_fails_alone(tmp_path):
+    def unknown(path, params):
+        if params.get("metadataPrefix") == "dim":
+            body = source.recorded("ListRecords-dim.xml").replace(
+                b'<dim:field mdschema="local" element="degree" qualifier="level" lang="pt_BR">'
+                b'mestrado',
+                b'<dim:field mdschema="local" element="grau">Mestrado</dim:field>'
+                b'<dim:field mdschema="local" element="degree" qualifier="level" lang="pt_BR">'
+                b'mestrado', 1)
+            return 200, {}, body
+        return None
+
+    with ScriptedOai(dim=True, script=unknown) as source:
+        out, rows, failed = run(source.base, tmp_path)
+    assert "1 imported, 0 updated, 0 skipped, 0 deleted, 1 failed" in out, out
+    assert rows[f"{ID}44"]["reason"] == "local.grau is not a field of the metadata registry"
+    assert by_oai(42).title == "Modelagem hidrológica de bacias do semiárido"

@@ -1,4 +1,4 @@
-"""OAI-PMH formats (oai_dc, oai_datacite, oai_openaire) and sets (type, language, openaire):
+"""OAI-PMH formats (oai_dc, dim, oai_datacite, oai_openaire) and sets (type, language, openaire):
 a real harvester (oaipmh-scythe) collects each, and every response is validated by the
 official XSDs (OAI-PMH.xsd with the format's own schema) with lxml."""
 from __future__ import annotations
@@ -27,6 +27,7 @@ PREFIXES = {
     "oai_dc": (xml_schemas.oai_dc, ("oai_dc",)),
     "oai_datacite": (xml_schemas.datacite, ("datacite",)),
     "oai_openaire": (xml_schemas.openaire, ("oai_openaire",)),
+    "dim": (xml_schemas.dim, ("dim",)),
 }
 
 
@@ -103,7 +104,7 @@ def validate_response(prefix: str, xml: etree._Element) -> None:
 
 # -- With a real harvester ------------------------------------------------------------------------
 
-def test_list_metadata_formats_names_the_three_formats(live_server, harvester, collection):
+def test_list_metadata_formats_names_the_four_formats(live_server, harvester, collection):
     formats = {f.metadataPrefix: (f.schema, f.metadataNamespace)
                for f in harvester.list_metadata_formats()}
     assert formats == {
@@ -113,6 +114,8 @@ def test_list_metadata_formats_names_the_three_formats(live_server, harvester, c
                          "http://datacite.org/schema/kernel-4"),
         "oai_openaire": ("https://www.openaire.eu/schema/repo-lit/4.0/openaire.xsd",
                          "http://namespace.openaire.eu/schema/oaire/"),
+        # DSpace's own announcement of dim (its OAI-PMH's xoai.xml)
+        "dim": ("http://www.dspace.org/schema/dim.xsd", "http://www.dspace.org/xmlns/dspace/dim"),
     }
     for_item = harvester.list_metadata_formats(identifier=oai_id(live_server,
                                                                  collection["deleted"]))
@@ -232,7 +235,8 @@ def test_resumption_keeps_the_set_and_the_format(live_server, collection, prefix
         assert page.xml.find(f".//{OAI}request").get("resumptionToken") in (None, tokens[0].text)
         for metadata in page.xml.iter(f"{OAI}metadata"):
             xml_schemas.assert_valid(record_schema(), metadata[0])
-            assert metadata[0].tag.endswith("}resource" if prefix != "oai_dc" else "}dc")
+            assert metadata[0].tag.endswith(
+                {"oai_dc": "}dc", "dim": "}dim"}.get(prefix, "}resource"))
 
 
 def test_sets_combine_with_from_and_until(live_server, harvester, collection):

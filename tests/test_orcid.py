@@ -102,6 +102,7 @@ def test_a_bad_orcid_in_a_multipart_deposit_is_a_400_and_deposits_nothing(librar
     assert not Item.objects.filter(title="T").exists()
 
 
+@pytest.mark.django_db  # the values' fields are read from the registry first
 def test_only_a_creator_has_an_orcid_id():
     with pytest.raises(services.ServiceError, match="only a creator"):
         services.item_deposit(title="T", uploads=[services.Upload(

@@ -20,6 +20,7 @@ NAMESPACES = {  # namespace → its schema, as the OAI-PMH wrapper imports it
                        "oai-pmh/oai-identifier.xsd"),
     "datacite": ("http://datacite.org/schema/kernel-4", "datacite-kernel-4/metadata.xsd"),
     "oai_openaire": ("http://namespace.openaire.eu/schema/oaire/", "openaire-4.0/openaire.xsd"),
+    "dim": ("http://www.dspace.org/xmlns/dspace/dim", "dspace/dim.xsd"),
 }
 
 
@@ -42,6 +43,12 @@ def oai_dc() -> etree.XMLSchema:
 @cache
 def openaire() -> etree.XMLSchema:
     return _load(SCHEMAS / "openaire-4.0" / "openaire.xsd")
+
+
+@cache
+def dim() -> etree.XMLSchema:
+    """DSpace's dim: DSpace publishes no schema of it; dspace/dim.xsd is ours (its comment)."""
+    return _load(SCHEMAS / "dspace" / "dim.xsd")
 
 
 @cache

@@ -180,6 +180,13 @@ def _key_of(field: Any) -> str:
     return name[3:] if name.startswith("dc.") and name[3:] in DC_ELEMENTS else name
 
 
+def clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
+                   kept_dates: Iterable[str] = ()) -> list[DcValue]:
+    """The rows (unsaved DcValue, with their fields) the given values would be stored as, or
+    the ServiceError a deposit would raise."""
+    return _clean_metadata(dc, kept_dates)
+
+
 def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
                     kept_dates: Iterable[str] = ()) -> list[DcValue]:
     """The rows of the given values; a date must be EDTF level 0 unless it is one of
@@ -205,7 +212,10 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
             else:
                 text, orcid_id = (given, "") if isinstance(given, str) else given
                 language, authority, confidence = "", "", -1
-            text = controlled.stored(element, _clean_text(key, text or ""), languages)
+            # A type or licence by its URI, whatever field says it (dc.rights.uri too).
+            vocabulary = element or (field.dc_element if field.dc_element in ("type", "rights")
+                                     else "")
+            text = controlled.stored(vocabulary, _clean_text(key, text or ""), languages)
             if element in ("type", "rights") and text in seen:
                 continue
             seen.add(text)
@@ -669,9 +679,15 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
 
 
 def _fields_named(dc: dict[str, Any]) -> set[Any]:
-    """The fields the keys of `dc` name (an update replaces their values, even by none)."""
+    """The fields the keys of `dc` name (an update replaces their values, even by none). The
+    element "creator" names every field given as a creator (dc.creator, and a DSpace thesis's
+    dc.contributor.author): the API reads them all as `creator`, and what it writes back
+    replaces them."""
     fields = registry.fields_by_name()
-    return {_field_of(key, fields) for key in dc}
+    named = {_field_of(key, fields) for key in dc}
+    if "creator" in dc:
+        named |= {field for field in fields.values() if field.dc_element == "creator"}
+    return named
 
 
 def _checked_update(item: Item, fields: dict[str, Any],

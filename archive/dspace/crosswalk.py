@@ -17,9 +17,21 @@ Read (`to_item`), following DSpace's own oai_dc crosswalk where it has one:
     dcterms.*: the same by DCMI term (abstract → description, bibliographicCitation →
                identifier, isPartOf → relation, license/accessRights …)
 
+Every value is also kept as DSpace wrote it (`Mapped.fields`, issue 34): its field of the
+metadata registry, `schema.element.qualifier`, its language, authority and confidence; what the
+deposit stores is `stored(mapped)`, those values, less the ones the special cases above turned
+into something else (a Handle or UUID as an alternate identifier, an access right as the item's
+level, an embargo's day, an edition link, an IBI). The simple element above is the field's
+(the registry's mapping column, MetadataField.dc_element), so search, oai_dc and citations
+read a qualified value as DSpace's oai_dc does. Authors: dc.contributor.author and dc.creator
+(TEDE's and BDTD's author, with a Lattes id as authority) are both kept as their own fields,
+and both are creators wherever simple Dublin Core is spoken (landing page, citations,
+oai_dc's dc:creator, the API's `creator` and `creators`): a DSpace thesis comes back under
+the field it came in.
+
 DSpace's own book-keeping (dc.date.accessioned, dc.date.available, dc.description.provenance,
-dc.format.mimetype) and fields with no Dublin Core meaning here (local.*, dspace.*, further
-titles and languages) are not kept: the report names them. Access: any rights field naming
+dc.format.mimetype, dspace.*) is not kept, as DSpace's ItemImport writes its own when it
+installs an item: the report names them. Access: any rights field naming
 an access level in the one vocabulary (deposit/controlled.py `access_of`: COAR's URIs and
 labels in English, Portuguese and Spanish, OpenAIRE's `info:eu-repo/semantics/*Access`,
 DSpace's words; an unknown value of an access field is closed, `read_rights`), an embargo date
@@ -37,7 +49,8 @@ from datetime import date
 from django.utils.translation import gettext as _
 
 from ..deposit import controlled
-from ..models import DcElement
+from ..metadata import dim
+from ..registry.names import Qualified
 from . import handles
 from .saf import ContentLine, MetadataValue
 
@@ -127,8 +140,40 @@ class Mapped:
     level: str = ""  # EMBARGOED, RESTRICTED, METADATA_ONLY; "" when open
     embargo_until: date | None = None  # with EMBARGOED: the first day its files are open
     restricted_files: list[str] = field(default_factory=list)  # open to a group only
-    not_kept: list[str] = field(default_factory=list)  # fields dropped, e.g. dc.title.alternative
+    not_kept: list[str] = field(default_factory=list)  # fields dropped: DSpace's book-keeping
     notes: list[str] = field(default_factory=list)  # for the report, e.g. an unknown access
+    # Every value kept, as DSpace wrote it: (field, value, the simple element whose `dc` list
+    # must still hold it for it to be stored; "" when always stored). See `stored`.
+    fields: list[tuple[str, Qualified, str]] = field(default_factory=list)
+    dates_kept: bool = False  # a date field is among them (then `dc["date"]` is its summary)
+
+
+def stored(mapped: Mapped) -> dict[str, list[Qualified]]:
+    """What the deposit stores of a Mapped: field name → its values, as DSpace wrote them.
+    A value that stands for a simple element is stored while `mapped.dc` still holds it (an
+    importer may take an IBI out of the identifiers, or give an edition reference that is no
+    link back as a relation); a value of `dc` with no field behind it is stored as dc.<element>."""
+    waiting: dict[tuple[str, str], list[tuple[str, Qualified]]] = {}
+    out: dict[str, list[Qualified]] = {}
+    order: list[tuple[str, Qualified] | tuple[str, str]] = []
+    for name, value, element in mapped.fields:
+        if element:
+            waiting.setdefault((element, value.value), []).append((name, value))
+        else:
+            out.setdefault(name, []).append(value)
+    for element, values in mapped.dc.items():
+        if element == "date" and mapped.dates_kept:
+            continue  # the dates are stored under their fields
+        for text in values:
+            found = waiting.get((element, text))
+            if found:
+                name, value = found.pop(0)
+                order.append((name, value))
+            else:
+                order.append((f"dc.{element}", Qualified(text)))
+    for name, value in order:
+        out.setdefault(name, []).append(value)
+    return out
 
 
 def _element(value: MetadataValue) -> str | None:
@@ -141,10 +186,7 @@ def _element(value: MetadataValue) -> str | None:
     return None
 
 
-def language_tag(value: str) -> str:
-    """DSpace's locale-like languages as BCP 47: pt_BR → pt-BR; "other", "*" → none."""
-    text = value.strip().replace("_", "-")
-    return "" if text.lower() in ("", "other", "*", "n/a", "none") else text
+language_tag = dim.language_tag  # pt_BR → pt-BR
 
 
 def normal_date(value: str) -> str:
@@ -225,18 +267,37 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
         key = (value.schema.lower(), value.element.lower(), value.qualifier.lower())
         if key in _BOOKKEEPING:
             continue
+        if key[0] == "dspace":  # DSpace's own: its UUID an alternate identifier, else dropped
+            if "uuid" in (key[1], key[2]) and handles.uuid_of(value.value):
+                mapped.uuids.append(handles.uuid_of(value.value))
+            else:
+                mapped.not_kept.append(value.field)
+            continue
+        kept = Qualified(value.value, language_tag(value.language), value.authority,
+                         value.confidence)
+        # The item's title and language are the first dc.title and dc.language; kept as values
+        # too only when they say more (a language, an authority, another spelling), and so are
+        # the further ones.
         if key[:2] in (("dc", "title"), ("dcterms", "title")):
             if not mapped.title and not value.qualifier:
                 mapped.title = value.value
-            else:
-                mapped.not_kept.append(value.field)
+                if not (kept.language or kept.authority) and key[0] == "dc":
+                    continue
+            mapped.fields.append((value.field, kept, ""))
             continue
         if key[:2] == ("dc", "language") or key[:2] == ("dcterms", "language"):
             if not mapped.language:
                 mapped.language = language_tag(value.value)
-            else:
-                mapped.not_kept.append(value.field)
+                if (key == ("dc", "language", "iso") and value.value == mapped.language
+                        and not (kept.language or kept.authority)):
+                    continue
+            mapped.fields.append((value.field, kept, ""))
             continue
+        if key in _DATES or (key[0] == "dcterms" and key[1] in ("issued", "created", "date")):
+            # Every date kept under its field, a timestamp as its day; the item's date is the
+            # first of issued, created, date (below).
+            kept = Qualified(normal_date(value.value), kept.language, kept.authority,
+                             kept.confidence)
         if _EMBARGO_END.match(value.value.strip()):
             continue  # the embargo's day (OpenAIRE's dc.date form), read by embargo_until
         if (key[:2] == ("dc", "rights") and key[2] != "holder" or key in _ACCESS_FIELDS
@@ -245,11 +306,14 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
             continue
         if key in _ACCESS_FIELDS:
             mapped.dc.setdefault("rights", []).append(value.value)  # a licence
+            mapped.fields.append((value.field, kept, "rights"))
             continue
         if _EMBARGO_FIELDS.search(value.field):
             continue  # read below, by embargo_until
         if key in _DATES or (key[0] == "dcterms" and key[1] in ("issued", "created", "date")):
             dates.setdefault(key, value.value)
+            mapped.fields.append((value.field, kept, ""))
+            mapped.dates_kept = True
             continue
         if key[1] == "identifier" or key[:2] == ("dcterms", "identifier"):
             if _alternate(mapped, value.value):
@@ -257,20 +321,19 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
         if key[:2] == ("dc", "relation") and key[2] == "isversionof" or key == (
                 "dcterms", "isversionof", ""):
             mapped.newer_than.append(value.value)
+            mapped.fields.append((value.field, kept, "relation"))  # stored if no link
             continue
         if key[:2] == ("dc", "relation") and key[2] == "hasversion" or key == (
                 "dcterms", "hasversion", ""):
             mapped.older_than.append(value.value)
+            mapped.fields.append((value.field, kept, "relation"))
             continue
         element = _element(value)
-        if element is None:
-            if key[0] == "dspace" and "uuid" in (key[1], key[2]) and handles.uuid_of(
-                    value.value):
-                mapped.uuids.append(handles.uuid_of(value.value))
-            else:
-                mapped.not_kept.append(value.field)
+        if element is None:  # a field simple Dublin Core has no element for: kept as it is
+            mapped.fields.append((value.field, kept, ""))
             continue
         mapped.dc.setdefault(element, []).append(value.value)
+        mapped.fields.append((value.field, kept, element))
     for key in _DATES:
         if key in dates:
             mapped.dc["date"] = [normal_date(dates[key])]
@@ -306,45 +369,7 @@ def _alternate(mapped: Mapped, text: str) -> bool:
 
 # -- Written back, for DSpace's ItemImport ------------------------------------------------------
 
-# Our element → (element, qualifier) in DSpace's dublin_core.xml: fields of DSpace's default
-# registry (dublin-core-types.xml), each of which `to_item` reads back to the same element.
-_OUT = {DcElement.CREATOR: ("contributor", "author"),
-        DcElement.CONTRIBUTOR: ("contributor", ""), DcElement.SUBJECT: ("subject", ""),
-        DcElement.DESCRIPTION: ("description", "abstract"),
-        DcElement.PUBLISHER: ("publisher", ""), DcElement.DATE: ("date", "issued"),
-        DcElement.TYPE: ("type", ""), DcElement.FORMAT: ("format", ""),
-        DcElement.IDENTIFIER: ("identifier", ""), DcElement.SOURCE: ("source", ""),
-        DcElement.RELATION: ("relation", ""), DcElement.COVERAGE: ("coverage", "spatial"),
-        DcElement.RIGHTS: ("rights", "")}
-
-
-def to_dspace(title: str, language: str, dc: dict[str, Sequence[str]], *,
-              identifier_uris: Sequence[str] = (), newer_than: Sequence[str] = (),
-              level: str = "", embargo: date | None = None
-              ) -> list[tuple[str, str, str, str]]:
-    """(element, qualifier, language, value) of dublin_core.xml for an item here: its title,
-    language (dc.language.iso), Dublin Core, `identifier_uris` (its persistent URL, its
-    Handle's proxy URL), the previous edition it is a version of, and its access `level` when
-    not open, with its embargo's end, as OpenAIRE writes them in DSpace's default registry
-    (``info:eu-repo/semantics/embargoedAccess`` in dc.rights,
-    ``info:eu-repo/date/embargoEnd/<day>`` in dc.date)."""
-    out = [("title", "", "", title)]
-    if level in _EU_REPO:
-        out.append(("rights", "", "", EU_REPO_ACCESS + _EU_REPO[level]))
-    if level == EMBARGOED and embargo is not None:
-        out.append(("date", "", "", f"info:eu-repo/date/embargoEnd/{embargo.isoformat()}"))
-    for element, (dspace_element, qualifier) in _OUT.items():
-        for value in dc.get(element, ()):
-            if element == "rights" and value.strip().lower().startswith(EU_REPO_ACCESS):
-                continue  # an access right said in words: the item's level says it (above)
-            if element == "rights" and value.startswith(("http://", "https://")):
-                out.append(("rights", "uri", "", value))
-            elif element == "identifier" and value.startswith(("http://", "https://")):
-                out.append(("identifier", "uri", "", value))
-            else:
-                out.append((dspace_element, qualifier, "", value))
-    if language:
-        out.append(("language", "iso", "", language))
-    out += [("identifier", "uri", "", uri) for uri in identifier_uris]
-    out += [("relation", "isversionof", "", ref) for ref in newer_than]
-    return out
+# What exportsaf writes and what OAI-PMH's dim says are one thing: metadata/dim.py.
+Row = dim.Row
+dspace_language = dim.dspace_language
+to_dspace = dim.dspace_fields

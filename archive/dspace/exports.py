@@ -3,11 +3,14 @@
 
 One folder per item, `item_<n>` in the order of the repository's ids:
 
-    dublin_core.xml   the item's Dublin Core as DSpace's registry names it (crosswalk.to_dspace),
+    dublin_core.xml   every dc value under its own field of the registry, with its language
+                      (pt_BR), authority and confidence (crosswalk.to_dspace; dc.coverage,
+                      which DSpace's registry lacks, as dc.coverage.spatial),
                       its persistent URL and its Handles' proxy URLs as dc.identifier.uri, its
                       previous edition (Handle, else persistent URL) as dc.relation.isversionof,
                       its access level when not open (dc.rights, info:eu-repo/semantics/…)
                       and an embargo's end (dc.date, info:eu-repo/date/embargoEnd/…)
+    metadata_<schema>.xml  the same for each other schema (local, dcterms …)
     contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`,
                       a file not open to all `permissions:-r 'Administrator'`
     handle            the item's Handle, when it came with one (DSpace then keeps it)
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from ..access import policy
 from ..deposit import links, storage
-from ..models import DC_ELEMENTS, AlternateIdentifier, Item
+from ..models import AlternateIdentifier, Item
 from . import crosswalk, handles, saf
 
 Scheme = AlternateIdentifier.Scheme
@@ -45,15 +48,28 @@ def reference(item: Item, base: str | None = None) -> str:
     return handles.proxy_url(found[0]) if found else links.persistent_url(item.ibi, base)
 
 
-def dublin_core(item: Item, base: str | None = None) -> bytes:
+def rows_of(item: Item) -> list[crosswalk.Row]:
+    """The item's values as the registry holds them, by field then position (crosswalk.Row)."""
+    rows = sorted(item.dc_values.all(), key=lambda v: (v.field.name, v.position, v.id))
+    return [(v.field.schema.name, v.field.element, v.field.qualifier, v.language, v.value,
+             v.authority, v.confidence) for v in rows]
+
+
+def metadata_files(item: Item, base: str | None = None) -> dict[str, bytes]:
+    """File name → bytes: dublin_core.xml and a metadata_<schema>.xml per other schema."""
     found = _handles(item)
-    values = crosswalk.to_dspace(
-        item.title, item.language, {e: item.dc(e) for e in DC_ELEMENTS},
+    by_schema = crosswalk.to_dspace(
+        item.title, item.language, rows_of(item),
         identifier_uris=[links.persistent_url(item.ibi, base),
                          *map(handles.proxy_url, found)],
         newer_than=[reference(item.previous_edition, base)] if item.previous_edition else [],
         level=item.access_rights, embargo=item.embargo_until)
-    return saf.metadata_xml("dc", values)
+    return {(saf.DUBLIN_CORE if schema == "dc" else f"metadata_{schema}.xml"):
+            saf.metadata_xml(schema, values) for schema, values in by_schema.items()}
+
+
+def dublin_core(item: Item, base: str | None = None) -> bytes:
+    return metadata_files(item, base)[saf.DUBLIN_CORE]
 
 
 def export_item(item: Item, folder: Path, base: str | None = None) -> None:
@@ -61,7 +77,8 @@ def export_item(item: Item, folder: Path, base: str | None = None) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".saf-", dir=folder.parent))
     try:
-        (work / saf.DUBLIN_CORE).write_bytes(dublin_core(item, base))
+        for name, data in metadata_files(item, base).items():
+            (work / name).write_bytes(data)
         files = list(item.files.order_by("name"))
         for row in files:
             with storage.open_file(item.ibi, row.name) as src, open(work / row.name, "wb") as dst:
@@ -89,5 +106,6 @@ def exportable(items: Iterable[Item] | None = None) -> Iterable[Item]:
     if items is not None:
         return [i for i in items if not i.is_deleted and not i.is_archive_service]
     return (Item.objects.filter(is_archive_service=False).exclude(state=Item.State.DELETED)
-            .select_related("previous_edition").prefetch_related("dc_values", "alternate_ids")
+            .select_related("previous_edition")
+            .prefetch_related("dc_values__field__schema", "alternate_ids")
             .order_by("pk").iterator(chunk_size=200))

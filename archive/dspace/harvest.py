@@ -1,7 +1,11 @@
 """`harvest`: the records of any OAI-PMH 2.0 repository (DSpace, EPrints, another Archive of
 this software) into items here, incrementally and resumably.
 
-* Metadata: `oai_dc` (ListRecords, with the set and `from` asked). Files: DSpace's `ore`
+* Metadata: DSpace's `dim` when the source lists it in ListMetadataFormats (every value
+  under its field, `schema.element.qualifier`, with its language, authority and confidence,
+  read by crosswalk.py as importsaf reads SAF: a field the registry lacks fails its record),
+  else `oai_dc` (simple Dublin Core: each value a dc.<element>); ListRecords, with the set
+  and `from` asked. Files: DSpace's `ore`
   (its ResourceMap aggregates the ORIGINAL bitstreams) when the source lists it in
   ListMetadataFormats, else `mets` (the ORIGINAL fileGrp), each asked per record with
   GetRecord; else the item is metadata only, its dc:identifier values (the item's page at the
@@ -45,7 +49,9 @@ from django.utils.translation import gettext as _
 
 from ..deposit import services as deposit
 from ..deposit import storage
+from ..metadata import dim
 from ..models import HarvestSource, Item
+from ..registry import selectors as registry
 from . import access, crosswalk, handles, ibis, oaipmh, saf, services
 from .remote import Remote, RemoteError
 from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
@@ -166,6 +172,8 @@ class Harvester:
     page_delay: float = 0.0
     progress: Callable[[int, int | None], None] = lambda n, total: None
     outcome: Outcome = field(default_factory=Outcome)
+    prefix: str = "oai_dc"  # dim when the source offers it (run)
+    registry: set[str] | None = None  # the registry's field names, read once
 
     def ask(self, **params: str) -> oaipmh.Page:
         return oaipmh.parse(self.remote.oai(params))
@@ -182,8 +190,9 @@ class Harvester:
         except (oaipmh.OaiError, RemoteError):
             days_only = False
         formats = oaipmh.metadata_prefixes(self.ask(verb="ListMetadataFormats"))
-        if "oai_dc" not in formats:
+        if "oai_dc" not in formats and "dim" not in formats:
             raise RemoteError(_("%(base)s offers no oai_dc") % {"base": self.remote.base})
+        self.prefix = "dim" if "dim" in formats else "oai_dc"
         self.outcome.file_format = next((f for f in FILE_FORMATS if f in formats), "")
         params: dict[str, str]
         if state.resumption_token and not from_ and not full:
@@ -253,7 +262,7 @@ class Harvester:
             keys.append((Scheme.OAI, header.identifier))
             if metadata is not None:
                 try:
-                    mapped = mapped_record(oaipmh.dc_values(metadata))
+                    mapped = self._map(metadata)
                 except Exception:  # noqa: BLE001 (read again, and reported, by _record)
                     continue
                 self.mapped[header.identifier] = mapped
@@ -269,8 +278,23 @@ class Harvester:
                                                                     for s, v, _f in ids)})
         return Item.objects.get(pk=found.pop()) if found else None
 
+    def _map(self, metadata) -> crosswalk.Mapped:
+        """A record's metadata as an item: dim as DSpace's own fields, else oai_dc."""
+        if self.prefix == "dim":
+            return crosswalk.to_item([saf.MetadataValue(*row) for row in dim.read_dim(metadata)])
+        return mapped_record(oaipmh.dc_values(metadata))
+
+    def _registered(self, mapped: crosswalk.Mapped) -> None:
+        """ServiceError naming the first field of the record the registry does not have."""
+        if self.registry is None:
+            self.registry = set(registry.fields_by_name())
+        for name, _value, _element in mapped.fields:
+            if name not in self.registry:
+                raise deposit.ServiceError(_("%(field)s is not a field of the metadata "
+                                             "registry") % {"field": name})
+
     def _first(self, start: str) -> dict[str, str]:
-        params = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+        params = {"verb": "ListRecords", "metadataPrefix": self.prefix}
         if self.set_spec:
             params["set"] = self.set_spec
         if start:
@@ -305,9 +329,10 @@ class Harvester:
             services.tombstone(existing, _("deleted at %(base)s on %(datestamp)s") % {
                 "base": self.remote.base, "datestamp": header.datestamp})
             return DELETED, existing, None
-        mapped = self.mapped.get(header.identifier) or mapped_record(oaipmh.dc_values(metadata))
+        mapped = self.mapped.get(header.identifier) or self._map(metadata)
         if not mapped.title:
             raise deposit.ServiceError(_("the record has no dc:title"))
+        self._registered(mapped)
         level, _restricted = access.of(mapped)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
@@ -329,7 +354,8 @@ class Harvester:
                                          "changes") % {"name": name})
         wanted = [(f, n) for f, n in zip(files, names, strict=True) if n not in held]
         if existing is not None and not wanted and services.same(
-                existing, title=mapped.title, language=mapped.language, dc=mapped.dc,
+                existing, title=mapped.title, language=mapped.language,
+                dc=crosswalk.stored(mapped),
                 files={n: s for n, s in existing.files.values_list("name", "sha256")}
         ) and services.same_access(existing, level, ()):
             with transaction.atomic():
@@ -345,13 +371,14 @@ class Harvester:
                                               content_type=remote_file.content_type))
             if existing is None:
                 item = services.deposit(title=mapped.title, language=mapped.language,
-                                        dc=mapped.dc, uploads=uploads,
+                                        dc=crosswalk.stored(mapped), uploads=uploads,
                                         target_file=names[0] if names else "", ids=ids,
                                         access=level, restored_date=restored)
                 self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
-                                   dc=mapped.dc, uploads=uploads, ids=ids, access=level)
+                                   dc=crosswalk.stored(mapped), uploads=uploads, ids=ids,
+                                   access=level)
             return UPDATED, item, mapped
 
     def _carried(self, header: oaipmh.Header, mapped: crosswalk.Mapped,

@@ -4,7 +4,10 @@ Each item folder becomes an item with a freshly minted IBI, keeping its Handle (
 file, or a Handle in dc.identifier.uri) and its DSpace UUID as alternate identifiers. Its
 ORIGINAL bundle becomes its files, the `primary:true` one the target file (else the first);
 other bundles (THUMBNAIL, TEXT, LICENSE …) are skipped and counted. Metadata goes through
-crosswalk.py. An item whose Handle (or DSpace UUID) is already here is the same item: left
+crosswalk.py: every value of dublin_core.xml and metadata_<schema>.xml is kept under its field
+of the metadata registry with its language, authority and confidence; a value of a field the
+registry does not have fails its item, naming the field (a librarian adds it in the admin and
+imports again). An item whose Handle (or DSpace UUID) is already here is the same item: left
 alone when nothing changed (skipped), else its metadata replaced and new files added
 (updated). A package with neither (DSpace's batch-ingest SAF) is known again by its content:
 an item here with its title and exactly its files (names and SHA-256), or, without files, its
@@ -34,6 +37,7 @@ from django.utils.translation import gettext as _
 from ..deposit import services as deposit
 from ..deposit import staging, storage
 from ..models import Item
+from ..registry import selectors as registry
 from . import access, crosswalk, handles, ibis, saf, selectors, services
 from .packages import Package
 from .report import FAILED, IMPORTED, SKIPPED, UPDATED, Report
@@ -107,6 +111,7 @@ class Importer:
     scanned: dict[str, tuple[tuple[str, ...], tuple[str, str] | None]] = field(
         default_factory=dict)
     done: dict[str, int | None] = field(default_factory=dict)
+    registry: set[str] | None = None  # the registry's field names, read once
 
     def run(self) -> Report:
         # Handle or URI → the first package naming it
@@ -184,6 +189,7 @@ class Importer:
                                    today=self.today)
         if not mapped.title:
             raise saf.SafError(_("no dc.title"), saf.DUBLIN_CORE)
+        self._registered(mapped)
         level, restricted = access.of(mapped)
         files = [line for line in lines if line.bundle == saf.ORIGINAL]
         for line in lines:
@@ -225,12 +231,13 @@ class Importer:
                 if self.dry_run:
                     return IMPORTED, None, mapped
                 item = services.deposit(title=mapped.title, language=mapped.language,
-                                        dc=mapped.dc, uploads=uploads, target_file=target,
-                                        ids=ids, previous_edition=previous, access=level,
+                                        dc=crosswalk.stored(mapped), uploads=uploads,
+                                        target_file=target, ids=ids,
+                                        previous_edition=previous, access=level,
                                         restricted_files=restricted, restored_date=restored)
                 return IMPORTED, item, mapped
             if services.same(existing, title=mapped.title, language=mapped.language,
-                             dc=mapped.dc, files=sums) and services.same_access(
+                             dc=crosswalk.stored(mapped), files=sums) and services.same_access(
                     existing, level, restricted):
                 return SKIPPED, existing, mapped
             if not self.same_repository:
@@ -245,9 +252,19 @@ class Importer:
             if self.dry_run:
                 return UPDATED, existing, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
-                                   dc=mapped.dc, uploads=new, ids=ids, access=level,
+                                   dc=crosswalk.stored(mapped), uploads=new, ids=ids, access=level,
                                    restricted_files=restricted)
             return UPDATED, item, mapped
+
+    def _registered(self, mapped: crosswalk.Mapped) -> None:
+        """SafError naming the first field of the item the registry does not have."""
+        if self.registry is None:
+            self.registry = set(registry.fields_by_name())
+        for name, _value, _element in mapped.fields:
+            if name not in self.registry:
+                raise saf.SafError(_("%(field)s is not a field of the metadata registry")
+                                   % {"field": name}, saf.DUBLIN_CORE if name.startswith(
+                                       "dc.") else f"metadata_{name.partition('.')[0]}.xml")
 
     def _carried(self, mapped: crosswalk.Mapped, ids: list[services.Alternate],
                  existing: Item | None) -> tuple[str | None, Item | None, Decimal | None]:
@@ -284,7 +301,7 @@ class Importer:
         return next((item for item in selectors.items_with_content(mapped.title, sums)
                      if sums or services.same(
                          item, title=mapped.title, language=mapped.language,
-                         dc={**mapped.dc, "relation": item.dc("relation")}, files={})), None)
+                         dc=crosswalk.stored(mapped), files={}, but_relations=True)), None)
 
     def _previous(self, package: Package, existing: Item | None) -> Item | None:
         ref = self.previous.get(package.name)

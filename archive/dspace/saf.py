@@ -4,7 +4,8 @@ ItemImport reads it (dspace-api org.dspace.app.itemimport / itemexport). No data
 One folder per item::
 
     item_000/dublin_core.xml      <dublin_core schema="dc"><dcvalue element="contributor"
-                                    qualifier="author" language="pt_BR">Banon, G.</dcvalue>…
+                                    qualifier="author" language="pt_BR" authority="…"
+                                    confidence="600">Banon, G.</dcvalue>…
     item_000/metadata_dcterms.xml the same, for another schema (schema="dcterms", "local" …)
     item_000/contents             one file a line; after a tab, options separated by tabs:
                                     tese.pdf<TAB>bundle:ORIGINAL<TAB>primary:true
@@ -62,6 +63,8 @@ class MetadataValue:
     qualifier: str
     language: str
     value: str
+    authority: str = ""  # DSpace's authority key (an ORCID iD, a Lattes id, a UUID…)
+    confidence: int = -1  # DSpace's Choices.CF_*: -1 unset … 600 accepted
 
     @property
     def field(self) -> str:
@@ -116,10 +119,17 @@ def read_metadata(data: bytes, where: str = DUBLIN_CORE) -> list[MetadataValue]:
             raise SafError(_("a <dcvalue> without an element"), f"{where}:{node.sourceline}")
         qualifier = (node.get("qualifier") or "").strip()
         value = "".join(node.itertext()).strip()
+        confidence = (node.get("confidence") or "").strip()
+        try:
+            confidence_number = int(confidence) if confidence else -1
+        except ValueError:
+            raise SafError(_("confidence %(value)r is not a number") % {"value": confidence},
+                           f"{where}:{node.sourceline}") from None
         if value:  # ItemImport skips empty values too
             values.append(MetadataValue(
                 schema, element, "" if qualifier == "none" else qualifier,
-                (node.get("language") or "").strip(), value))
+                (node.get("language") or "").strip(), value,
+                (node.get("authority") or "").strip(), confidence_number))
     return values
 
 
@@ -154,14 +164,19 @@ def first_line(text: str) -> str:
 
 # -- Writing, as ItemExport writes --------------------------------------------------------------
 
-def metadata_xml(schema: str, values: Iterable[tuple[str, str, str, str]]) -> bytes:
+def metadata_xml(schema: str, values: Iterable[tuple]) -> bytes:
     """A dublin_core.xml (schema "dc") or metadata_<schema>.xml of (element, qualifier,
-    language, value), as ItemExport's writeMetadata writes it: qualifier "none" for none."""
+    language, value[, authority, confidence]), as ItemExport's writeMetadata writes it:
+    qualifier "none" for none; authority and confidence only for a value with an authority."""
     root = etree.Element("dublin_core", schema=schema)
-    for element, qualifier, language, value in values:
+    for element, qualifier, language, value, *more in values:
         node = etree.SubElement(root, "dcvalue", element=element, qualifier=qualifier or "none")
         if language:
             node.set("language", language)
+        authority, confidence = (more + ["", -1])[:2]
+        if authority:
+            node.set("authority", authority)
+            node.set("confidence", str(confidence))
         node.text = value
     return etree.tostring(root, xml_declaration=True, encoding="utf-8", standalone=False,
                           pretty_print=True)

@@ -18,6 +18,8 @@ from django.utils.translation import gettext as _
 
 from ..deposit import services
 from ..models import DC_ELEMENTS, AlternateIdentifier, Item
+from ..registry import names
+from ..registry.names import Qualified
 
 Scheme = AlternateIdentifier.Scheme
 # (scheme, value, file name): file name "" for the item itself.
@@ -107,20 +109,51 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
         journal=True)
 
 
-def same(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
-         files: dict[str, str]) -> bool:
-    """Whether the item already says exactly this (files: name → sha256)."""
-    stored: dict[str, list[str]] = {}
-    for element, value in item.dc_values.order_by("position", "id").values_list("element",
-                                                                                "value"):
-        stored.setdefault(element, []).append(value)
+def _key(schema: str, element: str, qualifier: str) -> str:
+    """The key of a deposit's `dc` naming a field: its element for dc.<element>, else its
+    name (deposit/services.py as_stored)."""
+    if schema == "dc" and not qualifier and element in DC_ELEMENTS:
+        return element
+    return names.join(schema, element, qualifier)
+
+
+def stored_values(item: Item) -> dict[str, list[Qualified]]:
+    """The item's values as a deposit's `dc` gives them: key → Qualified, in order."""
+    stored: dict[str, list[Qualified]] = {}
+    for schema, element, qualifier, value, language, authority, confidence in (
+            item.dc_values.order_by("position", "id").values_list(
+                "field__schema__name", "field__element", "field__qualifier", "value",
+                "language", "authority", "confidence")):
+        stored.setdefault(_key(schema, element, qualifier), []).append(
+            Qualified(value, language, authority, confidence))
+    return stored
+
+
+def same(item: Item, *, title: str, language: str, dc: dict[str, list],
+         files: dict[str, str], but_relations: bool = False) -> bool:
+    """Whether the item already says exactly this (files: name → sha256): the same values of
+    the same fields, with their languages and authorities (`but_relations`: whatever its
+    relations)."""
+    stored = stored_values(item)
     try:
-        wanted = services.as_stored(dc, kept_dates=stored.get("date", ()))
+        rows = services.clean_metadata(dc, kept_dates=[v.value for v in stored.get("date", ())])
     except services.ServiceError:
         return False  # the update says why
+    wanted: dict[str, list[Qualified]] = {}
+    for row in rows:
+        wanted.setdefault(_key(row.field.schema.name, row.field.element, row.field.qualifier),
+                          []).append(Qualified(row.value, row.language, row.authority,
+                                               row.confidence))
+    if but_relations:
+        stored = {k: v for k, v in stored.items() if not _relation(k)}
+        wanted = {k: v for k, v in wanted.items() if not _relation(k)}
     return (item.title == title.strip() and item.language == services.clean_language(language)
             and stored == wanted
             and dict(item.files.values_list("name", "sha256")) == files)
+
+
+def _relation(key: str) -> bool:
+    return key == "relation" or key.startswith("dc.relation.")
 
 
 def same_access(item: Item, access: services.Access | None,
@@ -142,8 +175,9 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
         raise services.Conflict(_("%(ibi)s is deleted here") % {"ibi": item.ibi})
 
     def write(item: Item) -> None:
+        # Every field replaced: those the item has and those given.
         services.item_update(item=item, title=title, language=language,
-                             dc={e: dc.get(e, []) for e in DC_ELEMENTS})
+                             dc={**{key: [] for key in stored_values(item)}, **dc})
         add_ids(item, ids)
         level = access or services.Access()
         if (item.access_rights, item.embargo_until, set(restricted_files)) != (

@@ -1,6 +1,10 @@
-"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in three formats.
+"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in four formats.
 
-Formats (`FORMATS`): `oai_dc`; `oai_datacite`, the DataCite kernel 4 `<resource>` itself as
+Formats (`FORMATS`): `oai_dc` (simple Dublin Core: qualifiers dropped as DCMI says, so
+dc.contributor.advisor is a dc:contributor and dc.contributor.author a dc:creator); `dim`,
+DSpace Intermediate Metadata, every value under its field of the registry with its language,
+authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasisbr;
+`oai_datacite`, the DataCite kernel 4 `<resource>` itself as
 the metadata (namespace http://datacite.org/schema/kernel-4, as OpenAIRE and many repositories
 harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we validate against);
 `oai_openaire`, the OpenAIRE Guidelines for Literature Repositories v4.
@@ -46,10 +50,11 @@ from lxml import etree
 from ..communities import selectors as tree
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import datacite, oai_dc, openaire, vocabularies
+from ..metadata import datacite, dim, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
 from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
 from ..models import Item
+from ..registry import selectors as registry
 from ..web.addresses import base_url
 from . import selectors as harvest
 from . import sets
@@ -82,7 +87,7 @@ COUNT_CAP = 100_000
 
 
 def _dc_metadata(item: Item, values: Values, record: Record | None,
-                 request: HttpRequest, handles: Sequence[str]) -> etree._Element:
+                 request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
@@ -91,25 +96,36 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
         access=(item.access_rights, item.embargo_until)))
 
 
+def _dim_metadata(item: Item, values: Values, record: Record | None,
+                  request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+    return dim.dim_element(dim.dspace_fields(
+        item.title, item.language, rows,
+        identifier_uris=[links.persistent_url(item.ibi, base_url(request)),
+                         *(dim.HANDLE_PROXY + h for h in handles)],
+        newer_than=[record.previous_edition] if record and record.previous_edition else [],
+        level=item.access_rights, embargo=item.embargo_until))
+
+
 @dataclass(frozen=True)
 class MetadataFormat:
     schema: str
     namespace: str
     # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`,
-    # the request, its Handles)
-    metadata: Callable[[Item, Values, Record | None, HttpRequest, Sequence[str]],
-                       etree._Element]
+    # the request, its Handles, its values as the registry holds them when `qualified`)
+    metadata: Callable[..., etree._Element]
     from_record: bool = True  # read files and editions too (records_of)
+    qualified: bool = False  # read every value with its field (registry.selectors.rows_of)
 
 
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
+    "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
-        lambda item, values, record, request, handles: datacite.resource(record)),
+        lambda item, values, record, request, handles, rows: datacite.resource(record)),
     "oai_openaire": MetadataFormat(
         openaire.SCHEMA, openaire.NS,
-        lambda item, values, record, request, handles: openaire.resource(record)),
+        lambda item, values, record, request, handles, rows: openaire.resource(record)),
 }
 
 
@@ -304,12 +320,15 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     ids = [item.pk for item in items]
     values = dc_values_of(ids, None if prefix else ("type",))
     metadata_format = FORMATS[prefix] if prefix else None
-    records, handles = {}, {}
+    records, handles, qualified = {}, {}, {}
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
-    elif metadata_format is not None:
+    if metadata_format is not None and (metadata_format.qualified
+                                        or not metadata_format.from_record):
         handles = handles_of(ids)
+    if metadata_format is not None and metadata_format.qualified:
+        qualified = registry.rows_of(ids)
     namespace = f"oai:{links.archive_address(base_url(request))}:"
     in_tree = harvest.tree_specs_of(items)
     for item in items:
@@ -324,7 +343,7 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
         if metadata_format is not None and not item.is_deleted:
             _sub(element, "metadata").append(
                 metadata_format.metadata(item, mine, records.get(item.pk), request,
-                                         handles.get(item.pk, ())))
+                                         handles.get(item.pk, ()), qualified.get(item.pk, ())))
 
 
 def identify(request: HttpRequest, body, args) -> None:

@@ -16,11 +16,13 @@
   and RFC 9264 linksets (pure).
 - highwire: the Highwire Press citation_* meta tags Google Scholar reads (pure).
 - oai_dc: an item's Dublin Core as an oai_dc record (pure).
+- dim: an item's values under their fields of the registry as DSpace's dim (OAI-PMH) and
+  SAF's metadata files write them (pure).
 - cite: the citation block of the pages (and of the API's tombstones): the CSL styles a
   reader picks (ABNT, APA, Chicago, IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
 - rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
 """
-__all__ = ["accept", "bibtex", "cite", "csl", "datacite", "formats", "highwire",
+__all__ = ["accept", "bibtex", "cite", "csl", "datacite", "dim", "formats", "highwire",
            "languages", "oai_dc", "openaire", "record", "ris", "rocrate",
            "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

@@ -10,8 +10,7 @@ from django.db.models import Q
 from ..access import policy
 from ..db import changes
 from ..deposit import links, selectors
-from ..models import AlternateIdentifier, DcValue, Item, ItemFile
-from ..models.dublin_core import ORCID_FORM
+from ..models import ORCID_FORM, AlternateIdentifier, DcValue, Item, ItemFile
 from .formats import FORMATS
 from .kinds import kind_of
 from .record import Creator, FileRef, Record

@@ -23,7 +23,7 @@ from __future__ import annotations
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights
 from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
-from .dublin_core import DC_ELEMENTS, Confidence, DcElement, DcValue
+from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
 from .files import ItemFile
 from .harvesting import HarvestSource
@@ -36,8 +36,8 @@ from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
 __all__ = [
-    "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "LANGUAGE_TAG", "Collection",
-    "Community", "AccessKind", "AccessLink", "AccessRead", "AccessRequest",
+    "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "LANGUAGE_TAG", "ORCID_FORM",
+    "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
     "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",

@@ -10,3 +10,4 @@ and what its authority id may be.
 The schemas and fields themselves are models (archive/models/registry.py), seeded by
 migration 0028 from DSpace 7's registries in data/.
 """
+__all__ = ["authorities", "names", "seed", "selectors", "services"]

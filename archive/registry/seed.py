@@ -8,13 +8,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..models import MetadataField, MetadataSchema
+from ..models import DcElement, MetadataField, MetadataSchema
 
 DATA = Path(__file__).resolve().parent / "data"
 FILES = ("dublin-core-types.xml", "dcterms-types.xml", "local-types.xml", "ibi-types.xml")
 
-DCMES = {"title", "creator", "subject", "description", "publisher", "contributor", "date",
-         "type", "format", "identifier", "source", "language", "relation", "coverage", "rights"}
+DCMES = frozenset(DcElement.values)
 # dc fields that say what DSpace did with its copy, not what the work is: no simple element.
 DC_NONE = {("date", "accessioned"), ("date", "available"), ("description", "provenance"),
            ("format", "mimetype"), ("provenance", "")}

@@ -34,3 +34,17 @@ def metadata_of(item_ids) -> dict[int, list[dict]]:
             "field": ".".join(p for p in (schema, element, qualifier) if p), "value": value,
             "language": language, "authority": authority, "confidence": confidence})
     return found
+
+
+def rows_of(item_ids) -> dict[int, list[tuple[str, str, str, str, str, str, int]]]:
+    """item id → its values as (schema, element, qualifier, language, value, authority,
+    confidence), by field then position (one query): what dim and exportsaf write."""
+    found: dict[int, list[tuple[str, str, str, str, str, str, int]]] = {}
+    rows = (DcValue.objects.filter(item_id__in=item_ids)
+            .values_list("item_id", "field__schema__name", "field__element", "field__qualifier",
+                         "language", "value", "authority", "confidence")
+            .order_by("item_id", "field__schema__name", "field__element", "field__qualifier",
+                      "position", "id"))
+    for item_id, *row in rows:
+        found.setdefault(item_id, []).append(tuple(row))
+    return found

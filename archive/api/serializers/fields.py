@@ -22,6 +22,13 @@ class DayField(serializers.CharField):
     with it in the repository's words (not a date, not after today …)."""
 
 
+def creators_of(item: Item) -> list:
+    """The values (DcValue) given as creators, in order: every field whose simple Dublin Core
+    element is creator (dc.creator, dc.contributor.author, dcterms.creator)."""
+    return sorted((v for v in item.dc_values.all() if v.element == "creator"),
+                  key=lambda v: (v.position, v.id))
+
+
 class DcElementField(serializers.ListField):
     """The values of one Dublin Core element, named by the field, as a list of strings."""
 
@@ -46,6 +53,11 @@ class CreatorField(DcElementField):
     its JSON text. Cleans to [(name, bare iD or "")]; out, the names as every element's."""
 
     child = serializers.JSONField()
+
+    def get_attribute(self, item: Item) -> list[str]:
+        # Every creator, as oai_dc gives them: dc.creator's and a DSpace thesis's
+        # dc.contributor.author (the registry's simple Dublin Core column says creator).
+        return [v.value for v in creators_of(item)]
 
     def to_internal_value(self, data) -> list[tuple[str, str]]:
         values = [data] if isinstance(data, str | dict) else data

@@ -15,7 +15,7 @@ from ...metadata import cite
 from ...metadata.selectors import record_of
 from ...models import DC_ELEMENTS, AccessRights, Confidence, Item, ItemFile
 from ...web.addresses import base_url
-from .fields import CreatorField, DcElementField, MetadataListField
+from .fields import CreatorField, DcElementField, MetadataListField, creators_of
 
 
 def iso_utc(moment: datetime) -> str:
@@ -238,7 +238,7 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
 
     @extend_schema_field(CreatorSerializer(many=True))
     def get_creators(self, item: Item) -> list[dict[str, str]]:
-        return [{"name": v.value, "orcid": v.orcid} for v in item.values_of("dc.creator")]
+        return [{"name": v.value, "orcid": v.orcid} for v in creators_of(item)]
 
     @extend_schema_field(MetadataValueSerializer(many=True))
     def get_metadata(self, item: Item) -> list[dict]:

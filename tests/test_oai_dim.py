@@ -1,0 +1,98 @@
+"""OAI-PMH `dim` (issue 34): every value of an item under its field of the registry, with its
+language, authority and confidence, valid against tests/data/schemas/dspace/dim.xsd (ours:
+DSpace publishes no schema of dim) inside a valid OAI-PMH answer; read back by sickle, a real
+harvester; and `oai_dc` drops the qualifiers (dc.contributor.advisor is a dc:contributor)."""
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+from sickle import Sickle
+
+from archive.deposit import links
+from archive.registry.names import Qualified
+from tests import factories as make
+from tests import xml_schemas
+
+pytestmark = pytest.mark.django_db
+
+OAI = "{http://www.openarchives.org/OAI/2.0/}"
+DIM = "{http://www.dspace.org/xmlns/dspace/dim}"
+DC = "{http://purl.org/dc/elements/1.1/}"
+
+
+@pytest.fixture
+def thesis():
+    return make.item(("tese.pdf", b"%PDF-1.4 tese"), title="Modelagem hidrológica",
+                     language="pt-BR", dc={
+                         "dc.contributor.author": [Qualified("Oliveira, Mariana",
+                                                             authority="0000-0002-1825-0097",
+                                                             confidence=600)],
+                         "dc.contributor.advisor": [Qualified("Pereira, João",
+                                                              authority="4727357182510680",
+                                                              confidence=600)],
+                         "dc.contributor.referee": ["Santos, Carlos", "Lima, Fernanda"],
+                         "dc.publisher.program": [Qualified("PPG em Engenharia Civil",
+                                                            language="pt-BR")],
+                         "dc.subject.cnpq": ["CNPQ::ENGENHARIAS::ENGENHARIA CIVIL"],
+                         "dc.description.abstract": [Qualified("Resumo.", language="pt-BR"),
+                                                     Qualified("Abstract.", language="en")],
+                         "local.degree.level": ["doutorado"]})
+
+
+def fields_of(dim: etree._Element) -> set[tuple]:
+    return {(f.get("mdschema"), f.get("element"), f.get("qualifier"), f.get("lang"),
+             f.text, f.get("authority"), f.get("confidence")) for f in dim.iter(f"{DIM}field")}
+
+
+def test_get_record_in_dim_keeps_every_qualifier_language_and_authority(client, thesis):
+    root = etree.fromstring(client.get("/oai", {
+        "verb": "GetRecord", "metadataPrefix": "dim",
+        "identifier": f"oai:testserver:{thesis.ibi}"}).content)
+    xml_schemas.assert_valid(xml_schemas.oai_pmh("dim"), root)
+    dim = root.find(f".//{OAI}metadata/{DIM}dim")
+    xml_schemas.assert_valid(xml_schemas.dim(), dim)
+    assert fields_of(dim) >= {
+        ("dc", "title", None, None, "Modelagem hidrológica", None, None),
+        ("dc", "contributor", "author", None, "Oliveira, Mariana", "0000-0002-1825-0097",
+         "600"),
+        ("dc", "contributor", "advisor", None, "Pereira, João", "4727357182510680", "600"),
+        ("dc", "contributor", "referee", None, "Santos, Carlos", None, None),
+        ("dc", "publisher", "program", "pt_BR", "PPG em Engenharia Civil", None, None),
+        ("dc", "subject", "cnpq", None, "CNPQ::ENGENHARIAS::ENGENHARIA CIVIL", None, None),
+        ("dc", "description", "abstract", "en", "Abstract.", None, None),
+        ("dc", "language", "iso", None, "pt-BR", None, None),
+        ("dc", "identifier", "uri", None, links.persistent_url(thesis.ibi, "http://testserver"),
+         None, None),
+        ("local", "degree", "level", None, "doutorado", None, None)}
+
+
+def test_oai_dc_drops_the_qualifiers(client, thesis):
+    root = etree.fromstring(client.get("/oai", {
+        "verb": "GetRecord", "metadataPrefix": "oai_dc",
+        "identifier": f"oai:testserver:{thesis.ibi}"}).content)
+    xml_schemas.assert_valid(xml_schemas.oai_pmh("oai_dc"), root)
+    # dc.contributor.advisor and .referee → dc:contributor; dc.contributor.author → dc:creator
+    assert [e.text for e in root.iter(f"{DC}contributor")] == [
+        "Pereira, João", "Santos, Carlos", "Lima, Fernanda"]
+    assert [e.text for e in root.iter(f"{DC}creator")] == ["Oliveira, Mariana"]
+    assert "PPG em Engenharia Civil" in [e.text for e in root.iter(f"{DC}publisher")]
+    assert "CNPQ::ENGENHARIAS::ENGENHARIA CIVIL" in [e.text for e in root.iter(f"{DC}subject")]
+    assert not any(e.text == "doutorado" for e in root.iter())  # local.*: no DC element
+
+
+def test_sickle_harvests_dim_with_its_qualifiers(live_server, thesis, settings):
+    settings.IBI_OAI_PAGE_SIZE = 1
+    other = make.item(title="Segunda", dc={"dc.contributor.advisor": ["Almeida, Beatriz"]})
+    sickle = Sickle(f"{live_server.url}/oai")
+    formats = {f.metadataPrefix: f.metadataNamespace for f in sickle.ListMetadataFormats()}
+    assert formats["dim"] == "http://www.dspace.org/xmlns/dspace/dim"
+    records = {r.header.identifier.rsplit(":", 1)[-1]: r
+               for r in sickle.ListRecords(metadataPrefix="dim")}
+    assert {thesis.ibi, other.ibi} <= set(records)
+    for record in (records[thesis.ibi], records[other.ibi]):
+        xml_schemas.assert_valid(xml_schemas.dim(), record.xml.find(f".//{DIM}dim"))
+    mine = fields_of(records[thesis.ibi].xml)
+    assert ("dc", "contributor", "advisor", None, "Pereira, João", "4727357182510680",
+            "600") in mine
+    assert ("dc", "contributor", "advisor", None, "Almeida, Beatriz", None, None) in fields_of(
+        records[other.ibi].xml)
