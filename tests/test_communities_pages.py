@@ -36,10 +36,14 @@ ALL = ["Tese nova", "Artigo mapeado", "Tese antiga", "Relatório de outra coleç
 
 
 def test_the_home_page_browses_the_tree(client, programme):
+    """The communities at the top and those right under them; a community's page goes on."""
+    make.community("lab", programme["programme"])
     html = client.get("/").content.decode()
-    for path in ("/communities/engenharia", "/communities/ppgee", "/collections/teses-ppgee",
-                 "/collections/artigos-ppgee", "/collections/general"):
+    for path in ("/communities/engenharia", "/communities/ppgee", "/communities/repository"):
         assert f'href="{path}"' in html
+    assert 'href="/communities/lab"' not in html
+    html = client.get("/communities/ppgee").content.decode()
+    assert 'href="/communities/lab"' in html and 'href="/collections/teses-ppgee"' in html
 
 
 def test_a_collection_lists_its_items_and_mapped_ones_newest_first(client, programme):

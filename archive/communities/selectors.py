@@ -71,6 +71,20 @@ def community_tree(top: Community | None = None) -> list[Node]:
     return roots
 
 
+def top_communities() -> list[Node]:
+    """The communities at the top, each with the communities right under it (no collections:
+    the home page's overview; a community's page shows the rest). One query."""
+    nodes = {c.pk: Node(c) for c in Community.objects.all()}
+    roots = []
+    for node in nodes.values():
+        parent = node.community.parent_id
+        (roots if parent is None else nodes[parent].children).append(node)
+    for root in roots:
+        for child in root.children:
+            child.children = []
+    return roots
+
+
 def ancestors(community: Community) -> list[Community]:
     """The communities above this one, the top first (for a page's breadcrumbs)."""
     parents = _parents()
@@ -123,6 +137,20 @@ def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, l
 def every_set() -> tuple[list[Community], list[Collection]]:
     """Every community and collection, for ListSets."""
     return list(Community.objects.order_by("slug")), list(Collection.objects.order_by("slug"))
+
+
+def newest_of(items: QuerySet[Item], collection_ids: list[int], limit: int) -> list[int]:
+    """The ids of the newest `limit` of `items` (the listed items, newest first) owned by or
+    mapped into these collections: the newest owned ones along the listing's order (a
+    community's share of the items is found in a few index pages), the newest mapped ones
+    through the mappings, merged. Never a hash of every item of every collection."""
+    owned = list(items.filter(collection_id__in=collection_ids)
+                 .values_list("created", "pk")[:limit])
+    mapped = list(items.filter(pk__in=Mapping.objects.filter(collection_id__in=collection_ids)
+                               .order_by().values("item_id"))
+                  .values_list("created", "pk")[:limit])
+    merged = sorted(set(owned) | set(mapped), reverse=True)
+    return [pk for _created, pk in merged[:limit]]
 
 
 def items_of(items: QuerySet[Item], *, collection: Collection | None = None,

@@ -28,11 +28,11 @@ def community_page(request: HttpRequest, slug: str) -> HttpResponse:
     community = tree.community_by_slug(slug)
     if community is None:
         raise Http404(_("No community has this path."))
-    newest = tree.items_of(searching.search_items(), community=community)
+    newest = tree.newest_of(searching.search_items(), tree.collection_ids_under(community), 10)
     return render(request, "archive/site/community.html", {
         "community": community, "ancestors": tree.ancestors(community),
         "children": tree.community_tree(community),
-        "recent": selectors.with_details(newest)[:10],
+        "recent": searching.in_order(selectors.with_details(Item.objects.all()), newest),
     })
 
 

@@ -45,7 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
     browse = searching.Results(newest)
     return render(request, "archive/site/home.html", {
         "recent": newest.prefetch_related("dc_values")[:10],
-        "tree": tree.community_tree(),
+        "tree": tree.top_communities(),
         "figures": searching.collection_figures(),
         "facets": _facet_links(request, browse.facets(), {}),
         "sampled": browse.sampled, "sample": _figure(searching.FACET_SAMPLE),
