@@ -86,8 +86,11 @@ class CollectionFeed(Feed):
     subtitle = description
 
     def items(self, collection: Collection) -> list[Item]:
+        # The ids first, as the page reads them: the details' joins would turn the planner
+        # away from reading the listing's order (1.4 s for a collection of 500 000 items).
         newest = searching.search_items(collection=collection.slug)
-        return list(selectors.with_details(newest)[:FEED_SIZE])
+        ids = list(newest.values_list("pk", flat=True)[:FEED_SIZE])
+        return searching.in_order(selectors.with_details(Item.objects.all()), ids)
 
     def item_title(self, item: Item) -> str:
         return item.title
