@@ -32,6 +32,19 @@ class ArchiveConfig(AppConfig):
         minted = mint()
         return minted.rep, minted.ibip
 
+    def default_access(self, level: str, embargo_days: int, today):
+        """A collection's default access for a deposit (access/policy.py `default_access`),
+        for deposit/services.py, which archive/access/ imports."""
+        from .access import policy
+
+        return policy.default_access(level, embargo_days, today)
+
+    def default_collection(self) -> int:
+        """The id of the default collection, for Item.save (made if a flush emptied it)."""
+        from .communities.services import default_collection
+
+        return default_collection().pk
+
 
 def _brand_the_admin() -> None:
     """The admin says whose repository it is, not "Django administration"."""

@@ -16,7 +16,16 @@ from .identifiers import ibi as ibilib
 from .protocol import persistent_url
 from .resolver import views as resolver
 from .resolver.views.paths import raw_path
-from .site import access, downloads, indexing, legacy, linksets, metadata_formats, views
+from .site import (
+    access,
+    communities,
+    downloads,
+    indexing,
+    legacy,
+    linksets,
+    metadata_formats,
+    views,
+)
 
 
 def dispatch(request: HttpRequest, path: str) -> HttpResponse:
@@ -99,6 +108,16 @@ urlpatterns = [
     # (archive/db/replica.py); every other route reads the primary.
     path("", replica.lagging(views.home), name="home"),
     path("search", replica.lagging(views.search), name="search"),
+    # The tree (issue 34): stable paths by slug, as DSpace's handles of communities and
+    # collections are; a collection's page is the browse of its items.
+    path("communities/<slug:slug>", replica.lagging(communities.community_page),
+         name="community"),
+    path("collections/<slug:slug>", replica.lagging(communities.collection_page),
+         name="collection"),
+    path("collections/<slug:slug>/atom.xml",
+         replica.lagging(communities.CollectionAtomFeed()), name="collection_atom"),
+    path("collections/<slug:slug>/rss.xml", replica.lagging(communities.CollectionFeed()),
+         name="collection_rss"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
     path("robots.txt", indexing.robots_txt, name="robots"),
     path("favicon.ico", indexing.favicon, name="favicon"),

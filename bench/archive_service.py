@@ -81,9 +81,11 @@ def populate(first: int, count: int) -> None:
     """Items first … first+count-1 (see the module docstring), in batches."""
     from django.db import connection
 
+    from archive.communities.services import default_collection
     from archive.identifiers import ibi as ibilib
     from archive.models import Item, ItemFile
 
+    collection = default_collection()  # every item in one (issue 34)
     items, files = [], []
     for n in range(first, first + count):
         group, k = divmod(n, 10)
@@ -97,7 +99,7 @@ def populate(first: int, count: int) -> None:
             previous_edition_id=PK0 + n - 1 if number else None,
             translation_of_id=PK0 + group * 10 + number if chain else None,
             edition_family=ibilib.repository_name("bench.example.org", 80, head),
-            edition_number=number + 1))
+            edition_number=number + 1, collection=collection))
         files.append(ItemFile(item_id=PK0 + n, name="paper.pdf", size=10, sha256="0" * 64,
                               content_type="application/pdf"))
     Item.objects.bulk_create(items, batch_size=2000)

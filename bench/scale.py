@@ -82,8 +82,9 @@ def title(n: int, rng: random.Random) -> str:
     return " ".join(picked).capitalize() + f" {n}"
 
 
-def rows(count: int):
-    """(item, [dc values], file) rows for items 0 … count-1, the same on every run."""
+def rows(count: int, collection: int):
+    """(item, [dc values], file) rows for items 0 … count-1, the same on every run, in the
+    collection of that id."""
     from archive.identifiers import ibi as ibilib
 
     rng = random.Random(12)
@@ -94,7 +95,7 @@ def rows(count: int):
         when = start + timedelta(seconds=300 * n)
         language = "pt-BR" if n % 2 else "en"
         item = (pk, rep, ibilib.ibip("192.0.2.1", 800, date), "Original", True, False,
-                title(n, rng), language, "paper.pdf", rep, 1, when, when, "")
+                title(n, rng), language, "paper.pdf", rep, 1, when, when, "", collection)
         dc = [(pk, "creator", f"{rng.choice(SURNAMES)}, {chr(65 + n % 26)}.", 0),
               (pk, "subject", rng.choice(SUBJECTS), 0),
               (pk, "date", str(2000 + n % 25), 0)]
@@ -103,7 +104,9 @@ def rows(count: int):
 
 ITEM_COLUMNS = ("id", "ibi", "ibip", "state", "transferable", "is_archive_service", "title",
                 "language", "target_file", "edition_family", "edition_number", "created",
-                "updated", "source_archive")
+                "updated", "source_archive", "collection_id")
+# Every item in the default collection, which migration 0031 made (issue 34).
+DEFAULT_COLLECTION = "SELECT id FROM archive_collection WHERE slug = 'general'"
 DC_COLUMNS = ("item_id", "element", "value", "position", "field_id")
 # Each value names its field of the metadata registry (migrations 0027-0029): dc.<element>.
 DC_FIELDS = ("SELECT f.element, f.id FROM archive_metadatafield f JOIN archive_metadataschema s "
@@ -131,8 +134,9 @@ def load_postgres(url: str, count: int) -> None:
         search_triggers(switches, "DISABLE")
         try:
             with psycopg.connect(url) as conn, conn.cursor() as cur:
+                collection = cur.execute(DEFAULT_COLLECTION).fetchone()[0]
                 with cur.copy(f"COPY archive_item ({', '.join(ITEM_COLUMNS)}) FROM STDIN") as out:
-                    for item, dc, file in rows(count):
+                    for item, dc, file in rows(count, collection):
                         out.write_row(item)
                         dcs.extend(dc)
                         files.append(file)
@@ -169,7 +173,7 @@ def load_sqlite(path: str, count: int) -> None:
         return tuple(v.replace(tzinfo=None).isoformat(" ") if isinstance(v, datetime) else v
                      for v in row)
 
-    for item, dc, file in rows(count):
+    for item, dc, file in rows(count, conn.execute(DEFAULT_COLLECTION).fetchone()[0]):
         batch.append((naive(item), dc, naive(file)))
         if len(batch) == 10_000:
             flush()

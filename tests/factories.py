@@ -33,8 +33,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from archive.communities import services as tree
 from archive.deposit import services
-from archive.models import DcValue, Item, MetadataField, RegisteredArchive
+from archive.models import Collection, Community, DcValue, Item, MetadataField, RegisteredArchive
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
 
@@ -81,6 +82,30 @@ def item(*files: File, title: str = TITLE, language: str = "",
     specs = () if bare else files or ("paper.pdf",)
     return services.item_deposit(title=title, language=language, dc=dc,
                                  uploads=[upload(spec) for spec in specs], **fields)
+
+
+def community(slug: str, parent: Community | None = None, **fields) -> Community:
+    """A community through the tree's services, named after its slug in both languages."""
+    return tree.community_save(community=Community(
+        slug=slug, name_pt_br=f"Comunidade {slug}", name_en=f"Community {slug}", parent=parent,
+        **fields))
+
+
+def collection(slug: str, under: Community, **fields) -> Collection:
+    """A collection of `under` through the tree's services (`fields`: its access defaults,
+    description …)."""
+    return tree.collection_save(collection=Collection(
+        slug=slug, name_pt_br=f"Coleção {slug}", name_en=f"Collection {slug}", community=under,
+        **fields))
+
+
+def programme() -> dict[str, Community | Collection]:
+    """A faculty, its graduate programme, and the programme's theses and articles."""
+    faculty = community("engenharia")
+    ppgee = community("ppgee", faculty)
+    return {"faculty": faculty, "programme": ppgee,
+            "theses": collection("teses-ppgee", ppgee),
+            "articles": collection("artigos-ppgee", ppgee)}
 
 
 def translation(original: Item, language: str, *files: File, **fields) -> Item:
@@ -263,8 +288,9 @@ SHOWCASE_TITLE = "Modelagem do clima regional da Amazônia"
 def showcase() -> dict[str, Item]:
     """What the page checks and the landing page's tests read: two editions of a technical
     report (a PDF with an accent and a space in its name, data), its English translation, a
-    tombstone, a thesis under embargo. Keys: first, item (the second edition), english, gone,
-    embargoed."""
+    tombstone, a thesis under embargo in the theses of a graduate programme of a faculty
+    (`programme`), where the report is mapped too. Keys: first, item (the second edition),
+    english, gone, embargoed."""
     services.ensure_archive_service()
     files = [("relatório final.pdf", SHOWCASE_PDF, "application/pdf"),
              ("dados.csv", b"a,b\n1,2\n")]
@@ -276,8 +302,10 @@ def showcase() -> dict[str, Item]:
     gone = item(("x.pdf", SHOWCASE_PDF, "application/pdf"), title="Relatório retirado",
                 dc=SHOWCASE_REPORT)
     services.item_delete(item=gone, reason="a pedido dos autores")
+    theses = programme()["theses"]
+    tree.item_map(item=second, collections=[theses])
     embargoed = item(("tese.pdf", SHOWCASE_PDF, "application/pdf"), title="Tese sob embargo",
-                     language="pt-BR", dc={"creator": ["Lima, Ana"]},
+                     language="pt-BR", dc={"creator": ["Lima, Ana"]}, collection=theses,
                      access=services.Access("embargoed",
                                             timezone.localdate() + timedelta(days=60),
                                             "patente em andamento"))

@@ -216,6 +216,7 @@ def oai(c: Closed) -> Iterator[str]:
         for verb in ("ListRecords", "ListIdentifiers"):
             yield f"/oai?verb={verb}&metadataPrefix={prefix}"
             yield f"/oai?verb={verb}&metadataPrefix={prefix}&set=openaire"
+            yield f"/oai?verb={verb}&metadataPrefix={prefix}&set=col_general"
         for item in c.items:
             identifier = f"oai:testserver:{item.ibi}"
             yield f"/oai?verb=GetRecord&metadataPrefix={prefix}&identifier={identifier}"
@@ -298,6 +299,12 @@ ROUTES: dict[str, Urls] = {
     "api/items/<item_ibi:ibi>/links/<int:pk>": nothing,
     "api/items/<item_ibi:ibi>": nothing,
     # Resumable uploads are their owner's bytes, never an item's: anonymous, 401 or 405.
+    # The tree (issue 34): its records name no file; the closed items are in "general".
+    "api/communities/": fixed("/api/communities/", "/api/communities/repository"),
+    "api/communities/<slug:slug>": nothing,  # walked by the rule above
+    "api/collections/": fixed("/api/collections/", "/api/collections/general",
+                              "/api/items/?collection=general"),
+    "api/collections/<slug:slug>": nothing,
     "api/uploads/": fixed("/api/uploads/"),
     "api/uploads/<str:id>": fixed("/api/uploads/00000000-0000-4000-8000-000000000000"),
     "api/schema/": fixed("/api/schema/"),
@@ -307,6 +314,12 @@ ROUTES: dict[str, Urls] = {
     "search": lambda c: (f"/search?{urlencode({'q': q})}" for q in (
         "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf")),
     "oai": oai,
+    # A collection's page and feeds list the closed items (their metadata), never a file.
+    "communities/<slug:slug>": fixed("/communities/repository"),
+    "collections/<slug:slug>": fixed("/collections/general", "/collections/general?page=2",
+                                     "/search?collection=general"),
+    "collections/<slug:slug>/atom.xml": fixed("/collections/general/atom.xml"),
+    "collections/<slug:slug>/rss.xml": fixed("/collections/general/rss.xml"),
     "robots.txt": fixed("/robots.txt"),
     "favicon.ico": fixed("/favicon.ico"),
     "sitemap.xml": fixed("/sitemap.xml"),

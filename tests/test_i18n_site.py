@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from playwright.sync_api import expect
 
+from archive.communities import services as tree
 from archive.deposit import services
 from archive.metadata import cite, csl
 from archive.metadata.record import Creator, Record
@@ -56,6 +57,7 @@ def site(db, settings):
     gone = make.item(("relatorio.pdf", PDF, "application/pdf"), title="Relatório retirado",
                      language="pt-BR", dc=REPORT)
     services.item_delete(item=gone)
+    tree.item_map(item=second, collections=[make.programme()["theses"]])
     return {"first": first, "item": second, "spanish": spanish, "gone": gone}
 
 
@@ -160,6 +162,8 @@ def pages(client, site) -> dict[str, tuple[int, str]]:
         "translation missing": f"/{item.ibi}+(de)",
         "inspection": f"/inspect/{item.ibi}",
         "404": "/items/nothing",
+        "community": "/communities/engenharia",
+        "collection": "/collections/teses-ppgee",
     }
     found = {name: client.get(url, **PT) for name, url in urls.items()}
     return {name: (r.status_code, r.content.decode()) for name, r in found.items()}
@@ -196,7 +200,8 @@ def test_every_visible_string_of_the_public_pages_is_translated(client, site):
         "landing, first edition": 200, "landing, translation": 200, "files": 200,
         "metadata": 200, "tombstone": 410, "resolver tombstone": 410, "not found": 404,
         "page not found": 404, "bad URL": 400, "bad modifier": 400,
-        "translation missing": 404, "inspection": 200, "404": 404}
+        "translation missing": 404, "inspection": 200, "404": 404, "community": 200,
+        "collection": 200}
     problems = {name: untranslated(html, catalogue) for name, (_status, html) in rendered.items()}
     problems.update({name: untranslated(html, catalogue) for name, html in alert_pages().items()})
     assert {name: found for name, found in problems.items() if found} == {}

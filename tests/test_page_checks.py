@@ -46,6 +46,9 @@ def public_pages(site) -> dict[str, str]:
         "request a copy": f"/items/{site['embargoed'].ibi}/request",
         "request sent": f"/items/{site['embargoed'].ibi}/request?sent",
         "old link not found": "/handle/123456789/999999",
+        "community": "/communities/engenharia",
+        "collection": "/collections/teses-ppgee",
+        "collection, default": "/collections/general",
     }
 
 

@@ -101,6 +101,36 @@ def lifted(level: str, embargo_until: date | None, today: date) -> bool:
     return level == EMBARGOED and embargo_until is not None and embargo_until <= today
 
 
+# -- A collection's defaults: the access a deposit gets when it names none (issue 34) -------
+
+def default_access(level: str, embargo_days: int, today: date) -> tuple[str, date | None]:
+    """(level, first open day) of a deposit that names no access, in a collection whose
+    default is `level`, embargoed for `embargo_days` days (counted from the deposit)::
+
+        >>> default_access(OPEN, 0, date(2026, 1, 31))
+        ('open', None)
+        >>> default_access(EMBARGOED, 30, date(2026, 1, 31))
+        ('embargoed', datetime.date(2026, 3, 2))
+    """
+    if level == EMBARGOED:
+        return level, date.fromordinal(today.toordinal() + embargo_days)
+    return level, None
+
+
+def defaults_problem(level: str, embargo_days: int) -> str | None:
+    """What is wrong with a collection's defaults ("" names nothing wrong): an embargo needs
+    its days, and days go with an embargo only. The message is English; callers translate.
+
+        >>> defaults_problem(EMBARGOED, 0), defaults_problem(OPEN, 10), defaults_problem(OPEN, 0)
+        ('embargo days', 'embargo days without embargo', None)
+    """
+    if level == EMBARGOED and embargo_days <= 0:
+        return "embargo days"
+    if level != EMBARGOED and embargo_days:
+        return "embargo days without embargo"
+    return None
+
+
 # -- Secret links: what is kept of a token, and what a token is ------------------------------
 
 TOKEN_BYTES = 32  # 256 random bits (the issue asks for at least 128)

@@ -12,10 +12,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from ..communities import services as tree
 from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
-from ..models import DC_ELEMENTS, DcElement, Item
+from ..models import DC_ELEMENTS, AccessRights, DcElement, Item
 from ..refusals import Conflict, Refusal
 from .pending_uploads import PendingUploadsField
 
@@ -171,7 +172,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     class Meta:
         model = Item
         fields = ["title", "language", "target_file", "transferable", "previous_edition",
-                  "translation_of", "access_rights", "embargo_until", "access_reason"]
+                  "translation_of", "access_rights", "embargo_until", "access_reason",
+                  "collection", "mapped_collections"]
         widgets = {"language": LanguageInput(attrs={"size": 20, "autocomplete": "off"}),
                    "target_file": forms.Select()}
         help_texts = {
@@ -197,8 +199,14 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         self.pending = self._pending()
         if "upload" in self.fields:
             self.fields["upload"].required = self.adding and not self.pending
+        if "collection" in self.fields:  # none chosen: the default one, or where it is
+            self.fields["collection"].required = False
         if "access_rights" in self.fields:
             self.fields["access_rights"].required = False
+            if self.adding:  # left as it is, the deposit gets its collection's default
+                self.fields["access_rights"].choices = [
+                    ("", _("the collection's default")), *AccessRights.choices]
+                self.initial.setdefault("access_rights", "")
         self._show_files()
         creator = self.fields[dc_field_name("creator")]
         creator.help_text = _("one per line; an ORCID iD after a bar: "
@@ -315,9 +323,10 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         return dates
 
     def clean_access_rights(self) -> str:
-        """The level chosen; none sent (a form posted by a script): the item's, else open."""
+        """The level chosen; none (or a form posted by a script without it): the item's, or
+        for a deposit "" (its collection's default)."""
         return self.cleaned_data.get("access_rights") or (
-            "open" if self.adding else self.instance.access_rights)
+            "" if self.adding else self.instance.access_rights)
 
     def clean_restricted_files(self) -> list[str]:
         value = self.cleaned_data.get("restricted_files") or []
@@ -327,6 +336,11 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     def _clean_access(self, cleaned: dict) -> None:
         """The access level's rules, as the services check them, as errors of its fields."""
         if "access_rights" not in cleaned:
+            return
+        if not cleaned["access_rights"]:  # the collection's default, checked by the deposit
+            if cleaned.get("embargo_until"):
+                self.add_error("embargo_until", _("a date goes with the access level "
+                                                  "embargoed only: choose it"))
             return
         try:
             services.clean_access(rights=cleaned["access_rights"],
@@ -496,8 +510,10 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         return waiting + [services.Upload(name=f.name, file=f, content_type=f.content_type or "")
                           for f in self.cleaned_data.get("upload") or []]
 
-    def _access(self) -> services.Access:
+    def _access(self) -> services.Access | None:
         data = self.cleaned_data
+        if not data["access_rights"]:
+            return None  # the collection's default (services.access_of)
         return services.Access(data["access_rights"], data.get("embargo_until"),
                                data.get("access_reason", ""))
 
@@ -509,7 +525,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 "previous_edition": data.get("previous_edition"),
                 "translation_of": data.get("translation_of"), "dc": self._dublin_core(),
                 "transferable": data["transferable"], "access": self._access(),
-                "restricted_files": data.get("restricted_files") or ()}
+                "restricted_files": data.get("restricted_files") or (),
+                "collection": data.get("collection")}
 
     def _change(self, waiting: list[services.Upload]) -> dict:
         """item_change_check's arguments: what the change writes (`_write`)."""
@@ -527,8 +544,10 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
                 def remember(item: Item) -> None:
                     idempotency.remember_deposit(self.user, content, item)
-                return services.item_deposit(**self._deposit(waiting),
+                item = services.item_deposit(**self._deposit(waiting),
                                              on_saved=pending.consumed(self.pending, remember))
+                self._place(item)
+                return item
             change = self._change(waiting)
             item, uploads = self.instance, change.pop("uploads")
             if uploads:
@@ -537,6 +556,16 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             self.pending = []
         access, restricted = change.pop("access"), change.pop("restricted_files")
         services.item_update(item=item, **change)
+        self._place(item)
         return services.item_set_access(
             item=item, rights=access.rights, embargo_until=access.embargo_until,
             reason=access.reason, restricted_files=restricted)
+
+    def _place(self, item: Item) -> None:
+        """The item moved to its collection and mapped into the others chosen (the tree's
+        services; ItemAdmin.save_related leaves the mapping to them)."""
+        data = self.cleaned_data
+        if data.get("collection") is not None and data["collection"].pk != item.collection_id:
+            tree.item_move(item=item, collection=data["collection"])
+        if "mapped_collections" in data:
+            tree.item_map(item=item, collections=data["mapped_collections"])

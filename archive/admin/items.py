@@ -97,11 +97,17 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]
     list_display_links = ["title"]
-    list_filter = ["state", "access_rights", "language"]
+    list_filter = ["state", "access_rights", "language", "collection"]
     search_fields = ["ibi", "ibip", "title"]
-    autocomplete_fields = ["previous_edition", "translation_of"]
+    autocomplete_fields = ["previous_edition", "translation_of", "collection",
+                           "mapped_collections"]
     list_per_page = 50
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
+    collections = (_("Collections"), {
+        "fields": ["collection", "mapped_collections"],
+        "description": _("The collection that owns the item (moving it there), and the "
+                         "others it is shown in. A deposit that names no access gets its "
+                         "collection's default.")})
     access = (_("Access"), {
         "fields": ["access_rights", "embargo_until", "access_reason", "restricted_files"],
         "description": ACCESS_LEVELS})
@@ -147,6 +153,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                 (_("Links"), {"fields": ["previous_edition", "translation_of"],
                               "description": _("Find an item by its IBI (either form) or "
                                                "title. Editions are linked at deposit only.")}),
+                self.collections,
                 self.access,
                 self.dublin_core,
             ]
@@ -157,7 +164,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             (None, {"fields": ["title", "target_file", "language", "transferable"]}),
             (_("Files"), {"fields": ["file_table", "upload", "pending"] if editable
                           else ["file_table"]}),
-            *([self.access] if editable else []),
+            *([self.collections, self.access] if editable else []),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
             # A view-only page (a tombstone) has no form fields to show the values in.
             self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
@@ -281,6 +288,12 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             # Should the database fail after the deposit's commit: a 303 to the item, never
             # "send it again" (archive/web/middleware.py).
             middleware.made(request, reverse("admin:archive_item_change", args=[obj.pk]))
+
+    def save_related(self, request, form, formsets, change) -> None:
+        # The collections were written by the tree's services (ItemAdminForm._place), not by
+        # the form's save_m2m.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
 
     def has_change_permission(self, request, obj=None) -> bool:
         if obj is not None and obj.is_deleted:

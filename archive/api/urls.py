@@ -1,12 +1,12 @@
-"""/api/…: items by IBI, resumable uploads, the OpenAPI schema and its documentation page
-(served offline)."""
+"""/api/…: items by IBI, communities and collections by slug, resumable uploads, the OpenAPI
+schema and its documentation page (served offline)."""
 from __future__ import annotations
 
 from csp.decorators import csp_update
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .views import copies, items, links, uploads
+from .views import communities, copies, items, links, uploads
 
 
 class ItemIbiConverter:
@@ -36,6 +36,10 @@ urlpatterns = [
     path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
     path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),
+    path("communities/", communities.CommunityList.as_view(), name="communities"),
+    path("communities/<slug:slug>", communities.CommunityDetail.as_view(), name="community"),
+    path("collections/", communities.CollectionList.as_view(), name="collections"),
+    path("collections/<slug:slug>", communities.CollectionDetail.as_view(), name="collection"),
     path("uploads/", uploads.UploadList.as_view(), name="uploads"),
     path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

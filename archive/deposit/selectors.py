@@ -42,8 +42,10 @@ def item_by_ibi(text: str, queryset: QuerySet[Item] | None = None) -> Item | Non
 def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
     """Items with what the API and pages show, fetched in a fixed number of queries."""
     queryset = Item.objects.all() if queryset is None else queryset
-    queryset = queryset.select_related("previous_edition", "translation_of", "next_edition")
+    queryset = queryset.select_related("previous_edition", "translation_of", "next_edition",
+                                       "collection")
     return queryset.prefetch_related(
+        "mapped_collections",
         Prefetch("dc_values", queryset=DcValue.objects.select_related("field__schema")),
         "alternate_ids",
         Prefetch("files", queryset=ItemFile.objects.order_by("name")),

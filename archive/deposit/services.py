@@ -18,6 +18,7 @@ from datetime import date
 from decimal import Decimal
 from typing import IO, Any
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
@@ -31,6 +32,7 @@ from ..identifiers.minting import mint, restored
 from ..models import (
     DC_ELEMENTS,
     AccessRights,
+    Collection,
     Confidence,
     DcValue,
     Item,
@@ -391,6 +393,18 @@ def clean_access(*, rights: str = UNSET, embargo_until: date | str | None = UNSE
     return level, day, reason
 
 
+def access_of(collection: Collection, today: date | None = None) -> Access:
+    """The access a deposit into `collection` gets when it names none: the collection's
+    defaults, as archive/access/policy.py `default_access` reads them."""
+    # Through the app config, as Item.save mints and finds the default collection:
+    # archive/access/ and archive/communities/ import this package (access's services refuse
+    # and link through it), so this package imports neither.
+    level, day = apps.get_app_config("archive").default_access(
+        collection.default_access_rights, collection.default_embargo_days,
+        today or timezone.localdate())
+    return Access(rights=level, embargo_until=day)
+
+
 def _clean_restricted(names: Iterable[str] | None, files: Iterable[str]) -> set[str] | None:
     if names is None:
         return None
@@ -446,14 +460,17 @@ def item_deposit(
     on_saved: Callable[[Item], None] | None = None,
     restored_date: Decimal | None = None,
     journal: bool = False,
+    collection: Collection | None = None,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
 
     `restored_date`: the item comes back under the IBI this Archive minted for it at that
     date (archive/dspace/ibis.py), which is not minted again (minting.restored).
 
-    `access` (open when None) and `restricted_files` (names among the files) say who may read
-    its files; they are checked before anything is stored (`clean_access`). `journal`: the
+    `collection`: its owning collection (the default collection when None). `access` (when
+    None, the collection's default: `access_of`) and `restricted_files` (names among the
+    files) say who may read its files; they are checked before anything is stored
+    (`clean_access`). `journal`: the
     write is journaled (staging.py), so that fsck removes what a kill leaves (imports).
 
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
@@ -462,7 +479,8 @@ def item_deposit(
     item, uploads, metadata, restricted = _checked_deposit(
         title=title, uploads=uploads, target_file=target_file, language=language,
         previous_edition=previous_edition, translation_of=translation_of, dc=dc,
-        transferable=transferable, access=access, restricted_files=restricted_files)
+        transferable=transferable, access=access, restricted_files=restricted_files,
+        collection=collection)
     names = [u.name for u in uploads]
     sums = _checksums(uploads, sha256)
 
@@ -511,6 +529,7 @@ def _checked_deposit(
     transferable: bool = True,
     access: Access | None = None,
     restricted_files: Iterable[str] = (),
+    collection: Collection | None = None,
 ) -> tuple[Item, list[Upload], list[DcValue], set[str]]:
     """The unsaved item, its uploads under their stored names, its Dublin Core rows and its
     restricted files, as item_deposit stores them; or its refusal."""
@@ -525,14 +544,17 @@ def _checked_deposit(
         raise ServiceError(_("target_file %(name)r is not one of the files")
                            % {"name": target_file})
     metadata = _clean_metadata(dc)
-    access = access or Access()
+    collection = collection or Collection.objects.get(
+        pk=apps.get_app_config("archive").default_collection())
+    access = access or access_of(collection)
     level, day, reason = clean_access(rights=access.rights, embargo_until=access.embargo_until,
                                       reason=access.reason)
     restricted = _clean_restricted(restricted_files, names) or set()
     item = Item(title=title, language=clean_language(language),
                 target_file=target_file, previous_edition=previous_edition,
                 translation_of=translation_of, transferable=transferable,
-                access_rights=level, embargo_until=day, access_reason=reason)
+                access_rights=level, embargo_until=day, access_reason=reason,
+                collection=collection)
     _check_links(item)
     _refuse_copy(previous_edition, EDITION_OF_COPY)
     _refuse_copy(translation_of, TRANSLATION_OF_COPY)
@@ -771,7 +793,9 @@ def ensure_archive_service() -> Item:
 LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
-                         "delete_accesslink", "view_accessread", "view_copyjob"]
+                         "delete_accesslink", "view_accessread", "view_copyjob",
+                         *(f"{verb}_{model}" for model in ("community", "collection")
+                           for verb in ("add", "change", "delete", "view"))]
 
 
 def ensure_librarians_group() -> Group:

@@ -8,8 +8,9 @@ authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasi
 the metadata (namespace http://datacite.org/schema/kernel-4, as OpenAIRE and many repositories
 harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we validate against);
 `oai_openaire`, the OpenAIRE Guidelines for Literature Repositories v4.
-Sets (`sets.py`): `type:<kind>`, `language:<tag>`, their parents `type` and `language`, and
-`openaire`; every header carries its item's setSpecs. A malformed or unknown set is a
+Sets (`sets.py`): `type:<kind>`, `language:<tag>`, their parents `type` and `language`,
+`openaire`, and DSpace's `com_<slug>` and `col_<slug>` of the communities and collections;
+every header carries its item's setSpecs. A malformed or unknown set is a
 badArgument, a known one with no item a noRecordsMatch.
 
 Identifiers are `oai:<archive address>:<IBI repository name>`; datestamps are the items' last
@@ -46,6 +47,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from lxml import etree
 
+from ..communities import selectors as tree
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, dim, oai_dc, openaire, vocabularies
@@ -229,6 +231,9 @@ def _check_set(spec: str) -> sets.OaiSet:
     if not sets.valid(spec):
         raise OaiError("badArgument", _("set is not a setSpec"))
     found = sets.parse(spec)
+    if found is not None and found.family in (sets.COLLECTION, sets.COMMUNITY) \
+            and not harvest.tree_set_exists(found):
+        found = None
     if found is None:
         raise OaiError("badArgument", _("%(set)s is not a set of this repository (ListSets "
                                         "lists them)") % {"set": spec})
@@ -325,6 +330,7 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     if metadata_format is not None and metadata_format.qualified:
         qualified = registry.rows_of(ids)
     namespace = f"oai:{links.archive_address(base_url(request))}:"
+    in_tree = harvest.tree_specs_of(items)
     for item in items:
         mine = values.get(item.pk, {})
         element = _sub(parent, "record") if prefix else parent
@@ -332,7 +338,7 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
         _sub(header, "identifier", namespace + item.ibi)
         _sub(header, "datestamp", datestamp(item.updated))
         for spec in harvest.set_specs(item, vocabularies.kind(
-                [value for value, _orcid in mine.get("type", ())])):
+                [value for value, _orcid in mine.get("type", ())]), in_tree.get(item.pk, [])):
             _sub(header, "setSpec", spec)
         if metadata_format is not None and not item.is_deleted:
             _sub(element, "metadata").append(
@@ -395,6 +401,13 @@ def list_sets(request: HttpRequest, body, args) -> None:
     _set(body, sets.LANGUAGE, _("By language"))
     for tag in languages:
         _set(body, sets.language_spec(tag), _("Language: %(tag)s") % {"tag": tag})
+    communities, collections = tree.every_set()
+    for community in communities:
+        _set(body, sets.community_spec(community.slug),
+             _("Community: %(name)s") % {"name": community.name}, community.description)
+    for collection in collections:
+        _set(body, sets.collection_spec(collection.slug),
+             _("Collection: %(name)s") % {"name": collection.name}, collection.description)
 
 
 def get_record(request: HttpRequest, body, args) -> None:

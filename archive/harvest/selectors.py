@@ -18,6 +18,7 @@ from datetime import datetime
 from django.db.models import CharField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.fields.tuple_lookups import TupleGreaterThan
 
+from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import selectors
 from ..metadata.vocabularies import TEXT, Kind, all_kinds, kind_of
@@ -73,6 +74,12 @@ def oai_items(*, start=None, end=None, oai_set: sets.OaiSet | None = None,
         if not oai_set.value:
             return items.exclude(language="")
         return items.filter(language__iexact=oai_set.value)
+    if oai_set.family == sets.COLLECTION:
+        found = tree.collection_by_slug(oai_set.value)
+        return tree.items_of(items, collection=found) if found else items.none()
+    if oai_set.family == sets.COMMUNITY:
+        found = tree.community_by_slug(oai_set.value)
+        return tree.items_of(items, community=found) if found else items.none()
     types = recognised_types() if types is None else types
     items = _annotated(items, types)
     if oai_set.family == sets.TYPE:
@@ -84,7 +91,8 @@ def oai_items(*, start=None, end=None, oai_set: sets.OaiSet | None = None,
 # URLs): nothing else of the row is fetched.
 PAGE_FIELDS = ("id", "ibi", "ibip", "title", "language", "state", "source_archive", "created",
                "updated", "deleted_at", "deletion_reason", "edition_number",
-               "previous_edition_id", "translation_of_id", "access_rights", "embargo_until")
+               "previous_edition_id", "translation_of_id", "access_rights", "embargo_until",
+               "collection_id")
 
 
 def page(items: QuerySet[Item], after: tuple[datetime, int] | None, size: int) -> list[Item]:
@@ -107,11 +115,23 @@ def capped_count(items: QuerySet[Item], cap: int) -> int | None:
     return found if found <= cap else None
 
 
-def set_specs(item: Item, kind: Kind) -> list[str]:
+def set_specs(item: Item, kind: Kind, tree_specs: list[str] = ()) -> list[str]:
     """The setSpecs of an item (read with PAGE_FIELDS) of this kind (`vocabularies.kind` of
-    its dc:type values)."""
+    its dc:type values), then those of the tree (`tree_specs`: `tree_specs_of`)."""
     original = item.state == Item.State.ORIGINAL or (item.is_deleted and not item.source_archive)
-    return sets.specs(kind, item.language, original=original)
+    return [*sets.specs(kind, item.language, original=original), *tree_specs]
+
+
+def tree_specs_of(items: list[Item]) -> dict[int, list[str]]:
+    """The com_ and col_ setSpecs of these items (read with PAGE_FIELDS), by id."""
+    return tree.set_names([i.pk for i in items], {i.pk: i.collection_id for i in items})
+
+
+def tree_set_exists(oai_set: sets.OaiSet) -> bool:
+    """Whether the collection or community a col_ or com_ set names is there."""
+    if oai_set.family == sets.COLLECTION:
+        return tree.collection_by_slug(oai_set.value) is not None
+    return tree.community_by_slug(oai_set.value) is not None
 
 
 def present_sets(types: dict[str, Kind]) -> tuple[list[Kind], list[str]]:

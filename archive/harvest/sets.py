@@ -9,6 +9,9 @@
   so that OpenAIRE learns of withdrawals. Copies are left out: their Original's Archive
   publishes them, and OpenAIRE would count them twice.
 - `type` and `language`: the parents of the hierarchy (every item; every item with a language).
+- `col_<slug>` and `com_<slug>`: a collection's items (owned and mapped) and a community's (of
+  every collection under it), as DSpace names them, so that a harvester configured for DSpace
+  keeps working. Flat, as DSpace's are: the tree is the communities', not the setSpecs'.
 
 A setSpec admits letters, digits and `-_.!~*'()` (OAI-PMH.xsd's setSpecType, `:` separating
 the levels): spaces in a value become `_`, and any other character `~` and its UTF-8 bytes in
@@ -20,6 +23,8 @@ hex, so that every setSpec is valid and names one value::
     ('technical report', 'pt-BR')
     >>> parse("nonsense") is None, specs(parse("type:text").value, "en", original=True)
     (True, ['type:text', 'language:en', 'openaire'])
+    >>> parse("col_teses-ppgee"), parse("com_"), collection_spec("teses-ppgee")
+    (OaiSet(family='col', value='teses-ppgee'), None, 'col_teses-ppgee')
 """
 from __future__ import annotations
 
@@ -31,6 +36,9 @@ from ..metadata.vocabularies import Kind, all_kinds, is_language
 OPENAIRE = "openaire"
 TYPE = "type"
 LANGUAGE = "language"
+COLLECTION = "col"
+COMMUNITY = "com"
+_TREE = re.compile(r"(col|com)_([a-z0-9_-]+)")  # DSpace's prefixes and our slugs
 SET_SPEC = re.compile(r"([A-Za-z0-9\-_\.!~\*'\(\)])+(:[A-Za-z0-9\-_\.!~\*'\(\)]+)*")
 _PLAIN = re.compile(r"[A-Za-z0-9\-\.!\*'\(\)]")  # kept as they are (not _ and ~: escapes)
 
@@ -76,10 +84,19 @@ _KINDS_BY_SPEC = {type_spec(k): k for k in all_kinds()}
 @dataclass(frozen=True)
 class OaiSet:
     """What a setSpec selects: family "type" (value a Kind or None for all), "language"
-    (value a canonical tag or "" for every item with a language) or "openaire"."""
+    (value a canonical tag or "" for every item with a language), "openaire", "col" or
+    "com" (value a slug)."""
 
     family: str
     value: Kind | str | None = None
+
+
+def collection_spec(slug: str) -> str:
+    return f"{COLLECTION}_{slug}"
+
+
+def community_spec(slug: str) -> str:
+    return f"{COMMUNITY}_{slug}"
 
 
 def valid(spec: str) -> bool:
@@ -97,6 +114,9 @@ def parse(spec: str) -> OaiSet | None:
         return OaiSet(LANGUAGE, "")
     if spec in _KINDS_BY_SPEC:
         return OaiSet(TYPE, _KINDS_BY_SPEC[spec])
+    tree = _TREE.fullmatch(spec)
+    if tree:  # whether that slug is there is the database's to say (harvest/selectors.py)
+        return OaiSet(tree.group(1), tree.group(2))
     family, _, tag = spec.partition(":")
     if family == LANGUAGE and is_language(tag):
         return OaiSet(LANGUAGE, canonical_language(tag))

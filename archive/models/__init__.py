@@ -3,6 +3,7 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 
 - items.py: identified items (IBI, state, editions, translations, access level)
 - dublin_core.py: the Dublin Core elements (DcElement) and an item's values (DcValue)
+- collections.py: communities and collections, the tree items belong to
 - registry.py: the metadata registry, schemas and their fields (dc.contributor.advisor…)
 - files.py: their stored files
 - languages.py: an item's language, a BCP 47 tag
@@ -20,6 +21,7 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights
+from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
@@ -34,8 +36,8 @@ from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
 __all__ = [
-    "DC_ELEMENTS", "LANGUAGE_TAG", "ORCID_FORM", "AccessKind", "AccessLink", "AccessRead",
-    "AccessRequest",
+    "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "LANGUAGE_TAG", "ORCID_FORM",
+    "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
     "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",

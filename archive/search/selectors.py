@@ -45,6 +45,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Lower
 
+from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import controlled
 from ..deposit.selectors import listed_items
@@ -390,18 +391,21 @@ def in_order(items: QuerySet[Item], ids: list[int]) -> list[Item]:
 
 
 # The one filter grammar of the site's /search and the API's /api/items/.
-FILTERS = ("state", "creator", "subject", "year", "language", "type")
+FILTERS = ("state", "creator", "subject", "year", "language", "type", "collection")
 
 
 def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subject: str = "",
-             year: str = "", language: str = "", type: str = "") -> QuerySet[Item]:
+             year: str = "", language: str = "", type: str = "", collection: str = ""
+             ) -> QuerySet[Item]:
     """items narrowed by every criterion given (the edges check their form first):
 
     * `state`: Original, Copy or Deleted, exactly;
     * `creator`, `subject`, `type`: one exact Dublin Core value;
     * `year`: four digits, the year of dc:date, or of the deposit when the item has no dc:date;
     * `language`: a BCP 47 tag, any case; a bare language also finds its regions (``pt``
-      finds ``pt-BR``). A tombstone shows no language, so none finds it.
+      finds ``pt-BR``). A tombstone shows no language, so none finds it;
+    * `collection`: a collection's slug: the items it owns and those mapped into it (none
+      for a slug no collection has).
     """
     if state:
         items = items.filter(state=state)
@@ -417,6 +421,9 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
         deposited = Q(created__year=int(year)) if int(year) else Q(pk__in=[])
         items = items.filter(_has_dc("date", value__startswith=year)
                              | (~_has_dc("date") & deposited))
+    if collection:
+        found = tree.collection_by_slug(collection)
+        items = tree.items_of(items, collection=found) if found else items.none()
     if language:
         # One case-blind pattern, not upper(language) = …: PostgreSQL's planner weighs a
         # pattern against the column's statistics (upper() has none, and it took half the

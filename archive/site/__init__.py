@@ -9,6 +9,7 @@
 - indexing: /robots.txt and the sitemaps, paged for millions of items.
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 - legacy: DSpace's old links (/handle/…, /bitstreams/<uuid>/download …), 301 to the item.
+- communities: the pages of communities and collections, and the collections' feeds.
 """
-__all__ = ["access", "downloads", "indexing", "legacy", "linksets", "metadata_formats",
-           "views"]
+__all__ = ["access", "communities", "downloads", "indexing", "legacy", "linksets",
+           "metadata_formats", "views"]

@@ -24,6 +24,7 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..access import policy
+from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import links, selectors
 from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
@@ -44,6 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
     browse = searching.Results(newest)
     return render(request, "archive/site/home.html", {
         "recent": newest.prefetch_related("dc_values")[:10],
+        "tree": tree.top_communities(),
         "figures": searching.collection_figures(),
         "facets": _facet_links(request, browse.facets(), {}),
         "sampled": browse.sampled, "sample": _figure(searching.FACET_SAMPLE),
@@ -61,11 +63,12 @@ class SearchForm(forms.Form):
     language = forms.CharField(label=_("Language"), max_length=35, required=False,
                                validators=[validate_language])
     type = forms.CharField(label=_("Type"), max_length=1000, required=False)
+    collection = forms.SlugField(label=_("Collection"), max_length=100, required=False)
     sort = forms.ChoiceField(label=_("Order"), required=False,
                              choices=[("", _("Best match first")), ("newest", _("Newest first")),
                                       ("title", _("Title, A to Z"))])
 
-    FILTERS = ("creator", "subject", "year", "language", "type")
+    FILTERS = ("creator", "subject", "year", "language", "type", "collection")
 
 
 def search(request: HttpRequest) -> HttpResponse:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from ...models import Collection
 from ..schema import StrictInput
 from .fields import (
     AccessField,
@@ -37,6 +38,10 @@ class DepositSerializer(StrictInput, DublinCoreFields):
         child=serializers.CharField(), required=False,
         help_text="names of files closed to the public even when the item is open "
                   "(repeat the field)")
+    collection = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Collection.objects.all(), required=False,
+        help_text="slug of its owning collection; the default collection if not given "
+                  "(its access defaults apply when access is not given)")
 
     def validate(self, attrs: dict) -> dict:
         return at_least_one_file(attrs)
@@ -65,6 +70,12 @@ class ItemUpdateSerializer(StrictInput, DublinCoreFields):
     restricted_files = serializers.ListField(
         child=serializers.CharField(), required=False,
         help_text="exactly the files closed to the public even when the item is open")
+    collection = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Collection.objects.all(), required=False,
+        help_text="slug of the collection to move it to (its owning collection)")
+    mapped_collections = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Collection.objects.all(), many=True, required=False,
+        help_text="slugs of exactly the other collections it is mapped into")
 
     def validate_translation_of(self, value):
         return value or None

@@ -183,12 +183,17 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
         help_text="every value with its field of the registry (schema.element.qualifier), "
                   "language, authority id and confidence, by field and in order; the "
                   "top-level Dublin Core keys are the values of dc.<element> itself")
+    collection = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text="slug of its owning collection")
+    mapped_collections = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True,
+        help_text="slugs of the other collections it is mapped into")
 
     class Meta:
         model = Item
         fields = ["ibi", "ibip", "state", "title", "language", "timestamp", "target_file",
                   "files", "access", "persistent_url", "landing_url", *DC_ELEMENTS, "creators",
-                  "metadata",
+                  "metadata", "collection", "mapped_collections",
                   "previous_edition",
                   "next_edition", "translation_of", "translations", "transferable", "created",
                   "deleted_at", "source_archive", "copied_at", "origin_timestamp"]

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from ...access import policy
 from ...access import selectors as access
+from ...communities import services as tree
 from ...deposit import pending, selectors, services
 from ...models import DC_ELEMENTS, Item
 from ...refusals import Refusal
@@ -106,10 +107,10 @@ class _ItemRecordMixin(IdempotentWrites):
 
 def filter_items(items: QuerySet[Item], params
                  ) -> tuple[QuerySet[Item], RankedResults | None]:
-    """?state= (any case), ?creator=, ?subject=, ?type=, ?year=, ?language= (the site's filters:
-    archive/search/selectors.py `filtered`), ?search= (the site's search). The items, and on
-    PostgreSQL for a search its ranked walk among those items, from which a page is read
-    (`RankedWalk`: ranked and bounded as the site's search)."""
+    """?state= (any case), ?creator=, ?subject=, ?type=, ?year=, ?language=, ?collection= (the
+    site's filters: archive/search/selectors.py `filtered`), ?search= (the site's search).
+    The items, and on PostgreSQL for a search its ranked walk among those items, from which a
+    page is read (`RankedWalk`: ranked and bounded as the site's search)."""
     criteria = {name: params.get(name, "").strip() for name in searching.FILTERS
                 if params.get(name, "").strip()}
     state = params.get("state")
@@ -167,6 +168,9 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                          description="one subject, exactly as deposited"),
         OpenApiParameter("type", OpenApiTypes.STR,
                          description="one dc:type value, exactly as stored"),
+        OpenApiParameter("collection", OpenApiTypes.STR,
+                         description="a collection's slug: the items it owns and those "
+                                     "mapped into it"),
         OpenApiParameter("year", {"type": "string", "pattern": "^[0-9]{4}$"},
                          description="the year of dc:date, or of the deposit when the item "
                                      "has none"),
@@ -214,7 +218,8 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                 sha256=data.get("sha256") or None, dc=_dc(data),
                 transferable=data["transferable"],
                 access=services.Access(**given) if given is not None else None,
-                restricted_files=data.get("restricted_files", ()), on_saved=on_saved)
+                restricted_files=data.get("restricted_files", ()), on_saved=on_saved,
+                collection=data.get("collection"))
         return self.record(item, status.HTTP_201_CREATED)
 
 
@@ -268,8 +273,14 @@ class ItemDetail(_OneItem):
         fields = dict(form.validated_data)
         dc = _dc(fields)
         given, restricted = fields.pop("access", None), fields.pop("restricted_files", None)
-        with transaction.atomic():  # metadata and access change together, or neither
-            if fields or dc or (given is None and restricted is None):
+        moved, mapped = fields.pop("collection", None), fields.pop("mapped_collections", None)
+        with transaction.atomic():  # metadata, access and place change together, or none
+            if moved is not None:
+                tree.item_move(item=item, collection=moved)
+            if mapped is not None:
+                tree.item_map(item=item, collections=mapped)
+            if fields or dc or (given is None and restricted is None
+                                and moved is None and mapped is None):
                 services.item_update(item=item, dc=dc or None, **fields)
             if given is not None or restricted is not None:
                 services.item_set_access(item=item, restricted_files=restricted,

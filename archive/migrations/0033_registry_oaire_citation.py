@@ -34,5 +34,5 @@ def remove(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("archive", "0029_metadata_value_field_required")]
+    dependencies = [("archive", "0032_item_collection_required")]
     operations = [migrations.RunPython(add, remove)]

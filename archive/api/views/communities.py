@@ -1,0 +1,104 @@
+"""/api/communities/ and /api/collections/: read by all, written by librarians (the model
+permissions of the Librarians group), through the tree's services (archive/communities/), whose
+refusals (a slug taken, a cycle, a collection with items deleted) are 400s naming the field."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics
+from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
+
+from ...communities import services
+from ...models import Collection, Community
+from ..schema import errors
+from ..serializers.communities import CollectionSerializer, CommunitySerializer
+
+
+def _listed(serializer):
+    return extend_schema_view(post=extend_schema(responses={201: serializer,
+                                                            **errors(400, 401, 403)}))
+
+
+def _one(serializer):
+    changed = extend_schema(responses={200: serializer, **errors(400, 401, 403, 404)})
+    return extend_schema_view(
+        get=extend_schema(responses={200: serializer, **errors(404)}), put=changed,
+        patch=changed, delete=extend_schema(responses={204: None, **errors(400, 401, 403, 404)}))
+
+
+class _Written:
+    """Writes through the services, which check first (nothing saved when refused)."""
+
+    saving = None  # the service that checks and saves
+    deleting = None  # the service that checks and deletes
+
+    def perform_create(self, serializer) -> None:
+        model = serializer.Meta.model
+        serializer.instance = type(self).saving(model(**serializer.validated_data))
+
+    def perform_update(self, serializer) -> None:
+        for name, value in serializer.validated_data.items():
+            setattr(serializer.instance, name, value)
+        type(self).saving(serializer.instance)
+
+    def perform_destroy(self, instance) -> None:
+        type(self).deleting(instance)
+
+
+def _community_save(community: Community) -> Community:
+    return services.community_save(community=community)
+
+
+def _collection_save(collection: Collection) -> Collection:
+    return services.collection_save(collection=collection)
+
+
+def _community_delete(community: Community) -> None:
+    services.community_delete(community=community)
+
+
+def _collection_delete(collection: Collection) -> None:
+    services.collection_delete(collection=collection)
+
+
+@_listed(CommunitySerializer)
+class CommunityList(_Written, generics.ListCreateAPIView):
+    """GET: every community, by slug (the tree: each names its parent). POST: a new one."""
+
+    queryset = Community.objects.select_related("parent").order_by("slug")
+    serializer_class = CommunitySerializer
+    permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
+    pagination_class = None  # a repository has tens of communities, not thousands
+    saving, deleting = staticmethod(_community_save), staticmethod(_community_delete)
+
+
+@_one(CommunitySerializer)
+class CommunityDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
+    """One community: read, change (move it under another), delete it when empty."""
+
+    queryset = Community.objects.select_related("parent")
+    serializer_class = CommunitySerializer
+    permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
+    lookup_field = "slug"
+    saving, deleting = staticmethod(_community_save), staticmethod(_community_delete)
+
+
+@_listed(CollectionSerializer)
+class CollectionList(_Written, generics.ListCreateAPIView):
+    """GET: every collection, by slug. POST: a new one."""
+
+    queryset = Collection.objects.select_related("community").order_by("slug")
+    serializer_class = CollectionSerializer
+    permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
+    pagination_class = None  # thousands at most: one list, read in one query
+    saving, deleting = staticmethod(_collection_save), staticmethod(_collection_delete)
+
+
+@_one(CollectionSerializer)
+class CollectionDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
+    """One collection: read, change, delete it when it owns no item."""
+
+    queryset = Collection.objects.select_related("community")
+    serializer_class = CollectionSerializer
+    permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
+    lookup_field = "slug"
+    saving, deleting = staticmethod(_collection_save), staticmethod(_collection_delete)
