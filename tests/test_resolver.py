@@ -469,8 +469,10 @@ def test_a_tombstone_from_another_archive(client, fake):
     page = response.content.decode()
     assert '<time datetime="2023-04-05T06:07:08Z">April 5, 2023</time>' in page
     # What that Archive said: the IBI, no date; the title stands in for the missing author,
-    # once (citeproc-py's APA wrote it twice: metadata/csl.py `_without_artefacts`).
-    assert f"{ELSEWHERE}. (n.d.). {fake.address}." in page
+    # once (citeproc-py's APA wrote it twice: metadata/csl.py `_without_artefacts`); no
+    # publisher, never the Archive's host:port (#43, 3).
+    assert f"{ELSEWHERE}. (n.d.). Retrieved " in page
+    assert f"(n.d.). {fake.address}" not in page
     assert f"http://{HOST}/{ELSEWHERE}</p>" in page
 
 

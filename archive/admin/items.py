@@ -99,8 +99,10 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_display_links = ["title"]
     list_filter = ["state", "access_rights", "language", "collection"]
     search_fields = ["ibi", "ibip", "title"]
-    autocomplete_fields = ["previous_edition", "translation_of", "collection",
-                           "mapped_collections"]
+    autocomplete_fields = ["previous_edition", "translation_of", "collection"]
+    # Django's two-list chooser, not select2's multiple choice: its inline search field has
+    # no label (axe-core: critical), the chooser's filter has one.
+    filter_horizontal = ["mapped_collections"]
     list_per_page = 50
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
     collections = (_("Collections"), {
