@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from archive.archive_service import answers as archive_service
 from archive.archive_service import relations, urlkeys
 from archive.archive_service import requests as service_requests
+from archive.communities.services import default_collection
 from archive.deposit import selectors, services
 from archive.models import AcknowledgedUrlkey, DailyAccessCount, Item
 from archive.protocol import persistent_url
@@ -771,8 +772,9 @@ def test_api_archive(client, service):
 def bulk_items(count: int) -> None:
     """Rows without files or minting: only their number matters here."""
     names = [f"example.org/bulk/2017/01.01.00.00.{n:06d}" for n in range(count)]
-    Item.objects.bulk_create([Item(ibi=name, ibip=f"BULK{n}", title="bulk", edition_family=name)
-                              for n, name in enumerate(names)])
+    collection = default_collection()  # bulk_create bypasses Item.save, which names it
+    Item.objects.bulk_create([Item(ibi=name, ibip=f"BULK{n}", title="bulk", edition_family=name,
+                                   collection=collection) for n, name in enumerate(names)])
 
 
 def queries(ibi: str) -> int:

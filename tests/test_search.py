@@ -20,6 +20,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from archive.communities.services import default_collection
 from archive.deposit import services
 from archive.models import DcValue, Item, ItemSearch
 from archive.search import index
@@ -262,9 +263,10 @@ def test_raw_sql_and_queryset_updates_are_indexed_by_the_database_itself():
         cursor.execute(
             "INSERT INTO archive_item (ibi, ibip, state, transferable, is_archive_service, "
             "title, language, target_file, edition_family, edition_number, created, updated, "
-            "source_archive, deletion_reason) "
+            "source_archive, deletion_reason, collection_id) "
             "VALUES ('x.org/raw/2020/01.01', 'RAW/1', 'Original', %s, %s, 'Carregado à mão', "
-            "'pt', '', 'x.org/raw/2020/01.01', 1, %s, %s, '', '')", [True, False, now, now])
+            "'pt', '', 'x.org/raw/2020/01.01', 1, %s, %s, '', '', %s)",
+            [True, False, now, now, default_collection().pk])
     item = Item.objects.get(ibip="RAW/1")
     assert found("carregado") == ["Carregado à mão"]
     with connection.cursor() as cursor:
