@@ -301,10 +301,10 @@ ROUTES: dict[str, Urls] = {
     # Resumable uploads are their owner's bytes, never an item's: anonymous, 401 or 405.
     # The tree (issue 34): its records name no file; the closed items are in "general".
     "api/communities/": fixed("/api/communities/", "/api/communities/repository"),
-    "api/communities/<slug:slug>": nothing,  # walked by the rule above
+    "api/communities/<str:slug>": nothing,  # walked by the rule above
     "api/collections/": fixed("/api/collections/", "/api/collections/general",
                               "/api/items/?collection=general"),
-    "api/collections/<slug:slug>": nothing,
+    "api/collections/<str:slug>": nothing,
     "api/uploads/": fixed("/api/uploads/"),
     "api/uploads/<str:id>": fixed("/api/uploads/00000000-0000-4000-8000-000000000000"),
     "api/schema/": fixed("/api/schema/"),

@@ -121,3 +121,18 @@ def test_the_schema_describes_the_tree(anonymous_api):
     assert {"/api/communities/", "/api/communities/{slug}", "/api/collections/",
             "/api/collections/{slug}"} <= set(schema["paths"])
     assert "collection" in schema["components"]["schemas"]["Item"]["properties"]
+
+
+def test_a_body_of_other_types_than_the_schemas_is_refused_and_saves_nothing(librarian_api,
+                                                                             anonymous_api):
+    before = send(anonymous_api, "get", COMMUNITIES).json()
+    for body in ({"slug": 5, "name_pt_br": "Cinco", "name_en": "Five"},
+                 {"slug": "cinco", "name_pt_br": "Cinco", "name_en": "Five", "parent": ""},
+                 {"slug": "cinco", "name_pt_br": "Cinco", "name_en": "Five", "parent": 7}):
+        refused = send(librarian_api, "post", COMMUNITIES, body)
+        assert refused.status_code == 400, (body, refused.content)
+        assert set(refused.json()) <= {"slug", "parent"}
+    form = librarian_api.post(COMMUNITIES, {"slug": "cinco", "name_pt_br": "Cinco",
+                                            "name_en": "Five"}, secure=True)
+    assert form.status_code == 415  # JSON only: a form would read an empty parent as null
+    assert send(anonymous_api, "get", COMMUNITIES).json() == before

@@ -2,16 +2,33 @@
 /api/collections/): by slug, their parents by slug; the tree's services check every write."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ...models import Collection, Community
 from ...web.addresses import base_url
 
+# The fields whose JSON value is a string (a slug, a name, a choice, a community by slug).
+_TEXT = (serializers.CharField, serializers.ChoiceField, serializers.RelatedField)
+
 
 class _Node(serializers.ModelSerializer):
     logo = serializers.SerializerMethodField(help_text="the logo's URL; null when none")
     page = serializers.SerializerMethodField(help_text="its page on the site")
+
+    def to_internal_value(self, data):
+        """JSON's types as the schema states them: a number is no slug or name (DRF would
+        read 5 as "5")."""
+        if isinstance(data, Mapping):
+            wrong = {name: ["Not a valid string."] for name, value in data.items()
+                     if isinstance(self.fields.get(name), _TEXT) and value is not None
+                     and not isinstance(value, str)}
+            if wrong:
+                raise serializers.ValidationError(wrong)
+        return super().to_internal_value(data)
 
     def get_logo(self, node) -> str | None:
         return base_url(self.context.get("request")) + node.logo.url if node.logo else None
@@ -20,11 +37,21 @@ class _Node(serializers.ModelSerializer):
         return base_url(self.context.get("request")) + reverse(route, args=[node.slug])
 
 
+class _ParentSlug(serializers.SlugRelatedField):
+    """A slug, or null: an empty string names no community (the schema says a slug is at
+    least one character), it is refused, not read as null."""
+
+    def run_validation(self, data=serializers.empty):
+        if data == "":
+            raise serializers.ValidationError(_("A slug, or null at the top."))
+        return super().run_validation(data)
+
+
 class CommunitySerializer(_Node):
     """A community: its slug (its path /communities/<slug> and OAI-PMH set com_<slug>),
     names, short description, the community above it (null at the top)."""
 
-    parent = serializers.SlugRelatedField(
+    parent = _ParentSlug(
         slug_field="slug", queryset=Community.objects.all(), required=False, allow_null=True,
         help_text="slug of the community above; null at the top")
 

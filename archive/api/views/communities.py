@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
 
 from ...communities import services
@@ -26,7 +27,10 @@ def _one(serializer):
 
 
 class _Written:
-    """Writes through the services, which check first (nothing saved when refused)."""
+    """Writes through the services, which check first (nothing saved when refused). JSON
+    only: a form would read an empty parent as null and an empty body as no change."""
+
+    parser_classes = [JSONParser]
 
     saving = None  # the service that checks and saves
     deleting = None  # the service that checks and deletes
