@@ -54,11 +54,33 @@ def _first(values: Mapping[str, Sequence[str]], *names: str) -> str:
     return next((v.strip() for name in names for v in values.get(name, ()) if v.strip()), "")
 
 
+def level_of(text: str) -> str:
+    """"doctoral", "masters", "bachelor" of a local.degree.level as written, "" if unknown::
+
+        >>> level_of("Mestrado Profissional"), level_of("Doutorado"), level_of("pós-doc")
+        ('masters', 'doctoral', '')
+    """
+    return _LEVELS.get(fold(text), "")
+
+
+def area_label(value: str) -> str:
+    """A dc.subject.cnpq value for people: its path through CNPq's table, without the
+    table's name::
+
+        >>> area_label("CNPQ::ENGENHARIAS::ENGENHARIA CIVIL")
+        'ENGENHARIAS › ENGENHARIA CIVIL'
+    """
+    parts = [part.strip() for part in value.split("::") if part.strip()]
+    if len(parts) > 1 and parts[0].upper() == "CNPQ":
+        parts = parts[1:]
+    return " › ".join(parts)
+
+
 def degree(values: Mapping[str, Sequence[str]], types: Sequence[str]) -> str:
     """"doctoral", "masters", "bachelor", or "" for what is no thesis."""
     if kind_of(types).bibtex != "phdthesis":
         return ""
-    level = _LEVELS.get(fold(_first(values, "local.degree.level")), "")
+    level = level_of(_first(values, "local.degree.level"))
     return level or _BY_COAR.get(vocabulary_kind(tuple(types)).coar, "doctoral")
 
 
