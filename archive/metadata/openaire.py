@@ -49,6 +49,8 @@ NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
 SCHEMA = "https://www.openaire.eu/schema/repo-lit/4.0/openaire.xsd"
 NSMAP = {"oaire": NS, "datacite": NS_DATACITE, "dc": NS_DC, "xsi": NS_XSI}
 OPEN_ACCESS = policy.coar(policy.OPEN)
+COAR = "http://purl.org/coar/resource_type/"
+THESES = {"doctoral": COAR + "c_db06", "masters": COAR + "c_bdcc", "bachelor": COAR + "c_7a1f"}
 # OpenAIRE's objectType of a file, by the kind of the resource.
 OBJECT_TYPES = {"literature": "fulltext", "dataset": "dataset", "software": "software"}
 
@@ -100,7 +102,9 @@ def resource(record: Record) -> etree._Element:
     """The `<oaire:resource>` element of a record."""
     root = etree.Element(f"{{{NS}}}resource", nsmap=NSMAP)
     root.set(f"{{{NS_XSI}}}schemaLocation", f"{NS} {SCHEMA}")
-    what = kind(record.types)
+    # A thesis's own COAR type by its degree (doctoral, master, bachelor thesis), where dc:type
+    # says only "Tese" (COAR's thesis, c_46ec), as BDTD and OpenAIRE tell them apart.
+    what = kind((THESES[record.degree],) if record.degree in THESES else record.types)
 
     titles = _dcite(root, "titles")
     _dcite(titles, "title", xml_text(record.title).strip() or UNKNOWN)

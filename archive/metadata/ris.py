@@ -45,11 +45,8 @@ def to_text(record: Record) -> str:
     # A thesis's advisors and co-advisors are A3 (rispy's tertiary authors, EndNote's
     # "Advisor" of a thesis); every other contributor, the committee too, A2.
     advisors = [c.name for c in (*record.advisors, *record.co_advisors)]
-    others = list(record.contributors)
-    for name in advisors:
-        if name in others:
-            others.remove(name)
-    tags += [("A2", name) for name in others]
+    tags += [("A2", name) for name in (*(c.name for c in record.referees),
+                                       *record.other_contributors)]
     tags += [("A3", name) for name in advisors]
     tags += [("TI", record.title), ("PY", record.year), ("DA", _date(record.date)),
              ("T2", record.container_title), ("VL", record.volume), ("IS", record.issue),
