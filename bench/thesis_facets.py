@@ -1,7 +1,7 @@
 """The thesis facets at scale (issue 34, 4): /search narrowed by an advisor, a programme, a CNPq
 area or a degree level, each new, on PostgreSQL, among N items of ~25 values each.
 
-Usage: .venv/bin/python bench/thesis_facets.py [--items 1000000]
+Usage: .venv/bin/python bench/thesis_facets.py [--items 1000000] [--fillers 20] [--reuse]
            [--database-url postgres://postgres@127.0.0.1:5432/ibirepo_bench_theses]
 The database is dropped and created again, migrated, then loaded by SQL: every item with a
 creator, a subject, a date and filler values (dc.description.abstract) up to ~25 values; one
@@ -38,30 +38,30 @@ def field(schema: str, element: str, qualifier: str = "") -> str:
 
 # (field, its simple Dublin Core element, value SQL of item i, which items have it)
 VALUES = [
-    (field("dc", "creator"), "creator", "'Autor ' || (hashint4(i.id) & 2147483647) %% 50000",
+    (field("dc", "creator"), "creator", "'Autor ' || (hashint4(i.id::int) & 2147483647) %% 50000",
      "true"),
     (field("dc", "subject"), "subject", "'Assunto ' || i.id %% 500", "true"),
     (field("dc", "date"), "date", "(2000 + i.id %% 25)::text", "true"),
     (field("dc", "type"), "type", "CASE WHEN i.id %% 8 = 0 THEN 'Tese' ELSE 'Dissertação' END",
      "i.id %% 4 = 0"),
     (field("dc", "contributor", "advisor"), "contributor",
-     "'Orientador ' || (hashint4(i.id + 1) & 2147483647) %% 2000", "i.id %% 4 = 0"),
+     "'Orientador ' || (hashint4(i.id::int + 1) & 2147483647) %% 2000", "i.id %% 4 = 0"),
     (field("dc", "contributor", "advisor-co"), "contributor",
-     "'Coorientador ' || (hashint4(i.id + 2) & 2147483647) %% 2000", "i.id %% 8 = 0"),
+     "'Coorientador ' || (hashint4(i.id::int + 2) & 2147483647) %% 2000", "i.id %% 8 = 0"),
     (field("dc", "contributor", "referee"), "contributor",
-     "'Membro ' || (hashint4(i.id + 3) & 2147483647) %% 5000", "i.id %% 4 = 0"),
+     "'Membro ' || (hashint4(i.id::int + 3) & 2147483647) %% 5000", "i.id %% 4 = 0"),
     (field("dc", "contributor", "referee"), "contributor",
-     "'Membro ' || (hashint4(i.id + 4) & 2147483647) %% 5000", "i.id %% 4 = 0"),
+     "'Membro ' || (hashint4(i.id::int + 4) & 2147483647) %% 5000", "i.id %% 4 = 0"),
     (field("dc", "contributor", "referee"), "contributor",
-     "'Membro ' || (hashint4(i.id + 5) & 2147483647) %% 5000", "i.id %% 4 = 0"),
+     "'Membro ' || (hashint4(i.id::int + 5) & 2147483647) %% 5000", "i.id %% 4 = 0"),
     (field("dc", "publisher"), "publisher", "'Universidade ' || i.id %% 20", "i.id %% 4 = 0"),
     (field("dc", "publisher", "program"), "publisher",
-     "'Programa de Pós-Graduação ' || (hashint4(i.id + 6) & 2147483647) %% 300",
+     "'Programa de Pós-Graduação ' || (hashint4(i.id::int + 6) & 2147483647) %% 300",
      "i.id %% 4 = 0"),
     (field("dc", "publisher", "department"), "publisher", "'Departamento ' || i.id %% 100",
      "i.id %% 4 = 0"),
     (field("dc", "subject", "cnpq"), "subject",
-     "'CNPQ::AREA ' || (hashint4(i.id + 7) & 2147483647) %% 80", "i.id %% 4 = 0"),
+     "'CNPQ::AREA ' || (hashint4(i.id::int + 7) & 2147483647) %% 80", "i.id %% 4 = 0"),
     (field("local", "degree", "level"), "",
      "CASE WHEN i.id %% 8 = 0 THEN 'doutorado' ELSE 'mestrado' END", "i.id %% 4 = 0"),
 ]
@@ -146,17 +146,26 @@ def main() -> None:
                         help="filler values per item (to ~25 values each)")
     parser.add_argument("--database-url",
                         default="postgres://postgres@127.0.0.1:5432/ibirepo_bench_theses")
+    parser.add_argument("--reuse", action="store_true",
+                        help="time the database an earlier run loaded (migrated again)")
     args = parser.parse_args()
     base, name = args.database_url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
+    if not args.reuse:
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}"')
     env = {**os.environ, "DATABASE_URL": args.database_url, "DEBUG": "0",
            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only-" + "k" * 50),
            "ALLOWED_HOSTS": "testserver", "DJANGO_SETTINGS_MODULE": "ibirepo.settings",
            "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env,
                    check=True)
+    if not args.reuse:
+        load(args)
+    subprocess.run([sys.executable, "-c", MEASURE], cwd=ROOT, env=env, check=True)
+
+
+def load(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     statements = [LOAD % vars(args),
                   *(VALUE.format(field=f, element=e, value=v, where=w) % {}
@@ -169,7 +178,6 @@ def main() -> None:
         conn.execute("ANALYZE")
         (values,) = conn.execute("SELECT count(*) FROM archive_dcvalue").fetchone()
     print(f"loaded {args.items} items, {values} values, in {time.perf_counter() - start:.0f} s")
-    subprocess.run([sys.executable, "-c", MEASURE], cwd=ROOT, env=env, check=True)
 
 
 if __name__ == "__main__":
