@@ -72,6 +72,7 @@ class Server:
     port: int = 0
     process: subprocess.Popen | None = None
     zygote: Zygote | None = None
+    zygotes: list[Zygote] = field(default_factory=list)
 
     @property
     def address(self) -> str:
@@ -119,11 +120,11 @@ class Server:
         return httpx.get(f"{self.url}/api/archive", timeout=10).json()["archiveserviceibi"]
 
     def _zygote(self) -> Zygote:
-        """The zygote of this server's settings as they are now (a changed setting, a new one)."""
+        """The zygote of this server's settings as they are now (a changed setting, a new one;
+        the one it replaces may still serve: LiveServers closes them all at the end)."""
         if self.zygote is None or self.zygote.env != self.env:
-            if self.zygote is not None:
-                self.zygote.close()
             self.zygote = Zygote(dict(self.env))
+            self.zygotes.append(self.zygote)
         return self.zygote
 
     def pick_port(self) -> None:
@@ -134,19 +135,21 @@ class Server:
         for attempt in range(3):  # another process may take the free port between bind and listen
             if attempt or not self.port:
                 self.pick_port()
-            if server == "gunicorn":
-                # --preload: the master loads Django once and its workers fork from it (a
-                # second of CPU a server saved; the suite starts about ninety). A test of the
-                # shipped configuration (-c deploy/gunicorn.conf.py) runs it as shipped.
-                preload = () if "-c" in extra_args else ("--preload",)
-                command = [str(Path(_python()).parent / "gunicorn"), "ibirepo.wsgi",
-                           "--bind", self.address, "--workers", "2", "--timeout", "60",
-                           "--graceful-timeout", "5", *preload, *extra_args]
+            gunicorn = ["ibirepo.wsgi", "--bind", self.address, "--workers", "2",
+                        "--timeout", "60", "--graceful-timeout", "5", *extra_args]
+            if server == "gunicorn" and "-c" not in extra_args:
+                # Forked from the zygote, Django loaded: the workers fork from it as with
+                # --preload, and no second start (a second of CPU a server; the suite starts
+                # about ninety).
+                self.process = self._zygote().serve(gunicorn, self.log)
             else:
-                command = [_python(), "manage.py", "runserver", "--noreload", self.address]
-            with self.log.open("ab") as log:
-                self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
-                                                stderr=subprocess.STDOUT)
+                # A test of the shipped configuration (-c …) runs it as shipped.
+                command = ([str(Path(_python()).parent / "gunicorn"), *gunicorn]
+                           if server == "gunicorn" else
+                           [_python(), "manage.py", "runserver", "--noreload", self.address])
+                with self.log.open("ab") as log:
+                    self.process = subprocess.Popen(command, cwd=ROOT, env=self.env,
+                                                    stdout=log, stderr=subprocess.STDOUT)
             if self._wait_until_up():
                 return
         raise AssertionError(f"server {self.name} did not start:\n{self.log.read_text()[-3000:]}")
@@ -261,8 +264,8 @@ class LiveServers:
     def stop_all(self) -> None:
         for server in self.servers:
             server.stop()
-            if server.zygote is not None:
-                server.zygote.close()
+            for zygote in server.zygotes:
+                zygote.close()
 
 
 class Zygote:
@@ -282,6 +285,23 @@ class Zygote:
         line = self.process.stdout.readline() if ready else ""
         return json.loads(line) if line else None
 
+    def _ask(self, request: dict, timeout: float) -> dict | None:
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return self._answer(timeout)
+
+    def serve(self, argv: list[str], log: Path) -> Served:
+        """gunicorn <argv> forked from this zygote, its output appended to `log`."""
+        assert self.ready, "the zygote could not set Django up"
+        with self.lock:
+            return Served(self, self._ask({"argv": argv, "out": str(log), "serve": True},
+                                          10)["pid"])
+
+    def ended(self, pid: int, timeout: float) -> int | None:
+        """A served child's exit code if it ends within `timeout` seconds, else None."""
+        with self.lock:
+            return self._ask({"wait": pid, "timeout": timeout}, timeout + 10)["rc"]
+
     def run(self, args: tuple[str, ...], folder: Path, timeout: float
             ) -> subprocess.CompletedProcess | None:
         """What `manage.py <args>` did, or None if this zygote could not set Django up (the
@@ -290,10 +310,7 @@ class Zygote:
             return None
         with self.lock, tempfile.TemporaryDirectory(dir=folder) as scratch:
             out, err = Path(scratch) / "out", Path(scratch) / "err"
-            self.process.stdin.write(json.dumps({"argv": list(args), "out": str(out),
-                                                 "err": str(err)}) + "\n")
-            self.process.stdin.flush()
-            child = self._answer(10)["pid"]
+            child = self._ask({"argv": list(args), "out": str(out), "err": str(err)}, 10)["pid"]
             ended = self._answer(timeout)
             if ended is None:
                 os.kill(child, signal.SIGKILL)
@@ -303,6 +320,7 @@ class Zygote:
                                                out.read_text(), err.read_text())
 
     def close(self) -> None:
+        """Its end (once the servers it forked have ended: a zygote reaps them)."""
         if self.process.poll() is None:
             self.process.stdin.close()
             try:
@@ -311,6 +329,37 @@ class Zygote:
                 self.process.kill()
                 self.process.wait()
         self.process.stdout.close()
+
+
+@dataclass
+class Served:
+    """A server forked from a zygote, as much of subprocess.Popen as the tests use."""
+
+    zygote: Zygote
+    pid: int
+    returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.zygote.ended(self.pid, 0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = self.zygote.ended(self.pid, 3600 if timeout is None else timeout)
+            if self.returncode is None:
+                raise subprocess.TimeoutExpired(f"server {self.pid}", timeout)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
 
 
 # -- Stand-ins --------------------------------------------------------------------------------
