@@ -17,6 +17,7 @@ from lxml import etree
 from archive.deposit import links
 from archive.dspace import saf
 from archive.models import AlternateIdentifier, Item
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +50,7 @@ def by_handle(handle: str) -> Item:
 
 @pytest.fixture
 def theses(tmp_path) -> Path:
+    make.dspace_collections()
     copy = tmp_path / "theses"
     shutil.copytree(THESES, copy, ignore=shutil.ignore_patterns("README.md"))
     return copy

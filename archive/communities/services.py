@@ -110,6 +110,21 @@ def community_delete(*, community: Community) -> None:
         community.delete()
 
 
+def collection_handles_keep(by_handle: dict[str, Collection]) -> None:
+    """Each collection keeps the DSpace Handle an import maps to it (Collection.handle), so
+    that an export writes it back; one that has a Handle already keeps its own. A Handle
+    another collection keeps is refused, and nothing is written."""
+    with transaction.atomic():
+        for handle, collection in by_handle.items():
+            holder = Collection.objects.filter(handle=handle).exclude(pk=collection.pk).first()
+            if holder is not None:
+                raise Refusal(_("handle: %(handle)s is the Handle of the collection %(slug)s")
+                              % {"handle": handle, "slug": holder.slug})
+            if not collection.handle:
+                collection.handle = handle
+                collection.save(update_fields=["handle"])
+
+
 def item_move(*, item: Item, collection: Collection) -> Item:
     """The item's owning collection changed (no longer mapped into it, if it was). Its
     datestamp changes, so that OAI-PMH harvesters learn its new sets."""

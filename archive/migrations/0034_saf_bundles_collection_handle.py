@@ -1,0 +1,49 @@
+"""A lossless DSpace round trip (issue 34, 6): a file's bundle (ORIGINAL, TEXT, THUMBNAIL,
+LICENSE) and a collection's DSpace Handle.
+
+Literal SQL, which both SQLite and PostgreSQL read (as 0014 does): Django's AddField of a
+column with a default rebuilds the whole table on SQLite, dropping the triggers of 0007 and
+0012 on archive_itemfile. A Handle names one collection at most; "" (none) any number."""
+from django.db import migrations, models
+
+COLUMNS = [
+    ("archive_itemfile", "bundle", "varchar(16) DEFAULT 'ORIGINAL' NOT NULL"),
+    ("archive_collection", "handle", "varchar(255) DEFAULT '' NOT NULL"),
+]
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('archive', '0033_registry_oaire_citation'),
+    ]
+
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            database_operations=[
+                *(migrations.RunSQL(f"ALTER TABLE {table} ADD COLUMN {column} {definition}",
+                                    f"ALTER TABLE {table} DROP COLUMN {column}")
+                  for table, column, definition in COLUMNS),
+                migrations.RunSQL(
+                    "CREATE UNIQUE INDEX one_collection_per_handle ON archive_collection "
+                    "(handle) WHERE NOT (handle = '')",
+                    "DROP INDEX one_collection_per_handle"),
+            ],
+            state_operations=[
+                migrations.AddField(
+                    model_name='itemfile',
+                    name='bundle',
+                    field=models.CharField(choices=[('ORIGINAL', "original (the work's files)"), ('TEXT', 'extracted text'), ('THUMBNAIL', 'thumbnail'), ('LICENSE', 'deposit licence')], db_default='ORIGINAL', default='ORIGINAL', max_length=16, verbose_name='bundle'),
+                ),
+                migrations.AddField(
+                    model_name='collection',
+                    name='handle',
+                    field=models.CharField(blank=True, db_default='', default='', help_text='the Handle this collection had in DSpace (prefix/suffix), if it came from there: imports find it by it, exports write it back', max_length=255, verbose_name='DSpace Handle'),
+                ),
+                migrations.AddConstraint(
+                    model_name='collection',
+                    constraint=models.UniqueConstraint(condition=models.Q(('handle', ''), _negated=True), fields=('handle',), name='one_collection_per_handle'),
+                ),
+            ],
+        ),
+    ]
