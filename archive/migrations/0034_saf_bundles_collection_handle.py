@@ -40,6 +40,10 @@ class Migration(migrations.Migration):
                     name='handle',
                     field=models.CharField(blank=True, db_default='', default='', help_text='the Handle this collection had in DSpace (prefix/suffix), if it came from there: imports find it by it, exports write it back', max_length=255, verbose_name='DSpace Handle'),
                 ),
+                migrations.AlterModelOptions(
+                    name='itemfile',
+                    options={'default_manager_name': 'objects', 'ordering': ['name'], 'verbose_name': 'item file', 'verbose_name_plural': 'item files'},
+                ),
                 migrations.AddConstraint(
                     model_name='collection',
                     constraint=models.UniqueConstraint(condition=models.Q(('handle', ''), _negated=True), fields=('handle',), name='one_collection_per_handle'),

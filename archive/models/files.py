@@ -7,7 +7,6 @@ from django.utils.translation import gettext_lazy as _
 
 from .items import Item
 
-
 # DSpace's bundles an item keeps (archive/dspace/saf.py reads and writes them): the work's own
 # files, and what DSpace made or kept beside them. Names as DSpace spells them.
 ORIGINAL, TEXT, THUMBNAIL, LICENSE = "ORIGINAL", "TEXT", "THUMBNAIL", "LICENSE"
@@ -52,10 +51,11 @@ class ItemFile(models.Model):
     bundle = models.CharField(_("bundle"), max_length=16, choices=Bundle.choices,
                               default=ORIGINAL, db_default=ORIGINAL)
 
-    objects = OriginalFiles()
     every_bundle = models.Manager()
+    objects = OriginalFiles()
 
     class Meta:
+        default_manager_name = "objects"
         verbose_name = _("item file")
         verbose_name_plural = _("item files")
         ordering = ["name"]

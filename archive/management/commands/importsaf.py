@@ -19,9 +19,10 @@ collection first, then those it is mapped into): a Handle is found in --map-coll
 (CSV, one `handle,slug` a line: a DSpace collection's Handle and the slug of a collection here,
 which then keeps that Handle) or among the Handles collections here keep; one found neither
 way fails the item, naming it. An item without a `collections` file goes into --collection
-(a slug), else the default collection. Running it again updates what changed and skips the rest: an item
-is known again by its Handle or DSpace UUID, or, in a package without either (DSpace's own
-batch-ingest SAF has none), by its title and files (names and SHA-256; with no files, all its
+(a slug), else the default collection.
+Running it again updates what changed and skips the rest: an item is known again by its
+Handle or DSpace UUID, or, in a package without either (DSpace's own batch-ingest SAF has
+none), by its title and files (names and SHA-256; with no files, all its
 metadata), so a second run never makes an item, or an IBI, twice. --dry-run says what would
 be imported, updated, skipped or would fail, in the summary and the report, and changes
 nothing.
