@@ -1,9 +1,11 @@
 """A lossless DSpace round trip (issue 34, 6): a file's bundle (ORIGINAL, TEXT, THUMBNAIL,
-LICENSE) and a collection's DSpace Handle.
+LICENSE) and a collection's DSpace Handle; and the community or collection an
+Idempotency-Key's write made (POST /api/communities/, /api/collections/).
 
 Literal SQL, which both SQLite and PostgreSQL read (as 0014 does): Django's AddField of a
 column with a default rebuilds the whole table on SQLite, dropping the triggers of 0007 and
 0012 on archive_itemfile. A Handle names one collection at most; "" (none) any number."""
+import django.db.models.deletion
 from django.db import migrations, models
 
 COLUMNS = [
@@ -49,5 +51,16 @@ class Migration(migrations.Migration):
                     constraint=models.UniqueConstraint(condition=models.Q(('handle', ''), _negated=True), fields=('handle',), name='one_collection_per_handle'),
                 ),
             ],
+        ),
+        # Nullable columns of a table without triggers: ALTER TABLE … ADD COLUMN on both.
+        migrations.AddField(
+            model_name='idempotencykey',
+            name='collection',
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='archive.collection', verbose_name='collection'),
+        ),
+        migrations.AddField(
+            model_name='idempotencykey',
+            name='community',
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='archive.community', verbose_name='community'),
         ),
     ]
