@@ -198,6 +198,7 @@ def test_the_item_list_moves_and_maps_items_after_a_confirmation_page(librarian_
         "action": "map_into_collection", "post": "yes", "collection": tree["articles"].pk,
         **selected}, secure=True)
     for item in items:
+        item.refresh_from_db()
         assert item.collection == tree["theses"]
         assert list(item.mapped_collections.all()) == [tree["articles"]]
     # Mapped into the collection it owns: nothing; moved into one it is mapped into: owned.
