@@ -91,15 +91,17 @@ def export_item(item: Item, folder: Path, base: str | None = None) -> None:
     try:
         for name, data in metadata_files(item, base).items():
             (work / name).write_bytes(data)
-        files = sorted(ItemFile.every_bundle.filter(item=item),
-                       key=lambda row: (row.bundle != saf.ORIGINAL, row.bundle, row.name))
+        # The work's files first, then the bundles DSpace keeps beside them (models/files.py).
+        files = sorted(ItemFile.every_bundle.filter(item=item), key=lambda row: (
+            not policy.lists_as_work(row.bundle), row.bundle, row.name))
         for row in files:
             with (storage.open_file(item.ibi, row.name, row.bundle) as src,
                   open(work / row.name, "wb") as dst):
                 shutil.copyfileobj(src, dst, storage.CHUNK)
         (work / saf.CONTENTS).write_text(saf.contents_text(
             saf.ContentLine(name=row.name, bundle=row.bundle,
-                            primary=row.bundle == saf.ORIGINAL and row.name == item.target_file,
+                            primary=policy.lists_as_work(row.bundle)
+                            and row.name == item.target_file,
                             permissions="" if policy.is_open(item.access_rights, row.restricted)
                             else CLOSED) for row in files), "utf-8")
         found = _handles(item)
