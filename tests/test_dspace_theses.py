@@ -15,6 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from lxml import etree
 
+from archive.communities import services as tree
 from archive.deposit import links, storage
 from archive.dspace import saf
 from archive.models import AlternateIdentifier, Collection, Item, ItemFile
@@ -187,6 +188,11 @@ def test_collection_options_place_items_and_bad_ones_stop_the_run(corpus, ufc, t
     out, failed = run(corpus, "--collection", "dissertacoes")
     assert failed is None, out
     assert by_handle("123456789/1004").collection == ufc["dissertacoes"]
+    # Moved here since, and imported again: it stays where the librarian put it.
+    tree.item_move(item=by_handle("123456789/1004"), collection=ufc["teses"])
+    out, failed = run(corpus, "--collection", "dissertacoes")
+    assert failed is None and "0 imported, 0 updated, 1 skipped" in out, out
+    assert by_handle("123456789/1004").collection == ufc["teses"]
     with pytest.raises(CommandError, match="--collection: no collection here has the slug "
                                            "'nenhuma'"):
         call_command("importsaf", str(corpus), "--collection", "nenhuma", stdout=io.StringIO())

@@ -247,7 +247,9 @@ class Importer:
                                         target_file=target, ids=ids,
                                         previous_edition=previous, access=level,
                                         restricted_files=restricted, restored_date=restored,
-                                        collection=placed[0], mapped=placed[1])
+                                        collection=placed[0] if placed else
+                                        self.placing.default,
+                                        mapped=placed[1] if placed else ())
                 return IMPORTED, item, mapped
             if services.same(existing, title=mapped.title, language=mapped.language,
                              dc=crosswalk.stored(mapped), files=sums, bundles=bundle_sums,

@@ -20,7 +20,8 @@ without one). Here a Handle names a collection of ours:
    that has no Handle.
 
 A Handle found neither way fails the item, naming it. An item without a `collections` file
-goes into `importsaf --collection <slug>`, else the default collection.
+goes into `importsaf --collection <slug>`, else the default collection (an item imported
+before stays where it is).
 
     >>> read_map("handle,slug\\n# teses\\nhdl:123456789/1000 , teses\\n\\n")
     {'123456789/1000': 'teses'}
@@ -91,11 +92,12 @@ class Placement:
             return communities.default_collection()
         return tree.collection_by_slug(slug)
 
-    def place(self, names: list[str]) -> tuple[Collection | None, list[Collection]]:
+    def place(self, names: list[str]) -> tuple[Collection, list[Collection]] | None:
         """(owning collection, mapped ones) of an item whose `collections` file names these
-        Handles; SafError naming the first Handle no collection here answers to."""
+        Handles; SafError naming the first Handle no collection here answers to. None for an
+        item without one: a new item goes into `default`, one here stays where it is."""
         if not names:
-            return self.default, []
+            return None
         found = []
         for handle in dict.fromkeys(names):
             collection = self.by_handle.get(handle)

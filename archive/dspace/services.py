@@ -25,9 +25,9 @@ from ..registry.names import Qualified
 Scheme = AlternateIdentifier.Scheme
 # (scheme, value, file name): file name "" for the item itself.
 Alternate = tuple[str, str, str]
-# Where an import puts an item: its owning collection (None: the one it has, or the default
-# collection for a new item) and those it is mapped into (placement.py).
-Placed = tuple[Collection | None, Sequence[Collection]]
+# Where an import puts an item: its owning collection and those it is mapped into
+# (placement.py).
+Placed = tuple[Collection, Sequence[Collection]]
 
 
 def holder(ids: Iterable[Alternate]) -> Item | None:
@@ -149,8 +149,7 @@ def in_collections(item: Item, placed: Placed | None) -> bool:
     if placed is None:
         return True
     owner, mapped = placed
-    owner_id = owner.pk if owner is not None else item.collection_id
-    return item.collection_id == owner_id and set(
+    return item.collection_id == owner.pk and set(
         item.mapped_collections.values_list("pk", flat=True)) == {c.pk for c in mapped}
 
 
@@ -203,8 +202,7 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
            placed: Placed | None = None) -> Item:
     """The item's metadata replaced by this, the new files added (a file here is never
     replaced: a file of the same name with other bytes is a Conflict, before any change);
-    with `placed` (owning collection, None for the one it has, and mapped ones), moved and
-    mapped there."""
+    with `placed` (owning collection and mapped ones), moved and mapped there."""
     if item.is_deleted:
         raise services.Conflict(_("%(ibi)s is deleted here") % {"ibi": item.ibi})
 
@@ -215,7 +213,7 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
         add_ids(item, ids)
         if not in_collections(item, placed):
             owner, mapped = placed
-            if owner is not None and owner.pk != item.collection_id:
+            if owner.pk != item.collection_id:
                 communities.item_move(item=item, collection=owner)
             communities.item_map(item=item, collections=mapped)
         level = access or services.Access()

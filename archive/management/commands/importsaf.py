@@ -18,8 +18,8 @@ Each item goes into the collections its `collections` file names (DSpace Handles
 collection first, then those it is mapped into): a Handle is found in --map-collections FILE
 (CSV, one `handle,slug` a line: a DSpace collection's Handle and the slug of a collection here,
 which then keeps that Handle) or among the Handles collections here keep; one found neither
-way fails the item, naming it. An item without a `collections` file goes into --collection
-(a slug), else the default collection.
+way fails the item, naming it. A new item without a `collections` file goes into
+--collection (a slug), else the default collection; one imported before stays where it is.
 Running it again updates what changed and skips the rest: an item is known again by its
 Handle or DSpace UUID, or, in a package without either (DSpace's own batch-ingest SAF has
 none), by its title and files (names and SHA-256; with no files, all its
