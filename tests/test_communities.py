@@ -209,3 +209,12 @@ def test_the_item_list_moves_and_maps_items_after_a_confirmation_page(librarian_
         item.refresh_from_db()
         assert (item.collection, list(item.mapped_collections.all())) == (tree["articles"], [])
 
+
+
+def test_a_collections_dspace_handle_is_kept_in_lower_case_and_names_one_collection(tree):
+    kept = make.collection("teses-dspace", tree["faculty"], handle=" 123456789/ABC ")
+    assert kept.handle == "123456789/abc"
+    with pytest.raises(Refusal, match="^handle: "):
+        make.collection("outra", tree["faculty"], handle="123456789/abc")
+    make.collection("sem-handle", tree["faculty"])  # "" is no Handle: any number of them
+    assert Collection.objects.filter(handle="").count() >= 3

@@ -66,7 +66,9 @@ def community_save(*, community: Community,
 
 
 def collection_check(*, collection: Collection) -> None:
-    """What collection_save would refuse, raised; nothing written."""
+    """What collection_save would refuse, raised; nothing written. A DSpace Handle is kept
+    as Handles are compared, in lower case (RFC 3650 §3)."""
+    collection.handle = (collection.handle or "").strip().lower()
     try:
         collection.full_clean()
     except ValidationError as exc:

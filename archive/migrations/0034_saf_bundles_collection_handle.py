@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
                 ),
                 migrations.AddConstraint(
                     model_name='collection',
-                    constraint=models.UniqueConstraint(condition=models.Q(('handle', ''), _negated=True), fields=('handle',), name='one_collection_per_handle'),
+                    constraint=models.UniqueConstraint(condition=models.Q(('handle', ''), _negated=True), fields=('handle',), name='one_collection_per_handle', violation_error_message='handle: another collection has this DSpace Handle'),
                 ),
             ],
         ),

@@ -83,7 +83,8 @@ class Collection(_Named):
 
     class Meta:
         ordering = ["name_pt_br", "id"]
-        constraints = [models.UniqueConstraint(fields=["handle"], condition=~models.Q(handle=""),
-                                               name="one_collection_per_handle")]
+        constraints = [models.UniqueConstraint(
+            fields=["handle"], condition=~models.Q(handle=""), name="one_collection_per_handle",
+            violation_error_message=_("handle: another collection has this DSpace Handle"))]
         verbose_name = _("collection")
         verbose_name_plural = _("collections")
