@@ -260,8 +260,13 @@ def _safe_name(what: str, name: str) -> str:
         raise ServiceError(_("%(what)s: %(reason)s") % {"what": what, "reason": exc}) from None
 
 
-def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
-    limits.check_count(len(uploads) + len(existing))  # TooManyFiles, a 400
+def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset(),
+                   held: int = 0) -> list[Upload]:
+    """The uploads under their stored names, checked: none named as a file of the item
+    (`existing`, every bundle's) or as another upload, and the work's files within the count
+    limit, with the `held` ones the item has (the other bundles, a thumbnail or extracted text
+    a file, do not count)."""
+    limits.check_count(sum(u.bundle == Bundle.ORIGINAL for u in uploads) + held)  # a 400
     clean, seen = [], set(existing)
     for upload in uploads:
         name = _safe_name(_("file name"), upload.name)
@@ -643,7 +648,8 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     uploads = _clean_uploads(uploads, existing=set(
-        ItemFile.every_bundle.filter(item=item).values_list("name", flat=True)))
+        ItemFile.every_bundle.filter(item=item).values_list("name", flat=True)),
+        held=item.files.count())
     sums = _checksums(uploads, sha256)
     staged = staging.begin(item.ibi) if journal else None
     try:
@@ -755,7 +761,9 @@ def item_change_check(*, item: Item, uploads: list[Upload] = (),
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     existing = set(item.files.values_list("name", flat=True))
-    new = {u.name for u in _clean_uploads(list(uploads), existing)} if uploads else set()
+    every_name = set(ItemFile.every_bundle.filter(item=item).values_list("name", flat=True))
+    new = ({u.name for u in _clean_uploads(list(uploads), every_name, held=len(existing))}
+           if uploads else set())
     _checked_update(item, fields, dc, new_files=new)
     if access is not None:
         if item.is_archive_service:
