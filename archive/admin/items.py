@@ -365,7 +365,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         return TemplateResponse(request, "admin/archive/item/collection_action.html", {
             **self.admin_site.each_context(request), "opts": self.model._meta,
             "title": title, "intro": intro, "button": button, "form": form,
-            "queryset": queryset, "action": action,
+            "queryset": queryset.select_related("collection"), "action": action,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME})
 
     # -- Delete makes a tombstone ----------------------------------------------------------

@@ -48,7 +48,7 @@ class MapError(ValueError):
 
 
 def _handle(text: str) -> str:
-    return handles.handle_of(text) or text.strip().lower()
+    return handles.handle_of(text) or text.strip()  # a slug, as exportsaf writes one
 
 
 def read_map(text: str) -> dict[str, str]:
