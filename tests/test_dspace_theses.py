@@ -19,6 +19,7 @@ from archive.communities import services as tree
 from archive.deposit import links, storage
 from archive.dspace import saf
 from archive.models import AlternateIdentifier, Collection, Item, ItemFile
+from archive.preservation import fixity
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -166,6 +167,11 @@ def test_the_other_bundles_are_kept_but_never_the_works_files(theses, client, me
     fsck = io.StringIO()
     call_command("fsck", stdout=fsck, stderr=io.StringIO())
     assert "0 problems" in fsck.getvalue(), fsck.getvalue()
+    # Fixity checks them too.
+    text = media / storage.file_key(thesis.ibi, "tese.pdf.txt", "TEXT")
+    text.write_bytes(b"changed")
+    assert [f.problem.split(":")[0] for f in fixity.check() if f.key.endswith(
+        "/bundles/text/tese.pdf.txt") and f.key.startswith(f"col/{thesis.ibi}/")] == ["changed"]
 
 
 def test_an_unknown_collection_fails_its_item_naming_its_handle(theses):
