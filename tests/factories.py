@@ -100,6 +100,28 @@ def collection(slug: str, under: Community, **fields) -> Collection:
         **fields))
 
 
+# The collections the DSpace exports of tests/data/dspace name in their `collections` files,
+# by Handle: slug → (Handle, community).
+DSPACE_COLLECTIONS = {
+    "inpe-teses": ("123456789/1", "inpe"),
+    "teses-ufc": ("123456789/1000", "ufc"),
+    "dissertacoes-ufc": ("123456789/1010", "ufc"),
+    "bdtd-ufc": ("123456789/1020", "ufc"),
+}
+
+
+def dspace_collections() -> dict[str, Collection]:
+    """The collections of tests/data/dspace's exports, each keeping its DSpace Handle (as an
+    import with --map-collections leaves them), so that `importsaf` places their items."""
+    made, tops = {}, {}
+    for slug, (handle, top) in DSPACE_COLLECTIONS.items():
+        if top not in tops:
+            tops[top] = (Community.objects.filter(slug=top).first() or community(top))
+        made[slug] = (Collection.objects.filter(slug=slug).first()
+                      or collection(slug, tops[top], handle=handle))
+    return made
+
+
 def programme() -> dict[str, Community | Collection]:
     """A faculty, its graduate programme, and the programme's theses and articles."""
     faculty = community("engenharia")

@@ -75,7 +75,7 @@ def test_a_write_refused_after_the_checks_draws_the_form_again_and_keeps_nothing
     even the file as a pending upload), a name taken a 200 keeping the file to send again."""
     from archive.models import PendingUpload
 
-    def refused(rep, name, fileobj):
+    def refused(rep, name, fileobj, *bundle):
         if failure == "full":
             raise storage.StorageFull
         raise storage.StorageConflict(storage.file_key(rep, name))

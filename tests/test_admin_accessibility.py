@@ -4,8 +4,9 @@ default (WCAG 2.x A and AA, and its best practices).
 
 Every page: the index, each app's index, and for every registered model its list, its add
 form, an object's change form, history and delete confirmation, as a superuser (who sees them
-all); the login page; the password change. The deposit form is also checked with files
-waiting in it (the pending uploads, the main file's list), as a validation error leaves it.
+all); the login page; the password change; the item list's "move to a collection"
+confirmation page. The deposit form is also checked with files waiting in it (the pending
+uploads, the main file's list), as a validation error leaves it.
 """
 from __future__ import annotations
 
@@ -79,6 +80,14 @@ def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
         assert response.status == 200, path
         if problems := violations(page):
             found[path] = problems
+    # The item list's bulk action, its confirmation page asking for the collection.
+    page.goto(f"{live_site.url}/admin/archive/item/")
+    page.check(f"input[name=_selected_action][value='{item.pk}']")
+    page.select_option("select[name=action]", "move_to_collection")
+    page.click("button[name=index]")
+    page.locator("select[name=collection]").wait_for()
+    if problems := violations(page):
+        found["/admin/archive/item/ (move to a collection)"] = problems
     # The deposit form with files uploaded (progress bars, remove buttons, the main file's
     # choices), then sent back by a validation error with the files waiting in it.
     page.goto(f"{live_site.url}/admin/archive/item/add/")

@@ -136,3 +136,37 @@ def test_a_body_of_other_types_than_the_schemas_is_refused_and_saves_nothing(lib
                                             "name_en": "Five"}, secure=True)
     assert form.status_code == 415  # JSON only: a form would read an empty parent as null
     assert send(anonymous_api, "get", COMMUNITIES).json() == before
+
+
+@pytest.mark.parametrize(("url", "body", "model"), [
+    (COMMUNITIES, {"slug": "ppgc", "name_pt_br": "PPGC", "name_en": "CS",
+                   "parent": "engenharia"}, Community),
+    (COLLECTIONS, {"slug": "teses-ppgc", "name_pt_br": "Teses", "name_en": "Theses",
+                   "community": "ppgee"}, Collection)])
+def test_a_post_sent_again_with_its_idempotency_key_makes_nothing_twice(
+        librarian_api, tree, url, body, model):
+    def post(data, key="chave-1"):
+        return librarian_api.post(url, data, format="json", secure=True,
+                                  HTTP_IDEMPOTENCY_KEY=key)
+
+    first = post(body)
+    assert first.status_code == 201, first.json()
+    assert "Idempotent-Replayed" not in first
+    made = model.objects.get(slug=body["slug"])
+    made.name_en = "Renamed since"
+    made.save()
+    again = post(body)
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == {**first.json(), "name_en": "Renamed since"}  # as it is now
+    assert again["Location"] == f"https://testserver{url}{body['slug']}"
+    assert model.objects.filter(slug__startswith=body["slug"]).count() == 1
+    # The same key for another request: 409, nothing made.
+    other = post({**body, "slug": body["slug"] + "-2"})
+    assert other.status_code == 409, other.json()
+    assert not model.objects.filter(slug=body["slug"] + "-2").exists()
+    # A refused write (the slug taken) frees its key: the corrected request may use it.
+    refused = post(body, key="chave-2")
+    assert refused.status_code == 400 and "slug" in refused.json(), refused.json()
+    fixed = post({**body, "slug": body["slug"] + "-3"}, key="chave-2")
+    assert fixed.status_code == 201, fixed.json()
+    assert "Idempotent-Replayed" not in fixed

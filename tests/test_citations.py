@@ -22,6 +22,7 @@ from lxml import etree
 from archive.deposit import links
 from archive.metadata import selectors
 from archive.models import AlternateIdentifier, Item
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +70,7 @@ def article(tmp_path, media) -> Item:
 
 @pytest.fixture
 def theses(tmp_path, media) -> Path:
+    make.dspace_collections()  # the collections its `collections` files name
     copy = tmp_path / "theses"
     shutil.copytree(DATA / "dspace" / "theses", copy,
                     ignore=shutil.ignore_patterns("README.md"))

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from archive.communities import selectors, services
+from archive.deposit import services as deposit
 from archive.models import DEFAULT_COLLECTION, Collection, Community, Item
 from archive.refusals import Refusal
 from tests import factories as make
@@ -168,3 +169,52 @@ def test_an_admin_deposit_naming_no_access_gets_its_collections_default(libraria
     response = make.admin_deposit(librarian_client, title="Sigilosa", collection=closed.pk)
     assert response.status_code == 302, response.content.decode()[:3000]
     assert Item.objects.get(title="Sigilosa").access_rights == "restricted"
+
+
+def test_the_item_list_moves_and_maps_items_after_a_confirmation_page(librarian_client, tree):
+    items = [make.item(title=f"Tese {n}") for n in range(2)]
+    gone = make.item(title="Retirada")
+    deposit.item_delete(item=gone)
+    selected = {"_selected_action": [i.pk for i in (*items, gone)]}
+    page = librarian_client.post("/admin/archive/item/", {
+        "action": "move_to_collection", **selected}, secure=True, HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Mover itens para uma coleção" in text and "3 itens selecionados" in text
+    assert "Sim, mover" in text and tree["theses"].name_pt_br in text
+    assert Item.objects.filter(collection=tree["theses"]).count() == 0  # not before "yes"
+    # No collection chosen: the page again, with its error, nothing moved.
+    again = librarian_client.post("/admin/archive/item/", {
+        "action": "move_to_collection", "post": "yes", **selected}, secure=True)
+    assert again.status_code == 200 and "Please choose a collection." in again.content.decode()
+    done = librarian_client.post("/admin/archive/item/", {
+        "action": "move_to_collection", "post": "yes", "collection": tree["theses"].pk,
+        **selected}, secure=True, follow=True)
+    assert "2 items moved to Collection teses-ppgee." in done.content.decode()
+    assert set(Item.objects.filter(collection=tree["theses"])) == set(items)
+    gone.refresh_from_db()
+    assert gone.collection.slug == DEFAULT_COLLECTION  # a tombstone stays where it is
+    librarian_client.post("/admin/archive/item/", {
+        "action": "map_into_collection", "post": "yes", "collection": tree["articles"].pk,
+        **selected}, secure=True)
+    for item in items:
+        item.refresh_from_db()
+        assert item.collection == tree["theses"]
+        assert list(item.mapped_collections.all()) == [tree["articles"]]
+    # Mapped into the collection it owns: nothing; moved into one it is mapped into: owned.
+    assert services.items_map_into(items=items, collection=tree["theses"]) == 0
+    assert services.items_move(items=Item.objects.filter(pk__in=[i.pk for i in items]),
+                               collection=tree["articles"]) == 2
+    for item in items:
+        item.refresh_from_db()
+        assert (item.collection, list(item.mapped_collections.all())) == (tree["articles"], [])
+
+
+
+def test_a_collections_dspace_handle_is_kept_in_lower_case_and_names_one_collection(tree):
+    kept = make.collection("teses-dspace", tree["faculty"], handle=" 123456789/ABC ")
+    assert kept.handle == "123456789/abc"
+    with pytest.raises(Refusal, match="^handle: "):
+        make.collection("outra", tree["faculty"], handle="123456789/abc")
+    make.collection("sem-handle", tree["faculty"])  # "" is no Handle: any number of them
+    assert Collection.objects.filter(handle="").count() >= 3

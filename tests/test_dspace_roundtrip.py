@@ -103,7 +103,9 @@ def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files
     one_subsystem(second)
     source = tmp_path / "dspace"
     shutil.copytree(SAF, source)  # an embargoed item and a group's files among them
-    call_command("importsaf", str(source))
+    collections = tmp_path / "collections.csv"
+    collections.write_text("123456789/1,general\n")  # the default collection keeps the Handle
+    call_command("importsaf", str(source), "--map-collections", str(collections))
     first = make.item(("relatorio.pdf", b"%PDF-1.7 report"), ("dados.csv", b"a,b\n1,2\n"),
                       title="Relatório técnico", language="pt-BR", target_file="dados.csv",
                       dc={"creator": ["Banon, Gerald", "Banon, Lise"], "date": ["2009-02"],
@@ -133,9 +135,10 @@ def test_an_export_imported_on_a_second_instance_has_the_same_metadata_and_files
                   for v in root}
         assert fields <= DSPACE_REGISTRY, fields - DSPACE_REGISTRY
         for line in saf.read_contents((folder / "contents").read_text()):
-            assert line.bundle == "ORIGINAL" and (folder / line.name).is_file()
+            assert line.bundle in saf.KEPT_BUNDLES and (folder / line.name).is_file()
+        assert (folder / "collections").read_text() == "123456789/1\n"
 
-    second.manage("importsaf", str(export))
+    second.manage("importsaf", str(export), "--map-collections", str(collections))
     theirs = json.loads(second.shell(DUMP))
     ours = [here(i) for i in Item.objects.filter(is_archive_service=False)
             .exclude(state="Deleted").order_by("pk")]

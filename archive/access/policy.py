@@ -101,6 +101,42 @@ def lifted(level: str, embargo_until: date | None, today: date) -> bool:
     return level == EMBARGOED and embargo_until is not None and embargo_until <= today
 
 
+# -- Bundles: what an item from DSpace keeps beside its work's files (issue 34) ------------
+
+ORIGINAL, TEXT, THUMBNAIL, LICENSE = "ORIGINAL", "TEXT", "THUMBNAIL", "LICENSE"
+
+
+def lists_as_work(bundle: str) -> bool:
+    """Whether a file of this bundle is one of the work's files, listed, served and counted
+    as such in every channel: the ORIGINAL bundle only. The others are kept for a DSpace
+    round trip (models/files.py keeps them out of every listing: `ItemFile.objects`)::
+
+        >>> lists_as_work(ORIGINAL), lists_as_work(TEXT), lists_as_work(LICENSE)
+        (True, False, False)
+    """
+    return bundle == ORIGINAL
+
+
+def may_read_bundle(reader: Reader, item_id: int | None, level: str, restricted: bool,
+                    bundle: str) -> bool:
+    """Whether `reader` may have a file of a bundle: the work's files as `may_read` says;
+    its extracted text and thumbnails show what the files hold, so they are as closed as
+    the files are; the deposit licence is between the depositor and the repository, for the
+    privileged only; a bundle not named here, for no one but them::
+
+        >>> may_read_bundle(PUBLIC, 7, OPEN, False, THUMBNAIL)
+        True
+        >>> may_read_bundle(PUBLIC, 7, EMBARGOED, False, TEXT)
+        False
+        >>> may_read_bundle(PUBLIC, 7, OPEN, False, LICENSE), may_read_bundle(
+        ...     LIBRARIAN, 7, OPEN, False, LICENSE)
+        (False, True)
+    """
+    if bundle in (ORIGINAL, TEXT, THUMBNAIL):
+        return may_read(reader, item_id, level, restricted)
+    return reader.privileged
+
+
 # -- A collection's defaults: the access a deposit gets when it names none (issue 34) -------
 
 def default_access(level: str, embargo_days: int, today: date) -> tuple[str, date | None]:

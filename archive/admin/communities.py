@@ -79,7 +79,7 @@ class CollectionAdmin(_Deleting, admin.ModelAdmin):
     form = CollectionForm
     list_display = ["name_pt_br", "name_en", "slug", "community", "default_access_rights"]
     list_filter = ["default_access_rights"]
-    search_fields = ["slug", "name_pt_br", "name_en"]
+    search_fields = ["slug", "name_pt_br", "name_en", "handle"]
     autocomplete_fields = ["community"]
     list_select_related = ["community"]
     delete_service = staticmethod(lambda collection: services.collection_delete(

@@ -16,7 +16,7 @@ from ..communities import services as tree
 from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
-from ..models import DC_ELEMENTS, AccessRights, DcElement, Item
+from ..models import DC_ELEMENTS, AccessRights, Collection, DcElement, Item
 from ..refusals import Conflict, Refusal
 from .pending_uploads import PendingUploadsField
 
@@ -569,3 +569,11 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             tree.item_move(item=item, collection=data["collection"])
         if "mapped_collections" in data:
             tree.item_map(item=item, collections=data["mapped_collections"])
+
+
+class CollectionChoiceForm(forms.Form):
+    """The collection of the item list's "move to" and "map into" actions (ItemAdmin)."""
+
+    collection = forms.ModelChoiceField(
+        label=_("Collection"), queryset=Collection.objects.select_related("community")
+        .order_by("name_pt_br", "pk"))

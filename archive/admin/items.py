@@ -5,25 +5,34 @@ import re
 from urllib.parse import quote
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.options import IS_POPUP_VAR
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.db.models import Case, IntegerField, Prefetch, Value, When
-from django.http import HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import format_lazy
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from ..communities import services as tree
 from ..deposit import links, selectors, services, storage
 from ..models import DC_ELEMENTS, DcValue, Item, MintingState
 from ..refusals import Refusal
 from ..web import middleware
 from ..web.addresses import base_url
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
-from .forms import CONTROLLED, ItemAdminForm, dc_field_name, other_field_name
+from .forms import (
+    CONTROLLED,
+    CollectionChoiceForm,
+    ItemAdminForm,
+    dc_field_name,
+    other_field_name,
+)
 
 
 def breakable(text: str, after: str = "/._-") -> SafeString:
@@ -104,6 +113,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     # no label (axe-core: critical), the chooser's filter has one.
     filter_horizontal = ["mapped_collections"]
     list_per_page = 50
+    actions = [*CopiesAdminMixin.actions, "move_to_collection", "map_into_collection"]
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
     collections = (_("Collections"), {
         "fields": ["collection", "mapped_collections"],
@@ -306,6 +316,57 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         if obj is not None and (obj.is_archive_service or obj.is_deleted):
             return False
         return super().has_delete_permission(request, obj)
+
+    # -- Bulk: move to a collection, map into one (a confirmation page first) ----------------
+
+    @admin.action(description=_("Move the selected items to a collection"),
+                  permissions=["change"])
+    def move_to_collection(self, request: HttpRequest, queryset) -> TemplateResponse | None:
+        return self._collection_action(
+            request, queryset, "move_to_collection", tree.items_move,
+            title=_("Move items to a collection"),
+            intro=_("The chosen collection will own these items: their pages, OAI-PMH sets "
+                    "and feeds change with it. A collection they were mapped into and now "
+                    "own is no longer a mapping. Tombstones and the archive service stay "
+                    "where they are."),
+            button=_("Yes, move them"),
+            done=lambda n: ngettext("%(count)d item moved to %(collection)s.",
+                                    "%(count)d items moved to %(collection)s.", n))
+
+    @admin.action(description=_("Map the selected items into a collection"),
+                  permissions=["change"])
+    def map_into_collection(self, request: HttpRequest, queryset) -> TemplateResponse | None:
+        return self._collection_action(
+            request, queryset, "map_into_collection", tree.items_map_into,
+            title=_("Map items into a collection"),
+            intro=_("These items will also be shown in the chosen collection (its page, "
+                    "OAI-PMH set and feed), and keep their owning collection and other "
+                    "mappings. Tombstones and the archive service are left alone."),
+            button=_("Yes, map them"),
+            done=lambda n: ngettext("%(count)d item mapped into %(collection)s.",
+                                    "%(count)d items mapped into %(collection)s.", n))
+
+    def _collection_action(self, request: HttpRequest, queryset, action: str, write, *,
+                           title, intro, button, done) -> TemplateResponse | None:
+        """The confirmation page, with the collection to choose; once confirmed, the write
+        (a tree service) and a message, and back to the list."""
+        form = CollectionChoiceForm(request.POST if request.POST.get("post") else None)
+        if form.is_valid():
+            collection = form.cleaned_data["collection"]
+            try:
+                count = write(items=queryset, collection=collection)
+            except Refusal as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                return None
+            self.message_user(request, done(count) % {"count": count,
+                                                      "collection": collection.name},
+                              messages.SUCCESS)
+            return None
+        return TemplateResponse(request, "admin/archive/item/collection_action.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta,
+            "title": title, "intro": intro, "button": button, "form": form,
+            "queryset": queryset.select_related("collection"), "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME})
 
     # -- Delete makes a tombstone ----------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The API's idempotency middleware: every write (POST, PUT, PATCH, DELETE) of every API view
 takes an ``Idempotency-Key`` (archive/deposit/idempotency.py keeps the keys and their rules).
 
-Mixed into the views (views/items.py, views/copies.py) rather than installed in
+Mixed into the views (views/items.py, views/copies.py, and views/communities.py for a POST of
+the tree, whose answer is the community or collection written) rather than installed in
 settings.MIDDLEWARE: what makes two requests "the same" is their fields and their files'
 checksums, which exist only once DRF has parsed the body with the API's own strict parsers (a
 Django middleware reading a multipart body first would take it from them, and hold a large
@@ -102,15 +103,19 @@ class IdempotentWrites:
             idempotency.remember_deposit(self.request.user, self.content, item)
         transaction.on_commit(lambda: setattr(self, "committed", item))
 
+    def location(self, item: Item) -> str:
+        """Where what a write wrote is read (the API's URL of an item; a view writing
+        something else says its own)."""
+        return self.request.build_absolute_uri(reverse("api:item", args=[item.ibi]))
+
     def after_commit(self, item: Item) -> Response:
         """The answer of a write that committed when the database failed afterwards: 303 to
         the item, never "send it again"."""
-        location = self.request.build_absolute_uri(reverse("api:item", args=[item.ibi]))
         return Response({"detail": _(
             "done: %(ibi)s was written, but the database connection was lost before the "
             "answer could be read back; read the item at the Location, and do not send the "
-            "request again") % {"ibi": item.ibi}}, status=status.HTTP_303_SEE_OTHER,
-            headers={"Location": location})
+            "request again") % {"ibi": getattr(item, "ibi", None) or item.slug}},
+            status=status.HTTP_303_SEE_OTHER, headers={"Location": self.location(item)})
 
     def handles(self, method: str) -> bool:
         """Whether the view answers this method (DRF answers the others 405)."""

@@ -6,7 +6,7 @@ deleted, access defaults that contradict each other.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -53,15 +53,22 @@ def community_check(*, community: Community) -> None:
                       % {"parent": community.parent.slug, "community": community.slug})
 
 
-def community_save(*, community: Community) -> Community:
-    """A community added or changed (moved under another), checked first."""
+def community_save(*, community: Community,
+                   on_saved: Callable[[Community], None] | None = None) -> Community:
+    """A community added or changed (moved under another), checked first. `on_saved` runs in
+    the save's own transaction (the API's Idempotency-Key is linked so)."""
     community_check(community=community)
-    community.save()
+    with transaction.atomic():
+        community.save()
+        if on_saved is not None:
+            on_saved(community)
     return community
 
 
 def collection_check(*, collection: Collection) -> None:
-    """What collection_save would refuse, raised; nothing written."""
+    """What collection_save would refuse, raised; nothing written. A DSpace Handle is kept
+    as Handles are compared, in lower case (RFC 3650 §3)."""
+    collection.handle = (collection.handle or "").strip().lower()
     try:
         collection.full_clean()
     except ValidationError as exc:
@@ -75,10 +82,14 @@ def collection_check(*, collection: Collection) -> None:
                         "embargoed only"))
 
 
-def collection_save(*, collection: Collection) -> Collection:
-    """A collection added or changed, checked first."""
+def collection_save(*, collection: Collection,
+                    on_saved: Callable[[Collection], None] | None = None) -> Collection:
+    """A collection added or changed, checked first; `on_saved` as community_save's."""
     collection_check(collection=collection)
-    collection.save()
+    with transaction.atomic():
+        collection.save()
+        if on_saved is not None:
+            on_saved(collection)
     return collection
 
 
@@ -110,6 +121,21 @@ def community_delete(*, community: Community) -> None:
         community.delete()
 
 
+def collection_handles_keep(by_handle: dict[str, Collection]) -> None:
+    """Each collection keeps the DSpace Handle an import maps to it (Collection.handle), so
+    that an export writes it back; one that has a Handle already keeps its own. A Handle
+    another collection keeps is refused, and nothing is written."""
+    with transaction.atomic():
+        for handle, collection in by_handle.items():
+            holder = Collection.objects.filter(handle=handle).exclude(pk=collection.pk).first()
+            if holder is not None:
+                raise Refusal(_("handle: %(handle)s is the Handle of the collection %(slug)s")
+                              % {"handle": handle, "slug": holder.slug})
+            if not collection.handle:
+                collection.handle = handle
+                collection.save(update_fields=["handle"])
+
+
 def item_move(*, item: Item, collection: Collection) -> Item:
     """The item's owning collection changed (no longer mapped into it, if it was). Its
     datestamp changes, so that OAI-PMH harvesters learn its new sets."""
@@ -128,3 +154,34 @@ def item_map(*, item: Item, collections: Iterable[Collection]) -> Item:
         item.mapped_collections.set(wanted)
         item.save(update_fields=["updated"])
     return item
+
+
+def items_move(*, items: Iterable[Item], collection: Collection) -> int:
+    """Every item moved into `collection` (item_move), in one transaction; how many moved
+    (those it owned already are left alone). Tombstones and the archive service stay."""
+    moved = 0
+    with transaction.atomic():
+        for item in items:
+            if item.collection_id != collection.pk and _placeable(item):
+                item_move(item=item, collection=collection)
+                moved += 1
+    return moved
+
+
+def items_map_into(*, items: Iterable[Item], collection: Collection) -> int:
+    """`collection` added to the collections every item is mapped into, its other mappings
+    kept; how many were mapped (not those it owns or that were mapped into it already)."""
+    mapped = 0
+    with transaction.atomic():
+        for item in items:
+            if (item.collection_id == collection.pk or not _placeable(item)
+                    or item.mapped_collections.filter(pk=collection.pk).exists()):
+                continue
+            item.mapped_collections.add(collection)
+            item.save(update_fields=["updated"])
+            mapped += 1
+    return mapped
+
+
+def _placeable(item: Item) -> bool:
+    return not item.is_deleted and not item.is_archive_service

@@ -45,7 +45,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..models import IdempotencyKey, Item
+from ..models import Collection, Community, IdempotencyKey, Item
 from . import pending
 from .services import Conflict, ServiceError
 
@@ -130,6 +130,13 @@ def remember_deposit(user, content: str, item: Item) -> None:
         raise Raced from None
 
 
+# What a keyed write wrote: an item, or (POST /api/communities/, /api/collections/) a node of
+# the tree; the row's field that holds each.
+Written = Item | Community | Collection
+_FIELDS = {Item: "item", Community: "community", Collection: "collection"}
+NOTHING_WRITTEN = Q(item=None, community=None, collection=None)
+
+
 def check_key(key: str) -> str:
     if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
         raise ServiceError(_("Idempotency-Key must be 1 to %(count)d printable ASCII characters")
@@ -139,26 +146,28 @@ def check_key(key: str) -> str:
 
 @dataclass
 class Claim:
-    """A key held by the request at work on it, or found done (`replay`: the item it wrote,
-    and `status`, the HTTP status of the first answer)."""
+    """A key held by the request at work on it, or found done (`replay`: the item, community
+    or collection it wrote, and `status`, the HTTP status of the first answer)."""
 
     pk: int
     since: datetime  # the claim's timestamp is its owner's token (see `link`)
     status: int
-    replay: Item | None = None
+    replay: Written | None = None
 
-    def link(self, item: Item) -> None:
-        """Record the item written, in the write's own transaction (the services' `on_saved`):
-        a claim taken over meanwhile by a retry is not ours any more, and the write rolls back."""
-        if not IdempotencyKey.objects.filter(pk=self.pk, created=self.since,
-                                             item=None).update(item=item):
+    def link(self, item: Written) -> None:
+        """Record the item (community, collection) written, in the write's own transaction
+        (the services' `on_saved`): a claim taken over meanwhile by a retry is not ours any
+        more, and the write rolls back."""
+        if not IdempotencyKey.objects.filter(NOTHING_WRITTEN, pk=self.pk,
+                                             created=self.since).update(
+                **{_FIELDS[type(item)]: item}):
             raise Conflict(_("another request with this Idempotency-Key took it over; retry "
                              "to get its answer"))
 
     def release(self) -> None:
         """The write failed: the key is free again (unless a retry took it over meanwhile, or
         the write was linked)."""
-        IdempotencyKey.objects.filter(pk=self.pk, created=self.since, item=None).delete()
+        IdempotencyKey.objects.filter(NOTHING_WRITTEN, pk=self.pk, created=self.since).delete()
 
 
 def claim(*, user, key: str, request_fingerprint: str, status: int) -> Claim:
@@ -174,16 +183,18 @@ def claim(*, user, key: str, request_fingerprint: str, status: int) -> Claim:
                                                 fingerprint=request_fingerprint)
         return Claim(row.pk, now, status)
     except IntegrityError:
-        existing = IdempotencyKey.objects.select_related("item").get(user=user, key=key)
+        existing = IdempotencyKey.objects.select_related("item", "community", "collection").get(
+            user=user, key=key)
     if existing.fingerprint != request_fingerprint:
         raise Conflict(_("this Idempotency-Key was used for another request; use a new key "
                          "for a new request"))
-    if existing.item is not None:
-        return Claim(existing.pk, existing.created, existing.status, replay=existing.item)
+    written = existing.item or existing.community or existing.collection
+    if written is not None:
+        return Claim(existing.pk, existing.created, existing.status, replay=written)
     # No item yet: still at work, or its process was killed (then take the claim over, once,
     # by the claim's own timestamp: two retries cannot both win it).
     taken = IdempotencyKey.objects.filter(
-        pk=existing.pk, item=None, created=existing.created,
+        NOTHING_WRITTEN, pk=existing.pk, created=existing.created,
         created__lt=now - IDEMPOTENCY_ABANDONED).update(created=now)
     if not taken:
         raise Conflict(_("a request with this Idempotency-Key is in progress; retry it later"))

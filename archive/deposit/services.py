@@ -32,6 +32,7 @@ from ..identifiers.minting import mint, restored
 from ..models import (
     DC_ELEMENTS,
     AccessRights,
+    Bundle,
     Collection,
     Confidence,
     DcValue,
@@ -64,6 +65,9 @@ class Upload:
     name: str
     file: IO[bytes]
     content_type: str = ""
+    # The work's files are ORIGINAL; an item from DSpace keeps its TEXT, THUMBNAIL and
+    # LICENSE bundles beside them (models/files.py), stored apart (storage.bundle_folder).
+    bundle: str = Bundle.ORIGINAL
 
 
 def _clean_text(what: str, value: str) -> str:
@@ -256,18 +260,27 @@ def _safe_name(what: str, name: str) -> str:
         raise ServiceError(_("%(what)s: %(reason)s") % {"what": what, "reason": exc}) from None
 
 
-def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset()) -> list[Upload]:
-    limits.check_count(len(uploads) + len(existing))  # TooManyFiles, a 400
+def _clean_uploads(uploads: list[Upload], existing: set[str] = frozenset(),
+                   held: int = 0) -> list[Upload]:
+    """The uploads under their stored names, checked: none named as a file of the item
+    (`existing`, every bundle's) or as another upload, and the work's files within the count
+    limit, with the `held` ones the item has (the other bundles, a thumbnail or extracted text
+    a file, do not count)."""
+    limits.check_count(sum(u.bundle == Bundle.ORIGINAL for u in uploads) + held)  # a 400
     clean, seen = [], set(existing)
     for upload in uploads:
         name = _safe_name(_("file name"), upload.name)
+        if upload.bundle not in Bundle.values:
+            raise ServiceError(_("%(name)s: %(bundle)r is not a bundle kept here") % {
+                "name": name, "bundle": upload.bundle})
         if name in existing:
             raise Conflict(_("the item already has a file named %(name)r") % {"name": name})
         if name in seen:
             raise ServiceError(_("two files would be named %(name)r") % {"name": name})
         seen.add(name)
         clean.append(Upload(name=name, file=upload.file,
-                            content_type=content_types.stored_type(name, upload.content_type)))
+                            content_type=content_types.stored_type(name, upload.content_type),
+                            bundle=upload.bundle))
     return clean
 
 
@@ -292,22 +305,28 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
     return sums
 
 
+def _remove(rep: str, uploads: Iterable[Upload]) -> None:
+    for upload in uploads:
+        storage.remove(rep, [upload.name], upload.bundle)
+
+
 def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemFile]:
-    stored: list[str] = []
+    stored: list[Upload] = []
     try:
         for upload, (sha, size) in zip(uploads, sums, strict=True):
             if staged is not None:
                 staging.renew(staged)
             upload.file.sha256, upload.file.size = sha, size
-            storage.store(rep, upload.name, upload.file)
-            stored.append(upload.name)
+            storage.store(rep, upload.name, upload.file, upload.bundle)
+            stored.append(upload)
     except storage.StorageConflict as exc:
-        storage.remove(rep, stored)
+        _remove(rep, stored)
         raise Conflict(_("%(key)s already exists") % {"key": exc.key}) from None
     except BaseException:  # a full storage (StorageFull, a 507) among others
-        storage.remove(rep, stored)
+        _remove(rep, stored)
         raise
-    return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type)
+    return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type,
+                     bundle=u.bundle)
             for u, (sha, size) in zip(uploads, sums, strict=True)]
 
 
@@ -430,7 +449,7 @@ def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | st
         raise ServiceError(_("the archive service is open to all"))
     level, day, reason = clean_access(rights=rights, embargo_until=embargo_until,
                                       reason=reason, current=item)
-    files = list(item.files.all())
+    files = list(ItemFile.every_bundle.filter(item=item))  # an import restricts its TEXT too
     restricted = _clean_restricted(restricted_files, [f.name for f in files])
     item.access_rights, item.embargo_until, item.access_reason = level, day, reason
     item.save(update_fields=["access_rights", "embargo_until", "access_reason", "updated"])
@@ -481,7 +500,6 @@ def item_deposit(
         previous_edition=previous_edition, translation_of=translation_of, dc=dc,
         transferable=transferable, access=access, restricted_files=restricted_files,
         collection=collection)
-    names = [u.name for u in uploads]
     sums = _checksums(uploads, sha256)
 
     minted = mint() if restored_date is None else restored(restored_date)
@@ -505,11 +523,11 @@ def item_deposit(
                     on_saved(item)
         except IntegrityError:
             # Lost a race the checks above could not see, e.g. two new editions of one item.
-            storage.remove(item.ibi, names)
+            _remove(item.ibi, uploads)
             raise Conflict(_("a concurrent change took this edition link or file name; "
                              "reload and try again")) from None
         except BaseException:
-            storage.remove(item.ibi, names)
+            _remove(item.ibi, uploads)
             raise
     finally:
         if staged is not None:
@@ -538,9 +556,10 @@ def _checked_deposit(
         raise ServiceError(_("title is required"))
     uploads = _clean_uploads(uploads)
     names = [u.name for u in uploads]
+    originals = [u.name for u in uploads if u.bundle == Bundle.ORIGINAL]
     target_file = (_safe_name("target_file", target_file) if target_file
-                   else (names[0] if names else ""))
-    if target_file and target_file not in names:
+                   else (originals[0] if originals else ""))
+    if target_file and target_file not in originals:
         raise ServiceError(_("target_file %(name)r is not one of the files")
                            % {"name": target_file})
     metadata = _clean_metadata(dc)
@@ -628,7 +647,9 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
     runs in the rows' own transaction, and `journal` journals the write (as item_deposit's)."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
-    uploads = _clean_uploads(uploads, existing=set(item.files.values_list("name", flat=True)))
+    uploads = _clean_uploads(uploads, existing=set(
+        ItemFile.every_bundle.filter(item=item).values_list("name", flat=True)),
+        held=item.files.count())
     sums = _checksums(uploads, sha256)
     staged = staging.begin(item.ibi) if journal else None
     try:
@@ -638,18 +659,19 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                 for f in files:
                     f.item = item
                 ItemFile.objects.bulk_create(files)
-                if not item.target_file and files:
-                    item.target_file = files[0].name
+                originals = [f for f in files if f.bundle == Bundle.ORIGINAL]
+                if not item.target_file and originals:
+                    item.target_file = originals[0].name
                 item.save(update_fields=["target_file", "updated"])
                 if staged is not None:
                     staging.end(staged)
                 if on_saved is not None:
                     on_saved(item)
         except IntegrityError:
-            storage.remove(item.ibi, [u.name for u in uploads])
+            _remove(item.ibi, uploads)
             raise Conflict(_("a concurrent upload took one of these file names")) from None
         except BaseException:
-            storage.remove(item.ibi, [u.name for u in uploads])
+            _remove(item.ibi, uploads)
             raise
     finally:
         if staged is not None:
@@ -739,7 +761,9 @@ def item_change_check(*, item: Item, uploads: list[Upload] = (),
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     existing = set(item.files.values_list("name", flat=True))
-    new = {u.name for u in _clean_uploads(list(uploads), existing)} if uploads else set()
+    every_name = set(ItemFile.every_bundle.filter(item=item).values_list("name", flat=True))
+    new = ({u.name for u in _clean_uploads(list(uploads), every_name, held=len(existing))}
+           if uploads else set())
     _checked_update(item, fields, dc, new_files=new)
     if access is not None:
         if item.is_archive_service:

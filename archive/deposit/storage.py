@@ -1,5 +1,10 @@
 """The uniform repository layout on Django's storage API: col/<repository name>/doc/<file>.
 
+The work's files (DSpace's ORIGINAL bundle) are in doc/, and only they: what DSpace made or
+kept beside them for an item that came from there (its TEXT, THUMBNAIL and LICENSE bundles,
+models/files.py) lies in bundles/<bundle, in lower case>/ beside doc/, where no download path
+reaches (site/downloads.py serves doc/ only) and a copy of doc/ never takes it for the work's.
+
 Every byte goes through `default_storage`, so the local disk and S3 share one code path. On the
 local disk that storage is `AtomicFileSystemStorage`: a file appears under its name whole or not
 at all, whatever fails while it is written (a full disk: `StorageFull`, a 507).
@@ -123,9 +128,24 @@ def item_folder(rep: str) -> str:
     return f"col/{rep}"
 
 
-def file_key(rep: str, name: str) -> str:
-    """col/<repository name>/doc/<file name>, the storage key and the download path."""
-    return f"{item_folder(rep)}/doc/{name}"
+ORIGINAL = "ORIGINAL"
+
+
+def bundle_folder(rep: str, bundle: str = ORIGINAL) -> str:
+    """col/<rep>/doc for the work's files, col/<rep>/bundles/<bundle> for another bundle's.
+
+        >>> bundle_folder("r/e/p/1"), bundle_folder("r/e/p/1", "THUMBNAIL")
+        ('col/r/e/p/1/doc', 'col/r/e/p/1/bundles/thumbnail')
+    """
+    if bundle == ORIGINAL:
+        return f"{item_folder(rep)}/doc"
+    return f"{item_folder(rep)}/bundles/{bundle.lower()}"
+
+
+def file_key(rep: str, name: str, bundle: str = ORIGINAL) -> str:
+    """col/<repository name>/doc/<file name>, the storage key and the download path (for a
+    file of another bundle, col/<repository name>/bundles/<bundle>/<file name>)."""
+    return f"{bundle_folder(rep, bundle)}/{name}"
 
 
 def safe_name(name: str) -> str:
@@ -161,9 +181,10 @@ def sha256_of(fileobj: IO[bytes]) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def store(rep: str, name: str, fileobj: IO[bytes]) -> Stored:
-    """Write one file under the item's doc/ folder; never overwrite anything."""
-    key = file_key(rep, name)
+def store(rep: str, name: str, fileobj: IO[bytes], bundle: str = ORIGINAL) -> Stored:
+    """Write one file under the item's doc/ folder (or its bundle's); never overwrite
+    anything."""
+    key = file_key(rep, name, bundle)
     sha = getattr(fileobj, "sha256", None)
     size = getattr(fileobj, "size", None)
     if sha is None or size is None:
@@ -183,19 +204,19 @@ def store(rep: str, name: str, fileobj: IO[bytes]) -> Stored:
     return Stored(name=name, size=size, sha256=sha)
 
 
-def remove(rep: str, names: list[str]) -> None:
+def remove(rep: str, names: list[str], bundle: str = ORIGINAL) -> None:
     for name in names:
-        default_storage.delete(file_key(rep, name))
+        default_storage.delete(file_key(rep, name, bundle))
 
 
-def open_file(rep: str, name: str):
-    return default_storage.open(file_key(rep, name), "rb")
+def open_file(rep: str, name: str, bundle: str = ORIGINAL):
+    return default_storage.open(file_key(rep, name, bundle), "rb")
 
 
-def list_folder(rep: str) -> list[str]:
-    """Names stored under the item's doc/ folder."""
+def list_folder(rep: str, bundle: str = ORIGINAL) -> list[str]:
+    """Names stored under the item's doc/ folder (or its bundle's)."""
     try:
-        _dirs, files = default_storage.listdir(f"{item_folder(rep)}/doc")
+        _dirs, files = default_storage.listdir(bundle_folder(rep, bundle))
     except FileNotFoundError:
         return []
     return sorted(files)

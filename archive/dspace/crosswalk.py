@@ -52,7 +52,7 @@ from ..deposit import controlled
 from ..metadata import dim
 from ..registry.names import Qualified
 from . import handles
-from .saf import ContentLine, MetadataValue
+from .saf import KEPT_BUNDLES, ContentLine, MetadataValue
 
 # (schema, element, qualifier) → our element; qualifier "*" is any qualifier.
 _DC = {
@@ -221,12 +221,13 @@ def embargo_until(values: Iterable[MetadataValue]) -> date | None:
 
 
 def restricted_groups(lines: Sequence[ContentLine]) -> list[str]:
-    """The groups other than Anonymous that a file of the ORIGINAL bundle may be read by
-    (`permissions:-r 'Group'`); write permissions (-w) do not change who reads."""
+    """The groups other than Anonymous that a file of a kept bundle (ORIGINAL, TEXT,
+    THUMBNAIL, LICENSE) may be read by (`permissions:-r 'Group'`); write permissions (-w) do
+    not change who reads."""
     groups = []
     for line in lines:
         text = line.permissions.strip()
-        if line.bundle != "ORIGINAL" or not text.startswith("-r"):
+        if line.bundle not in KEPT_BUNDLES or not text.startswith("-r"):
             continue
         group = text[2:].strip().strip("'\"").strip()
         if group.lower() != ANONYMOUS:
@@ -341,7 +342,7 @@ def to_item(values: Sequence[MetadataValue], lines: Sequence[ContentLine] = (),
     settle_embargo(mapped, embargo_until(values), today)
     groups = restricted_groups(lines)
     if groups:
-        mapped.restricted_files = [line.name for line in lines if line.bundle == "ORIGINAL"
+        mapped.restricted_files = [line.name for line in lines if line.bundle in KEPT_BUNDLES
                                    and line.permissions.strip().startswith("-r")
                                    and line.permissions.strip()[2:].strip().strip("'\"")
                                    .strip().lower() != ANONYMOUS]

@@ -12,9 +12,14 @@ One folder per item, `item_<n>` in the order of the repository's ids:
                       and an embargo's end (dc.date, info:eu-repo/date/embargoEnd/…)
     metadata_<schema>.xml  the same for each other schema (local, dcterms …)
     contents          each file `<name><TAB>bundle:ORIGINAL`, the target file `primary:true`,
-                      a file not open to all `permissions:-r 'Administrator'`
+                      a file not open to all `permissions:-r 'Administrator'`; then the files
+                      of its other bundles, as an import kept them (`bundle:TEXT`,
+                      `bundle:THUMBNAIL`, `bundle:LICENSE`)
     handle            the item's Handle, when it came with one (DSpace then keeps it)
-    <files>           the item's files, as stored
+    collections       its owning collection, then those it is mapped into: each one's DSpace
+                      Handle (Collection.handle, kept from an import), else its slug
+    <files>           the item's files, as stored, every bundle's side by side (one name per
+                      item across its bundles: models/files.py)
 
 Tombstones and the archive service are not exported: DSpace has no item for them. A folder is
 written beside its final place and renamed into it, so an export never holds half an item.
@@ -29,7 +34,7 @@ from pathlib import Path
 
 from ..access import policy
 from ..deposit import links, storage
-from ..models import AlternateIdentifier, Item
+from ..models import AlternateIdentifier, Item, ItemFile
 from . import crosswalk, handles, saf
 
 Scheme = AlternateIdentifier.Scheme
@@ -68,6 +73,13 @@ def metadata_files(item: Item, base: str | None = None) -> dict[str, bytes]:
             saf.metadata_xml(schema, values) for schema, values in by_schema.items()}
 
 
+def collections_text(item: Item) -> str:
+    """The `collections` file: the owning collection, then the mapped ones (by slug), each
+    by its DSpace Handle, else its slug."""
+    owned = [item.collection, *sorted(item.mapped_collections.all(), key=lambda c: c.slug)]
+    return "".join(f"{c.handle or c.slug}\n" for c in owned)
+
+
 def dublin_core(item: Item, base: str | None = None) -> bytes:
     return metadata_files(item, base)[saf.DUBLIN_CORE]
 
@@ -79,18 +91,23 @@ def export_item(item: Item, folder: Path, base: str | None = None) -> None:
     try:
         for name, data in metadata_files(item, base).items():
             (work / name).write_bytes(data)
-        files = list(item.files.order_by("name"))
+        # The work's files first, then the bundles DSpace keeps beside them (models/files.py).
+        files = sorted(ItemFile.every_bundle.filter(item=item), key=lambda row: (
+            not policy.lists_as_work(row.bundle), row.bundle, row.name))
         for row in files:
-            with storage.open_file(item.ibi, row.name) as src, open(work / row.name, "wb") as dst:
+            with (storage.open_file(item.ibi, row.name, row.bundle) as src,
+                  open(work / row.name, "wb") as dst):
                 shutil.copyfileobj(src, dst, storage.CHUNK)
         (work / saf.CONTENTS).write_text(saf.contents_text(
-            saf.ContentLine(name=row.name, bundle=saf.ORIGINAL,
-                            primary=row.name == item.target_file,
+            saf.ContentLine(name=row.name, bundle=row.bundle,
+                            primary=policy.lists_as_work(row.bundle)
+                            and row.name == item.target_file,
                             permissions="" if policy.is_open(item.access_rights, row.restricted)
                             else CLOSED) for row in files), "utf-8")
         found = _handles(item)
         if found:
             (work / saf.HANDLE).write_text(found[0] + "\n", "utf-8")
+        (work / saf.COLLECTIONS).write_text(collections_text(item), "utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
             os.replace(folder, old)
@@ -106,6 +123,6 @@ def exportable(items: Iterable[Item] | None = None) -> Iterable[Item]:
     if items is not None:
         return [i for i in items if not i.is_deleted and not i.is_archive_service]
     return (Item.objects.filter(is_archive_service=False).exclude(state=Item.State.DELETED)
-            .select_related("previous_edition")
-            .prefetch_related("dc_values__field__schema", "alternate_ids")
+            .select_related("previous_edition", "collection")
+            .prefetch_related("dc_values__field__schema", "alternate_ids", "mapped_collections")
             .order_by("pk").iterator(chunk_size=200))

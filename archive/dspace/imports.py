@@ -3,7 +3,11 @@
 Each item folder becomes an item with a freshly minted IBI, keeping its Handle (the `handle`
 file, or a Handle in dc.identifier.uri) and its DSpace UUID as alternate identifiers. Its
 ORIGINAL bundle becomes its files, the `primary:true` one the target file (else the first);
-other bundles (THUMBNAIL, TEXT, LICENSE …) are skipped and counted. Metadata goes through
+its TEXT, THUMBNAIL and LICENSE bundles are kept as such (models/files.py: never listed or
+served as the work's files), so that an export puts them back; other bundles (CC-LICENSE …)
+are skipped and counted. Its `collections` file places it (placement.py): the first Handle
+its owning collection, the others those it is mapped into; a Handle no collection here
+answers to fails the item, naming it. Metadata goes through
 crosswalk.py: every value of dublin_core.xml and metadata_<schema>.xml is kept under its field
 of the metadata registry with its language, authority and confidence; a value of a field the
 registry does not have fails its item, naming the field (a librarian adds it in the admin and
@@ -38,7 +42,7 @@ from ..deposit import services as deposit
 from ..deposit import staging, storage
 from ..models import Item
 from ..registry import selectors as registry
-from . import access, crosswalk, handles, ibis, saf, selectors, services
+from . import access, crosswalk, handles, ibis, placement, saf, selectors, services
 from .packages import Package
 from .report import FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
@@ -112,6 +116,8 @@ class Importer:
         default_factory=dict)
     done: dict[str, int | None] = field(default_factory=dict)
     registry: set[str] | None = None  # the registry's field names, read once
+    # Where items go: their `collections` files read through the map (placement.py).
+    placing: placement.Placement = field(default_factory=placement.Placement)
 
     def run(self) -> Report:
         # Handle or URI → the first package naming it
@@ -190,10 +196,13 @@ class Importer:
         if not mapped.title:
             raise saf.SafError(_("no dc.title"), saf.DUBLIN_CORE)
         self._registered(mapped)
+        placed = self.placing.place(placement.read_collections(
+            package.read(saf.COLLECTIONS, 65536).decode("utf-8-sig", "replace"))
+            if package.exists(saf.COLLECTIONS) else [])
         level, restricted = access.of(mapped)
-        files = [line for line in lines if line.bundle == saf.ORIGINAL]
+        files = [line for line in lines if line.bundle in saf.KEPT_BUNDLES]
         for line in lines:
-            if line.bundle != saf.ORIGINAL:
+            if line.bundle not in saf.KEPT_BUNDLES:
                 self.report.bundles_skipped[line.bundle] += 1
         for line in files:
             try:  # there, inside the folder, within the size limit
@@ -212,12 +221,15 @@ class Importer:
                     opened = stack.enter_context(package.open(line.name))
                 except saf.SafError as exc:
                     raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
-                uploads.append(deposit.Upload(name=line.name, file=opened))
+                uploads.append(deposit.Upload(name=line.name, file=opened, bundle=line.bundle))
             target = next((u.name for u, line in zip(uploads, files, strict=True)
-                           if line.primary), "")
+                           if line.primary and line.bundle == saf.ORIGINAL), "")
             target = storage.safe_name(target) if target else ""
             # Read once: the deposit services take the checksums kept on the files.
-            sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads}
+            sums = {storage.safe_name(u.name): _sha256(u.file) for u in uploads
+                    if u.bundle == saf.ORIGINAL}
+            bundle_sums = {(u.bundle, storage.safe_name(u.name)): _sha256(u.file)
+                           for u in uploads if u.bundle != saf.ORIGINAL}
             if existing is None and not ids and restored is None:
                 existing = self._same_content(mapped, sums)
             previous = self._previous(package, existing)
@@ -234,16 +246,20 @@ class Importer:
                                         dc=crosswalk.stored(mapped), uploads=uploads,
                                         target_file=target, ids=ids,
                                         previous_edition=previous, access=level,
-                                        restricted_files=restricted, restored_date=restored)
+                                        restricted_files=restricted, restored_date=restored,
+                                        collection=placed[0] if placed else
+                                        self.placing.default,
+                                        mapped=placed[1] if placed else ())
                 return IMPORTED, item, mapped
             if services.same(existing, title=mapped.title, language=mapped.language,
-                             dc=crosswalk.stored(mapped), files=sums) and services.same_access(
-                    existing, level, restricted):
+                             dc=crosswalk.stored(mapped), files=sums, bundles=bundle_sums,
+                             placed=placed) and services.same_access(existing, level, restricted):
                 return SKIPPED, existing, mapped
             if not self.same_repository:
                 services.refuse_unless_the_same(existing, ids)
-            held = dict(existing.files.values_list("name", "sha256"))
-            for name, sha in sums.items():
+            held = {**dict(existing.files.values_list("name", "sha256")),
+                    **{name: sha for (_b, name), sha in services.bundles_of(existing).items()}}
+            for name, sha in [*sums.items(), *((n, s) for (_b, n), s in bundle_sums.items())]:
                 if name in held and held[name] != sha:
                     raise deposit.Conflict(_("%(name)s differs from the file of %(ibi)s: a "
                                              "file here never changes") % {
@@ -253,7 +269,7 @@ class Importer:
                 return UPDATED, existing, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
                                    dc=crosswalk.stored(mapped), uploads=new, ids=ids, access=level,
-                                   restricted_files=restricted)
+                                   restricted_files=restricted, placed=placed)
             return UPDATED, item, mapped
 
     def _registered(self, mapped: crosswalk.Mapped) -> None:
@@ -339,10 +355,11 @@ def _sha256(fileobj) -> str:
 def import_packages(packages: Iterable[Package], report: Report, *,
                     progress: Callable[[int], None] = lambda n: None,
                     today: date | None = None, same_repository: bool = False,
-                    keeping: ibis.Keeping | None = None, dry_run: bool = False) -> Report:
+                    keeping: ibis.Keeping | None = None, dry_run: bool = False,
+                    placed_by: placement.Placement | None = None) -> Report:
     importer = Importer(list(packages), report, progress=progress,
                         same_repository=same_repository, keeping=keeping or ibis.Keeping(),
-                        dry_run=dry_run)
+                        dry_run=dry_run, placing=placed_by or placement.Placement())
     if today is not None:
         importer.today = today
     return importer.run()

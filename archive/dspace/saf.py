@@ -13,7 +13,8 @@ One folder per item::
                                     tese.pdf.jpg<TAB>bundle:THUMBNAIL
                                     data.csv<TAB>permissions:-r 'Anonymous'<TAB>description:…
     item_000/handle               123456789/42
-    item_000/collections          the collections' handles (here: noted, not used)
+    item_000/collections          the Handles of the collections holding it, the owning one
+                                    first (placement.py)
     item_000/tese.pdf …           the files the contents name
 
 A qualifier "none" or "" is no qualifier (ItemImport's addDCValue); a line of `contents`
@@ -42,6 +43,10 @@ HANDLE = "handle"
 COLLECTIONS = "collections"
 METADATA_FILE = re.compile(r"metadata_([A-Za-z0-9_-]+)\.xml")
 ORIGINAL = "ORIGINAL"
+# The bundles an import keeps, each as such (models/files.py): the work's files, the text
+# DSpace extracted from them, their thumbnails, the deposit licence. Any other (CC-LICENSE,
+# BRANDED_PREVIEW …) is skipped and counted.
+KEPT_BUNDLES = (ORIGINAL, "TEXT", "THUMBNAIL", "LICENSE")
 # A metadata file is a few kB; a megabyte is far beyond any DSpace item's.
 MAX_METADATA_BYTES = 4 * 1024 * 1024
 

@@ -16,14 +16,18 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from ..communities import services as communities
 from ..deposit import services
-from ..models import DC_ELEMENTS, AlternateIdentifier, Item
+from ..models import DC_ELEMENTS, AlternateIdentifier, Bundle, Collection, Item, ItemFile
 from ..registry import names
 from ..registry.names import Qualified
 
 Scheme = AlternateIdentifier.Scheme
 # (scheme, value, file name): file name "" for the item itself.
 Alternate = tuple[str, str, str]
+# Where an import puts an item: its owning collection and those it is mapped into
+# (placement.py).
+Placed = tuple[Collection, Sequence[Collection]]
 
 
 def holder(ids: Iterable[Alternate]) -> Item | None:
@@ -93,20 +97,25 @@ def add_ids(item: Item, ids: Iterable[Alternate]) -> None:
 def deposit(*, title: str, language: str, dc: dict[str, list[str]],
             uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
             previous_edition: Item | None = None, access: services.Access | None = None,
-            restricted_files: Sequence[str] = (), restored_date: Decimal | None = None) -> Item:
+            restricted_files: Sequence[str] = (), restored_date: Decimal | None = None,
+            collection: Collection | None = None, mapped: Sequence[Collection] = ()) -> Item:
     """A new Original with its alternate identifiers, or a ServiceError and nothing. The
     caller has seen that no item holds them (`holder`); one that another writer took since is
-    refused by the unique constraint, and the deposit with it."""
+    refused by the unique constraint, and the deposit with it. `collection` owns it (None:
+    the default collection), and it is mapped into `mapped`; its access is what the source
+    said (`access`, None: open), never the collection's default for new deposits."""
     def write(item: Item) -> None:
         AlternateIdentifier.objects.bulk_create(
             AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
             for s, v, f in dict.fromkeys(ids))
+        if mapped:
+            communities.item_map(item=item, collections=mapped)
 
     return services.item_deposit(
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
-        previous_edition=previous_edition, access=access,
+        previous_edition=previous_edition, access=access or services.Access(),
         restricted_files=restricted_files, on_saved=write, restored_date=restored_date,
-        journal=True)
+        journal=True, collection=collection)
 
 
 def _key(schema: str, element: str, qualifier: str) -> str:
@@ -129,11 +138,33 @@ def stored_values(item: Item) -> dict[str, list[Qualified]]:
     return stored
 
 
+def bundles_of(item: Item) -> dict[tuple[str, str], str]:
+    """(bundle, name) → sha256 of the item's files outside ORIGINAL (TEXT, THUMBNAIL …)."""
+    return {(b, n): sha for b, n, sha in ItemFile.every_bundle.filter(item=item).exclude(
+        bundle=Bundle.ORIGINAL).values_list("bundle", "name", "sha256")}
+
+
+def in_collections(item: Item, placed: Placed | None) -> bool:
+    """Whether the item is owned by and mapped into exactly these (None: wherever it is)."""
+    if placed is None:
+        return True
+    owner, mapped = placed
+    return item.collection_id == owner.pk and set(
+        item.mapped_collections.values_list("pk", flat=True)) == {c.pk for c in mapped}
+
+
 def same(item: Item, *, title: str, language: str, dc: dict[str, list],
-         files: dict[str, str], but_relations: bool = False) -> bool:
+         files: dict[str, str], but_relations: bool = False,
+         bundles: dict[tuple[str, str], str] | None = None, placed: Placed | None = None
+         ) -> bool:
     """Whether the item already says exactly this (files: name → sha256): the same values of
     the same fields, with their languages and authorities (`but_relations`: whatever its
-    relations)."""
+    relations); with `bundles` ((bundle, name) → sha256), the same files of its other
+    bundles; with `placed`, in the same collections."""
+    if bundles is not None and bundles_of(item) != bundles:
+        return False
+    if not in_collections(item, placed):
+        return False
     stored = stored_values(item)
     try:
         rows = services.clean_metadata(dc, kept_dates=[v.value for v in stored.get("date", ())])
@@ -161,16 +192,17 @@ def same_access(item: Item, access: services.Access | None,
     """Whether the item's access already is this (open when None)."""
     level = access or services.Access()
     return (item.access_rights, item.embargo_until) == (level.rights, level.embargo_until) \
-        and set(item.files.filter(restricted=True).values_list("name", flat=True)) == set(
-            restricted_files)
+        and set(ItemFile.every_bundle.filter(item=item, restricted=True).values_list(
+            "name", flat=True)) == set(restricted_files)
 
 
 def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
            uploads: list[services.Upload], ids: Sequence[Alternate],
-           access: services.Access | None = None, restricted_files: Sequence[str] = ()
-           ) -> Item:
+           access: services.Access | None = None, restricted_files: Sequence[str] = (),
+           placed: Placed | None = None) -> Item:
     """The item's metadata replaced by this, the new files added (a file here is never
-    replaced: a file of the same name with other bytes is a Conflict, before any change)."""
+    replaced: a file of the same name with other bytes is a Conflict, before any change);
+    with `placed` (owning collection and mapped ones), moved and mapped there."""
     if item.is_deleted:
         raise services.Conflict(_("%(ibi)s is deleted here") % {"ibi": item.ibi})
 
@@ -179,10 +211,16 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
         services.item_update(item=item, title=title, language=language,
                              dc={**{key: [] for key in stored_values(item)}, **dc})
         add_ids(item, ids)
+        if not in_collections(item, placed):
+            owner, mapped = placed
+            if owner.pk != item.collection_id:
+                communities.item_move(item=item, collection=owner)
+            communities.item_map(item=item, collections=mapped)
         level = access or services.Access()
         if (item.access_rights, item.embargo_until, set(restricted_files)) != (
                 level.rights, level.embargo_until,
-                set(item.files.filter(restricted=True).values_list("name", flat=True))):
+                set(ItemFile.every_bundle.filter(item=item, restricted=True).values_list(
+                    "name", flat=True))):
             services.item_set_access(item=item, rights=level.rights,
                                      embargo_until=level.embargo_until, reason=level.reason,
                                      restricted_files=list(restricted_files))

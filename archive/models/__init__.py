@@ -25,7 +25,7 @@ from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Comm
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
-from .files import ItemFile
+from .files import Bundle, ItemFile
 from .harvesting import HarvestSource
 from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
@@ -40,7 +40,7 @@ __all__ = [
     "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
-    "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
+    "Bundle", "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
 ]

@@ -74,8 +74,17 @@ class Collection(_Named):
     default_embargo_days = models.PositiveIntegerField(
         _("default embargo (days)"), default=0, validators=[MaxValueValidator(36500)],
         help_text=_("with the default access embargoed: the days a deposit stays closed"))
+    # The collection's Handle in the DSpace it came from (123456789/1000): `importsaf` reads
+    # an item's `collections` file by it, and `exportsaf` writes it back there.
+    handle = models.CharField(
+        _("DSpace Handle"), max_length=255, blank=True, default="", db_default="",
+        help_text=_("the Handle this collection had in DSpace (prefix/suffix), if it came "
+                    "from there: imports find it by it, exports write it back"))
 
     class Meta:
         ordering = ["name_pt_br", "id"]
+        constraints = [models.UniqueConstraint(
+            fields=["handle"], condition=~models.Q(handle=""), name="one_collection_per_handle",
+            violation_error_message=_("handle: another collection has this DSpace Handle"))]
         verbose_name = _("collection")
         verbose_name_plural = _("collections")

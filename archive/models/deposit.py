@@ -9,7 +9,8 @@ from .items import Item
 
 class IdempotencyKey(models.Model):
     """A client's Idempotency-Key for an API write (archive/deposit/idempotency.py): per user,
-    with a hash of the request, the status it answers and, once written, the item it wrote.
+    with a hash of the request, the status it answers and, once written, the item (or the
+    community or collection) it wrote.
     Kept IDEMPOTENCY_TTL."""
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+",
@@ -18,6 +19,13 @@ class IdempotencyKey(models.Model):
     fingerprint = models.CharField(_("fingerprint"), max_length=64)
     item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE,
                              related_name="+", verbose_name=_("item"))
+    # What a write of the tree wrote (POST /api/communities/, /api/collections/): one of the
+    # three is set once the write is done.
+    community = models.ForeignKey("Community", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="+", verbose_name=_("community"))
+    collection = models.ForeignKey("Collection", null=True, blank=True,
+                                   on_delete=models.CASCADE, related_name="+",
+                                   verbose_name=_("collection"))
     created = models.DateTimeField(_("created"), db_index=True)
     # The HTTP status of the first answer, replayed with the item (201: a deposit, files added).
     status = models.PositiveSmallIntegerField(_("status"), default=201, db_default=201)

@@ -1,4 +1,5 @@
-"""An item's stored files."""
+"""An item's stored files: its work's files (DSpace's ORIGINAL bundle) and, for an item that
+came from DSpace, the bundles DSpace derives or keeps beside them (TEXT, THUMBNAIL, LICENSE)."""
 from __future__ import annotations
 
 from django.db import models
@@ -6,9 +7,32 @@ from django.utils.translation import gettext_lazy as _
 
 from .items import Item
 
+# DSpace's bundles an item keeps (archive/dspace/saf.py reads and writes them): the work's own
+# files, and what DSpace made or kept beside them. Names as DSpace spells them.
+ORIGINAL, TEXT, THUMBNAIL, LICENSE = "ORIGINAL", "TEXT", "THUMBNAIL", "LICENSE"
+
+
+class Bundle(models.TextChoices):
+    ORIGINAL = ORIGINAL, _("original (the work's files)")
+    TEXT = TEXT, _("extracted text")
+    THUMBNAIL = THUMBNAIL, _("thumbnail")
+    LICENSE = LICENSE, _("deposit licence")
+
+
+class OriginalFiles(models.Manager):
+    """The work's files only (bundle ORIGINAL): what every channel lists, serves, copies,
+    bags and counts. The default manager, and so `item.files` too, on purpose: the other
+    bundles are kept for a DSpace round trip and never reach a reader by a forgotten filter.
+    `ItemFile.every_bundle` reads them all (archive/dspace/exports.py, fsck)."""
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(bundle=ORIGINAL)
+
 
 class ItemFile(models.Model):
-    """A file of an item, stored at col/<repository name>/doc/<name>."""
+    """A file of an item: an original at col/<repository name>/doc/<name>, a file of another
+    bundle at col/<repository name>/bundles/<bundle, in lower case>/<name>
+    (archive/deposit/storage.py `file_key`)."""
 
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="files",
                              verbose_name=_("item"))
@@ -24,12 +48,22 @@ class ItemFile(models.Model):
     # Closed to the public even when its item is open (a public article, a restricted
     # dataset): for librarians and holders of a secret link, as a restricted item's files.
     restricted = models.BooleanField(_("restricted"), default=False, db_default=False)
+    bundle = models.CharField(_("bundle"), max_length=16, choices=Bundle.choices,
+                              default=ORIGINAL, db_default=ORIGINAL)
+
+    every_bundle = models.Manager()
+    objects = OriginalFiles()
 
     class Meta:
+        default_manager_name = "objects"
         verbose_name = _("item file")
         verbose_name_plural = _("item files")
         ordering = ["name"]
+        # One name per item across its bundles, as in a DSpace export's item folder, where
+        # every bundle's files lie side by side.
         constraints = [models.UniqueConstraint(fields=["item", "name"], name="one_name_per_item")]
 
     def __str__(self) -> str:
-        return f"{self.item.ibi}/doc/{self.name}"
+        if self.bundle == ORIGINAL:
+            return f"{self.item.ibi}/doc/{self.name}"
+        return f"{self.item.ibi}/bundles/{self.bundle.lower()}/{self.name}"

@@ -4,6 +4,8 @@ Files are checked oldest-checked first (never-checked ones before all others), s
 partial runs (`--oldest N`, the daily task) cycle through the whole collection. Each checked
 row gets `checked_at` and `fixity_problem` (empty when the bytes are intact), which the admin
 lists; a later good check clears an old problem (e.g. after a copy fetched the file again).
+Every bundle's files are checked: the work's, and those an item from DSpace keeps beside them
+(its TEXT, THUMBNAIL and LICENSE, under col/<rep>/bundles/).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from ..models import ItemFile
 
 @dataclass(frozen=True)
 class Finding:
-    key: str  # col/<rep>/doc/<name>
+    key: str  # col/<rep>/doc/<name>, or col/<rep>/bundles/<bundle>/<name>
     problem: str  # "" when intact
 
     @property
@@ -33,15 +35,16 @@ BATCH = 200
 
 def due(since) -> QuerySet[ItemFile]:
     """Files not checked since `since`, oldest-checked first, never-checked ones first."""
-    return (ItemFile.objects.select_related("item")
-            .only("name", "size", "sha256", "checked_at", "fixity_problem", "item__ibi")
+    return (ItemFile.every_bundle.select_related("item")
+            .only("name", "size", "sha256", "checked_at", "fixity_problem", "bundle",
+                  "item__ibi")
             .filter(Q(checked_at__isnull=True) | Q(checked_at__lt=since))
             .order_by(F("checked_at").asc(nulls_first=True), "pk"))
 
 
 def problem_of(row: ItemFile) -> str:
     """What is wrong with the stored bytes of one file row, or ""."""
-    key = storage.file_key(row.item.ibi, row.name)
+    key = storage.file_key(row.item.ibi, row.name, row.bundle)
     if not default_storage.exists(key):
         return "missing"
     try:
@@ -58,7 +61,7 @@ def problem_of(row: ItemFile) -> str:
 
 def record(row: ItemFile, problem: str) -> None:
     """Stamp one row with the outcome of its check."""
-    ItemFile.objects.filter(pk=row.pk).update(checked_at=timezone.now(),
+    ItemFile.every_bundle.filter(pk=row.pk).update(checked_at=timezone.now(),
                                               fixity_problem=problem[:255])
 
 
@@ -77,5 +80,6 @@ def check(limit: int | None = None) -> Iterator[Finding]:
         for row in batch:
             problem = problem_of(row)
             record(row, problem)
-            yield Finding(key=storage.file_key(row.item.ibi, row.name), problem=problem)
+            yield Finding(key=storage.file_key(row.item.ibi, row.name, row.bundle),
+                          problem=problem)
         done += len(batch)

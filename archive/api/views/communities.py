@@ -3,20 +3,23 @@ permissions of the Librarians group), through the tree's services (archive/commu
 refusals (a slug taken, a cycle, a collection with items deleted) are 400s naming the field."""
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import generics
+from rest_framework import generics, status
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
+from rest_framework.response import Response
 
 from ...communities import services
 from ...models import Collection, Community
-from ..schema import errors
+from ..idempotency import IdempotentWrites
+from ..schema import IDEMPOTENCY_KEY, errors
 from ..serializers.communities import CollectionSerializer, CommunitySerializer
 
 
 def _listed(serializer):
-    return extend_schema_view(post=extend_schema(responses={201: serializer,
-                                                            **errors(400, 401, 403)}))
+    return extend_schema_view(post=extend_schema(
+        parameters=[IDEMPOTENCY_KEY], responses={201: serializer, **errors(400, 401, 403, 409)}))
 
 
 def _one(serializer):
@@ -37,7 +40,8 @@ class _Written:
 
     def perform_create(self, serializer) -> None:
         model = serializer.Meta.model
-        serializer.instance = type(self).saving(model(**serializer.validated_data))
+        serializer.instance = type(self).saving(model(**serializer.validated_data),
+                                                getattr(self, "on_saved", None))
 
     def perform_update(self, serializer) -> None:
         for name, value in serializer.validated_data.items():
@@ -48,12 +52,30 @@ class _Written:
         type(self).deleting(instance)
 
 
-def _community_save(community: Community) -> Community:
-    return services.community_save(community=community)
+def _community_save(community: Community, on_saved=None) -> Community:
+    return services.community_save(community=community, on_saved=on_saved)
 
 
-def _collection_save(collection: Collection) -> Collection:
-    return services.collection_save(collection=collection)
+def _collection_save(collection: Collection, on_saved=None) -> Collection:
+    return services.collection_save(collection=collection, on_saved=on_saved)
+
+
+class _IdempotentCreate(IdempotentWrites):
+    """A POST with an Idempotency-Key (api/idempotency.py): sent again, the community or
+    collection it made is answered again (201, Idempotent-Replayed: true), never made twice;
+    the key is linked to it in the save's own transaction."""
+
+    success_status = {"POST": status.HTTP_201_CREATED}
+
+    def location(self, written) -> str:
+        name = "api:community" if isinstance(written, Community) else "api:collection"
+        return self.request.build_absolute_uri(reverse(name, args=[written.slug]))
+
+    def record(self, written, status_code: int = status.HTTP_200_OK) -> Response:
+        """What was written, as it is now (a replay's answer)."""
+        self.answered = written
+        data = self.get_serializer(type(written).objects.get(pk=written.pk)).data
+        return Response(data, status=status_code, headers={"Location": self.location(written)})
 
 
 def _community_delete(community: Community) -> None:
@@ -65,7 +87,7 @@ def _collection_delete(collection: Collection) -> None:
 
 
 @_listed(CommunitySerializer)
-class CommunityList(_Written, generics.ListCreateAPIView):
+class CommunityList(_IdempotentCreate, _Written, generics.ListCreateAPIView):
     """GET: every community, by slug (the tree: each names its parent). POST: a new one."""
 
     queryset = Community.objects.select_related("parent").order_by("slug")
@@ -87,7 +109,7 @@ class CommunityDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
 
 
 @_listed(CollectionSerializer)
-class CollectionList(_Written, generics.ListCreateAPIView):
+class CollectionList(_IdempotentCreate, _Written, generics.ListCreateAPIView):
     """GET: every collection, by slug. POST: a new one."""
 
     queryset = Collection.objects.select_related("community").order_by("slug")

@@ -2,9 +2,12 @@
 DSpace's ItemImport reads (`dspace import -a -c <collection> -s <folder> -m mapfile`) and so
 does `manage.py importsaf` on another repository.
 
-Writes <folder>/item_<n>/ for every item (or those named): dublin_core.xml, contents (the
-target file `primary:true`), handle (when the item came with one) and its files. Tombstones
-and the archive service are left out. What goes where: archive/dspace/exports.py.
+Writes <folder>/item_<n>/ for every item (or those named): dublin_core.xml and
+metadata_<schema>.xml, contents (the target file `primary:true`; the TEXT, THUMBNAIL and
+LICENSE bundles an import kept, each `bundle:<name>`), handle (when the item came with one),
+collections (its owning collection, then those it is mapped into: each one's DSpace Handle,
+else its slug) and its files. Tombstones and the archive service are left out. What goes
+where: archive/dspace/exports.py.
 """
 from __future__ import annotations
 

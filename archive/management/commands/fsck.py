@@ -42,7 +42,7 @@ from django.utils.translation import ngettext
 
 from archive.deposit import pending, staging, storage
 from archive.management.base import DocumentedCommand
-from archive.models import Item, ItemFile
+from archive.models import Bundle, Item, ItemFile
 
 ROOT = "col"
 
@@ -60,12 +60,21 @@ def walk(folder: str = ROOT) -> Iterator[str]:
         stack.extend(f"{current}/{name}" for name in dirs)
 
 
-def split_key(key: str) -> tuple[str, str] | None:
-    """col/<rep>/doc/<name> → (rep, name); None for a key outside any doc/ folder."""
+def split_key(key: str) -> tuple[str, str, str] | None:
+    """col/<rep>/doc/<name> → (rep, name, "ORIGINAL"), col/<rep>/bundles/<bundle>/<name> →
+    (rep, name, BUNDLE); None for a key outside any doc/ or bundle folder."""
     folder, sep, name = key.rpartition("/doc/")
-    if not sep or not folder.startswith(f"{ROOT}/") or "/" in name:
+    bundle = str(Bundle.ORIGINAL)
+    if not sep:
+        rest, sep, name = key.rpartition("/")
+        folder, bundles, bundle = rest.rpartition("/bundles/")
+        if (not bundles or bundle.upper() not in Bundle.values or bundle == bundle.upper()
+                or bundle.upper() == Bundle.ORIGINAL):
+            return None
+        bundle = bundle.upper()
+    if not sep or not folder.startswith(f"{ROOT}/") or "/" in name or not name:
         return None
-    return folder[len(ROOT) + 1:], name
+    return folder[len(ROOT) + 1:], name, bundle
 
 
 
@@ -84,9 +93,11 @@ class Command(DocumentedCommand):
         stored = set(walk())
         expected: dict[str, int] = {}
         problems = 0
-        rows = ItemFile.objects.select_related("item").only("name", "size", "item__ibi")
+        # Every bundle's files: a DSpace item's TEXT, THUMBNAIL and LICENSE are no orphans.
+        rows = ItemFile.every_bundle.select_related("item").only("name", "size", "bundle",
+                                                                 "item__ibi")
         for row in rows.iterator(chunk_size=2000):
-            key = storage.file_key(row.item.ibi, row.name)
+            key = storage.file_key(row.item.ibi, row.name, row.bundle)
             expected[key] = row.size
             if key not in stored:
                 problems += 1
@@ -105,7 +116,7 @@ class Command(DocumentedCommand):
                 self.stdout.write(_("writing  %(key)s (an import is storing its item)")
                                   % {"key": key})
                 continue
-            where = (_("not in a doc/ folder") if parts is None else
+            where = (_("not in a doc/ or bundle folder") if parts is None else
                      _("its item exists") if parts[0] in items else _("no item has this IBI"))
             if fix_orphans and self._remove(key, parts, min_age):
                 removed += 1
@@ -130,15 +141,16 @@ class Command(DocumentedCommand):
         file a row claims (its item's, committed before)."""
         removed = 0
         for staged in staging.claim_expired():
-            claimed = set(ItemFile.objects.filter(item__ibi=staged.rep).values_list("name",
-                                                                                   flat=True))
-            for name in storage.list_folder(staged.rep):
-                if name not in claimed:
-                    default_storage.delete(storage.file_key(staged.rep, name))
-                    removed += 1
-                    self.stdout.write(_("removed  %(key)s (an import stopped before its item "
-                                        "committed)") % {
-                        "key": storage.file_key(staged.rep, name)})
+            claimed = set(ItemFile.every_bundle.filter(item__ibi=staged.rep).values_list(
+                "bundle", "name"))
+            for bundle in Bundle.values:
+                for name in storage.list_folder(staged.rep, bundle):
+                    if (bundle, name) not in claimed:
+                        key = storage.file_key(staged.rep, name, bundle)
+                        default_storage.delete(key)
+                        removed += 1
+                        self.stdout.write(_("removed  %(key)s (an import stopped before its "
+                                            "item committed)") % {"key": key})
             staging.forget(staged)
         return removed
 
@@ -167,13 +179,14 @@ class Command(DocumentedCommand):
                               % {"path": path, "size": info.st_size})
         return swept
 
-    def _remove(self, key: str, parts: tuple[str, str] | None, min_age: int) -> bool:
+    def _remove(self, key: str, parts: tuple[str, str, str] | None, min_age: int) -> bool:
         age = timezone.now() - default_storage.get_modified_time(key)
         if age < timedelta(seconds=min_age):
             self.stderr.write(_("kept %(key)s: younger than %(age)d s, a deposit may be running")
                               % {"key": key, "age": min_age})
             return False
-        if parts and ItemFile.objects.filter(item__ibi=parts[0], name=parts[1]).exists():
+        if parts and ItemFile.every_bundle.filter(item__ibi=parts[0], name=parts[1],
+                                                  bundle=parts[2]).exists():
             return False  # committed since the walk: it is no orphan any more
         default_storage.delete(key)
         _prune(key)

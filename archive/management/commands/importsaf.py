@@ -1,5 +1,6 @@
-"""`manage.py importsaf <folder or .zip> [--report FILE]` — a DSpace collection, as DSpace's
-ItemExport writes it (Simple Archive Format), into this repository.
+"""`manage.py importsaf <folder or .zip> [--report FILE] [--collection SLUG]
+[--map-collections FILE]` — a DSpace collection, as DSpace's ItemExport writes it (Simple
+Archive Format), into this repository.
 
 The folder (or zip) holds one folder per item: dublin_core.xml, optional metadata_<schema>.xml
 (dcterms, local …), contents (one file a line: `name<TAB>bundle:ORIGINAL<TAB>primary:true`),
@@ -10,10 +11,18 @@ repositories share) is updated only with --same-repository; without it, an item 
 fails with the reason, so that another repository's export never overwrites it.
 Every metadata value is kept under its field of the metadata registry with its language,
 authority and confidence; a value of a field the registry lacks fails its item, naming it.
-The ORIGINAL bundle becomes the files (primary: the target file); THUMBNAIL, TEXT and LICENSE
-are skipped and counted. Running it again updates what changed and skips the rest: an item
-is known again by its Handle or DSpace UUID, or, in a package without either (DSpace's own
-batch-ingest SAF has none), by its title and files (names and SHA-256; with no files, all its
+The ORIGINAL bundle becomes the files (primary: the target file); TEXT, THUMBNAIL and LICENSE
+are kept as such, beside them (never listed or served as the work's files), and `exportsaf`
+writes them back; other bundles are skipped and counted.
+Each item goes into the collections its `collections` file names (DSpace Handles, the owning
+collection first, then those it is mapped into): a Handle is found in --map-collections FILE
+(CSV, one `handle,slug` a line: a DSpace collection's Handle and the slug of a collection here,
+which then keeps that Handle) or among the Handles collections here keep; one found neither
+way fails the item, naming it. A new item without a `collections` file goes into
+--collection (a slug), else the default collection; one imported before stays where it is.
+Running it again updates what changed and skips the rest: an item is known again by its
+Handle or DSpace UUID, or, in a package without either (DSpace's own batch-ingest SAF has
+none), by its title and files (names and SHA-256; with no files, all its
 metadata), so a second run never makes an item, or an IBI, twice. --dry-run says what would
 be imported, updated, skipped or would fail, in the summary and the report, and changes
 nothing.
@@ -34,7 +43,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
 
-from archive.dspace import imports, packages
+from archive.dspace import imports, packages, placement
 from archive.dspace import report as reports
 from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
 
@@ -76,11 +85,21 @@ class Command(DocumentedCommand):
             "--dry-run", action="store_true",
             help="say what would be imported, updated, skipped or would fail (the summary and "
                  "the report), changing nothing")
+        parser.add_argument(
+            "--collection", default="", metavar="SLUG",
+            help="the collection of the items without a `collections` file (default: the "
+                 "default collection)")
+        parser.add_argument(
+            "--map-collections", type=Path, metavar="FILE",
+            help="CSV, one `handle,slug` a line: the collection here of each DSpace collection "
+                 "Handle the `collections` files name")
         keeping_arguments(parser)
 
     def handle(self, *args, source: Path, report: Path | None, same_repository: bool = False,
-               dry_run: bool = False, **options) -> None:
+               dry_run: bool = False, collection: str = "", map_collections: Path | None = None,
+               **options) -> None:
         check_keeping(options)
+        placed_by = self._placement(collection, map_collections, dry_run)
         source = source.expanduser().resolve()
         if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
             raise CommandError(_("%(source)s is neither a folder nor a zip file")
@@ -100,7 +119,7 @@ class Command(DocumentedCommand):
                     run.add(reports.FAILED, entry, line=entry, reason=reason)
                 imports.import_packages(found, run, progress=bar.update,
                                         same_repository=same_repository, dry_run=dry_run,
-                                        keeping=keeping(options))
+                                        keeping=keeping(options), placed_by=placed_by)
         finally:
             if archive is not None:
                 archive.close()
@@ -109,3 +128,23 @@ class Command(DocumentedCommand):
             raise CommandError(ngettext("%(count)d item or entry failed; see the report",
                                         "%(count)d items or entries failed; see the report",
                                         run.failed) % {"count": run.failed})
+
+    def _placement(self, collection: str, map_file: Path | None,
+                   dry_run: bool) -> placement.Placement:
+        """The collections of the run, checked before any item: a map file that cannot be
+        read, or a slug no collection has, stops it."""
+        mapping = {}
+        if map_file is not None:
+            try:
+                text = map_file.expanduser().read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeError) as exc:
+                raise CommandError(_("--map-collections %(path)s cannot be read: %(reason)s")
+                                   % {"path": map_file, "reason": exc}) from None
+            try:
+                mapping = placement.read_map(text)
+            except placement.MapError as exc:
+                raise CommandError(f"--map-collections {map_file}: {exc}") from None
+        try:
+            return placement.placement(collection, mapping, keep_handles=not dry_run)
+        except placement.MapError as exc:
+            raise CommandError(str(exc)) from None
