@@ -74,6 +74,11 @@ class Collection(_Named):
     default_embargo_days = models.PositiveIntegerField(
         _("default embargo (days)"), default=0, validators=[MaxValueValidator(36500)],
         help_text=_("with the default access embargoed: the days a deposit stays closed"))
+    # None: the built-in default profile ("padrão", models/profiles.py DEFAULT_PROFILE).
+    profile = models.ForeignKey(
+        "SubmissionProfile", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="collections", verbose_name=_("submission profile"),
+        help_text=_("the fields its items have; empty: the default profile (padrão)"))
 
     class Meta:
         ordering = ["name_pt_br", "id"]

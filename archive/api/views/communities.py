@@ -3,15 +3,19 @@ permissions of the Librarians group), through the tree's services (archive/commu
 refusals (a slug taken, a cycle, a collection with items deleted) are 400s naming the field."""
 from __future__ import annotations
 
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
+from rest_framework.permissions import AllowAny, DjangoModelPermissionsOrAnonReadOnly
+from rest_framework.response import Response
 
 from ...communities import services
 from ...models import Collection, Community
+from ...profiles import selectors as profiles
 from ..schema import errors
 from ..serializers.communities import CollectionSerializer, CommunitySerializer
+from ..serializers.profiles import ProfileSerializer
 
 
 def _listed(serializer):
@@ -106,3 +110,22 @@ class CollectionDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
     permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
     lookup_field = "slug"
     saving, deleting = staticmethod(_collection_save), staticmethod(_collection_delete)
+
+
+class CollectionProfile(generics.GenericAPIView):
+    """GET: the submission profile a collection's items are checked against (its own, else
+    the default one): its fields in order, required or repeatable, how each is entered, and
+    a controlled list's terms. Read by all; changed by librarians in the admin."""
+
+    queryset = Collection.objects.select_related("profile")
+    serializer_class = ProfileSerializer
+    permission_classes = [AllowAny]
+    pagination_class = None
+
+    @extend_schema(responses={200: ProfileSerializer, **errors(404)})
+    def get(self, request, slug: str) -> Response:
+        collection = get_object_or_404(self.get_queryset(), slug=slug)
+        profile = profiles.profile_of(collection)
+        return Response(ProfileSerializer({
+            "slug": profile.slug if profile else "", "name": profile.name if profile else "",
+            "collection": collection.slug, "fields": profiles.entries_of(profile)}).data)
