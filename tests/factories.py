@@ -35,7 +35,16 @@ from rest_framework.test import APIClient
 
 from archive.communities import services as tree
 from archive.deposit import services
-from archive.models import Collection, Community, DcValue, Item, MetadataField, RegisteredArchive
+from archive.models import (
+    Collection,
+    Community,
+    DcValue,
+    Item,
+    MetadataField,
+    ProfileField,
+    RegisteredArchive,
+    SubmissionProfile,
+)
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
 
@@ -97,6 +106,16 @@ def collection(slug: str, under: Community, **fields) -> Collection:
     return tree.collection_save(collection=Collection(
         slug=slug, name_pt_br=f"Coleção {slug}", name_en=f"Collection {slug}", community=under,
         **fields))
+
+
+def profile(slug: str, *fields: str) -> SubmissionProfile:
+    """A submission profile of the registry's `fields` by name, each optional and
+    repeatable, in any language (a librarian's own, as the admin makes it)."""
+    made = SubmissionProfile.objects.create(slug=slug, name_pt_br=slug, name_en=slug)
+    registry = {f.name: f for f in MetadataField.objects.select_related("schema")}
+    ProfileField.objects.bulk_create(ProfileField(profile=made, field=registry[name], position=n)
+                                     for n, name in enumerate(fields))
+    return made
 
 
 def programme() -> dict[str, Community | Collection]:

@@ -77,11 +77,12 @@ class CommunityAdmin(_Deleting, admin.ModelAdmin):
 @admin.register(Collection)
 class CollectionAdmin(_Deleting, admin.ModelAdmin):
     form = CollectionForm
-    list_display = ["name_pt_br", "name_en", "slug", "community", "default_access_rights"]
+    list_display = ["name_pt_br", "name_en", "slug", "community", "default_access_rights",
+                    "profile"]
     list_filter = ["default_access_rights"]
     search_fields = ["slug", "name_pt_br", "name_en"]
     autocomplete_fields = ["community"]
-    list_select_related = ["community"]
+    list_select_related = ["community", "profile"]
     delete_service = staticmethod(lambda collection: services.collection_delete(
         collection=collection))
 

@@ -1,0 +1,51 @@
+"""Submission profiles and controlled vocabularies in the admin: librarians order a profile's
+fields, make them required or repeatable, choose how each is entered and its help, and keep
+the vocabularies' terms. A collection names its profile on its own page (communities.py)."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from ..models import ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
+
+
+class ProfileFieldInline(admin.TabularInline):
+    model = ProfileField
+    extra = 1
+    fields = ["position", "field", "language", "required", "repeatable", "input_type",
+              "vocabulary", "authority", "help_pt_br", "help_en"]
+    ordering = ["position", "id"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("field__schema")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "field":  # by name, dc.contributor.advisor, in one query
+            field.queryset = field.queryset.select_related("schema")
+        return field
+
+
+@admin.register(SubmissionProfile)
+class SubmissionProfileAdmin(admin.ModelAdmin):
+    list_display = ["name_pt_br", "name_en", "slug"]
+    search_fields = ["slug", "name_pt_br", "name_en"]
+    inlines = [ProfileFieldInline]
+    fieldsets = [(None, {"fields": ["slug", "name_pt_br", "name_en", "description"],
+                         "description": _(
+                             "The fields a collection's items have: the admin's item form "
+                             "and the API refuse a field outside it, a required one missing, "
+                             "a single-valued one repeated, a value outside its list.")})]
+
+
+class TermInline(admin.TabularInline):
+    model = VocabularyTerm
+    extra = 1
+    fields = ["position", "value", "label_pt_br", "label_en"]
+
+
+@admin.register(Vocabulary)
+class VocabularyAdmin(admin.ModelAdmin):
+    list_display = ["name_pt_br", "name_en", "slug"]
+    search_fields = ["slug", "name_pt_br", "name_en"]
+    inlines = [TermInline]
