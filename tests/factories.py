@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
@@ -196,6 +197,12 @@ def posted(api: APIClient, *files: File, title: str = TITLE, headers: dict | Non
     return api.post(ITEMS, {"title": title, "files": [uploaded(spec) for spec in
                                                       files or ("paper.pdf",)], **fields},
                     format="multipart", secure=True, headers=headers or {})
+
+
+def posted_metadata(api: APIClient, metadata: list[dict], **fields):
+    """POST /api/items/ with qualified values (`metadata`, sent as JSON text in the multipart
+    body, as a client that also sends files does)."""
+    return posted(api, metadata=[json.dumps(metadata)], **fields)
 
 
 BOUNDARY = "ibi-test-boundary"

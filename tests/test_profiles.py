@@ -65,11 +65,6 @@ def theses():
                            profile=SubmissionProfile.objects.get(slug="tese"))
 
 
-def deposit(api, metadata, collection="teses-ppgc", **fields):
-    return make.posted(api, metadata=[json.dumps(metadata)], collection=collection,
-                       **{"title": "Uma tese", **fields})
-
-
 def test_the_cnpq_table_is_shipped_with_right_check_digits():
     table = cnpq.table()
     assert [a.code for a in table if a.code.endswith("00.00.00-" + a.code[-1])][:9] == [
@@ -81,7 +76,8 @@ def test_the_cnpq_table_is_shipped_with_right_check_digits():
 
 
 def test_a_thesis_through_the_api_keeps_every_mtd_br_value(librarian_api, theses, media):
-    response = deposit(librarian_api, THESIS)
+    response = make.posted_metadata(librarian_api, THESIS, title="Uma tese",
+                                    collection="teses-ppgc")
     assert response.status_code == 201, response.json()
     assert as_set(response.json()["metadata"]) == as_set(THESIS)
     assert stored(Item.objects.get(ibi=response.json()["ibi"])) == as_set(THESIS)
@@ -115,7 +111,8 @@ def without(field: str, language: str = "") -> list[dict]:
 ])
 def test_what_the_profile_refuses_is_a_400_naming_the_field_and_nothing_is_saved(
         librarian_api, theses, media, metadata, named):
-    response = deposit(librarian_api, metadata)
+    response = make.posted_metadata(librarian_api, metadata, title="Uma tese",
+                                    collection="teses-ppgc")
     assert response.status_code == 400, response.json()
     assert named in response.json()["detail"]
     assert not Item.objects.filter(title="Uma tese").exists()
@@ -125,7 +122,8 @@ def test_what_the_profile_refuses_is_a_400_naming_the_field_and_nothing_is_saved
 
 def test_a_patch_is_checked_against_the_profile_and_changes_nothing_when_refused(
         librarian_api, theses, media):
-    ibi = deposit(librarian_api, THESIS).json()["ibi"]
+    ibi = make.posted_metadata(librarian_api, THESIS, title="Uma tese",
+                               collection="teses-ppgc").json()["ibi"]
     before = stored(Item.objects.get(ibi=ibi))
     refused = librarian_api.patch(ITEMS + ibi, {"title": "Outra", "metadata": [
         {"field": "dc.contributor.advisor", "value": "A"},
