@@ -102,7 +102,8 @@ def clean(entry: Entry, given, kept_dates=()) -> list[Qualified]:
         terms = {t.value: t for t in entry.terms}
         return [Qualified(terms[value].label_pt_br, language, value, Confidence.ACCEPTED)
                 for value in chosen if value in terms]
-    text = (given or "").strip()
+    # A browser sends a textarea's line breaks as CRLF (HTML's form encoding): kept as LF.
+    text = (given or "").replace("\r\n", "\n").strip()
     if not text:
         return []
     if entry.input_type == "textarea" and not entry.repeatable:

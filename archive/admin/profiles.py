@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from ..models import ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
 
 
-class ProfileFieldInline(admin.TabularInline):
+class ProfileFieldInline(admin.StackedInline):
     model = ProfileField
     extra = 1
     fields = ["position", "field", "language", "required", "repeatable", "input_type",
