@@ -9,7 +9,7 @@ from pathlib import Path
 import django.db.models.deletion
 from django.db import migrations, models
 
-import archive.models.languages
+import archive.models
 
 CNPQ = Path(__file__).resolve().parent.parent / "profiles" / "data" / "cnpq-areas.tsv"
 
@@ -270,12 +270,21 @@ def add(apps, schema_editor):
                   help_pt_br=help_pt, help_en=help_en)
             for n, (name, language, required, repeatable, input_type, vocabulary, authority,
                     help_pt, help_en) in enumerate(entries))
+    _checked_now(schema_editor)
 
 
 def remove(apps, schema_editor):
     apps.get_model("archive", "ProfileField").objects.all().delete()
     apps.get_model("archive", "SubmissionProfile").objects.all().delete()
     apps.get_model("archive", "Vocabulary").objects.all().delete()
+    _checked_now(schema_editor)
+
+
+def _checked_now(schema_editor):
+    """PostgreSQL checks the deferred foreign keys of these rows now: the tables are altered
+    next, in the same transaction, which it refuses while checks are pending."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 class Migration(migrations.Migration):
@@ -323,7 +332,7 @@ class Migration(migrations.Migration):
             name='ProfileField',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('language', models.CharField(blank=True, default='', help_text='BCP 47 tag of its values, e.g. pt-BR; empty: any language or none', max_length=35, validators=[archive.models.languages.validate_language], verbose_name='language')),
+                ('language', models.CharField(blank=True, default='', help_text='BCP 47 tag of its values, e.g. pt-BR; empty: any language or none', max_length=35, validators=[archive.models.validate_language], verbose_name='language')),
                 ('position', models.PositiveIntegerField(default=0, verbose_name='position')),
                 ('required', models.BooleanField(default=False, verbose_name='required')),
                 ('repeatable', models.BooleanField(default=True, verbose_name='repeatable')),
