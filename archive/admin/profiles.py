@@ -38,7 +38,9 @@ class SubmissionProfileAdmin(admin.ModelAdmin):
                              "a single-valued one repeated, a value outside its list.")})]
 
 
-class TermInline(admin.TabularInline):
+# Stacked, not tabular: a tabular inline's inputs are named by their column only (axe-core:
+# "label"), a stacked one's by their own labels.
+class TermInline(admin.StackedInline):
     model = VocabularyTerm
     extra = 1
     fields = ["position", "value", "label_pt_br", "label_en"]

@@ -122,7 +122,8 @@ class CollectionProfile(generics.GenericAPIView):
     permission_classes = [AllowAny]
     pagination_class = None
 
-    @extend_schema(responses={200: ProfileSerializer, **errors(404)})
+    @extend_schema(responses={200: ProfileSerializer,
+                              **errors(404, e404="no collection has this slug")})
     def get(self, request, slug: str) -> Response:
         collection = get_object_or_404(self.get_queryset(), slug=slug)
         profile = profiles.profile_of(collection)
