@@ -188,3 +188,15 @@ def test_the_check_refuses_and_keeps_what_was_stored():
     assert refused.value.field == "local.degree.level"
     with pytest.raises(ProfileRefusal, match="required"):
         check([level], {"local.degree.level": []}, stored)
+
+
+def test_the_thesis_entered_in_the_admin_is_the_same_through_the_api(librarian_api, theses,
+                                                                     media):
+    from tests.test_admin_profiles import STORED
+
+    metadata = [{"field": field, "value": value, "language": language, "authority": authority}
+                for field, value, language, authority in sorted(STORED)]
+    response = make.posted_metadata(librarian_api, metadata, title="Uma tese",
+                                    collection="teses-ppgc", language="pt-BR")
+    assert response.status_code == 201, response.json()
+    assert stored(Item.objects.get(ibi=response.json()["ibi"])) == STORED

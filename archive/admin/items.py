@@ -146,8 +146,11 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         collection's submission profile (profile_fields.py)."""
         _profile, entries = self._profile(request, obj)
         own = profile_fields.form_fields(list(entries))
+        # As Django's get_form would: a declared field shown read-only is no form field.
+        readonly = dict.fromkeys(f for f in self.get_readonly_fields(request, obj)
+                                 if f in self.form.declared_fields)
         kwargs["form"] = type(self.form.__name__, (self.form,), {
-            **own, "profile_entries": entries})
+            **own, **readonly, "profile_entries": entries})
         form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {
             "user": request.user, "refusal": getattr(request, "deposit_refusal", None)})
