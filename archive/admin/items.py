@@ -161,8 +161,16 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         if not entries:
             return self.dublin_core
         entries = list(entries)
-        fields = [*_dublin_core_fields(profile_fields.plain_elements(entries)),
-                  *(profile_fields.field_name(e) for e in profile_fields.own_entries(entries))]
+        plain = set(profile_fields.plain_elements(entries))
+        fields = []
+        for entry in entries:  # in the profile's order
+            element = entry.name[3:]
+            if element in plain and not entry.language:
+                fields.append(dc_field_name(element))
+                if element in CONTROLLED:  # the choice, then the other values as written
+                    fields.append(other_field_name(element))
+            else:
+                fields.append(profile_fields.field_name(entry))
         return (format_lazy("{}: {}", _("Metadata"), profile.name), {
             "fields": fields, "description": _(
                 "The fields of the collection's submission profile. Choose the collection "

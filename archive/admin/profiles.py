@@ -13,7 +13,7 @@ class ProfileFieldInline(admin.StackedInline):
     model = ProfileField
     extra = 1
     fields = ["position", "field", "language", "required", "repeatable", "input_type",
-              "vocabulary", "authority", "help_pt_br", "help_en"]
+              "vocabulary", "authority", "label_pt_br", "label_en", "help_pt_br", "help_en"]
     ordering = ["position", "id"]
 
     def get_queryset(self, request):

@@ -236,6 +236,18 @@ PROFILES = {'padrao': ('Padrão',
            ('dc.rights', '', False, True, 'text', '', '', '', '')))}
 
 
+LABELS = {"tese": {
+    ("dc.title.alternative", "en"): ("Título em inglês", "Title in English"),
+    ("dc.publisher", ""): ("Instituição", "Institution"),
+    ("dc.date.issued", ""): ("Data da defesa", "Date of the defence"),
+    ("dc.subject", "pt-BR"): ("Palavras-chave", "Keywords"),
+    ("dc.subject", "en"): ("Palavras-chave", "Keywords"),
+    ("dc.description.abstract", "pt-BR"): ("Resumo", "Abstract"),
+    ("dc.description.abstract", "en"): ("Resumo", "Abstract"),
+    ("dc.identifier.citation", ""): ("Referência", "Reference"),
+}}
+
+
 def cnpq_terms():
     for line in CNPQ.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
@@ -263,11 +275,14 @@ def add(apps, schema_editor):
     for slug, (pt, en, description, entries) in PROFILES.items():
         profile = Profile.objects.create(slug=slug, name_pt_br=pt, name_en=en,
                                          description=description)
+        labels = LABELS.get(slug, {})
         Entry.objects.bulk_create(
             Entry(profile=profile, field=fields[name], language=language, position=n,
                   required=required, repeatable=repeatable, input_type=input_type,
                   vocabulary=vocabularies.get(vocabulary), authority=authority,
-                  help_pt_br=help_pt, help_en=help_en)
+                  help_pt_br=help_pt, help_en=help_en,
+                  label_pt_br=labels.get((name, language), ("", ""))[0],
+                  label_en=labels.get((name, language), ("", ""))[1])
             for n, (name, language, required, repeatable, input_type, vocabulary, authority,
                     help_pt, help_en) in enumerate(entries))
     _checked_now(schema_editor)
@@ -338,6 +353,8 @@ class Migration(migrations.Migration):
                 ('repeatable', models.BooleanField(default=True, verbose_name='repeatable')),
                 ('input_type', models.CharField(choices=[('text', 'text'), ('textarea', 'long text'), ('date', 'date'), ('controlled', 'controlled list'), ('authority', 'authority lookup')], default='text', max_length=16, verbose_name='input type')),
                 ('authority', models.CharField(blank=True, choices=[('', 'none'), ('lattes', 'Lattes CV id'), ('orcid', 'ORCID iD'), ('lattes-orcid', 'Lattes CV id or ORCID iD')], default='', help_text='with an authority lookup: what its ids are', max_length=16, verbose_name='authority')),
+                ('label_pt_br', models.CharField(blank=True, default='', help_text="empty: the registry field's label", max_length=200, verbose_name='label in Portuguese')),
+                ('label_en', models.CharField(blank=True, default='', help_text="empty: the registry field's label", max_length=200, verbose_name='label in English')),
                 ('help_pt_br', models.CharField(blank=True, default='', max_length=500, verbose_name='help in Portuguese')),
                 ('help_en', models.CharField(blank=True, default='', max_length=500, verbose_name='help in English')),
                 ('field', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='archive.metadatafield', verbose_name='field')),

@@ -98,8 +98,8 @@ class SubmissionProfile(models.Model):
 class ProfileField(models.Model):
     """A field of a profile: a field of the registry, in one language or any ("" : a value in
     any language or none), its place, whether it is required and repeatable, how it is
-    entered, its help, and for a controlled list its vocabulary, for an authority lookup the
-    authority its ids belong to."""
+    entered, its label (the registry's unless given) and help, and for a controlled list its
+    vocabulary, for an authority lookup the authority its ids belong to."""
 
     class InputType(models.TextChoices):
         TEXT = "text", _("text")
@@ -133,6 +133,11 @@ class ProfileField(models.Model):
     authority = models.CharField(_("authority"), max_length=16, choices=Authority.choices,
                                  blank=True, default="",
                                  help_text=_("with an authority lookup: what its ids are"))
+    label_pt_br = models.CharField(_("label in Portuguese"), max_length=200, blank=True,
+                                   default="",
+                                   help_text=_("empty: the registry field's label"))
+    label_en = models.CharField(_("label in English"), max_length=200, blank=True, default="",
+                                help_text=_("empty: the registry field's label"))
     help_pt_br = models.CharField(_("help in Portuguese"), max_length=500, blank=True,
                                   default="")
     help_en = models.CharField(_("help in English"), max_length=500, blank=True, default="")
@@ -150,3 +155,8 @@ class ProfileField(models.Model):
     @property
     def help(self) -> str:
         return _in_language(self.help_pt_br, self.help_en)
+
+    @property
+    def label(self) -> str:
+        """Its own label in the active language, else the registry field's."""
+        return _in_language(self.label_pt_br, self.label_en) or self.field.label

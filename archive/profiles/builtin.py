@@ -88,6 +88,19 @@ TESE = (
     ("dc.rights", "", False, True, "text", "", "", "", ""),
 )
 
+# The thesis profile's own labels where the registry's say less: (field, language) → (pt, en).
+TESE_LABELS = {
+    ("dc.title.alternative", "en"): ("Título em inglês", "Title in English"),
+    ("dc.publisher", ""): ("Instituição", "Institution"),
+    ("dc.date.issued", ""): ("Data da defesa", "Date of the defence"),
+    ("dc.subject", "pt-BR"): ("Palavras-chave", "Keywords"),
+    ("dc.subject", "en"): ("Palavras-chave", "Keywords"),
+    ("dc.description.abstract", "pt-BR"): ("Resumo", "Abstract"),
+    ("dc.description.abstract", "en"): ("Resumo", "Abstract"),
+    ("dc.identifier.citation", ""): ("Referência", "Reference"),
+}
+LABELS = {"tese": TESE_LABELS}
+
 PROFILES = {
     "padrao": ("Padrão", "Default", "Os campos de Dublin Core simples de todo depósito.", PADRAO),
     "tese": ("Tese/dissertação (MTD-BR)", "Thesis/dissertation (MTD-BR)",

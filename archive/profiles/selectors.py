@@ -24,6 +24,6 @@ def entries_of(profile: SubmissionProfile | None) -> list[Entry]:
         repeatable=row.repeatable, input_type=row.input_type, authority=row.authority,
         terms=(tuple(Term(t.value, t.label_pt_br, t.label_en) for t in row.vocabulary.terms.all())
                if row.vocabulary is not None else None),
-        label=row.field.label, help=row.help,
+        label=row.label, help=row.help,
         vocabulary=row.vocabulary.slug if row.vocabulary is not None else "",
         position=row.position) for row in rows]

@@ -30,10 +30,13 @@ def ensure_builtin() -> None:
             slug=slug, defaults={"name_pt_br": pt, "name_en": en, "description": description})
         if not made:
             continue
+        labels = builtin.LABELS.get(slug, {})
         ProfileField.objects.bulk_create(
             ProfileField(profile=profile, field=fields[name], language=language,
                          position=n, required=required, repeatable=repeatable,
                          input_type=input_type, vocabulary=vocabularies.get(vocabulary),
-                         authority=authority, help_pt_br=help_pt, help_en=help_en)
+                         authority=authority, help_pt_br=help_pt, help_en=help_en,
+                         label_pt_br=labels.get((name, language), ("", ""))[0],
+                         label_en=labels.get((name, language), ("", ""))[1])
             for n, (name, language, required, repeatable, input_type, vocabulary, authority,
                     help_pt, help_en) in enumerate(entries))
