@@ -178,6 +178,20 @@ def test_the_profile_is_read_at_the_collections_profile(anonymous_api, theses):
     assert set(entry) == set(body["fields"][0])
 
 
+def test_a_librarian_names_a_collections_profile_through_the_api(librarian_api, anonymous_api,
+                                                                 theses):
+    url = "/api/collections/teses-ppgc"
+    assert anonymous_api.get(url, secure=True).json()["profile"] == "tese"
+    for refused in ("", "nenhum", 5):
+        response = librarian_api.patch(url, {"profile": refused}, format="json", secure=True)
+        assert response.status_code == 400 and "profile" in response.json()
+    assert librarian_api.patch(url, {"profile": None}, format="json",
+                               secure=True).json()["profile"] is None
+    theses.refresh_from_db()
+    assert theses.profile is None
+    assert anonymous_api.get(url + "/profile", secure=True).json()["slug"] == "padrao"
+
+
 def test_the_check_refuses_and_keeps_what_was_stored():
     level = Entry("local.degree.level", required=True, repeatable=False,
                   terms=(), vocabulary="degree-level")

@@ -94,7 +94,7 @@ class CommunityDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
 class CollectionList(_Written, generics.ListCreateAPIView):
     """GET: every collection, by slug. POST: a new one."""
 
-    queryset = Collection.objects.select_related("community").order_by("slug")
+    queryset = Collection.objects.select_related("community", "profile").order_by("slug")
     serializer_class = CollectionSerializer
     permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
     pagination_class = None  # thousands at most: one list, read in one query
@@ -105,7 +105,7 @@ class CollectionList(_Written, generics.ListCreateAPIView):
 class CollectionDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
     """One collection: read, change, delete it when it owns no item."""
 
-    queryset = Collection.objects.select_related("community")
+    queryset = Collection.objects.select_related("community", "profile")
     serializer_class = CollectionSerializer
     permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
     lookup_field = "slug"
