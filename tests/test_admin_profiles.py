@@ -149,3 +149,18 @@ def test_librarians_edit_profiles_in_the_admin(librarian_client):
     assert response.status_code == 302, response.context["inline_admin_formsets"][0].formset.errors
     entry.refresh_from_db()
     assert entry.required
+
+
+def test_a_controlled_list_needs_its_vocabulary_and_only_it_has_one():
+    from django.core.exceptions import ValidationError
+
+    entry = ProfileField.objects.get(profile__slug="tese", field__qualifier="department")
+    entry.input_type = ProfileField.InputType.CONTROLLED
+    with pytest.raises(ValidationError) as refused:
+        entry.full_clean()
+    assert set(refused.value.message_dict) == {"vocabulary"}
+    level = ProfileField.objects.get(profile__slug="tese", field__qualifier="level")
+    level.input_type, level.authority = ProfileField.InputType.TEXT, "lattes"
+    with pytest.raises(ValidationError) as refused:
+        level.full_clean()
+    assert set(refused.value.message_dict) == {"vocabulary", "authority"}

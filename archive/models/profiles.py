@@ -7,6 +7,7 @@ MTD-BR's thesis profile (archive/profiles/builtin.py, migration 0034).
 Checked by archive/profiles/check.py (pure) for the admin and the API alike."""
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -155,6 +156,19 @@ class ProfileField(models.Model):
     @property
     def help(self) -> str:
         return _in_language(self.help_pt_br, self.help_en)
+
+    def clean(self) -> None:
+        """A controlled list names its vocabulary, an authority lookup its authority; neither
+        is named by another input type."""
+        errors = {}
+        controlled = self.input_type == self.InputType.CONTROLLED
+        if controlled != (self.vocabulary_id is not None):
+            errors["vocabulary"] = (_("a controlled list needs its vocabulary") if controlled
+                                    else _("only a controlled list has a vocabulary"))
+        if self.authority and self.input_type != self.InputType.AUTHORITY:
+            errors["authority"] = _("only an authority lookup has an authority")
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def label(self) -> str:
