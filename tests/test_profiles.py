@@ -140,6 +140,20 @@ def test_a_patch_is_checked_against_the_profile_and_changes_nothing_when_refused
     assert referees == {"Nunes, Eva"}
 
 
+def test_a_move_into_a_thesis_collection_is_checked_against_its_profile(librarian_api, theses,
+                                                                         media):
+    ibi = make.posted(librarian_api, title="Uma tese", creator=["Silva, Maria"]).json()["ibi"]
+    refused = librarian_api.patch(ITEMS + ibi, {"collection": "teses-ppgc", "metadata": [
+        {"field": "dc.contributor.advisor", "value": "Souza, João"}]}, format="json",
+        secure=True)
+    assert refused.status_code == 400 and "required" in refused.json()["detail"]
+    assert Item.objects.get(ibi=ibi).collection.slug == "general"  # nothing moved
+    moved = librarian_api.patch(ITEMS + ibi, {"collection": "teses-ppgc", "metadata": THESIS},
+                                format="json", secure=True)
+    assert moved.status_code == 200, moved.json()
+    assert moved.json()["collection"] == "teses-ppgc"
+
+
 def test_the_default_profile_keeps_todays_fields_and_refuses_others(librarian_api, media):
     ok = make.posted(librarian_api, title="Um artigo", creator=["Banon, G."],
                      subject=["x"], date=["2013"])
