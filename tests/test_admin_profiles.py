@@ -164,3 +164,17 @@ def test_a_controlled_list_needs_its_vocabulary_and_only_it_has_one():
     with pytest.raises(ValidationError) as refused:
         level.full_clean()
     assert set(refused.value.message_dict) == {"vocabulary", "authority"}
+
+
+def test_without_a_default_profile_the_form_is_todays_and_checks_nothing_more(
+        librarian_client, media):
+    SubmissionProfile.objects.filter(slug="padrao").delete()
+    page = librarian_client.get("/admin/archive/item/add/", secure=True)
+    assert "dc_creator" in page.context["adminform"].form.fields
+    response = make.admin_deposit(librarian_client, title="Sem perfil", dc_subject="x",
+                                  dc_type="", dc_rights="")
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    item = Item.objects.get(title="Sem perfil")
+    assert item.dc("subject") == ["x"]
+    change = librarian_client.get(f"/admin/archive/item/{item.pk}/change/", secure=True)
+    assert change.status_code == 200

@@ -196,6 +196,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     # The fields of the collection's submission profile, set by ItemAdmin.get_form (which
     # adds a form field for each that is not a classic element's: profile_fields.py).
     profile_entries: tuple[Entry, ...] = ()
+    stored: list | tuple = ()  # the item's values, read once (_profile_fields)
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
