@@ -264,7 +264,10 @@ def check_profile(*, collection: Collection | None, rows: list[DcValue],
     the values `rows` (of the fields `named`, which they replace) given to `item` (None: a
     deposit), raised as a ProfileRefusal naming the field (archive/profiles/check.py). The
     admin's form and the API check so; imports and harvests keep what the source says."""
-    entries = profile_selectors.entries_of(profile_selectors.profile_of(collection))
+    profile = profile_selectors.profile_of(collection)
+    if profile is None:  # not even the default one (a librarian deleted it): nothing to check
+        return
+    entries = profile_selectors.entries_of(profile)
     given = {field.name: [] for field in named} | _grouped(rows)
     stored = _grouped(item.dc_values.select_related("field__schema")
                       .order_by("position", "id")) if item is not None else {}
