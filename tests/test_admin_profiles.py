@@ -77,6 +77,8 @@ def theses():
 
 
 def test_a_thesis_is_deposited_and_changed_through_the_profiles_form(librarian_client, theses):
+    listed = librarian_client.get("/admin/archive/collection/", secure=True).content.decode()
+    assert f'href="/admin/archive/item/add/?collection={theses.pk}"' in listed
     page = librarian_client.get(f"/admin/archive/item/add/?collection={theses.pk}", secure=True)
     form = page.context["adminform"].form
     assert "md_dc_contributor_advisor" in form.fields and "dc_creator" not in form.fields
