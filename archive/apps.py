@@ -74,6 +74,6 @@ def _create_archive_service(sender, using="default", **kwargs) -> None:
     from .registry.seed import ensure_seeded
 
     ensure_seeded()  # migration 0028 did; a flush (tests) empties it
-    ensure_builtin()  # migration 0034 did, likewise
+    ensure_builtin()  # migration 0035 did, likewise
     ensure_archive_service()
     ensure_librarians_group()

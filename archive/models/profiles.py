@@ -2,7 +2,7 @@
 which order, which are required and repeatable, how each is entered (text, a long text, a
 date, a choice from a controlled vocabulary, a name with its authority id) and its help in
 both languages. A collection without a profile uses the built-in "padrão" one; "tese" is
-MTD-BR's thesis profile (archive/profiles/builtin.py, migration 0034).
+MTD-BR's thesis profile (archive/profiles/builtin.py, migration 0035).
 
 Checked by archive/profiles/check.py (pure) for the admin and the API alike."""
 from __future__ import annotations

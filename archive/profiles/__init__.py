@@ -9,6 +9,6 @@
 - selectors.py: a collection's profile as check.py reads it (one query or two)
 - services.py: the built-in profiles put back where they are missing (after a flush)
 
-The models are archive/models/profiles.py; migration 0034 made the built-in profiles.
+The models are archive/models/profiles.py; migration 0035 made the built-in profiles.
 """
 __all__ = ["builtin", "check", "cnpq", "selectors", "services"]

@@ -1,5 +1,5 @@
 """The built-in profiles and vocabularies, as ensure_builtin puts them back after a flush
-(migration 0034 made them first, from its own copy of these tables: history).
+(migration 0035 made them first, from its own copy of these tables: history).
 
 An entry: (field, language, required, repeatable, input type, vocabulary, authority,
 help in Portuguese, help in English). Pure data."""

@@ -1,4 +1,4 @@
-"""The built-in profiles and vocabularies put back where missing: migration 0034 made them; a
+"""The built-in profiles and vocabularies put back where missing: migration 0035 made them; a
 flush (tests) empties the tables, and post_migrate calls ensure_builtin (apps.py)."""
 from __future__ import annotations
 

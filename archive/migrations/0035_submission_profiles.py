@@ -305,7 +305,7 @@ def _checked_now(schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0033_registry_oaire_citation'),
+        ('archive', '0034_thesis_facets'),
     ]
 
     operations = [
