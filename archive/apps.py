@@ -70,8 +70,10 @@ def _create_archive_service(sender, using="default", **kwargs) -> None:
     if executor.migration_plan(executor.loader.graph.leaf_nodes()):
         return
     from .deposit.services import ensure_archive_service, ensure_librarians_group
+    from .profiles.services import ensure_builtin
     from .registry.seed import ensure_seeded
 
     ensure_seeded()  # migration 0028 did; a flush (tests) empties it
+    ensure_builtin()  # migration 0035 did, likewise
     ensure_archive_service()
     ensure_librarians_group()

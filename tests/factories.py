@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
@@ -35,7 +36,16 @@ from rest_framework.test import APIClient
 
 from archive.communities import services as tree
 from archive.deposit import services
-from archive.models import Collection, Community, DcValue, Item, MetadataField, RegisteredArchive
+from archive.models import (
+    Collection,
+    Community,
+    DcValue,
+    Item,
+    MetadataField,
+    ProfileField,
+    RegisteredArchive,
+    SubmissionProfile,
+)
 from archive.registry.names import Qualified
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
@@ -122,6 +132,16 @@ def dspace_collections() -> dict[str, Collection]:
     return made
 
 
+def profile(slug: str, *fields: str) -> SubmissionProfile:
+    """A submission profile of the registry's `fields` by name, each optional and
+    repeatable, in any language (a librarian's own, as the admin makes it)."""
+    made = SubmissionProfile.objects.create(slug=slug, name_pt_br=slug, name_en=slug)
+    registry = {f.name: f for f in MetadataField.objects.select_related("schema")}
+    ProfileField.objects.bulk_create(ProfileField(profile=made, field=registry[name], position=n)
+                                     for n, name in enumerate(fields))
+    return made
+
+
 def programme() -> dict[str, Community | Collection]:
     """A faculty, its graduate programme, and the programme's theses and articles."""
     faculty = community("engenharia")
@@ -200,6 +220,12 @@ def posted(api: APIClient, *files: File, title: str = TITLE, headers: dict | Non
     return api.post(ITEMS, {"title": title, "files": [uploaded(spec) for spec in
                                                       files or ("paper.pdf",)], **fields},
                     format="multipart", secure=True, headers=headers or {})
+
+
+def posted_metadata(api: APIClient, metadata: list[dict], **fields):
+    """POST /api/items/ with qualified values (`metadata`, sent as JSON text in the multipart
+    body, as a client that also sends files does)."""
+    return posted(api, metadata=[json.dumps(metadata)], **fields)
 
 
 BOUNDARY = "ibi-test-boundary"

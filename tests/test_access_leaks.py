@@ -305,6 +305,8 @@ ROUTES: dict[str, Urls] = {
     "api/collections/": fixed("/api/collections/", "/api/collections/general",
                               "/api/items/?collection=general"),
     "api/collections/<str:slug>": nothing,
+    # A profile names fields, never an item: public.
+    "api/collections/<str:slug>/profile": fixed("/api/collections/general/profile"),
     "api/uploads/": fixed("/api/uploads/"),
     "api/uploads/<str:id>": fixed("/api/uploads/00000000-0000-4000-8000-000000000000"),
     "api/schema/": fixed("/api/schema/"),

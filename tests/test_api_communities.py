@@ -31,7 +31,7 @@ def test_anyone_reads_the_tree(anonymous_api, tree):
     assert one == {"slug": "teses-ppgee", "name_pt_br": "Coleção teses-ppgee",
                    "name_en": "Collection teses-ppgee", "description": "",
                    "community": "ppgee", "default_access_rights": "open",
-                   "default_embargo_days": 0, "logo": None,
+                   "default_embargo_days": 0, "profile": None, "logo": None,
                    "page": "https://testserver/collections/teses-ppgee"}
     assert send(anonymous_api, "get", COLLECTIONS + "nowhere").status_code == 404
 

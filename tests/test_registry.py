@@ -41,13 +41,22 @@ def stored(item: Item) -> set[tuple]:
             for v in item.dc_values.select_related("field__schema")}
 
 
+@pytest.fixture
+def open_collection():
+    """A collection whose profile (a librarian's) has every field these tests give."""
+    fields = sorted({m["field"] for m in THESIS} | {"dc.subject"})
+    return make.collection("registro", make.community("reg"),
+                           profile=make.profile("registro", *fields))
+
+
 def posted_json(api, body: dict):
     """A JSON deposit needs files: a multipart one sends `metadata` as JSON text."""
-    return make.posted(api, metadata=[json.dumps(body["metadata"])],
+    return make.posted(api, metadata=[json.dumps(body["metadata"])], collection="registro",
                        **{k: v for k, v in body.items() if k != "metadata"})
 
 
-def test_a_thesis_through_the_api_keeps_every_qualified_value(librarian_api, media):
+def test_a_thesis_through_the_api_keeps_every_qualified_value(librarian_api, media,
+                                                             open_collection):
     response = posted_json(librarian_api, {"title": "Uma tese", "metadata": THESIS,
                                            "subject": ["repositórios"]})
     assert response.status_code == 201, response.json()
@@ -67,7 +76,7 @@ def test_a_thesis_through_the_api_keeps_every_qualified_value(librarian_api, med
     assert item.dc("creator") == ["Silva, Maria"]
 
 
-def test_a_patch_of_a_field_replaces_its_values_only(librarian_api, media):
+def test_a_patch_of_a_field_replaces_its_values_only(librarian_api, media, open_collection):
     record = posted_json(librarian_api, {"title": "Uma tese", "metadata": THESIS}).json()
     response = librarian_api.patch(ITEMS + record["ibi"], {"metadata": [
         {"field": "dc.contributor.referee", "value": "Nunes, Eva", "language": "pt-BR"}]},
@@ -89,7 +98,7 @@ def test_a_patch_of_a_field_replaces_its_values_only(librarian_api, media):
     ({"field": "dc.contributor.advisor", "value": "X", "language": "not a tag!"}, "language"),
 ])
 def test_a_bad_value_is_a_400_naming_it_and_nothing_is_saved(librarian_api, media, value,
-                                                              named):
+                                                              named, open_collection):
     response = posted_json(librarian_api, {"title": "Uma tese", "metadata": [value]})
     assert response.status_code == 400
     assert named in json.dumps(response.json(), ensure_ascii=False)
@@ -98,7 +107,8 @@ def test_a_bad_value_is_a_400_naming_it_and_nothing_is_saved(librarian_api, medi
     assert list(media.rglob("*.pdf")) == []
 
 
-def test_a_patch_with_an_unregistered_qualifier_changes_nothing(librarian_api, media):
+def test_a_patch_with_an_unregistered_qualifier_changes_nothing(librarian_api, media,
+                                                                open_collection):
     record = posted_json(librarian_api, {"title": "Uma tese", "metadata": THESIS}).json()
     before = stored(Item.objects.get(ibi=record["ibi"]))
     response = librarian_api.patch(ITEMS + record["ibi"], {"title": "Outra", "metadata": [

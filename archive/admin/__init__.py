@@ -6,11 +6,20 @@ Django's admin autodiscovery imports this package; each module registers its own
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
 - registry: the metadata registry's schemas and fields, which librarians add to.
+- profiles: submission profiles per collection and their controlled vocabularies (the item
+  form follows its collection's: profile_fields).
 - communities: the tree of communities and collections (items are moved and mapped on
   their own page).
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
 """
-from . import access, communities, items, registry, resolver  # noqa: F401  (register their ModelAdmins)
+from . import (  # noqa: F401  (register their ModelAdmins)
+    access,
+    communities,
+    items,
+    profiles,
+    registry,
+    resolver,
+)
 
 # Nothing: the admin is reached through its site, never imported by another package.
 __all__: list[str] = []

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from ..communities import services
 from ..models import Collection, Community
@@ -77,13 +80,20 @@ class CommunityAdmin(_Deleting, admin.ModelAdmin):
 @admin.register(Collection)
 class CollectionAdmin(_Deleting, admin.ModelAdmin):
     form = CollectionForm
-    list_display = ["name_pt_br", "name_en", "slug", "community", "default_access_rights"]
+    list_display = ["name_pt_br", "name_en", "slug", "community", "default_access_rights",
+                    "profile", "deposit_here"]
     list_filter = ["default_access_rights"]
     search_fields = ["slug", "name_pt_br", "name_en", "handle"]
     autocomplete_fields = ["community"]
-    list_select_related = ["community"]
+    list_select_related = ["community", "profile"]
     delete_service = staticmethod(lambda collection: services.collection_delete(
         collection=collection))
+
+    @admin.display(description=_("Deposit"))
+    def deposit_here(self, obj: Collection) -> str:
+        """The deposit form with this collection's fields (its submission profile's)."""
+        return format_html('<a href="{}?collection={}">{}</a>',
+                           reverse("admin:archive_item_add"), obj.pk, _("deposit here"))
 
     def save_model(self, request, obj, form, change) -> None:
         services.collection_save(collection=obj)

@@ -17,7 +17,9 @@ from ..deposit import idempotency, limits, pending, selectors, services, storage
 from ..metadata import vocabularies
 from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, AccessRights, Collection, DcElement, Item
+from ..profiles.check import Entry, ProfileRefusal
 from ..refusals import Conflict, Refusal
+from . import profile_fields
 from .pending_uploads import PendingUploadsField
 
 
@@ -191,10 +193,15 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     LINKS = ("previous_edition", "translation_of")
     # The librarian, set by ItemAdmin.get_form: the owner of the pending uploads.
     user = None
+    # The fields of the collection's submission profile, set by ItemAdmin.get_form (which
+    # adds a form field for each that is not a classic element's: profile_fields.py).
+    profile_entries: tuple[Entry, ...] = ()
+    stored: list | tuple = ()  # the item's values, read once (_profile_fields)
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.adding = self.instance.pk is None
+        self._profile_fields()
         self._unknown_links = self._links_by_ibi()
         self.pending = self._pending()
         if "upload" in self.fields:
@@ -208,7 +215,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                     ("", _("the collection's default")), *AccessRights.choices]
                 self.initial.setdefault("access_rights", "")
         self._show_files()
-        creator = self.fields[dc_field_name("creator")]
+        creator = self.fields.get(dc_field_name("creator"), forms.Field())
         creator.help_text = _("one per line; an ORCID iD after a bar: "
                               "Banon, Gerald | 0000-0002-1825-0097")
         if not self.adding:
@@ -236,6 +243,56 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                     element, [v.value for v in plain.get(element, ())])
                 self.initial[dc_field_name(element)] = choice
                 self.initial[other_field_name(element)] = "\n".join(others)
+
+    def _profile_fields(self) -> None:
+        """The classic elements the profile lacks left out (saving leaves their values as
+        they are), the profile's own fields filled from the item's values."""
+        entries = list(self.profile_entries)
+        if not entries:
+            return
+        plain = set(profile_fields.plain_elements(entries))
+        for element in DC_ELEMENTS:
+            if element not in plain:
+                self.fields.pop(dc_field_name(element), None)
+                self.fields.pop(other_field_name(element), None)
+        for entry in entries:  # a classic element's field says what the profile asks of it
+            field = self.fields.get(dc_field_name(entry.name[3:]))
+            if entry.name[3:] in plain and field is not None:
+                field.required = entry.required
+                field.help_text = entry.help or field.help_text
+        self.stored = [] if self.adding else list(
+            self.instance.dc_values.select_related("field__schema").order_by("position", "id"))
+        if not self.adding:
+            self.initial.update(profile_fields.initial(entries, self.stored))
+
+    def _clean_profile_fields(self, cleaned: dict) -> None:
+        """Each own field's text read as qualified values (an authority id checked, a date's
+        form), or its error."""
+        kept_dates = () if self.adding else {v.value for v in self.stored}
+        for entry in profile_fields.own_entries(list(self.profile_entries)):
+            name = profile_fields.field_name(entry)
+            if name not in cleaned:
+                continue
+            try:
+                cleaned[name] = profile_fields.clean(entry, cleaned[name], kept_dates)
+            except forms.ValidationError as exc:
+                self.add_error(name, exc)
+
+    def _profile_values(self) -> dict[str, list]:
+        """The own fields' values by registry field, with the stored ones they do not show."""
+        data, entries = self.cleaned_data, list(self.profile_entries)
+        dc: dict[str, list] = {}
+        given = set()
+        for entry in profile_fields.own_entries(entries):
+            values = data.get(profile_fields.field_name(entry)) or []
+            dc.setdefault(entry.name, []).extend(values)
+            if values:
+                given.add(entry)
+        if not self.adding:
+            for name, entry, value in profile_fields.kept(entries, self.stored):
+                if entry is None or entry.repeatable or entry not in given:
+                    dc.setdefault(name, []).append(value)
+        return dc
 
     def _pending(self) -> list:
         """The user's complete pending uploads this form names (unknown ids are dropped: an
@@ -354,6 +411,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean()
+        self._clean_profile_fields(cleaned)
         self._clean_access(cleaned)
         for field, value in self._unknown_links.items():
             self.add_error(field, _("no item here has the IBI %(ibi)r") % {"ibi": value})
@@ -419,8 +477,20 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             self._check()
 
     def _refused(self, refusal: Refusal) -> None:
-        self.add_error(None, str(refusal))
+        self.add_error(self._field_of(refusal), str(refusal))
         self.refused_status = refusal.status  # a full storage is a 507 (ItemAdmin)
+
+    def _field_of(self, refusal: Refusal) -> str | None:
+        """The form field a profile's refusal names, if the form shows it."""
+        if not isinstance(refusal, ProfileRefusal):
+            return None
+        for entry in self.profile_entries:
+            if entry.key != refusal.field:
+                continue
+            for name in (profile_fields.field_name(entry), dc_field_name(entry.name[3:])):
+                if name in self.fields:
+                    return name
+        return None
 
     def _check(self) -> None:
         if self.adding:
@@ -502,7 +572,7 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 chosen = [data[dc_field_name(element)]] if data[dc_field_name(element)] else []
                 others = data.get(other_field_name(element), "").splitlines()
                 dc[element] = chosen + [v for v in others if v.strip() not in chosen]
-        return dc
+        return dc | self._profile_values()
 
     def _uploads(self, waiting: list[services.Upload]) -> list[services.Upload]:
         """The pending uploads, then the files sent with the form; the browser's type is a
@@ -526,13 +596,14 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                 "translation_of": data.get("translation_of"), "dc": self._dublin_core(),
                 "transferable": data["transferable"], "access": self._access(),
                 "restricted_files": data.get("restricted_files") or (),
-                "collection": data.get("collection")}
+                "collection": data.get("collection"), "by_profile": True}
 
     def _change(self, waiting: list[services.Upload]) -> dict:
         """item_change_check's arguments: what the change writes (`_write`)."""
         data = self.cleaned_data
         return {"uploads": self._uploads(waiting), "dc": self._dublin_core(),
                 "access": self._access(), "restricted_files": data.get("restricted_files"),
+                "by_profile": True, "collection": data.get("collection"),
                 **{name: data[name] for name in ("title", "language", "target_file",
                                                   "translation_of", "transferable")
                    if name in data}}

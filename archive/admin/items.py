@@ -21,10 +21,12 @@ from django.utils.translation import gettext_lazy as _
 
 from ..communities import services as tree
 from ..deposit import links, selectors, services, storage
-from ..models import DC_ELEMENTS, DcValue, Item, MintingState
+from ..models import DC_ELEMENTS, Collection, DcValue, Item, MintingState
+from ..profiles import selectors as profiles
 from ..refusals import Refusal
 from ..web import middleware
 from ..web.addresses import base_url
+from . import profile_fields
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .forms import (
     CONTROLLED,
@@ -44,12 +46,15 @@ def breakable(text: str, after: str = "/._-") -> SafeString:
         for piece in pieces if piece))
 
 
-def _dublin_core_fields() -> list[str]:
+def _dublin_core_fields(shown=DC_ELEMENTS) -> list[str]:
     """Each element's field, what a librarian fills most often first (creator, date, type,
-    rights), a controlled one (type, rights) followed by its other values."""
+    rights), a controlled one (type, rights) followed by its other values; `shown`: the
+    elements the profile has."""
     first = ("creator", "date", "type", "rights")
     fields = []
     for element in (*first, *(e for e in DC_ELEMENTS if e not in first)):
+        if element not in shown:
+            continue
         fields.append(dc_field_name(element))
         if element in CONTROLLED:
             fields.append(other_field_name(element))
@@ -128,13 +133,57 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         # The uploader: several files by drag and drop, a progress bar each, resumable (tus).
         js = ["archive/vendor/tus-js-client/tus.min.js", "archive/uploader.js"]
 
+    def _profile(self, request, obj=None):
+        """(profile, its entries) of the collection the item is saved in: the one the form
+        sent, else the item's, else the one the add page was opened for (?collection=<id>),
+        else the default collection's. Read once a request."""
+        if not hasattr(request, "_item_profile"):
+            chosen = request.POST.get("collection") or (
+                "" if obj is not None else request.GET.get("collection", ""))
+            collection = (Collection.objects.filter(pk=chosen).select_related("profile").first()
+                          if chosen.isdigit() else None)
+            if collection is None:
+                collection = obj.collection if obj is not None else tree.default_collection()
+            profile = profiles.profile_of(collection)
+            request._item_profile = (profile, tuple(profiles.entries_of(profile)))
+        return request._item_profile
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         """The form knows its librarian: the owner of the files waiting in it, and the author
-        of its deposit (a class made for this request); and what the write refused, when this
-        request's form is drawn again for it (changeform_view)."""
+        of its deposit (a class made for this request); what the write refused, when this
+        request's form is drawn again for it (changeform_view); and the fields of the
+        collection's submission profile (profile_fields.py)."""
+        _profile, entries = self._profile(request, obj)
+        own = profile_fields.form_fields(list(entries))
+        # As Django's get_form would: a declared field shown read-only is no form field.
+        readonly = dict.fromkeys(f for f in self.get_readonly_fields(request, obj)
+                                 if f in self.form.declared_fields)
+        kwargs["form"] = type(self.form.__name__, (self.form,), {
+            **own, **readonly, "profile_entries": entries})
         form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {
             "user": request.user, "refusal": getattr(request, "deposit_refusal", None)})
+
+    def _metadata(self, request, obj=None):
+        """The fieldset of the item's metadata, as its collection's profile has it."""
+        profile, entries = self._profile(request, obj)
+        if not entries:
+            return self.dublin_core
+        entries = list(entries)
+        plain = set(profile_fields.plain_elements(entries))
+        fields = []
+        for entry in entries:  # in the profile's order
+            element = entry.name[3:]
+            if element in plain and not entry.language:
+                fields.append(dc_field_name(element))
+                if element in CONTROLLED:  # the choice, then the other values as written
+                    fields.append(other_field_name(element))
+            else:
+                fields.append(profile_fields.field_name(entry))
+        return (format_lazy("{}: {}", _("Metadata"), profile.name), {
+            "fields": fields, "description": _(
+                "The fields of the collection's submission profile. Choose the collection "
+                "and save to get another collection's fields.")})
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
@@ -167,7 +216,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
                                                "title. Editions are linked at deposit only.")}),
                 self.collections,
                 self.access,
-                self.dublin_core,
+                self._metadata(request),
             ]
         editable = self.has_change_permission(request, obj)
         return [
@@ -179,7 +228,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
             *([self.collections, self.access] if editable else []),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
             # A view-only page (a tombstone) has no form fields to show the values in.
-            self.dublin_core if editable else (_("Dublin Core"), {"fields": ["dc_values"]}),
+            self._metadata(request, obj) if editable
+            else (_("Dublin Core"), {"fields": ["dc_values"]}),
         ]
 
     def get_readonly_fields(self, request, obj=None):

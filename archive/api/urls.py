@@ -40,6 +40,8 @@ urlpatterns = [
     path("communities/<str:slug>", communities.CommunityDetail.as_view(), name="community"),
     path("collections/", communities.CollectionList.as_view(), name="collections"),
     path("collections/<str:slug>", communities.CollectionDetail.as_view(), name="collection"),
+    path("collections/<str:slug>/profile", communities.CollectionProfile.as_view(),
+         name="collection-profile"),
     path("uploads/", uploads.UploadList.as_view(), name="uploads"),
     path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -41,6 +41,8 @@ from ..models import (
     normalize_language,
     validate_language,
 )
+from ..profiles import check as profiles
+from ..profiles import selectors as profile_selectors
 from ..refusals import Conflict, Refusal
 from ..registry import authorities, names
 from ..registry import selectors as registry
@@ -250,6 +252,30 @@ def _clean_metadata(dc: dict[str, Iterable[DcInput]] | None,
 
 
 _CONFIDENCES = frozenset(Confidence.values)
+
+
+def _grouped(rows: Iterable[DcValue]) -> dict[str, list[profiles.Row]]:
+    found: dict[str, list[profiles.Row]] = {}
+    for row in rows:
+        found.setdefault(row.field.name, []).append(
+            profiles.Row(row.value, row.language, row.authority))
+    return found
+
+
+def check_profile(*, collection: Collection | None, rows: list[DcValue],
+                  named: Iterable[Any] = (), item: Item | None = None) -> None:
+    """What the collection's submission profile (its own, else the default one) refuses of
+    the values `rows` (of the fields `named`, which they replace) given to `item` (None: a
+    deposit), raised as a ProfileRefusal naming the field (archive/profiles/check.py). The
+    admin's form and the API check so; imports and harvests keep what the source says."""
+    profile = profile_selectors.profile_of(collection)
+    if profile is None:  # not even the default one (a librarian deleted it): nothing to check
+        return
+    entries = profile_selectors.entries_of(profile)
+    given = {field.name: [] for field in named} | _grouped(rows)
+    stored = _grouped(item.dc_values.select_related("field__schema")
+                      .order_by("position", "id")) if item is not None else {}
+    profiles.check(entries, given, stored)
 
 
 def _safe_name(what: str, name: str) -> str:
@@ -480,6 +506,7 @@ def item_deposit(
     restored_date: Decimal | None = None,
     journal: bool = False,
     collection: Collection | None = None,
+    by_profile: bool = False,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
 
@@ -494,12 +521,15 @@ def item_deposit(
 
     `on_saved(item)` runs in the record's own transaction, so what it writes commits with the
     item or not at all (idempotency.py links the client's key to the item so; every write here
-    takes one)."""
+    takes one).
+
+    `by_profile`: the values are checked against the collection's submission profile
+    (`check_profile`), as the admin and the API deposit."""
     item, uploads, metadata, restricted = _checked_deposit(
         title=title, uploads=uploads, target_file=target_file, language=language,
         previous_edition=previous_edition, translation_of=translation_of, dc=dc,
         transferable=transferable, access=access, restricted_files=restricted_files,
-        collection=collection)
+        collection=collection, by_profile=by_profile)
     sums = _checksums(uploads, sha256)
 
     minted = mint() if restored_date is None else restored(restored_date)
@@ -548,6 +578,7 @@ def _checked_deposit(
     access: Access | None = None,
     restricted_files: Iterable[str] = (),
     collection: Collection | None = None,
+    by_profile: bool = False,
 ) -> tuple[Item, list[Upload], list[DcValue], set[str]]:
     """The unsaved item, its uploads under their stored names, its Dublin Core rows and its
     restricted files, as item_deposit stores them; or its refusal."""
@@ -565,6 +596,8 @@ def _checked_deposit(
     metadata = _clean_metadata(dc)
     collection = collection or Collection.objects.get(
         pk=apps.get_app_config("archive").default_collection())
+    if by_profile:
+        check_profile(collection=collection, rows=metadata)
     access = access or access_of(collection)
     level, day, reason = clean_access(rights=access.rights, embargo_until=access.embargo_until,
                                       reason=access.reason)
@@ -681,12 +714,16 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
 
 @transaction.atomic
 def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
-                on_saved: Callable[[Item], None] | None = None, **fields) -> Item:
+                on_saved: Callable[[Item], None] | None = None, by_profile: bool = False,
+                collection: Collection | None = None, **fields) -> Item:
     """Change metadata (title, language, target file, links, Dublin Core); never the IBI.
-    `on_saved(item)` runs in the change's own transaction (as item_deposit's)."""
+    `on_saved(item)` runs in the change's own transaction (as item_deposit's). `by_profile`:
+    the values given are checked against the submission profile of `collection` (the item's
+    own when None, for a change that moves it there), as the admin and the API change."""
     if item.is_deleted:
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
-    fields, rows = _checked_update(item, fields, dc)
+    fields, rows = _checked_update(item, fields, dc, by_profile=by_profile,
+                                   collection=collection)
     for name, value in fields.items():
         setattr(item, name, value)
     item.save()
@@ -714,7 +751,9 @@ def _fields_named(dc: dict[str, Any]) -> set[Any]:
 
 def _checked_update(item: Item, fields: dict[str, Any],
                     dc: dict[str, Iterable[DcInput]] | None,
-                    new_files: Iterable[str] = ()) -> tuple[dict[str, Any], list[DcValue] | None]:
+                    new_files: Iterable[str] = (), by_profile: bool = False,
+                    collection: Collection | None = None,
+                    ) -> tuple[dict[str, Any], list[DcValue] | None]:
     """The fields and Dublin Core rows as item_update writes them, or its refusal; `item`
     is left as it is (the changes are checked on a copy). `new_files`: names about to be
     added, which the target file may name."""
@@ -746,12 +785,19 @@ def _checked_update(item: Item, fields: dict[str, Any],
         raise ServiceError(_("title is required"))
     _check_links(changed)
     _full_clean(changed)
-    return fields, None if dc is None else _clean_metadata(dc, kept_dates=item.dc("date"))
+    if dc is None:
+        return fields, None
+    rows = _clean_metadata(dc, kept_dates=item.dc("date"))
+    if by_profile:
+        check_profile(collection=collection or item.collection, rows=rows,
+                      named=_fields_named(dc), item=item)
+    return fields, rows
 
 
 def item_change_check(*, item: Item, uploads: list[Upload] = (),
                       dc: dict[str, Iterable[DcInput]] | None = None,
                       access: Access | None = None, restricted_files: Iterable[str] | None = None,
+                      by_profile: bool = False, collection: Collection | None = None,
                       **fields) -> None:
     """What item_add_files(uploads), item_update(dc, **fields) and item_set_access(access,
     restricted_files), called in this order, would refuse, raised, and nothing written: a form
@@ -764,7 +810,8 @@ def item_change_check(*, item: Item, uploads: list[Upload] = (),
     every_name = set(ItemFile.every_bundle.filter(item=item).values_list("name", flat=True))
     new = ({u.name for u in _clean_uploads(list(uploads), every_name, held=len(existing))}
            if uploads else set())
-    _checked_update(item, fields, dc, new_files=new)
+    _checked_update(item, fields, dc, new_files=new, by_profile=by_profile,
+                    collection=collection)
     if access is not None:
         if item.is_archive_service:
             raise ServiceError(_("the archive service is open to all"))
@@ -818,7 +865,9 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
                          "delete_accesslink", "view_accessread", "view_copyjob",
-                         *(f"{verb}_{model}" for model in ("community", "collection")
+                         *(f"{verb}_{model}" for model in ("community", "collection",
+                                                           "submissionprofile", "profilefield",
+                                                           "vocabulary", "vocabularyterm")
                            for verb in ("add", "change", "delete", "view"))]
 
 

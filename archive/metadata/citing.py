@@ -42,7 +42,9 @@ _PARTS = {"volume": "oaire.citation.volume", "issue": "oaire.citation.issue",
           "first_page": "oaire.citation.startPage", "last_page": "oaire.citation.endPage"}
 # local.degree.level as Brazilian repositories write it (MTD-BR, TEDE), folded.
 _LEVELS = {"doutorado": "doctoral", "doctorate": "doctoral", "doctoral": "doctoral",
-           "phd": "doctoral", "mestrado": "masters", "mestrado profissional": "masters",
+           "phd": "doctoral", "doutorado profissional": "doctoral",
+           "doutorado-profissional": "doctoral", "mestrado": "masters",
+           "mestrado profissional": "masters", "mestrado-profissional": "masters",
            "master": "masters", "masters": "masters", "graduacao": "bachelor",
            "bacharelado": "bachelor", "licenciatura": "bachelor", "bachelor": "bachelor"}
 # COAR thesis types → the level; "thesis" (c_46ec) alone is "Tese": a doctor's in Brazil.
@@ -57,7 +59,7 @@ def _first(values: Mapping[str, Sequence[str]], *names: str) -> str:
 def level_of(text: str) -> str:
     """"doctoral", "masters", "bachelor" of a local.degree.level as written, "" if unknown::
 
-        >>> level_of("Mestrado Profissional"), level_of("Doutorado"), level_of("pós-doc")
+        >>> level_of("Mestrado Profissional"), level_of("Doutorado profissional"), level_of("")
         ('masters', 'doctoral', '')
     """
     return _LEVELS.get(fold(text), "")

@@ -5,6 +5,7 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 - dublin_core.py: the Dublin Core elements (DcElement) and an item's values (DcValue)
 - collections.py: communities and collections, the tree items belong to
 - registry.py: the metadata registry, schemas and their fields (dc.contributor.advisor…)
+- profiles.py: submission profiles per collection, their fields, controlled vocabularies
 - files.py: their stored files
 - languages.py: an item's language, a BCP 47 tag
 - search.py: what search reads, kept by the database's triggers
@@ -31,12 +32,22 @@ from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
 from .languages import LANGUAGE_TAG, normalize_language, validate_language
 from .preservation import CopyJob
+from .profiles import (
+    DEFAULT_PROFILE,
+    THESIS_PROFILE,
+    ProfileField,
+    SubmissionProfile,
+    Vocabulary,
+    VocabularyTerm,
+)
 from .registry import MetadataField, MetadataSchema
 from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
 __all__ = [
-    "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "LANGUAGE_TAG", "ORCID_FORM",
+    "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "DEFAULT_PROFILE",
+    "LANGUAGE_TAG", "ORCID_FORM", "THESIS_PROFILE", "ProfileField", "SubmissionProfile",
+    "Vocabulary", "VocabularyTerm",
     "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",

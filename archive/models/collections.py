@@ -80,6 +80,11 @@ class Collection(_Named):
         _("DSpace Handle"), max_length=255, blank=True, default="", db_default="",
         help_text=_("the Handle this collection had in DSpace (prefix/suffix), if it came "
                     "from there: imports find it by it, exports write it back"))
+    # None: the built-in default profile ("padrão", models/profiles.py DEFAULT_PROFILE).
+    profile = models.ForeignKey(
+        "SubmissionProfile", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="collections", verbose_name=_("submission profile"),
+        help_text=_("the fields its items have; empty: the default profile (padrão)"))
 
     class Meta:
         ordering = ["name_pt_br", "id"]

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from ...models import Collection, Community
+from ...models import Collection, Community, SubmissionProfile
 from ...web.addresses import base_url
 
 # The fields whose JSON value is a string (a slug, a name, a choice, a community by slug).
@@ -47,6 +47,17 @@ class _ParentSlug(serializers.SlugRelatedField):
         return super().run_validation(data)
 
 
+class _ProfileSlug(serializers.SlugRelatedField):
+    """A profile's slug, or null for the default one; an empty string is refused, not read
+    as null (as _ParentSlug)."""
+
+    def run_validation(self, data=serializers.empty):
+        if data == "":
+            raise serializers.ValidationError(_("A profile's slug, or null for the default "
+                                                "profile."))
+        return super().run_validation(data)
+
+
 class CommunitySerializer(_Node):
     """A community: its slug (its path /communities/<slug> and OAI-PMH set com_<slug>),
     names, short description, the community above it (null at the top)."""
@@ -65,17 +76,22 @@ class CommunitySerializer(_Node):
 
 class CollectionSerializer(_Node):
     """A collection: its slug (its path /collections/<slug> and OAI-PMH set col_<slug>),
-    names, short description, community, and the access a deposit here gets when it names
-    none."""
+    names, short description, community, the access a deposit here gets when it names
+    none, and its submission profile."""
 
     community = serializers.SlugRelatedField(slug_field="slug",
                                              queryset=Community.objects.all(),
                                              help_text="slug of its community")
+    profile = _ProfileSlug(
+        slug_field="slug", queryset=SubmissionProfile.objects.all(), required=False,
+        allow_null=True,
+        help_text="slug of its submission profile (the fields its items have, "
+                  "/api/collections/<slug>/profile); null: the default one, padrao")
 
     class Meta:
         model = Collection
         fields = ["slug", "name_pt_br", "name_en", "description", "community",
-                  "default_access_rights", "default_embargo_days", "logo", "page"]
+                  "default_access_rights", "default_embargo_days", "profile", "logo", "page"]
 
     def get_page(self, node: Collection) -> str:
         return self._page("archive:collection", node)

@@ -3,18 +3,21 @@ permissions of the Librarians group), through the tree's services (archive/commu
 refusals (a slug taken, a cycle, a collection with items deleted) are 400s naming the field."""
 from __future__ import annotations
 
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import DjangoModelPermissionsOrAnonReadOnly
+from rest_framework.permissions import AllowAny, DjangoModelPermissionsOrAnonReadOnly
 from rest_framework.response import Response
 
 from ...communities import services
 from ...models import Collection, Community
+from ...profiles import selectors as profiles
 from ..idempotency import IdempotentWrites
 from ..schema import IDEMPOTENCY_KEY, errors
 from ..serializers.communities import CollectionSerializer, CommunitySerializer
+from ..serializers.profiles import ProfileSerializer
 
 
 def _listed(serializer):
@@ -112,7 +115,7 @@ class CommunityDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
 class CollectionList(_IdempotentCreate, _Written, generics.ListCreateAPIView):
     """GET: every collection, by slug. POST: a new one."""
 
-    queryset = Collection.objects.select_related("community").order_by("slug")
+    queryset = Collection.objects.select_related("community", "profile").order_by("slug")
     serializer_class = CollectionSerializer
     permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
     pagination_class = None  # thousands at most: one list, read in one query
@@ -123,8 +126,28 @@ class CollectionList(_IdempotentCreate, _Written, generics.ListCreateAPIView):
 class CollectionDetail(_Written, generics.RetrieveUpdateDestroyAPIView):
     """One collection: read, change, delete it when it owns no item."""
 
-    queryset = Collection.objects.select_related("community")
+    queryset = Collection.objects.select_related("community", "profile")
     serializer_class = CollectionSerializer
     permission_classes = [DjangoModelPermissionsOrAnonReadOnly]
     lookup_field = "slug"
     saving, deleting = staticmethod(_collection_save), staticmethod(_collection_delete)
+
+
+class CollectionProfile(generics.GenericAPIView):
+    """GET: the submission profile a collection's items are checked against (its own, else
+    the default one): its fields in order, required or repeatable, how each is entered, and
+    a controlled list's terms. Read by all; changed by librarians in the admin."""
+
+    queryset = Collection.objects.select_related("profile")
+    serializer_class = ProfileSerializer
+    permission_classes = [AllowAny]
+    pagination_class = None
+
+    @extend_schema(responses={200: ProfileSerializer,
+                              **errors(404, e404="no collection has this slug")})
+    def get(self, request, slug: str) -> Response:
+        collection = get_object_or_404(self.get_queryset(), slug=slug)
+        profile = profiles.profile_of(collection)
+        return Response(ProfileSerializer({
+            "slug": profile.slug if profile else "", "name": profile.name if profile else "",
+            "collection": collection.slug, "fields": profiles.entries_of(profile)}).data)

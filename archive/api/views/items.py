@@ -219,7 +219,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                 transferable=data["transferable"],
                 access=services.Access(**given) if given is not None else None,
                 restricted_files=data.get("restricted_files", ()), on_saved=on_saved,
-                collection=data.get("collection"))
+                collection=data.get("collection"), by_profile=True)
         return self.record(item, status.HTTP_201_CREATED)
 
 
@@ -281,7 +281,8 @@ class ItemDetail(_OneItem):
                 tree.item_map(item=item, collections=mapped)
             if fields or dc or (given is None and restricted is None
                                 and moved is None and mapped is None):
-                services.item_update(item=item, dc=dc or None, **fields)
+                services.item_update(item=item, dc=dc or None, by_profile=True,
+                                     collection=moved, **fields)
             if given is not None or restricted is not None:
                 services.item_set_access(item=item, restricted_files=restricted,
                                          **(given or {}))
