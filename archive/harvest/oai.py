@@ -50,7 +50,7 @@ from lxml import etree
 from ..communities import selectors as tree
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import datacite, dim, oai_dc, openaire, vocabularies
+from ..metadata import datacite, dim, mtd2br, mtd3br, mtdbr, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
 from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
 from ..models import Item
@@ -98,12 +98,33 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
 
 def _dim_metadata(item: Item, values: Values, record: Record | None,
                   request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    return dim.dim_element(dim.dspace_fields(
+    # The access right as BDTD and Oasisbr read dc.rights: said for every item, and closed
+    # for one with no file open to all (mtdbr.access_level), whatever level it was given.
+    level = mtdbr.access_level(record) if record else item.access_rights
+    fields = dim.dspace_fields(
         item.title, item.language, rows,
         identifier_uris=[links.persistent_url(item.ibi, base_url(request)),
                          *(dim.HANDLE_PROXY + h for h in handles)],
         newer_than=[record.previous_edition] if record and record.previous_edition else [],
-        level=item.access_rights, embargo=item.embargo_until))
+        level=level, embargo=item.embargo_until)
+    if level == mtdbr.OPEN:
+        fields["dc"].append(("rights", "", "", mtdbr.access_right(record), "", -1))
+    return dim.dim_element(fields)
+
+
+def _mtd3br_metadata(item: Item, values: Values, record: Record | None,
+                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+    return mtd3br.mtd3br_element(
+        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME))
+
+
+def _mtd2br_metadata(item: Item, values: Values, record: Record | None,
+                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+    base = base_url(request)
+    name = settings.IBI_REPOSITORY_NAME or f"IBI repository at {links.archive_address(base)}"
+    return mtd2br.mtd2br_element(
+        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME),
+        updated=datestamp(item.updated), repository=(name, base))
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,8 @@ class MetadataFormat:
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
     "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
+    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, _mtd2br_metadata, qualified=True),
+    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, _mtd3br_metadata, qualified=True),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
         lambda item, values, record, request, handles, rows: datacite.resource(record)),
