@@ -1,9 +1,12 @@
-"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in four formats.
+"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in six formats.
 
 Formats (`FORMATS`): `oai_dc` (simple Dublin Core: qualifiers dropped as DCMI says, so
 dc.contributor.advisor is a dc:contributor and dc.contributor.author a dc:creator); `dim`,
 DSpace Intermediate Metadata, every value under its field of the registry with its language,
-authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasisbr;
+authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasisbr, with
+the access right as they read it in dc.rights (closed for an item with no file open to all);
+`mtd3-br` and `mtd2-br`, IBICT's MTD-BR 3 and 2 (metadata/mtd3br.py, mtd2br.py), the thesis
+formats BDTD harvests from TEDE and DSpace;
 `oai_datacite`, the DataCite kernel 4 `<resource>` itself as
 the metadata (namespace http://datacite.org/schema/kernel-4, as OpenAIRE and many repositories
 harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we validate against);

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from lxml import etree
 
 from ..identifiers import lattes
-from .mtdbr import Person, Thesis
+from .mtdbr import Person, Thesis, two_letter_code
 from .oai_dc import xml_text
 
 NS = "http://oai.ibict.br/mtd2-br/"
@@ -48,8 +48,7 @@ KEYWORD, CNPQ = "Palavra-chave", "Tabela CNPQ"  # TEDE's Esquema of an Assunto
 
 def _language(tag: str) -> str:
     """MTD-BR 2's Idioma: ISO 639-1 ("pt"); "" for a language that has no such code."""
-    primary = tag.replace("_", "-").split("-", 1)[0].strip().lower()
-    return primary if len(primary) == 2 and primary.isalpha() else ""
+    return two_letter_code(tag)
 
 
 def _put(parent: etree._Element, tag: str, value: str, **attributes: str

@@ -171,18 +171,36 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
         available=embargo if record.access_rights == EMBARGOED and embargo else created)
 
 
-# ISO 639-1 → ISO 639-2/B of the languages theses are written in here, as MTD-BR writes them
-# (three letters, as BDTD's crosswalks do; each one of mtd3-br.xsd's langType).
-_ISO639_2 = {"pt": "por", "en": "eng", "es": "spa", "fr": "fra", "it": "ita", "de": "deu",
+# ISO 639-1 → ISO 639-2 of the languages theses are written in here, as MTD-BR 3 writes them
+# (three letters, as BDTD's crosswalks do), each one of mtd3-br.xsd's langType; Spanish stays
+# "es": the schema's list lacks "spa".
+_ISO639_2 = {"pt": "por", "en": "eng", "es": "es", "fr": "fra", "it": "ita", "de": "deu",
              "ja": "jpn", "zh": "chi", "ru": "rus", "la": "lat", "gn": "grn", "nl": "dut",
              "ar": "ara", "ko": "kor", "pl": "pol", "el": "ell", "he": "heb", "tr": "tur"}
 
 
-def language_code(tag: str) -> str:
-    """A language (BCP 47, or DSpace's pt_BR) as MTD-BR writes it, its ISO 639-2 code; "" for
-    none or one of another language (the attribute is then left out).
+_ISO639_1 = {three: two for two, three in _ISO639_2.items()} | {
+    "spa": "es", "ger": "de", "fre": "fr", "zho": "zh", "nld": "nl", "gre": "el"}
 
-        >>> language_code("pt_BR"), language_code("en-GB"), language_code("tlh"), language_code("")
-        ('por', 'eng', '', '')
+
+def _primary(tag: str) -> str:
+    return tag.replace("_", "-").split("-", 1)[0].strip().lower()
+
+
+def language_code(tag: str) -> str:
+    """A language (BCP 47, DSpace's pt_BR, or ISO 639-2 as dc.language.iso often has it) as
+    MTD-BR 3 writes it, its ISO 639-2 code; "" for none or one of another language (the
+    attribute is then left out).
+
+        >>> language_code("pt_BR"), language_code("por"), language_code("tlh"), language_code("")
+        ('por', 'por', '', '')
     """
-    return _ISO639_2.get(tag.replace("_", "-").split("-", 1)[0].strip().lower(), "")
+    primary = _primary(tag)
+    return _ISO639_2.get(_ISO639_1.get(primary, primary), "")
+
+
+def two_letter_code(tag: str) -> str:
+    """The same as MTD-BR 2 writes it, ISO 639-1: ``two_letter_code("por") == "pt"``."""
+    primary = _primary(tag)
+    primary = _ISO639_1.get(primary, primary)
+    return primary if len(primary) == 2 and primary.isalpha() else ""
