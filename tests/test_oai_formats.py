@@ -1,6 +1,7 @@
-"""OAI-PMH formats (oai_dc, dim, mtd2-br, mtd3-br, oai_datacite, oai_openaire) and sets (type, language, openaire):
-a real harvester (oaipmh-scythe) collects each, and every response is validated by the
-official XSDs (OAI-PMH.xsd with the format's own schema) with lxml."""
+"""OAI-PMH formats (oai_dc, dim, mtd2-br, mtd3-br, oai_datacite, oai_openaire) and sets
+(type, language, openaire): a real harvester (oaipmh-scythe) collects each, and every
+response is validated by the official XSDs (OAI-PMH.xsd with the format's own schema) with
+lxml."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -241,7 +242,8 @@ def test_resumption_keeps_the_set_and_the_format(live_server, collection, prefix
         for metadata in page.xml.iter(f"{OAI}metadata"):
             xml_schemas.assert_valid(record_schema(), metadata[0])
             assert metadata[0].tag.endswith(
-                {"oai_dc": "}dc", "dim": "}dim"}.get(prefix, "}resource"))
+                {"oai_dc": "}dc", "dim": "}dim", "mtd3-br": "}mtd3br",
+                 "mtd2-br": "}mtd2br"}.get(prefix, "}resource"))
 
 
 def test_sets_combine_with_from_and_until(live_server, harvester, collection):

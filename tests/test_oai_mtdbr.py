@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import shutil
-from datetime import date, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -152,7 +152,7 @@ def test_an_item_with_no_open_file_is_marked_as_bdtd_expects(client):
     items = {
         OPEN: thesis("Aberta", pdf),
         EMBARGOED: thesis("Embargada", pdf, rights="embargoed",
-                          embargo_until=date.today() + timedelta(days=90)),
+                          embargo_until=datetime.now(UTC).date() + timedelta(days=90)),
         RESTRICTED: thesis("Com arquivo restrito", pdf, restricted_files=["tese.pdf"]),
         CLOSED: thesis("Só metadados", pdf, rights="metadata-only"),
     }
