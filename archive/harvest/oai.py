@@ -55,9 +55,8 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, dim, mtd2br, mtd3br, mtdbr, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
+from ..metadata.selectors import Values, dc_values_of, handles_of, records_of, values_and_rows_of
 from ..models import Item
-from ..registry import selectors as registry
 from ..web.addresses import base_url
 from . import selectors as harvest
 from . import sets
@@ -344,17 +343,18 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
     headers), and for a format built from a Record their files and editions."""
     ids = [item.pk for item in items]
-    values = dc_values_of(ids, None if prefix else ("type",))
     metadata_format = FORMATS[prefix] if prefix else None
     records, handles, qualified = {}, {}, {}
+    if metadata_format is not None and metadata_format.qualified:
+        values, qualified = values_and_rows_of(ids)
+    else:
+        values = dc_values_of(ids, None if prefix else ("type",))
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
     if metadata_format is not None and (metadata_format.qualified
                                         or not metadata_format.from_record):
         handles = handles_of(ids)
-    if metadata_format is not None and metadata_format.qualified:
-        qualified = registry.rows_of(ids)
     namespace = f"oai:{links.archive_address(base_url(request))}:"
     in_tree = harvest.tree_specs_of(items)
     for item in items:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from ..deposit import controlled
 from ..identifiers import orcid
@@ -107,8 +108,12 @@ def access_right(record: Record) -> str:
     return EU_REPO_ACCESS + _EU_REPO.get(access_level(record), _EU_REPO[METADATA_ONLY])
 
 
-def _name(row: Row) -> str:
-    return ".".join(part for part in row[:3] if part)
+@cache
+def _key(name: str) -> tuple[str, str, str]:
+    """("dc", "contributor", "advisor") of "dc.contributor.advisor": rows are looked up by
+    their first three members, never by a name joined for each (a harvest page reads 27 000)."""
+    schema, element, qualifier = (name.split(".", 2) + ["", ""])[:3]
+    return schema, element, qualifier
 
 
 def _person(row: Row) -> Person:
@@ -125,12 +130,12 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
     """The thesis its values (`rows`, by field and position) and its Record describe; the
     institution that grants the degree is dc.publisher, else `institution` (the
     repository's name), never the programme or department (Record.publisher may be)."""
-    by_name: dict[str, list[Row]] = {}
+    by_field: dict[tuple[str, str, str], list[Row]] = {}
     for row in rows:
-        by_name.setdefault(_name(row), []).append(row)
+        by_field.setdefault(row[:3], []).append(row)
 
     def rows_of(*names: str) -> list[Row]:
-        return [row for name in names for row in by_name.get(name, ())]
+        return [row for name in names for row in by_field.get(_key(name), ())]
 
     def values(*names: str) -> tuple[str, ...]:
         return tuple(row[4] for row in rows_of(*names))
