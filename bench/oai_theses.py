@@ -4,7 +4,7 @@ token, at N items of ~27 qualified values each, on PostgreSQL.
 
 Usage: .venv/bin/python bench/oai_theses.py [--items 1000000] [--prefixes dim,mtd3-br]
            [--database-url postgres://postgres@127.0.0.1:5432/ibirepo_bench_oai_theses]
-           [--pages 0] [--reuse]
+           [--pages 0] [--from 2020-01-21T20:00:00Z] [--reuse]
 The database is dropped and created again, migrated, then loaded by SQL: N theses (one PDF
 row each, open) with the values a DSpace thesis has (title and an English one, an author
 with an ORCID iD, an advisor and a co-advisor with Lattes ids, four referees, the defence
@@ -120,9 +120,11 @@ from django.test.utils import CaptureQueriesContext
 client = Client()
 client.get("/oai", {"verb": "Identify"})  # the process warmed
 TOKEN = re.compile(rb"<resumptionToken[^>]*>([^<]+)</resumptionToken>")
-prefixes, pages = sys.argv[1].split(","), int(sys.argv[2])
+prefixes, pages, since = sys.argv[1].split(","), int(sys.argv[2]), sys.argv[3]
 for prefix in prefixes:
     args, walked, queries = {"verb": "ListRecords", "metadataPrefix": prefix}, [], set()
+    if since:
+        args["from"] = since
     while True:
         with CaptureQueriesContext(connection) as asked:
             start, cpu = time.perf_counter(), time.process_time()
@@ -139,7 +141,7 @@ for prefix in prefixes:
         args = {"verb": "ListRecords", "resumptionToken": token.group(1).decode()}
     records = sum(n for n, _, _ in walked)
     deep = walked[-10:]
-    print(f"{prefix}: {records} records in {len(walked)} pages, "
+    print(f"{prefix}{' from ' + since if since else ''}: {records} records in {len(walked)} pages, "
           f"{records / sum(t for _, t, _ in walked):.0f} records/s; last ten pages "
           f"{sum(n for n, _, _ in deep) / sum(t for _, t, _ in deep):.0f} records/s; slowest "
           f"page {max(t for _, t, _ in walked) * 1000:.0f} ms; Django's CPU "
@@ -163,6 +165,9 @@ def main() -> None:
     parser.add_argument("--database-url",
                         default="postgres://postgres@127.0.0.1:5432/ibirepo_bench_oai_theses")
     parser.add_argument("--reuse", action="store_true", help="the database of an earlier run")
+    parser.add_argument("--from", dest="since", default="",
+                        help="start the list there (YYYY-MM-DDThh:mm:ssZ): deep in it, as a "
+                             "resumed harvest is; item n was changed 2020-01-01 + 10 n s")
     args = parser.parse_args()
     env = {**os.environ, "DATABASE_URL": args.database_url, "DEBUG": "0",
            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only-" + "k" * 50),
@@ -188,8 +193,8 @@ def main() -> None:
             values = conn.execute("SELECT count(*) FROM archive_dcvalue").fetchone()[0]
         print(f"loaded {args.items} theses, {values} values, "
               f"in {time.perf_counter() - start:.0f} s", flush=True)
-    subprocess.run([sys.executable, "-c", MEASURE, args.prefixes, str(args.pages)], cwd=ROOT,
-                   env=env, check=True)
+    subprocess.run([sys.executable, "-c", MEASURE, args.prefixes, str(args.pages), args.since],
+                   cwd=ROOT, env=env, check=True)
 
 
 if __name__ == "__main__":
