@@ -36,6 +36,7 @@ from rest_framework.test import APIClient
 from archive.communities import services as tree
 from archive.deposit import services
 from archive.models import Collection, Community, DcValue, Item, MetadataField, RegisteredArchive
+from archive.registry.names import Qualified
 from archive.usage import counter as access_counter
 from archive.usage.selectors import item_counts
 
@@ -283,14 +284,34 @@ SHOWCASE_REPORT = {
     "type": ["Relatório técnico"], "rights": ["CC-BY-4.0"],
     "identifier": ["INPE-17123-RPQ/123"], "description": [SHOWCASE_DESCRIPTION]}
 SHOWCASE_TITLE = "Modelagem do clima regional da Amazônia"
+# A doctoral thesis as MTD-BR describes one (issue 34): its advisor with an ORCID iD, its
+# co-advisor with a Lattes CV, its committee, programme, department, degree and CNPq area.
+THESIS = {
+    "creator": [Qualified("Lima, Ana", authority="8765432109876543")],
+    "dc.contributor.advisor": [Qualified("Pereira, João Henrique",
+                                         authority="0000-0002-1694-233X")],
+    "dc.contributor.advisor-co": [Qualified("Almeida, Beatriz Souza",
+                                            authority="1234567890123452")],
+    "dc.contributor.referee": [Qualified("Santos, Carlos Eduardo"),
+                               Qualified("Rocha, Fernanda", authority="0000-0001-5109-3700")],
+    "contributor": ["Costa, Revisão Técnica"],
+    "publisher": ["Universidade Federal do Rio Grande do Sul"],
+    "dc.publisher.program": ["Programa de Pós-Graduação em Física"],
+    "dc.publisher.department": ["Instituto de Física"],
+    "dc.publisher.initials": ["UFRGS"],
+    "dc.subject.cnpq": ["CNPQ::CIENCIAS EXATAS E DA TERRA::FISICA"],
+    "local.degree.level": ["doutorado"], "local.degree.name": ["Doutor em Física"],
+    "subject": ["Supercondutividade"], "type": ["Tese"], "date": ["2024-03-15"],
+    "description": ["Esta tese estuda a supercondutividade em filmes finos."],
+}
 
 
 def showcase() -> dict[str, Item]:
     """What the page checks and the landing page's tests read: two editions of a technical
     report (a PDF with an accent and a space in its name, data), its English translation, a
-    tombstone, a thesis under embargo in the theses of a graduate programme of a faculty
-    (`programme`), where the report is mapped too. Keys: first, item (the second edition),
-    english, gone, embargoed."""
+    tombstone, a doctoral thesis (THESIS) under embargo in the theses of a graduate
+    programme of a faculty (`programme`), where the report is mapped too. Keys: first, item
+    (the second edition), english, gone, embargoed."""
     services.ensure_archive_service()
     files = [("relatório final.pdf", SHOWCASE_PDF, "application/pdf"),
              ("dados.csv", b"a,b\n1,2\n")]
@@ -305,7 +326,7 @@ def showcase() -> dict[str, Item]:
     theses = programme()["theses"]
     tree.item_map(item=second, collections=[theses])
     embargoed = item(("tese.pdf", SHOWCASE_PDF, "application/pdf"), title="Tese sob embargo",
-                     language="pt-BR", dc={"creator": ["Lima, Ana"]}, collection=theses,
+                     language="pt-BR", dc=THESIS, collection=theses,
                      access=services.Access("embargoed",
                                             timezone.localdate() + timedelta(days=60),
                                             "patente em andamento"))

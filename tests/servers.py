@@ -23,9 +23,12 @@ answers; `CountingSilentArchive`, the same counting the connections it holds.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -68,6 +71,7 @@ class Server:
     env: dict[str, str]
     port: int = 0
     process: subprocess.Popen | None = None
+    zygote: Zygote | None = None
 
     @property
     def address(self) -> str:
@@ -83,9 +87,13 @@ class Server:
 
     def manage(self, *args: str, check: bool = True, env: dict[str, str] | None = None
                ) -> subprocess.CompletedProcess:
-        """`manage.py <args>` in this server's settings (its database, subsystem …)."""
-        done = subprocess.run([_python(), "manage.py", *args], cwd=ROOT, text=True,
-                              capture_output=True, env={**self.env, **(env or {})}, timeout=120)
+        """`manage.py <args>` in this server's settings (its database, subsystem …), forked
+        from its zygote (tests/zygote.py) unless `env` adds settings of its own."""
+        done = None if env else self._zygote().run(args, self.root, timeout=120)
+        if done is None:
+            done = subprocess.run([_python(), "manage.py", *args], cwd=ROOT, text=True,
+                                  capture_output=True, env={**self.env, **(env or {})},
+                                  timeout=120)
         if check and done.returncode != 0:
             raise AssertionError(f"manage.py {args[0]} on {self.name} failed:\n{done.stderr}")
         return done
@@ -110,10 +118,22 @@ class Server:
     def archive_service_ibi(self) -> str:
         return httpx.get(f"{self.url}/api/archive", timeout=10).json()["archiveserviceibi"]
 
+    def _zygote(self) -> Zygote:
+        """The zygote of this server's settings as they are now (a changed setting, a new one)."""
+        if self.zygote is None or self.zygote.env != self.env:
+            if self.zygote is not None:
+                self.zygote.close()
+            self.zygote = Zygote(dict(self.env))
+        return self.zygote
+
+    def pick_port(self) -> None:
+        self.port = free_port()
+        self.env["ARCHIVE_ADDRESS"] = self.address
+
     def start(self, server: str = "gunicorn", extra_args: tuple[str, ...] = ()) -> None:
-        for _ in range(3):  # another process may take the free port between bind and listen
-            self.port = free_port()
-            self.env["ARCHIVE_ADDRESS"] = self.address
+        for attempt in range(3):  # another process may take the free port between bind and listen
+            if attempt or not self.port:
+                self.pick_port()
             if server == "gunicorn":
                 # --preload: the master loads Django once and its workers fork from it (a
                 # second of CPU a server saved; the suite starts about ninety). A test of the
@@ -219,6 +239,7 @@ class LiveServers:
             "IBI_IP": f"192.0.2.{number}", "IBI_GRANULARITY": "0.001",
             "PYTHONDONTWRITEBYTECODE": "1", **settings})
         server = Server(name, folder, env)
+        server.pick_port()  # its address known to the commands run before it serves
         if migrate:
             url = env["DATABASE_URL"]
             if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
@@ -240,6 +261,56 @@ class LiveServers:
     def stop_all(self) -> None:
         for server in self.servers:
             server.stop()
+            if server.zygote is not None:
+                server.zygote.close()
+
+
+class Zygote:
+    """tests/zygote.py in a server's settings: `manage.py` commands forked from a process
+    that set Django up once (most of a second of CPU a command saved)."""
+
+    def __init__(self, env: dict[str, str]):
+        self.env = env
+        self.process = subprocess.Popen([_python(), str(ROOT / "tests" / "zygote.py")],
+                                        cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.ready = self._answer(START_TIMEOUT) == {"ready": True}
+        self.lock = threading.Lock()
+
+    def _answer(self, timeout: float) -> dict | None:
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        line = self.process.stdout.readline() if ready else ""
+        return json.loads(line) if line else None
+
+    def run(self, args: tuple[str, ...], folder: Path, timeout: float
+            ) -> subprocess.CompletedProcess | None:
+        """What `manage.py <args>` did, or None if this zygote could not set Django up (the
+        caller runs manage.py, whose message a test should see)."""
+        if not self.ready:
+            return None
+        with self.lock, tempfile.TemporaryDirectory(dir=folder) as scratch:
+            out, err = Path(scratch) / "out", Path(scratch) / "err"
+            self.process.stdin.write(json.dumps({"argv": list(args), "out": str(out),
+                                                 "err": str(err)}) + "\n")
+            self.process.stdin.flush()
+            child = self._answer(10)["pid"]
+            ended = self._answer(timeout)
+            if ended is None:
+                os.kill(child, signal.SIGKILL)
+                self._answer(10)
+                raise subprocess.TimeoutExpired(["manage.py", *args], timeout)
+            return subprocess.CompletedProcess(["manage.py", *args], ended["rc"],
+                                               out.read_text(), err.read_text())
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
 
 
 # -- Stand-ins --------------------------------------------------------------------------------

@@ -138,8 +138,9 @@ def test_the_doi_is_a_doi_in_datacite_schemaorg_and_the_meta_tags(client, articl
 
 
 @pytest.mark.parametrize(("handle", "entry_type", "genre"), [
-    ("123456789/1001", "phdthesis", "Tese (Doutorado)"),  # local.degree.level doutorado
-    ("123456789/1002", "mastersthesis", "Dissertação (Mestrado)"),  # mestrado
+    # local.degree.level doutorado, local.degree.name "Doutor em Engenharia Civil"
+    ("123456789/1001", "phdthesis", "Tese (Doutorado em Engenharia Civil)"),
+    ("123456789/1002", "mastersthesis", "Dissertação (Mestrado em Ciência da Computação)"),
 ])
 def test_a_thesis_cites_with_its_degree_and_school(client, theses, handle, entry_type, genre):
     item = AlternateIdentifier.objects.get(scheme="handle", value=handle).item

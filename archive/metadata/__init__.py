@@ -7,6 +7,9 @@
   Signposting.
 - datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).
 - openaire: a Record as an OpenAIRE Guidelines v4 record (`resource`, `to_bytes`; pure).
+- citing: what the citations and a thesis's channels read of the qualified fields (the
+  container, pages, a thesis's degree, people, programme and CNPq areas; `level_of`,
+  `area_label` for the pages) (pure).
 - vocabularies: dc:type read as COAR / DataCite / OpenAIRE resource types, `xml_text` (pure).
 - csl, bibtex, ris, schemaorg: a Record as CSL-JSON (and a citation in any installed CSL
   style), BibTeX, RIS and schema.org JSON-LD (pure); kinds: dc:type in their vocabularies.
@@ -23,6 +26,6 @@
 - languages: language tags named in the reader's language (pure, Babel's names).
 - rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
 """
-__all__ = ["accept", "bibtex", "cite", "csl", "datacite", "dim", "formats", "highwire",
+__all__ = ["accept", "bibtex", "cite", "citing", "csl", "datacite", "dim", "formats", "highwire",
            "languages", "oai_dc", "openaire", "record", "ris", "rocrate",
            "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

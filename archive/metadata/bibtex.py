@@ -1,5 +1,6 @@
 """BibTeX of a Record: one entry, its type from dc:type (kinds.py) and a thesis's degree
-(citing.py: @phdthesis, @mastersthesis with `school`), an article's `journal`, `volume`,
+(citing.py: @phdthesis, @mastersthesis with `school`, its `type` as ABNT words it, its
+advisors in `note`), an article's `journal`, `volume`,
 `number` (its issue), `pages` and `doi`, LaTeX specials escaped.
 Pure: the landing page, the persistent URL's ``:(bibtex)`` and ``Accept: application/x-bibtex``
 all write it here.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .csl import genre
 from .kinds import kind_of
 from .record import Record
 
@@ -40,6 +42,10 @@ _CONTAINER_FIELD = {"article": "journal", "incollection": "booktitle",
 # A bachelor's thesis has no entry type of its own: a @mastersthesis whose `type` says so.
 _THESIS = {"doctoral": ("phdthesis", ""), "masters": ("mastersthesis", ""),
            "bachelor": ("mastersthesis", "Bachelor's thesis")}
+
+
+def _portuguese(record: Record) -> bool:
+    return bool(record.degree) and record.language.lower().split("-")[0] in ("pt", "por")
 
 
 def escape(text: str) -> str:
@@ -70,14 +76,19 @@ def entry(record: Record) -> str:
         ("number", escape(record.issue)),  # BibTeX's name for an issue
         ("pages", escape(record.pages).replace("-", "--")),
         (_PUBLISHER_FIELD.get(kind, "publisher"), escape(record.publisher)),
-        ("type", thesis_type),
+        # A Brazilian thesis's type as ABNT words it (abnTeX2 prints it: "Tese (Doutorado em
+        # Física)"); else the bachelor's, which has no entry type of its own.
+        ("type", escape(genre(record)) if _portuguese(record) else thesis_type),
         ("number", escape(record.identifiers[0]) if record.identifiers and kind == "techreport"
          else ""),
         ("language", escape(record.language)),
         ("doi", escape(record.doi)),
         ("howpublished", rf"\url{{{record.persistent_url}}}" if kind == "misc" else ""),
         ("url", record.persistent_url),
-        ("note", "; ".join([f"IBI: {escape(record.ibi)}",
+        # BibTeX has no advisor: a note, as the thesis templates write it.
+        ("note", "; ".join([*(f"Advisor: {escape(c.name)}" for c in record.advisors),
+                            *(f"Co-advisor: {escape(c.name)}" for c in record.co_advisors),
+                            f"IBI: {escape(record.ibi)}",
                             *(f"Handle: {escape(h)}" for h in record.handles)])),
     ]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)

@@ -9,7 +9,11 @@ metadata registry (docs/librarians/registry.md). Pure: the values come as field 
 - a thesis's degree: ``local.degree.level`` (``doutorado``, ``mestrado``…), else dc:type
   (COAR's doctoral and master thesis, "Tese", "Dissertação"), as vocabularies.py reads it;
 - the publisher: ``dc.publisher`` itself before its qualified refinements (a programme or a
-  department is no publisher).
+  department is no publisher);
+- a thesis's people and place (``thesis``): its advisors, co-advisors and committee with the
+  ORCID iD or Lattes id of each (their authority), its graduate programme and department, the
+  institution's acronym, the degree's name and its CNPq knowledge areas; and the area the
+  degree is in (``degree_area``), which ABNT's genre names ("Tese (Doutorado em Física)").
 
     >>> found = fields({"dc.relation.ispartof": ["Revista Brasileira de Cartografia"],
     ...                 "oaire.citation.volume": ["72"], "oaire.citation.startPage": ["101"],
@@ -23,9 +27,11 @@ metadata registry (docs/librarians/registry.md). Pure: the values come as field 
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from .kinds import kind_of
+from .record import Creator
 from .vocabularies import fold
 from .vocabularies import kind as vocabulary_kind
 
@@ -48,11 +54,33 @@ def _first(values: Mapping[str, Sequence[str]], *names: str) -> str:
     return next((v.strip() for name in names for v in values.get(name, ()) if v.strip()), "")
 
 
+def level_of(text: str) -> str:
+    """"doctoral", "masters", "bachelor" of a local.degree.level as written, "" if unknown::
+
+        >>> level_of("Mestrado Profissional"), level_of("Doutorado"), level_of("pós-doc")
+        ('masters', 'doctoral', '')
+    """
+    return _LEVELS.get(fold(text), "")
+
+
+def area_label(value: str) -> str:
+    """A dc.subject.cnpq value for people: its path through CNPq's table, without the
+    table's name::
+
+        >>> area_label("CNPQ::ENGENHARIAS::ENGENHARIA CIVIL")
+        'ENGENHARIAS › ENGENHARIA CIVIL'
+    """
+    parts = [part.strip() for part in value.split("::") if part.strip()]
+    if len(parts) > 1 and parts[0].upper() == "CNPQ":
+        parts = parts[1:]
+    return " › ".join(parts)
+
+
 def degree(values: Mapping[str, Sequence[str]], types: Sequence[str]) -> str:
     """"doctoral", "masters", "bachelor", or "" for what is no thesis."""
     if kind_of(types).bibtex != "phdthesis":
         return ""
-    level = _LEVELS.get(fold(_first(values, "local.degree.level")), "")
+    level = level_of(_first(values, "local.degree.level"))
     return level or _BY_COAR.get(vocabulary_kind(tuple(types)).coar, "doctoral")
 
 
@@ -74,3 +102,81 @@ def published_elsewhere(types: Sequence[str]) -> bool:
 def publisher(values: Mapping[str, Sequence[str]], publishers: Sequence[str]) -> str:
     """dc.publisher, else the first value of the publisher element (a dcterms.publisher…)."""
     return _first(values, "dc.publisher") or next((p for p in publishers if p.strip()), "")
+
+
+# MTD-BR's qualified fields of a thesis → the Record's fields (record.py).
+PEOPLE = {"advisors": "dc.contributor.advisor", "co_advisors": "dc.contributor.advisor-co",
+          "referees": "dc.contributor.referee"}
+PLACES = {"programme": "dc.publisher.program", "department": "dc.publisher.department",
+          "institution_acronym": "dc.publisher.initials", "degree_name": "local.degree.name"}
+AREAS = "dc.subject.cnpq"
+# Their scheme, as DataCite's subjectScheme and schema.org's DefinedTermSet name it.
+AREA_SCHEME = "CNPq: Tabela de Áreas do Conhecimento"
+# Where a creator's authority is kept: DSpace's author field, and TEDE's dc.creator.
+CREATOR_FIELDS = ("dc.contributor.author", "dc.creator")
+# An authority as kept (registry/authorities.py checked it): a bare ORCID iD, a Lattes id.
+_ORCID = re.compile(r"[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]")
+_LATTES = re.compile(r"[0-9]{16}")
+
+
+def person(name: str, authority: str) -> Creator:
+    """A person with the ORCID iD or Lattes id its authority is (another authority's key
+    names neither)::
+
+        >>> person("Pereira, João", "4727357182510680")
+        Creator(name='Pereira, João', orcid='', lattes='4727357182510680')
+        >>> person("Silva, Ana", "0000-0002-1825-0097").orcid
+        '0000-0002-1825-0097'
+    """
+    authority = authority.strip()
+    if _ORCID.fullmatch(authority):
+        return Creator(name, orcid=authority)
+    if _LATTES.fullmatch(authority):
+        return Creator(name, lattes=authority)
+    return Creator(name)
+
+
+def thesis(values: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
+    """The Record's thesis fields (record.py) of an item's qualified values, field name →
+    (value, authority)::
+
+        >>> found = thesis({"dc.contributor.advisor": [("Pereira, João", "4727357182510680")],
+        ...                 "dc.publisher.program": [("PPG em Física", "")],
+        ...                 "dc.subject.cnpq": [("CNPQ::CIENCIAS EXATAS E DA TERRA", "")]})
+        >>> found["advisors"][0].lattes, found["programme"], found["knowledge_areas"]
+        ('4727357182510680', 'PPG em Física', ('CNPQ::CIENCIAS EXATAS E DA TERRA',))
+    """
+    found: dict = {key: tuple(person(v.strip(), a) for v, a in values.get(name, ()) if v.strip())
+                   for key, name in PEOPLE.items()}
+    found.update({key: next((v.strip() for v, _ in values.get(name, ()) if v.strip()), "")
+                  for key, name in PLACES.items()})
+    found["knowledge_areas"] = tuple(v.strip() for v, _ in values.get(AREAS, ()) if v.strip())
+    return found
+
+
+# What comes before the area in a degree's name or a programme's (MTD-BR writes "Doutor em
+# Física", "Programa de Pós-Graduação em Física"), folded.
+_AREA_AFTER = ("programa de pos-graduacao em ", "pos-graduacao em ", "doutorado em ",
+               "mestrado em ", "mestrado profissional em ", "doutor em ", "doutora em ",
+               "mestre em ", "mestra em ", "bacharel em ", "licenciado em ", "licenciada em ",
+               "graduacao em ")
+
+
+def degree_area(degree_name: str, programme: str) -> str:
+    """The area a degree is in, as ABNT NBR 6023 names it in a thesis's genre: from the
+    degree's name, else from the programme's; "" when neither says::
+
+        >>> degree_area("Doutor em Engenharia Civil", "")
+        'Engenharia Civil'
+        >>> degree_area("", "Programa de Pós-Graduação em Ciência da Computação")
+        'Ciência da Computação'
+        >>> degree_area("", "PPGCC")
+        ''
+    """
+    for text in (degree_name, programme):
+        folded = fold(text) + " "
+        for prefix in _AREA_AFTER:
+            if folded.startswith(prefix):
+                # fold keeps the words (it drops accents and doubled spaces): cut as many.
+                return " ".join(text.split()[len(prefix.split()):])
+    return ""

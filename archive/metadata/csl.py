@@ -24,6 +24,7 @@ from collections import OrderedDict
 from datetime import date
 from pathlib import Path
 
+from .citing import degree_area
 from .kinds import kind_of
 from .record import Creator, Record
 
@@ -62,11 +63,12 @@ def _date_parts(date: str) -> list[int] | None:
     return [int(part) for part in match.groups() if part is not None]
 
 
-# A thesis's genre, which the styles print as written (ABNT: "Tese (Doutorado)"): in the
-# item's language, Portuguese as NBR 14724 words it, else English.
-_GENRES = {"doctoral": ("Tese (Doutorado)", "Doctoral thesis"),
-           "masters": ("Dissertação (Mestrado)", "Master's thesis"),
-           "bachelor": ("Trabalho de Conclusão de Curso (Graduação)", "Bachelor's thesis")}
+# A thesis's genre, which the styles print as written (ABNT: "Tese (Doutorado em Física)"):
+# in the item's language, Portuguese as NBR 6023 and 14724 word it (with the area of the
+# degree when its name or programme says it), else English.
+_GENRES = {"doctoral": ("Tese", "Doutorado", "Doctoral thesis"),
+           "masters": ("Dissertação", "Mestrado", "Master's thesis"),
+           "bachelor": ("Trabalho de Conclusão de Curso", "Graduação", "Bachelor's thesis")}
 
 
 def genre(record: Record) -> str:
@@ -75,11 +77,17 @@ def genre(record: Record) -> str:
         >>> genre(Record(ibi="a", ibip="", title="t", persistent_url="u", degree="masters",
         ...              language="pt-BR"))
         'Dissertação (Mestrado)'
+        >>> genre(Record(ibi="a", ibip="", title="t", persistent_url="u", degree="doctoral",
+        ...              language="pt-BR", degree_name="Doutor em Física"))
+        'Tese (Doutorado em Física)'
     """
     if record.degree not in _GENRES:
         return ""
-    portuguese, english = _GENRES[record.degree]
-    return portuguese if record.language.lower().split("-")[0] in ("pt", "por") else english
+    work, level, english = _GENRES[record.degree]
+    if record.language.lower().split("-")[0] not in ("pt", "por"):
+        return english
+    area = degree_area(record.degree_name, record.programme)
+    return f"{work} ({level} em {area})" if area else f"{work} ({level})"
 
 
 def item(record: Record) -> dict:
@@ -89,6 +97,10 @@ def item(record: Record) -> dict:
                    "title": record.title, "URL": record.persistent_url}
     if record.creators:
         found["author"] = [_name(c) for c in record.creators]
+    if advisors := (*record.advisors, *record.co_advisors):
+        # CSL has no advisor: its `contributor` (CSL 1.0.2), which the styles leave out of
+        # the reference, as NBR 6023 does; a reader's manager keeps it.
+        found["contributor"] = [_name(c) for c in advisors]
     if parts := _date_parts(record.date):
         found["issued"] = {"date-parts": [parts]}
     optional = {

@@ -20,7 +20,9 @@ OpenAIRE's guidelines write it), and an embargo's end is the `Available` date. R
 properties with nothing to say get DataCite's own code for unknown values,
 `(:unav)`; a record with no year at all is published under the current year, as DataCite reads
 publicationYear ("the year the resource was made public") when nothing better is known.
-dc:relation values are not carried: free text names no relationType.
+dc:relation values are not carried: free text names no relationType. A thesis's advisors
+are its `Supervisor` contributors (with their ORCID iD or Lattes CV), its committee and other
+contributors `Other`, its CNPq knowledge areas subjects of CNPq's scheme.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from datetime import UTC, datetime
 from lxml import etree
 
 from ..access import policy
+from .citing import AREA_SCHEME
 from .record import Creator, Record, doi
 from .vocabularies import is_language, kind, xml_text
 
@@ -38,6 +41,8 @@ NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
 SCHEMA = "http://schema.datacite.org/meta/kernel-4/metadata.xsd"
 UNKNOWN = "(:unav)"  # DataCite's standard value for "value unavailable"
 ORCID = "https://orcid.org"
+LATTES = "http://lattes.cnpq.br/"
+CNPQ = AREA_SCHEME  # a dc.subject.cnpq value's subjectScheme
 # dc:date values DataCite can read as ISO 8601 (a year, a month, a day, a UTC instant).
 _ISO_DATE = re.compile(r"[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?)?)?")
 
@@ -116,18 +121,43 @@ def alternate_identifier_type(value: str) -> str:
     return "Other"
 
 
-def _creator(parent: etree._Element, creator: Creator) -> None:
-    element = _sub(parent, "creator")
-    name = xml_text(creator.name).strip() or UNKNOWN
-    if creator.given:  # "Family, Given" is a person's name
-        _sub(element, "creatorName", name, nameType="Personal")
-        _sub(element, "givenName", creator.given)
-        _sub(element, "familyName", creator.family)
+def name_identifiers(person: Creator, *, bare_orcid: bool = False) -> list[tuple[str, str, str]]:
+    """(identifier, nameIdentifierScheme, schemeURI) of a person: the ORCID iD (its URL, as
+    DataCite writes it; bare as OpenAIRE's guidelines do) and the Lattes CV."""
+    found = []
+    if person.orcid:
+        found.append((person.orcid if bare_orcid else f"{ORCID}/{person.orcid}", "ORCID",
+                      ORCID))
+    if person.lattes:
+        found.append((LATTES + person.lattes, "Lattes", LATTES))
+    return found
+
+
+def _person(parent: etree._Element, role: str, person: Creator, **attrs: str) -> None:
+    """A creator or contributor (`role`): its name, parts, and identifiers."""
+    element = _sub(parent, role, **attrs)
+    name = xml_text(person.name).strip() or UNKNOWN
+    if person.given:  # "Family, Given" is a person's name
+        _sub(element, f"{role}Name", name, nameType="Personal")
+        _sub(element, "givenName", person.given)
+        _sub(element, "familyName", person.family)
     else:
-        _sub(element, "creatorName", name)
-    if creator.orcid:
-        _sub(element, "nameIdentifier", f"{ORCID}/{creator.orcid}",
-             nameIdentifierScheme="ORCID", schemeURI=ORCID)
+        _sub(element, f"{role}Name", name)
+    for value, scheme, uri in name_identifiers(person):
+        _sub(element, "nameIdentifier", value, nameIdentifierScheme=scheme, schemeURI=uri)
+
+
+def _creator(parent: etree._Element, creator: Creator) -> None:
+    _person(parent, "creator", creator)
+
+
+def contributors(record: Record) -> list[tuple[Creator, str]]:
+    """(person, contributorType) of a record: a thesis's advisors and co-advisors are its
+    `Supervisor`s, its examining committee and every other dc:contributor `Other` (DataCite
+    has no role for them; dc:contributor says none)."""
+    return [*((c, "Supervisor") for c in (*record.advisors, *record.co_advisors)),
+            *((c, "Other") for c in record.referees),
+            *((Creator(name), "Other") for name in _clean(record.other_contributors))]
 
 
 def resource(record: Record) -> etree._Element:
@@ -149,12 +179,14 @@ def resource(record: Record) -> etree._Element:
 
     if subjects := _clean(record.subjects):
         parent = _sub(root, "subjects")
+        areas = set(record.knowledge_areas)
         for subject in subjects:
-            _sub(parent, "subject", subject)
-    if contributors := _clean(record.contributors):
+            _sub(parent, "subject", subject,
+                 **({"subjectScheme": CNPQ} if subject in areas else {}))
+    if people := contributors(record):
         parent = _sub(root, "contributors")
-        for name in contributors:  # dc:contributor says no role
-            _sub(_sub(parent, "contributor", contributorType="Other"), "contributorName", name)
+        for person, role in people:
+            _person(parent, "contributor", person, contributorType=role)
 
     dates = []
     if _ISO_DATE.fullmatch(record.date.strip()):

@@ -30,7 +30,15 @@ from __future__ import annotations
 from lxml import etree
 
 from ..access import policy
-from .datacite import UNKNOWN, access_right, identifiers, issued
+from .datacite import (
+    CNPQ,
+    UNKNOWN,
+    access_right,
+    contributors,
+    identifiers,
+    issued,
+    name_identifiers,
+)
 from .record import Creator, Record
 from .vocabularies import is_language, kind, xml_text
 
@@ -41,7 +49,8 @@ NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
 SCHEMA = "https://www.openaire.eu/schema/repo-lit/4.0/openaire.xsd"
 NSMAP = {"oaire": NS, "datacite": NS_DATACITE, "dc": NS_DC, "xsi": NS_XSI}
 OPEN_ACCESS = policy.coar(policy.OPEN)
-ORCID = "https://orcid.org"
+COAR = "http://purl.org/coar/resource_type/"
+THESES = {"doctoral": COAR + "c_db06", "masters": COAR + "c_bdcc", "bachelor": COAR + "c_7a1f"}
 # OpenAIRE's objectType of a file, by the kind of the resource.
 OBJECT_TYPES = {"literature": "fulltext", "dataset": "dataset", "software": "software"}
 
@@ -74,36 +83,38 @@ def language_code(tag: str) -> str:
     return primary if is_language(tag) and 2 <= len(primary) <= 3 else ""
 
 
-def _creator(parent: etree._Element, creator: Creator) -> None:
-    element = _dcite(parent, "creator")
-    name = xml_text(creator.name).strip() or UNKNOWN
-    if creator.given:
-        _dcite(element, "creatorName", name, nameType="Personal")
-        _dcite(element, "givenName", creator.given)
-        _dcite(element, "familyName", creator.family)
+def _person(parent: etree._Element, role: str, person: Creator, **attrs: str) -> None:
+    """A creator or contributor (`role`): its name, parts and identifiers (the guidelines
+    write the bare ORCID iD beside the scheme's URI)."""
+    element = _dcite(parent, role, **attrs)
+    name = xml_text(person.name).strip() or UNKNOWN
+    if person.given:
+        _dcite(element, f"{role}Name", name, nameType="Personal")
+        _dcite(element, "givenName", person.given)
+        _dcite(element, "familyName", person.family)
     else:
-        _dcite(element, "creatorName", name)
-    if creator.orcid:  # the guidelines write the bare iD beside the scheme's URI
-        _dcite(element, "nameIdentifier", creator.orcid, nameIdentifierScheme="ORCID",
-               schemeURI=ORCID)
+        _dcite(element, f"{role}Name", name)
+    for value, scheme, uri in name_identifiers(person, bare_orcid=True):
+        _dcite(element, "nameIdentifier", value, nameIdentifierScheme=scheme, schemeURI=uri)
 
 
 def resource(record: Record) -> etree._Element:
     """The `<oaire:resource>` element of a record."""
     root = etree.Element(f"{{{NS}}}resource", nsmap=NSMAP)
     root.set(f"{{{NS_XSI}}}schemaLocation", f"{NS} {SCHEMA}")
-    what = kind(record.types)
+    # A thesis's own COAR type by its degree (doctoral, master, bachelor thesis), where dc:type
+    # says only "Tese" (COAR's thesis, c_46ec), as BDTD and OpenAIRE tell them apart.
+    what = kind((THESES[record.degree],) if record.degree in THESES else record.types)
 
     titles = _dcite(root, "titles")
     _dcite(titles, "title", xml_text(record.title).strip() or UNKNOWN)
     creators = _dcite(root, "creators")
     for creator in record.creators or (Creator(UNKNOWN),):
-        _creator(creators, creator)
-    if contributors := _clean(record.contributors):
+        _person(creators, "creator", creator)
+    if people := contributors(record):
         parent = _dcite(root, "contributors")
-        for name in contributors:
-            _dcite(_dcite(parent, "contributor", contributorType="Other"),
-                   "contributorName", name)
+        for person, role in people:
+            _person(parent, "contributor", person, contributorType=role)
 
     identifiers(root, record, translation="IsVariantFormOf")
 
@@ -130,8 +141,10 @@ def resource(record: Record) -> etree._Element:
     _dcite(root, "rights", access, rightsURI=access_uri)
     if subjects := _clean(record.subjects):
         parent = _dcite(root, "subjects")
+        areas = set(record.knowledge_areas)
         for subject in subjects:
-            _dcite(parent, "subject", subject)
+            _dcite(parent, "subject", subject,
+                   **({"subjectScheme": CNPQ} if subject in areas else {}))
     if record.files:
         sizes = _dcite(root, "sizes")
         for file in record.files:

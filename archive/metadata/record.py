@@ -32,10 +32,12 @@ def doi(identifier: str) -> str:
 
 @dataclass(frozen=True)
 class Creator:
-    """A creator as deposited, "Family, Given" (or one name), with an ORCID iD when known."""
+    """A creator (or a thesis's advisor, a committee member) as deposited, "Family, Given"
+    (or one name), with an ORCID iD and a Lattes CV id when known."""
 
     name: str
     orcid: str = ""  # the bare iD, e.g. "0000-0002-1825-0097"
+    lattes: str = ""  # the bare 16 digits of a Lattes CV, e.g. "4727357182510680"
 
     @property
     def family(self) -> str:
@@ -100,11 +102,37 @@ class Record:
     first_page: str = ""
     last_page: str = ""
     degree: str = ""
+    # A thesis's people and where it was defended, from MTD-BR's qualified fields (citing.py
+    # `thesis`): advisors (dc.contributor.advisor), co-advisors (.advisor-co), the examining
+    # committee (.referee), the graduate programme, its department, the institution's acronym,
+    # the degree's name (local.degree.name) and CNPq knowledge areas (dc.subject.cnpq). The
+    # institution itself is the publisher (dc.publisher).
+    advisors: tuple[Creator, ...] = ()
+    co_advisors: tuple[Creator, ...] = ()
+    referees: tuple[Creator, ...] = ()
+    programme: str = ""
+    department: str = ""
+    institution_acronym: str = ""
+    degree_name: str = ""
+    knowledge_areas: tuple[str, ...] = ()
 
     @property
     def doi(self) -> str:
         """The first dc:identifier that is a DOI, bare (10.x/…)."""
         return next((found for found in map(doi, self.identifiers) if found), "")
+
+    @property
+    def other_contributors(self) -> tuple[str, ...]:
+        """The dc:contributor values that are no advisor, co-advisor or committee member (a
+        thesis's people are given with their roles and ids where a format has them)."""
+        named = [c.name for c in (*self.advisors, *self.co_advisors, *self.referees)]
+        others = []
+        for name in self.contributors:
+            if name in named:
+                named.remove(name)
+            else:
+                others.append(name)
+        return tuple(others)
 
     @property
     def pages(self) -> str:

@@ -1,6 +1,7 @@
 """RIS (Research Information Systems) of a Record: ``TAG  - value`` lines from TY to ER, as
 EndNote, Zotero and Mendeley import them: TY from dc:type, an article's journal (T2 and JO),
-VL, IS, SP, EP and DO (the DOI, bare), a thesis's university as PB and its degree as M3. Pure.
+VL, IS, SP, EP and DO (the DOI, bare), a thesis's university as PB, its degree as M3 and its
+advisors as A3. Pure.
 
     >>> from .record import Creator, Record
     >>> text = to_text(Record(ibi="iconet.com.br/banon/2009/09.09.22.01", ibip="",
@@ -41,7 +42,12 @@ def to_text(record: Record) -> str:
     kind = kind_of(record.types).ris
     tags: list[tuple[str, str]] = [("TY", kind)]
     tags += [("AU", c.name) for c in record.creators]
-    tags += [("A2", name) for name in record.contributors]
+    # A thesis's advisors and co-advisors are A3 (rispy's tertiary authors, EndNote's
+    # "Advisor" of a thesis); every other contributor, the committee too, A2.
+    advisors = [c.name for c in (*record.advisors, *record.co_advisors)]
+    tags += [("A2", name) for name in (*(c.name for c in record.referees),
+                                       *record.other_contributors)]
+    tags += [("A3", name) for name in advisors]
     tags += [("TI", record.title), ("PY", record.year), ("DA", _date(record.date)),
              ("T2", record.container_title), ("VL", record.volume), ("IS", record.issue),
              ("SP", record.first_page), ("EP", record.last_page),

@@ -11,14 +11,21 @@ the network is), and every term still expands to its schema.org IRI::
     ...       creators=(Creator("Banon, Gerald"),), types=("Dataset",)))
     >>> doc["@type"], doc["@id"], doc["creator"][0]["familyName"]
     ('Dataset', 'http://urlib.net/J8LNKB5R7W/3UNAFP8', 'Banon')
+
+A thesis is a `Thesis` whose `sourceOrganization` is its programme (in its department, in its
+institution), its advisors and committee its `contributor`s, the degree it earned
+`inSupportOf`, its CNPq knowledge areas what it is `about`.
 """
 from __future__ import annotations
 
+from .citing import AREA_SCHEME
+from .csl import genre
 from .kinds import kind_of
 from .record import Creator, Record, doi
 
 CONTEXT = {"@vocab": "https://schema.org/"}
 ORCID = "https://orcid.org/"
+LATTES = "http://lattes.cnpq.br/"
 DOI_RESOLVER = "https://doi.org/"
 
 
@@ -28,7 +35,25 @@ def _person(creator: Creator) -> dict:
         person.update(familyName=creator.family, givenName=creator.given)
     if creator.orcid:
         person["@id"] = ORCID + creator.orcid
+    if creator.lattes:
+        person["sameAs"] = LATTES + creator.lattes
     return person
+
+
+def source_organization(record: Record) -> dict | None:
+    """Where a thesis was defended, as schema.org's `sourceOrganization`: its programme, in
+    its department, in the institution (the publisher, with its acronym), the nearest first;
+    None when the record names none of them."""
+    found: dict | None = None
+    if record.publisher and (record.programme or record.department or record.degree):
+        found = {"@type": "CollegeOrUniversity", "name": record.publisher}
+        if record.institution_acronym:
+            found["alternateName"] = record.institution_acronym
+    for name in (record.department, record.programme):
+        if name:
+            found = {"@type": "Organization", "name": name,
+                     **({"parentOrganization": found} if found else {})}
+    return found
 
 
 def _identifier(name: str, value: str) -> dict:
@@ -64,8 +89,20 @@ def to_dict(record: Record) -> dict:
         doc["pagination"] = record.pages
     if record.creators:
         doc["creator"] = [_person(c) for c in record.creators]
-    if record.contributors:
-        doc["contributor"] = [{"@type": "Person", "name": name} for name in record.contributors]
+    # A thesis's advisors first (with their ORCID iD or Lattes CV), its committee, then the
+    # other contributors: schema.org's `contributor` says no role.
+    people = [*(_person(c) for c in (*record.advisors, *record.co_advisors, *record.referees)),
+              *({"@type": "Person", "name": name} for name in record.other_contributors)]
+    if people:
+        doc["contributor"] = people
+    if (organization := source_organization(record)) is not None:
+        doc["sourceOrganization"] = organization
+    if doc["@type"] == "Thesis" and (degree := record.degree_name or genre(record)):
+        doc["inSupportOf"] = degree
+    if record.knowledge_areas:
+        doc["about"] = [{"@type": "DefinedTerm", "name": area,
+                         "inDefinedTermSet": AREA_SCHEME}
+                        for area in record.knowledge_areas]
     optional = {
         "datePublished": record.date, "inLanguage": record.language,
         "description": "\n\n".join(record.descriptions), "keywords": list(record.subjects),

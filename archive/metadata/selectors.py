@@ -19,8 +19,8 @@ from .record import Creator, FileRef, Record
 from .signposting import Link, Signposts
 
 # element → [(value, ORCID iD)] of one item, in the order of the deposit; and each value
-# again under its field's name (dc.relation.ispartof: always with a dot, never an element's),
-# for what only a qualified field says (citing.py).
+# again under its field's name (dc.relation.ispartof: always with a dot, never an element's)
+# with its authority, [(value, authority)], for what only a qualified field says (citing.py).
 Values = Mapping[str, Sequence[tuple[str, str]]]
 # (name, size, content type, SHA-256, restricted) of one file.
 FileRow = tuple[str, int, str, str, bool]
@@ -40,7 +40,7 @@ def record_of(item: Item, base: str | None = None) -> Record:
     values: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for value in item.dc_values.all():
         values[value.element].append((value.value, value.orcid))
-        values[value.field.name].append((value.value, ""))
+        values[value.field.name].append((value.value, value.authority))
     files = [(f.name, f.size, f.content_type, f.sha256, f.restricted) for f in item.files.all()]
     neighbours = (_neighbour(item.previous_edition, base), _neighbour(next_edition, base),
                   _neighbour(item.translation_of, base))
@@ -69,7 +69,13 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
 
     dates = dc("date")
     qualified = {name: dc(name) for name in values if "." in name}
-    cited = citing.fields(qualified, dc("type")) if not item.is_deleted else {}
+    # A creator's Lattes id (TEDE keeps it as dc.creator's authority), by name.
+    lattes = {value: person.lattes for name in citing.CREATOR_FIELDS
+              for value, authority in values.get(name, ())
+              if (person := citing.person(value, authority)).lattes}
+    cited = {**citing.fields(qualified, dc("type")),
+             **citing.thesis({name: values[name] for name in qualified})
+             } if not item.is_deleted else {}
     previous_edition, next_edition, translation_of = neighbours
     common = dict(
         ibi=item.ibi, ibip=item.ibip, title=item.title,
@@ -90,7 +96,8 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
         return Record(**common)
     return Record(
         **common,
-        creators=tuple(Creator(value, orcid) for value, orcid in values.get("creator", ())),
+        creators=tuple(Creator(value, orcid, lattes.get(value, ""))
+                       for value, orcid in values.get("creator", ())),
         contributors=dc("contributor"), subjects=dc("subject"), descriptions=dc("description"),
         types=dc("type"), rights=dc("rights"), identifiers=dc("identifier"),
         relations=dc("relation"), formats=dc("format"), **cited,
@@ -103,8 +110,9 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
 
 def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
                  ) -> dict[int, dict[str, list[tuple[str, str]]]]:
-    """item id → element → [(value, ORCID iD)] in the deposit's order, of many items at once
-    (one query; `elements` restricts it to some elements)."""
+    """item id → element → [(value, ORCID iD)] in the deposit's order, and field name →
+    [(value, authority)], of many items at once (one query; `elements` restricts it to some
+    elements)."""
     rows = DcValue.objects.filter(item_id__in=item_ids)
     if elements is not None:
         rows = rows.filter(element__in=elements)
@@ -117,7 +125,7 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
         values = found.setdefault(item_id, {})
         values.setdefault(element, []).append((value, orcid))
         name = ".".join(part for part in (schema, field, qualifier) if part)
-        values.setdefault(name, []).append((value, ""))
+        values.setdefault(name, []).append((value, authority))
     return found
 
 

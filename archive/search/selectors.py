@@ -49,7 +49,8 @@ from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import controlled
 from ..deposit.selectors import listed_items
-from ..models import DcValue, Item, ItemFile, ItemSearch
+from ..models import DcValue, Item, ItemFile, ItemSearch, MetadataField
+from ..registry import names
 from . import query as parsing
 
 # Facets are counted over the first results in the listing's order (the best matches of a
@@ -69,8 +70,15 @@ SPARSE = 1_000
 # the collection's change token, so never stale; this long at most, for memory's sake.
 RESULTS_TTL = 600
 # Part of the key: a release that changes what is kept, or how it is ranked, raises it.
-RESULTS_VERSION = 3
-FACETS = ("creator", "subject", "year", "language", "type")
+RESULTS_VERSION = 4
+# A thesis's facets (issue 34): a field of the registry each, and that field's simple Dublin
+# Core element, which every query of them names: migration 0034's partial index holds the
+# values of contributors and publishers (an advisor, a programme), 0007's those of subjects.
+THESIS_FACETS = {"programme": ("dc.publisher.program", "publisher"),
+                 "advisor": ("dc.contributor.advisor", "contributor"),
+                 "cnpq": ("dc.subject.cnpq", "subject"),
+                 "degree": ("local.degree.level", "")}
+FACETS = ("creator", "subject", "year", "language", "type", *THESIS_FACETS)
 # The ranking's tiers, best first: the weights (fields) in which the whole query must match.
 # A: the title; B: the creators; C: the subjects; D: the rest, and the stems of the language
 # that is not the item's own (migration 0021_search). Past the last, a match anywhere.
@@ -114,6 +122,28 @@ def tsquery(q: str) -> str:
 
 def _has_dc(element: str, **lookup) -> Exists:
     return Exists(DcValue.objects.filter(item=OuterRef("pk"), element=element, **lookup))
+
+
+def _has_thesis_value(facet: str, value: str, field_id: int | None) -> Exists | Q:
+    """An item with this value of a thesis facet's field (THESIS_FACETS), by the field's id
+    (a join with the registry's tables in the subquery is planned as a scan of them per
+    value: 160 ms for a CNPq area's 300 items at 100 000, bench/README.md)."""
+    if field_id is None:  # the registry has no such field: nothing has its values
+        return Q(pk__in=[])
+    return Exists(DcValue.objects.filter(item=OuterRef("pk"), field_id=field_id,
+                                         element=THESIS_FACETS[facet][1], value=value))
+
+
+def thesis_field_ids() -> dict[str, int]:
+    """thesis facet → its field's id (one query of the registry; a facet whose field the
+    registry lacks is not there)."""
+    wanted = Q(pk__in=[])
+    for name, _element in THESIS_FACETS.values():
+        schema, element, qualifier = names.split(name)
+        wanted |= Q(schema__name=schema, element=element, qualifier=qualifier)
+    by_name = {name: facet for facet, (name, _element) in THESIS_FACETS.items()}
+    return {by_name[field.name]: field.pk
+            for field in MetadataField.objects.select_related("schema").filter(wanted)}
 
 
 def _query(text: str) -> RawSQL:
@@ -390,12 +420,14 @@ def in_order(items: QuerySet[Item], ids: list[int]) -> list[Item]:
     return [found[pk] for pk in ids if pk in found]
 
 
-# The one filter grammar of the site's /search and the API's /api/items/.
+# The one filter grammar of the site's /search and the API's /api/items/ (the site's also
+# narrows by the thesis facets, THESIS_FACETS).
 FILTERS = ("state", "creator", "subject", "year", "language", "type", "collection")
 
 
 def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subject: str = "",
-             year: str = "", language: str = "", type: str = "", collection: str = ""
+             year: str = "", language: str = "", type: str = "", collection: str = "",
+             programme: str = "", advisor: str = "", cnpq: str = "", degree: str = ""
              ) -> QuerySet[Item]:
     """items narrowed by every criterion given (the edges check their form first):
 
@@ -405,10 +437,19 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
     * `language`: a BCP 47 tag, any case; a bare language also finds its regions (``pt``
       finds ``pt-BR``). A tombstone shows no language, so none finds it;
     * `collection`: a collection's slug: the items it owns and those mapped into it (none
-      for a slug no collection has).
+      for a slug no collection has);
+    * `programme`, `advisor`, `cnpq`, `degree`: one exact value of a thesis's
+      dc.publisher.program, dc.contributor.advisor, dc.subject.cnpq, local.degree.level.
     """
     if state:
         items = items.filter(state=state)
+    thesis = {facet: value for facet, value in (
+        ("programme", programme), ("advisor", advisor), ("cnpq", cnpq), ("degree", degree))
+        if value}
+    if thesis:
+        ids = thesis_field_ids()
+        for facet, value in thesis.items():
+            items = items.filter(_has_thesis_value(facet, value, ids.get(facet)))
     if creator:
         items = items.filter(_has_dc("creator", value=creator))
     if subject:
@@ -554,19 +595,27 @@ def _among(model: type[Item] | type[DcValue], column: str, ids: list[int]) -> Q 
 
 def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str, int]]]:
     """The commonest creators, subjects, years, languages and types among these items (a
-    sample: FACET_SAMPLE at most), with counts. Three queries."""
+    sample: FACET_SAMPLE at most), and a thesis's programmes, advisors, CNPq areas and degree
+    levels (a CNPq area is no subject here: it has its own facet), with counts. Four
+    queries."""
     ids = list(item_ids)
     counts: dict[str, Counter] = {name: Counter() for name in FACETS}
     dated: set[int] = set()
     years: set[tuple[int, str]] = set()
-    # order_by(): DcValue's default order would put its position and id into the DISTINCT,
-    # and an item naming one creator twice would count twice.
+    thesis = {pk: facet for facet, pk in thesis_field_ids().items()}
+    # order_by(): DcValue's default order would put its position and id into the DISTINCT;
+    # and an item counts once per value of a facet, whatever fields say it (`seen`).
     rows = (DcValue.objects.filter(_among(DcValue, "item_id", ids),
-                                   element__in=["creator", "subject", "type", "date"])
-            .order_by().values_list("item_id", "element", "value").distinct())
-    for item_id, element, value in rows:
-        if element != "date":
-            counts[element][value] += 1
+                                   Q(element__in=["creator", "subject", "type", "date"])
+                                   | Q(field_id__in=list(thesis)))
+            .order_by().values_list("item_id", "element", "field_id", "value").distinct())
+    seen: set[tuple[int, str, str]] = set()
+    for item_id, element, field_id, value in rows:
+        facet = thesis.get(field_id, element)
+        if facet != "date":
+            if (item_id, facet, value) not in seen:
+                seen.add((item_id, facet, value))
+                counts[facet][value] += 1
             continue
         # An item counts once in each year its dates name; a date without a readable year
         # counts in none, and the item is no longer "undated" either.

@@ -27,7 +27,7 @@ from ..access import policy
 from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import links, selectors
-from ..metadata import cite, highwire, oai_dc, schemaorg, signposting
+from ..metadata import cite, citing, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of, licence_of
@@ -64,11 +64,17 @@ class SearchForm(forms.Form):
                                validators=[validate_language])
     type = forms.CharField(label=_("Type"), max_length=1000, required=False)
     collection = forms.SlugField(label=_("Collection"), max_length=100, required=False)
+    # A thesis's facets (search/selectors.py THESIS_FACETS): one value, exactly as deposited.
+    programme = forms.CharField(label=_("Graduate programme"), max_length=1000, required=False)
+    advisor = forms.CharField(label=_("Advisor"), max_length=1000, required=False)
+    cnpq = forms.CharField(label=_("CNPq knowledge area"), max_length=1000, required=False)
+    degree = forms.CharField(label=_("Degree level"), max_length=200, required=False)
     sort = forms.ChoiceField(label=_("Order"), required=False,
                              choices=[("", _("Best match first")), ("newest", _("Newest first")),
                                       ("title", _("Title, A to Z"))])
 
-    FILTERS = ("creator", "subject", "year", "language", "type", "collection")
+    FILTERS = ("creator", "subject", "year", "language", "type", "collection",
+               *searching.THESIS_FACETS)
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -89,7 +95,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "cap": _figure(results.count()),
         "sampled": results.sampled, "sample": _figure(searching.FACET_SAMPLE),
         "ranked": bool(criteria.get("q")) and searching.full_text(),
-        "active": [(k, form.fields[k].label, v, _query(criteria, **{k: None}))
+        "active": [(k, form.fields[k].label, _facet_label(k, v), _query(criteria, **{k: None}))
                    for k, v in active.items()],
         "facets": _facet_links(request, results.facets(), criteria),
         "page_base": f"{_query(criteria) or '?'}{'&' if criteria else ''}page=",
@@ -108,9 +114,18 @@ def _query(criteria: dict[str, str], **changes: str | None) -> str:
 
 
 def _facet_links(request, facets, criteria):
-    return {name: [(value, count, reverse("archive:search") + _query(criteria, **{name: value}))
+    """name → [(value as shown, count, the search narrowed by it)] of each facet."""
+    return {name: [(_facet_label(name, value), count,
+                    reverse("archive:search") + _query(criteria, **{name: value}))
                    for value, count in values]
             for name, values in facets.items()}
+
+
+def _facet_label(name: str, value: str) -> str:
+    """A facet's value for people: a degree level named, a CNPq area's path; else as is."""
+    if name == "degree":
+        return degree_label(value)
+    return citing.area_label(value) if name == "cnpq" else value
 
 
 # -- An item's pages ---------------------------------------------------------------------------
@@ -203,6 +218,47 @@ PREVIEWS = {"application/pdf": "pdf", "image/png": "image", "image/jpeg": "image
             "image/gif": "image", "image/webp": "image"}
 
 
+# A thesis's fields (MTD-BR) the landing page shows under their registry's labels, in this
+# order, each with the search filter its values link to ("" for none).
+THESIS_FIELDS = (("dc.contributor.advisor", "advisor"), ("dc.contributor.advisor-co", ""),
+                 ("dc.contributor.referee", ""), ("local.degree.level", "degree"),
+                 ("local.degree.name", ""), ("dc.publisher.program", "programme"),
+                 ("dc.publisher.department", ""), ("dc.subject.cnpq", "cnpq"))
+DEGREE_LEVELS = {"doctoral": _("Doctorate"), "masters": _("Master's degree"),
+                 "bachelor": _("Bachelor's degree")}
+
+
+def degree_label(level: str) -> str:
+    """A local.degree.level value named in the reader's language (as written if unknown)."""
+    found = DEGREE_LEVELS.get(citing.level_of(level))
+    return str(found) if found is not None else level
+
+
+def _shown(field: str, value: str) -> str:
+    if field == "local.degree.level":
+        return degree_label(value)
+    return citing.area_label(value) if field == "dc.subject.cnpq" else value
+
+
+def _thesis(item: Item) -> list[dict]:
+    """The thesis's rows of the landing page: each field's label (the registry's, in the
+    reader's language) and values, a person with the ORCID iD or Lattes CV its authority is,
+    a value with the search that finds its like."""
+    if item.is_deleted:
+        return []
+    rows = []
+    for name, facet in THESIS_FIELDS:
+        values = [v for v in item.values_of(name) if v.value.strip()]
+        if not values:
+            continue
+        rows.append({"label": values[0].field.label, "values": [{
+            "text": _shown(name, v.value), "orcid": v.orcid,
+            "lattes": citing.person(v.value, v.authority).lattes,
+            "url": reverse("archive:search") + _query({}, **{facet: v.value}) if facet else "",
+        } for v in values]})
+    return rows
+
+
 def _landing(item: Item, files: list[dict]) -> dict:
     """What the landing page leads with: the authors (ORCID iDs), the type and licence named
     and linked, the main file to download and preview (when the reader may have it: a row
@@ -216,7 +272,9 @@ def _landing(item: Item, files: list[dict]) -> dict:
     chain = selectors.edition_chain(item) if item.edition_family else [item]
     newest = next((e for e in reversed(chain) if not e.is_deleted), item)
     return {
-        "authors": [(v.value, v.orcid) for v in item.dc_values.all() if v.element == "creator"],
+        "authors": [(v.value, v.orcid, citing.person(v.value, v.authority).lattes)
+                    for v in item.dc_values.all() if v.element == "creator"],
+        "thesis": _thesis(item),
         "types": [(_readable("type", [v])[0], v) for v in item.dc("type")],
         "licences": [(_readable("rights", [v])[0], licence.uri if (
             licence := licence_of(v)) else v if v.startswith(("http://", "https://")) else "")
