@@ -31,6 +31,7 @@ file is open to all), `rightsUri` the licence, `format` the media type of the fi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from lxml import etree
 
@@ -47,15 +48,16 @@ _REFEREE_SLOTS = 5
 _PORTUGUESE = "por"
 
 
+@cache
+def _qualified(tag: str) -> str:
+    return f"{{{NS}}}{tag}"
+
+
 def _put(root: etree._Element, tag: str, value: str, language: str = "") -> None:
     text = xml_text(value).strip()
-    if not text:  # the schema's strings are never empty (stringnaovazia)
-        return
-    node = etree.SubElement(root, f"{{{NS}}}{tag}")
-    code = language_code(language) if language else ""
-    if code:
-        node.set("lang", code)
-    node.text = text
+    if text:  # the schema's strings are never empty (stringnaovazia)
+        code = language_code(language) if language else ""
+        etree.SubElement(root, _qualified(tag), {"lang": code} if code else None).text = text
 
 
 def _people(root: etree._Element, tag: str, people: Sequence[Person]) -> None:

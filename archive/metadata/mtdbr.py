@@ -192,6 +192,7 @@ def _primary(tag: str) -> str:
     return tag.replace("_", "-").split("-", 1)[0].strip().lower()
 
 
+@cache
 def language_code(tag: str) -> str:
     """A language (BCP 47, DSpace's pt_BR, or ISO 639-2 as dc.language.iso often has it) as
     MTD-BR 3 writes it, its ISO 639-2 code; "" for none or one of another language (the
@@ -204,6 +205,7 @@ def language_code(tag: str) -> str:
     return _ISO639_2.get(_ISO639_1.get(primary, primary), "")
 
 
+@cache
 def two_letter_code(tag: str) -> str:
     """The same as MTD-BR 2 writes it, ISO 639-1: ``two_letter_code("por") == "pt"``."""
     primary = _primary(tag)
