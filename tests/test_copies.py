@@ -18,6 +18,8 @@ from rest_framework.test import APIClient
 from archive.deposit import services, storage
 from archive.models import Item, ItemFile
 from archive.preservation import copies
+from archive.registry.names import Qualified
+from archive.registry.selectors import rows_of
 from tests import factories as make
 from tests.conftest import subprocess_database_url
 from tests.fake_archive import FakeArchive, forget, publish
@@ -167,6 +169,8 @@ def test_a_longer_file_is_cut_off_at_its_announced_size(source):
     ({"target_file": "other.pdf"}, "target file"),
     ({"title": "bell\x07"}, "title contains a control character"),
     ({"subject": ["ok", "nul\x00"]}, "subject contains a control character"),
+    ({"metadata": [{"field": "dc.subject", "value": 1}]}, "metadata is not a list of values"),
+    ({"metadata": {"dc.subject": "x"}}, "metadata is not a list of values"),
 ])
 def test_a_strange_record_is_refused_with_a_clear_message(source, change, message):
     record = make.held_elsewhere(source)
@@ -376,3 +380,29 @@ def test_a_copy_keeps_the_creators_orcid_ids_and_refuses_a_wrong_one(source):
     source.answer_every_item = record
     with pytest.raises(copies.PeerFailed, match="check digit"):
         copies.copy_item(ibi=record["ibi"], source=source.base_url)
+
+
+def test_a_copy_keeps_every_qualified_value_and_refuses_a_field_unknown_here(source):
+    """Issue 34: a thesis copied from another Archive keeps each value under its field with
+    its language, authority and confidence (the API's `metadata`), not simple Dublin Core."""
+    record = make.held_elsewhere(source, dc={
+        "dc.contributor.author": [Qualified("Oliveira, Mariana", authority="0000-0002-1825-0097",
+                                            confidence=600)],
+        "dc.contributor.advisor": [Qualified("Pereira, João", authority="4727357182510680",
+                                             confidence=500)],
+        "dc.publisher.program": [Qualified("PPG em Engenharia Civil", language="pt-BR")],
+        "dc.subject.cnpq": ["CNPQ::ENGENHARIAS"], "local.degree.level": ["doutorado"]})
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    item = the_copy()
+    assert set(rows_of([item.pk])[item.pk]) == {
+        ("dc", "contributor", "author", "", "Oliveira, Mariana", "0000-0002-1825-0097", 600),
+        ("dc", "contributor", "advisor", "", "Pereira, João", "4727357182510680", 500),
+        ("dc", "publisher", "program", "pt-BR", "PPG em Engenharia Civil", "", -1),
+        ("dc", "subject", "cnpq", "", "CNPQ::ENGENHARIAS", "", -1),
+        ("local", "degree", "level", "", "doutorado", "", -1)}
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "unchanged"
+    record["metadata"].append({"field": "dc.contributor.orientador", "value": "X"})
+    source.answer_every_item = record
+    with pytest.raises(copies.CopyRefused, match="dc.contributor.orientador"):
+        copies.copy_item(ibi=record["ibi"], source=source.base_url)
+    assert len(rows_of([item.pk])[item.pk]) == 5  # nothing written

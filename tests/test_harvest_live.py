@@ -1,9 +1,11 @@
-"""`manage.py harvest` as a real process: killed mid-run it resumes at its last page; and a
-harvest from a second Archive of this software on loopback."""
+"""`manage.py harvest` as a real process: killed mid-run it resumes at its last page; a
+harvest from a second Archive of this software on loopback; and a DSpace thesis collection
+harvested from it in `dim`, every qualified value kept (issue 34, 5)."""
 from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,8 +14,11 @@ import threading
 import httpx
 import pytest
 from django.core.management import call_command
+from sickle import Sickle
 
+from archive.metadata import dim
 from archive.models import AlternateIdentifier, HarvestSource, Item, RegisteredArchive
+from archive.registry import selectors as registry
 from tests import factories as make
 from tests.conftest import subprocess_database_url
 from tests.servers import FIRST_TOKEN, ROOT, LiveServers, ScriptedOai
@@ -105,3 +110,54 @@ def test_a_harvest_from_another_archive_of_this_software(origin, tmp_path):
     assert "1 deleted" in out.getvalue(), out.getvalue()
     second.refresh_from_db()
     assert second.is_deleted and len(items()) == 2
+
+
+# (schema, element, qualifier, language, value, authority, confidence) of an item, by Handle.
+VALUES_BY_HANDLE = """
+    SELECT s.name, f.element, f.qualifier, v.language, v.value, v.authority, v.confidence
+    FROM archive_dcvalue v JOIN archive_metadatafield f ON f.id = v.field_id
+    JOIN archive_metadataschema s ON s.id = f.schema_id
+    JOIN archive_alternateidentifier a ON a.item_id = v.item_id
+    WHERE a.scheme = 'handle' AND a.value = ?"""
+THESES = ROOT / "tests" / "data" / "dspace" / "theses"
+
+
+@pytest.mark.django_db
+def test_a_dspace_style_dim_harvest_of_a_thesis_collection_loses_nothing(origin, tmp_path):
+    """Issue 34, 5: a DSpace thesis collection imported at the origin is served whole in
+    `dim` (read by sickle, as a DSpace, BDTD or Oasisbr harvests it: every value with its
+    language, authority and confidence; besides, the item's persistent URL and its access
+    right, and its language as dc.language.iso), and harvested here every item has exactly
+    the origin's values, title and language."""
+    corpus = tmp_path / "theses"
+    shutil.copytree(THESES, corpus, ignore=shutil.ignore_patterns("README.md"))
+    assert "3 imported" in origin.manage("importsaf", str(corpus)).stdout
+    handles = sorted((folder / "handle").read_text().strip() for folder in corpus.iterdir())
+    theirs = {handle: set(origin.query(VALUES_BY_HANDLE, handle)) for handle in handles}
+
+    served = {}
+    for record in Sickle(f"{origin.url}/oai").ListRecords(metadataPrefix="dim"):
+        rows = {(s, e, q, dim.language_tag(lang), v, a, c)
+                for s, e, q, lang, v, a, c in dim.read_dim(record.xml)}
+        handle = next((v.removeprefix(dim.HANDLE_PROXY) for _s, _e, q, _l, v, _a, _c in rows
+                       if q == "uri" and v.startswith(dim.HANDLE_PROXY)), None)
+        served[handle] = rows
+    for handle in handles:
+        assert theirs[handle] - served[handle] == set(), (handle, theirs[handle] - served[handle])
+        assert {(s, e, q) for s, e, q, *_ in served[handle] - theirs[handle]} <= {
+            ("dc", "identifier", "uri"), ("dc", "rights", ""), ("dc", "language", "iso")}
+
+    # Its items carry their IBIs: kept here as Copies of the origin's Originals.
+    RegisteredArchive.objects.create(archive_service_ibi=origin.archive_service_ibi(),
+                                     key_hash="x" * 64, address=origin.address)
+    out = io.StringIO()
+    call_command("harvest", f"{origin.url}/oai", "--report", str(tmp_path / "dim.csv"),
+                 stdout=out, stderr=io.StringIO())
+    assert "0 failed" in out.getvalue(), out.getvalue()
+    for handle in handles:
+        item = AlternateIdentifier.objects.get(scheme="handle", value=handle).item
+        assert set(registry.rows_of([item.pk])[item.pk]) == theirs[handle], handle
+        assert [(item.title, item.language)] == origin.query(
+            "SELECT i.title, i.language FROM archive_item i JOIN archive_alternateidentifier a"
+            " ON a.item_id = i.id WHERE a.scheme = 'handle' AND a.value = ?", handle)
+        assert item.files.get().name == "tese.pdf"

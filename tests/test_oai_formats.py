@@ -1,6 +1,7 @@
-"""OAI-PMH formats (oai_dc, dim, oai_datacite, oai_openaire) and sets (type, language, openaire):
-a real harvester (oaipmh-scythe) collects each, and every response is validated by the
-official XSDs (OAI-PMH.xsd with the format's own schema) with lxml."""
+"""OAI-PMH formats (oai_dc, dim, mtd2-br, mtd3-br, oai_datacite, oai_openaire) and sets
+(type, language, openaire): a real harvester (oaipmh-scythe) collects each, and every
+response is validated by the official XSDs (OAI-PMH.xsd with the format's own schema) with
+lxml."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -28,6 +29,8 @@ PREFIXES = {
     "oai_datacite": (xml_schemas.datacite, ("datacite",)),
     "oai_openaire": (xml_schemas.openaire, ("oai_openaire",)),
     "dim": (xml_schemas.dim, ("dim",)),
+    "mtd3-br": (xml_schemas.mtd3br, ("mtd3-br",)),
+    "mtd2-br": (xml_schemas.mtd2br, ("mtd2-br",)),
 }
 
 
@@ -104,7 +107,7 @@ def validate_response(prefix: str, xml: etree._Element) -> None:
 
 # -- With a real harvester ------------------------------------------------------------------------
 
-def test_list_metadata_formats_names_the_four_formats(live_server, harvester, collection):
+def test_list_metadata_formats_names_every_format(live_server, harvester, collection):
     formats = {f.metadataPrefix: (f.schema, f.metadataNamespace)
                for f in harvester.list_metadata_formats()}
     assert formats == {
@@ -116,6 +119,9 @@ def test_list_metadata_formats_names_the_four_formats(live_server, harvester, co
                          "http://namespace.openaire.eu/schema/oaire/"),
         # DSpace's own announcement of dim (its OAI-PMH's xoai.xml)
         "dim": ("http://www.dspace.org/schema/dim.xsd", "http://www.dspace.org/xmlns/dspace/dim"),
+        # IBICT's, as TEDE announced them and BDTD harvests them
+        "mtd3-br": ("http://200.130.0.199/mtd3-br/mtd3-br.xsd", "http://200.130.0.199/mtd3-br/"),
+        "mtd2-br": ("http://oai.ibict.br/mtd2-br/mtd2-br.xsd", "http://oai.ibict.br/mtd2-br/"),
     }
     for_item = harvester.list_metadata_formats(identifier=oai_id(live_server,
                                                                  collection["deleted"]))
@@ -236,7 +242,8 @@ def test_resumption_keeps_the_set_and_the_format(live_server, collection, prefix
         for metadata in page.xml.iter(f"{OAI}metadata"):
             xml_schemas.assert_valid(record_schema(), metadata[0])
             assert metadata[0].tag.endswith(
-                {"oai_dc": "}dc", "dim": "}dim"}.get(prefix, "}resource"))
+                {"oai_dc": "}dc", "dim": "}dim", "mtd3-br": "}mtd3br",
+                 "mtd2-br": "}mtd2br"}.get(prefix, "}resource"))
 
 
 def test_sets_combine_with_from_and_until(live_server, harvester, collection):

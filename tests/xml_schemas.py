@@ -21,6 +21,8 @@ NAMESPACES = {  # namespace → its schema, as the OAI-PMH wrapper imports it
     "datacite": ("http://datacite.org/schema/kernel-4", "datacite-kernel-4/metadata.xsd"),
     "oai_openaire": ("http://namespace.openaire.eu/schema/oaire/", "openaire-4.0/openaire.xsd"),
     "dim": ("http://www.dspace.org/xmlns/dspace/dim", "dspace/dim.xsd"),
+    "mtd3-br": ("http://200.130.0.199/mtd3-br/", "ibict/mtd3-br.xsd"),
+    "mtd2-br": ("http://oai.ibict.br/mtd2-br/", "ibict/mtd2-br.xsd"),
 }
 
 
@@ -49,6 +51,18 @@ def openaire() -> etree.XMLSchema:
 def dim() -> etree.XMLSchema:
     """DSpace's dim: DSpace publishes no schema of it; dspace/dim.xsd is ours (its comment)."""
     return _load(SCHEMAS / "dspace" / "dim.xsd")
+
+
+@cache
+def mtd3br() -> etree.XMLSchema:
+    """IBICT's MTD-BR 3, as BDTD's harvester has it (ibict/README: its source)."""
+    return _load(SCHEMAS / "ibict" / "mtd3-br.xsd")
+
+
+@cache
+def mtd2br() -> etree.XMLSchema:
+    """MTD-BR 2 as TEDE wrote it: IBICT's own schema is lost; ibict/mtd2-br.xsd is ours."""
+    return _load(SCHEMAS / "ibict" / "mtd2-br.xsd")
 
 
 @cache

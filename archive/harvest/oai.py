@@ -1,9 +1,12 @@
-"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in four formats.
+"""OAI-PMH 2.0 data provider at /oai: the public items, deleted ones included, in six formats.
 
 Formats (`FORMATS`): `oai_dc` (simple Dublin Core: qualifiers dropped as DCMI says, so
 dc.contributor.advisor is a dc:contributor and dc.contributor.author a dc:creator); `dim`,
 DSpace Intermediate Metadata, every value under its field of the registry with its language,
-authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasisbr;
+authority and confidence (metadata/dim.py), as DSpace serves it to BDTD and Oasisbr, with
+the access right as they read it in dc.rights (closed for an item with no file open to all);
+`mtd3-br` and `mtd2-br`, IBICT's MTD-BR 3 and 2 (metadata/mtd3br.py, mtd2br.py), the thesis
+formats BDTD harvests from TEDE and DSpace;
 `oai_datacite`, the DataCite kernel 4 `<resource>` itself as
 the metadata (namespace http://datacite.org/schema/kernel-4, as OpenAIRE and many repositories
 harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we validate against);
@@ -50,11 +53,10 @@ from lxml import etree
 from ..communities import selectors as tree
 from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
-from ..metadata import datacite, dim, oai_dc, openaire, vocabularies
+from ..metadata import datacite, dim, mtd2br, mtd3br, mtdbr, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
+from ..metadata.selectors import Values, dc_values_of, handles_of, records_of, values_and_rows_of
 from ..models import Item
-from ..registry import selectors as registry
 from ..web.addresses import base_url
 from . import selectors as harvest
 from . import sets
@@ -98,12 +100,33 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
 
 def _dim_metadata(item: Item, values: Values, record: Record | None,
                   request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    return dim.dim_element(dim.dspace_fields(
+    # The access right as BDTD and Oasisbr read dc.rights: said for every item, and closed
+    # for one with no file open to all (mtdbr.access_level), whatever level it was given.
+    level = mtdbr.access_level(record) if record else item.access_rights
+    fields = dim.dspace_fields(
         item.title, item.language, rows,
         identifier_uris=[links.persistent_url(item.ibi, base_url(request)),
                          *(dim.HANDLE_PROXY + h for h in handles)],
         newer_than=[record.previous_edition] if record and record.previous_edition else [],
-        level=item.access_rights, embargo=item.embargo_until))
+        level=level, embargo=item.embargo_until)
+    if level == mtdbr.OPEN:
+        fields["dc"].append(("rights", "", "", mtdbr.access_right(record), "", -1))
+    return dim.dim_element(fields)
+
+
+def _mtd3br_metadata(item: Item, values: Values, record: Record | None,
+                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+    return mtd3br.mtd3br_element(
+        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME))
+
+
+def _mtd2br_metadata(item: Item, values: Values, record: Record | None,
+                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+    base = base_url(request)
+    name = settings.IBI_REPOSITORY_NAME or f"IBI repository at {links.archive_address(base)}"
+    return mtd2br.mtd2br_element(
+        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME),
+        updated=datestamp(item.updated), repository=(name, base))
 
 
 @dataclass(frozen=True)
@@ -120,6 +143,8 @@ class MetadataFormat:
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
     "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
+    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, _mtd2br_metadata, qualified=True),
+    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, _mtd3br_metadata, qualified=True),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
         lambda item, values, record, request, handles, rows: datacite.resource(record)),
@@ -318,17 +343,18 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
     headers), and for a format built from a Record their files and editions."""
     ids = [item.pk for item in items]
-    values = dc_values_of(ids, None if prefix else ("type",))
     metadata_format = FORMATS[prefix] if prefix else None
     records, handles, qualified = {}, {}, {}
+    if metadata_format is not None and metadata_format.qualified:
+        values, qualified = values_and_rows_of(ids)
+    else:
+        values = dc_values_of(ids, None if prefix else ("type",))
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
     if metadata_format is not None and (metadata_format.qualified
                                         or not metadata_format.from_record):
         handles = handles_of(ids)
-    if metadata_format is not None and metadata_format.qualified:
-        qualified = registry.rows_of(ids)
     namespace = f"oai:{links.archive_address(base_url(request))}:"
     in_tree = harvest.tree_specs_of(items)
     for item in items:

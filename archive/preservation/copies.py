@@ -61,6 +61,7 @@ from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
 from ..models import DcValue, Item, ItemFile, normalize_language
 from ..refusals import BadGateway
+from ..registry import names
 from ..registry import selectors as registry
 from . import peer
 from .peer import PeerError, Record
@@ -299,6 +300,42 @@ def _desired(record: Record, source: str, relations: dict[str, str]) -> dict:
     }
 
 
+def _metadata_rows(record: Record) -> list[tuple[str, str, int, str, str, int]]:
+    """(field, value, position, language, authority, confidence) of every value the record
+    gives with its field of the registry (issue 34: a copy loses no qualifier)."""
+    positions: dict[str, int] = {}
+    rows = []
+    for name, value, language, authority, confidence in record.metadata:
+        position = positions[name] = positions.get(name, -1) + 1
+        rows.append((name, value, position, language, authority, confidence))
+    return sorted(rows)
+
+
+def _stored_metadata(item: Item) -> list[tuple[str, str, int, str, str, int]]:
+    return sorted((names.join(schema, element, qualifier), value, position, language,
+                   authority, confidence)
+                  for schema, element, qualifier, value, position, language, authority,
+                  confidence in item.dc_values.values_list(
+                      "field__schema__name", "field__element", "field__qualifier", "value",
+                      "position", "language", "authority", "confidence"))
+
+
+def _qualified_values(item: Item, record: Record) -> list[DcValue]:
+    """The rows of the record's values under their fields here; a field this registry lacks
+    refuses the copy, naming it (nothing is written)."""
+    fields = registry.fields_by_name()
+    rows = []
+    for name, value, position, language, authority, confidence in _metadata_rows(record):
+        field = fields.get(name)
+        if field is None:
+            raise CopyRefused(_("%(field)s is not a field of this Archive's metadata registry")
+                              % {"field": name})
+        rows.append(DcValue(item=item, field=field, element=field.dc_element, value=value,
+                            position=position, language=language, authority=authority,
+                            confidence=confidence))
+    return rows
+
+
 def _dc_rows(record: Record) -> list[tuple[str, str, int, str]]:
     """(element, value, position, ORCID iD) of every Dublin Core value: creators' iDs too."""
     orcids = dict(enumerate(record.creator_orcids))
@@ -325,15 +362,21 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
             setattr(item, name, value)
         changed |= _link_editions(item, record)
         changed |= _link_translation(item, record)
-        dc_changed = created or _dc_rows(record) != sorted(
-            item.dc_values.values_list("element", "value", "position", "authority"))
+        if record.metadata:
+            dc_changed = created or _metadata_rows(record) != _stored_metadata(item)
+        else:
+            dc_changed = created or _dc_rows(record) != sorted(
+                item.dc_values.values_list("element", "value", "position", "authority"))
         files_changed = created or _files_differ(item, record)
         if not (changed or dc_changed or files_changed or result.fetched or result.kept):
             return item, "unchanged"
         item.copied_at = now
         _full_clean(item)
         item.save()
-        if dc_changed:
+        if dc_changed and record.metadata:
+            item.dc_values.all().delete()
+            DcValue.objects.bulk_create(_qualified_values(item, record))
+        elif dc_changed:
             item.dc_values.all().delete()
             fields = registry.dc_fields()
             DcValue.objects.bulk_create(

@@ -106,6 +106,9 @@ class Record:
     access_rights: str = AccessRights.OPEN
     embargo_until: date | None = None
     access_reason: str = ""
+    # Every value with its field of the registry, in order: (field, value, language,
+    # authority, confidence); empty from a peer of a version before issue 34 (then `dc`).
+    metadata: tuple[tuple[str, str, str, str, int], ...] = ()
 
 
 def base_url(text: str) -> str:
@@ -381,7 +384,31 @@ def parse_record(data: dict, asked: str, *, authenticated: bool = False) -> Reco
         deleted_at=_moment(data, "deleted_at", required=False),
         source_archive=_text(data, "source_archive", required=False, limit=255),
         creator_orcids=_creator_orcids(data.get("creators"), dc["creator"]),
-        access_rights=access[0], embargo_until=access[1], access_reason=access[2])
+        access_rights=access[0], embargo_until=access[1], access_reason=access[2],
+        metadata=_metadata(data.get("metadata")))
+
+
+def _metadata(values) -> tuple[tuple[str, str, str, str, int], ...]:
+    """A record's `metadata` ({field, value, language, authority, confidence} each, as the
+    API gives them), checked; none from a peer of an older version."""
+    if values is None:
+        return ()
+    bad = PeerError(_("the record's metadata is not a list of values with their fields"))
+    if not isinstance(values, list):
+        raise bad
+    rows = []
+    for entry in values:
+        if not isinstance(entry, dict):
+            raise bad
+        field, value = entry.get("field"), entry.get("value")
+        language, authority = entry.get("language") or "", entry.get("authority") or ""
+        confidence = entry.get("confidence", -1)
+        if not all(isinstance(text, str) for text in (field, value, language, authority)) \
+                or not isinstance(confidence, int) or isinstance(confidence, bool) \
+                or len(field) > 200 or len(language) > 35 or len(authority) > 255:
+            raise bad
+        rows.append((field, _printable(field, value), language, authority, confidence))
+    return tuple(rows)
 
 
 def _creator_orcids(creators, names: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,213 @@
+"""A thesis as IBICT's MTD-BR formats describe it (mtd2br.py, mtd3br.py), read from its values
+as the registry holds them and from its Record. Pure: no database.
+
+The fields are those of the thesis profile and of the fields IBICT's TEDE (DSpace) writes, as
+BDTD's crosswalks read them (github.com/ibict-br/REPOX crosswalks/BDTD, dim → mtd3-br):
+authors in dc.contributor.author or dc.creator, advisors in dc.contributor.advisor (TEDE:
+advisor1), co-advisors in dc.contributor.advisor-co (advisor-co1), the committee in
+dc.contributor.referee (referee1 …), the programme, department, initials and country under
+dc.publisher, the CNPq area in dc.subject.cnpq. An authority that is a Lattes CV id or an
+ORCID iD goes with its person.
+
+    >>> t = read([("dc", "contributor", "advisor", "", "Pereira, J.", "4727357182510680", 600),
+    ...           ("dc", "subject", "cnpq", "", "CNPQ::ENGENHARIAS", "", -1)],
+    ...          Record(ibi="x", ibip="y", title="T", persistent_url="http://h/x"))
+    >>> t.advisors[0].lattes, t.cnpq, t.access
+    ('4727357182510680', ('CNPQ::ENGENHARIAS',), 'info:eu-repo/semantics/closedAccess')
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from ..deposit import controlled
+from ..identifiers import orcid
+from .record import FileRef, Record
+
+# (schema, element, qualifier, language, value, authority, confidence): registry.selectors.
+Row = tuple[str, str, str, str, str, str, int]
+OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = controlled.ACCESS_LEVELS
+EU_REPO_ACCESS = controlled.EU_REPO_ACCESS
+_EU_REPO = {OPEN: "openAccess", EMBARGOED: "embargoedAccess",
+            RESTRICTED: "restrictedAccess", METADATA_ONLY: "closedAccess"}
+
+# Field names (schema.element.qualifier) of each role, DSpace's and TEDE's.
+AUTHORS = ("dc.contributor.author", "dc.creator")
+ADVISORS = ("dc.contributor.advisor", "dc.contributor.advisor1", "dc.contributor.advisor2")
+CO_ADVISORS = ("dc.contributor.advisor-co", "dc.contributor.advisor-co1",
+               "dc.contributor.advisor-co2")
+REFEREES = ("dc.contributor.referee", *(f"dc.contributor.referee{n}" for n in range(1, 6)))
+ABSTRACTS = ("dc.description.abstract", "dc.description.resumo")
+# Keywords in TEDE are dc.subject.por, dc.subject.eng …: the qualifier says the language.
+_SUBJECT_LANGUAGES = {"por": "pt", "eng": "en", "spa": "es", "fra": "fr"}
+_NOT_KEYWORDS = {"cnpq"}
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    lattes: str = ""  # the bare 16 digits of a Lattes CV id
+    orcid: str = ""  # the bare ORCID iD
+
+
+@dataclass(frozen=True)
+class Text:
+    value: str
+    language: str = ""  # as the value's language was written (pt_BR, en), or ""
+
+
+@dataclass(frozen=True)
+class Thesis:
+    title: str
+    language: str  # the item's, BCP 47
+    titles: tuple[Text, ...] = ()  # further titles (dc.title.alternative, translations)
+    authors: tuple[Person, ...] = ()
+    advisors: tuple[Person, ...] = ()
+    co_advisors: tuple[Person, ...] = ()
+    referees: tuple[Person, ...] = ()
+    abstracts: tuple[Text, ...] = ()
+    subjects: tuple[Text, ...] = ()
+    cnpq: tuple[str, ...] = ()
+    sponsors: tuple[str, ...] = ()
+    publisher: str = ""
+    country: str = ""
+    departments: tuple[str, ...] = ()
+    programmes: tuple[str, ...] = ()
+    initials: tuple[str, ...] = ()
+    issued: str = ""  # the defence (dc.date.issued, else the item's date)
+    citation: str = ""
+    doi: str = ""
+    uri: str = ""  # its persistent URL
+    landing_url: str = ""
+    degree: str = ""  # "doctoral", "masters", "bachelor" (citing.py), or ""
+    degree_name: str = ""  # local.degree.name: "Doutor em Engenharia Civil"
+    access: str = ""  # info:eu-repo/semantics/…Access
+    licence: str = ""
+    files: tuple[FileRef, ...] = ()  # the files open to all
+    relations: tuple[str, ...] = ()
+    relations_other: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    accessioned: str = ""  # the deposit's day
+    available: str = ""  # the day its files are (or were) open: an embargo's end
+
+
+def access_level(record: Record) -> str:
+    """The item's level as its files have it: an open item whose every file is restricted is
+    restricted, one with no file at all metadata only."""
+    level = record.access_rights
+    if level == OPEN and not record.files:
+        return RESTRICTED if record.some_closed else METADATA_ONLY
+    return level
+
+
+def access_right(record: Record) -> str:
+    """OpenAIRE's info:eu-repo/semantics/…Access of an item, as BDTD and Oasisbr read
+    dc.rights (LA Referencia's eu_rights): openAccess only when a file is open to all
+    (access_level)."""
+    return EU_REPO_ACCESS + _EU_REPO.get(access_level(record), _EU_REPO[METADATA_ONLY])
+
+
+@cache
+def _key(name: str) -> tuple[str, str, str]:
+    """("dc", "contributor", "advisor") of "dc.contributor.advisor": rows are looked up by
+    their first three members, never by a name joined for each (a harvest page reads 27 000)."""
+    schema, element, qualifier = (name.split(".", 2) + ["", ""])[:3]
+    return schema, element, qualifier
+
+
+def _person(row: Row) -> Person:
+    authority = row[5]
+    if len(authority) == 16 and authority.isdigit():
+        return Person(row[4], lattes=authority)
+    try:
+        return Person(row[4], orcid=orcid.normalize(authority)) if authority else Person(row[4])
+    except ValueError:
+        return Person(row[4])
+
+
+def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesis:
+    """The thesis its values (`rows`, by field and position) and its Record describe; the
+    institution that grants the degree is dc.publisher, else `institution` (the
+    repository's name), never the programme or department (Record.publisher may be)."""
+    by_field: dict[tuple[str, str, str], list[Row]] = {}
+    for row in rows:
+        by_field.setdefault(row[:3], []).append(row)
+
+    def rows_of(*names: str) -> list[Row]:
+        return [row for name in names for row in by_field.get(_key(name), ())]
+
+    def values(*names: str) -> tuple[str, ...]:
+        return tuple(row[4] for row in rows_of(*names))
+
+    def first(*names: str) -> str:
+        return next(iter(values(*names)), "")
+
+    titles = [Text(row[4], row[3]) for row in rows_of("dc.title", "dc.title.alternative")
+              if row[4] != record.title]
+    abstracts = rows_of(*ABSTRACTS) or rows_of("dc.description")
+    subjects = [Text(row[4], row[3] or _SUBJECT_LANGUAGES.get(row[2], ""))
+                for row in rows if row[:2] == ("dc", "subject") and row[2] not in _NOT_KEYWORDS]
+    licences = [*values("dc.rights.uri"),
+                *(v for v in values("dc.rights") if controlled.is_licence(v))]
+    relations = [row[4] for row in rows if row[:2] == ("dc", "relation")
+                 and row[2] not in ("other", "references")]
+    created = record.created.date().isoformat() if record.created else ""
+    embargo = record.embargo_until.isoformat() if record.embargo_until else ""
+    return Thesis(
+        title=record.title, language=record.language, titles=tuple(titles),
+        authors=tuple(map(_person, rows_of(*AUTHORS))),
+        advisors=tuple(map(_person, rows_of(*ADVISORS))),
+        co_advisors=tuple(map(_person, rows_of(*CO_ADVISORS))),
+        referees=tuple(map(_person, rows_of(*REFEREES))),
+        abstracts=tuple(Text(row[4], row[3]) for row in abstracts),
+        subjects=tuple(subjects), cnpq=values("dc.subject.cnpq"),
+        sponsors=values("dc.description.sponsorship"),
+        publisher=first("dc.publisher") or institution,
+        country=first("dc.publisher.country"), departments=values("dc.publisher.department"),
+        programmes=values("dc.publisher.program"), initials=values("dc.publisher.initials"),
+        issued=first("dc.date.issued") or record.date, citation=first("dc.identifier.citation"),
+        doi=record.doi or first("dc.identifier.doi"), uri=record.persistent_url,
+        landing_url=record.landing_url, degree=record.degree,
+        degree_name=first("local.degree.name"), access=access_right(record),
+        licence=next(iter(licences), ""), files=record.files, relations=tuple(relations),
+        relations_other=values("dc.relation.other"),
+        references=values("dc.relation.references"), accessioned=created,
+        available=embargo if record.access_rights == EMBARGOED and embargo else created)
+
+
+# ISO 639-1 → ISO 639-2 of the languages theses are written in here, as MTD-BR 3 writes them
+# (three letters, as BDTD's crosswalks do), each one of mtd3-br.xsd's langType; Spanish stays
+# "es": the schema's list lacks "spa".
+_ISO639_2 = {"pt": "por", "en": "eng", "es": "es", "fr": "fra", "it": "ita", "de": "deu",
+             "ja": "jpn", "zh": "chi", "ru": "rus", "la": "lat", "gn": "grn", "nl": "dut",
+             "ar": "ara", "ko": "kor", "pl": "pol", "el": "ell", "he": "heb", "tr": "tur"}
+
+
+_ISO639_1 = {three: two for two, three in _ISO639_2.items()} | {
+    "spa": "es", "ger": "de", "fre": "fr", "zho": "zh", "nld": "nl", "gre": "el"}
+
+
+def _primary(tag: str) -> str:
+    return tag.replace("_", "-").split("-", 1)[0].strip().lower()
+
+
+@cache
+def language_code(tag: str) -> str:
+    """A language (BCP 47, DSpace's pt_BR, or ISO 639-2 as dc.language.iso often has it) as
+    MTD-BR 3 writes it, its ISO 639-2 code; "" for none or one of another language (the
+    attribute is then left out).
+
+        >>> language_code("pt_BR"), language_code("por"), language_code("tlh"), language_code("")
+        ('por', 'por', '', '')
+    """
+    primary = _primary(tag)
+    return _ISO639_2.get(_ISO639_1.get(primary, primary), "")
+
+
+@cache
+def two_letter_code(tag: str) -> str:
+    """The same as MTD-BR 2 writes it, ISO 639-1: ``two_letter_code("por") == "pt"``."""
+    primary = _primary(tag)
+    primary = _ISO639_1.get(primary, primary)
+    return primary if len(primary) == 2 and primary.isalpha() else ""
