@@ -131,8 +131,14 @@ def test_a_dspace_style_dim_harvest_of_a_thesis_collection_loses_nothing(origin,
     the origin's values, title and language."""
     corpus = tmp_path / "theses"
     shutil.copytree(THESES, corpus, ignore=shutil.ignore_patterns("README.md"))
-    assert "3 imported" in origin.manage("importsaf", str(corpus)).stdout
+    every_handle = tmp_path / "collections.csv"  # the corpus's collections: one here
+    every_handle.write_text("".join(f"123456789/{n},general\n" for n in (1000, 1010, 1020)))
+    assert "4 imported" in origin.manage("importsaf", str(corpus), "--map-collections",
+                                         str(every_handle)).stdout
     handles = sorted((folder / "handle").read_text().strip() for folder in corpus.iterdir())
+    originals = {(folder / "handle").read_text().strip(): {
+        line.split("\t")[0] for line in (folder / "contents").read_text().splitlines()
+        if "bundle:ORIGINAL" in line} for folder in corpus.iterdir()}
     theirs = {handle: set(origin.query(VALUES_BY_HANDLE, handle)) for handle in handles}
 
     served = {}
@@ -160,4 +166,4 @@ def test_a_dspace_style_dim_harvest_of_a_thesis_collection_loses_nothing(origin,
         assert [(item.title, item.language)] == origin.query(
             "SELECT i.title, i.language FROM archive_item i JOIN archive_alternateidentifier a"
             " ON a.item_id = i.id WHERE a.scheme = 'handle' AND a.value = ?", handle)
-        assert item.files.get().name == "tese.pdf"
+        assert {f.name for f in item.files.all()} == originals[handle]

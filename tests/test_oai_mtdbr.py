@@ -38,7 +38,9 @@ RECORD_SCHEMAS = {"mtd3-br": xml_schemas.mtd3br, "mtd2-br": xml_schemas.mtd2br,
 
 @pytest.fixture
 def theses(tmp_path) -> dict[str, Item]:
-    """The three theses of the DSpace corpus, imported by `importsaf`, by their Handle."""
+    """The theses of the DSpace corpus, imported by `importsaf` into the collections their
+    Handles name, by their Handle."""
+    make.dspace_collections()
     copy = tmp_path / "theses"
     shutil.copytree(THESES, copy, ignore=shutil.ignore_patterns("README.md"))
     call_command("importsaf", str(copy), stdout=io.StringIO())
