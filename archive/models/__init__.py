@@ -20,8 +20,8 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 """
 from __future__ import annotations
 
-from .access import AccessLink, AccessRead, AccessRequest, AccessRights
-from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community
+from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
+from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
@@ -38,6 +38,7 @@ from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 __all__ = [
     "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "LANGUAGE_TAG", "ORCID_FORM",
     "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
+    "RequestNotice", "addresses",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
     "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
