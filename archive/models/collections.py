@@ -63,7 +63,7 @@ class Community(_Named):
 
 
 def addresses(text: str) -> list[str]:
-    """The e-mail addresses of a list written one a line, or separated by commas or spaces,
+    r"""The e-mail addresses of a list written one a line, or separated by commas or spaces,
     each once (checked by archive/communities/services.py `collection_check`).
 
     >>> addresses("ana@example.org, bia@example.org\nana@example.org")
