@@ -97,7 +97,7 @@ def _send_to(email: str, now: datetime, window: timedelta) -> int:
     """The notices owed to one address, mailed unless it was mailed within `window`; how
     many requests the mail named."""
     with transaction.atomic():
-        owed = list(RequestNotice.objects.select_for_update(skip_locked=True)
+        owed = list(RequestNotice.objects.select_for_update(skip_locked=True, of=("self",))
                     .filter(email=email, sent_at=None, attempts__lt=ATTEMPTS)
                     .select_related("request__item__collection").order_by("pk"))
         if not owed:
