@@ -21,6 +21,7 @@ from .env import (
     env_choice,
     env_database,
     env_email,
+    env_emails,
     env_granularity,
     env_hostname,
     env_int,
@@ -423,7 +424,7 @@ IBI_ACCESS_REQUEST_DAYS = env_int("IBI_ACCESS_REQUEST_DAYS", 365, low=1, high=36
 # Who is told of a new request for a copy when its item's collection names no request
 # handlers: these addresses (comma-separated); unset, every active staff account with an
 # email that may answer requests (archive/access/notices.py).
-IBI_REQUEST_HANDLERS = env_list("IBI_REQUEST_HANDLERS", [])
+IBI_REQUEST_HANDLERS = env_emails("IBI_REQUEST_HANDLERS")
 # A handler mailed a notice less than this many minutes ago gets the next requests together,
 # in one digest, once the minutes are over (the beat's `mail-request-notices`); 0: each at once.
 IBI_REQUEST_DIGEST_MINUTES = env_int("IBI_REQUEST_DIGEST_MINUTES", 15, low=0, high=24 * 60)
