@@ -107,6 +107,7 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
     expect(admin.locator("p.ibi-pending")).to_have_text("1 pedido de cópia aguarda resposta")
     badge = admin.locator("#content-main tr.model-accessrequest .ibi-badge")
     expect(badge).to_have_text("1 aguardando resposta")  # its hidden words read aloud
+    make.screenshot(admin, "admin-index-pending-request-pt-BR")
     assert axe_violations(admin) == []
     admin.goto(answer_url)
     expect(admin.locator("#nav-sidebar tr.model-accessrequest .ibi-badge")).to_contain_text("1")
