@@ -76,6 +76,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def env_emails(name: str) -> list[str]:
+    """Comma-separated email addresses (none when unset), each checked."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
+    found = env_list(name, [])
+    for address in found:
+        try:
+            validate_email(address)
+        except ValidationError:
+            raise ImproperlyConfigured(f"{name}: {address!r} is not an email address") from None
+    return found
+
+
 def env_database(name: str, default: str) -> dict:
     url = env_str(name, default)
     try:

@@ -21,6 +21,7 @@ from .env import (
     env_choice,
     env_database,
     env_email,
+    env_emails,
     env_granularity,
     env_hostname,
     env_int,
@@ -237,6 +238,10 @@ CELERY_BEAT_SCHEDULE = {
                              "schedule": float(IBI_ACKNOWLEDGMENTS_EVERY)},
     "mail-access-answers": {"task": "archive.tasks.mail_access_answers",
                             "schedule": float(IBI_ACCESS_MAILS_EVERY)},
+    # Librarians told of new requests: at once (nudged), then in digests (IBI_REQUEST_DIGEST_
+    # MINUTES) and after a mail server's failure.
+    "mail-request-notices": {"task": "archive.tasks.mail_request_notices",
+                             "schedule": float(IBI_ACCESS_MAILS_EVERY)},
     "erase-access-requests": {"task": "archive.tasks.erase_access_requests",
                               "schedule": crontab(hour=2, minute=47)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
@@ -416,6 +421,13 @@ IBI_ACCESS_LINK_DAYS = env_int("IBI_ACCESS_LINK_DAYS", 14, low=1, high=3650)
 # Days a request for a copy keeps its reader's personal data (LGPD): then the nightly task
 # `erase-access-requests` erases them (archive/access/services.py `erase_old_requests`).
 IBI_ACCESS_REQUEST_DAYS = env_int("IBI_ACCESS_REQUEST_DAYS", 365, low=1, high=36500)
+# Who is told of a new request for a copy when its item's collection names no request
+# handlers: these addresses (comma-separated); unset, every active staff account with an
+# email that may answer requests (archive/access/notices.py).
+IBI_REQUEST_HANDLERS = env_emails("IBI_REQUEST_HANDLERS")
+# A handler mailed a notice less than this many minutes ago gets the next requests together,
+# in one digest, once the minutes are over (the beat's `mail-request-notices`); 0: each at once.
+IBI_REQUEST_DIGEST_MINUTES = env_int("IBI_REQUEST_DIGEST_MINUTES", 15, low=0, high=24 * 60)
 # Mail (answers to requests for a copy) through Django's email framework: smtp://… in
 # production, the server's output (console://) under DEBUG unless EMAIL_URL says otherwise.
 _email = env_email("EMAIL_URL", "console://" if DEBUG else "smtp://localhost:25")

@@ -1,6 +1,7 @@
 """A request for a copy, in a real browser that prefers Brazilian Portuguese (issue 26): a reader
-without an account asks for an embargoed thesis on its landing page, a librarian approves it in
-the admin, the reader gets the mail and downloads the file through its link.
+without an account asks for an embargoed thesis on its landing page, the librarian is mailed
+and sees it counted on the admin's index and in its menu (issue 43), approves it in the admin,
+the reader gets the mail and downloads the file through its link.
 
 Debian's Chromium driven by Playwright (tests/conftest.py `browser`, `live_site`); mail through
 a real SMTP server, aiosmtpd in a process of its own (tests/servers.py `SmtpServer`; the same
@@ -42,9 +43,18 @@ def smtp(tmp_path, settings, monkeypatch):
         yield server
 
 
+def axe_violations(page) -> list[str]:
+    make.with_axe(page)
+    return page.evaluate("""async () => (await axe.run(document, {runOnly: ['wcag2a',
+        'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})).violations
+        .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
+
+
 @pytest.mark.usefixtures("eager_tasks")  # mails sent by the task, in process
 def test_request_approval_mail_and_download_in_portuguese(live_site, browser, librarian,
                                                           smtp):
+    librarian.email = "biblioteca@example.org"
+    librarian.save()
     day = timezone.localdate() + timedelta(days=120)
     thesis = make.item(("tese.pdf", PDF, "application/pdf"), language="pt-BR",
                        title="Modelagem da precipitação na Amazônia",
@@ -78,12 +88,33 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
     assert (request.name, request.email, request.status) == (
         "Ana Souza", "ana.souza@example.org", "pending")
 
-    # The librarian answers in the admin, in Portuguese.
-    admin = browser.new_context(locale="pt-BR").new_page()
-    admin.goto(f"{live_site.url}/admin/login/?next=/admin/archive/accessrequest/")
+    # The librarian is told (the staff who may answer, when the collection names no
+    # handlers), by a mail in the repository's language whose link opens the request.
+    (notice,) = make.wait_until(lambda: [m for m in smtp.messages()
+                                         if m["To"] == "biblioteca@example.org"],
+                                what="the librarian's notice mailed")
+    body = notice.get_payload(decode=True).decode(notice.get_content_charset())
+    answer_url = f"{live_site.url}/admin/archive/accessrequest/{request.pk}/change/"
+    assert answer_url in body.split() and ":8000" not in body
+
+    # The admin's index counts it and its menu shows a badge, in Portuguese; axe finds
+    # nothing on either page.
+    admin = browser.new_context(locale="pt-BR", bypass_csp=True).new_page()  # for axe
+    admin.goto(f"{live_site.url}/admin/login/?next=/admin/")
     admin.fill("#id_username", "librarian")
     admin.fill("#id_password", PASSWORD)
     admin.click("input[type=submit]")
+    expect(admin.locator("p.ibi-pending")).to_have_text("1 pedido de cópia aguarda resposta")
+    badge = admin.locator("#content-main tr.model-accessrequest .ibi-badge")
+    expect(badge).to_have_text("1 aguardando resposta")  # its hidden words read aloud
+    make.screenshot(admin, "admin-index-pending-request-pt-BR")
+    assert axe_violations(admin) == []
+    admin.goto(answer_url)
+    expect(admin.locator("#nav-sidebar tr.model-accessrequest .ibi-badge")).to_contain_text("1")
+    expect(admin.locator(".field-status")).to_have_count(0)  # pending: the answer's form
+    assert axe_violations(admin) == []
+    admin.goto(f"{live_site.url}/admin/archive/accessrequest/")
+    expect(admin.locator("#result_list thead")).to_contain_text("Situação")
     expect(admin.locator("#result_list")).to_contain_text("Ana Souza")
     expect(admin.locator("#result_list")).to_contain_text("aguardando")
     admin.locator("#result_list tbody th a").first.click()
@@ -97,7 +128,9 @@ def test_request_approval_mail_and_download_in_portuguese(live_site, browser, li
 
     # The mail, through the SMTP server, in the reader's language, with the link; the link
     # opens the file.
-    (mail,) = make.wait_until(smtp.messages, what="the answer mailed")
+    (mail,) = make.wait_until(lambda: [m for m in smtp.messages()
+                                       if m["To"] == "ana.souza@example.org"],
+                              what="the answer mailed")
     body = mail.get_payload(decode=True).decode(mail.get_content_charset())
     assert mail["To"] == "ana.souza@example.org" and "Prezado(a) Ana Souza" in body
     link = next(word for word in body.split() if "?token=" in word)

@@ -130,20 +130,49 @@ def test_an_older_edition_says_a_newer_one_exists_and_the_timeline_marks_this_on
         f"/items/{first.ibi}")
 
 
-@pytest.mark.parametrize("width", [375, 1280])
+# A 120-character file name, as a thesis's annex is named: the file table scrolled sideways
+# inside its box at 375 and at 1280 px before issue 43.
+LONG_NAME = ("Anexo_B-Modelagem_hidrologica_da_precipitacao_na_Amazonia_Oriental-series_"
+             "diarias_de_1980_a_2020-versao_revisada-fim.pdf")
+# Every element that scrolls, or would, sideways: its content wider than its box (an element
+# that clips what overflows, as the visually hidden ones do, shows nothing sideways).
+SIDEWAYS = """() => [document.documentElement, ...document.body.querySelectorAll('*')]
+  .filter(e => {
+    const style = getComputedStyle(e);
+    return style.display !== 'none' && !['hidden', 'clip'].includes(style.overflowX)
+      && e.clientWidth > 0 && e.scrollWidth > e.clientWidth;
+  })
+  .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))"""
+
+
 def test_nothing_scrolls_sideways_and_no_word_of_the_file_table_breaks(live_site, browser,
-                                                                        editions, width):
+                                                                        editions):
+    assert len(LONG_NAME) == 120
     _first, item = editions
-    context = browser.new_context(locale="pt-BR", viewport={"width": width, "height": 800})
-    page = context.new_page()
-    page.goto(f"{live_site.url}/items/{item.ibi}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-    cells = page.locator("table.files th:visible, table.files td:visible")
-    assert cells.count() >= 4
-    assert cells.evaluate_all(WORDS_PER_LINE) == []
-    headers = page.locator("table.files thead th:visible").all_inner_texts()
-    assert headers[:2] == ["Arquivo", "Tamanho"]
-    context.close()
+    long = make.item((LONG_NAME, PDF, "application/pdf"),
+                     ("relatório final.pdf", PDF, "application/pdf"), title=TITLE,
+                     language="pt-BR", dc=REPORT)
+    for width in (375, 1280):
+        context = browser.new_context(locale="pt-BR", viewport={"width": width, "height": 800},
+                                      bypass_csp=True)  # for axe's script
+        page = context.new_page()
+        for shown in (item, long):
+            page.goto(f"{live_site.url}/items/{shown.ibi}")
+            assert page.evaluate(SIDEWAYS) == [], (width, shown.ibi)
+            cells = page.locator("table.files th:visible, table.files td:visible")
+            assert cells.count() >= 4
+            assert cells.evaluate_all(WORDS_PER_LINE) == []
+            headers = page.locator("table.files thead th:visible").all_inner_texts()
+            assert headers[:2] == ["Arquivo", "Tamanho"]
+            # A phone shows the name and the size; a wide screen the type and checksum too.
+            assert len(headers) == (2 if width == 375 else 4)
+        assert page.locator("table.files td.name a").first.inner_text() == LONG_NAME
+        make.with_axe(page)
+        found = page.evaluate("""async () => (await axe.run(document, {runOnly: ['wcag2a',
+            'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})).violations
+            .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
+        assert found == [], width
+        context.close()
 
 
 @pytest.mark.parametrize("level", ["restricted", "embargoed", "metadata-only"])
@@ -164,3 +193,19 @@ def test_a_closed_main_file_is_never_offered_nor_previewed(client, level):
     assert f"/col/{item.ibi}/doc/" not in page
     if level != "metadata-only":
         assert f'href="/items/{item.ibi}/request"' in page
+
+
+def test_subjects_and_creators_in_the_details_link_to_a_search_that_finds_the_item(client):
+    item = make.item(("relatório.pdf", PDF, "application/pdf"), title=TITLE, language="pt-BR",
+                     dc=REPORT)
+    other = make.item(("outro.pdf", PDF), title="Outro", language="pt-BR",
+                      dc={"subject": ["clima"]})
+    for url in (f"/items/{item.ibi}", f"/items/{item.ibi}/metadata"):
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+        assert '<a href="/search?subject=Amaz%C3%B4nia">Amazônia</a>' in page, url
+        assert '<a href="/search?subject=clima">clima</a>' in page
+        assert '<a href="/search?creator=Souza%2C%20Maria">Souza, Maria</a>' in page
+        assert '<a href="/search?publisher=' not in page  # a publisher is no search filter
+    found = client.get("/search?subject=Amaz%C3%B4nia", HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert f"/items/{item.ibi}" in found.content.decode()
+    assert f"/items/{other.ibi}" not in found.content.decode()

@@ -197,6 +197,29 @@ def test_plain_requests_answer_as_before_and_announce_the_timemap(client, chain)
         assert listed.status_code == 200
 
 
+def test_a_persistent_urls_plain_answer_names_the_chains_timegate(client, chain):
+    """Issue 43: the persistent URL a reader cites names the chain's TimeGate, as the landing
+    page does; RTC-11's answer (status, Location) is what it was. memento_client's own parser
+    finds it there, and the TimeGate it names picks the edition current at a date."""
+    from memento_client import MementoClient
+
+    original = f"{BASE}/{chain[0].ibi}!"
+    for path in (f"/{chain[0].ibi}", f"/{chain[2].ibi}", f"/{chain[1].ibip}"):
+        response = ask(client, path)
+        assert response.status_code == 302 and response["Location"].startswith(
+            f"{BASE}/col/")
+        found = MementoClient.get_uri_dt_for_rel(
+            MementoClient.parse_link_header(response["Link"]), ["timegate", "timemap"])
+        assert found["timegate"]["uri"] == f"{BASE}/timegate/{original}"
+        # The TimeMap of the IBI asked (any edition's is the chain's: test_the_timemap_…).
+        assert found["timemap"]["uri"] == f"{BASE}/timemap/link/{path[1:]}"
+        gate = ask(client, found["timegate"]["uri"].removeprefix(BASE),
+                   "Wed, 01 Dec 2021 12:00:00 GMT")
+        assert (gate.status_code, gate["Location"]) == (302, f"{BASE}/{chain[1].ibi}")
+    lone = make.item(("alone.pdf", b"alone.pdf"), title="Alone", language="en")
+    assert 'rel="timegate"' not in ask(client, f"/{lone.ibi}")["Link"]  # no editions
+
+
 def test_accept_datetime_is_ignored_where_there_is_no_timegate(client, chain):
     """A file of an edition is no TimeGate: the header changes nothing (RFC 7089 §4)."""
     response = ask(client, f"/{chain[1].ibi}/two.pdf", "Sun, 01 Jan 2017 00:00:00 GMT")

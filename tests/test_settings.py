@@ -59,6 +59,8 @@ def test_placeholders_are_warned_about():
     ("IBI_PEER_ARCHIVES", "https://user:pw@b.example.org", "is not a base URL"),
     ("CACHE_URL", "memcached://x:11211", "CACHE_URL: 'memcached://x:11211' is not a redis://"),
     ("API_THROTTLE_TOKEN_FAILURES", "many", "API_THROTTLE_TOKEN_FAILURES='many' is not a rate"),
+    ("IBI_REQUEST_HANDLERS", "ana@example.org,biblioteca",
+     "IBI_REQUEST_HANDLERS: 'biblioteca' is not an email address"),
 ])
 def test_bad_values_stop_the_start(name, value, message):
     result = manage("check", **{**PRODUCTION, name: value})

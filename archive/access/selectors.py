@@ -6,7 +6,7 @@ from datetime import date
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from ..models import AccessLink, Item
+from ..models import AccessLink, AccessRequest, Item
 from . import policy
 
 # Why a token opens nothing (the 403 says which): a revoked or an expired link; anything else
@@ -43,3 +43,9 @@ def link_for(token: str, item_id: int, today: date | None = None
 def links_of(item: Item) -> QuerySet[AccessLink]:
     """An item's secret links, newest first (their tokens are not kept)."""
     return AccessLink.objects.filter(item=item).order_by("-created", "-id")
+
+
+def pending_requests() -> int:
+    """How many requests for a copy wait for an answer (the admin's index and menu)."""
+    return AccessRequest.objects.filter(status=AccessRequest.Status.PENDING,
+                                        erased_at=None).count()

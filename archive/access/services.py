@@ -29,7 +29,7 @@ from ..db import leases
 from ..deposit import links
 from ..deposit.services import Conflict, ServiceError
 from ..models import AccessLink, AccessRead, AccessRequest, AccessRights, Item
-from . import policy
+from . import notices, policy
 
 logger = logging.getLogger(__name__)
 
@@ -123,9 +123,13 @@ def revoke_link(*, link: AccessLink) -> AccessLink:
 
 # -- Requests for a copy -----------------------------------------------------------------------
 
+@transaction.atomic
 def request_access(*, item: Item, name: str, email: str, reason: str,
-                   language: str = "") -> AccessRequest:
-    """A reader's request for the item's closed files, for the librarians to answer."""
+                   language: str = "", base: str | None = None) -> AccessRequest:
+    """A reader's request for the item's closed files, for the librarians to answer: its
+    handlers are owed a notice (notices.py, mailed by the task `mail_request_notices`, which
+    the edge nudges after the commit); `base` is the site's address the reader reached, which
+    the notices' links name."""
     name = clean_text(_("name"), name, AccessRequest._meta.get_field("name").max_length,
                       required=True, lines=False)
     email = clean_text(_("email"), email, 254, required=True, lines=False)
@@ -136,8 +140,11 @@ def request_access(*, item: Item, name: str, email: str, reason: str,
     reason = clean_text(_("reason"), reason,
                         AccessRequest._meta.get_field("reason").max_length, required=True)
     _opens_something(item)
-    return AccessRequest.objects.create(item=item, name=name, email=email, reason=reason,
-                                        language=(language or "")[:8])
+    request = AccessRequest.objects.create(item=item, name=name, email=email, reason=reason,
+                                           language=(language or "")[:8],
+                                           mail_base=(base or "")[:255])
+    notices.announce(request)
+    return request
 
 
 def _decide(request: AccessRequest, by, status: str, message: str) -> None:
@@ -188,7 +195,8 @@ def mail_answer(*, request: AccessRequest, url: str | None) -> None:
     with translation.override(request.language or settings.LANGUAGE_CODE):
         context = {"request": request, "item": request.item, "url": url,
                    "expires": getattr(getattr(request, "link", None), "expires", None),
-                   "persistent_url": links.persistent_url(request.item.ibi)}
+                   "persistent_url": links.persistent_url(request.item.ibi,
+                                                          request.mail_base or None)}
         template = "archive/access/mail_approved.txt" if approved else (
             "archive/access/mail_refused.txt")
         body = render_to_string(template, context)

@@ -7,13 +7,15 @@ run finds nothing to lift. `mail_access_answers` mails the answers owed to reade
 IBI_ACCESS_MAILS_EVERY seconds, which sends what a lost nudge or a failed try left. Without a
 broker (tasks in process) the nudge runs it at once, in the librarian's request.
 `erase_access_requests` runs every night: requests' personal data are kept
-IBI_ACCESS_REQUEST_DAYS days (services.py `erase_old_requests`).
+IBI_ACCESS_REQUEST_DAYS days (services.py `erase_old_requests`). `mail_request_notices` tells
+the librarians of new requests (notices.py): nudged when a reader asks, run by the beat for the
+digests and the retries.
 """
 from __future__ import annotations
 
 from celery import shared_task
 
-from . import services
+from . import notices, services
 
 
 @shared_task(name="archive.tasks.lift_embargoes")
@@ -39,3 +41,9 @@ def mail_answer(*args) -> str:
 def erase_access_requests() -> int:
     """The personal data of requests past IBI_ACCESS_REQUEST_DAYS erased; how many."""
     return services.erase_old_requests()
+
+
+@shared_task(name="archive.tasks.mail_request_notices")
+def mail_request_notices() -> int:
+    """The notices of new requests owed and due, mailed; how many requests they named."""
+    return notices.mail_due()

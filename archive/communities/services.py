@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from ..access import policy
-from ..models import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, Item
+from ..models import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, Item, addresses
 from ..refusals import Refusal
 from . import tree
 
@@ -73,6 +74,12 @@ def collection_check(*, collection: Collection) -> None:
         collection.full_clean()
     except ValidationError as exc:
         raise Refusal(_named(exc)) from None
+    for address in addresses(collection.request_handlers):
+        try:
+            validate_email(address)
+        except ValidationError:
+            raise Refusal(_("request_handlers: %(value)s is not an email address")
+                          % {"value": address}) from None
     problem = policy.defaults_problem(collection.default_access_rights,
                                       collection.default_embargo_days)
     if problem == "embargo days":

@@ -21,8 +21,8 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 """
 from __future__ import annotations
 
-from .access import AccessLink, AccessRead, AccessRequest, AccessRights
-from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community
+from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
+from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
@@ -49,6 +49,7 @@ __all__ = [
     "LANGUAGE_TAG", "ORCID_FORM", "THESIS_PROFILE", "ProfileField", "SubmissionProfile",
     "Vocabulary", "VocabularyTerm",
     "AccessKind", "AccessLink", "AccessRead", "AccessRequest", "Collection", "Community",
+    "RequestNotice", "addresses",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",
     "DailyAccessCount", "DcElement", "DcValue", "HarvestSource", "IdempotencyKey", "Item",
     "Bundle", "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",

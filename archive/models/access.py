@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class AccessRights(models.TextChoices):
@@ -37,8 +38,9 @@ class AccessRequest(models.Model):
     # The reader's language when asking: the answer is written in it.
     language = models.CharField(_("language"), max_length=8, blank=True, default="")
     created = models.DateTimeField(_("asked"), auto_now_add=True, db_index=True)
-    status = models.CharField(_("status"), max_length=8, choices=Status.choices,
-                              default=Status.PENDING, db_index=True)
+    # Its own msgid: "status" alone is an HTTP status elsewhere ("status HTTP" in pt-BR).
+    status = models.CharField(pgettext_lazy("access request", "status"), max_length=8,
+                              choices=Status.choices, default=Status.PENDING, db_index=True)
     decided_at = models.DateTimeField(_("answered"), null=True, blank=True)
     decided_by = models.ForeignKey("auth.User", null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+",
@@ -67,6 +69,30 @@ class AccessRequest(models.Model):
     def __str__(self) -> str:
         # What other records copy (the admin's history, a link's request): never the reader.
         return _("request %(id)s for %(ibi)s") % {"id": self.pk, "ibi": self.item.ibi}
+
+
+class RequestNotice(models.Model):
+    """A librarian told of a new request for a copy (archive/access/notices.py): one per
+    request and address of its handlers (the collection's request handlers, else the
+    repository's). Sent at once, unless a notice went to that address within
+    IBI_REQUEST_DIGEST_MINUTES: those wait, and go together in one digest."""
+
+    request = models.ForeignKey(AccessRequest, on_delete=models.CASCADE,
+                                related_name="notices", verbose_name=_("request"))
+    email = models.EmailField(_("email"), db_index=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True, db_index=True)
+    attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0, db_default=0)
+
+    class Meta:
+        verbose_name = _("request notice")
+        verbose_name_plural = _("request notices")
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["request", "email"],
+                                               name="requestnotice_once_per_address")]
+
+    def __str__(self) -> str:
+        return f"{self.request_id} → {self.email}"
 
 
 class AccessLink(models.Model):

@@ -62,6 +62,20 @@ class Community(_Named):
         verbose_name_plural = _("communities")
 
 
+def addresses(text: str) -> list[str]:
+    r"""The e-mail addresses of a list written one a line, or separated by commas or spaces,
+    each once (checked by archive/communities/services.py `collection_check`).
+
+    >>> addresses("ana@example.org, bia@example.org\nana@example.org")
+    ['ana@example.org', 'bia@example.org']
+    """
+    found: list[str] = []
+    for word in (text or "").replace(",", " ").replace(";", " ").split():
+        if word not in found:
+            found.append(word)
+    return found
+
+
 class Collection(_Named):
     """A collection of items in a community, with the access its deposits get by default."""
 
@@ -85,6 +99,11 @@ class Collection(_Named):
         "SubmissionProfile", null=True, blank=True, on_delete=models.PROTECT,
         related_name="collections", verbose_name=_("submission profile"),
         help_text=_("the fields its items have; empty: the default profile (padrão)"))
+    request_handlers = models.TextField(
+        _("request handlers"), blank=True, default="", db_default="",
+        help_text=_("email addresses told of each request for a copy of its items, one a "
+                    "line; empty: the repository's (IBI_REQUEST_HANDLERS, else the "
+                    "librarians who may answer requests)"))
 
     class Meta:
         ordering = ["name_pt_br", "id"]

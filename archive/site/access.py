@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,11 +19,12 @@ from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from ..access import policy, services
+from ..access import policy, services, tasks
 from ..deposit import selectors
 from ..models import Item
 from ..refusals import Refusal
-from ..web import readers
+from ..web import nudges, readers
+from ..web.addresses import base_url
 from ..web.errors import too_many
 from ..web.throttling import FailureThrottle
 
@@ -113,10 +115,12 @@ def _send(request: HttpRequest, item: Item, context: dict) -> HttpResponse:
     if form.is_valid():
         try:
             services.request_access(item=item, language=get_language() or "",
-                                    **form.cleaned_data)
+                                    base=base_url(request), **form.cleaned_data)
         except Refusal as exc:
             form.add_error(None, str(exc))
         else:
+            # The librarians' notice, off the reader's thread (web/nudges.py).
+            transaction.on_commit(lambda: nudges.soon(tasks.mail_request_notices))
             return redirect(reverse("archive:item_request", args=[item.ibi]) + "?sent")
     context.update(form=form, sent=False)
     return _private(render(request, "archive/access/request.html", context, status=400))

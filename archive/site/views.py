@@ -153,6 +153,11 @@ def _citation(request: HttpRequest, item: Item, today: datetime.date) -> dict:
                       get_language() or "en", today=today, downloads=downloads)
 
 
+# The Details' values that link to a search for them (search/selectors.py `filtered`: one
+# exact value each).
+LINKED_ELEMENTS = ("creator", "subject")
+
+
 def _readable(element: str, values: list[str]) -> list:
     """Dublin Core values for a page: a dc:date that is a whole day becomes a date, which the
     template writes as the reader writes dates ("2013", "2013-09" or EDTF stay as written); a
@@ -312,7 +317,9 @@ def _context(request: HttpRequest, item: Item, today: datetime.date,
         "item_url": reverse("archive:item", args=[item.ibi]),
         "persistent_url": links.persistent_url(item.ibi, base_url(request)),
         "citation": _citation(request, item, today),
-        "dc": [(DcElement(name).label, _readable(name, item.dc(name)))
+        # (label, values, the search filter a value links to: a subject finds its items)
+        "dc": [(DcElement(name).label, _readable(name, item.dc(name)),
+                name if name in LINKED_ELEMENTS else "")
                for name in DC_ELEMENTS if item.dc(name)],
         "files": files,
         "access": _access(request, item, reading, files),

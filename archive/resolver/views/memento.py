@@ -109,10 +109,9 @@ def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse
     return response
 
 
-def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
-    """``<…/timemap/link/<ibi>>; rel="timemap"`` for a persistent URL that found the data of
-    an item held here (or its tombstone); None otherwise: the chains of other Archives are not
-    known here. No query: the TimeMap of any edition's IBI is the chain's."""
+def _item_ibi(outcome: resolver.Outcome) -> str | None:
+    """The IBI of the item held here whose data (or tombstone) a persistent URL found; None
+    otherwise: the chains of other Archives are not known here."""
     answer = outcome.answer
     if answer is None or not answer.source.local or outcome.kind not in ("found", "deleted"):
         return None
@@ -120,13 +119,38 @@ def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
         if answer.word("contenttype" + outcome.hit.relation) != "Data":
             return None  # metadata, a file list: no editions of their own (as views._links)
         data = outcome.hit.relation
-        item_ibi = outcome.ibi if data == "" else reading.ibi_in(answer.forms(data))
-    else:
-        item_ibi = reading.ibi_in(answer.forms()) or outcome.ibi
+        return outcome.ibi if data == "" else reading.ibi_in(answer.forms(data))
+    return reading.ibi_in(answer.forms()) or outcome.ibi
+
+
+def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
+    """``<…/timemap/link/<ibi>>; rel="timemap"`` for a persistent URL that found the data of
+    an item held here (or its tombstone); None otherwise. No query: the TimeMap of any
+    edition's IBI is the chain's."""
+    item_ibi = _item_ibi(outcome)
     if item_ibi is None:
         return None
     timemap = _base(request) + reverse("archive:timemap", args=[item_ibi])
     return f'<{timemap}>; rel="timemap"; type="{memento.LINK_FORMAT}"'
+
+
+def chain_links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
+    """The Link headers a persistent URL's plain answer adds (RTC-11's status and Location
+    stay): its TimeMap (`timemap_link`), and, when the item has editions and its chain is known
+    whole here, the chain's TimeGate ``/timegate/<URI-R>``, as the landing page names it
+    (issue 43): a client given the persistent URL alone finds the editions there."""
+    timemap = timemap_link(request, outcome)
+    if timemap is None:
+        return []
+    item = selectors.item_by_ibi(_item_ibi(outcome))
+    if item is None or item.is_archive_service or not item.edition_family:
+        return [timemap]
+    editions = selectors.edition_chain(item)
+    if len(editions) < 2 or not selectors.chain_known_whole(editions):
+        return [timemap]
+    original, _timemap, _url_of = _uris(request, item)
+    timegate = _base(request) + reverse("archive:timegate", args=[original])
+    return [f'<{timegate}>; rel="timegate"', timemap]
 
 
 def timemap(request: HttpRequest, ibi: str) -> HttpResponse:

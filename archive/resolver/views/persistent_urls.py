@@ -154,9 +154,9 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         return archive_service(request, path)
     vary_language = any(k == "translation" and not arg
                         for k, arg in relations.steps(url.relation()) or ())
-    timemap = memento_views.timemap_link(request, outcome)
+    chain = memento_views.chain_links(request, outcome)  # TimeGate, TimeMap: additions
     if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
-        links = [*_links(request, outcome), *([timemap] if timemap else [])]
+        links = [*_links(request, outcome), *chain]
         redirect = _LocalRedirect(persistent_url.carried(outcome.url, url_pairs),
                                   ", ".join(links), vary_language,
                                   acknowledgments.counted_item(outcome), url.relation())
@@ -165,8 +165,8 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         return redirect.respond(request)
     response = (rendered or negotiation.tombstone(request, url, outcome, wanted)
                 or _answer(request, url, outcome, url_pairs))
-    if timemap:
-        response["Link"] = ", ".join([*filter(None, [response.get("Link")]), timemap])
+    if chain:
+        response["Link"] = ", ".join([*filter(None, [response.get("Link")]), *chain])
     if vary_language:
         patch_vary_headers(response, ["Accept-Language"])
     if outcome.kind == "found" and response.status_code < 500:  # §8.2 step 5: every one
