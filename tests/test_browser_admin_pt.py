@@ -172,5 +172,8 @@ def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_br
 
 
 def no_sideways_scrolling(page: Page) -> bool:
+    """Measured once the page and its style sheets have loaded (a login's click returns
+    before: on a loaded machine the list was once measured unstyled)."""
+    page.wait_for_load_state("load")
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
