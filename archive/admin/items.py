@@ -1,7 +1,6 @@
 """The librarian's admin: deposit, describe, link and tombstone items; all writes via services."""
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 from django.contrib import admin, messages
@@ -14,7 +13,6 @@ from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -26,6 +24,7 @@ from ..profiles import selectors as profiles
 from ..refusals import Refusal
 from ..web import middleware
 from ..web.addresses import base_url
+from ..web.wrapping import breakable
 from . import profile_fields
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .forms import (
@@ -35,15 +34,6 @@ from .forms import (
     dc_field_name,
     other_field_name,
 )
-
-
-def breakable(text: str, after: str = "/._-") -> SafeString:
-    """Text that may wrap after the given separators (a <wbr> there) and nowhere else: an IBI
-    wraps at its slashes, a file name also after a dot, hyphen or underscore; never mid-word."""
-    pieces = re.split(f"(?<=[{re.escape(after)}])", text)
-    return mark_safe("".join(  # noqa: S308  (each piece escaped by format_html)
-        format_html("{}<wbr>", piece) if piece[-1:] in after else format_html("{}", piece)
-        for piece in pieces if piece))
 
 
 def _dublin_core_fields(shown=DC_ELEMENTS) -> list[str]:
