@@ -470,6 +470,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # An item's state and a submission's are both "state": each its own name.
+    "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "archive.models.review.Submission.State",
+                            "StateEnum": "archive.models.items.Item.State"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "archive.api.schema.closed_inputs",
                              "archive.api.schema.no_nul_in_queries"],
