@@ -878,9 +878,13 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
                          "delete_accesslink", "view_accessread", "view_copyjob",
+                         # Review (issue 35): roles and workflows are theirs to give; the
+                         # submissions, tasks and history theirs to read, never to edit.
+                         "view_submission", "view_task", "view_transition",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
-                                                           "vocabulary", "vocabularyterm")
+                                                           "vocabulary", "vocabularyterm",
+                                                           "collectionrole", "workflow")
                            for verb in ("add", "change", "delete", "view"))]
 
 
