@@ -113,7 +113,7 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
     refused by the unique constraint, and the deposit with it. `collection` owns it (None:
     the default collection), and it is mapped into `mapped`; its access is what the source
     said (`access`, None: open), never the collection's default for new deposits.
-    `provenance`: Provenance.PUBLISHED_ELSEWHERE when the librarian says the content was
+    `provenance`: "elsewhere" (models.Provenance) when the librarian says the content was
     published at its source (--published-elsewhere); new content is refused where the
     collection reviews (item_deposit)."""
     def write(item: Item) -> None:
