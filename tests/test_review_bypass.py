@@ -228,6 +228,7 @@ def test_every_write_path_is_classified():
         text, relative = path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
         if "Provenance.REVIEWED" in text:
             assert relative == "archive/review/services.py"
+        assert not re.search(r"provenance\s*=\s*[\"'](reviewed|elsewhere)", text), relative
         if "Provenance.PUBLISHED_ELSEWHERE" in text and "models" not in relative:
             assert relative.startswith("archive/management/commands/"), relative
             assert "published_elsewhere" in text, relative
