@@ -199,3 +199,24 @@ def test_no_account_reads_or_writes_a_submission(anonymous_api, place):
     for url in (SUBMISSIONS, TASKS):
         assert anonymous_api.get(url, secure=True).status_code == 401
     assert _post(anonymous_api, SUBMISSIONS, {"collection": "teses"}).status_code == 401
+
+
+def test_librarians_read_the_history_in_the_admin_and_change_nothing(place, librarian_client):
+    alice, rita = place["people"]["alice"], place["people"]["rita"]
+    draft = make.submission(alice, place["teses"], title="Tese devolvida")
+    review.submit(user=alice, submission=draft)
+    task = Task.objects.get(submission=draft, closed__isnull=True)
+    review.task_act(user=rita, task=task, action="claim")
+    review.task_act(user=rita, task=task, action="return", reason="Falta o resumo")
+    listed = librarian_client.get("/admin/archive/submission/", secure=True)
+    assert listed.status_code == 200 and "Tese devolvida" in listed.content.decode()
+    page = librarian_client.get(f"/admin/archive/submission/{draft.pk}/change/", secure=True)
+    text = page.content.decode()
+    assert page.status_code == 200 and "Falta o resumo" in text and "rita" in text
+    before = _state(draft.pk)
+    posted = librarian_client.post(f"/admin/archive/submission/{draft.pk}/change/",
+                                   {"title": "x"}, secure=True)
+    assert posted.status_code == 403 and _state(draft.pk) == before
+    for url in ("/admin/archive/collectionrole/", "/admin/archive/workflow/",
+                "/admin/archive/workflow/add/", "/admin/archive/collectionrole/add/"):
+        assert librarian_client.get(url, secure=True).status_code == 200, url
