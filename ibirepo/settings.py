@@ -227,6 +227,10 @@ CELERY_BEAT_SCHEDULE = {
     # (archive/access/tasks.py; `manage.py liftembargoes` does the same at any time).
     "lift-embargoes": {"task": "archive.tasks.lift_embargoes",
                        "schedule": crontab(hour=0, minute=5)},
+    # Then the approved submissions whose collection publishes on a day that has come
+    # (archive/review/tasks.py; `manage.py publishapproved` does the same at any time).
+    "publish-approved": {"task": "archive.tasks.publish_approved",
+                         "schedule": crontab(hour=0, minute=10)},
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
     "check-fixity": {"task": "archive.tasks.check_fixity",

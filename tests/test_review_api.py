@@ -3,10 +3,12 @@ the refusals of the issue's "Bad input" say why and change nothing; a person giv
 sees the tasks already waiting; the history keeps every transition with its reason."""
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.utils import timezone
 
 from archive.models import Item, ProfileField, Submission, Task, Transition
@@ -176,8 +178,10 @@ def test_three_steps_pass_from_reviewer_to_editor_and_a_dated_collection_waits(p
         review.task_act(user=edna, task=task, action="approve")
     draft.refresh_from_db()
     assert (draft.state, draft.item) == ("approved", None)  # approved, not yet published
-    assert review.publish_due(today=later - timedelta(days=1)) == []
-    assert [s.pk for s in review.publish_due(today=later)] == [draft.pk]
+    assert review.publish_due(today=later - timedelta(days=1)) == ([], [])
+    out = io.StringIO()
+    call_command("publishapproved", "--today", later.isoformat(), stdout=out)
+    assert "1 published" in out.getvalue()
     draft.refresh_from_db()
     assert draft.state == "published" and draft.item.ibi
 

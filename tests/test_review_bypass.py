@@ -116,12 +116,14 @@ ADMIN = {
     "CollectionRole": (NONE, NONE, {}), "Workflow": (NONE, NONE, {}),
     "Submission": (REVIEW, REVIEW, {}),  # read only: has no add or change (below)
     "Group": (NONE, NONE, {}), "User": (NONE, NONE, {}), "TokenProxy": (NONE, NONE, {}),
-    "AccessAttempt": (NONE, NONE, {"cleanup_expired_attempts": NONE}), "AccessLog": (NONE, NONE, {}),
+    "AccessAttempt": (NONE, NONE, {"cleanup_expired_attempts": NONE}),
+    "AccessLog": (NONE, NONE, {}),
     "AccessFailureLog": (NONE, NONE, {}),
 }
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
     "copyitem": COPY, "migrateitem": RESTORE, "rebuild": RESTORE,
+    "publishapproved": REVIEW,  # publishes approved submissions only
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,
     "createlibrarian": NONE, "createpeer": NONE, "exportbags": NONE, "exportsaf": NONE,
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
@@ -134,6 +136,7 @@ TASKS = {
     "archive.tasks.erase_access_requests": NONE, "archive.tasks.mail_access_answer": NONE,
     "archive.tasks.mail_access_answers": NONE, "archive.tasks.send_acknowledgment": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
+    "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

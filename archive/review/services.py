@@ -317,14 +317,17 @@ def publish(*, user, submission: Submission, version: int | None = None) -> Subm
     return submission
 
 
-def publish_due(today: date | None = None) -> list[Submission]:
-    """The approved submissions whose collection's publication day has come, published (for
-    the beat or a command); each in its own transaction."""
+def publish_due(today: date | None = None) -> tuple[list[Submission], list[tuple[int, str]]]:
+    """The approved submissions whose collection's publication day has come, published, each
+    in its own transaction (`manage.py publishapproved`): (those published, (id, reason) of
+    those refused, which stay approved and are tried again at the next run)."""
     today = today or timezone.localdate()
-    published = []
+    published, refused = [], []
     for submission in Submission.objects.filter(state=State.APPROVED).select_related(
             "collection"):
-        if _publishes_at_once(submission, today):
+        if not _publishes_at_once(submission, today):
+            continue
+        try:
             with transaction.atomic():
                 locked = _locked(submission)
                 if locked.state == State.APPROVED:
@@ -332,7 +335,9 @@ def publish_due(today: date | None = None) -> list[Submission]:
                     locked.version += 1
                     locked.save()
                     published.append(locked)
-    return published
+        except Refusal as exc:
+            refused.append((submission.pk, str(exc)))
+    return published, refused
 
 
 def find_submission(pk: Any) -> Submission:
