@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 
 from archive.models import Item, ProfileField, Submission, Task, Transition
@@ -53,7 +54,7 @@ def test_a_submission_goes_through_review_to_an_ibi_and_every_bad_request_change
         place):
     api, items = place["api"], Item.objects.count()
     made = _post(api["alice"], SUBMISSIONS, {
-        "collection": "teses", "title": "Uma tese", "language": "pt-BR",
+        "collection": "teses", "title": "Uma tese sobre jabuticabas", "language": "pt-BR",
         "metadata": [{"field": "dc.creator", "value": "Silva, Alice"}],
         "licence_text": make.LICENCE})
     assert made.status_code == 201, made.content
@@ -80,6 +81,12 @@ def test_a_submission_goes_through_review_to_an_ibi_and_every_bad_request_change
     submitted = _post(api["alice"], f"{SUBMISSIONS}{pk}/submit", {"version": 2})
     assert submitted.status_code == 200 and submitted.json()["state"] == "in_review"
     assert _post(api["alice"], f"{SUBMISSIONS}{pk}/submit").status_code == 409
+    # In review, it is no item: no search, OAI-PMH, sitemap or persistent URL knows it.
+    reader = Client()
+    for url in ("/search?q=jabuticabas", "/oai?verb=ListRecords&metadataPrefix=oai_dc",
+                "/sitemaps/items-0.xml", "/api/items/?search=jabuticabas"):
+        answer = reader.get(url, secure=True)
+        assert answer.status_code in (200, 404) and b"Uma tese sobre" not in answer.content, url
 
     # The pools: rita's, not bruno's (a reviewer of another collection), nor alice's.
     listed = api["rita"].get(TASKS, secure=True).json()
@@ -128,8 +135,10 @@ def test_a_submission_goes_through_review_to_an_ibi_and_every_bad_request_change
     published = api["alice"].get(f"{SUBMISSIONS}{pk}", secure=True).json()
     assert published["state"] == "published"
     item = Item.objects.get(ibi=published["item"])
-    assert item.title == "Uma tese" and item.collection == place["teses"]
+    assert item.title == "Uma tese sobre jabuticabas" and item.collection == place["teses"]
     assert item.dc("creator") == ["Silva, Alice"]
+    assert b"Uma tese sobre" in Client().get("/search?q=jabuticabas",
+                                             secure=True).content  # the control
     assert Item.objects.count() == items + 1
     assert _post(api["alice"], f"{SUBMISSIONS}{pk}/withdraw").status_code == 409
     history = list(Transition.objects.filter(submission_id=pk).values_list(

@@ -301,8 +301,15 @@ def test_gated_paths_publish_nothing_new_in_a_reviewed_collection(reviewed, libr
         page = make.admin_deposit(client, collection=str(reviewed["theses"].pk))
         assert page.status_code == 200 and b"reviews" in page.content
     assert _items() == items
-    # The control: the open collection takes a deposit as before.
-    assert make.posted(librarian_api, collection="aberta").status_code == 201
+    # The control: the open collection takes a deposit as before…
+    made = make.posted(librarian_api, collection="aberta")
+    assert made.status_code == 201
+    # … but does not become a translation of a reviewed item afterwards (a CHANGE that would
+    # be a translation deposited there).
+    linked = librarian_api.patch(f"/api/items/{made.json()['ibi']}", {"translation_of": ibi},
+                                 format="json", secure=True)
+    assert linked.status_code == 403 and "reviews" in linked.json()["detail"]
+    assert Item.objects.get(ibi=made.json()["ibi"]).translation_of is None
 
 
 def _importitems_csv(tmp_path: Path) -> Path:

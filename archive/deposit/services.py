@@ -791,6 +791,12 @@ def _checked_update(item: Item, fields: dict[str, Any],
     if "translation_of" in fields and getattr(fields["translation_of"], "pk", None) != \
             item.translation_of_id:
         _refuse_copy(fields["translation_of"], TRANSLATION_OF_COPY)
+        if fields["translation_of"] is not None:
+            # Linking a published item as a translation of a reviewed collection's item is
+            # a translation deposited there: the review's (review/policy.py).
+            apps.get_app_config("archive").check_deposit(
+                collection_ids=[fields["translation_of"].collection_id],
+                provenance=Provenance.NEW)
     changed = copy.copy(item)
     for name, value in fields.items():
         setattr(changed, name, value)
