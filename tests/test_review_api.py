@@ -233,3 +233,17 @@ def test_librarians_read_the_history_in_the_admin_and_change_nothing(place, libr
     for url in ("/admin/archive/collectionrole/", "/admin/archive/workflow/",
                 "/admin/archive/workflow/add/", "/admin/archive/collectionrole/add/"):
         assert librarian_client.get(url, secure=True).status_code == 200, url
+
+
+def test_without_a_workflow_a_submitter_s_submission_is_published_on_submit(place):
+    unit = make.community("ppg3")
+    free = make.collection("livre", unit)
+    make.reviewed(free, "none", submitter="Students")
+    alice = place["people"]["alice"]
+    draft = make.submission(alice, free, title="Sem revisão")
+    review.submit(user=alice, submission=draft)
+    draft.refresh_from_db()
+    assert draft.state == "published" and draft.item.collection == free
+    assert [t.to_state for t in draft.transitions.all()] == [
+        "draft", "submitted", "approved", "published"]
+    assert not Task.objects.filter(submission=draft).exists()
