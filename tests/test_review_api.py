@@ -12,7 +12,15 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from archive.models import Item, ProfileField, Submission, Task, Transition
+from archive.models import (
+    Collection,
+    Item,
+    ProfileField,
+    Provenance,
+    Submission,
+    Task,
+    Transition,
+)
 from archive.review import services as review
 from tests import factories as make
 
@@ -247,3 +255,20 @@ def test_without_a_workflow_a_submitter_s_submission_is_published_on_submit(plac
     assert [t.to_state for t in draft.transitions.all()] == [
         "draft", "submitted", "approved", "published"]
     assert not Task.objects.filter(submission=draft).exists()
+
+
+def test_a_new_edition_of_a_reviewed_item_is_not_published_unreviewed_elsewhere(place):
+    """Submitted to a collection without review, a new edition (or translation) of an item
+    of a reviewed collection is refused at submission, as a direct deposit would be."""
+    before = make.item(title="Primeira edição", collection=place["outra"],
+                       provenance=Provenance.PUBLISHED_ELSEWHERE)
+    make.reviewed(make.collection("livre2", make.community("ppg4")), "none",
+                  submitter="Students")
+    alice = place["people"]["alice"]
+    draft = make.submission(alice, Collection.objects.get(slug="livre2"),
+                            previous_edition=before)
+    state = _state(draft.pk)
+    refused = _post(place["api"]["alice"], f"{SUBMISSIONS}{draft.pk}/submit")
+    assert refused.status_code == 403 and "reviews" in refused.json()["detail"]
+    assert _state(draft.pk) == state
+    assert not Item.objects.filter(previous_edition=before).exists()

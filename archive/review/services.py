@@ -223,6 +223,10 @@ def _publish(submission: Submission, user) -> None:
     if len(uploads) != len(submission.files):
         raise Conflict(_("files: an upload of this submission is gone; the submitter sends "
                          "it again"))
+    # Reviewed only if it passed a step: published on submit in a collection without review,
+    # it is new content there, and a new edition or translation of a reviewed collection's
+    # item is refused as any other deposit would be (InvenioRDM #2383).
+    provenance = Provenance.REVIEWED if submission.steps else Provenance.NEW
     access = (deposit.Access(rights=submission.access_rights,
                              embargo_until=submission.embargo_until)
               if submission.access_rights else None)
@@ -232,7 +236,7 @@ def _publish(submission: Submission, user) -> None:
             dc=_dc(submission.metadata), previous_edition=submission.previous_edition,
             translation_of=submission.translation_of, access=access,
             collection=submission.collection, by_profile=True,
-            provenance=Provenance.REVIEWED, on_saved=pending.consumed(uploads))
+            provenance=provenance, on_saved=pending.consumed(uploads))
     submission.item = item
     _record(submission, user, "publish", State.PUBLISHED, None)
 
