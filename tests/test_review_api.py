@@ -7,7 +7,7 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -156,6 +156,16 @@ def test_a_submission_goes_through_review_to_an_ibi_and_every_bad_request_change
     assert [row[0] for row in history] == [
         "create", "submit", "submit", "claim", "return", "resubmit", "resubmit", "claim",
         "release", "reassign", "approve", "publish"]
+
+
+def test_no_role_or_flag_publishes_directly_into_a_reviewed_collection(place):
+    from archive.review import selectors
+
+    root = User.objects.create_superuser("root", password="x")
+    for user in (root, *place["people"].values()):
+        assert not selectors.may_publish_directly(user, place["teses"])
+    assert selectors.may_publish_directly(root, make.collection("aberta", place["teses"]
+                                                                .community))
 
 
 def test_a_withdrawn_or_returned_submission_burns_no_ibi(place):

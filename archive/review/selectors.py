@@ -37,6 +37,12 @@ def workflow_kind(collection_id: int | None) -> str:
             .values_list("kind", flat=True).first() or Workflow.Kind.NONE)
 
 
+def may_publish_directly(user, collection: Collection) -> bool:
+    """policy.may_publish_directly for a collection as stored: may `user` put content into it
+    without a review (only where its workflow has no step, whoever asks)."""
+    return policy.may_publish_directly(user, workflow_kind(collection.pk))
+
+
 def workflow_kinds(collection_ids: Iterable[int | None]) -> list[str]:
     """The workflows of these collections, one query ("none" for each without one)."""
     ids = {pk for pk in collection_ids if pk is not None}
