@@ -5,6 +5,7 @@ withdrawn or returned submission burns none. Every refusal is a Refusal (archive
 and nothing is changed by one."""
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
@@ -89,8 +90,6 @@ def _clean_files(user, files: Any) -> list[str]:
 
 
 def _uuids(values: Iterable[str]) -> list[str]:
-    import uuid
-
     found = []
     for value in values:
         try:
