@@ -39,6 +39,14 @@ class ArchiveConfig(AppConfig):
 
         return policy.default_access(level, embargo_days, today)
 
+    def check_deposit(self, *, collection_ids, provenance: str) -> None:
+        """The review rule's word on a deposit (review/policy.py `check_deposit`), for
+        deposit/services.py, which archive/review/ imports: refused (a 403) where one of the
+        collections reviews and the content is new here."""
+        from .review import policy, selectors
+
+        policy.check_deposit(selectors.workflow_kinds(collection_ids), provenance)
+
     def default_collection(self) -> int:
         """The id of the default collection, for Item.save (made if a flush emptied it)."""
         from .communities.services import default_collection

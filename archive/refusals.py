@@ -33,6 +33,13 @@ class Refusal(Exception):
         super().__init__(str(self.message if message is None else message))
 
 
+class Forbidden(Refusal):
+    """The one asking may not do this (a role they do not hold, a task they do not hold)."""
+
+    status = 403
+    message = _("you may not do this")
+
+
 class NotFound(Refusal):
     status = 404
     message = _("not found")

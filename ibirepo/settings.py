@@ -228,6 +228,10 @@ CELERY_BEAT_SCHEDULE = {
     # (archive/access/tasks.py; `manage.py liftembargoes` does the same at any time).
     "lift-embargoes": {"task": "archive.tasks.lift_embargoes",
                        "schedule": crontab(hour=0, minute=5)},
+    # Then the approved submissions whose collection publishes on a day that has come
+    # (archive/review/tasks.py; `manage.py publishapproved` does the same at any time).
+    "publish-approved": {"task": "archive.tasks.publish_approved",
+                         "schedule": crontab(hour=0, minute=10)},
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
@@ -482,6 +486,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # An item's state and a submission's are both "state": each its own name.
+    "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "archive.models.review.Submission.State",
+                            "StateEnum": "archive.models.items.Item.State"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "archive.api.schema.closed_inputs",
                              "archive.api.schema.no_nul_in_queries"],

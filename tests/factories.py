@@ -38,13 +38,16 @@ from archive.communities import services as tree
 from archive.deposit import services
 from archive.models import (
     Collection,
+    CollectionRole,
     Community,
     DcValue,
     Item,
     MetadataField,
     ProfileField,
     RegisteredArchive,
+    Submission,
     SubmissionProfile,
+    Workflow,
 )
 from archive.registry.names import Qualified
 from archive.usage import counter as access_counter
@@ -149,6 +152,43 @@ def programme() -> dict[str, Community | Collection]:
     return {"faculty": faculty, "programme": ppgee,
             "theses": collection("teses-ppgee", ppgee),
             "articles": collection("artigos-ppgee", ppgee)}
+
+
+# -- Review (issue 35) ------------------------------------------------------------------------
+
+LICENCE = "Autorizo a publicação deste trabalho no repositório."
+
+
+def person(username: str, *groups: str):
+    """A plain account (no staff flag), in these groups (made when missing)."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(username, password="x-" + username)
+    for name in groups:
+        user.groups.add(Group.objects.get_or_create(name=name)[0])
+    return user
+
+
+def reviewed(collection: Collection, kind: str = "single", publish_on=None,
+             **roles: str) -> Workflow:
+    """`collection` with a workflow of `kind` and its roles held by groups (role=group name,
+    e.g. reviewer="Reviewers"), made when missing."""
+    from django.contrib.auth.models import Group
+
+    for role, group in roles.items():
+        CollectionRole.objects.create(collection=collection, role=role,
+                                      group=Group.objects.get_or_create(name=group)[0])
+    return Workflow.objects.create(collection=collection, kind=kind, publish_on=publish_on)
+
+
+def submission(owner, collection: Collection, title: str = TITLE, **fields) -> Submission:
+    """A complete draft (title, a creator, the licence accepted) through the review's
+    services."""
+    from archive.review import services as review
+
+    fields = {"metadata": [{"field": "dc.creator", "value": "Silva, Ana"}],
+              "licence_text": LICENCE, "licence_accepted": True, **fields}
+    return review.submission_create(user=owner, collection=collection, title=title, **fields)
 
 
 def translation(original: Item, language: str, *files: File, **fields) -> Item:

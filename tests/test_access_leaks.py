@@ -309,6 +309,16 @@ ROUTES: dict[str, Urls] = {
     "api/collections/<str:slug>/profile": fixed("/api/collections/general/profile"),
     "api/uploads/": fixed("/api/uploads/"),
     "api/uploads/<str:id>": fixed("/api/uploads/00000000-0000-4000-8000-000000000000"),
+    # Review (issue 35): a submission is no item and names no closed file; every route wants
+    # an account (anonymous: 401), its owner's or a reviewer's (tests/test_review_api.py).
+    "api/submissions/": fixed("/api/submissions/"),
+    "api/submissions/<int:pk>": fixed("/api/submissions/1"),
+    "api/submissions/<int:pk>/submit": fixed("/api/submissions/1/submit"),
+    "api/submissions/<int:pk>/withdraw": nothing,
+    "api/tasks/": fixed("/api/tasks/"),
+    "api/tasks/<int:pk>/claim": fixed("/api/tasks/1/claim"),
+    **{f"api/tasks/<int:pk>/{action}": nothing
+       for action in ("unclaim", "approve", "return", "release", "reassign")},
     "api/schema/": fixed("/api/schema/"),
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),

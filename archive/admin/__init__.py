@@ -11,6 +11,8 @@ Django's admin autodiscovery imports this package; each module registers its own
 - communities: the tree of communities and collections (items are moved and mapped on
   their own page).
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
+- review: roles per collection, workflows, submissions with their tasks and history (read
+  only).
 """
 from . import (  # noqa: F401  (register their ModelAdmins)
     access,
@@ -19,6 +21,7 @@ from . import (  # noqa: F401  (register their ModelAdmins)
     profiles,
     registry,
     resolver,
+    review,
 )
 
 # Nothing: the admin is reached through its site, never imported by another package.

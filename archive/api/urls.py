@@ -6,7 +6,7 @@ from csp.decorators import csp_update
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .views import communities, copies, items, links, uploads
+from .views import communities, copies, items, links, review, uploads
 
 
 class ItemIbiConverter:
@@ -44,6 +44,16 @@ urlpatterns = [
          name="collection-profile"),
     path("uploads/", uploads.UploadList.as_view(), name="uploads"),
     path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),
+    # Review (issue 35): a submitter's submissions, a reviewer's tasks.
+    path("submissions/", review.SubmissionList.as_view(), name="submissions"),
+    path("submissions/<int:pk>", review.SubmissionDetail.as_view(), name="submission"),
+    *(path(f"submissions/<int:pk>/{action}",
+           review.SubmissionTransition.as_view(transition=action), name=f"submission-{action}")
+      for action in ("submit", "withdraw")),
+    path("tasks/", review.TaskList.as_view(), name="tasks"),
+    *(path(f"tasks/<int:pk>/{action}", review.TaskTransition.as_view(transition=action),
+           name=f"task-{action}")
+      for action in ("claim", "unclaim", "approve", "return", "release", "reassign")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view: Swagger UI's start-up script is a file of its own, not inline (the CSP);
     # Swagger UI sets style attributes as it draws, which this page's policy allows (styles

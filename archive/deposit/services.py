@@ -38,6 +38,7 @@ from ..models import (
     DcValue,
     Item,
     ItemFile,
+    Provenance,
     normalize_language,
     validate_language,
 )
@@ -507,6 +508,7 @@ def item_deposit(
     journal: bool = False,
     collection: Collection | None = None,
     by_profile: bool = False,
+    provenance: str = Provenance.NEW,
 ) -> Item:
     """Deposit a new Original: mint its IBI, store its files, commit its record.
 
@@ -524,12 +526,18 @@ def item_deposit(
     takes one).
 
     `by_profile`: the values are checked against the collection's submission profile
-    (`check_profile`), as the admin and the API deposit."""
+    (`check_profile`), as the admin and the API deposit.
+
+    `provenance` (models.Provenance): new content (the default) is refused (a 403) where its
+    collection, or that of the item it is an edition or translation of, reviews deposits
+    (archive/review/policy.py `check_deposit`): it goes through a submission. Only the review's
+    publication says "reviewed"; an import of content published elsewhere says "elsewhere"
+    on a librarian's explicit word (tests/test_review_bypass.py holds every path to it)."""
     item, uploads, metadata, restricted = _checked_deposit(
         title=title, uploads=uploads, target_file=target_file, language=language,
         previous_edition=previous_edition, translation_of=translation_of, dc=dc,
         transferable=transferable, access=access, restricted_files=restricted_files,
-        collection=collection, by_profile=by_profile)
+        collection=collection, by_profile=by_profile, provenance=provenance)
     sums = _checksums(uploads, sha256)
 
     minted = mint() if restored_date is None else restored(restored_date)
@@ -579,6 +587,7 @@ def _checked_deposit(
     restricted_files: Iterable[str] = (),
     collection: Collection | None = None,
     by_profile: bool = False,
+    provenance: str = Provenance.NEW,
 ) -> tuple[Item, list[Upload], list[DcValue], set[str]]:
     """The unsaved item, its uploads under their stored names, its Dublin Core rows and its
     restricted files, as item_deposit stores them; or its refusal."""
@@ -596,6 +605,10 @@ def _checked_deposit(
     metadata = _clean_metadata(dc)
     collection = collection or Collection.objects.get(
         pk=apps.get_app_config("archive").default_collection())
+    apps.get_app_config("archive").check_deposit(
+        collection_ids=[collection.pk, *(linked.collection_id for linked in
+                                         (previous_edition, translation_of) if linked)],
+        provenance=provenance)
     if by_profile:
         check_profile(collection=collection, rows=metadata)
     access = access or access_of(collection)
@@ -778,6 +791,12 @@ def _checked_update(item: Item, fields: dict[str, Any],
     if "translation_of" in fields and getattr(fields["translation_of"], "pk", None) != \
             item.translation_of_id:
         _refuse_copy(fields["translation_of"], TRANSLATION_OF_COPY)
+        if fields["translation_of"] is not None:
+            # Linking a published item as a translation of a reviewed collection's item is
+            # a translation deposited there: the review's (review/policy.py).
+            apps.get_app_config("archive").check_deposit(
+                collection_ids=[fields["translation_of"].collection_id],
+                provenance=Provenance.NEW)
     changed = copy.copy(item)
     for name, value in fields.items():
         setattr(changed, name, value)
@@ -865,9 +884,13 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
                          "delete_accesslink", "view_accessread", "view_copyjob",
+                         # Review (issue 35): roles and workflows are theirs to give; the
+                         # submissions, tasks and history theirs to read, never to edit.
+                         "view_submission", "view_task", "view_transition",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
-                                                           "vocabulary", "vocabularyterm")
+                                                           "vocabulary", "vocabularyterm",
+                                                           "collectionrole", "workflow")
                            for verb in ("add", "change", "delete", "view"))]
 
 

@@ -174,6 +174,8 @@ class Harvester:
     outcome: Outcome = field(default_factory=Outcome)
     prefix: str = "oai_dc"  # dim when the source offers it (run)
     registry: set[str] | None = None  # the registry's field names, read once
+    # models.Provenance: "elsewhere" on the librarian's --published-elsewhere (policy.py).
+    provenance: str = "new"
 
     def ask(self, **params: str) -> oaipmh.Page:
         return oaipmh.parse(self.remote.oai(params))
@@ -373,7 +375,8 @@ class Harvester:
                 item = services.deposit(title=mapped.title, language=mapped.language,
                                         dc=crosswalk.stored(mapped), uploads=uploads,
                                         target_file=names[0] if names else "", ids=ids,
-                                        access=level, restored_date=restored)
+                                        access=level, restored_date=restored,
+                                        provenance=self.provenance)
                 self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
@@ -425,7 +428,7 @@ def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
             full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
             sleep=None, progress=None, same_repository: bool = False,
             keeping: ibis.Keeping | None = None, max_pages: int | None = None,
-            page_delay: float | None = None) -> Outcome:
+            page_delay: float | None = None, provenance: str = "new") -> Outcome:
     """One run against the OAI-PMH repository at `base` (see the module's docstring), of at
     most `max_pages` pages (IBI_HARVEST_MAX_PAGES), `page_delay` seconds apart
     (IBI_HARVEST_PAGE_DELAY)."""
@@ -434,6 +437,7 @@ def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
     try:
         harvester = Harvester(
             remote, report, set_spec=set_spec, same_repository=same_repository,
+            provenance=provenance,
             keeping=keeping or ibis.Keeping(),
             max_pages=settings.IBI_HARVEST_MAX_PAGES if max_pages is None else max_pages,
             page_delay=settings.IBI_HARVEST_PAGE_DELAY if page_delay is None else page_delay)

@@ -118,6 +118,9 @@ class Importer:
     registry: set[str] | None = None  # the registry's field names, read once
     # Where items go: their `collections` files read through the map (placement.py).
     placing: placement.Placement = field(default_factory=placement.Placement)
+    # models.Provenance: "elsewhere" on the librarian's --published-elsewhere; new content
+    # is refused where a collection reviews (archive/review/policy.py).
+    provenance: str = "new"
 
     def run(self) -> Report:
         # Handle or URI → the first package naming it
@@ -249,7 +252,8 @@ class Importer:
                                         restricted_files=restricted, restored_date=restored,
                                         collection=placed[0] if placed else
                                         self.placing.default,
-                                        mapped=placed[1] if placed else ())
+                                        mapped=placed[1] if placed else (),
+                                        provenance=self.provenance)
                 return IMPORTED, item, mapped
             if services.same(existing, title=mapped.title, language=mapped.language,
                              dc=crosswalk.stored(mapped), files=sums, bundles=bundle_sums,
@@ -356,8 +360,9 @@ def import_packages(packages: Iterable[Package], report: Report, *,
                     progress: Callable[[int], None] = lambda n: None,
                     today: date | None = None, same_repository: bool = False,
                     keeping: ibis.Keeping | None = None, dry_run: bool = False,
-                    placed_by: placement.Placement | None = None) -> Report:
-    importer = Importer(list(packages), report, progress=progress,
+                    placed_by: placement.Placement | None = None,
+                    provenance: str = "new") -> Report:
+    importer = Importer(list(packages), report, progress=progress, provenance=provenance,
                         same_repository=same_repository, keeping=keeping or ibis.Keeping(),
                         dry_run=dry_run, placing=placed_by or placement.Placement())
     if today is not None:

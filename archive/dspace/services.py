@@ -18,7 +18,15 @@ from django.utils.translation import gettext as _
 
 from ..communities import services as communities
 from ..deposit import services
-from ..models import DC_ELEMENTS, AlternateIdentifier, Bundle, Collection, Item, ItemFile
+from ..models import (
+    DC_ELEMENTS,
+    AlternateIdentifier,
+    Bundle,
+    Collection,
+    Item,
+    ItemFile,
+    Provenance,
+)
 from ..registry import names
 from ..registry.names import Qualified
 
@@ -98,12 +106,16 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
             uploads: list[services.Upload], target_file: str, ids: Sequence[Alternate],
             previous_edition: Item | None = None, access: services.Access | None = None,
             restricted_files: Sequence[str] = (), restored_date: Decimal | None = None,
-            collection: Collection | None = None, mapped: Sequence[Collection] = ()) -> Item:
+            collection: Collection | None = None, mapped: Sequence[Collection] = (),
+            provenance: str = Provenance.NEW) -> Item:
     """A new Original with its alternate identifiers, or a ServiceError and nothing. The
     caller has seen that no item holds them (`holder`); one that another writer took since is
     refused by the unique constraint, and the deposit with it. `collection` owns it (None:
     the default collection), and it is mapped into `mapped`; its access is what the source
-    said (`access`, None: open), never the collection's default for new deposits."""
+    said (`access`, None: open), never the collection's default for new deposits.
+    `provenance`: "elsewhere" (models.Provenance) when the librarian says the content was
+    published at its source (--published-elsewhere); new content is refused where the
+    collection reviews (item_deposit)."""
     def write(item: Item) -> None:
         AlternateIdentifier.objects.bulk_create(
             AlternateIdentifier(item=item, scheme=s, value=v, file_name=f)
@@ -115,7 +127,7 @@ def deposit(*, title: str, language: str, dc: dict[str, list[str]],
         title=title, language=language, dc=dc, uploads=uploads, target_file=target_file,
         previous_edition=previous_edition, access=access or services.Access(),
         restricted_files=restricted_files, on_saved=write, restored_date=restored_date,
-        journal=True, collection=collection)
+        journal=True, collection=collection, provenance=provenance)
 
 
 def _key(schema: str, element: str, qualifier: str) -> str:

@@ -16,6 +16,7 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 - federation.py: the Archives registered at this resolver, acknowledgments owed them
 - preservation.py: copy jobs
 - harvesting.py: the OAI-PMH repositories harvested here
+- review.py: roles per collection, workflows, submissions, their tasks and transitions
 
 Every model of the app is defined in this package (tests/test_suite.py checks it).
 """
@@ -41,6 +42,15 @@ from .profiles import (
     VocabularyTerm,
 )
 from .registry import MetadataField, MetadataSchema
+from .review import (
+    CollectionRole,
+    Provenance,
+    Role,
+    Submission,
+    Task,
+    Transition,
+    Workflow,
+)
 from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
 
@@ -55,4 +65,5 @@ __all__ = [
     "Bundle", "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
+    "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
 ]

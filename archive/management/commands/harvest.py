@@ -34,6 +34,7 @@ from tqdm import tqdm
 from archive.dspace import harvest, oaipmh, remote
 from archive.dspace import report as reports
 from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
+from archive.models import Provenance
 
 DATESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
 
@@ -65,12 +66,18 @@ class Command(DocumentedCommand):
             help="the items already here by a Handle of DSpace's default prefix 123456789 came "
                  "from this repository (an export of it imported): they are updated (by "
                  "default such an item is the same only if nothing changed)")
+        parser.add_argument(
+            "--published-elsewhere", action="store_true",
+            help="the librarian's word that this content was published (and reviewed) at its "
+                 "source: without it, nothing new is deposited into a collection whose "
+                 "deposits are reviewed (docs/librarians/workflow.md)")
         keeping_arguments(parser)
 
     def handle(self, *args, base_url: str, set_spec: str, from_: str, full: bool,
                files_from: list[str], delay: float, timeout: float, report: Path | None,
                same_repository: bool = False, page_delay: float | None = None,
-               max_pages: int | None = None, **options) -> None:
+               max_pages: int | None = None, published_elsewhere: bool = False,
+               **options) -> None:
         check_keeping(options)
         try:
             base = remote.base_url(base_url)
@@ -104,7 +111,9 @@ class Command(DocumentedCommand):
                                           timeout=timeout, progress=progress,
                                           same_repository=same_repository,
                                           keeping=keeping(options, fallback=base),
-                                          max_pages=max_pages, page_delay=page_delay)
+                                          max_pages=max_pages, page_delay=page_delay,
+                                          provenance=Provenance.PUBLISHED_ELSEWHERE
+                                          if published_elsewhere else Provenance.NEW)
             except (remote.RemoteError, oaipmh.OaiError) as exc:
                 run.add(reports.FAILED, base, line=base, reason=str(exc))
                 outcome = harvest.Outcome()

@@ -46,7 +46,7 @@ from tqdm import tqdm
 
 from archive.deposit import bulk_import, controlled, selectors, services, values
 from archive.management.base import DocumentedCommand
-from archive.models import DC_ELEMENTS, Item
+from archive.models import DC_ELEMENTS, Item, Provenance
 
 FIELDS = {"title", "target_file", "language", "transferable", "previous_edition",
           "translation_of", *DC_ELEMENTS}
@@ -160,8 +160,16 @@ class Command(DocumentedCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("source", help="a CSV file or a folder with one subfolder per item")
         parser.add_argument("--journal", help="default: <source>.imported.jsonl beside it")
+        parser.add_argument(
+            "--published-elsewhere", action="store_true",
+            help="the librarian's word that this content was published (and reviewed) at its "
+                 "source: without it, nothing new is deposited into a collection whose "
+                 "deposits are reviewed (docs/librarians/workflow.md)")
 
-    def handle(self, *args, source: str, journal: str | None, **options) -> None:
+    def handle(self, *args, source: str, journal: str | None, published_elsewhere: bool = False,
+               **options) -> None:
+        self.provenance = (Provenance.PUBLISHED_ELSEWHERE if published_elsewhere
+                           else Provenance.NEW)
         source_path = Path(source).expanduser().resolve()
         if source_path.is_dir():
             entries = list(read_folder(source_path))
@@ -261,7 +269,8 @@ class Command(DocumentedCommand):
                 target_file=meta.get("target_file", ""), language=meta.get("language", ""),
                 previous_edition=self._link(meta.get("previous_edition")),
                 translation_of=self._link(meta.get("translation_of")),
-                transferable=_flag(meta.get("transferable", True)), dc=dc, access=access)
+                transferable=_flag(meta.get("transferable", True)), dc=dc, access=access,
+                provenance=self.provenance)
 
 
 def _reason(exc: Exception) -> str:

@@ -46,6 +46,7 @@ from tqdm import tqdm
 from archive.dspace import imports, packages, placement
 from archive.dspace import report as reports
 from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
+from archive.models import Provenance
 
 
 def summary(command, run: reports.Report, csv_path: Path, dry_run: bool = False) -> None:
@@ -67,6 +68,10 @@ def summary(command, run: reports.Report, csv_path: Path, dry_run: bool = False)
         command.stdout.write("  " + _("failed %(source)s (%(line)s): %(reason)s") % {
             "source": source, "line": line or source, "reason": reason})
     command.stdout.write(_("report: %(path)s") % {"path": csv_path})
+
+
+def _provenance(published_elsewhere: bool) -> str:
+    return Provenance.PUBLISHED_ELSEWHERE if published_elsewhere else Provenance.NEW
 
 
 class Command(DocumentedCommand):
@@ -93,11 +98,16 @@ class Command(DocumentedCommand):
             "--map-collections", type=Path, metavar="FILE",
             help="CSV, one `handle,slug` a line: the collection here of each DSpace collection "
                  "Handle the `collections` files name")
+        parser.add_argument(
+            "--published-elsewhere", action="store_true",
+            help="the librarian's word that this content was published (and reviewed) at its "
+                 "source: without it, nothing new is deposited into a collection whose "
+                 "deposits are reviewed (docs/librarians/workflow.md)")
         keeping_arguments(parser)
 
     def handle(self, *args, source: Path, report: Path | None, same_repository: bool = False,
                dry_run: bool = False, collection: str = "", map_collections: Path | None = None,
-               **options) -> None:
+               published_elsewhere: bool = False, **options) -> None:
         check_keeping(options)
         placed_by = self._placement(collection, map_collections, dry_run)
         source = source.expanduser().resolve()
@@ -119,7 +129,8 @@ class Command(DocumentedCommand):
                     run.add(reports.FAILED, entry, line=entry, reason=reason)
                 imports.import_packages(found, run, progress=bar.update,
                                         same_repository=same_repository, dry_run=dry_run,
-                                        keeping=keeping(options), placed_by=placed_by)
+                                        keeping=keeping(options), placed_by=placed_by,
+                                        provenance=_provenance(published_elsewhere))
         finally:
             if archive is not None:
                 archive.close()

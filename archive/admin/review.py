@@ -1,0 +1,74 @@
+"""Review in the admin (issue 35): librarians give roles per collection (to groups, or to a
+person) and choose each collection's workflow; they read every submission with its tasks and
+its history, which no one edits here (the transitions are the review's services', through the
+API)."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from ..models import CollectionRole, Submission, Task, Transition, Workflow
+
+
+@admin.register(CollectionRole)
+class CollectionRoleAdmin(admin.ModelAdmin):
+    list_display = ["collection", "role", "group", "user"]
+    list_filter = ["role", "collection"]
+    list_select_related = ["collection", "group", "user"]
+    raw_id_fields = ["user"]
+
+
+@admin.register(Workflow)
+class WorkflowAdmin(admin.ModelAdmin):
+    list_display = ["collection", "kind", "publish_on"]
+    list_filter = ["kind"]
+    list_select_related = ["collection"]
+
+
+class _ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class TransitionInline(_ReadOnlyInline):
+    model = Transition
+    fields = readonly_fields = ["at", "actor_name", "action", "step", "from_state",
+                                "to_state", "reason"]
+    verbose_name_plural = _("history")
+
+
+class TaskInline(_ReadOnlyInline):
+    model = Task
+    fields = readonly_fields = ["step", "role", "claimed_by", "created", "closed"]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    """Read only: a submission changes by its transitions, which the history keeps."""
+
+    list_display = ["__str__", "collection", "owner", "state", "step", "updated"]
+    list_filter = ["state", "collection"]
+    list_select_related = ["collection", "owner"]
+    search_fields = ["title"]
+    inlines = [TaskInline, TransitionInline]
+    readonly_fields = ["owner", "collection", "title", "language", "metadata", "files",
+                       "licence_text", "licence_accepted_at", "access_rights", "embargo_until",
+                       "previous_edition", "translation_of", "state", "step", "steps",
+                       "version", "item", "created", "updated"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
