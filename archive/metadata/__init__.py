@@ -25,7 +25,9 @@
   reader picks (ABNT, APA, Chicago, IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
 - rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
+- mtdbr, mtd2br, mtd3br: a thesis as IBICT's MTD-BR reads it (its roles, Lattes ids,
+  programme, CNPq area, access right), written in MTD-BR 2 and MTD-BR 3 for BDTD (pure).
 """
 __all__ = ["accept", "bibtex", "cite", "citing", "csl", "datacite", "dim", "formats", "highwire",
-           "languages", "oai_dc", "openaire", "record", "ris", "rocrate",
+           "languages", "mtd2br", "mtd3br", "mtdbr", "oai_dc", "openaire", "record", "ris", "rocrate",
            "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]

@@ -5,6 +5,7 @@ An entry: (field, language, required, repeatable, input type, vocabulary, author
 help in Portuguese, help in English). Pure data."""
 from __future__ import annotations
 
+from ..models import DC_ELEMENTS
 from . import cnpq
 
 DEGREE_LEVELS = (
@@ -24,8 +25,8 @@ def vocabularies() -> dict[str, tuple[str, str, tuple[tuple[str, str, str], ...]
     }
 
 
-_PLAIN = ("subject", "description", "publisher", "contributor", "format", "identifier",
-          "source", "relation", "coverage")
+# The other elements of simple Dublin Core, in the oai_dc order, one text field each.
+_PLAIN = tuple(e for e in DC_ELEMENTS if e not in ("creator", "date", "type", "rights"))
 
 # Today's fields: the elements of simple Dublin Core the deposit form has always had.
 PADRAO = (

@@ -15,6 +15,7 @@
 - pairs: RTC-11's pair lists as HTTP answers (text/plain, never cached), for both services.
 - formats: a Record in a metadata format as an HTTP answer (the metadata pages, the
   resolver's content negotiation and tombstones).
+- wrapping: long IBIs and file names that wrap at their separators (<wbr>).
 """
 __all__ = ["addresses", "authentication", "errors", "formats", "middleware", "nudges", "pairs",
-           "readers", "throttling"]
+           "readers", "throttling", "wrapping"]
