@@ -135,6 +135,7 @@ TASKS = {
     "archive.tasks.check_fixity": CHANGE, "archive.tasks.lift_embargoes": CHANGE,
     "archive.tasks.erase_access_requests": NONE, "archive.tasks.mail_access_answer": NONE,
     "archive.tasks.mail_access_answers": NONE, "archive.tasks.send_acknowledgment": NONE,
+    "archive.tasks.mail_request_notices": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
 }
