@@ -55,7 +55,17 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, dim, mtd2br, mtd3br, mtdbr, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, handles_of, records_of, values_and_rows_of
+from ..metadata.selectors import (
+    Values,
+    dc_values_of,
+    files_of,
+    handles_of,
+    ibis_of,
+    records_of,
+    rows_and_elements_of,
+    thesis_record,
+)
+from ..metadata.xmltext import clean, escape
 from ..models import Item
 from ..web.addresses import base_url
 from . import selectors as harvest
@@ -89,7 +99,7 @@ COUNT_CAP = 100_000
 
 
 def _dc_metadata(item: Item, values: Values, record: Record | None,
-                 request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+                 request: HttpRequest, handles: Sequence[str]) -> etree._Element:
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
@@ -98,35 +108,56 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
         access=(item.access_rights, item.embargo_until)))
 
 
-def _dim_metadata(item: Item, values: Values, record: Record | None,
-                  request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+@dataclass(frozen=True)
+class Page:
+    """What a page in a qualified format read of its items (a fixed number of queries): their
+    values as the registry holds them (`rows`, by field and position) and the dc:type, dc:date
+    and dc:identifier elements (`elements`), their files, the IBIs of their previous editions,
+    their Handles; and where they are (`base`, and `persistent`, the persistent URLs' prefix,
+    computed once)."""
+
+    base: str
+    persistent: str
+    rows: dict[int, list]
+    elements: dict[int, dict[str, list[str]]]
+    files: dict[int, list]
+    previous: dict[int, str]
+    handles: dict[int, list[str]]
+
+    def record(self, item: Item, *, landing: bool = False) -> Record:
+        return thesis_record(item, self.elements.get(item.pk, {}), self.rows.get(item.pk, ()),
+                             self.files.get(item.pk, ()), self.base, landing=landing)
+
+
+def _dim_text(item: Item, page: Page) -> str:
     # The access right as BDTD and Oasisbr read dc.rights: said for every item, and closed
-    # for one with no file open to all (mtdbr.access_level), whatever level it was given.
-    level = mtdbr.access_level(record) if record else item.access_rights
+    # for one with no file open to all (mtdbr.level_of), whatever level it was given.
+    level = mtdbr.level_of(item.access_rights,
+                           [file[4] for file in page.files.get(item.pk, ())])
+    previous = page.previous.get(item.previous_edition_id)
     fields = dim.dspace_fields(
-        item.title, item.language, rows,
-        identifier_uris=[links.persistent_url(item.ibi, base_url(request)),
-                         *(dim.HANDLE_PROXY + h for h in handles)],
-        newer_than=[record.previous_edition] if record and record.previous_edition else [],
+        item.title, item.language, page.rows.get(item.pk, ()),
+        identifier_uris=[page.persistent + item.ibi,
+                         *(dim.HANDLE_PROXY + h for h in page.handles.get(item.pk, ()))],
+        newer_than=[page.persistent + previous] if previous else [],
         level=level, embargo=item.embargo_until)
     if level == mtdbr.OPEN:
-        fields["dc"].append(("rights", "", "", mtdbr.access_right(record), "", -1))
-    return dim.dim_element(fields)
+        fields["dc"].append(("rights", "", "", mtdbr.right_of(level), "", -1))
+    return dim.dim_text(fields)
 
 
-def _mtd3br_metadata(item: Item, values: Values, record: Record | None,
-                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    return mtd3br.mtd3br_element(
-        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME))
+def _mtd3br_text(item: Item, page: Page) -> str:
+    return mtd3br.mtd3br_text(mtdbr.read(page.rows.get(item.pk, ()), page.record(item),
+                                         institution=settings.IBI_REPOSITORY_NAME))
 
 
-def _mtd2br_metadata(item: Item, values: Values, record: Record | None,
-                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    base = base_url(request)
-    name = settings.IBI_REPOSITORY_NAME or f"IBI repository at {links.archive_address(base)}"
-    return mtd2br.mtd2br_element(
-        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME),
-        updated=datestamp(item.updated), repository=(name, base))
+def _mtd2br_text(item: Item, page: Page) -> str:
+    name = settings.IBI_REPOSITORY_NAME or \
+        f"IBI repository at {links.archive_address(page.base)}"
+    return etree.tostring(mtd2br.mtd2br_element(
+        mtdbr.read(page.rows.get(item.pk, ()), page.record(item, landing=True),
+                   institution=settings.IBI_REPOSITORY_NAME),
+        updated=datestamp(item.updated), repository=(name, page.base)), encoding=str)
 
 
 @dataclass(frozen=True)
@@ -134,23 +165,25 @@ class MetadataFormat:
     schema: str
     namespace: str
     # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`,
-    # the request, its Handles, its values as the registry holds them when `qualified`)
-    metadata: Callable[..., etree._Element]
+    # the request, its Handles)
+    metadata: Callable[..., etree._Element] | None = None
     from_record: bool = True  # read files and editions too (records_of)
-    qualified: bool = False  # read every value with its field (registry.selectors.rows_of)
+    # Or, for the qualified formats, the record's text from what its page read (`Page`):
+    # no Record, no element a value (a page writes some 30 000 values).
+    text: Callable[[Item, Page], str] | None = None
 
 
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
-    "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
-    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, _mtd2br_metadata, qualified=True),
-    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, _mtd3br_metadata, qualified=True),
+    "dim": MetadataFormat(dim.SCHEMA, dim.NS, text=_dim_text),
+    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, text=_mtd2br_text),
+    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, text=_mtd3br_text),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
-        lambda item, values, record, request, handles, rows: datacite.resource(record)),
+        lambda item, values, record, request, handles: datacite.resource(record)),
     "oai_openaire": MetadataFormat(
         openaire.SCHEMA, openaire.NS,
-        lambda item, values, record, request, handles, rows: openaire.resource(record)),
+        lambda item, values, record, request, handles: openaire.resource(record)),
 }
 
 
@@ -342,21 +375,20 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     """The headers (prefix None) or the records of items, read in a fixed number of queries
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
     headers), and for a format built from a Record their files and editions."""
-    ids = [item.pk for item in items]
     metadata_format = FORMATS[prefix] if prefix else None
-    records, handles, qualified = {}, {}, {}
-    if metadata_format is not None and metadata_format.qualified:
-        values, qualified = values_and_rows_of(ids)
-    else:
-        values = dc_values_of(ids, None if prefix else ("type",))
+    namespace = f"oai:{links.archive_address(base_url(request))}:"
+    in_tree = harvest.tree_specs_of(items)
+    if metadata_format is not None and metadata_format.text is not None:
+        _text_entries(parent, request, items, metadata_format.text, namespace, in_tree)
+        return
+    ids = [item.pk for item in items]
+    records, handles = {}, {}
+    values = dc_values_of(ids, None if prefix else ("type",))
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
-    if metadata_format is not None and (metadata_format.qualified
-                                        or not metadata_format.from_record):
+    if metadata_format is not None and not metadata_format.from_record:
         handles = handles_of(ids)
-    namespace = f"oai:{links.archive_address(base_url(request))}:"
-    in_tree = harvest.tree_specs_of(items)
     for item in items:
         mine = values.get(item.pk, {})
         element = _sub(parent, "record") if prefix else parent
@@ -369,7 +401,36 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
         if metadata_format is not None and not item.is_deleted:
             _sub(element, "metadata").append(
                 metadata_format.metadata(item, mine, records.get(item.pk), request,
-                                         handles.get(item.pk, ()), qualified.get(item.pk, ())))
+                                         handles.get(item.pk, ())))
+
+
+def _text_entries(parent, request: HttpRequest, items: list[Item],
+                  text: Callable[[Item, Page], str], namespace: str,
+                  in_tree: dict[int, list[str]]) -> None:
+    """The records of items in a qualified format, written as text and parsed once (a
+    thousand records of ~30 values: an lxml element each would cost more than the rest)."""
+    ids = [item.pk for item in items]
+    live = [item.pk for item in items if not item.is_deleted]
+    rows, elements = rows_and_elements_of(ids, ("type", "date", "identifier"))
+    base = base_url(request)
+    page = Page(base=base, persistent=links.persistent_url("", base), rows=rows,
+                elements=elements, files=files_of(live) if live else {},
+                previous=ibis_of(item.previous_edition_id for item in items),
+                handles=handles_of(ids))
+    out = [f'<records xmlns="{NS_OAI}">']
+    for item in items:
+        deleted = item.is_deleted
+        out.append('<record><header status="deleted">' if deleted else "<record><header>")
+        out.append(f"<identifier>{escape(namespace + item.ibi)}</identifier>"
+                   f"<datestamp>{datestamp(item.updated)}</datestamp>")
+        for spec in harvest.set_specs(item, vocabularies.kind(
+                elements.get(item.pk, {}).get("type", ())), in_tree.get(item.pk, [])):
+            out.append(f"<setSpec>{escape(spec)}</setSpec>")
+        out.append("</header>" if deleted else f"</header><metadata>{text(item, page)}"
+                                                "</metadata>")
+        out.append("</record>")
+    out.append("</records>")
+    parent.extend(list(etree.fromstring(clean("".join(out)))))
 
 
 def identify(request: HttpRequest, body, args) -> None:

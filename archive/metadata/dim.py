@@ -21,20 +21,20 @@ qualifier, no lang, no authority and confidence for a value without an authority
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import date
 
 from lxml import etree
 
 from ..deposit import controlled
+from .xmltext import attribute, clean, escape
 
 NS = "http://www.dspace.org/xmlns/dspace/dim"
 # DSpace publishes no XML Schema of dim; tests/data/schemas/dim.xsd describes it (as DSpace's
 # DIMDisseminationCrosswalk and its XOAI templates write it).
 SCHEMA = "http://www.dspace.org/schema/dim.xsd"
 NSMAP = {"dim": NS}
-_FIELD = f"{{{NS}}}field"
+_OPEN = f'<dim:dim xmlns:dim="{NS}">'
 # A Handle as dc.identifier.uri, as DSpace 7 writes it (handle.canonical.prefix).
 HANDLE_PROXY = "https://hdl.handle.net/"
 OPEN, EMBARGOED, RESTRICTED, METADATA_ONLY = controlled.ACCESS_LEVELS
@@ -116,35 +116,32 @@ def dspace_fields(title: str, language: str, rows: Sequence[Row], *,
     return out
 
 
-def dim_element(fields: dict[str, list[tuple]]) -> etree._Element:
-    """<dim:dim> of `dspace_fields`'s answer: schema → (element, qualifier, language, value,
-    authority, confidence)."""
-    root = etree.Element(f"{{{NS}}}dim", nsmap=NSMAP)
+def dim_text(fields: dict[str, list[tuple]]) -> str:
+    """<dim:dim> of `dspace_fields`'s answer (schema → (element, qualifier, language, value,
+    authority, confidence)) as text: a harvest page writes 30 000 values (xmltext.py)."""
+    out = [_OPEN]
     for schema, values in fields.items():
+        schema = attribute(schema)
         for element, qualifier, language, value, authority, confidence in values:
-            attributes = {"mdschema": schema, "element": element}
+            tag = f'<dim:field mdschema="{schema}" element="{attribute(element)}"'
             if qualifier:
-                attributes["qualifier"] = qualifier
+                tag += f' qualifier="{attribute(qualifier)}"'
             if language:
-                attributes["lang"] = language
+                tag += f' lang="{attribute(language)}"'
             if authority:
-                attributes["authority"] = authority
-                attributes["confidence"] = str(confidence)
-            etree.SubElement(root, _FIELD, attributes).text = _xml_text(value)
-    return root
+                tag += f' authority="{attribute(authority)}" confidence="{confidence}"'
+            out.append(f"{tag}>{escape(value)}</dim:field>")
+    out.append("</dim:dim>")
+    return clean("".join(out))
+
+
+def dim_element(fields: dict[str, list[tuple]]) -> etree._Element:
+    """<dim:dim> of `dspace_fields`'s answer, as an element (`dim_text`)."""
+    return etree.fromstring(dim_text(fields))
 
 
 def to_bytes(element: etree._Element) -> bytes:
     return etree.tostring(element, encoding="utf-8")
-
-
-# Characters XML 1.0 cannot carry (lxml refuses them): dropped. One regular expression, not a
-# test per character: a harvest page writes some 30 000 values (bench/oai_theses.py).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml_text(value: str) -> str:
-    return _NOT_XML.sub("", value)
 
 
 def read_dim(root: etree._Element) -> list[tuple[str, str, str, str, str, str, int]]:

@@ -101,11 +101,28 @@ def access_level(record: Record) -> str:
     return level
 
 
+def level_of(access_rights: str, restricted: Sequence[bool]) -> str:
+    """`access_level` of an item given at `access_rights` whose files have these `restricted`
+    flags (what a harvest page reads of them, no Record)::
+
+        >>> level_of(OPEN, [True]), level_of(OPEN, []), level_of(OPEN, [True, False])
+        ('restricted', 'metadata-only', 'open')
+    """
+    if access_rights == OPEN and all(restricted):
+        return RESTRICTED if restricted else METADATA_ONLY
+    return access_rights
+
+
+def right_of(level: str) -> str:
+    """info:eu-repo/semantics/…Access of an `access_level`."""
+    return EU_REPO_ACCESS + _EU_REPO.get(level, _EU_REPO[METADATA_ONLY])
+
+
 def access_right(record: Record) -> str:
     """OpenAIRE's info:eu-repo/semantics/…Access of an item, as BDTD and Oasisbr read
     dc.rights (LA Referencia's eu_rights): openAccess only when a file is open to all
     (access_level)."""
-    return EU_REPO_ACCESS + _EU_REPO.get(access_level(record), _EU_REPO[METADATA_ONLY])
+    return right_of(access_level(record))
 
 
 @cache

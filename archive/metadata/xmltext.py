@@ -1,0 +1,35 @@
+"""XML written as text, for the records a harvest page writes by the thousand (dim.py
+`dim_text`, mtd3br.py `mtd3br_text`): building an lxml element per value costs more than the
+rest of a record; the text is parsed once (a page's, or a record's), which checks it. Pure.
+
+    >>> escape('a < b & "c"\\r'), attribute('say "x"\\n')
+    ('a &lt; b &amp; "c"&#13;', 'say &quot;x&quot;&#10;')
+    >>> clean("a\\x00b\\x1fc")
+    'abc'
+"""
+from __future__ import annotations
+
+import re
+
+# Characters XML 1.0 cannot carry (lxml refuses them): dropped. Never part of markup, so a
+# whole record's text can be cleaned at once after its values were escaped.
+NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def clean(text: str) -> str:
+    """`text` without the characters XML cannot carry."""
+    return NOT_XML.sub("", text)
+
+
+def escape(value: str) -> str:
+    """Character data: &, <, > escaped, and a carriage return kept (a parser would make it a
+    line feed)."""
+    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\r", "&#13;"))
+
+
+def attribute(value: str) -> str:
+    """An attribute's value between double quotes: escaped, its white space kept (a parser
+    would make a tab or a line break a space)."""
+    return (escape(value).replace('"', "&quot;").replace("\n", "&#10;")
+            .replace("\t", "&#9;"))
