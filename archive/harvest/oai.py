@@ -65,7 +65,7 @@ from ..metadata.selectors import (
     rows_and_elements_of,
     thesis_record,
 )
-from ..metadata.xmltext import clean, escape
+from ..metadata.xmltext import escape, parse
 from ..models import Item
 from ..web.addresses import base_url
 from . import selectors as harvest
@@ -430,7 +430,7 @@ def _text_entries(parent, request: HttpRequest, items: list[Item],
                                                 "</metadata>")
         out.append("</record>")
     out.append("</records>")
-    parent.extend(list(etree.fromstring(clean("".join(out)))))
+    parent.extend(list(parse("".join(out))))
 
 
 def identify(request: HttpRequest, body, args) -> None:

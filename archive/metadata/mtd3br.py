@@ -36,7 +36,7 @@ from lxml import etree
 
 from ..identifiers import lattes, orcid
 from .mtdbr import Person, Text, Thesis, language_code
-from .xmltext import clean, escape
+from .xmltext import clean, escape, parse
 
 NS = "http://200.130.0.199/mtd3-br/"
 SCHEMA = "http://200.130.0.199/mtd3-br/mtd3-br.xsd"
@@ -50,7 +50,8 @@ _PORTUGUESE = "por"
 
 
 def _put(root: list[str], tag: str, value: str, language: str = "") -> None:
-    text = clean(value).strip()
+    # A printable value is all characters XML carries (the test is cheaper than `clean`'s).
+    text = (value if value.isprintable() else clean(value)).strip()
     if text:  # the schema's strings are never empty (stringnaovazia)
         code = language_code(language) if language else ""
         lang = f' lang="{code}"' if code else ""
@@ -127,7 +128,7 @@ def mtd3br_text(thesis: Thesis) -> str:
 
 def mtd3br_element(thesis: Thesis) -> etree._Element:
     """<mtd3-br:mtd3br> of a thesis (mtdbr.read), as an element (`mtd3br_text`)."""
-    return etree.fromstring(mtd3br_text(thesis))
+    return parse(mtd3br_text(thesis))
 
 
 def to_bytes(element: etree._Element) -> bytes:

@@ -184,22 +184,22 @@ def rows_and_elements_of(item_ids: Sequence[int], elements: Sequence[str] = ("ty
             .values_list("item_id", "field_id", "language", "value", "authority", "confidence",
                          "element"))
     wanted = frozenset(elements)
-    rows: dict[int, list[tuple]] = {}
+    rows: dict[int, list[tuple[int, Row]]] = {}
     simple: dict[int, dict[str, list[str]]] = {}
-    mine: list[tuple] = []
+    mine: list[tuple[int, Row]] = []
     last = None
     for item_id, field_id, language, value, authority, confidence, element in read:
         if item_id != last:
             mine = rows[item_id] = []
             last = item_id
-        mine.append((fields[field_id], language, value, authority, confidence))
+        rank, schema, field, qualifier = fields[field_id]
+        mine.append((rank, (schema, field, qualifier, language, value, authority, confidence)))
         if element in wanted:
             simple.setdefault(item_id, {}).setdefault(element, []).append(value)
     # rows_of's order: by field (its rank), then position (the order read: the sort is stable).
-    return {item_id: [(field[1], field[2], field[3], language, value, authority, confidence)
-                      for field, language, value, authority, confidence
-                      in sorted(found, key=itemgetter(0))]
-            for item_id, found in rows.items()}, simple
+    for found in rows.values():
+        found.sort(key=itemgetter(0))
+    return {item_id: [row for _rank, row in found] for item_id, found in rows.items()}, simple
 
 
 def files_of(item_ids: Sequence[int]) -> dict[int, list[FileRow]]:

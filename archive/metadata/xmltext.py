@@ -1,6 +1,7 @@
 """XML written as text, for the records a harvest page writes by the thousand (dim.py
 `dim_text`, mtd3br.py `mtd3br_text`): building an lxml element per value costs more than the
-rest of a record; the text is parsed once (a page's, or a record's), which checks it. Pure.
+rest of a record; the text is parsed once (a page's, or a record's: `parse`), which checks it.
+Pure.
 
     >>> escape('a < b & "c"\\r'), attribute('say "x"\\n')
     ('a &lt; b &amp; "c"&#13;', 'say &quot;x&quot;&#10;')
@@ -10,6 +11,8 @@ rest of a record; the text is parsed once (a page's, or a record's), which check
 from __future__ import annotations
 
 import re
+
+from lxml import etree
 
 # Characters XML 1.0 cannot carry (lxml refuses them): dropped. Never part of markup, so a
 # whole record's text can be cleaned at once after its values were escaped.
@@ -33,3 +36,17 @@ def attribute(value: str) -> str:
     would make a tab or a line break a space)."""
     return (escape(value).replace('"', "&quot;").replace("\n", "&#10;")
             .replace("\t", "&#9;"))
+
+
+def parse(text: str) -> etree._Element:
+    """The element `text` writes, without the characters XML cannot carry: parsed as it is
+    first (libxml2 refuses every one of them, and scanning a page's six megabytes for them
+    costs more than parsing it), cleaned and parsed again only when refused.
+
+        >>> parse("<a>x\x01y</a>").text
+        'xy'
+    """
+    try:
+        return etree.fromstring(text)
+    except (etree.XMLSyntaxError, ValueError):
+        return etree.fromstring(clean(text))
