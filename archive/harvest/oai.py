@@ -65,7 +65,7 @@ from ..metadata.selectors import (
     rows_and_elements_of,
     thesis_record,
 )
-from ..metadata.xmltext import escape, parse
+from ..metadata.xmltext import escape, utf8
 from ..models import Item
 from ..web.addresses import base_url
 from . import selectors as harvest
@@ -96,6 +96,10 @@ PREFIX_SYNTAX = re.compile(r"[A-Za-z0-9\-_\.!~\*'\(\)]+")  # OAI-PMH.xsd's metad
 # completeListSize is given when the list holds at most this many items: counting them is a
 # short index scan, done once per list (the first page), never a COUNT of the whole table.
 COUNT_CAP = 100_000
+# Where a page's records written as text go (`_entries`, `_response`): a comment, which no
+# value can forge (text and attributes escape "<").
+RECORDS = " records "
+_RECORDS_MARK = f"<!--{RECORDS}-->".encode()
 
 
 def _dc_metadata(item: Item, values: Values, record: Record | None,
@@ -371,16 +375,19 @@ def _item(request: HttpRequest, identifier: str) -> Item:
     return item
 
 
-def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None) -> None:
+def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
+             ) -> str | None:
     """The headers (prefix None) or the records of items, read in a fixed number of queries
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
-    headers), and for a format built from a Record their files and editions."""
+    headers), and for a format built from a Record their files and editions. The records of a
+    format written as text (`MetadataFormat.text`) are returned, for `_response` to put where
+    their marker is in `parent`."""
     metadata_format = FORMATS[prefix] if prefix else None
     namespace = f"oai:{links.archive_address(base_url(request))}:"
     in_tree = harvest.tree_specs_of(items)
     if metadata_format is not None and metadata_format.text is not None:
-        _text_entries(parent, request, items, metadata_format.text, namespace, in_tree)
-        return
+        parent.append(etree.Comment(RECORDS))
+        return _text_entries(request, items, metadata_format.text, namespace, in_tree)
     ids = [item.pk for item in items]
     records, handles = {}, {}
     values = dc_values_of(ids, None if prefix else ("type",))
@@ -402,13 +409,13 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
             _sub(element, "metadata").append(
                 metadata_format.metadata(item, mine, records.get(item.pk), request,
                                          handles.get(item.pk, ())))
+    return None
 
 
-def _text_entries(parent, request: HttpRequest, items: list[Item],
-                  text: Callable[[Item, Page], str], namespace: str,
-                  in_tree: dict[int, list[str]]) -> None:
-    """The records of items in a qualified format, written as text and parsed once (a
-    thousand records of ~30 values: an lxml element each would cost more than the rest)."""
+def _text_entries(request: HttpRequest, items: list[Item], text: Callable[[Item, Page], str],
+                  namespace: str, in_tree: dict[int, list[str]]) -> str:
+    """The records of items in a qualified format, as text (a thousand records of ~30
+    values: an lxml element each would cost more than the rest of the page)."""
     ids = [item.pk for item in items]
     live = [item.pk for item in items if not item.is_deleted]
     rows, elements = rows_and_elements_of(ids, ("type", "date", "identifier"))
@@ -417,7 +424,7 @@ def _text_entries(parent, request: HttpRequest, items: list[Item],
                 elements=elements, files=files_of(live) if live else {},
                 previous=ibis_of(item.previous_edition_id for item in items),
                 handles=handles_of(ids))
-    out = [f'<records xmlns="{NS_OAI}">']
+    out = []
     for item in items:
         deleted = item.is_deleted
         out.append('<record><header status="deleted">' if deleted else "<record><header>")
@@ -428,9 +435,8 @@ def _text_entries(parent, request: HttpRequest, items: list[Item],
             out.append(f"<setSpec>{escape(spec)}</setSpec>")
         out.append("</header>" if deleted else f"</header><metadata>{text(item, page)}"
                                                 "</metadata>")
-        out.append("</record>")
-    out.append("</records>")
-    parent.extend(list(parse("".join(out))))
+        out.append("</record>\n")
+    return "".join(out)
 
 
 def identify(request: HttpRequest, body, args) -> None:
@@ -497,12 +503,12 @@ def list_sets(request: HttpRequest, body, args) -> None:
              _("Collection: %(name)s") % {"name": collection.name}, collection.description)
 
 
-def get_record(request: HttpRequest, body, args) -> None:
+def get_record(request: HttpRequest, body, args) -> str | None:
     _check_prefix(args["metadataPrefix"])
-    _entries(body, request, [_item(request, args["identifier"])], args["metadataPrefix"])
+    return _entries(body, request, [_item(request, args["identifier"])], args["metadataPrefix"])
 
 
-def _list(request: HttpRequest, body, args, verb: str) -> None:
+def _list(request: HttpRequest, body, args, verb: str) -> str | None:
     if "resumptionToken" in args:
         cursor = Cursor.loads(args["resumptionToken"], verb)
     else:
@@ -515,7 +521,7 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
     items, window, more = _page(cursor)
     if not items:
         raise OaiError("noRecordsMatch", "no item matches these arguments")
-    _entries(body, request, items, cursor.prefix if verb == "ListRecords" else None)
+    records = _entries(body, request, items, cursor.prefix if verb == "ListRecords" else None)
     if more or cursor.after is not None:
         if cursor.after is None:  # counted once, when the list starts (COUNT_CAP)
             cursor.complete = harvest.capped_count(window, COUNT_CAP)
@@ -525,14 +531,15 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
         # The last page of a resumed list carries an empty token (the list is complete).
         _sub(body, "resumptionToken", cursor.dumps() if more else None, cursor=str(served),
              **size)
+    return records
 
 
 def list_identifiers(request: HttpRequest, body, args) -> None:
     _list(request, body, args, "ListIdentifiers")
 
 
-def list_records(request: HttpRequest, body, args) -> None:
-    _list(request, body, args, "ListRecords")
+def list_records(request: HttpRequest, body, args) -> str | None:
+    return _list(request, body, args, "ListRecords")
 
 
 HANDLERS = {
@@ -558,16 +565,20 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     for key, value in args.items():
         req.set(key, oai_dc.xml_text(value))
     body = _sub(root, verb)
+    records = None
     try:
-        HANDLERS[verb](request, body, args)
+        records = HANDLERS[verb](request, body, args)
     except OaiError as exc:
         root.remove(body)
         if exc.code == "badArgument":  # the protocol forbids echoing a bad request
             req.attrib.clear()
         _sub(root, "error", exc.message, code=exc.code)
-    return _response(root)
+    return _response(root, records)
 
 
-def _response(root: etree._Element) -> HttpResponse:
+def _response(root: etree._Element, records: str | None = None) -> HttpResponse:
+    """The answer's bytes; `records` (the text of a page's records) where their marker is."""
     xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    if records is not None:
+        xml = xml.replace(_RECORDS_MARK, utf8(records), 1)
     return HttpResponse(xml, content_type="text/xml; charset=utf-8")
