@@ -177,29 +177,35 @@ def rows_and_elements_of(item_ids: Sequence[int], elements: Sequence[str] = ("ty
     then position; and element → values, in the deposit's order, of the Dublin Core `elements`
     only) of many items, in one query (and one of the registry's fields, named by id rather
     than joined to each value): what a harvest page in a qualified format needs, each value
-    read once."""
+    read once. The values are put in order here, not by PostgreSQL: its sort of a page's
+    27 000 values (wide ones: abstracts) costs three times their index scan."""
     fields = _field_ranks()
-    read = (DcValue.objects.filter(among(DcValue, "item_id", item_ids))
-            .order_by("item_id", "position", "id")
+    read = (DcValue.objects.filter(among(DcValue, "item_id", item_ids)).order_by("item_id")
             .values_list("item_id", "field_id", "language", "value", "authority", "confidence",
-                         "element"))
+                         "element", "position", "id"))
     wanted = frozenset(elements)
-    rows: dict[int, list[tuple[int, Row]]] = {}
-    simple: dict[int, dict[str, list[str]]] = {}
-    mine: list[tuple[int, Row]] = []
+    rows: dict[int, list[tuple[tuple[int, int, int], Row]]] = {}
+    simple: dict[int, dict[str, list[tuple[tuple[int, int], str]]]] = {}
+    mine: list[tuple[tuple[int, int, int], Row]] = []
     last = None
-    for item_id, field_id, language, value, authority, confidence, element in read:
+    for item_id, field_id, language, value, authority, confidence, element, position, pk \
+            in read:
         if item_id != last:
-            mine = rows[item_id] = []
+            mine = rows.setdefault(item_id, [])
             last = item_id
         rank, schema, field, qualifier = fields[field_id]
-        mine.append((rank, (schema, field, qualifier, language, value, authority, confidence)))
+        mine.append(((rank, position, pk),
+                     (schema, field, qualifier, language, value, authority, confidence)))
         if element in wanted:
-            simple.setdefault(item_id, {}).setdefault(element, []).append(value)
-    # rows_of's order: by field (its rank), then position (the order read: the sort is stable).
-    for found in rows.values():
-        found.sort(key=itemgetter(0))
-    return {item_id: [row for _rank, row in found] for item_id, found in rows.items()}, simple
+            simple.setdefault(item_id, {}).setdefault(element, []).append(
+                ((position, pk), value))
+    first = itemgetter(0)
+    # rows_of's order: by field (its rank), then position; elements by position.
+    return ({item_id: [row for _key, row in sorted(found, key=first)]
+             for item_id, found in rows.items()},
+            {item_id: {element: [value for _key, value in sorted(found, key=first)]
+                       for element, found in by_element.items()}
+             for item_id, by_element in simple.items()})
 
 
 def files_of(item_ids: Sequence[int]) -> dict[int, list[FileRow]]:
