@@ -52,10 +52,14 @@ _PORTUGUESE = "por"
 def _put(root: list[str], tag: str, value: str, language: str = "") -> None:
     # A printable value is all characters XML carries (the test is cheaper than `clean`'s).
     text = (value if value.isprintable() else clean(value)).strip()
-    if text:  # the schema's strings are never empty (stringnaovazia)
-        code = language_code(language) if language else ""
-        lang = f' lang="{code}"' if code else ""
-        root.append(f"<mtd3-br:{tag}{lang}>{escape(text)}</mtd3-br:{tag}>")
+    if not text:  # the schema's strings are never empty (stringnaovazia)
+        return
+    text = escape(text)
+    code = language_code(language) if language else ""
+    if code:
+        root.append(f'<mtd3-br:{tag} lang="{code}">{text}</mtd3-br:{tag}>')
+    else:
+        root.append(f"<mtd3-br:{tag}>{text}</mtd3-br:{tag}>")
 
 
 def _people(root: list[str], tag: str, people: Sequence[Person]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter
 
 from django.conf import settings
 from django.db.models import Q
@@ -184,9 +183,11 @@ def rows_and_elements_of(item_ids: Sequence[int], elements: Sequence[str] = ("ty
             .values_list("item_id", "field_id", "language", "value", "authority", "confidence",
                          "element", "position", "id"))
     wanted = frozenset(elements)
-    rows: dict[int, list[tuple[tuple[int, int, int], Row]]] = {}
-    simple: dict[int, dict[str, list[tuple[tuple[int, int], str]]]] = {}
-    mine: list[tuple[tuple[int, int, int], Row]] = []
+    # Each value as (field rank, position, id, *Row): sorted as they are (the id is unique),
+    # then cut to the Row.
+    rows: dict[int, list[tuple]] = {}
+    simple: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
+    mine: list[tuple] = []
     last = None
     for item_id, field_id, language, value, authority, confidence, element, position, pk \
             in read:
@@ -194,16 +195,13 @@ def rows_and_elements_of(item_ids: Sequence[int], elements: Sequence[str] = ("ty
             mine = rows.setdefault(item_id, [])
             last = item_id
         rank, schema, field, qualifier = fields[field_id]
-        mine.append(((rank, position, pk),
-                     (schema, field, qualifier, language, value, authority, confidence)))
+        mine.append((rank, position, pk, schema, field, qualifier, language, value, authority,
+                     confidence))
         if element in wanted:
-            simple.setdefault(item_id, {}).setdefault(element, []).append(
-                ((position, pk), value))
-    first = itemgetter(0)
+            simple.setdefault(item_id, {}).setdefault(element, []).append((position, pk, value))
     # rows_of's order: by field (its rank), then position; elements by position.
-    return ({item_id: [row for _key, row in sorted(found, key=first)]
-             for item_id, found in rows.items()},
-            {item_id: {element: [value for _key, value in sorted(found, key=first)]
+    return ({item_id: [row[3:] for row in sorted(found)] for item_id, found in rows.items()},
+            {item_id: {element: [value for _position, _pk, value in sorted(found)]
                        for element, found in by_element.items()}
              for item_id, by_element in simple.items()})
 
