@@ -23,7 +23,12 @@ change (`Item.updated`) at second granularity; deleted items stay as `status="de
 Harvest-grade lists: pages of IBI_OAI_PAGE_SIZE records, each read by keyset (the items after
 the last (datestamp, id) served: no OFFSET, the same cost at any depth) and built from a fixed
 number of queries whatever the page size (the items' own columns, their Dublin Core values,
-and for oai_datacite and oai_openaire their files and editions). Resumption tokens are signed
+and for oai_datacite and oai_openaire their files and editions). The qualified formats (`dim`,
+`mtd3-br`, `mtd2-br`) read only what they say beyond the values (`Page`: the files' restricted
+flags and media types, the previous editions' IBIs, the Handles; no Record) and write their
+records as text (metadata/xmltext.py) put into the answer's bytes (`_response`): a page of a
+thousand theses, some 30 000 values, is no tree of lxml elements (issue 34: ≥ 3 000 records/s;
+bench/oai_theses.py). Resumption tokens are signed
 cursors (the verb, the format, from/until, the set, the last datestamp and id served, the
 count served, the list's size): no server-side state, so they outlive restarts and work on any
 worker; a garbled or forged one is a badResumptionToken. An item changed during a harvest gets
