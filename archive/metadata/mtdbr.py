@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from ..deposit import controlled
 from ..identifiers import orcid
@@ -134,13 +134,17 @@ def _key(name: str) -> tuple[str, str, str]:
 
 
 def _person(row: Row) -> Person:
-    authority = row[5]
+    return _person_of(row[4], row[5])
+
+
+@lru_cache(maxsize=4096)  # a harvest page's advisors and committees come again and again
+def _person_of(name: str, authority: str) -> Person:
     if len(authority) == 16 and authority.isdigit():
-        return Person(row[4], lattes=authority)
+        return Person(name, lattes=authority)
     try:
-        return Person(row[4], orcid=orcid.normalize(authority)) if authority else Person(row[4])
+        return Person(name, orcid=orcid.normalize(authority)) if authority else Person(name)
     except ValueError:
-        return Person(row[4])
+        return Person(name)
 
 
 def _keys(*names: str) -> tuple[tuple[str, str, str], ...]:
