@@ -10,7 +10,9 @@ row each, open) with the values a DSpace thesis has (title and an English one, a
 with an ORCID iD, an advisor and a co-advisor with Lattes ids, four referees, the defence
 date, citation, abstracts in Portuguese and English, sponsor, institution, programme,
 department, initials, country, four keywords, the CNPq area, the type, a licence and the
-degree level: 27 values under their fields of the registry), and ANALYZEd. Then, in one
+degree level: 27 values under their fields of the registry), each item's values together
+(as a deposit or an import writes them: an item's values share a few pages of the table), and
+ANALYZEd. Then, in one
 process through Django's test client (no HTTP: what is timed is the OAI-PMH code and the
 database), ListRecords in each format is walked from its first page through `--pages`
 resumption tokens (0: to the end), pages of IBI_OAI_PAGE_SIZE (1 000). Printed per format:
@@ -107,6 +109,7 @@ INSERT INTO archive_dcvalue (item_id, field_id, element, value, position, langua
   JOIN archive_metadatafield f ON f.schema_id = s.id AND f.element = t.element
                                AND f.qualifier = t.qualifier
   WHERE i.ibi LIKE 'bench.example/t/%'
+  ORDER BY i.id, t.schema, t.element, t.qualifier, t.position
 """
 
 MEASURE = """

@@ -9,6 +9,7 @@ from lxml import etree
 from sickle import Sickle
 
 from archive.deposit import links
+from archive.models import Item
 from archive.registry.names import Qualified
 from tests import factories as make
 from tests import xml_schemas
@@ -96,3 +97,35 @@ def test_sickle_harvests_dim_with_its_qualifiers(live_server, thesis, settings):
             "600") in mine
     assert ("dc", "contributor", "advisor", None, "Almeida, Beatriz", None, None) in fields_of(
         records[other.ibi].xml)
+
+
+MTD3 = "{http://200.130.0.199/mtd3-br/}"
+
+
+@pytest.mark.parametrize("prefix", ["dim", "mtd3-br"])
+def test_markup_quotes_line_ends_and_forbidden_characters_survive_the_text_writers(client,
+                                                                                  prefix):
+    # dim and mtd3-br records are written as text (metadata/xmltext.py): what a value holds
+    # is escaped, a carriage return kept, a character XML cannot carry dropped, in text and
+    # in attributes alike; the answer stays valid.
+    item = make.item(("tese.pdf", b"%PDF-1.4 tese"), title="placeholder", dc={
+        "dc.contributor.advisor": [Qualified("placeholder", authority="4727357182510680",
+                                             confidence=600)],
+        "dc.subject": ["placeholder"]})
+    Item.objects.filter(pk=item.pk).update(title='<b>"T"</b> & \x07sino')
+    item.dc_values.filter(field__element="subject").update(value="a\r\nb <i>&amp;</i>\x1b")
+    item.dc_values.filter(field__qualifier="advisor").update(
+        value="Pereira, João > \x0bJ.", authority='4727357182510680"&\x01')
+    response = client.get("/oai", {"verb": "ListRecords", "metadataPrefix": prefix})
+    xml_schemas.assert_valid(xml_schemas.oai_pmh(prefix), response.content)
+    metadata = etree.fromstring(response.content).find(f".//{OAI}metadata")
+    if prefix == "dim":
+        fields = {(f.get("element"), f.get("qualifier")): f for f in metadata.iter(f"{DIM}field")}
+        assert fields[("title", None)].text == '<b>"T"</b> & sino'
+        assert fields[("subject", None)].text == "a\r\nb <i>&amp;</i>"
+        assert fields[("contributor", "advisor")].text == "Pereira, João > J."
+        assert fields[("contributor", "advisor")].get("authority") == '4727357182510680"&'
+    else:
+        assert metadata.findtext(f".//{MTD3}title") == '<b>"T"</b> & sino'
+        assert metadata.findtext(f".//{MTD3}subject") == "a\r\nb <i>&amp;</i>"
+        assert metadata.findtext(f".//{MTD3}contributorAdvisor") == "Pereira, João > J."

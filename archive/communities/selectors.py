@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import CharField, Q, QuerySet, Value
 
+from ..db.arrays import among
 from ..models import Collection, Community, Item
 from . import tree
 
@@ -116,7 +117,8 @@ def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, l
     then the collections named and every community, in one."""
     by_item: dict[int, set[int]] = {pk: {owners[pk]} if owners.get(pk) else set()
                                     for pk in item_ids}
-    for item_id, collection_id in Mapping.objects.filter(item_id__in=item_ids).values_list(
+    for item_id, collection_id in Mapping.objects.filter(
+            among(Mapping, "item_id", item_ids)).values_list(
             "item_id", "collection_id"):
         by_item[item_id].add(collection_id)
     wanted = set().union(*by_item.values()) if by_item else set()

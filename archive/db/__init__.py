@@ -5,7 +5,8 @@
 - replica: reads that may lag (home, search, OAI-PMH, statistics) sent to the read replica,
   and the router that does it.
 - cache: Django's cache on Redis, in each process's own memory while Redis fails.
+- arrays: `among`, a column among many ids as one array parameter on PostgreSQL.
 - leases: leased, retried work (the queues kept in the database): take due rows, renew,
   give back after a backoff.
 """
-__all__ = ["cache", "changes", "leases", "replica"]
+__all__ = ["arrays", "cache", "changes", "leases", "replica"]

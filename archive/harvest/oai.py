@@ -23,7 +23,12 @@ change (`Item.updated`) at second granularity; deleted items stay as `status="de
 Harvest-grade lists: pages of IBI_OAI_PAGE_SIZE records, each read by keyset (the items after
 the last (datestamp, id) served: no OFFSET, the same cost at any depth) and built from a fixed
 number of queries whatever the page size (the items' own columns, their Dublin Core values,
-and for oai_datacite and oai_openaire their files and editions). Resumption tokens are signed
+and for oai_datacite and oai_openaire their files and editions). The qualified formats (`dim`,
+`mtd3-br`, `mtd2-br`) read only what they say beyond the values (`Page`: the files' restricted
+flags and media types, the previous editions' IBIs, the Handles; no Record) and write their
+records as text (metadata/xmltext.py) put into the answer's bytes (`_response`): a page of a
+thousand theses, some 30 000 values, is no tree of lxml elements (issue 34: ≥ 3 000 records/s;
+bench/oai_theses.py). Resumption tokens are signed
 cursors (the verb, the format, from/until, the set, the last datestamp and id served, the
 count served, the list's size): no server-side state, so they outlive restarts and work on any
 worker; a garbled or forged one is a badResumptionToken. An item changed during a harvest gets
@@ -55,7 +60,17 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, dim, mtd2br, mtd3br, mtdbr, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, handles_of, records_of, values_and_rows_of
+from ..metadata.selectors import (
+    Values,
+    dc_values_of,
+    files_of,
+    handles_of,
+    ibis_of,
+    records_of,
+    rows_and_elements_of,
+    thesis_record,
+)
+from ..metadata.xmltext import escape, utf8
 from ..models import Item
 from ..web.addresses import base_url
 from . import selectors as harvest
@@ -86,10 +101,14 @@ PREFIX_SYNTAX = re.compile(r"[A-Za-z0-9\-_\.!~\*'\(\)]+")  # OAI-PMH.xsd's metad
 # completeListSize is given when the list holds at most this many items: counting them is a
 # short index scan, done once per list (the first page), never a COUNT of the whole table.
 COUNT_CAP = 100_000
+# Where a page's records written as text go (`_entries`, `_response`): a comment, which no
+# value can forge (text and attributes escape "<").
+RECORDS = " records "
+_RECORDS_MARK = f"<!--{RECORDS}-->".encode()
 
 
 def _dc_metadata(item: Item, values: Values, record: Record | None,
-                 request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+                 request: HttpRequest, handles: Sequence[str]) -> etree._Element:
     dc = {element: [value for value, _orcid in pairs] for element, pairs in values.items()}
     return oai_dc.dc_element(oai_dc.values_of(
         item.title, item.language, item.created, dc,
@@ -98,35 +117,56 @@ def _dc_metadata(item: Item, values: Values, record: Record | None,
         access=(item.access_rights, item.embargo_until)))
 
 
-def _dim_metadata(item: Item, values: Values, record: Record | None,
-                  request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
+@dataclass(frozen=True)
+class Page:
+    """What a page in a qualified format read of its items (a fixed number of queries): their
+    values as the registry holds them (`rows`, by field and position) and the dc:type, dc:date
+    and dc:identifier elements (`elements`), their files, the IBIs of their previous editions,
+    their Handles; and where they are (`base`, and `persistent`, the persistent URLs' prefix,
+    computed once)."""
+
+    base: str
+    persistent: str
+    rows: dict[int, list]
+    elements: dict[int, dict[str, list[str]]]
+    files: dict[int, list]
+    previous: dict[int, str]
+    handles: dict[int, list[str]]
+
+    def record(self, item: Item, *, landing: bool = False) -> Record:
+        return thesis_record(item, self.elements.get(item.pk, {}), self.rows.get(item.pk, ()),
+                             self.files.get(item.pk, ()), self.base, landing=landing)
+
+
+def _dim_text(item: Item, page: Page) -> str:
     # The access right as BDTD and Oasisbr read dc.rights: said for every item, and closed
-    # for one with no file open to all (mtdbr.access_level), whatever level it was given.
-    level = mtdbr.access_level(record) if record else item.access_rights
+    # for one with no file open to all (mtdbr.level_of), whatever level it was given.
+    level = mtdbr.level_of(item.access_rights,
+                           [file[4] for file in page.files.get(item.pk, ())])
+    previous = page.previous.get(item.previous_edition_id)
     fields = dim.dspace_fields(
-        item.title, item.language, rows,
-        identifier_uris=[links.persistent_url(item.ibi, base_url(request)),
-                         *(dim.HANDLE_PROXY + h for h in handles)],
-        newer_than=[record.previous_edition] if record and record.previous_edition else [],
+        item.title, item.language, page.rows.get(item.pk, ()),
+        identifier_uris=[page.persistent + item.ibi,
+                         *(dim.HANDLE_PROXY + h for h in page.handles.get(item.pk, ()))],
+        newer_than=[page.persistent + previous] if previous else [],
         level=level, embargo=item.embargo_until)
     if level == mtdbr.OPEN:
-        fields["dc"].append(("rights", "", "", mtdbr.access_right(record), "", -1))
-    return dim.dim_element(fields)
+        fields["dc"].append(("rights", "", "", mtdbr.right_of(level), "", -1))
+    return dim.dim_text(fields)
 
 
-def _mtd3br_metadata(item: Item, values: Values, record: Record | None,
-                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    return mtd3br.mtd3br_element(
-        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME))
+def _mtd3br_text(item: Item, page: Page) -> str:
+    return mtd3br.mtd3br_text(mtdbr.read(page.rows.get(item.pk, ()), page.record(item),
+                                         institution=settings.IBI_REPOSITORY_NAME))
 
 
-def _mtd2br_metadata(item: Item, values: Values, record: Record | None,
-                     request: HttpRequest, handles: Sequence[str], rows=()) -> etree._Element:
-    base = base_url(request)
-    name = settings.IBI_REPOSITORY_NAME or f"IBI repository at {links.archive_address(base)}"
-    return mtd2br.mtd2br_element(
-        mtdbr.read(rows, record, institution=settings.IBI_REPOSITORY_NAME),
-        updated=datestamp(item.updated), repository=(name, base))
+def _mtd2br_text(item: Item, page: Page) -> str:
+    name = settings.IBI_REPOSITORY_NAME or \
+        f"IBI repository at {links.archive_address(page.base)}"
+    return etree.tostring(mtd2br.mtd2br_element(
+        mtdbr.read(page.rows.get(item.pk, ()), page.record(item, landing=True),
+                   institution=settings.IBI_REPOSITORY_NAME),
+        updated=datestamp(item.updated), repository=(name, page.base)), encoding=str)
 
 
 @dataclass(frozen=True)
@@ -134,23 +174,25 @@ class MetadataFormat:
     schema: str
     namespace: str
     # (item read with harvest.PAGE_FIELDS, its Dublin Core, its Record when `from_record`,
-    # the request, its Handles, its values as the registry holds them when `qualified`)
-    metadata: Callable[..., etree._Element]
+    # the request, its Handles)
+    metadata: Callable[..., etree._Element] | None = None
     from_record: bool = True  # read files and editions too (records_of)
-    qualified: bool = False  # read every value with its field (registry.selectors.rows_of)
+    # Or, for the qualified formats, the record's text from what its page read (`Page`):
+    # no Record, no element a value (a page writes some 30 000 values).
+    text: Callable[[Item, Page], str] | None = None
 
 
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
-    "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
-    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, _mtd2br_metadata, qualified=True),
-    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, _mtd3br_metadata, qualified=True),
+    "dim": MetadataFormat(dim.SCHEMA, dim.NS, text=_dim_text),
+    "mtd2-br": MetadataFormat(mtd2br.SCHEMA, mtd2br.NS, text=_mtd2br_text),
+    "mtd3-br": MetadataFormat(mtd3br.SCHEMA, mtd3br.NS, text=_mtd3br_text),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
-        lambda item, values, record, request, handles, rows: datacite.resource(record)),
+        lambda item, values, record, request, handles: datacite.resource(record)),
     "oai_openaire": MetadataFormat(
         openaire.SCHEMA, openaire.NS,
-        lambda item, values, record, request, handles, rows: openaire.resource(record)),
+        lambda item, values, record, request, handles: openaire.resource(record)),
 }
 
 
@@ -338,25 +380,27 @@ def _item(request: HttpRequest, identifier: str) -> Item:
     return item
 
 
-def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None) -> None:
+def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
+             ) -> str | None:
     """The headers (prefix None) or the records of items, read in a fixed number of queries
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
-    headers), and for a format built from a Record their files and editions."""
-    ids = [item.pk for item in items]
+    headers), and for a format built from a Record their files and editions. The records of a
+    format written as text (`MetadataFormat.text`) are returned, for `_response` to put where
+    their marker is in `parent`."""
     metadata_format = FORMATS[prefix] if prefix else None
-    records, handles, qualified = {}, {}, {}
-    if metadata_format is not None and metadata_format.qualified:
-        values, qualified = values_and_rows_of(ids)
-    else:
-        values = dc_values_of(ids, None if prefix else ("type",))
+    namespace = f"oai:{links.archive_address(base_url(request))}:"
+    in_tree = harvest.tree_specs_of(items)
+    if metadata_format is not None and metadata_format.text is not None:
+        parent.append(etree.Comment(RECORDS))
+        return _text_entries(request, items, metadata_format.text, namespace, in_tree)
+    ids = [item.pk for item in items]
+    records, handles = {}, {}
+    values = dc_values_of(ids, None if prefix else ("type",))
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
-    if metadata_format is not None and (metadata_format.qualified
-                                        or not metadata_format.from_record):
+    if metadata_format is not None and not metadata_format.from_record:
         handles = handles_of(ids)
-    namespace = f"oai:{links.archive_address(base_url(request))}:"
-    in_tree = harvest.tree_specs_of(items)
     for item in items:
         mine = values.get(item.pk, {})
         element = _sub(parent, "record") if prefix else parent
@@ -369,7 +413,35 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
         if metadata_format is not None and not item.is_deleted:
             _sub(element, "metadata").append(
                 metadata_format.metadata(item, mine, records.get(item.pk), request,
-                                         handles.get(item.pk, ()), qualified.get(item.pk, ())))
+                                         handles.get(item.pk, ())))
+    return None
+
+
+def _text_entries(request: HttpRequest, items: list[Item], text: Callable[[Item, Page], str],
+                  namespace: str, in_tree: dict[int, list[str]]) -> str:
+    """The records of items in a qualified format, as text (a thousand records of ~30
+    values: an lxml element each would cost more than the rest of the page)."""
+    ids = [item.pk for item in items]
+    live = [item.pk for item in items if not item.is_deleted]
+    rows, elements = rows_and_elements_of(ids, ("type", "date", "identifier"))
+    base = base_url(request)
+    page = Page(base=base, persistent=links.persistent_url("", base), rows=rows,
+                elements=elements, files=files_of(live) if live else {},
+                previous=ibis_of(item.previous_edition_id for item in items),
+                handles=handles_of(ids))
+    out = []
+    for item in items:
+        deleted = item.is_deleted
+        out.append('<record><header status="deleted">' if deleted else "<record><header>")
+        out.append(f"<identifier>{escape(namespace + item.ibi)}</identifier>"
+                   f"<datestamp>{datestamp(item.updated)}</datestamp>")
+        for spec in harvest.set_specs(item, vocabularies.kind(
+                elements.get(item.pk, {}).get("type", ())), in_tree.get(item.pk, [])):
+            out.append(f"<setSpec>{escape(spec)}</setSpec>")
+        out.append("</header>" if deleted else f"</header><metadata>{text(item, page)}"
+                                                "</metadata>")
+        out.append("</record>\n")
+    return "".join(out)
 
 
 def identify(request: HttpRequest, body, args) -> None:
@@ -436,12 +508,12 @@ def list_sets(request: HttpRequest, body, args) -> None:
              _("Collection: %(name)s") % {"name": collection.name}, collection.description)
 
 
-def get_record(request: HttpRequest, body, args) -> None:
+def get_record(request: HttpRequest, body, args) -> str | None:
     _check_prefix(args["metadataPrefix"])
-    _entries(body, request, [_item(request, args["identifier"])], args["metadataPrefix"])
+    return _entries(body, request, [_item(request, args["identifier"])], args["metadataPrefix"])
 
 
-def _list(request: HttpRequest, body, args, verb: str) -> None:
+def _list(request: HttpRequest, body, args, verb: str) -> str | None:
     if "resumptionToken" in args:
         cursor = Cursor.loads(args["resumptionToken"], verb)
     else:
@@ -454,7 +526,7 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
     items, window, more = _page(cursor)
     if not items:
         raise OaiError("noRecordsMatch", "no item matches these arguments")
-    _entries(body, request, items, cursor.prefix if verb == "ListRecords" else None)
+    records = _entries(body, request, items, cursor.prefix if verb == "ListRecords" else None)
     if more or cursor.after is not None:
         if cursor.after is None:  # counted once, when the list starts (COUNT_CAP)
             cursor.complete = harvest.capped_count(window, COUNT_CAP)
@@ -464,14 +536,15 @@ def _list(request: HttpRequest, body, args, verb: str) -> None:
         # The last page of a resumed list carries an empty token (the list is complete).
         _sub(body, "resumptionToken", cursor.dumps() if more else None, cursor=str(served),
              **size)
+    return records
 
 
 def list_identifiers(request: HttpRequest, body, args) -> None:
     _list(request, body, args, "ListIdentifiers")
 
 
-def list_records(request: HttpRequest, body, args) -> None:
-    _list(request, body, args, "ListRecords")
+def list_records(request: HttpRequest, body, args) -> str | None:
+    return _list(request, body, args, "ListRecords")
 
 
 HANDLERS = {
@@ -497,16 +570,20 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     for key, value in args.items():
         req.set(key, oai_dc.xml_text(value))
     body = _sub(root, verb)
+    records = None
     try:
-        HANDLERS[verb](request, body, args)
+        records = HANDLERS[verb](request, body, args)
     except OaiError as exc:
         root.remove(body)
         if exc.code == "badArgument":  # the protocol forbids echoing a bad request
             req.attrib.clear()
         _sub(root, "error", exc.message, code=exc.code)
-    return _response(root)
+    return _response(root, records)
 
 
-def _response(root: etree._Element) -> HttpResponse:
+def _response(root: etree._Element, records: str | None = None) -> HttpResponse:
+    """The answer's bytes; `records` (the text of a page's records) where their marker is."""
     xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    if records is not None:
+        xml = xml.replace(_RECORDS_MARK, utf8(records), 1)
     return HttpResponse(xml, content_type="text/xml; charset=utf-8")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from ..metadata.vocabularies import Kind, all_kinds, is_language
 
@@ -70,10 +71,12 @@ def canonical_language(tag: str) -> str:
     return "-".join(out)
 
 
+@cache  # a harvest page asks it a thousand times of a few kinds and languages
 def type_spec(kind: Kind) -> str:
     return f"{TYPE}:{encode(kind.coar_label)}"
 
 
+@lru_cache(maxsize=512)
 def language_spec(tag: str) -> str:
     return f"{LANGUAGE}:{encode(canonical_language(tag))}"
 

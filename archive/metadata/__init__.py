@@ -4,7 +4,8 @@
 - formats: `FORMATS`, the names, media types and profiles of the formats served.
 - selectors: `record_of(item, base)`, the Record of a stored item; `records_of`, those of
   many items in a fixed number of queries (with `dc_values_of`); `signposts_of`, its
-  Signposting.
+  Signposting; for a harvest page in a qualified format, `rows_and_elements_of`, `files_of`,
+  `ibis_of`, `handles_of` and `thesis_record` (no whole Record).
 - datacite: a Record as DataCite kernel 4 XML (`resource`, `to_bytes`; pure).
 - openaire: a Record as an OpenAIRE Guidelines v4 record (`resource`, `to_bytes`; pure).
 - citing: what the citations and a thesis's channels read of the qualified fields (the
@@ -25,9 +26,11 @@
   reader picks (ABNT, APA, Chicago, IEEE, Vancouver), rendered in the reader's language.
 - languages: language tags named in the reader's language (pure, Babel's names).
 - rocrate: a Record as RO-Crate 1.1 metadata, for the bags of `exportbags` (pure).
-- mtdbr, mtd2br, mtd3br: a thesis as IBICT's MTD-BR reads it (its roles, Lattes ids,
-  programme, CNPq area, access right), written in MTD-BR 2 and MTD-BR 3 for BDTD (pure).
+- mtdbr, mtd2br, mtd3br: a thesis as IBICT's MTD-BR formats describe it, and its MTD-BR 2
+  and 3 records (pure).
+- xmltext: XML written as text, for the records a harvest page writes by the thousand (pure).
 """
 __all__ = ["accept", "bibtex", "cite", "citing", "csl", "datacite", "dim", "formats", "highwire",
-           "languages", "mtd2br", "mtd3br", "mtdbr", "oai_dc", "openaire", "record", "ris", "rocrate",
-           "schemaorg", "selectors", "serialize", "signposting", "vocabularies"]
+           "languages", "mtd2br", "mtd3br", "mtdbr", "oai_dc", "openaire", "record", "ris",
+           "rocrate", "schemaorg", "selectors", "serialize", "signposting", "vocabularies",
+           "xmltext"]

@@ -31,36 +31,38 @@ file is open to all), `rightsUri` the licence, `format` the media type of the fi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache
 
 from lxml import etree
 
 from ..identifiers import lattes, orcid
 from .mtdbr import Person, Text, Thesis, language_code
-from .oai_dc import xml_text
+from .xmltext import clean, escape, parse
 
 NS = "http://200.130.0.199/mtd3-br/"
 SCHEMA = "http://200.130.0.199/mtd3-br/mtd3-br.xsd"
 NSMAP = {"mtd3-br": NS}
 _NS_XSI = "http://www.w3.org/2001/XMLSchema-instance"
+_OPEN = (f'<mtd3-br:mtd3br xmlns:mtd3-br="{NS}" xmlns:xsi="{_NS_XSI}" '
+         f'xsi:schemaLocation="{NS} {SCHEMA}">')
 _TYPES = {"doctoral": "doctoralThesis", "masters": "masterThesis"}
 _REFEREE_SLOTS = 5
 _PORTUGUESE = "por"
 
 
-@cache
-def _qualified(tag: str) -> str:
-    return f"{{{NS}}}{tag}"
+def _put(root: list[str], tag: str, value: str, language: str = "") -> None:
+    # A printable value is all characters XML carries (the test is cheaper than `clean`'s).
+    text = (value if value.isprintable() else clean(value)).strip()
+    if not text:  # the schema's strings are never empty (stringnaovazia)
+        return
+    text = escape(text)
+    code = language_code(language) if language else ""
+    if code:
+        root.append(f'<mtd3-br:{tag} lang="{code}">{text}</mtd3-br:{tag}>')
+    else:
+        root.append(f"<mtd3-br:{tag}>{text}</mtd3-br:{tag}>")
 
 
-def _put(root: etree._Element, tag: str, value: str, language: str = "") -> None:
-    text = xml_text(value).strip()
-    if text:  # the schema's strings are never empty (stringnaovazia)
-        code = language_code(language) if language else ""
-        etree.SubElement(root, _qualified(tag), {"lang": code} if code else None).text = text
-
-
-def _people(root: etree._Element, tag: str, people: Sequence[Person]) -> None:
+def _people(root: list[str], tag: str, people: Sequence[Person]) -> None:
     """A role: its names, the Lattes CVs of those who have one, the first ORCID iD."""
     for person in people:
         _put(root, tag, person.name)
@@ -72,15 +74,15 @@ def _people(root: etree._Element, tag: str, people: Sequence[Person]) -> None:
         _put(root, tag + "ID", orcid.url(ids[0]))
 
 
-def _texts(root: etree._Element, tag: str, texts: Iterable[Text], default: str) -> None:
+def _texts(root: list[str], tag: str, texts: Iterable[Text], default: str) -> None:
     for text in texts:
         _put(root, tag, text.value, text.language or default)
 
 
-def mtd3br_element(thesis: Thesis) -> etree._Element:
-    """<mtd3-br:mtd3br> of a thesis (mtdbr.read)."""
-    root = etree.Element(f"{{{NS}}}mtd3br", nsmap=NSMAP)
-    root.set(f"{{{_NS_XSI}}}schemaLocation", f"{NS} {SCHEMA}")
+def mtd3br_text(thesis: Thesis) -> str:
+    """<mtd3-br:mtd3br> of a thesis (mtdbr.read) as text (xmltext.py: a harvest page writes
+    a thousand)."""
+    root = [_OPEN]
     _people(root, "contributorAuthor", thesis.authors[:1])
     _people(root, "contributorAdvisor", thesis.advisors)
     _people(root, "contributorAdvisor-co1", thesis.co_advisors[:1])
@@ -124,7 +126,13 @@ def mtd3br_element(thesis: Thesis) -> etree._Element:
                         ("relationReferences", thesis.references[:1])):
         for value in values:
             _put(root, tag, value)
-    return root
+    root.append("</mtd3-br:mtd3br>")
+    return "".join(root)
+
+
+def mtd3br_element(thesis: Thesis) -> etree._Element:
+    """<mtd3-br:mtd3br> of a thesis (mtdbr.read), as an element (`mtd3br_text`)."""
+    return parse(mtd3br_text(thesis))
 
 
 def to_bytes(element: etree._Element) -> bytes:

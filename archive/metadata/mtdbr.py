@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from ..deposit import controlled
 from ..identifiers import orcid
@@ -101,11 +101,28 @@ def access_level(record: Record) -> str:
     return level
 
 
+def level_of(access_rights: str, restricted: Sequence[bool]) -> str:
+    """`access_level` of an item given at `access_rights` whose files have these `restricted`
+    flags (what a harvest page reads of them, no Record)::
+
+        >>> level_of(OPEN, [True]), level_of(OPEN, []), level_of(OPEN, [True, False])
+        ('restricted', 'metadata-only', 'open')
+    """
+    if access_rights == OPEN and all(restricted):
+        return RESTRICTED if restricted else METADATA_ONLY
+    return access_rights
+
+
+def right_of(level: str) -> str:
+    """info:eu-repo/semantics/…Access of an `access_level`."""
+    return EU_REPO_ACCESS + _EU_REPO.get(level, _EU_REPO[METADATA_ONLY])
+
+
 def access_right(record: Record) -> str:
     """OpenAIRE's info:eu-repo/semantics/…Access of an item, as BDTD and Oasisbr read
     dc.rights (LA Referencia's eu_rights): openAccess only when a file is open to all
     (access_level)."""
-    return EU_REPO_ACCESS + _EU_REPO.get(access_level(record), _EU_REPO[METADATA_ONLY])
+    return right_of(access_level(record))
 
 
 @cache
@@ -117,13 +134,34 @@ def _key(name: str) -> tuple[str, str, str]:
 
 
 def _person(row: Row) -> Person:
-    authority = row[5]
+    return _person_of(row[4], row[5])
+
+
+@lru_cache(maxsize=4096)  # a harvest page's advisors and committees come again and again
+def _person_of(name: str, authority: str) -> Person:
     if len(authority) == 16 and authority.isdigit():
-        return Person(row[4], lattes=authority)
+        return Person(name, lattes=authority)
     try:
-        return Person(row[4], orcid=orcid.normalize(authority)) if authority else Person(row[4])
+        return Person(name, orcid=orcid.normalize(authority)) if authority else Person(name)
     except ValueError:
-        return Person(row[4])
+        return Person(name)
+
+
+def _keys(*names: str) -> tuple[tuple[str, str, str], ...]:
+    return tuple(map(_key, names))
+
+
+# The fields read, as rows' keys once (a harvest page reads a thousand theses).
+_TITLES = _keys("dc.title", "dc.title.alternative")
+_AUTHORS, _ADVISORS = _keys(*AUTHORS), _keys(*ADVISORS)
+_CO_ADVISORS, _REFEREES = _keys(*CO_ADVISORS), _keys(*REFEREES)
+_ABSTRACTS, _DESCRIPTION = _keys(*ABSTRACTS), _keys("dc.description")
+(_RIGHTS_URI, _RIGHTS, _CNPQ, _SPONSORSHIP, _PUBLISHER, _COUNTRY, _DEPARTMENT, _PROGRAM,
+ _INITIALS, _ISSUED, _CITATION, _DOI, _DEGREE_NAME, _RELATION_OTHER, _REFERENCES) = _keys(
+    "dc.rights.uri", "dc.rights", "dc.subject.cnpq", "dc.description.sponsorship",
+    "dc.publisher", "dc.publisher.country", "dc.publisher.department", "dc.publisher.program",
+    "dc.publisher.initials", "dc.date.issued", "dc.identifier.citation", "dc.identifier.doi",
+    "local.degree.name", "dc.relation.other", "dc.relation.references")
 
 
 def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesis:
@@ -133,46 +171,44 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
     by_field: dict[tuple[str, str, str], list[Row]] = {}
     for row in rows:
         by_field.setdefault(row[:3], []).append(row)
+    get = by_field.get
 
-    def rows_of(*names: str) -> list[Row]:
-        return [row for name in names for row in by_field.get(_key(name), ())]
+    def rows_of(keys: tuple[tuple[str, str, str], ...]) -> list[Row]:
+        return [row for key in keys for row in get(key, ())]
 
-    def values(*names: str) -> tuple[str, ...]:
-        return tuple(row[4] for row in rows_of(*names))
+    def values(key: tuple[str, str, str]) -> tuple[str, ...]:
+        return tuple(row[4] for row in get(key, ()))
 
-    def first(*names: str) -> str:
-        return next(iter(values(*names)), "")
+    def first(key: tuple[str, str, str]) -> str:
+        found = get(key)
+        return found[0][4] if found else ""
 
-    titles = [Text(row[4], row[3]) for row in rows_of("dc.title", "dc.title.alternative")
-              if row[4] != record.title]
-    abstracts = rows_of(*ABSTRACTS) or rows_of("dc.description")
+    titles = [Text(row[4], row[3]) for row in rows_of(_TITLES) if row[4] != record.title]
+    abstracts = rows_of(_ABSTRACTS) or rows_of(_DESCRIPTION)
     subjects = [Text(row[4], row[3] or _SUBJECT_LANGUAGES.get(row[2], ""))
                 for row in rows if row[:2] == ("dc", "subject") and row[2] not in _NOT_KEYWORDS]
-    licences = [*values("dc.rights.uri"),
-                *(v for v in values("dc.rights") if controlled.is_licence(v))]
+    licences = [*values(_RIGHTS_URI), *(v for v in values(_RIGHTS) if controlled.is_licence(v))]
     relations = [row[4] for row in rows if row[:2] == ("dc", "relation")
                  and row[2] not in ("other", "references")]
     created = record.created.date().isoformat() if record.created else ""
     embargo = record.embargo_until.isoformat() if record.embargo_until else ""
     return Thesis(
         title=record.title, language=record.language, titles=tuple(titles),
-        authors=tuple(map(_person, rows_of(*AUTHORS))),
-        advisors=tuple(map(_person, rows_of(*ADVISORS))),
-        co_advisors=tuple(map(_person, rows_of(*CO_ADVISORS))),
-        referees=tuple(map(_person, rows_of(*REFEREES))),
+        authors=tuple(map(_person, rows_of(_AUTHORS))),
+        advisors=tuple(map(_person, rows_of(_ADVISORS))),
+        co_advisors=tuple(map(_person, rows_of(_CO_ADVISORS))),
+        referees=tuple(map(_person, rows_of(_REFEREES))),
         abstracts=tuple(Text(row[4], row[3]) for row in abstracts),
-        subjects=tuple(subjects), cnpq=values("dc.subject.cnpq"),
-        sponsors=values("dc.description.sponsorship"),
-        publisher=first("dc.publisher") or institution,
-        country=first("dc.publisher.country"), departments=values("dc.publisher.department"),
-        programmes=values("dc.publisher.program"), initials=values("dc.publisher.initials"),
-        issued=first("dc.date.issued") or record.date, citation=first("dc.identifier.citation"),
-        doi=record.doi or first("dc.identifier.doi"), uri=record.persistent_url,
+        subjects=tuple(subjects), cnpq=values(_CNPQ), sponsors=values(_SPONSORSHIP),
+        publisher=first(_PUBLISHER) or institution, country=first(_COUNTRY),
+        departments=values(_DEPARTMENT), programmes=values(_PROGRAM),
+        initials=values(_INITIALS), issued=first(_ISSUED) or record.date,
+        citation=first(_CITATION), doi=record.doi or first(_DOI), uri=record.persistent_url,
         landing_url=record.landing_url, degree=record.degree,
-        degree_name=first("local.degree.name"), access=access_right(record),
+        degree_name=first(_DEGREE_NAME), access=access_right(record),
         licence=next(iter(licences), ""), files=record.files, relations=tuple(relations),
-        relations_other=values("dc.relation.other"),
-        references=values("dc.relation.references"), accessioned=created,
+        relations_other=values(_RELATION_OTHER), references=values(_REFERENCES),
+        accessioned=created,
         available=embargo if record.access_rights == EMBARGOED and embargo else created)
 
 

@@ -3,13 +3,14 @@ in bulk), or of many items in a fixed number of queries (`dc_values_of`, `record
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.conf import settings
 from django.db.models import Q
 
 from ..access import policy
 from ..db import changes
+from ..db.arrays import among
 from ..deposit import links, selectors
 from ..models import ORCID_FORM, AlternateIdentifier, DcValue, Item, ItemFile, MetadataField
 from . import citing
@@ -53,7 +54,8 @@ def handles_of(item_ids: Sequence[int]) -> dict[int, list[str]]:
     """item id → the Handles it had before it came here, of many items in one query."""
     found: dict[int, list[str]] = defaultdict(list)
     for item_id, value in (AlternateIdentifier.objects
-                           .filter(item_id__in=item_ids, scheme=AlternateIdentifier.Scheme.HANDLE)
+                           .filter(among(AlternateIdentifier, "item_id", item_ids),
+                                   scheme=AlternateIdentifier.Scheme.HANDLE)
                            .order_by("id").values_list("item_id", "value")):
         found[item_id].append(value)
     return found
@@ -108,12 +110,37 @@ def _record(item: Item, values: Values, files: Sequence[FileRow],
                     if policy.is_open(item.access_rights, restricted)))
 
 
+def thesis_record(item: Item, elements: Mapping[str, Sequence[str]], rows: Sequence[Row],
+                  files: Sequence[FileRow], base: str | None, *, landing: bool = False
+                  ) -> Record:
+    """The part of an item's Record that mtdbr.read reads (MTD-BR's formats), from what a
+    harvest page read of it (`rows_and_elements_of` with the date, identifier and type
+    elements, `files_of`): its identity, dates, access and open files, DOI and degree; the
+    landing page's URL only when `landing` (a `reverse` an item)."""
+    dates, types = elements.get("date", ()), elements.get("type", ())
+    levels = [row[4] for row in rows if row[:3] == ("local", "degree", "level")]
+    return Record(
+        ibi=item.ibi, ibip=item.ibip, title=item.title,
+        persistent_url=links.persistent_url(item.ibi, base),
+        landing_url=links.landing_url(item.ibi, base) if landing else "",
+        date=dates[0] if dates else (item.created.date().isoformat() if item.created else ""),
+        language=item.language, created=item.created, updated=item.updated, state=item.state,
+        access_rights=item.access_rights, embargo_until=item.embargo_until,
+        types=tuple(types), identifiers=tuple(elements.get("identifier", ())),
+        degree=citing.degree({"local.degree.level": levels}, types),
+        some_closed=any(not policy.is_open(item.access_rights, file[4]) for file in files),
+        files=tuple(FileRef(name=name, url=links.file_url(item.ibi, name, base), size=size,
+                            content_type=content_type, sha256=sha256)
+                    for name, size, content_type, sha256, restricted in files
+                    if policy.is_open(item.access_rights, restricted)))
+
+
 def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
                  ) -> dict[int, dict[str, list[tuple[str, str]]]]:
     """item id → element → [(value, ORCID iD)] in the deposit's order, and field name →
     [(value, authority)], of many items at once (one query; `elements` restricts it to some
     elements)."""
-    rows = DcValue.objects.filter(item_id__in=item_ids)
+    rows = DcValue.objects.filter(among(DcValue, "item_id", item_ids))
     if elements is not None:
         rows = rows.filter(element__in=elements)
     found: dict[int, dict[str, list[tuple[str, str]]]] = {}
@@ -133,33 +160,70 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
 Row = tuple[str, str, str, str, str, str, int]
 
 
-def values_and_rows_of(item_ids: Sequence[int]
-                       ) -> tuple[dict[int, dict[str, list[tuple[str, str]]]],
-                                  dict[int, list[Row]]]:
-    """(`dc_values_of(item_ids)`, `registry.selectors.rows_of(item_ids)`) read in one query
-    (and one of the registry's few hundred fields, named by id rather than joined to each
-    value): what a harvest page in a qualified format needs, each value read once."""
-    fields = {pk: (schema, element, qualifier, ".".join(p for p in (schema, element, qualifier)
-                                                          if p))
-              for pk, schema, element, qualifier in MetadataField.objects.values_list(
-                  "pk", "schema__name", "element", "qualifier")}
-    read = (DcValue.objects.filter(item_id__in=item_ids).order_by("item_id", "position", "id")
-            .values_list("item_id", "element", "value", "authority", "field_id", "language",
-                         "confidence", "position", "id"))
-    values: dict[int, dict[str, list[tuple[str, str]]]] = {}
+def _field_ranks() -> dict[int, tuple[int, str, str, str]]:
+    """field id → (its rank in (schema, element, qualifier) order, schema, element,
+    qualifier), of the registry's few hundred fields: one query."""
+    fields = sorted((schema, element, qualifier, pk) for pk, schema, element, qualifier in
+                    MetadataField.objects.values_list("pk", "schema__name", "element",
+                                                      "qualifier"))
+    return {pk: (rank, schema, element, qualifier)
+            for rank, (schema, element, qualifier, pk) in enumerate(fields)}
+
+
+def rows_and_elements_of(item_ids: Sequence[int], elements: Sequence[str] = ("type",)
+                         ) -> tuple[dict[int, list[Row]], dict[int, dict[str, list[str]]]]:
+    """(`registry.selectors.rows_of(item_ids)`: every value as the registry holds it, by field
+    then position; and element → values, in the deposit's order, of the Dublin Core `elements`
+    only) of many items, in one query (and one of the registry's fields, named by id rather
+    than joined to each value): what a harvest page in a qualified format needs, each value
+    read once. The values are put in order here, not by PostgreSQL: its sort of a page's
+    27 000 values (wide ones: abstracts) costs three times their index scan."""
+    fields = _field_ranks()
+    read = (DcValue.objects.filter(among(DcValue, "item_id", item_ids)).order_by("item_id")
+            .values_list("item_id", "field_id", "language", "value", "authority", "confidence",
+                         "element", "position", "id"))
+    wanted = frozenset(elements)
+    # Each value as (field rank, position, id, *Row): sorted as they are (the id is unique),
+    # then cut to the Row.
     rows: dict[int, list[tuple]] = {}
-    for item_id, element, value, authority, field_id, language, confidence, position, pk \
+    simple: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
+    mine: list[tuple] = []
+    last = None
+    for item_id, field_id, language, value, authority, confidence, element, position, pk \
             in read:
-        schema, field, qualifier, name = fields[field_id]
-        mine = values.setdefault(item_id, {})
-        mine.setdefault(element, []).append(
-            (value, authority if authority and ORCID_FORM.fullmatch(authority) else ""))
-        mine.setdefault(name, []).append((value, ""))
-        rows.setdefault(item_id, []).append((schema, field, qualifier, position, pk, language,
-                                             value, authority, confidence))
-    # rows_of's order: by field, then position.
-    return values, {item_id: [(r[0], r[1], r[2], r[5], r[6], r[7], r[8]) for r in sorted(
-        found, key=lambda r: r[:5])] for item_id, found in rows.items()}
+        if item_id != last:
+            mine = rows.setdefault(item_id, [])
+            last = item_id
+        rank, schema, field, qualifier = fields[field_id]
+        mine.append((rank, position, pk, schema, field, qualifier, language, value, authority,
+                     confidence))
+        if element in wanted:
+            simple.setdefault(item_id, {}).setdefault(element, []).append((position, pk, value))
+    # rows_of's order: by field (its rank), then position; elements by position.
+    return ({item_id: [row[3:] for row in sorted(found)] for item_id, found in rows.items()},
+            {item_id: {element: [value for _position, _pk, value in sorted(found)]
+                       for element, found in by_element.items()}
+             for item_id, by_element in simple.items()})
+
+
+def files_of(item_ids: Sequence[int]) -> dict[int, list[FileRow]]:
+    """item id → (name, size, content type, SHA-256, restricted) of its files, by name, of
+    many items in one query."""
+    files: dict[int, list[FileRow]] = defaultdict(list)
+    for item_id, *row in (ItemFile.objects.filter(among(ItemFile, "item_id", item_ids))
+                          .order_by("item_id", "name")
+                          .values_list("item_id", "name", "size", "content_type", "sha256",
+                                       "restricted")):
+        files[item_id].append(tuple(row))
+    return files
+
+
+def ibis_of(item_ids: Iterable[int | None]) -> dict[int, str]:
+    """item id → its IBI, of many items (None ignored) in one query."""
+    wanted = [pk for pk in set(item_ids) if pk is not None]
+    if not wanted:
+        return {}
+    return dict(Item.objects.filter(among(Item, "id", wanted)).values_list("pk", "ibi"))
 
 
 def records_of(items: Sequence[Item], values: Mapping[int, Values],
@@ -169,11 +233,7 @@ def records_of(items: Sequence[Item], values: Mapping[int, Values],
     Handles. The
     items need only the fields Record names (see harvest/selectors.py PAGE_FIELDS)."""
     ids = [item.pk for item in items]
-    files: dict[int, list[FileRow]] = defaultdict(list)
-    for item_id, *row in (ItemFile.objects.filter(item_id__in=ids).order_by("name")
-                          .values_list("item_id", "name", "size", "content_type", "sha256",
-                                       "restricted")):
-        files[item_id].append(tuple(row))
+    files = files_of(ids) if ids else {}
     wanted = {i.previous_edition_id for i in items} | {i.translation_of_id for i in items}
     wanted.discard(None)
     ibis: dict[int, str] = {}
