@@ -49,7 +49,7 @@ def parse(text: str) -> etree._Element:
     first (libxml2 refuses every one of them, and scanning a page's six megabytes for them
     costs more than parsing it), cleaned and parsed again only when refused.
 
-        >>> parse("<a>x\x01y</a>").text
+        >>> parse("<a>x\\x01y</a>").text
         'xy'
     """
     try:
@@ -63,8 +63,8 @@ def utf8(text: str) -> bytes:
     control, U+FFFE, U+FFFF; a lone surrogate cannot be encoded) at a fraction of the cost
     of scanning its characters: `clean` runs only when one is there.
 
-        >>> utf8("a\x01b\ufffe\ud800c"), utf8("ação")
-        (b'abc', b'a\xc3\xa7\xc3\xa3o')
+        >>> utf8("a\\x01b\\ufffe\\ud800c"), utf8("ação")
+        (b'abc', b'a\\xc3\\xa7\\xc3\\xa3o')
     """
     try:
         data = text.encode()
