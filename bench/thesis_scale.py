@@ -382,9 +382,8 @@ def measure(env: dict, count: int, collections: int, requests: int, pages: int,
                     print(f"{name:52s} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   "
                           f"(n={len(urls) - 3}, load {before} → {load_average()})", flush=True)
             if "harvest" in only:
-                size = int(env.get("IBI_OAI_PAGE_SIZE", "100"))
                 for prefix in formats:
-                    walk(client, base, prefix, 2, None)  # warm
+                    size = walk(client, base, prefix, 2, None)[1] // 2  # warm; the page size
                     for label, n in (("head", None), ("middle", count // 2),
                                      ("end", max(0, count - pages * size - 1))):
                         since = None if n is None else START + STEP * n

@@ -1,5 +1,6 @@
 """The database as every part of the app shares it: infrastructure, no standard here.
 
+- among: "column is one of these ids" as one array parameter on PostgreSQL.
 - changes: the change token the database renews at the commit of every write to items,
   files, Dublin Core and search entries, and `Store`, answers kept per process under it.
 - replica: reads that may lag (home, search, OAI-PMH, statistics) sent to the read replica,
@@ -8,4 +9,4 @@
 - leases: leased, retried work (the queues kept in the database): take due rows, renew,
   give back after a backoff.
 """
-__all__ = ["cache", "changes", "leases", "replica"]
+__all__ = ["among", "cache", "changes", "leases", "replica"]

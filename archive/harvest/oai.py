@@ -52,7 +52,7 @@ from ..deposit import links, selectors
 from ..identifiers import ibi as ibilib
 from ..metadata import datacite, dim, oai_dc, openaire, vocabularies
 from ..metadata.record import Record
-from ..metadata.selectors import Values, dc_values_of, handles_of, records_of
+from ..metadata.selectors import Values, dc_values_of, editions_of, handles_of, records_of
 from ..models import Item
 from ..registry import selectors as registry
 from ..web.addresses import base_url
@@ -115,11 +115,15 @@ class MetadataFormat:
     metadata: Callable[..., etree._Element]
     from_record: bool = True  # read files and editions too (records_of)
     qualified: bool = False  # read every value with its field (registry.selectors.rows_of)
+    # A qualified format that is not built from a Record still names the previous edition:
+    # its Record is then a bare one (identifiers and previous edition, editions_of), and of
+    # the Dublin Core only dc:type (its sets) is read beside the qualified rows.
 
 
 FORMATS = {
     "oai_dc": MetadataFormat(oai_dc.SCHEMA, oai_dc.NS_OAI_DC, _dc_metadata, from_record=False),
-    "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, qualified=True),
+    "dim": MetadataFormat(dim.SCHEMA, dim.NS, _dim_metadata, from_record=False,
+                          qualified=True),
     "oai_datacite": MetadataFormat(
         datacite.SCHEMA, datacite.NS,
         lambda item, values, record, request, handles, rows: datacite.resource(record)),
@@ -318,12 +322,16 @@ def _entries(parent, request: HttpRequest, items: list[Item], prefix: str | None
     whatever their number: their Dublin Core values (only dc:type, which names their sets, for
     headers), and for a format built from a Record their files and editions."""
     ids = [item.pk for item in items]
-    values = dc_values_of(ids, None if prefix else ("type",))
     metadata_format = FORMATS[prefix] if prefix else None
+    bare = metadata_format is not None and metadata_format.qualified \
+        and not metadata_format.from_record
+    values = dc_values_of(ids, ("type",) if metadata_format is None or bare else None)
     records, handles, qualified = {}, {}, {}
     if metadata_format is not None and metadata_format.from_record:
         records = records_of([i for i in items if not i.is_deleted], values,
                              base_url(request))
+    elif bare:
+        records = editions_of([i for i in items if not i.is_deleted], base_url(request))
     if metadata_format is not None and (metadata_format.qualified
                                         or not metadata_format.from_record):
         handles = handles_of(ids)

@@ -10,6 +10,7 @@ from django.db.models import Q
 
 from ..access import policy
 from ..db import changes
+from ..db.among import among
 from ..deposit import links, selectors
 from ..models import ORCID_FORM, AlternateIdentifier, DcValue, Item, ItemFile
 from . import citing
@@ -113,7 +114,7 @@ def dc_values_of(item_ids: Sequence[int], elements: Sequence[str] | None = None
     """item id → element → [(value, ORCID iD)] in the deposit's order, and field name →
     [(value, authority)], of many items at once (one query; `elements` restricts it to some
     elements)."""
-    rows = DcValue.objects.filter(item_id__in=item_ids)
+    rows = DcValue.objects.filter(among(DcValue, "item_id", item_ids))
     if elements is not None:
         rows = rows.filter(element__in=elements)
     found: dict[int, dict[str, list[tuple[str, str]]]] = {}
@@ -160,6 +161,20 @@ def records_of(items: Sequence[Item], values: Mapping[int, Values],
     return {item.pk: _record(item, values.get(item.pk, {}), files.get(item.pk, ()), (
         url(ibis.get(item.previous_edition_id)), url(next_ibi.get(item.pk)),
         url(ibis.get(item.translation_of_id))), base, handles.get(item.pk, ()))
+        for item in items}
+
+
+def editions_of(items: Sequence[Item], base: str | None = None) -> dict[int, Record]:
+    """item id → a bare Record of many items (one query, whatever their number): identifiers,
+    title and previous edition, no more: what a format written from the qualified values
+    (dim) needs of a Record. The items need only harvest/selectors.py PAGE_FIELDS."""
+    wanted = {item.previous_edition_id for item in items} - {None}
+    ibis = dict(Item.objects.filter(pk__in=wanted).values_list("pk", "ibi")) if wanted else {}
+    return {item.pk: Record(
+        ibi=item.ibi, ibip=item.ibip, title=item.title,
+        persistent_url=links.persistent_url(item.ibi, base),
+        previous_edition=(links.persistent_url(ibis[item.previous_edition_id], base)
+                          if item.previous_edition_id in ibis else ""))
         for item in items}
 
 
