@@ -192,10 +192,12 @@ def dc_lines(count: int, collections: int, field: dict[str, tuple[int, str]]):
         add(pk, "dc.date.issued", f"{year}-{1 + n % 12:02d}-{1 + n % 28:02d}")
         add(pk, "dc.description.abstract", abstracts_pt[n % 997], 0, "pt_BR")
         add(pk, "dc.description.abstract", abstracts_en[n % 991], 1, "en")
-        for k in range(3):
-            add(pk, "dc.subject", WORDS_PT[(n + 7 * k) % len(WORDS_PT)], k, "pt_BR")
+        for k in range(3):  # keywords: ~40 000 in each language, each on ~75 items
+            add(pk, "dc.subject", f"{WORDS_PT[(n + 7 * k) % 21]} {(n * 7 + k) % 2000}", k,
+                "pt_BR")
         for k in range(2):
-            add(pk, "dc.subject", WORDS_EN[(n + 5 * k) % len(WORDS_EN)], 3 + k, "en")
+            add(pk, "dc.subject", f"{WORDS_EN[(n + 5 * k) % 21]} {(n * 11 + k) % 2000}", 3 + k,
+                "en")
         add(pk, "dc.title.alternative", f"{abstracts_en[n % 991][:60].strip()} {n}", 0, "en")
         add(pk, "dc.language.iso", "por")
         add(pk, "dc.identifier.citation",
@@ -363,8 +365,8 @@ def measure(env: dict, count: int, collections: int, requests: int, pages: int,
                              [f"{base}/items/{ibi(rng.randrange(count))}"
                               for _ in range(requests + 3)])],
                 "facets": [
-                    ("/search?subject=<word> (today's filter, each new)",
-                     [f"{base}/search?subject={words[k % len(words)]}&page={1 + k // 42}"
+                    ("/search?subject=<keyword> (today's filter, each new)",
+                     [f"{base}/search?subject={words[k % len(words)]} {k * 37 % 2000}"
                       for k in range(requests + 3)]),
                     ("/search?programme=<one of 400> (each new)",
                      [f"{base}/search?programme={programme(p)}" for p in progs]),
