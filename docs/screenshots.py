@@ -3,12 +3,16 @@
     .venv/bin/python docs/screenshots.py
 
 writes docs/screenshots/home-pt-BR.png and docs/screenshots/landing-pt-BR.png (1280×800, the
-first screen of each page) and docs/screenshots/landing-pt-BR-phone.png (the landing page on a
-375×812 phone, its first two screens). A throw-away SQLite database and media folder hold a small
+first screen of each page), docs/screenshots/landing-pt-BR-phone.png (the landing page on a
+375×812 phone, its first two screens) and docs/screenshots/thesis-pt-BR.png (the landing page
+of a doctoral thesis, 1280 wide, its first two screens). `docs/screenshots.py thesis-pt-BR`
+makes only the ones named. A throw-away SQLite database and media folder hold a small
 collection (a technical report in Portuguese by two authors, with a PDF, its English
-translation and a few neighbours); Django's live server serves it, and Debian's Chromium,
-driven by Playwright as tests/test_browser.py drives it, asks for pt-BR. Nothing in
-db.sqlite3 or media/ is read or written. The admin's screenshot is made elsewhere.
+translation and a few neighbours, and the tests' showcase, `make.showcase()`, whose thesis has
+every MTD-BR field: advisor, co-advisor, committee, programme, CNPq area, degree); Django's
+live server serves it, and Debian's Chromium, driven by Playwright as tests/test_browser.py
+drives it, asks for pt-BR. Nothing in db.sqlite3 or media/ is read or written. The admin's
+screenshot is made elsewhere.
 """
 from __future__ import annotations
 
@@ -109,6 +113,13 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     ibi = _collection()
+    from tests import factories as make
+
+    thesis = make.showcase()["embargoed"].ibi
+    wanted = set(sys.argv[1:])
+
+    def made(name: str) -> bool:
+        return not wanted or name in wanted
     server = LiveServerThread("localhost", StaticFilesHandler)
     server.daemon = True
     server.start()
@@ -124,17 +135,27 @@ def main() -> None:
             page = chromium.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800},
                                         device_scale_factor=1).new_page()
             for name, path in (("home-pt-BR", "/"), ("landing-pt-BR", f"/items/{ibi}")):
-                page.goto(url + path)
+                if made(name):
+                    page.goto(url + path)
+                    page.wait_for_load_state("networkidle")
+                    page.screenshot(path=OUT / f"{name}.png")
+                    print(OUT / f"{name}.png")
+            if made("thesis-pt-BR"):
+                page.goto(f"{url}/items/{thesis}")
                 page.wait_for_load_state("networkidle")
-                page.screenshot(path=OUT / f"{name}.png")
-                print(OUT / f"{name}.png")
-            phone = chromium.new_context(locale="pt-BR", viewport={"width": 375, "height": 812},
-                                         device_scale_factor=1, is_mobile=True).new_page()
-            phone.goto(f"{url}/items/{ibi}")
-            phone.wait_for_load_state("networkidle")
-            phone.screenshot(path=OUT / "landing-pt-BR-phone.png",
-                             clip={"x": 0, "y": 0, "width": 375, "height": 1624}, full_page=True)
-            print(OUT / "landing-pt-BR-phone.png")
+                page.screenshot(path=OUT / "thesis-pt-BR.png", full_page=True,
+                                clip={"x": 0, "y": 0, "width": 1280, "height": 1600})
+                print(OUT / "thesis-pt-BR.png")
+            if made("landing-pt-BR-phone"):
+                phone = chromium.new_context(locale="pt-BR",
+                                             viewport={"width": 375, "height": 812},
+                                             device_scale_factor=1, is_mobile=True).new_page()
+                phone.goto(f"{url}/items/{ibi}")
+                phone.wait_for_load_state("networkidle")
+                phone.screenshot(path=OUT / "landing-pt-BR-phone.png",
+                                 clip={"x": 0, "y": 0, "width": 375, "height": 1624},
+                                 full_page=True)
+                print(OUT / "landing-pt-BR-phone.png")
             chromium.close()
     finally:
         server.terminate()

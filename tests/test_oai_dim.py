@@ -129,3 +129,38 @@ def test_markup_quotes_line_ends_and_forbidden_characters_survive_the_text_write
         assert metadata.findtext(f".//{MTD3}title") == '<b>"T"</b> & sino'
         assert metadata.findtext(f".//{MTD3}subject") == "a\r\nb <i>&amp;</i>"
         assert metadata.findtext(f".//{MTD3}contributorAdvisor") == "Pereira, João > J."
+
+
+def test_a_list_in_dim_names_each_previous_edition_and_its_sets_in_fixed_queries(
+        client, thesis, django_assert_max_num_queries):
+    """ListRecords in dim reads no Record per item (bench/README.md, thesis_scale.py): an
+    edition still says which it is a version of (dc.relation.isversionof, the previous
+    edition's persistent URL), its dc:type still names its set, and the queries do not grow
+    with the items."""
+    second = make.item(title="Modelagem hidrológica", language="pt-BR", previous_edition=thesis,
+                       dc={"type": ["Tese"], "description": ["Resumo revisto."]})
+    for n in range(5):
+        make.item(title=f"Outra {n}", dc={"type": ["Tese"]})
+    with django_assert_max_num_queries(12):
+        root = etree.fromstring(client.get("/oai", {"verb": "ListRecords",
+                                                    "metadataPrefix": "dim"}).content)
+    xml_schemas.assert_valid(xml_schemas.oai_pmh("dim"), root)
+    records = {r.find(f"{OAI}header/{OAI}identifier").text.rsplit(":", 1)[1]: r
+               for r in root.iter(f"{OAI}record")}
+    assert len(records) == 7
+    mine = records[second.ibi]
+    fields = fields_of(mine.find(f".//{DIM}dim"))
+    assert ("dc", "relation", "isversionof", None,
+            links.persistent_url(thesis.ibi, "http://testserver"), None, None) in fields
+    assert ("dc", "description", None, None, "Resumo revisto.", None, None) in fields
+    assert "type:thesis" in [s.text for s in mine.iter(f"{OAI}setSpec")]
+    assert not any(f[2] == "isversionof" for f in fields_of(
+        records[thesis.ibi].find(f".//{DIM}dim")))
+
+
+def test_dim_drops_only_what_xml_cannot_carry():
+    from archive.metadata import dim
+
+    text = "a\x00b\x0bc\td\ne\r\U0001f600\ud7ff\ufffe"
+    element = dim.dim_element({"dc": [("description", "", "", text, "", -1)]})
+    assert element[0].text == "abc\td\ne\r\U0001f600\ud7ff"

@@ -53,6 +53,16 @@ def with_details(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
                                                             "translation_of_id", "state")))
 
 
+def summaries(queryset: QuerySet[Item] | None = None) -> QuerySet[Item]:
+    """Items as a list of them shows each (templates/archive/site/_item_summary.html): title,
+    IBI, language, date and creators, these read in one more query. Not `with_details`: a
+    thesis's ~25 values with their fields, its files, editions and translations, twenty
+    times, were two thirds of a collection's page (bench/README.md, thesis_scale.py)."""
+    queryset = Item.objects.all() if queryset is None else queryset
+    return queryset.prefetch_related(
+        Prefetch("dc_values", queryset=DcValue.objects.filter(element="creator")))
+
+
 def original_archive(copy: Item) -> str:
     """How a Copy names the Archive of its Original: the base URL it was copied from, and that
     Archive's archive service IBI when it is registered here under that address."""

@@ -177,9 +177,33 @@ _threads = threading.local()
 PARSED_KEPT = 8
 
 
+def _macros_kept() -> None:
+    """citeproc-py looks a style's macro up by XPath from its root each time a group asks
+    whether a macro calls a variable: thousands of XPath searches per citation, half of its
+    time (a thesis's landing page, bench/README.md thesis_scale.py). Each found macro is kept
+    on its style's root element, which lives as long as the parsed style (`_parsed`): a
+    citation is the same, found twice as fast; a root citeproc-py made again (no style holds
+    it) starts with none kept. Put in place once, on citeproc-py's element class."""
+    from citeproc.model import CitationStylesElement
+
+    if getattr(CitationStylesElement.get_macro, "kept", False):
+        return
+    found = CitationStylesElement.get_macro
+
+    def get_macro(self, name: str):
+        kept = self.get_root().__dict__.setdefault("_kept_macros", {})
+        if name not in kept:
+            kept[name] = found(self, name)
+        return kept[name]
+
+    get_macro.kept = True
+    CitationStylesElement.get_macro = get_macro
+
+
 def _parsed(path: Path, locale: str):
     from citeproc import CitationStylesStyle
 
+    _macros_kept()
     kept = _threads.__dict__.setdefault("styles", OrderedDict())
     key = (str(path), locale)
     if key in kept:

@@ -1,6 +1,7 @@
 """The registry read: its fields by name."""
 from __future__ import annotations
 
+from ..db.arrays import among
 from ..models import DcValue, MetadataField
 
 
@@ -24,7 +25,7 @@ def metadata_of(item_ids) -> dict[int, list[dict]]:
     """item id → its values as the API and the bags give them, {field, value, language,
     authority, confidence}, by field then position (one query)."""
     found: dict[int, list[dict]] = {}
-    rows = (DcValue.objects.filter(item_id__in=item_ids)
+    rows = (DcValue.objects.filter(among(DcValue, "item_id", item_ids))
             .values_list("item_id", "field__schema__name", "field__element", "field__qualifier",
                          "value", "language", "authority", "confidence")
             .order_by("item_id", "field__schema__name", "field__element", "field__qualifier",
@@ -40,7 +41,7 @@ def rows_of(item_ids) -> dict[int, list[tuple[str, str, str, str, str, str, int]
     """item id → its values as (schema, element, qualifier, language, value, authority,
     confidence), by field then position (one query): what dim and exportsaf write."""
     found: dict[int, list[tuple[str, str, str, str, str, str, int]]] = {}
-    rows = (DcValue.objects.filter(item_id__in=item_ids)
+    rows = (DcValue.objects.filter(among(DcValue, "item_id", item_ids))
             .values_list("item_id", "field__schema__name", "field__element", "field__qualifier",
                          "language", "value", "authority", "confidence")
             .order_by("item_id", "field__schema__name", "field__element", "field__qualifier",

@@ -32,7 +32,7 @@ def community_page(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "archive/site/community.html", {
         "community": community, "ancestors": tree.ancestors(community),
         "children": tree.community_tree(community),
-        "recent": searching.in_order(selectors.with_details(Item.objects.all()), newest),
+        "recent": searching.in_order(selectors.summaries(), newest),
     })
 
 
@@ -43,8 +43,7 @@ def collection_page(request: HttpRequest, slug: str) -> HttpResponse:
     criteria = {"collection": slug}
     results = searching.find(sort="newest", **criteria)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = searching.in_order(selectors.with_details(Item.objects.all()),
-                                          list(page.object_list))
+    page.object_list = searching.in_order(selectors.summaries(), list(page.object_list))
     return render(request, "archive/site/collection.html", {
         "collection": collection,
         "ancestors": [*tree.ancestors(collection.community), collection.community],

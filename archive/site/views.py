@@ -84,7 +84,7 @@ def search(request: HttpRequest) -> HttpResponse:
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
     results = searching.find(**criteria)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
-    details = selectors.with_details(Item.objects.filter(pk__in=list(page.object_list)))
+    details = selectors.summaries(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
     page.object_list = [by_pk[pk] for pk in page.object_list if pk in by_pk]
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
