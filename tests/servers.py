@@ -119,6 +119,11 @@ class Server:
     def archive_service_ibi(self) -> str:
         return httpx.get(f"{self.url}/api/archive", timeout=10).json()["archiveserviceibi"]
 
+    def close(self) -> None:
+        """Its zygotes ended (after the server itself: they reap what they forked)."""
+        for zygote in self.zygotes:
+            zygote.close()
+
     def _zygote(self) -> Zygote:
         """The zygote of this server's settings as they are now (a changed setting, a new one;
         the one it replaces may still serve: LiveServers closes them all at the end)."""
@@ -198,6 +203,7 @@ def migrate_as_template(database_url: str) -> None:
     template.shell("from archive.models import Item, MintingState; "
                    "Item.objects.filter(is_archive_service=True).delete(); "
                    "MintingState.objects.all().delete()")
+    template.close()
     shutil.rmtree(folder)
 
 
@@ -264,8 +270,7 @@ class LiveServers:
     def stop_all(self) -> None:
         for server in self.servers:
             server.stop()
-            for zygote in server.zygotes:
-                zygote.close()
+            server.close()
 
 
 class Zygote:
@@ -321,8 +326,8 @@ class Zygote:
 
     def close(self) -> None:
         """Its end (once the servers it forked have ended: a zygote reaps them)."""
+        self.process.stdin.close()
         if self.process.poll() is None:
-            self.process.stdin.close()
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:

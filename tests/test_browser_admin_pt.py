@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from archive.models import Item
 from tests import factories as make
@@ -172,8 +173,14 @@ def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_br
 
 
 def no_sideways_scrolling(page: Page) -> bool:
-    """Measured once the page and its style sheets have loaded (a login's click returns
-    before: on a loaded machine the list was once measured unstyled)."""
+    """True once the page, loaded, is no wider than the screen (within five seconds: the
+    admin's scripts lay the form out after the load event; on a loaded machine it was once
+    measured before they had)."""
     page.wait_for_load_state("load")
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    try:
+        page.wait_for_function("() => document.documentElement.scrollWidth <= window.innerWidth",
+                               timeout=5000)
+    except PlaywrightTimeoutError:
+        return False
+    return True
 

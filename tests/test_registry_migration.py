@@ -156,7 +156,10 @@ def test_the_migration_on_postgresql_keeps_every_value(throwaway_postgres, tmp_p
 
     server = Server("pg", tmp_path, {**os.environ, "DATABASE_URL": throwaway_postgres(
         "ibirepo_registry"), "MEDIA_ROOT": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
-    found = json.loads(server.shell(ON_POSTGRES).splitlines()[-1])
+    try:
+        found = json.loads(server.shell(ON_POSTGRES).splitlines()[-1])
+    finally:
+        server.close()
     assert found["vendor"] == "postgresql"
     assert len(found["after"]) == len(found["before"]) == 3
     for item_id, rows in found["before"].items():
