@@ -277,9 +277,10 @@ class Zygote:
     """tests/zygote.py in a server's settings: `manage.py` commands forked from a process
     that set Django up once (most of a second of CPU a command saved)."""
 
-    def __init__(self, env: dict[str, str]):
+    def __init__(self, env: dict[str, str], *, bare: bool = False):
         self.env = env
-        self.process = subprocess.Popen([_python(), str(ROOT / "tests" / "zygote.py")],
+        self.process = subprocess.Popen([_python(), str(ROOT / "tests" / "zygote.py"),
+                                         *(["--bare"] if bare else [])],
                                         cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.ready = self._answer(START_TIMEOUT) == {"ready": True}
@@ -307,15 +308,17 @@ class Zygote:
         with self.lock:
             return self._ask({"wait": pid, "timeout": timeout}, timeout + 10)["rc"]
 
-    def run(self, args: tuple[str, ...], folder: Path, timeout: float
-            ) -> subprocess.CompletedProcess | None:
-        """What `manage.py <args>` did, or None if this zygote could not set Django up (the
-        caller runs manage.py, whose message a test should see)."""
+    def run(self, args: tuple[str, ...], folder: Path, timeout: float,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess | None:
+        """What `manage.py <args>` did (in `env`, the whole environment, for a bare zygote),
+        or None if this zygote could not set Django up (the caller runs manage.py, whose
+        message a test should see)."""
         if not self.ready:
             return None
         with self.lock, tempfile.TemporaryDirectory(dir=folder) as scratch:
             out, err = Path(scratch) / "out", Path(scratch) / "err"
-            child = self._ask({"argv": list(args), "out": str(out), "err": str(err)}, 10)["pid"]
+            child = self._ask({"argv": list(args), "out": str(out), "err": str(err),
+                               **({"env": env} if env is not None else {})}, 10)["pid"]
             ended = self._answer(timeout)
             if ended is None:
                 os.kill(child, signal.SIGKILL)

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.servers import Zygote
+
 PRODUCTION = {
     "DEBUG": "0",
     "SECRET_KEY": "k3y-" + "x9Q2!vL#p8Rz$w" * 4,
@@ -23,21 +22,33 @@ PRODUCTION = {
 }
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def manage(tmp_path_factory):
+    """`manage.py <args>` in the environment the test gives (besides the machine's own, none of
+    the test run's settings), forked from a bare zygote (tests/zygote.py): each command reads
+    its settings as a new process would, without a Python and Django start each time."""
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("IBI_", "DATABASE_", "CELERY_", "AWS_", "ARCHIVE_"))
             and k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, text=True,
-                          capture_output=True, env={**base, **env}, timeout=120)
+    folder = tmp_path_factory.mktemp("settings")
+    zygote = Zygote(base, bare=True)
+
+    def run(*args: str, **env: str) -> subprocess.CompletedProcess:
+        done = zygote.run(args, folder, timeout=120, env={**base, **env})
+        assert done is not None, "the zygote could not import Django"
+        return done
+
+    yield run
+    zygote.close()
 
 
-def test_production_mode_passes_check_deploy():
+def test_production_mode_passes_check_deploy(manage):
     result = manage("check", "--deploy", **PRODUCTION)
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-def test_placeholders_are_warned_about():
+def test_placeholders_are_warned_about(manage):
     result = manage("check", DEBUG="1")
     assert "archive.W001" in result.stderr + result.stdout
     assert "archive.W002" in result.stderr + result.stdout
@@ -62,14 +73,14 @@ def test_placeholders_are_warned_about():
     ("IBI_REQUEST_HANDLERS", "ana@example.org,biblioteca",
      "IBI_REQUEST_HANDLERS: 'biblioteca' is not an email address"),
 ])
-def test_bad_values_stop_the_start(name, value, message):
+def test_bad_values_stop_the_start(manage, name, value, message):
     result = manage("check", **{**PRODUCTION, name: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert message in result.stderr
 
 
-def test_secret_key_is_required_without_debug():
+def test_secret_key_is_required_without_debug(manage):
     env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
     result = manage("check", **env)
     assert result.returncode != 0

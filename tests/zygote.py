@@ -6,6 +6,10 @@ command: the child runs the command exactly as `manage.py` would — its own pro
 database connection, its standard output and error in the files it is given, its exit status
 — and the state it leaves (caches, connections) dies with it.
 
+Started with ``--bare`` it imports Django without setting it up, and a request may carry the
+whole environment of its child (``"env"``): each child reads settings of its own, as
+`manage.py` started with that environment would (tests/test_settings.py).
+
 It serves too: gunicorn's arbiter in a child (``"serve": true``, its output appended to
 ``out``), which finds Django loaded and forks its workers from it (as ``--preload`` does, without
 a second start); the caller signals it by its pid and asks for its end (``{"wait": pid,
@@ -93,15 +97,19 @@ def main() -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)  # nothing Django prints while it starts mixes with the answers
     os.close(quiet)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
+    bare = sys.argv[1:] == ["--bare"]
+    if not bare:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
     import django
     from django.core.management import get_commands, load_command_class
     from django.db import connections
 
-    django.setup()
-    for name, app in get_commands().items():  # imported once, here, not in every child
-        load_command_class(app, name)
-    connections.close_all()
+    # Bare: Django imported, not set up; each child reads the settings of its own `env`.
+    if not bare:
+        django.setup()
+        for name, app in get_commands().items():  # imported once, here, not in every child
+            load_command_class(app, name)
+        connections.close_all()
     assert threading.active_count() == 1, "a thread started with Django: a fork would lose it"
     answers.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
@@ -114,6 +122,10 @@ def main() -> None:
             answers.close()
             if request.get("serve"):
                 os._exit(_serve(request["argv"], request["out"]))
+            if "env" in request:
+                assert bare, "a zygote set up in its settings cannot take others"
+                os.environ.clear()
+                os.environ.update(request["env"])
             os._exit(_child(request["argv"], request["out"], request["err"]))
         answers.write(json.dumps({"pid": pid}) + "\n")
         if not request.get("serve"):
