@@ -381,3 +381,27 @@ def subprocess_database_url() -> str:
         return f"sqlite:///{db['NAME']}"
     host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
     return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def manage_py(tmp_path_factory):
+    """`manage.py <args>` in the environment the test gives (besides the machine's own, none of
+    the test run's settings), forked from a bare zygote (tests/zygote.py): each command reads
+    its settings as a new process would, without a Python and Django start each time."""
+    import subprocess
+
+    from tests.servers import Zygote
+
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("IBI_", "DATABASE_", "CELERY_", "AWS_", "ARCHIVE_"))
+            and k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")}
+    folder = tmp_path_factory.mktemp("settings")
+    zygote = Zygote(base, bare=True)
+
+    def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        done = zygote.run(args, folder, timeout=120, env={**base, **env})
+        assert done is not None, "the zygote could not import Django"
+        return done
+
+    yield run
+    zygote.close()

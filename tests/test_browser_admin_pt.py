@@ -175,12 +175,16 @@ def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_br
 def no_sideways_scrolling(page: Page) -> bool:
     """True once the page, loaded, is no wider than the screen (within five seconds: the
     admin's scripts lay the form out after the load event; on a loaded machine it was once
-    measured before they had)."""
+    measured before they had). Else the elements that stick out are printed."""
     page.wait_for_load_state("load")
     try:
         page.wait_for_function("() => document.documentElement.scrollWidth <= window.innerWidth",
                                timeout=5000)
     except PlaywrightTimeoutError:
+        print(page.evaluate("""() => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' '
+                              + Math.round(e.getBoundingClientRect().right))"""))
         return False
     return True
 

@@ -22,7 +22,7 @@ import pytest
 from tests import factories as make
 
 from .servers import LiveServers, free_port
-from .test_settings import PRODUCTION, manage
+from .test_settings import PRODUCTION
 
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 DOWN = "the read replica is unreachable"
@@ -112,8 +112,8 @@ def test_without_a_replica_everything_reads_the_primary(servers, database):
     assert out == "default default []"
 
 
-def test_a_replica_that_is_not_postgresql_stops_the_start():
-    result = manage("check", **{**PRODUCTION, "DATABASE_REPLICA_URL": "sqlite:///replica.db"})
+def test_a_replica_that_is_not_postgresql_stops_the_start(manage_py):
+    result = manage_py("check", **{**PRODUCTION, "DATABASE_REPLICA_URL": "sqlite:///replica.db"})
     assert result.returncode != 0
     assert "DATABASE_REPLICA_URL names a PostgreSQL read replica" in result.stderr
 

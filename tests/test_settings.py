@@ -1,12 +1,7 @@
 """Settings come from the environment and fail loudly on bad values."""
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
-
-from tests.servers import Zygote
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -22,34 +17,16 @@ PRODUCTION = {
 }
 
 
-@pytest.fixture(scope="module")
-def manage(tmp_path_factory):
-    """`manage.py <args>` in the environment the test gives (besides the machine's own, none of
-    the test run's settings), forked from a bare zygote (tests/zygote.py): each command reads
-    its settings as a new process would, without a Python and Django start each time."""
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("IBI_", "DATABASE_", "CELERY_", "AWS_", "ARCHIVE_"))
-            and k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")}
-    folder = tmp_path_factory.mktemp("settings")
-    zygote = Zygote(base, bare=True)
-
-    def run(*args: str, **env: str) -> subprocess.CompletedProcess:
-        done = zygote.run(args, folder, timeout=120, env={**base, **env})
-        assert done is not None, "the zygote could not import Django"
-        return done
-
-    yield run
-    zygote.close()
 
 
-def test_production_mode_passes_check_deploy(manage):
-    result = manage("check", "--deploy", **PRODUCTION)
+def test_production_mode_passes_check_deploy(manage_py):
+    result = manage_py("check", "--deploy", **PRODUCTION)
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-def test_placeholders_are_warned_about(manage):
-    result = manage("check", DEBUG="1")
+def test_placeholders_are_warned_about(manage_py):
+    result = manage_py("check", DEBUG="1")
     assert "archive.W001" in result.stderr + result.stdout
     assert "archive.W002" in result.stderr + result.stdout
 
@@ -73,16 +50,16 @@ def test_placeholders_are_warned_about(manage):
     ("IBI_REQUEST_HANDLERS", "ana@example.org,biblioteca",
      "IBI_REQUEST_HANDLERS: 'biblioteca' is not an email address"),
 ])
-def test_bad_values_stop_the_start(manage, name, value, message):
-    result = manage("check", **{**PRODUCTION, name: value})
+def test_bad_values_stop_the_start(manage_py, name, value, message):
+    result = manage_py("check", **{**PRODUCTION, name: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert message in result.stderr
 
 
-def test_secret_key_is_required_without_debug(manage):
+def test_secret_key_is_required_without_debug(manage_py):
     env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
-    result = manage("check", **env)
+    result = manage_py("check", **env)
     assert result.returncode != 0
     assert "SECRET_KEY is required when DEBUG is off" in result.stderr
 
