@@ -476,6 +476,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
+    # archive/api/urls.py's any_id: an integer id, whatever the path holds answered in JSON.
+    "PATH_CONVERTER_OVERRIDES": {"any_id": int},
     "TITLE": "IBI repository API",
     "DESCRIPTION": "Deposit and read items identified by IBI (RTC-10/RTC-11).",
     "VERSION": "1",

@@ -312,12 +312,12 @@ ROUTES: dict[str, Urls] = {
     # Review (issue 35): a submission is no item and names no closed file; every route wants
     # an account (anonymous: 401), its owner's or a reviewer's (tests/test_review_api.py).
     "api/submissions/": fixed("/api/submissions/"),
-    "api/submissions/<int:pk>": fixed("/api/submissions/1"),
-    "api/submissions/<int:pk>/submit": fixed("/api/submissions/1/submit"),
-    "api/submissions/<int:pk>/withdraw": nothing,
+    "api/submissions/<any_id:pk>": fixed("/api/submissions/1"),
+    "api/submissions/<any_id:pk>/submit": fixed("/api/submissions/1/submit"),
+    "api/submissions/<any_id:pk>/withdraw": nothing,
     "api/tasks/": fixed("/api/tasks/"),
-    "api/tasks/<int:pk>/claim": fixed("/api/tasks/1/claim"),
-    **{f"api/tasks/<int:pk>/{action}": nothing
+    "api/tasks/<any_id:pk>/claim": fixed("/api/tasks/1/claim"),
+    **{f"api/tasks/<any_id:pk>/{action}": nothing
        for action in ("unclaim", "approve", "return", "release", "reassign")},
     "api/schema/": fixed("/api/schema/"),
     "api/docs/": fixed("/api/docs/"),

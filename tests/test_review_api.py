@@ -282,3 +282,13 @@ def test_a_new_edition_of_a_reviewed_item_is_not_published_unreviewed_elsewhere(
     assert refused.status_code == 403 and "reviews" in refused.json()["detail"]
     assert _state(draft.pk) == state
     assert not Item.objects.filter(previous_edition=before).exists()
+
+
+@pytest.mark.parametrize("path", ["/api/submissions/-1", "/api/submissions/abc/submit",
+                                  "/api/tasks/99999999999999999999/claim", "/api/tasks/x/return"])
+def test_what_is_no_id_is_a_json_404_naming_it(place, path):
+    api = place["api"]["alice"]
+    answer = (api.get(path, secure=True) if path.count("/") == 3 else _post(api, path))
+    assert answer.status_code == 404, answer.content
+    assert answer["Content-Type"].startswith("application/json")
+    assert repr(path.split("/")[3]) in answer.json()["detail"]

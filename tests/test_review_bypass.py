@@ -73,10 +73,10 @@ ROUTES = {
     "api/uploads/": NONE,  # bytes waiting: an item only through api/items/ (GATED)
     "api/uploads/<str:id>": NONE,
     "api/submissions/": REVIEW,
-    "api/submissions/<int:pk>": REVIEW,
-    "api/submissions/<int:pk>/submit": REVIEW,
-    "api/submissions/<int:pk>/withdraw": REVIEW,
-    **{f"api/tasks/<int:pk>/{action}": REVIEW
+    "api/submissions/<any_id:pk>": REVIEW,
+    "api/submissions/<any_id:pk>/submit": REVIEW,
+    "api/submissions/<any_id:pk>/withdraw": REVIEW,
+    **{f"api/tasks/<any_id:pk>/{action}": REVIEW
        for action in ("claim", "unclaim", "approve", "return", "release", "reassign")},
 }
 # Function views, by their callback: all read, but a reader's request for a copy, the

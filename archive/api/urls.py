@@ -24,6 +24,17 @@ class ItemIbiConverter:
 
 register_converter(ItemIbiConverter, "item_ibi")
 
+
+class AnyIdConverter(ItemIbiConverter):
+    """A submission's or a task's id in a path: anything up to the next slash is taken, so
+    that the view answers a JSON 404 for what is no id (-1, a word) instead of the site's
+    HTML one (the schema says integer: settings PATH_CONVERTER_OVERRIDES)."""
+
+    regex = r"[^/]+"
+
+
+register_converter(AnyIdConverter, "any_id")
+
 app_name = "api"
 
 urlpatterns = [
@@ -46,12 +57,12 @@ urlpatterns = [
     path("uploads/<str:id>", uploads.UploadDetail.as_view(), name="upload"),
     # Review (issue 35): a submitter's submissions, a reviewer's tasks.
     path("submissions/", review.SubmissionList.as_view(), name="submissions"),
-    path("submissions/<int:pk>", review.SubmissionDetail.as_view(), name="submission"),
-    *(path(f"submissions/<int:pk>/{action}",
+    path("submissions/<any_id:pk>", review.SubmissionDetail.as_view(), name="submission"),
+    *(path(f"submissions/<any_id:pk>/{action}",
            review.SubmissionTransition.as_view(transition=action), name=f"submission-{action}")
       for action in ("submit", "withdraw")),
     path("tasks/", review.TaskList.as_view(), name="tasks"),
-    *(path(f"tasks/<int:pk>/{action}", review.TaskTransition.as_view(transition=action),
+    *(path(f"tasks/<any_id:pk>/{action}", review.TaskTransition.as_view(transition=action),
            name=f"task-{action}")
       for action in ("claim", "unclaim", "approve", "return", "release", "reassign")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

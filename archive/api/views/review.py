@@ -36,6 +36,14 @@ def _valid(serializer_class, request):
     return dict(form.validated_data)
 
 
+def _id(pk: str) -> int:
+    """A submission's or a task's id as the path gives it (urls.py any_id): a 404 for what is
+    no id."""
+    if not (pk.isascii() and pk.isdigit() and len(pk) <= 18):
+        raise NotFound(_("%(id)r is no id here") % {"id": pk})
+    return int(pk)
+
+
 def _metadata(data: dict) -> None:
     if "metadata" in data:
         data["metadata"] = [dict(row) for row in data["metadata"]]
@@ -50,7 +58,7 @@ class SubmissionList(generics.ListAPIView):
     def get_queryset(self):
         return selectors.submissions_for(self.request.user)
 
-    @extend_schema(responses={200: SubmissionSerializer(many=True), **errors(401)})
+    @extend_schema(responses={200: SubmissionSerializer(many=True), **errors(400, 401, 404)})
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -67,9 +75,9 @@ class _OwnSubmission(generics.GenericAPIView):
     permission_classes = [IsAuthenticated]
     serializer_class = SubmissionSerializer
 
-    def submission(self, pk: int):
+    def submission(self, pk: str):
         """The submission, if it is the user's: another's is a 403, none a 404."""
-        found = services.find_submission(pk)
+        found = services.find_submission(_id(pk))
         if found.owner_id != self.request.user.pk:
             raise Forbidden(_("this submission is not yours"))
         return found
@@ -79,12 +87,12 @@ class SubmissionDetail(_OwnSubmission):
     """Your submission (GET), or a change of its draft (PATCH, naming the version read)."""
 
     @extend_schema(responses={200: SubmissionSerializer, **errors(401, 403, 404)})
-    def get(self, request, pk: int) -> Response:
+    def get(self, request, pk: str) -> Response:
         return Response(SubmissionSerializer(self.submission(pk)).data)
 
     @extend_schema(request=SubmissionUpdateSerializer,
                    responses={200: SubmissionSerializer, **errors(400, 401, 403, 404, 409)})
-    def patch(self, request, pk: int) -> Response:
+    def patch(self, request, pk: str) -> Response:
         submission = self.submission(pk)
         data = _valid(SubmissionUpdateSerializer, request)
         _metadata(data)
@@ -101,7 +109,7 @@ class SubmissionTransition(_OwnSubmission):
 
     @extend_schema(request=TransitionSerializer,
                    responses={200: SubmissionSerializer, **errors(400, 401, 403, 404, 409)})
-    def post(self, request, pk: int) -> Response:
+    def post(self, request, pk: str) -> Response:
         submission = self.submission(pk)
         data = _valid(TransitionSerializer, request)
         if self.transition == "submit":
@@ -122,7 +130,7 @@ class TaskList(generics.ListAPIView):
     def get_queryset(self):
         return selectors.tasks_for(self.request.user)
 
-    @extend_schema(responses={200: TaskSerializer(many=True), **errors(401)})
+    @extend_schema(responses={200: TaskSerializer(many=True), **errors(400, 401, 404)})
     def get(self, request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -137,8 +145,8 @@ class TaskTransition(generics.GenericAPIView):
 
     @extend_schema(request=TransitionSerializer,
                    responses={200: TaskSerializer, **errors(400, 401, 403, 404, 409)})
-    def post(self, request, pk: int) -> Response:
-        task = Task.objects.select_related("submission").filter(pk=pk).first()
+    def post(self, request, pk: str) -> Response:
+        task = Task.objects.select_related("submission").filter(pk=_id(pk)).first()
         if task is None:
             raise NotFound(_("no task %(id)s") % {"id": pk})
         data = _valid(TransitionSerializer, request)
