@@ -181,10 +181,15 @@ def no_sideways_scrolling(page: Page) -> bool:
         page.wait_for_function("() => document.documentElement.scrollWidth <= window.innerWidth",
                                timeout=5000)
     except PlaywrightTimeoutError:
-        print(page.evaluate("""() => [...document.querySelectorAll('body *')]
-            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+        print(page.evaluate("""() => [
+            'scrollX ' + window.scrollX + ', scrollWidth '
+                + document.documentElement.scrollWidth + ', body ' + document.body.scrollWidth,
+            ...[...document.querySelectorAll('body *')].filter(e => {
+                const r = e.getBoundingClientRect();
+                return r.right > window.innerWidth + 1 || r.left < -1; })
             .slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' '
-                              + Math.round(e.getBoundingClientRect().right))"""))
+                + Math.round(e.getBoundingClientRect().left) + '…'
+                + Math.round(e.getBoundingClientRect().right))]"""))
         return False
     return True
 
