@@ -186,10 +186,12 @@ def no_sideways_scrolling(page: Page) -> bool:
                 + document.documentElement.scrollWidth + ', body ' + document.body.scrollWidth,
             ...[...document.querySelectorAll('body *')].filter(e => {
                 const r = e.getBoundingClientRect();
-                return r.right > window.innerWidth + 1 || r.left < -1; })
+                return r.right > window.innerWidth + 1 || r.left < -1
+                    || e.scrollWidth > e.clientWidth + 1; })
             .slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' '
                 + Math.round(e.getBoundingClientRect().left) + '…'
-                + Math.round(e.getBoundingClientRect().right))]"""))
+                + Math.round(e.getBoundingClientRect().right) + ' sw ' + e.scrollWidth
+                + '/' + e.clientWidth)]"""))
         return False
     return True
 
