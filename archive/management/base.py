@@ -11,6 +11,7 @@ it is in every language: `ibi mint` prints the two IBIs, `createlibrarian` ends 
 from __future__ import annotations
 
 import argparse
+from datetime import date
 from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
@@ -61,3 +62,19 @@ def _origin(url: str) -> str:
     """scheme://host[:port] of a harvest's base URL: the Archive it belongs to."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+# -- A day to act as of (liftembargoes, publishapproved) ---------------------------------------
+
+def day_argument(parser: argparse.ArgumentParser, acting: str) -> None:
+    parser.add_argument("--today", metavar="YYYY-MM-DD",
+                        help=f"{acting} as of this day instead of today in TIME_ZONE")
+
+
+def day_of(today: str | None) -> date | None:
+    """The --today given, or None (today in TIME_ZONE); a CommandError for what is no date."""
+    try:
+        return date.fromisoformat(today) if today else None
+    except ValueError:
+        raise CommandError(_("--today %(value)r is not a date YYYY-MM-DD")
+                           % {"value": today}) from None

@@ -8,28 +8,21 @@ the next refresh). `--today` lifts as of another day (a test, a catch-up).
 """
 from __future__ import annotations
 
-from datetime import date
-
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils.translation import gettext as _
+from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import ngettext
 
 from archive.access import services
+from archive.management.base import day_argument, day_of
 
 
 class Command(BaseCommand):
     help = __doc__.split("\n\n")[0].strip("` ")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--today", metavar="YYYY-MM-DD",
-                            help="lift as of this day instead of today in TIME_ZONE")
+        day_argument(parser, "lift")
 
     def handle(self, *args, today: str | None, **options) -> None:
-        try:
-            day = date.fromisoformat(today) if today else None
-        except ValueError:
-            raise CommandError(_("--today %(value)r is not a date YYYY-MM-DD")
-                               % {"value": today}) from None
+        day = day_of(today)
         opened = services.lift_embargoes(today=day)
         for ibi in opened:
             self.stdout.write(ibi)
