@@ -8,6 +8,7 @@ tests/test_signposting.py.)
 from __future__ import annotations
 
 import urllib.request
+from datetime import UTC, datetime
 
 import extruct
 import pytest
@@ -131,11 +132,44 @@ def test_memento_client_discovers_the_timegate_from_the_landing_page(live_site, 
     assert info["mementos"]["last"]["uri"] == [f"{base}/{second.ibi}"]
 
 
+@pytest.mark.parametrize(("asked", "when", "expected"), [
+    (0, datetime(2021, 6, 1, tzinfo=UTC), 1), (2, datetime(2020, 6, 1, tzinfo=UTC), 0),
+    (1, datetime(2030, 1, 1, tzinfo=UTC), 2)])
+def test_memento_client_finds_the_edition_from_a_persistent_url_alone(live_site, monkeypatch,
+                                                                      asked, when, expected):
+    """Issue 43: given any edition's persistent URL and a date, and no TimeGate of ours (its
+    fallback is a closed port: asking it fails the test), memento_client finds the chain's
+    TimeGate in the answers it is redirected through, and the edition current then."""
+    from memento_client import MementoClient
+
+    from archive.models import Item
+
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
+    base = live_site.url
+    editions = [make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")]
+    for n in (2, 3):
+        editions.append(make.item((f"e{n}.pdf", b"%PDF-1.4 e"), title="Série",
+                                  language="pt-BR", previous_edition=editions[-1]))
+    for edition, year in zip(editions, (2020, 2021, 2022), strict=True):
+        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+
+    client = MementoClient(timegate_uri="http://127.0.0.1:9/timegate/")
+    info = client.get_memento_info(f"{base}/{editions[asked].ibi}", when)
+
+    original = f"{base}/{editions[0].ibi}!"
+    assert info["original_uri"] == original
+    assert info["timegate_uri"] == f"{base}/timegate/{original}"
+    # The edition current then, followed to its bytes by the redirects.
+    assert info["mementos"]["closest"]["uri"] == [
+        f"{base}/col/{editions[expected].ibi}/doc/e{expected + 1}.pdf"]
+    assert info["mementos"]["first"]["uri"] == [f"{base}/{editions[0].ibi}"]
+    assert info["mementos"]["last"]["uri"] == [f"{base}/{editions[2].ibi}"]
+
+
 def test_memento_client_finds_the_timegate_and_timemap_of_an_ibi_with_editions(live_site,
                                                                               monkeypatch):
-    """memento_client takes a URI-R that is its own TimeGate (Pattern 1.1, our persistent
-    URLs) for one without any and would ask its aggregator: given this resolver's TimeGate
-    base (`timegate_uri`), it finds the Mementos of the chain there, and the TimeMap they
+    """Given this resolver's TimeGate base (`timegate_uri`, as a client configured for an
+    aggregator is), memento_client finds the Mementos of the chain there, and the TimeMap they
     name lists every edition. Nothing leaves the machine (the aggregator is never asked)."""
     from datetime import UTC, datetime
 

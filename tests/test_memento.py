@@ -1,4 +1,4 @@
-"""Memento (RFC 7089) over an edition chain: persistent URLs as TimeGates, the TimeMap.
+"""Memento (RFC 7089) over an edition chain: the TimeGate, Mementos, the TimeMap (Pattern 2.2).
 
 A chain of three editions whose creation dates lie a year apart (set with a queryset update:
 no sleeping). Every link is read by httplink, a third-party RFC 8288 parser; every date by the
@@ -77,7 +77,7 @@ def ask(client, path: str, when: str | None = None, **headers):
 
 # -- The TimeGate -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("when", "expected"), [
+WHEN = [
     ("Sun, 01 Jan 2017 00:00:00 GMT", 0),  # before the first edition: the first
     ("Sun, 01 Mar 2020 10:00:00 GMT", 0),  # the first's own second (it was made at .25 s)
     ("Tue, 01 Sep 2020 00:00:00 GMT", 0),  # between the first and the second
@@ -86,70 +86,90 @@ def ask(client, path: str, when: str | None = None, **headers):
     ("Wed, 01 Dec 2021 12:00:00 GMT", 1),  # between the second and the third
     ("Tue, 01 Mar 2022 10:00:00 GMT", 2),  # the third's creation
     ("Fri, 01 Jan 2100 00:00:00 GMT", 2),  # after the last
-])
-@pytest.mark.parametrize("asked", [0, 1, 2])
-@pytest.mark.parametrize("last", ["", "!"])
-def test_a_persistent_url_with_accept_datetime_redirects_to_the_edition_current_then(
-        client, chain, when, expected, asked, last):
+]
+
+
+@pytest.mark.parametrize(("when", "expected"), WHEN)
+@pytest.mark.parametrize("named", ["original", "edition", "ibip"])
+def test_the_timegate_redirects_to_the_edition_current_then(client, chain, when, expected,
+                                                             named):
+    """/timegate/<URI-R>; the URI-R may also be given as any edition's persistent URL or IBIp."""
     target = chain[expected]
-    response = ask(client, f"/{chain[asked].ibi}{last}", when)
-    if asked == expected and not last:  # the Memento itself: its own answer
-        assert response.status_code == 302
-        assert response["Location"] == file(target, ["one.pdf", "two.pdf", "three.pdf"][expected])
-        assert response["Memento-Datetime"] == http(CREATED[expected])
-    else:  # the TimeGate's redirect to the Memento
-        assert response.status_code == 302
-        assert response["Location"] == f"{BASE}/{target.ibi}"
-        assert "Memento-Datetime" not in response
-        found = rels(links(response))
-        mementos = [link for rel, group in found.items() if "memento" in rel for link in group]
-        chosen = [m for m in mementos if m.target == f"{BASE}/{target.ibi}"]
-        assert len(chosen) == 1
-        assert email.utils.parsedate_to_datetime(chosen[0]["datetime"]) == \
-            CREATED[expected].replace(microsecond=0)
-        first = found[frozenset({"first", "memento"})] if expected else \
-            [m for m in mementos if "first" in m.rel]
-        assert [m.target for m in first] == [f"{BASE}/{chain[0].ibi}"]
+    uri = {"original": f"{BASE}/{chain[0].ibi}!", "edition": f"{BASE}/{chain[2].ibi}",
+           "ibip": chain[1].ibip}[named]
+    response = ask(client, f"/timegate/{uri}", when)
+    assert response.status_code == 302
+    assert response["Location"] == f"{BASE}/{target.ibi}"
+    assert "Memento-Datetime" not in response
     assert "accept-datetime" in response["Vary"].lower()
     found = rels(links(response))
-    assert [link.target for link in found[frozenset({"original", "timegate"})]] == [
-        f"{BASE}/{chain[0].ibi}!"]
+    mementos = [link for rel, group in found.items() if "memento" in rel for link in group]
+    (chosen,) = [m for m in mementos if m.target == f"{BASE}/{target.ibi}"]
+    assert email.utils.parsedate_to_datetime(chosen["datetime"]) == \
+        CREATED[expected].replace(microsecond=0)
+    assert [m.target for m in mementos if "first" in m.rel] == [f"{BASE}/{chain[0].ibi}"]
+    assert [link.target for link in found[frozenset({"original"})]] == [f"{BASE}/{chain[0].ibi}!"]
     (timemap,) = found[frozenset({"timemap"})]
     assert timemap.target == f"{BASE}/timemap/link/{chain[0].ibi}"
     assert timemap["type"] == "application/link-format"
 
 
-def test_the_ibip_form_is_a_timegate_too(client, chain):
-    response = ask(client, f"/{chain[2].ibip}", "Wed, 01 Dec 2021 12:00:00 GMT")
-    assert response.status_code == 302
-    assert response["Location"] == f"{BASE}/{chain[1].ibi}"
-
-
 def test_head_asks_the_timegate_too(client, chain):
-    response = client.head(f"/{chain[0].ibi}!",
+    response = client.head(f"/timegate/{BASE}/{chain[0].ibi}!",
                            headers={"accept-datetime": "Wed, 01 Dec 2021 12:00:00 GMT"})
     assert (response.status_code, response["Location"]) == (302, f"{BASE}/{chain[1].ibi}")
     assert response.content == b""
 
 
+# -- Persistent URLs: RTC-11's answer, whatever the date asked ---------------------------------
+
+@pytest.mark.parametrize(("when", "_expected"), WHEN)
+@pytest.mark.parametrize("asked", [0, 1, 2])
+def test_a_persistent_url_with_accept_datetime_answers_what_rtc11_says(client, chain, when,
+                                                                     _expected, asked):
+    """No persistent URL is a TimeGate: /<ibi> is its edition (a Memento: with its
+    Memento-Datetime), /<ibi>! the last edition, as without the header (RTC-11 §8.1)."""
+    names = ["one.pdf", "two.pdf", "three.pdf"]
+    own = ask(client, f"/{chain[asked].ibi}", when)
+    assert (own.status_code, own["Location"]) == (302, file(chain[asked], names[asked]))
+    assert own["Memento-Datetime"] == http(CREATED[asked])
+    assert "accept-datetime" in own["Vary"].lower()
+    last = ask(client, f"/{chain[asked].ibi}!", when)
+    assert (last.status_code, last["Location"]) == (302, file(chain[2], "three.pdf"))
+    assert "Memento-Datetime" not in last
+    # The original's answer does not vary with the date (memento_client takes a URI-R that
+    # varies for its own TimeGate and would not look for ours).
+    assert "accept-datetime" not in last.get("Vary", "").lower()
+    for response in (own, last):
+        found = rels(links(response))
+        assert [link.target for link in found[frozenset({"original"})]] == [
+            f"{BASE}/{chain[0].ibi}!"]
+        assert [link.target for link in found[frozenset({"timegate"})]] == [
+            f"{BASE}/timegate/{BASE}/{chain[0].ibi}!"]
+
+
 def test_a_memento_client_following_the_timegate_lands_on_the_memento(client, chain):
     """Like a Memento client: follow the redirects, sending Accept-Datetime every time."""
     when = "Wed, 01 Dec 2021 12:00:00 GMT"
-    response = ask(client, f"/{chain[0].ibi}!", when)
+    response = ask(client, f"/timegate/{BASE}/{chain[0].ibi}!", when)
     response = ask(client, response["Location"].removeprefix(BASE), when)
     assert response.status_code == 302
     assert response["Location"] == file(chain[1], "two.pdf")
     assert response["Memento-Datetime"] == "Mon, 01 Mar 2021 10:00:00 GMT"
     found = rels(links(response))
-    assert found[frozenset({"original", "timegate"})][0].target == f"{BASE}/{chain[0].ibi}!"
+    assert found[frozenset({"original"})][0].target == f"{BASE}/{chain[0].ibi}!"
     assert found[frozenset({"timemap"})][0].target == f"{BASE}/timemap/link/{chain[0].ibi}"
     assert "accept-datetime" in response["Vary"].lower()
+    # The file it lands on names the chain too: a client redirected there finds the TimeGate.
+    landed = client.head(response["Location"].removeprefix(BASE))
+    assert rels(links(landed))[frozenset({"timegate"})][0].target == (
+        f"{BASE}/timegate/{BASE}/{chain[0].ibi}!")
 
 
 def test_a_deleted_edition_is_still_a_memento_answering_410(client, chain):
     services.item_delete(item=chain[1], reason="withdrawn")
     when = "Wed, 01 Dec 2021 12:00:00 GMT"
-    gate = ask(client, f"/{chain[2].ibi}", when)
+    gate = ask(client, f"/timegate/{BASE}/{chain[0].ibi}!", when)
     assert gate["Location"] == f"{BASE}/{chain[1].ibi}"
     landed = ask(client, f"/{chain[1].ibi}", when)
     assert landed.status_code == 410
@@ -162,22 +182,27 @@ def test_a_deleted_edition_is_still_a_memento_answering_410(client, chain):
     "Mon, 31 Feb 2021 10:00:00 GMT", "Tue, 01 Mar 2021 10:00:00 GMT", "",
     "Monday, 01-Mar-21 10:00:00 GMT",
 ])
-def test_a_malformed_accept_datetime_is_a_400_saying_why(client, chain, bad):
-    response = ask(client, f"/{chain[0].ibi}", bad)
+@pytest.mark.parametrize("where", ["persistent URL", "TimeGate"])
+def test_a_malformed_accept_datetime_is_a_400_saying_why(client, chain, bad, where):
+    path = {"persistent URL": f"/{chain[0].ibi}",
+            "TimeGate": f"/timegate/{BASE}/{chain[0].ibi}!"}[where]
+    response = ask(client, path, bad)
     assert response.status_code == 400
     assert "Accept-Datetime" in response.content.decode()
     assert "Location" not in response
 
 
-def test_the_cache_never_serves_a_timegate_answer_to_another_date_or_to_none(client, chain):
-    plain = ask(client, f"/{chain[0].ibi}!")
-    assert plain["Location"] == file(chain[2], "three.pdf")
-    dated = ask(client, f"/{chain[0].ibi}!", "Tue, 01 Sep 2020 00:00:00 GMT")
-    assert dated["Location"] == f"{BASE}/{chain[0].ibi}"
-    other = ask(client, f"/{chain[0].ibi}!", "Wed, 01 Dec 2021 12:00:00 GMT")
+def test_the_cache_never_serves_a_dated_answer_to_another_date_or_to_none(client, chain):
+    plain = ask(client, f"/{chain[1].ibi}")
+    assert "Memento-Datetime" not in plain
+    dated = ask(client, f"/{chain[1].ibi}", "Tue, 01 Sep 2020 00:00:00 GMT")
+    assert dated["Memento-Datetime"] == http(CREATED[1])
+    gate = ask(client, f"/timegate/{BASE}/{chain[0].ibi}!", "Tue, 01 Sep 2020 00:00:00 GMT")
+    assert gate["Location"] == f"{BASE}/{chain[0].ibi}"
+    other = ask(client, f"/timegate/{BASE}/{chain[0].ibi}!", "Wed, 01 Dec 2021 12:00:00 GMT")
     assert other["Location"] == f"{BASE}/{chain[1].ibi}"
-    again = ask(client, f"/{chain[0].ibi}!")
-    assert again["Location"] == file(chain[2], "three.pdf")
+    again = ask(client, f"/{chain[1].ibi}")
+    assert again["Location"] == file(chain[1], "two.pdf")
     assert "Memento-Datetime" not in again and "accept-datetime" not in again.get(
         "Vary", "").lower()
 
@@ -192,36 +217,41 @@ def test_plain_requests_answer_as_before_and_announce_the_timemap(client, chain)
         assert "Memento-Datetime" not in response
         (timemap,) = rels(links(response))[frozenset({"timemap"})]
         assert timemap["type"] == "application/link-format"
-        assert timemap.target.startswith(f"{BASE}/timemap/link/")
+        assert timemap.target == f"{BASE}/timemap/link/{chain[0].ibi}"
         listed = client.get(timemap.target.removeprefix(BASE))
         assert listed.status_code == 200
+    lone = make.item(("alone.pdf", b"alone.pdf"), title="Alone", language="en")
+    (timemap,) = rels(links(ask(client, f"/{lone.ibi}")))[frozenset({"timemap"})]
+    assert timemap.target == f"{BASE}/timemap/link/{lone.ibi}"
 
 
 def test_a_persistent_urls_plain_answer_names_the_chains_timegate(client, chain):
     """Issue 43: the persistent URL a reader cites names the chain's TimeGate, as the landing
-    page does; RTC-11's answer (status, Location) is what it was. memento_client's own parser
-    finds it there, and the TimeGate it names picks the edition current at a date."""
+    page and the files do; RTC-11's answer (status, Location) is what it was. memento_client's
+    own parser finds it there, and the TimeGate it names picks the edition current at a date."""
     from memento_client import MementoClient
 
     original = f"{BASE}/{chain[0].ibi}!"
-    for path in (f"/{chain[0].ibi}", f"/{chain[2].ibi}", f"/{chain[1].ibip}"):
+    for path in (f"/{chain[0].ibi}", f"/{chain[2].ibi}", f"/{chain[1].ibip}",
+                 f"/col/{chain[1].ibi}/doc/two.pdf"):
         response = ask(client, path)
-        assert response.status_code == 302 and response["Location"].startswith(
-            f"{BASE}/col/")
+        assert response.status_code in (200, 302)
         found = MementoClient.get_uri_dt_for_rel(
-            MementoClient.parse_link_header(response["Link"]), ["timegate", "timemap"])
+            MementoClient.parse_link_header(response["Link"]),
+            ["original", "timegate", "timemap"])
+        assert found["original"]["uri"] == original
         assert found["timegate"]["uri"] == f"{BASE}/timegate/{original}"
-        # The TimeMap of the IBI asked (any edition's is the chain's: test_the_timemap_…).
-        assert found["timemap"]["uri"] == f"{BASE}/timemap/link/{path[1:]}"
+        assert found["timemap"]["uri"] == f"{BASE}/timemap/link/{chain[0].ibi}"
         gate = ask(client, found["timegate"]["uri"].removeprefix(BASE),
                    "Wed, 01 Dec 2021 12:00:00 GMT")
         assert (gate.status_code, gate["Location"]) == (302, f"{BASE}/{chain[1].ibi}")
     lone = make.item(("alone.pdf", b"alone.pdf"), title="Alone", language="en")
-    assert 'rel="timegate"' not in ask(client, f"/{lone.ibi}")["Link"]  # no editions
+    for path in (f"/{lone.ibi}", f"/col/{lone.ibi}/doc/alone.pdf"):
+        assert 'rel="timegate"' not in ask(client, path)["Link"]  # no editions
 
 
-def test_accept_datetime_is_ignored_where_there_is_no_timegate(client, chain):
-    """A file of an edition is no TimeGate: the header changes nothing (RFC 7089 §4)."""
+def test_accept_datetime_is_ignored_where_there_is_no_memento(client, chain):
+    """A file of an edition is no Memento of its own: the header changes nothing (RFC 7089 §4)."""
     response = ask(client, f"/{chain[1].ibi}/two.pdf", "Sun, 01 Jan 2017 00:00:00 GMT")
     assert response.status_code == 302
     assert response["Location"] == file(chain[1], "two.pdf")
@@ -245,8 +275,9 @@ def test_the_timemap_lists_every_edition_with_its_datetime(client, chain, asked)
     assert response["Content-Type"] == "application/link-format"
     parsed = parse_link_format(response.content.decode())
     found = rels(parsed)
-    assert [link.target for link in found[frozenset({"original", "timegate"})]] == [
-        f"{BASE}/{chain[0].ibi}!"]
+    assert [link.target for link in found[frozenset({"original"})]] == [f"{BASE}/{chain[0].ibi}!"]
+    assert [link.target for link in found[frozenset({"timegate"})]] == [
+        f"{BASE}/timegate/{BASE}/{chain[0].ibi}!"]
     (itself,) = found[frozenset({"self"})]
     assert itself.target == BASE + path
     assert itself["type"] == "application/link-format"

@@ -44,6 +44,15 @@ def persistent_url(ibi: str, base: str | None = None) -> str:
     return f"{resolver_url(base)}/{ibi}"
 
 
+def memento_uris(family: str, base: str) -> tuple[str, str, str]:
+    """(URI-R, TimeGate, TimeMap) of the edition chain whose first edition is `family`, at this
+    Archive's `base` (resolver/memento.py: ``/<first IBI>!``, ``/timegate/<URI-R>``,
+    ``/timemap/link/<first IBI>``)."""
+    original = f"{base}/{family}!"
+    return (original, base + reverse("archive:timegate", args=[original]),
+            base + reverse("archive:timemap", args=[family]))
+
+
 def file_url(ibi: str, name: str, base: str | None = None) -> str:
     """``/col/<repository name>/doc/<name>``: where a file is served (URLib's uniform layout,
     which the standard's examples show: written by its rule, as other Archives write it)."""

@@ -111,6 +111,15 @@ def chain_known_whole(chain: list[Item]) -> bool:
                 or chain[-1].state == Item.State.COPY)
 
 
+def memento_chain(item: Item) -> list[Item] | None:
+    """item's edition chain (`edition_chain`) when this Archive's TimeGate answers for it
+    (resolver/memento.py): two editions or more, known whole here; None otherwise."""
+    if item.is_archive_service or not item.edition_family:
+        return None
+    chain = edition_chain(item)
+    return chain if len(chain) > 1 and chain_known_whole(chain) else None
+
+
 # -- Archive service: a fixed number of queries per answer, whatever is on file ---------------
 # Every urlRequest runs some of these reads. They are raw SQL because compiling the same queries
 # through the ORM costs more than running them (bench/archive_service.py): plain SQL that

@@ -18,7 +18,8 @@
 - switch: this Archive switching itself on and off at a resolver.
 - outbox: the acknowledgments owed, kept in the database until a worker sends them.
 - tasks: the acknowledgments owed, sent by a worker.
-- memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap (pure).
+- memento: Memento (RFC 7089) over edition chains: the TimeGate's choice, the TimeMap, the
+  links that name a chain (pure; the site names chains on landing pages and files too).
 - inspection: what a resolution found, for ``/inspect/<ibi>…``.
 - messages: the errors of the pure persistent-URL parser and IBI codec, in the reader's
   language.
@@ -26,4 +27,4 @@
   and the resolver service.
 """
 # What other packages use; the rest are the views' own (Celery finds the tasks).
-__all__ = ["health", "report", "service", "switch", "views"]
+__all__ = ["health", "memento", "report", "service", "switch", "views"]

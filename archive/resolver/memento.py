@@ -3,35 +3,35 @@
 An edition chain (``Item.previous_edition``, flattened as ``edition_family`` and
 ``edition_number``) is the history of one work: each edition is a state of it, frozen under
 its own IBI, and RTC-11's ``!`` (last edition, §8.1) names the work as it is now. RFC 7089 §4
-offers several patterns; this Archive uses Pattern 1.1 (URI-R = URI-G ≠ URI-M: the Original
-Resource is its own TimeGate, 302-style negotiation, the Mementos at URIs of their own):
+offers several patterns; this Archive uses Pattern 2.2 (URI-R ≠ URI-G ≠ URI-M, 302-style
+negotiation), so that a persistent URL always answers what RTC-11 says it answers, whatever
+``Accept-Datetime`` a request carries, and so that a client given a persistent URL alone
+(``memento_client``) finds the TimeGate in its Link header (issue 43):
 
 * URI-R, the Original Resource: ``/<first IBI>!``, the last edition of the chain named by its
   first edition (every edition carries that IBI as ``edition_family``). The first edition's
   plain persistent URL would not do: it is frozen (it always resolves to the first edition),
   and it is already that edition's Memento.
-* URI-G, the TimeGate: the persistent URL of any edition of the chain, ``/<IBI>`` or
-  ``/<IBI>!``, either IBI form, when the request carries ``Accept-Datetime``. It answers 302 to
-  the Memento of the edition current at that datetime: the newest whose creation (to the
-  second, as HTTP dates go) is not after it. A datetime before the first edition gets the
-  first edition, not 404: RFC 7089 §4.1 leaves the "best" Memento to the TimeGate, and the
-  first state is the closest there is (as web archives do).
-* URI-M, the Mementos: the persistent URL of each edition, ``/<IBI of the edition>``. Reached
+* URI-G, the TimeGate: ``/timegate/<URI-R>`` (also named by any persistent URL of the chain or
+  a bare IBI, as aggregators name theirs). It answers 302 to the Memento of the edition
+  current at ``Accept-Datetime`` (now without one): the newest whose creation (to the second,
+  as HTTP dates go) is not after it. A datetime before the first edition gets the first
+  edition, not 404: RFC 7089 §4.1 leaves the "best" Memento to the TimeGate, and the first
+  state is the closest there is (as web archives do).
+* URI-M, the Mementos: the persistent URL of each edition, ``/<IBI of the edition>``. It
+  answers as it always does (302 to the edition's file, 410 for a deleted edition); asked
   with ``Accept-Datetime`` (a Memento client sends it again when it follows the TimeGate's
-  redirect), it answers as it always does (302 to the edition's file, 410 for a deleted
-  edition) with ``Memento-Datetime``, the edition's creation, and its original and TimeMap
-  links. Without ``Accept-Datetime`` every persistent URL answers exactly as before, with one
-  more link, ``rel="timemap"``.
+  redirect) it adds ``Memento-Datetime``, the edition's creation.
+* Every answer about an item of a chain of two editions or more (its persistent URLs, its
+  files, its landing page) links the chain's original, TimeGate and TimeMap (`chain_links`).
 * The TimeMap, ``/timemap/link/<IBI>`` (any edition's IBI, either form): RFC 7089 §5 in
-  ``application/link-format`` (RFC 6690): original (also the TimeGate), self (from, until),
-  and every edition as a memento with its datetime, the first and last marked. Deleted
-  editions stay listed: their persistent URL answers 410, which is what that state of the work
-  now is.
+  ``application/link-format`` (RFC 6690): original, TimeGate, self (from, until), and every
+  edition as a memento with its datetime, the first and last marked. Deleted editions stay
+  listed: their persistent URL answers 410, which is what that state of the work now is.
 
 Only the editions held here are known, so only a chain held here whole has a TimeGate: a
 chain continued or begun on another Archive (a Copy whose Original has a next edition, an
-Original migrated away from its previous edition) and an item held elsewhere are no TimeGate
-here, and ``Accept-Datetime`` is then ignored: RTC-11's ``!`` answers as it would without it.
+Original migrated away from its previous edition) and an item held elsewhere have none here.
 
 Pure: no Django import. A worked example, three editions of one work::
 
@@ -127,35 +127,44 @@ def memento_rel(chain: Sequence[Edition], edition: Edition) -> str:
 
 def timegate_links(original: str, timemap: str, chain: Sequence[Edition], chosen: Edition,
                    url_of) -> list[str]:
-    """The ``Link`` values of a TimeGate's redirect (RFC 7089 §4.1.1): original, timemap, and
+    """The ``Link`` values of a TimeGate's redirect (RFC 7089 §4.2.1): original, timemap, and
     the chosen, first and last Mementos with their datetimes. `url_of(edition)` is its URI-M."""
-    links = [_link(original, "original timegate"),
-             _link(timemap, "timemap", type=LINK_FORMAT)]
+    links = [_link(original, "original"), _link(timemap, "timemap", type=LINK_FORMAT)]
     for edition in dict.fromkeys([chain[0], chosen, chain[-1]]):
         links.append(_link(url_of(edition), memento_rel(chain, edition),
                            datetime=http_date(edition.created)))
     return links
 
 
-def memento_links(original: str, timemap: str) -> list[str]:
-    """The ``Link`` values a Memento carries (RFC 7089 §4.1.2): its original and TimeMap."""
-    return [_link(original, "original timegate"), _link(timemap, "timemap", type=LINK_FORMAT)]
+def chain_links(original: str, timegate: str, timemap: str) -> list[str]:
+    """The ``Link`` values that name a chain (RFC 7089 §4.2.2 and §4.2.3: what a Memento and
+    its Original Resource carry): its original, its TimeGate and its TimeMap::
+
+        >>> chain_links("http://h/a/1!", "http://h/timegate/http://h/a/1!",
+        ...             "http://h/timemap/link/a/1")[:2]
+        ['<http://h/a/1!>; rel="original"', '<http://h/timegate/http://h/a/1!>; rel="timegate"']
+    """
+    return [_link(original, "original"), _link(timegate, "timegate"),
+            _link(timemap, "timemap", type=LINK_FORMAT)]
 
 
-def timemap(original: str, self_url: str, chain: Sequence[Edition], url_of) -> str:
+def timemap(original: str, timegate: str, self_url: str, chain: Sequence[Edition], url_of
+            ) -> str:
     """The TimeMap of a chain in ``application/link-format`` (RFC 7089 §5.1.1, RFC 6690): one
     link per line, separated by commas, the Mementos oldest first::
 
         >>> from datetime import datetime, timezone
         >>> one = [Edition("a/1", datetime(2020, 1, 1, tzinfo=timezone.utc))]
-        >>> print(timemap("http://h/a/1!", "http://h/timemap/link/a/1", one,
-        ...               lambda e: "http://h/" + e.ibi), end="")
-        <http://h/a/1!>; rel="original timegate",
+        >>> print(timemap("http://h/a/1!", "http://h/timegate/http://h/a/1!",
+        ...               "http://h/timemap/link/a/1", one, lambda e: "http://h/" + e.ibi),
+        ...       end="")
+        <http://h/a/1!>; rel="original",
+        <http://h/timegate/http://h/a/1!>; rel="timegate",
         <http://h/timemap/link/a/1>; rel="self"; type="application/link-format"; \
 from="Wed, 01 Jan 2020 00:00:00 GMT"; until="Wed, 01 Jan 2020 00:00:00 GMT",
         <http://h/a/1>; rel="first last memento"; datetime="Wed, 01 Jan 2020 00:00:00 GMT"
     """
-    lines = [_link(original, "original timegate"),
+    lines = [_link(original, "original"), _link(timegate, "timegate"),
              _link(self_url, "self", type=LINK_FORMAT, **{
                  "from": http_date(min(e.created for e in chain)),
                  "until": http_date(max(e.created for e in chain))})]

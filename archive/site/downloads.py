@@ -62,11 +62,13 @@ from werkzeug.http import dump_options_header, parse_if_range_header, parse_rang
 
 from ..access import policy
 from ..access import services as access
+from ..deposit import links, selectors
 from ..deposit.selectors import item_by_ibi
 from ..deposit.storage import file_key, on_s3
 from ..metadata import selectors as metadata
 from ..metadata import signposting
 from ..models import AccessKind, Item, ItemFile
+from ..resolver import memento
 from ..usage import counter as access_counter
 from ..web import readers
 from ..web.addresses import base_url
@@ -251,9 +253,20 @@ def _signposted(request: HttpRequest, found: ItemFile, response: HttpResponse
     if response.status_code in (200, 206, 302, 304):
         # FAIR Signposting of a content resource: its landing page, its own persistent URL,
         # and its item's signposts (a client that followed a persistent URL lands here).
-        response["Link"] = signposting.to_header(metadata.file_answer_links(
-            found.item, found.name, base_url(request)))
+        base = base_url(request)
+        response["Link"] = ", ".join([signposting.to_header(metadata.file_answer_links(
+            found.item, found.name, base)), *_memento(found.item, base)])
     return response
+
+
+def _memento(item: Item, base: str) -> list[str]:
+    """A file of an edition of a chain held here whole names the chain's original, TimeGate
+    and TimeMap (resolver/memento.py): a Memento client that followed a persistent URL to the
+    file finds the editions here (memento_client reads the answer it was redirected to)."""
+    if item.is_deleted or links.resolver_url(base) != base or (
+            selectors.memento_chain(item) is None):
+        return []
+    return memento.chain_links(*links.memento_uris(item.edition_family, base))
 
 
 def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:

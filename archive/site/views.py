@@ -32,6 +32,7 @@ from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of, licence_of
 from ..models import DC_ELEMENTS, AlternateIdentifier, DcElement, Item, validate_language
+from ..resolver import memento
 from ..search import selectors as searching
 from ..web import readers
 from ..web.addresses import base_url
@@ -346,21 +347,15 @@ def _machine_readable(request: HttpRequest, item: Item, context: dict) -> str:
 
 
 def _memento(request: HttpRequest, item: Item) -> list[str]:
-    """Where a Memento client finds the editions of the item (RFC 7089): the TimeGate of its
-    persistent URL ``!`` (``/timegate/…``) and the TimeMap of its chain, when this resolver
-    answers its persistent URLs and the chain is held here whole. The landing page does not
-    vary with Accept-Datetime, so a client that takes a URI-R that varies for its own TimeGate
-    (memento_client) follows these links."""
+    """Where a Memento client finds the editions of the item (RFC 7089, resolver/memento.py):
+    the chain's original, TimeGate and TimeMap, when this resolver answers its persistent URLs
+    and the item has editions held here whole."""
     base = base_url(request)
     if item.is_deleted or links.resolver_url(base) != base:
         return []
-    if not selectors.chain_known_whole(selectors.edition_chain(item)):
+    if selectors.memento_chain(item) is None:
         return []
-    timegate = base + reverse("archive:timegate", args=[links.persistent_url(item.ibi, base)
-                                                        + "!"])
-    timemap = base + reverse("archive:timemap", args=[item.ibi])
-    return [f'<{timegate}>; rel="timegate"',
-            f'<{timemap}>; rel="timemap"; type="application/link-format"']
+    return memento.chain_links(*links.memento_uris(item.edition_family, base))
 
 
 # Inside <script> nothing may close the element or open a comment: as json_script does.

@@ -1,23 +1,17 @@
-"""HTTP edges of Memento (RFC 7089): the TimeGate on persistent URLs, Mementos, the TimeMap.
+"""HTTP edges of Memento (RFC 7089): Mementos, the TimeGate, the TimeMap.
 
 The pattern, the URIs and the choices are in memento.py; this module only reads the request
 and writes the headers. Called by views.py `persistent_url_view` for a request that carries
-``Accept-Datetime`` (`negotiate`) and for the ``rel="timemap"`` link of every persistent URL of
-an item held here (`timemap_link`); `timemap` is the route ``/timemap/link/<ibi>``, `timegate`
-the route ``/timegate/<URI-R>``.
+``Accept-Datetime`` (`memento_headers`) and for the links of every persistent URL of an item
+held here (`chain_links`); `timemap` is the route ``/timemap/link/<ibi>``, `timegate` the
+route ``/timegate/<URI-R>``.
 
-A TimeGate's answer depends on ``Accept-Datetime``: it is never put in the answer cache
-(changes.py keys know nothing of that header), says ``Vary: accept-datetime``, and is not
-cacheable. A Memento's answer is the plain answer (cached as ever) with its headers added per
-request. The TimeGate's redirect names the Memento's persistent URL with the query as it came
-(``ibiurl.requireditemstatus=Original`` still applies to the Memento, the item's own pairs
-still reach it).
-
-Memento never shadows RTC-11 (#25): a persistent URL is a TimeGate only for a chain known
-whole here (deposit/selectors.py `chain_known_whole`: no edition before its first or after
-its last held on another Archive, as the Copies' and migrated items' relations say).
-Otherwise ``!`` with ``Accept-Datetime`` answers exactly what it answers without it: the
-last edition wherever the federation holds it.
+A persistent URL is never a TimeGate (Pattern 2.2): asked with ``Accept-Datetime`` it answers
+exactly what RTC-11 says it answers without it (#25: Memento never shadows RTC-11), and an
+edition's own persistent URL (a Memento) adds its ``Memento-Datetime``. That answer alone
+depends on the header: it says ``Vary: accept-datetime`` and is not put in the answer cache
+(changes.py keys know nothing of that header). The TimeGate's answer is never cached either.
+The TimeGate's redirect names the Memento's persistent URL.
 """
 from __future__ import annotations
 
@@ -31,7 +25,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.encoding import iri_to_uri
 from django.utils.translation import gettext as _
 
-from ...deposit import selectors
+from ...deposit import links, selectors
 from ...identifiers import ibi as ibilib
 from ...models import Item
 from ...protocol import persistent_url
@@ -54,58 +48,36 @@ def _chain(editions: list[Item]) -> list[memento.Edition]:
     return [memento.Edition(e.ibi, e.created, e.is_deleted) for e in editions]
 
 
-def _uris(request: HttpRequest, item: Item) -> tuple[str, str, Callable]:
-    """(URI-R, the TimeMap's URI, URI-M of an edition) of item's chain."""
+def _uris(request: HttpRequest, item: Item) -> tuple[str, str, str, Callable]:
+    """(URI-R, the TimeGate's URI, the TimeMap's URI, URI-M of an edition) of item's chain."""
     base = _base(request)
-    family = item.edition_family or item.ibi
     # URI-R and URI-M are persistent URLs (RTC-11 §8.1: ``/<ibi>!``, ``/<ibi>``).
-    return (f"{base}/{family}!", base + reverse("archive:timemap", args=[family]),
+    return (*links.memento_uris(item.edition_family or item.ibi, base),
             lambda edition: f"{base}/{edition.ibi}")
 
 
-def negotiate(request: HttpRequest, query: str, plain: Callable[[], HttpResponse]
-              ) -> HttpResponse:
-    """A persistent URL asked with ``Accept-Datetime``: the TimeGate's 302 to the Memento of
-    the edition current then, or the Memento's own answer (`plain()`, the answer without
-    ``Accept-Datetime``) with its Memento headers. A malformed date is a 400. Persistent URLs
-    that are no TimeGate (a file, a translation, metadata, an item not held here) answer
-    `plain()`: RFC 7089 has such resources ignore the header."""
+def memento_headers(request: HttpRequest, query: str, plain: Callable[[], HttpResponse]
+                    ) -> HttpResponse:
+    """A persistent URL asked with ``Accept-Datetime``: its plain answer (`plain()`, RTC-11's,
+    as without the header), with ``Memento-Datetime`` when it is an edition's own persistent
+    URL (a Memento) of a chain held here whole. A malformed date is a 400."""
     try:
-        when = memento.parse_accept_datetime(request.META["HTTP_ACCEPT_DATETIME"])
+        memento.parse_accept_datetime(request.META["HTTP_ACCEPT_DATETIME"])
     except ValueError as exc:
         return _text(_("Bad Accept-Datetime (RFC 7089 §2.1.1): %(error)s") % {"error": exc}, 400)
+    response = plain()
     try:
         url = persistent_url.parse(raw_path(request), query)
     except (persistent_url.PersistentUrlError, ibilib.IbiError):
-        return plain()  # its alert page says what is wrong
-    relation = url.relation()
-    if url.filepath is not None or relation not in ("", ".lastedition") or (
-            "GetFileList" in url.verbs):
-        return plain()
-    item = selectors.item_by_ibi(url.ibi)
-    if item is None or item.is_archive_service:
-        return plain()
-    editions = selectors.edition_chain(item)
-    if not selectors.chain_known_whole(editions):
-        return plain()  # begun or continued elsewhere: a choice from here could be stale
-    chain = _chain(editions)
-    chosen = memento.choose(chain, when)
-    original, timemap_uri, url_of = _uris(request, item)
-    if relation == "" and chosen.ibi == item.ibi:
-        # The Memento itself (a client following our redirect sends the date again).
-        response = plain()
-        response["Memento-Datetime"] = memento.http_date(chosen.created)
-        links = memento.memento_links(original, timemap_uri)
-        response["Link"] = ", ".join(
-            [link for link in response.get("Link", "").split(", ")
-             if link and 'rel="timemap"' not in link] + links)
-    else:
-        # The query stays: its ibiurl. pairs are the request's, the others the item's (§8.1).
-        response = HttpResponseRedirect(url_of(chosen) + (f"?{query}" if query else ""))
-        response["Link"] = ", ".join(memento.timegate_links(original, timemap_uri, chain,
-                                                            chosen, url_of))
-        never_cache(response)
-    patch_vary_headers(response, ["accept-datetime"])
+        return response  # its alert page says what is wrong
+    if url.filepath is None and url.relation() == "" and "GetFileList" not in url.verbs:
+        item = selectors.item_by_ibi(url.ibi)
+        if (item is not None and not item.is_archive_service
+                and selectors.chain_known_whole(selectors.edition_chain(item))):
+            response["Memento-Datetime"] = memento.http_date(item.created)
+            # Only a Memento's answer varies with the header; the others (its original
+            # ``!`` above all: memento_client takes a varying URI-R for its own TimeGate) do not.
+            patch_vary_headers(response, ["accept-datetime"])
     return response
 
 
@@ -135,22 +107,17 @@ def timemap_link(request: HttpRequest, outcome: resolver.Outcome) -> str | None:
 
 
 def chain_links(request: HttpRequest, outcome: resolver.Outcome) -> list[str]:
-    """The Link headers a persistent URL's plain answer adds (RTC-11's status and Location
-    stay): its TimeMap (`timemap_link`), and, when the item has editions and its chain is known
-    whole here, the chain's TimeGate ``/timegate/<URI-R>``, as the landing page names it
-    (issue 43): a client given the persistent URL alone finds the editions there."""
+    """The Link headers a persistent URL's answer adds (RTC-11's status and Location stay):
+    its TimeMap (`timemap_link`), and, when the item has editions and its chain is known whole
+    here, the chain's original and TimeGate too (issue 43): a client given the persistent URL
+    alone finds the editions there."""
     timemap = timemap_link(request, outcome)
     if timemap is None:
         return []
     item = selectors.item_by_ibi(_item_ibi(outcome))
-    if item is None or item.is_archive_service or not item.edition_family:
+    if item is None or selectors.memento_chain(item) is None:
         return [timemap]
-    editions = selectors.edition_chain(item)
-    if len(editions) < 2 or not selectors.chain_known_whole(editions):
-        return [timemap]
-    original, _timemap, _url_of = _uris(request, item)
-    timegate = _base(request) + reverse("archive:timegate", args=[original])
-    return [f'<{timegate}>; rel="timegate"', timemap]
+    return memento.chain_links(*links.memento_uris(item.edition_family, _base(request)))
 
 
 def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
@@ -167,9 +134,10 @@ def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
     if item is None or item.is_archive_service:
         return _text(_("No item with the IBI %(ibi)s is held here; the editions held by other "
                        "Archives are not known here.") % {"ibi": ibi}, 404)
-    original, _timemap, url_of = _uris(request, item)
+    original, timegate_uri, _timemap, url_of = _uris(request, item)
     self_url = _base(request) + iri_to_uri(request.path).replace("?", "%3F")
-    body = memento.timemap(original, self_url, _chain(selectors.edition_chain(item)), url_of)
+    body = memento.timemap(original, timegate_uri, self_url,
+                           _chain(selectors.edition_chain(item)), url_of)
     response = HttpResponse(body if request.method == "GET" else b"",
                             content_type=memento.LINK_FORMAT)
     return never_cache(response)
@@ -178,18 +146,17 @@ def timemap(request: HttpRequest, ibi: str) -> HttpResponse:
 def timegate(request: HttpRequest, uri: str) -> HttpResponse:
     """``/timegate/<URI-R>``: the TimeGate of an edition chain held here, named by its Original
     Resource's URI (or by any of its persistent URLs, or an IBI), as Memento aggregators name
-    theirs (``/timegate/http://…``): for clients that are given a TimeGate base rather than
-    finding one (memento_client's `timegate_uri`, which takes a URI-R that is its own TimeGate
-    for one that has none). The persistent URLs stay TimeGates themselves. Without
+    theirs (``/timegate/http://…``): the one the chain's answers link (`chain_links`), and
+    the one a client given a TimeGate base finds (memento_client's `timegate_uri`). Without
     ``Accept-Datetime`` the date is now. A URI of another host, or of no chain held here, is
     a 404: nothing is fetched; so is a chain not known whole here (as for persistent URLs)."""
     if request.method not in ("GET", "HEAD"):
         response = _text(_("Method not allowed: a TimeGate answers GET and HEAD."), 405)
         response["Allow"] = "GET, HEAD"
         return response
-    asked = request.META.get("HTTP_ACCEPT_DATETIME", "")
+    asked = request.META.get("HTTP_ACCEPT_DATETIME")
     try:
-        when = memento.parse_accept_datetime(asked) if asked else timezone.now()
+        when = memento.parse_accept_datetime(asked) if asked is not None else timezone.now()
     except ValueError as exc:
         return _text(_("Bad Accept-Datetime (RFC 7089 §2.1.1): %(error)s") % {"error": exc}, 400)
     # http://host/<ibi>, or http:/host/<ibi> as a proxy that merges slashes passes it on.
@@ -212,7 +179,7 @@ def timegate(request: HttpRequest, uri: str) -> HttpResponse:
         return not_here  # begun or continued elsewhere: a choice from here could be stale
     chain = _chain(editions)
     chosen = memento.choose(chain, when)
-    original, timemap_uri, url_of = _uris(request, item)
+    original, _timegate, timemap_uri, url_of = _uris(request, item)
     response = HttpResponseRedirect(url_of(chosen))
     response["Link"] = ", ".join(memento.timegate_links(original, timemap_uri, chain, chosen,
                                                         url_of))

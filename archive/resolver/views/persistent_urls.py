@@ -112,7 +112,7 @@ def _view(request: HttpRequest, path: str, *, archive_service: ServiceView) -> H
     query = request.META.get("QUERY_STRING", "")
     # Accept-Datetime (memento.py) comes before the answer cache: its keys know no dates.
     if "HTTP_ACCEPT_DATETIME" in request.META:
-        return memento_views.negotiate(
+        return memento_views.memento_headers(
             request, query, lambda: _resolved(request, path, query, archive_service))
     return _resolved(request, path, query, archive_service)
 
@@ -154,7 +154,7 @@ def _resolved(request: HttpRequest, path: str, query: str, archive_service: Serv
         return archive_service(request, path)
     vary_language = any(k == "translation" and not arg
                         for k, arg in relations.steps(url.relation()) or ())
-    chain = memento_views.chain_links(request, outcome)  # TimeGate, TimeMap: additions
+    chain = memento_views.chain_links(request, outcome)  # original, TimeGate, TimeMap: additions
     if outcome.kind == "found" and outcome.answer.source.local and not outcome.asked_others:
         links = [*_links(request, outcome), *chain]
         redirect = _LocalRedirect(persistent_url.carried(outcome.url, url_pairs),
