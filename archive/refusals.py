@@ -20,6 +20,7 @@ of these.
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Refusal(Exception):
@@ -42,7 +43,7 @@ class Forbidden(Refusal):
 
 class NotFound(Refusal):
     status = 404
-    message = _("not found")
+    message = pgettext_lazy("refusal", "not found")
 
 
 class Conflict(Refusal):

@@ -228,6 +228,49 @@ def test_the_catalogue_has_no_untranslated_or_fuzzy_entry():
     assert missing == []
 
 
+# -- One msgid, one sense ---------------------------------------------------------------------
+
+# English words this code uses in two senses that Portuguese tells apart, by another word or
+# another gender; each use says which it means with a pgettext context ("date", "item state"…):
+# answered, revoked: a date column ("respondido em") and a state ("respondeu", "revogado");
+# failed, not found: an authority's confidence (feminine, a confiança) and a copy job's state,
+# a refusal or a resolution's outcome; deleted: an item (excluído), an edition, a translation or
+# a copy (excluída); Copy: a state (Cópia) and a button (Copiar); Change: the admin's link
+# (Modificar) and the language switcher (Mudar); status: an access request's (situação) and an
+# HTTP status.
+TWO_SENSES = {"answered", "revoked", "failed", "not found", "deleted", "copy", "change", "status"}
+# A model field's label that is a moment: what Portuguese says "… em", agreeing with nothing.
+DATE_LABEL = r"Date(?:Time)?Field\(\s*_\(\s*['\"]{}['\"]"
+
+
+def bare_messages() -> list:
+    """The singular messages of the catalogue that carry no context."""
+    return [m for m in read_po(CATALOGUE.open("rb"))
+            if m.id and not m.context and not isinstance(m.id, tuple)]
+
+
+def test_a_word_with_two_senses_always_says_which_one_it_means():
+    bare = sorted(m.id for m in bare_messages() if m.id.lower() in TWO_SENSES)
+    assert bare == [], "give each use a pgettext context (see TWO_SENSES)"
+
+
+def test_a_date_columns_label_is_not_also_a_word_for_something_else():
+    """A bare msgid that labels a model's date field in one place and is said of a state, a
+    button or a heading in another has two senses: found from the catalogue's #: references
+    and the source lines they point at, whatever the word."""
+    root = Path(django_settings.BASE_DIR)
+    two = []
+    for message in bare_messages():
+        pattern = re.compile(DATE_LABEL.format(re.escape(message.id)))
+        kinds = set()
+        for path, line in message.locations:
+            source = (root / path).read_text(encoding="utf-8").splitlines()
+            kinds.add(bool(pattern.search("\n".join(source[max(line - 2, 0):line]))))
+        if kinds == {True, False}:
+            two.append((message.id, message.locations))
+    assert two == [], "a date label and another sense share a msgid: add pgettext contexts"
+
+
 # -- Dates, numbers and language names --------------------------------------------------------
 
 def test_a_count_of_zero_takes_the_plural_in_portuguese(client, site):

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from ..access import services, tasks
 from ..deposit import links
@@ -141,8 +141,9 @@ class AccessLinkAdmin(admin.ModelAdmin):
     @admin.display(description=_("state"))
     def state(self, obj: AccessLink) -> str:
         if obj.revoked_at is not None:
-            return _("revoked")
-        return _("expired") if obj.expires <= timezone.localdate() else _("active")
+            return pgettext("secret link state", "revoked")
+        return (pgettext("secret link state", "expired") if obj.expires <= timezone.localdate()
+                else pgettext("secret link state", "active"))
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:

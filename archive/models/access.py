@@ -41,7 +41,7 @@ class AccessRequest(models.Model):
     # Its own msgid: "status" alone is an HTTP status elsewhere ("status HTTP" in pt-BR).
     status = models.CharField(pgettext_lazy("access request", "status"), max_length=8,
                               choices=Status.choices, default=Status.PENDING, db_index=True)
-    decided_at = models.DateTimeField(_("answered"), null=True, blank=True)
+    decided_at = models.DateTimeField(pgettext_lazy("date", "answered"), null=True, blank=True)
     decided_by = models.ForeignKey("auth.User", null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+",
                                    verbose_name=_("answered by"))
@@ -108,7 +108,7 @@ class AccessLink(models.Model):
     created_by = models.ForeignKey("auth.User", null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+",
                                    verbose_name=_("created by"))
-    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+    revoked_at = models.DateTimeField(pgettext_lazy("date", "revoked"), null=True, blank=True)
     # The approved request it answers, if any.
     request = models.OneToOneField(AccessRequest, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="link",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .items import Item
 
@@ -28,7 +29,8 @@ class IdempotencyKey(models.Model):
                                    verbose_name=_("collection"))
     created = models.DateTimeField(_("created"), db_index=True)
     # The HTTP status of the first answer, replayed with the item (201: a deposit, files added).
-    status = models.PositiveSmallIntegerField(_("status"), default=201, db_default=201)
+    status = models.PositiveSmallIntegerField(pgettext_lazy("HTTP", "status"), default=201,
+                                              db_default=201)
 
     class Meta:
         verbose_name = _("idempotency key")

@@ -46,14 +46,14 @@ class Confidence(models.IntegerChoices):
     """How sure the authority id of a value is: DSpace's Choices.CF_* values, kept as numbers
     so that what a DSpace export says comes back as it was."""
 
-    UNSET = -1, _("unset")
-    NOVALUE = 0, _("no value")
-    REJECTED = 100, _("rejected")
-    FAILED = 200, _("failed")
-    NOTFOUND = 300, _("not found")
-    AMBIGUOUS = 400, _("ambiguous")
-    UNCERTAIN = 500, _("uncertain")
-    ACCEPTED = 600, _("accepted")
+    UNSET = -1, pgettext_lazy("authority confidence", "unset")
+    NOVALUE = 0, pgettext_lazy("authority confidence", "no value")
+    REJECTED = 100, pgettext_lazy("authority confidence", "rejected")
+    FAILED = 200, pgettext_lazy("authority confidence", "failed")
+    NOTFOUND = 300, pgettext_lazy("authority confidence", "not found")
+    AMBIGUOUS = 400, pgettext_lazy("authority confidence", "ambiguous")
+    UNCERTAIN = 500, pgettext_lazy("authority confidence", "uncertain")
+    ACCEPTED = 600, pgettext_lazy("authority confidence", "accepted")
 
 
 class DcValue(models.Model):

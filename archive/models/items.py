@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.apps import apps
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .access import AccessRights
 from .languages import validate_language
@@ -13,9 +14,9 @@ class Item(models.Model):
     """An identified item. Its IBI (both forms) is minted on first save and never changes."""
 
     class State(models.TextChoices):
-        ORIGINAL = "Original", _("Original")
-        COPY = "Copy", _("Copy")
-        DELETED = "Deleted", _("Deleted")
+        ORIGINAL = "Original", pgettext_lazy("item state", "Original")
+        COPY = "Copy", pgettext_lazy("item state", "Copy")
+        DELETED = "Deleted", pgettext_lazy("item state", "Deleted")
 
     ibi = models.CharField(_("repository name"), max_length=255, unique=True, editable=False)
     ibip = models.CharField(_("IBIp"), max_length=128, unique=True, editable=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class CopyJob(models.Model):
@@ -13,10 +14,10 @@ class CopyJob(models.Model):
     older than IBI_COPY_LEASE (archive/preservation/jobs.py). One at work per IBI."""
 
     class State(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        RUNNING = "running", _("running")
-        DONE = "done", _("done")
-        FAILED = "failed", _("failed")
+        QUEUED = "queued", pgettext_lazy("copy job state", "queued")
+        RUNNING = "running", pgettext_lazy("copy job state", "running")
+        DONE = "done", pgettext_lazy("copy job state", "done")
+        FAILED = "failed", pgettext_lazy("copy job state", "failed")
 
     ibi = models.CharField(_("IBI"), max_length=255)
     source = models.CharField(_("source Archive"), max_length=255)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from ..models import RegisteredArchive
 from ..runtime.breaker import CLOSED, HALF_OPEN, OPEN
@@ -40,7 +41,7 @@ class Row:
         """What it last said: an answer, or why none came; "" when never asked."""
         if not self.health.last_at:
             return ""
-        return self.health.last_said or str(_("answered"))
+        return self.health.last_said or str(pgettext_lazy("an Archive", "answered"))
 
     @property
     def last_at(self) -> datetime | None:

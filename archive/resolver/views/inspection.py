@@ -18,7 +18,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from ...deposit import links, selectors
 from ...identifiers import ibi as ibilib
@@ -35,9 +35,11 @@ from .paths import raw_path
 
 # The words of the JSON report (outcome, choice, state) as the page says them.
 LABELS = {
-    "found": gettext_lazy("found"), "deleted": gettext_lazy("deleted"), "hop": gettext_lazy("hop"),
-    "conflict": gettext_lazy("conflict"), "copies_only": gettext_lazy("copies only"),
-    "not_found": gettext_lazy("not found"), "none": gettext_lazy("nothing found"),
+    "found": gettext_lazy("found"), "deleted": pgettext_lazy("resolution outcome", "deleted"),
+    "hop": gettext_lazy("hop"), "conflict": gettext_lazy("conflict"),
+    "copies_only": gettext_lazy("copies only"),
+    "not_found": pgettext_lazy("resolution outcome", "not found"),
+    "none": gettext_lazy("nothing found"),
     "translation_missing": gettext_lazy("translation missing"),
     "bounded": gettext_lazy("stopped by this resolver's bounds"),
     "unreachable": gettext_lazy("Archives not heard"),
