@@ -31,7 +31,7 @@ def test_anyone_reads_the_tree(anonymous_api, tree):
     assert one == {"slug": "teses-ppgee", "name_pt_br": "Coleção teses-ppgee",
                    "name_en": "Collection teses-ppgee", "description": "",
                    "community": "ppgee", "default_access_rights": "open",
-                   "default_embargo_days": 0, "profile": None, "logo": None,
+                   "default_embargo_days": 0, "profile": None, "handle": "", "logo": None,
                    "page": "https://testserver/collections/teses-ppgee"}
     assert send(anonymous_api, "get", COLLECTIONS + "nowhere").status_code == 404
 
@@ -80,6 +80,18 @@ def test_bad_input_is_a_400_naming_the_field_and_nothing_is_saved(librarian_api,
     assert field in answer.json() or answer.json()["detail"].startswith(f"{field}: ")
     assert before == (list(Community.objects.values_list("slug", "parent_id").order_by("slug")),
                       list(Collection.objects.values_list("slug", flat=True).order_by("slug")))
+
+
+def test_a_collections_dspace_handle_is_read_written_and_kept_unique(librarian_api, tree):
+    """The Handle a collection had in DSpace (what importsaf's `collections` files name), kept
+    as Handles are compared, in lower case; another collection's Handle is refused by name."""
+    done = send(librarian_api, "patch", COLLECTIONS + "teses-ppgee", {"handle": " 123456789/ABC "})
+    assert done.status_code == 200 and done.json()["handle"] == "123456789/abc"
+    other = Collection.objects.exclude(slug="teses-ppgee").first()
+    refused = send(librarian_api, "patch", f"{COLLECTIONS}{other.slug}",
+                   {"handle": "123456789/abc"})
+    assert refused.status_code == 400 and "handle" in refused.content.decode()
+    assert Collection.objects.get(pk=other.pk).handle == ""
 
 
 def test_a_collection_with_items_is_not_deleted(librarian_api, tree):

@@ -148,6 +148,11 @@ def test_a_move_into_a_thesis_collection_is_checked_against_its_profile(libraria
         secure=True)
     assert refused.status_code == 400 and "required" in refused.json()["detail"]
     assert Item.objects.get(ibi=ibi).collection.slug == "general"  # nothing moved
+    # A move alone, no values given: the values it has must do there too.
+    bare = librarian_api.patch(ITEMS + ibi, {"collection": "teses-ppgc"}, format="json",
+                               secure=True)
+    assert bare.status_code == 400 and "required" in bare.json()["detail"]
+    assert Item.objects.get(ibi=ibi).collection.slug == "general"
     moved = librarian_api.patch(ITEMS + ibi, {"collection": "teses-ppgc", "metadata": THESIS},
                                 format="json", secure=True)
     assert moved.status_code == 200, moved.json()

@@ -91,7 +91,8 @@ class CollectionSerializer(_Node):
     class Meta:
         model = Collection
         fields = ["slug", "name_pt_br", "name_en", "description", "community",
-                  "default_access_rights", "default_embargo_days", "profile", "logo", "page"]
+                  "default_access_rights", "default_embargo_days", "profile", "handle", "logo",
+                  "page"]
 
     def get_page(self, node: Collection) -> str:
         return self._page("archive:collection", node)

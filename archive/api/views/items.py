@@ -276,6 +276,8 @@ class ItemDetail(_OneItem):
         moved, mapped = fields.pop("collection", None), fields.pop("mapped_collections", None)
         with transaction.atomic():  # metadata, access and place change together, or none
             if moved is not None:
+                if not dc:  # the values it has must do in its new collection's profile
+                    services.check_profile(collection=moved, rows=[], item=item)
                 tree.item_move(item=item, collection=moved)
             if mapped is not None:
                 tree.item_map(item=item, collections=mapped)
