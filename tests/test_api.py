@@ -255,6 +255,23 @@ def test_patch_refuses_a_body_that_is_no_object(librarian_api, body):
     assert librarian_api.get(ITEMS + record["ibi"], secure=True).json() == record
 
 
+@pytest.mark.parametrize(("body", "kind"), [
+    ({}, "json"),
+    # Found by schemathesis: a list sent as a form is a form of no field, which was a 200.
+    (b"--b\r\n[]--b\r\n", "multipart/form-data; boundary=b")])
+def test_patch_refuses_a_body_that_names_no_field(librarian_api, body, kind):
+    record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
+                         title="A report").json()
+    if kind == "json":
+        response = librarian_api.patch(ITEMS + record["ibi"], body, format="json", secure=True)
+    else:
+        response = librarian_api.generic("PATCH", ITEMS + record["ibi"], body,
+                                         content_type=kind, secure=True)
+    assert response.status_code == 400
+    assert response.json() == {"detail": "the body names no field to change"}
+    assert librarian_api.get(ITEMS + record["ibi"], secure=True).json() == record
+
+
 def test_patch_refuses_a_bad_language_or_target_file(librarian_api):
     record = make.posted(librarian_api, ("report.pdf", PDF, "application/pdf"),
                          title="A report").json()

@@ -58,9 +58,13 @@ def closed_inputs(result: dict, generator, request, public) -> dict:
     for cls in _subclasses(StrictInput)[1:]:
         base = cls.__name__.removesuffix("Serializer")
         names |= {f"{base}Request", f"Patched{base}Request"}
-    for name, component in result.get("components", {}).get("schemas", {}).items():
+    schemas = result.get("components", {}).get("schemas", {})
+    for name, component in schemas.items():
         if name in names:
             component["additionalProperties"] = False
+    # An item's PATCH names a field at least (ItemDetail.patch: {} is a 400).
+    if "PatchedItemUpdateRequest" in schemas:
+        schemas["PatchedItemUpdateRequest"]["minProperties"] = 1
     return result
 
 

@@ -263,6 +263,9 @@ class ItemDetail(_OneItem):
         if not isinstance(request.data, Mapping):
             return Response({"detail": _("the body must be a JSON object of fields")},
                             status=status.HTTP_400_BAD_REQUEST)
+        if not request.data:  # {} or a form of no field (a body its parser could not read)
+            return Response({"detail": _("the body names no field to change")},
+                            status=status.HTTP_400_BAD_REQUEST)
         form = ItemUpdateSerializer(data=request.data, partial=True)
         fixed = sorted(set(request.data) - set(form.fields))
         if fixed:
@@ -281,8 +284,7 @@ class ItemDetail(_OneItem):
                 tree.item_move(item=item, collection=moved)
             if mapped is not None:
                 tree.item_map(item=item, collections=mapped)
-            if fields or dc or (given is None and restricted is None
-                                and moved is None and mapped is None):
+            if fields or dc:
                 services.item_update(item=item, dc=dc or None, by_profile=True,
                                      collection=moved, **fields)
             if given is not None or restricted is not None:
