@@ -14,8 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from archive.deposit.services import Access
 from archive.deposit import links
+from archive.deposit.services import Access
 from archive.models import DcValue
 from archive.search import lookup
 from tests import factories as make
@@ -145,6 +145,7 @@ def test_the_filters_speak_portuguese_and_offer_the_years_there_are(librarian_cl
     assert specs["ano"][1:] == [str(timezone.now().year), "2019"]  # after "Todos"
     assert {"tipo", "acesso", "coleção", "ano"} <= set(specs)
     assert "restrito" in specs["acesso"]
+    assert "(sem idioma)" in specs["idioma"]  # named, not an empty link (axe: link-name)
 
 
 # -- Exports ---------------------------------------------------------------------------------

@@ -35,3 +35,14 @@ class YearFilter(admin.SimpleListFilter):
         if not (len(value) == 4 and value.isdigit()):
             return queryset  # not a year: the list unfiltered, as for a value no item has
         return search.filtered(queryset, year=value)
+
+
+class LanguageFilter(admin.AllValuesFieldListFilter):
+    """Django's list of the languages there are, where an item without one (a tombstone, a
+    report deposited without it) is named, not an empty link (axe-core: link-name)."""
+
+    def choices(self, changelist):
+        for choice in super().choices(changelist):
+            if not choice["display"]:
+                choice = {**choice, "display": gettext("(no language)")}
+            yield choice

@@ -29,7 +29,7 @@ from ..web.addresses import base_url
 from ..web.wrapping import breakable
 from . import export, profile_fields
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
-from .filters import TypeFilter, YearFilter
+from .filters import LanguageFilter, TypeFilter, YearFilter
 from .forms import (
     CONTROLLED,
     CollectionChoiceForm,
@@ -104,7 +104,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]
     list_display_links = ["title"]
-    list_filter = [TypeFilter, "access_rights", "collection", YearFilter, "state", "language"]
+    list_filter = [TypeFilter, "access_rights", "collection", YearFilter, "state",
+                   ("language", LanguageFilter)]
     search_fields = ["ibi", "ibip", "title"]
     autocomplete_fields = ["previous_edition", "translation_of", "collection"]
     # Django's two-list chooser, not select2's multiple choice: its inline search field has

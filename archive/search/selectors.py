@@ -678,7 +678,7 @@ def _years() -> list[str]:
              .values_list(Substr("value", 1, 4), flat=True)
              .distinct())
     found = {year for year in dated if year and year.isdigit() and len(year) == 4}
-    undated = (Item.objects.filter(~_has_dc("date")).order_by()
+    undated = (Item.objects.filter(~_has_dc("date"), is_archive_service=False).order_by()
                .dates("created", "year"))
     found.update(f"{day.year:04d}" for day in undated)
     return sorted(found, reverse=True)
