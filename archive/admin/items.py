@@ -112,6 +112,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     # no label (axe-core: critical), the chooser's filter has one.
     filter_horizontal = ["mapped_collections"]
     list_per_page = 50
+    # A search or a filter counts its matches, not every item again (a million, each page).
+    show_full_result_count = False
     actions = [*CopiesAdminMixin.actions, "move_to_collection", "map_into_collection",
                export.export_csv, export.export_bibtex]
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})

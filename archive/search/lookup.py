@@ -56,5 +56,5 @@ def items_named(text: str, queryset: QuerySet[Item] | None = None) -> QuerySet[I
         # Lower(value) as the index has it: the planner reads the index, not the table.
         ids.update(DcValue.objects.filter(element="identifier")
                    .annotate(lowered=Lower("value")).filter(lowered__in=spellings)
-                   .values_list("item_id", flat=True))
+                   .order_by().values_list("item_id", flat=True))
     return items.filter(pk__in=sorted(ids)) if ids else None
