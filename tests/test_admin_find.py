@@ -114,7 +114,9 @@ def test_a_handle_or_doi_no_item_has_is_searched_as_words(librarian_client):
     make.from_dspace(make.item(title="Relatório"), handle="123456789/1")
 
     assert lookup.items_named("123456789/999") is None
+    assert lookup.items_named("doi:10.1000/999") is None
     assert found(librarian_client, q="123456789/999") == []
+    assert found(librarian_client, q="https://doi.org/10.1000/999") == []
 
 
 # -- Filters ---------------------------------------------------------------------------------
@@ -172,6 +174,16 @@ def test_the_selected_items_export_as_csv_with_a_header(librarian_client):
     assert rows[0][6] == "open" and rows[0][7] == first.collection.name
     assert rows[0][8].endswith(f"/{first.ibi}")
     assert rows[1][4] == second.created.date().isoformat()  # no dc:date: the deposit's day
+
+
+def test_a_title_is_never_a_formula_in_the_csv(librarian_client):
+    item = make.item(title='=HYPERLINK("http://evil.example","clique")',
+                     dc={"creator": ["@Silva", "Souza"]}, bare=True)
+
+    _response, text = exported(librarian_client, "export_csv", [item])
+    (row,) = list(csv.reader(io.StringIO(text)))[1:]
+    assert row[2] == "'=HYPERLINK(\"http://evil.example\",\"clique\")"
+    assert row[3] == "'@Silva; Souza"
 
 
 def test_the_bibtex_export_is_the_sites_citation_one_entry_an_item(librarian_client, client,

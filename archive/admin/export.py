@@ -46,6 +46,16 @@ def _download(lines: Iterator[str], content_type: str, extension: str) -> Stream
     return response
 
 
+# A cell a spreadsheet would take for a formula (OWASP's "CSV injection"): a title or a
+# creator harvested from elsewhere must not run as one in the librarian's spreadsheet.
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    """The text as a spreadsheet shows it: a leading apostrophe before a formula's sign."""
+    return f"'{text}" if text.startswith(_FORMULA) else text
+
+
 def _type_label(value: str) -> str:
     label = controlled.label_of(value)
     return gettext(label) if label else value
@@ -62,11 +72,11 @@ def export_csv(modeladmin, request: HttpRequest, queryset) -> StreamingHttpRespo
                         gettext("type"), gettext("access level"), gettext("collection"),
                         gettext("persistent URL")])
         for item, record in _records(queryset, base):
-            sheet.writerow([
+            sheet.writerow(map(_cell, [
                 record.ibi, record.ibip, record.title,
                 "; ".join(creator.name for creator in record.creators), record.date,
                 "; ".join(map(_type_label, record.types)), item.get_access_rights_display(),
-                item.collection.name if item.collection else "", record.persistent_url])
+                item.collection.name if item.collection else "", record.persistent_url]))
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()

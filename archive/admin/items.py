@@ -290,7 +290,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         found = lookup.items_named(term, queryset) if term else None
         may_have_duplicates = False
         if found is None and term:
-            found = search.matching(queryset, term)[0]
+            # By id: the search's own `rank` must not meet the pickers' (below).
+            found = queryset.filter(pk__in=search.matching(queryset, term)[0].values("pk"))
             # Django's substring search (IBI, IBIp, title) reads every item: only for a part
             # of an IBI, and in the pickers, where the librarian types the start of a title.
             if picker or (not any(c.isspace() for c in term) and any(c in term for c in "/.")):
