@@ -135,6 +135,55 @@ def dspace_collections() -> dict[str, Collection]:
     return made
 
 
+ARTICLE_HANDLE = "123456789/7001"
+ARTICLE_DOI = "10.1590/s0102-261x2020000100007"
+ARTICLE_DUBLIN_CORE = """<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<dublin_core schema="dc">
+  <dcvalue element="contributor" qualifier="author">Silva, Ana Paula</dcvalue>
+  <dcvalue element="contributor" qualifier="author">Souza, Marcos</dcvalue>
+  <dcvalue element="date" qualifier="issued">2020-03</dcvalue>
+  <dcvalue element="identifier" qualifier="uri">http://hdl.handle.net/{handle}</dcvalue>
+  <dcvalue element="identifier" qualifier="uri">https://doi.org/{doi}</dcvalue>
+  <dcvalue element="language" qualifier="iso">pt_BR</dcvalue>
+  <dcvalue element="relation" qualifier="ispartof">Revista Brasileira de Cartografia</dcvalue>
+  <dcvalue element="title" qualifier="none" language="pt_BR">{title}</dcvalue>
+  <dcvalue element="type" qualifier="none">Artigo</dcvalue>
+</dublin_core>
+"""
+ARTICLE_OAIRE = """<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<dublin_core schema="oaire">
+  <dcvalue element="citation" qualifier="volume">72</dcvalue>
+  <dcvalue element="citation" qualifier="issue">1</dcvalue>
+  <dcvalue element="citation" qualifier="startPage">101</dcvalue>
+  <dcvalue element="citation" qualifier="endPage">118</dcvalue>
+</dublin_core>
+"""
+
+
+def dspace_article(folder: Path, *, handle: str = ARTICLE_HANDLE, doi: str = ARTICLE_DOI,
+                   title: str = "Mapas &amp; persistência") -> Item:
+    """A DSpace 7 article in SAF under `folder` (its Handle, its DOI as dc.identifier.uri, its
+    journal as dc.relation.ispartof, where in it under oaire.citation.*), imported by
+    `importsaf`. `title` is XML text."""
+    import shutil
+
+    from django.core.management import call_command
+
+    from archive.models import AlternateIdentifier
+
+    saf = folder / "saf" / "item_000"
+    saf.mkdir(parents=True)
+    (saf / "dublin_core.xml").write_text(
+        ARTICLE_DUBLIN_CORE.format(handle=handle, doi=doi, title=title))
+    (saf / "metadata_oaire.xml").write_text(ARTICLE_OAIRE)
+    (saf / "handle").write_text(handle + "\n")
+    shutil.copy(Path(__file__).resolve().parent / "data" / "dspace" / "theses" / "item_000"
+                / "tese.pdf", saf / "artigo.pdf")
+    (saf / "contents").write_text("artigo.pdf\tbundle:ORIGINAL\n")
+    call_command("importsaf", str(saf.parent), stdout=io.StringIO())
+    return AlternateIdentifier.objects.get(scheme="handle", value=handle.lower()).item
+
+
 def profile(slug: str, *fields: str) -> SubmissionProfile:
     """A submission profile of the registry's `fields` by name, each optional and
     repeatable, in any language (a librarian's own, as the admin makes it)."""

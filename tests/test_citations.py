@@ -28,44 +28,14 @@ pytestmark = pytest.mark.django_db
 
 DATA = Path(__file__).resolve().parent / "data"
 CSL_SCHEMA = json.loads((DATA / "schemas" / "csl" / "csl-data.json").read_text())
-HANDLE = "123456789/7001"
-DOI = "10.1590/s0102-261x2020000100007"
-DUBLIN_CORE = """<?xml version="1.0" encoding="utf-8" standalone="no"?>
-<dublin_core schema="dc">
-  <dcvalue element="contributor" qualifier="author">Silva, Ana Paula</dcvalue>
-  <dcvalue element="contributor" qualifier="author">Souza, Marcos</dcvalue>
-  <dcvalue element="date" qualifier="issued">2020-03</dcvalue>
-  <dcvalue element="identifier" qualifier="uri">http://hdl.handle.net/{handle}</dcvalue>
-  <dcvalue element="identifier" qualifier="uri">https://doi.org/{doi}</dcvalue>
-  <dcvalue element="language" qualifier="iso">pt_BR</dcvalue>
-  <dcvalue element="relation" qualifier="ispartof">Revista Brasileira de Cartografia</dcvalue>
-  <dcvalue element="title" qualifier="none" language="pt_BR">Mapas &amp; persistência</dcvalue>
-  <dcvalue element="type" qualifier="none">Artigo</dcvalue>
-</dublin_core>
-"""
-OAIRE = """<?xml version="1.0" encoding="utf-8" standalone="no"?>
-<dublin_core schema="oaire">
-  <dcvalue element="citation" qualifier="volume">72</dcvalue>
-  <dcvalue element="citation" qualifier="issue">1</dcvalue>
-  <dcvalue element="citation" qualifier="startPage">101</dcvalue>
-  <dcvalue element="citation" qualifier="endPage">118</dcvalue>
-</dublin_core>
-"""
+HANDLE = make.ARTICLE_HANDLE
+DOI = make.ARTICLE_DOI
 
 
 @pytest.fixture
 def article(tmp_path, media) -> Item:
-    """A DSpace 7 article in SAF (its DOI as dc.identifier.uri, its journal as
-    dc.relation.ispartof, where in it under oaire.citation.*), imported."""
-    folder = tmp_path / "saf" / "item_000"
-    folder.mkdir(parents=True)
-    (folder / "dublin_core.xml").write_text(DUBLIN_CORE.format(handle=HANDLE, doi=DOI))
-    (folder / "metadata_oaire.xml").write_text(OAIRE)
-    (folder / "handle").write_text(HANDLE + "\n")
-    shutil.copy(DATA / "dspace" / "theses" / "item_000" / "tese.pdf", folder / "artigo.pdf")
-    (folder / "contents").write_text("artigo.pdf\tbundle:ORIGINAL\n")
-    call_command("importsaf", str(folder.parent), stdout=io.StringIO())
-    return AlternateIdentifier.objects.get(scheme="handle", value=HANDLE).item
+    """A DSpace 7 article in SAF, imported (factories.dspace_article)."""
+    return make.dspace_article(tmp_path)
 
 
 @pytest.fixture

@@ -105,7 +105,9 @@ FUNCTION_VIEWS = {
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
     "Item": (GATED, CHANGE, {"move_to_collection": CHANGE, "map_into_collection": CHANGE,
-                             "refresh_copies": COPY}),
+                             "refresh_copies": COPY,
+                             # Downloads of the selected items' records: read only.
+                             "export_csv": NONE, "export_bibtex": NONE}),
     "CopyJob": (COPY, NONE, {}), "ItemFile": (NONE, CHANGE, {"check_now": NONE}),
     "AccessRequest": (NONE, NONE, {}), "AccessLink": (NONE, NONE, {"revoke": NONE}),
     "AccessRead": (NONE, NONE, {}), "Community": (NONE, NONE, {}),

@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import IS_POPUP_VAR
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
-from django.db.models import Case, IntegerField, Prefetch, Value, When
+from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
 from django.http import HttpRequest, HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
@@ -18,15 +18,18 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from ..communities import services as tree
-from ..deposit import links, selectors, services, storage
+from ..deposit import links, services, storage
 from ..models import DC_ELEMENTS, Collection, DcValue, Item, MintingState
 from ..profiles import selectors as profiles
 from ..refusals import Refusal
+from ..search import lookup
+from ..search import selectors as search
 from ..web import middleware
 from ..web.addresses import base_url
 from ..web.wrapping import breakable
-from . import profile_fields
+from . import export, profile_fields
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
+from .filters import LanguageFilter, TypeFilter, YearFilter
 from .forms import (
     CONTROLLED,
     CollectionChoiceForm,
@@ -101,14 +104,18 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]
     list_display_links = ["title"]
-    list_filter = ["state", "access_rights", "language", "collection"]
+    list_filter = [TypeFilter, "access_rights", "collection", YearFilter, "state",
+                   ("language", LanguageFilter)]
     search_fields = ["ibi", "ibip", "title"]
     autocomplete_fields = ["previous_edition", "translation_of", "collection"]
     # Django's two-list chooser, not select2's multiple choice: its inline search field has
     # no label (axe-core: critical), the chooser's filter has one.
     filter_horizontal = ["mapped_collections"]
     list_per_page = 50
-    actions = [*CopiesAdminMixin.actions, "move_to_collection", "map_into_collection"]
+    # A search or a filter counts its matches, not every item again (a million, each page).
+    show_full_result_count = False
+    actions = [*CopiesAdminMixin.actions, "move_to_collection", "map_into_collection",
+               export.export_csv, export.export_bibtex]
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
     collections = (_("Collections"), {
         "fields": ["collection", "mapped_collections"],
@@ -273,15 +280,28 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         return response
 
     def get_search_results(self, request, queryset, search_term):
-        # A whole IBI in any spelling (other case, legacy @port, IBIp) finds just its item;
-        # anything else (a title word, part of an IBI) is an ordinary search.
-        item = selectors.item_by_ibi(search_term.strip(), queryset) if search_term else None
-        if item is not None:
-            found, may_have_duplicates = queryset.filter(pk=item.pk), False
-        else:
-            found, may_have_duplicates = super().get_search_results(request, queryset,
-                                                                    search_term)
-        if request.resolver_match and request.resolver_match.url_name == "autocomplete":
+        # A whole identifier finds just its item(s), by an indexed lookup: an IBI in any
+        # spelling (other case, legacy @port, IBIp), an old Handle, a DOI (search/lookup.py).
+        # Anything else is words: the site's search (title, creators, subjects, every value;
+        # full text on PostgreSQL) or a part of an IBI.
+        picker = bool(request.resolver_match
+                      and request.resolver_match.url_name == "autocomplete")
+        term = search_term.strip()
+        found = lookup.items_named(term, queryset) if term else None
+        may_have_duplicates = False
+        if found is None and term:
+            # By id: the search's own `rank` must not meet the pickers' (below).
+            found = queryset.filter(pk__in=search.matching(queryset, term)[0].values("pk"))
+            # Django's substring search (IBI, IBIp, title) reads every item: only for a part
+            # of an IBI, and in the pickers, where the librarian types the start of a title.
+            if picker or (not any(c.isspace() for c in term) and any(c in term for c in "/.")):
+                parts, may_have_duplicates = super().get_search_results(request, queryset,
+                                                                        search_term)
+                found = queryset.filter(Q(pk__in=found.values("pk"))
+                                        | Q(pk__in=parts.values("pk")))
+        elif found is None:
+            found = queryset
+        if picker:
             # Links point at live, ordinary items only; the title the librarian typed ranks
             # first, then titles that start with it, each family oldest edition first.
             found = found.filter(is_archive_service=False).exclude(state=Item.State.DELETED)

@@ -43,7 +43,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Substr
 
 from ..communities import selectors as tree
 from ..db import changes
@@ -658,3 +658,27 @@ def _collection_figures() -> dict:
                            .values_list("language", flat=True).distinct()))
     return {"items": items.count(), "files": files["count"], "size": files["size"] or 0,
             "languages": languages}
+
+
+# -- The years a listing is narrowed by -------------------------------------------------------
+
+def years() -> list[str]:
+    """Every year `filtered(year=…)` finds an item in (of dc:date, else of the deposit),
+    newest first: the admin's year filter. Kept in the shared cache under the collection's
+    change token (`_results_key`): reading every date of a million items (some hundred
+    milliseconds) once per change, not on every page of the list."""
+    current = changes.token(router.db_for_read(ItemSearch))
+    if current is None:
+        return _years()
+    return cache.get_or_set(f"archive:years:{current}", _years, FIGURES_TTL * 10)
+
+
+def _years() -> list[str]:
+    dated = (DcValue.objects.filter(element="date").order_by()
+             .values_list(Substr("value", 1, 4), flat=True)
+             .distinct())
+    found = {year for year in dated if year and year.isdigit() and len(year) == 4}
+    undated = (Item.objects.filter(~_has_dc("date"), is_archive_service=False).order_by()
+               .dates("created", "year"))
+    found.update(f"{day.year:04d}" for day in undated)
+    return sorted(found, reverse=True)
