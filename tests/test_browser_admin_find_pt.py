@@ -6,7 +6,10 @@ Debian's Chromium, driven by Playwright, with tests/test_browser_admin_pt.py's f
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
+from django.conf import settings as django_settings
 from playwright.sync_api import Page, expect
 
 from tests import factories as make
@@ -18,6 +21,8 @@ from tests.test_browser_admin_pt import (  # noqa: F401  (brazilian_browser: a f
 )
 
 LIST = "/admin/archive/item/"
+# The README's picture of the list: `IBI_DOCS_SCREENSHOTS=1` writes it (tests/test_browser.py).
+DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-list-pt-BR.png"
 HANDLE = "123456789/4242"
 REPORT = "http://purl.org/coar/resource_type/c_18gh"
 LONG_TITLES = [
@@ -74,6 +79,8 @@ def test_the_list_of_long_titles_fits_1280_px_with_its_filters(
     expect(page.locator("#result_list tbody tr")).to_have_count(len(LONG_TITLES))
     expect(page.locator("#changelist-filter")).to_be_visible()
     make.screenshot(page, "admin-item-list-long-titles-1280")
+    if os.environ.get("IBI_DOCS_SCREENSHOTS") == "1":
+        page.screenshot(path=DOCS_SCREENSHOT)
     assert no_sideways_scrolling(page)
     # The titles take the room the other columns give up: none is squeezed to a word a line.
     widths = page.locator("#result_list td.field-title, #result_list th.field-title").evaluate_all(
