@@ -40,8 +40,9 @@ def stored_keys() -> set[str]:
 
 def test_the_form_only_checks_and_the_write_is_save_deposit(librarian):
     """Valid or refused, a bound form writes nothing (Django's UserCreationForm's way); what
-    only the services know (here: a restricted file that is none of the files) is its error.
-    save_deposit, which ItemAdmin.save_model calls, writes."""
+    only the services know (here: a collection that reviews its deposits) is its error;
+    a restricted file that is none of the files, its field's. save_deposit, which
+    ItemAdmin.save_model calls, writes."""
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.http import QueryDict
     from django.utils.datastructures import MultiValueDict
@@ -56,9 +57,14 @@ def test_the_form_only_checks_and_the_write_is_save_deposit(librarian):
         files = MultiValueDict({"upload": [SimpleUploadedFile("a.txt", b"a")]})
         return form_class(data, files)
 
-    refused = bound(restricted_files="b.txt")
+    theses = make.collection("teses", make.community("ppg"))
+    make.reviewed(theses)
+    refused = bound(collection=str(theses.pk))
     assert not refused.is_valid()
-    assert refused.non_field_errors() == ["restricted files 'b.txt' are not files of the item"]
+    assert refused.non_field_errors()[0].startswith("this collection reviews what is deposited")
+    unknown = bound(restricted_files="b.txt")
+    assert not unknown.is_valid()
+    assert unknown.errors["restricted_files"] == ["b.txt is not one of the files"]
     form = bound(restricted_files="a.txt")
     assert form.is_valid(), form.errors
     assert not Item.objects.filter(title="Only checked").exists() and stored_keys() == set()
@@ -333,13 +339,15 @@ def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admi
                      dc=SILVA), make.item(("a.txt", b"first"), title="B", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
     data = {"action": "delete_selected", "_selected_action": [a.pk, b.pk, service.pk]}
-    refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes", "reason": "x"},
+                                secure=True)
     assert "archive service cannot be deleted" in refused.content.decode()
     assert Item.objects.filter(state=Item.State.DELETED).count() == 0
     data["_selected_action"] = [a.pk, b.pk]
     confirm = admin_client.post("/admin/archive/item/", data, secure=True)
     assert "tombstones" in confirm.content.decode()
-    admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    admin_client.post("/admin/archive/item/", {**data, "post": "yes", "reason": "Duplicados"},
+                      secure=True)
     assert set(Item.objects.filter(state=Item.State.DELETED)) == {a, b}
 
 
@@ -347,7 +355,7 @@ def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(librari
     a = make.item(("a.txt", b"first"), title="A", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
     librarian_client.post("/admin/archive/item/",
-                          {"action": "delete_selected", "post": "yes",
+                          {"action": "delete_selected", "post": "yes", "reason": "Duplicado",
                            "_selected_action": [a.pk, service.pk]}, secure=True)
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
