@@ -10,7 +10,7 @@ from django.core.files.storage import default_storage
 from django.test import Client
 
 from archive.deposit import storage
-from archive.models import Item, MintingState
+from archive.models import Item, MintingState, PendingUpload
 from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
@@ -485,3 +485,51 @@ def test_the_admin_names_the_repository_not_django(librarian_client, settings):
     page = librarian_client.get("/admin/", secure=True,
                                 headers={"Accept-Language": "pt-BR"}).content.decode()
     assert '<a href="/admin/">Biblioteca do INPE</a>' in page
+
+
+# -- A record with no file, restricted files chosen (issue 43) ---------------------------------
+
+def test_a_metadata_only_record_is_deposited_without_a_file_and_answers_everywhere(
+        librarian_client, reader):
+    """A library catalogues a print-only thesis: metadata only, no file. Any other level still
+    needs a file. The record's persistent URL opens its landing page (no file to open), and
+    its OAI-PMH record and API record are there."""
+    refused = librarian_client.post(ADD, {**FORM, "title": "Sem arquivo"}, secure=True)
+    assert refused.status_code == 200 and "Choose one or more files." in refused.content.decode()
+    made = librarian_client.post(ADD, {**FORM, "title": "Tese impressa",
+                                       "access_rights": "metadata-only",
+                                       "dc_creator": "Silva, J."}, secure=True)
+    assert made.status_code == 302, made.content.decode()[:3000]
+    item = Item.objects.get(title="Tese impressa")
+    assert (item.access_rights, item.target_file, item.files.count()) == ("metadata-only", "", 0)
+    for url in (f"/{item.ibi}", f"/{item.ibip}"):
+        opened = reader.get(url)
+        assert (opened.status_code, opened.headers["Location"]) == (
+            302, f"http://testserver/items/{item.ibi}")
+    landing = reader.get(f"/items/{item.ibi}", HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert landing.status_code == 200
+    assert "Tese impressa" in landing.content.decode() and "Silva, J." in landing.content.decode()
+    oai = reader.get("/oai", {"verb": "GetRecord", "metadataPrefix": "oai_dc",
+                              "identifier": f"oai:testserver:{item.ibi}"})
+    assert oai.status_code == 200 and "<dc:title>Tese impressa</dc:title>" in oai.content.decode()
+    record = reader.get(f"/api/items/{item.ibi}", secure=True).json()
+    assert (record["title"], record["files"], record["target_file"]) == ("Tese impressa", [], "")
+
+
+def test_the_add_form_offers_the_waiting_files_as_restricted_and_refuses_another_name(
+        librarian_client):
+    sent_back = make.admin_deposit(librarian_client, "artigo.pdf", "dados.csv",
+                                   title="Artigo", dc_date="ontem")
+    waiting = [str(u.id) for u in PendingUpload.objects.order_by("created")]
+    boxes = re.findall(r'name="restricted_files" value="([^"]*)"', sent_back.content.decode())
+    assert boxes == ["artigo.pdf", "dados.csv"]
+    refused = librarian_client.post(ADD, {**FORM, "title": "Artigo", "pending": waiting,
+                                          "restricted_files": ["outro.csv"]}, secure=True)
+    assert refused.status_code == 200
+    assert "outro.csv is not one of the files" in refused.content.decode()
+    made = librarian_client.post(ADD, {**FORM, "title": "Artigo", "pending": waiting,
+                                       "restricted_files": ["dados.csv"]}, secure=True)
+    assert made.status_code == 302
+    item = Item.objects.get(title="Artigo")
+    assert {f.name: f.restricted for f in item.files.all()} == {"artigo.pdf": False,
+                                                               "dados.csv": True}
