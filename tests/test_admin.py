@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.test import Client
 
-from archive.deposit import storage
+from archive.deposit import services, storage
 from archive.models import Item, MintingState, PendingUpload
+from archive.protocol.pairs import loads, to_dict
 from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
@@ -506,6 +508,13 @@ def test_a_metadata_only_record_is_deposited_without_a_file_and_answers_everywhe
         opened = reader.get(url)
         assert (opened.status_code, opened.headers["Location"]) == (
             302, f"http://testserver/items/{item.ibi}")
+    # RTC-11: the archive service's urlRequest answers the landing page, the item's only URL.
+    service = services.ensure_archive_service()
+    answer = to_dict(loads(reader.get(f"/{service.ibi}?" + urlencode({
+        "servicesubject": "urlRequest", "parsedibiurl.ibi": item.ibi,
+        "clientinformation.ipaddress": "192.0.2.1"})).content.decode("ascii"), strict=True))
+    assert (answer["url"], answer["state"]) == (f"http://testserver/items/{item.ibi}",
+                                                "Original")
     landing = reader.get(f"/items/{item.ibi}", HTTP_ACCEPT_LANGUAGE="pt-BR")
     assert landing.status_code == 200
     assert "Tese impressa" in landing.content.decode() and "Silva, J." in landing.content.decode()
