@@ -222,6 +222,7 @@ def test_a_brazilian_librarian_changes_two_items_access_and_catalogues_a_print_o
     page.select_option("#id_access_rights", label="embargado")
     page.fill("#id_embargo_until", later)
     page.fill("#id_reason", "Patente em análise")
+    make.screenshot(page, "admin-bulk-access-pt-BR")
     page.click("input[value='Sim, alterar o acesso']")
     expect(page.locator(".messagelist .success")).to_have_text(
         "Acesso alterado para embargado em 2 itens.")
