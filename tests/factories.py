@@ -404,6 +404,18 @@ def with_axe(page) -> None:
         page.add_script_tag(path=str(AXE))
 
 
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on the page as it is (rule, impact, where): [] when it finds
+    none. The admin's pickers (select2), built on jQuery's ready, are waited for first."""
+    page.wait_for_function("""() => [...document.querySelectorAll('select.admin-autocomplete')]
+        .every(s => s.nextElementSibling?.querySelector('[data-ibi-named]'))""")
+    with_axe(page)
+    found = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [{"rule": v["id"], "impact": v["impact"],
+             "where": [" ".join(n["target"]) for n in v["nodes"]][:5]} for v in found]
+
+
 def titles(items: Iterable[Item]) -> list[str]:
     return [found.title for found in items]
 

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
 from django.test import Client
 
-from archive.deposit import storage
-from archive.models import Item, MintingState
+from archive.deposit import services, storage
+from archive.models import Item, MintingState, PendingUpload
+from archive.protocol.pairs import loads, to_dict
 from tests import factories as make
 
 ADD = "/admin/archive/item/add/"
@@ -40,8 +42,9 @@ def stored_keys() -> set[str]:
 
 def test_the_form_only_checks_and_the_write_is_save_deposit(librarian):
     """Valid or refused, a bound form writes nothing (Django's UserCreationForm's way); what
-    only the services know (here: a restricted file that is none of the files) is its error.
-    save_deposit, which ItemAdmin.save_model calls, writes."""
+    only the services know (here: a collection that reviews its deposits) is its error;
+    a restricted file that is none of the files, its field's. save_deposit, which
+    ItemAdmin.save_model calls, writes."""
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.http import QueryDict
     from django.utils.datastructures import MultiValueDict
@@ -56,9 +59,14 @@ def test_the_form_only_checks_and_the_write_is_save_deposit(librarian):
         files = MultiValueDict({"upload": [SimpleUploadedFile("a.txt", b"a")]})
         return form_class(data, files)
 
-    refused = bound(restricted_files="b.txt")
+    theses = make.collection("teses", make.community("ppg"))
+    make.reviewed(theses)
+    refused = bound(collection=str(theses.pk))
     assert not refused.is_valid()
-    assert refused.non_field_errors() == ["restricted files 'b.txt' are not files of the item"]
+    assert refused.non_field_errors()[0].startswith("this collection reviews what is deposited")
+    unknown = bound(restricted_files="b.txt")
+    assert not unknown.is_valid()
+    assert unknown.errors["restricted_files"] == ["b.txt is not one of the files"]
     form = bound(restricted_files="a.txt")
     assert form.is_valid(), form.errors
     assert not Item.objects.filter(title="Only checked").exists() and stored_keys() == set()
@@ -333,13 +341,15 @@ def test_bulk_delete_makes_tombstones_but_never_touches_the_archive_service(admi
                      dc=SILVA), make.item(("a.txt", b"first"), title="B", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
     data = {"action": "delete_selected", "_selected_action": [a.pk, b.pk, service.pk]}
-    refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    refused = admin_client.post("/admin/archive/item/", {**data, "post": "yes", "reason": "x"},
+                                secure=True)
     assert "archive service cannot be deleted" in refused.content.decode()
     assert Item.objects.filter(state=Item.State.DELETED).count() == 0
     data["_selected_action"] = [a.pk, b.pk]
     confirm = admin_client.post("/admin/archive/item/", data, secure=True)
     assert "tombstones" in confirm.content.decode()
-    admin_client.post("/admin/archive/item/", {**data, "post": "yes"}, secure=True)
+    admin_client.post("/admin/archive/item/", {**data, "post": "yes", "reason": "Duplicados"},
+                      secure=True)
     assert set(Item.objects.filter(state=Item.State.DELETED)) == {a, b}
 
 
@@ -347,7 +357,7 @@ def test_a_librarian_selecting_the_archive_service_deletes_nothing_of_it(librari
     a = make.item(("a.txt", b"first"), title="A", dc=SILVA)
     service = Item.objects.get(is_archive_service=True)
     librarian_client.post("/admin/archive/item/",
-                          {"action": "delete_selected", "post": "yes",
+                          {"action": "delete_selected", "post": "yes", "reason": "Duplicado",
                            "_selected_action": [a.pk, service.pk]}, secure=True)
     service.refresh_from_db()
     assert service.state == Item.State.ORIGINAL
@@ -477,3 +487,58 @@ def test_the_admin_names_the_repository_not_django(librarian_client, settings):
     page = librarian_client.get("/admin/", secure=True,
                                 headers={"Accept-Language": "pt-BR"}).content.decode()
     assert '<a href="/admin/">Biblioteca do INPE</a>' in page
+
+
+# -- A record with no file, restricted files chosen (issue 43) ---------------------------------
+
+def test_a_metadata_only_record_is_deposited_without_a_file_and_answers_everywhere(
+        librarian_client, reader):
+    """A library catalogues a print-only thesis: metadata only, no file. Any other level still
+    needs a file. The record's persistent URL opens its landing page (no file to open), and
+    its OAI-PMH record and API record are there."""
+    refused = librarian_client.post(ADD, {**FORM, "title": "Sem arquivo"}, secure=True)
+    assert refused.status_code == 200 and "Choose one or more files." in refused.content.decode()
+    made = librarian_client.post(ADD, {**FORM, "title": "Tese impressa",
+                                       "access_rights": "metadata-only",
+                                       "dc_creator": "Silva, J."}, secure=True)
+    assert made.status_code == 302, made.content.decode()[:3000]
+    item = Item.objects.get(title="Tese impressa")
+    assert (item.access_rights, item.target_file, item.files.count()) == ("metadata-only", "", 0)
+    for url in (f"/{item.ibi}", f"/{item.ibip}"):
+        opened = reader.get(url)
+        assert (opened.status_code, opened.headers["Location"]) == (
+            302, f"http://testserver/items/{item.ibi}")
+    # RTC-11: the archive service's urlRequest answers the landing page, the item's only URL.
+    service = services.ensure_archive_service()
+    answer = to_dict(loads(reader.get(f"/{service.ibi}?" + urlencode({
+        "servicesubject": "urlRequest", "parsedibiurl.ibi": item.ibi,
+        "clientinformation.ipaddress": "192.0.2.1"})).content.decode("ascii"), strict=True))
+    assert (answer["url"], answer["state"]) == (f"http://testserver/items/{item.ibi}",
+                                                "Original")
+    landing = reader.get(f"/items/{item.ibi}", HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert landing.status_code == 200
+    assert "Tese impressa" in landing.content.decode() and "Silva, J." in landing.content.decode()
+    oai = reader.get("/oai", {"verb": "GetRecord", "metadataPrefix": "oai_dc",
+                              "identifier": f"oai:testserver:{item.ibi}"})
+    assert oai.status_code == 200 and "<dc:title>Tese impressa</dc:title>" in oai.content.decode()
+    record = reader.get(f"/api/items/{item.ibi}", secure=True).json()
+    assert (record["title"], record["files"], record["target_file"]) == ("Tese impressa", [], "")
+
+
+def test_the_add_form_offers_the_waiting_files_as_restricted_and_refuses_another_name(
+        librarian_client):
+    sent_back = make.admin_deposit(librarian_client, "artigo.pdf", "dados.csv",
+                                   title="Artigo", dc_date="ontem")
+    waiting = [str(u.id) for u in PendingUpload.objects.order_by("created")]
+    boxes = re.findall(r'name="restricted_files" value="([^"]*)"', sent_back.content.decode())
+    assert boxes == ["artigo.pdf", "dados.csv"]
+    refused = librarian_client.post(ADD, {**FORM, "title": "Artigo", "pending": waiting,
+                                          "restricted_files": ["outro.csv"]}, secure=True)
+    assert refused.status_code == 200
+    assert "outro.csv is not one of the files" in refused.content.decode()
+    made = librarian_client.post(ADD, {**FORM, "title": "Artigo", "pending": waiting,
+                                       "restricted_files": ["dados.csv"]}, secure=True)
+    assert made.status_code == 302
+    item = Item.objects.get(title="Artigo")
+    assert {f.name: f.restricted for f in item.files.all()} == {"artigo.pdf": False,
+                                                               "dados.csv": True}

@@ -4,9 +4,10 @@ default (WCAG 2.x A and AA, and its best practices).
 
 Every page: the index, each app's index, and for every registered model its list, its add
 form, an object's change form, history and delete confirmation, as a superuser (who sees them
-all); the login page; the password change; the item list's "move to a collection"
-confirmation page. The deposit form is also checked with files waiting in it (the pending
-uploads, the main file's list), as a validation error leaves it.
+all); the login page; the password change; the item list's "move to a collection",
+"change access" and bulk delete confirmation pages (the last two also sent back with their
+errors). The deposit form is also checked with files waiting in it (the pending uploads, the
+main file's list), as a validation error leaves it.
 """
 from __future__ import annotations
 
@@ -88,6 +89,21 @@ def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
     page.locator("select[name=collection]").wait_for()
     if problems := violations(page):
         found["/admin/archive/item/ (move to a collection)"] = problems
+    # Its other acts' pages (archive/admin/bulk.py): a new access level, tombstones; each
+    # sent without what it asks, its errors shown.
+    for action, asked in (("change_access", "#id_reason"), ("delete_selected", "#id_reason")):
+        page.goto(f"{live_site.url}/admin/archive/item/")
+        page.check(f"input[name=_selected_action][value='{item.pk}']")
+        page.select_option("select[name=action]", action)
+        page.click("button[name=index]")
+        page.locator(asked).wait_for()
+        if problems := violations(page):
+            found[f"/admin/archive/item/ ({action})"] = problems
+        page.locator(asked).evaluate("field => { field.required = false; }")
+        page.click("#content input[type=submit]")
+        page.locator(".errornote").wait_for()
+        if problems := violations(page):
+            found[f"/admin/archive/item/ ({action}, sent back)"] = problems
     # The deposit form with files uploaded (progress bars, remove buttons, the main file's
     # choices), then sent back by a validation error with the files waiting in it.
     page.goto(f"{live_site.url}/admin/archive/item/add/")

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -195,3 +197,66 @@ def no_sideways_scrolling(page: Page) -> bool:
         return False
     return True
 
+
+
+def test_a_brazilian_librarian_changes_two_items_access_and_catalogues_a_print_only_thesis(
+        live_site, brazilian_browser, librarian):
+    """Issue 43, in Portuguese: two items embargoed at once with a reason, from the item list
+    through its confirmation page; a metadata-only record deposited with no file; a file
+    chosen as restricted among those just uploaded. axe-core finds nothing on any page."""
+    a, b = make.item(title="Tese A"), make.item(title="Tese B")
+    later = (timezone.localdate() + timedelta(days=120)).isoformat()
+    context = brazilian_browser.new_context(locale="pt-BR", bypass_csp=True,
+                                            viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    log_in_in_portuguese(page, live_site.url, "/admin/archive/item/")
+    found = {}
+
+    for item in (a, b):
+        page.check(f"input[name=_selected_action][value='{item.pk}']")
+    page.select_option("select[name=action]", label="Alterar nível de acesso ou embargo")
+    page.click("button[name=index]")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Alterar o acesso de itens")
+    expect(page.locator("#content h2")).to_have_text("2 itens selecionados")
+    found["alterar o acesso"] = make.axe_violations(page)
+    page.select_option("#id_access_rights", label="embargado")
+    page.fill("#id_embargo_until", later)
+    page.fill("#id_reason", "Patente em análise")
+    make.screenshot(page, "admin-bulk-access-pt-BR")
+    page.click("input[value='Sim, alterar o acesso']")
+    expect(page.locator(".messagelist .success")).to_have_text(
+        "Acesso alterado para embargado em 2 itens.")
+    found["lista"] = make.axe_violations(page)
+    for item in (a, b):
+        item.refresh_from_db()
+        assert (item.access_rights, item.embargo_until.isoformat(), item.access_reason) == (
+            "embargoed", later, "Patente em análise")
+
+    # A print-only thesis catalogued: metadata only, no file.
+    page.goto(f"{live_site.url}{ADD}")
+    page.fill("#id_title", "Tese impressa de 1975")
+    page.select_option("#id_access_rights", label="somente metadados")
+    page.fill("#id_dc_creator", "Banon, Gerald")
+    found["adicionar"] = make.axe_violations(page)
+    thesis = save_and_land_on_the_item(page, "Tese impressa de 1975")
+    assert (thesis.access_rights, thesis.files.count()) == ("metadata-only", 0)
+    found["item sem arquivo"] = make.axe_violations(page)
+    landing = page.goto(f"{live_site.url}/{thesis.ibi}")
+    assert landing.ok and page.url == f"{live_site.url}/items/{thesis.ibi}"
+    expect(page.get_by_role("heading", level=1)).to_have_text("Tese impressa de 1975")
+
+    # Restricted files chosen among the files just uploaded.
+    page.goto(f"{live_site.url}{ADD}")
+    page.fill("#id_title", "Artigo com dados")
+    page.set_input_files("#id_upload", [
+        {"name": "artigo.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4"},
+        {"name": "dados.csv", "mimeType": "text/csv", "buffer": b"a,b\n"}])
+    boxes = page.locator("#id_restricted_files input[type=checkbox]")
+    expect(boxes).to_have_count(2)
+    found["adicionar (enviados)"] = make.axe_violations(page)
+    page.locator("#id_restricted_files input[value='dados.csv']").check()
+    article = save_and_land_on_the_item(page, "Artigo com dados")
+    assert {f.name: f.restricted for f in article.files.all()} == {"artigo.pdf": False,
+                                                                  "dados.csv": True}
+    context.close()
+    assert found == {name: [] for name in found}, found

@@ -77,16 +77,22 @@ def test_dropped_files_upload_with_a_bar_each_survive_a_validation_error_and_one
     make.wait_until(lambda: PendingUpload.objects.count() == 2, what="the upload terminated")
     expect(page.locator("#id_target_file option")).to_have_text(
         ["— o primeiro arquivo —", REPORT, "dados.csv"])
+    # …and from the restricted files offered, one of which is ticked.
+    restricted = page.locator("#id_restricted_files input[type=checkbox]")
+    expect(restricted).to_have_count(2)
+    page.locator("#id_restricted_files input[value='dados.csv']").check()
 
     page.fill("#id_dc_date", "04/09/2013")
     page.click("input[name=_save]")
     expect(page.locator(".errorlist").first).to_contain_text("não é uma data")
     # Sent back: the files wait, ticked, and are offered as the main file.
     expect(rows(page)).to_have_count(2)
-    expect(page.get_by_role("checkbox", name=REPORT)).to_be_checked()
-    expect(page.get_by_role("checkbox", name="dados.csv")).to_be_checked()
+    expect(rows(page).get_by_role("checkbox", name=REPORT)).to_be_checked()
+    expect(rows(page).get_by_role("checkbox", name="dados.csv")).to_be_checked()
     expect(page.locator("#id_target_file option")).to_have_text(
         ["— o primeiro arquivo —", REPORT, "dados.csv"])
+    expect(restricted).to_have_count(2)  # as the server drew them again, the tick kept
+    expect(page.locator("#id_restricted_files input[value='dados.csv']")).to_be_checked()
     make.screenshot(page, "admin-deposit-sent-back-pt-BR")
 
     page.fill("#id_dc_date", "2013-09-04")
@@ -95,7 +101,8 @@ def test_dropped_files_upload_with_a_bar_each_survive_a_validation_error_and_one
     expect(page.locator(".messagelist .success")).to_contain_text("Depositado “Relatório técnico”")
     item = Item.objects.get(title="Relatório técnico")
     assert item.target_file == REPORT
-    assert sorted(item.files.values_list("name", flat=True)) == [REPORT, "dados.csv"]
+    assert dict(item.files.values_list("name", "restricted")) == {REPORT: False,
+                                                                  "dados.csv": True}
     for name in (REPORT, "dados.csv"):
         assert storage.open_file(item.ibi, name).read() == files[name]
     assert not PendingUpload.objects.exists()
@@ -111,8 +118,8 @@ def test_without_javascript_a_validation_error_keeps_the_files_too(live_site, br
     page.fill("#id_dc_date", "ontem")
     page.click("input[name=_save]")
     expect(page.locator(".errorlist").first).to_contain_text("não é uma data")
-    expect(page.get_by_role("checkbox", name=REPORT)).to_be_checked()
-    expect(page.get_by_role("checkbox", name="dados.csv")).to_be_checked()
+    expect(rows(page).get_by_role("checkbox", name=REPORT)).to_be_checked()
+    expect(rows(page).get_by_role("checkbox", name="dados.csv")).to_be_checked()
     expect(page.get_by_text("Este campo é obrigatório")).to_have_count(0)
 
     page.fill("#id_dc_date", "2013")

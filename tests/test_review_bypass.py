@@ -107,7 +107,9 @@ ADMIN = {
     "Item": (GATED, CHANGE, {"move_to_collection": CHANGE, "map_into_collection": CHANGE,
                              "refresh_copies": COPY,
                              # Downloads of the selected items' records: read only.
-                             "export_csv": NONE, "export_bibtex": NONE}),
+                             "export_csv": NONE, "export_bibtex": NONE,
+                             # issue 43: many items' access, tombstones (admin/bulk.py)
+                             "change_access": CHANGE, "delete_selected": CHANGE}),
     "CopyJob": (COPY, NONE, {}), "ItemFile": (NONE, CHANGE, {"check_now": NONE}),
     "AccessRequest": (NONE, NONE, {}), "AccessLink": (NONE, NONE, {"revoke": NONE}),
     "AccessRead": (NONE, NONE, {}), "Community": (NONE, NONE, {}),

@@ -2,7 +2,8 @@
 
 Django's admin autodiscovery imports this package; each module registers its own ModelAdmins.
 - items: deposit, describe, link and tombstone items (forms: the deposit form, which
-  validates; pending_uploads: the files waiting in it).
+  validates; pending_uploads: the files waiting in it; bulk: the list's acts on many items,
+  a new access level and tombstones, each asking why).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
 - registry: the metadata registry's schemas and fields, which librarians add to.

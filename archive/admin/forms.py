@@ -140,7 +140,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
     upload = MultipleFileField(
         label=_("Files"), required=False,
         error_messages={"required": _("Choose one or more files.")},
-        help_text=_("choose one or more files; names are reduced to a bare file name"))
+        help_text=_("choose one or more files; names are reduced to a bare file name; none "
+                    "for a metadata-only record (a print-only thesis catalogued)"))
     pending = PendingUploadsField(
         label=_("Files to deposit"), required=False,
         help_text=_("kept until saved, even when the form is sent back; untick one or remove "
@@ -165,11 +166,13 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
                     "2013-09-04, 2013/2014; one per line"),
         widget=forms.Textarea(attrs={"rows": 1, "cols": 60}))
 
-    restricted_files = forms.CharField(
-        label=_("Restricted files"), required=False,
-        widget=forms.Textarea(attrs={"rows": 1, "cols": 60}),
-        help_text=_("names of files closed to the public even when the item is open (a "
-                    "public article with a restricted dataset), one per line"))
+    # Chosen among the item's files and those waiting in the form (uploader.js offers each
+    # as its upload finishes): a name that is none of them is this field's error.
+    restricted_files = forms.MultipleChoiceField(
+        label=_("Restricted files"), required=False, widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": _("%(value)s is not one of the files")},
+        help_text=_("closed to the public even when the item is open (a public article with "
+                    "a restricted dataset); each file is offered once uploaded"))
 
     class Meta:
         model = Item
@@ -204,8 +207,8 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         self._profile_fields()
         self._unknown_links = self._links_by_ibi()
         self.pending = self._pending()
-        if "upload" in self.fields:
-            self.fields["upload"].required = self.adding and not self.pending
+        if "upload" in self.fields:  # a file is required by clean(), but for metadata only
+            self.fields["upload"].required = False
         if "collection" in self.fields:  # none chosen: the default one, or where it is
             self.fields["collection"].required = False
         if "access_rights" in self.fields:
@@ -219,12 +222,6 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         creator.help_text = _("one per line; an ORCID iD after a bar: "
                               "Banon, Gerald | 0000-0002-1825-0097")
         if not self.adding:
-            names = [f.name for f in self.instance.files.all()]
-            self.fields["restricted_files"] = forms.MultipleChoiceField(
-                label=_("Restricted files"), required=False, choices=[(n, n) for n in names],
-                widget=forms.CheckboxSelectMultiple,
-                help_text=_("closed to the public even when the item is open (a public "
-                            "article with a restricted dataset)"))
             self.initial["restricted_files"] = [
                 f.name for f in self.instance.files.all() if f.restricted]
             # The values of dc.<element> itself: a qualified field's (dc.contributor.advisor)
@@ -310,13 +307,23 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         return found
 
     def _show_files(self) -> None:
-        """The pending uploads listed, and the main file chosen among every file's name."""
+        """The pending uploads listed, and the main file and the restricted ones chosen among
+        every file's name (the files sent with the form too, for the restricted ones)."""
         if "pending" in self.fields:
             self.fields["pending"].widget.uploads = list(self.pending)
+        names = [] if self.adding else list(
+            self.instance.files.order_by("name").values_list("name", flat=True))
+        names += [u.name for u in self.pending if u.name not in names]
+        if "restricted_files" in self.fields:
+            sent = []
+            for file in self.files.getlist(self.add_prefix("upload")) if self.files else ():
+                try:
+                    sent.append(storage.safe_name(file.name))
+                except storage.FileNameError:
+                    continue  # the upload field's error
+            self.fields["restricted_files"].choices = [
+                (n, n) for n in dict.fromkeys([*names, *sent])]
         if "target_file" in self.fields:
-            names = [] if self.adding else list(
-                self.instance.files.order_by("name").values_list("name", flat=True))
-            names += [u.name for u in self.pending if u.name not in names]
             first = _("— the first file —") if self.adding else _("— none —")
             widget = self.fields["target_file"].widget
             widget.choices = [("", first), *((n, n) for n in names)]
@@ -385,11 +392,6 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
         return self.cleaned_data.get("access_rights") or (
             "" if self.adding else self.instance.access_rights)
 
-    def clean_restricted_files(self) -> list[str]:
-        value = self.cleaned_data.get("restricted_files") or []
-        return [line.strip() for line in value.splitlines() if line.strip()] \
-            if isinstance(value, str) else list(value)
-
     def _clean_access(self, cleaned: dict) -> None:
         """The access level's rules, as the services check them, as errors of its fields."""
         if "access_rights" not in cleaned:
@@ -440,10 +442,22 @@ class ItemAdminForm(DublinCoreFields, forms.ModelForm):
             limits.check_count(len(existing) + len(names))
         except limits.LimitExceeded as exc:
             self.add_error("upload", str(exc))
+        if self.adding and not names and "upload" not in self.errors \
+                and not self._metadata_only(cleaned):
+            self.add_error("upload", self.fields["upload"].error_messages["required"])
         if "target_file" in self.fields:
             cleaned["target_file"] = self._clean_target(cleaned.get("target_file", ""),
                                                         names, existing)
         return cleaned
+
+    def _metadata_only(self, cleaned: dict) -> bool:
+        """The deposit is metadata only, chosen or its collection's default: a record that
+        may have no file (a library cataloguing a print-only thesis)."""
+        level = cleaned.get("access_rights")
+        if not level:
+            collection = cleaned.get("collection") or tree.default_collection()
+            level = services.access_of(collection).rights
+        return level == AccessRights.METADATA_ONLY
 
     def _clean_target(self, target: str, names: list[str], existing: set[str]) -> str:
         if not target:

@@ -28,6 +28,7 @@ from ..web import middleware
 from ..web.addresses import base_url
 from ..web.wrapping import breakable
 from . import export, profile_fields
+from .bulk import BulkActsMixin
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .filters import LanguageFilter, TypeFilter, YearFilter
 from .forms import (
@@ -99,7 +100,7 @@ ACCESS_LEVELS = format_lazy(
 
 
 @admin.register(Item)
-class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
+class ItemAdmin(BulkActsMixin, CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]
@@ -114,8 +115,8 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
     list_per_page = 50
     # A search or a filter counts its matches, not every item again (a million, each page).
     show_full_result_count = False
-    actions = [*CopiesAdminMixin.actions, "move_to_collection", "map_into_collection",
-               export.export_csv, export.export_bibtex]
+    actions = [*CopiesAdminMixin.actions, *BulkActsMixin.actions, "move_to_collection",
+               "map_into_collection", export.export_csv, export.export_bibtex]
     dublin_core = (_("Dublin Core"), {"fields": _dublin_core_fields()})
     collections = (_("Collections"), {
         "fields": ["collection", "mapped_collections"],
@@ -445,9 +446,7 @@ class ItemAdmin(CopiesAdminMixin, admin.ModelAdmin):
         services.item_delete(item=obj, reason=request.POST.get("reason", "")[:limit],
                              at_creators_request=bool(request.POST.get("at_creators_request")))
 
-    def delete_queryset(self, request, queryset) -> None:
-        for item in queryset.filter(is_archive_service=False):
-            services.item_delete(item=item)
+    # Many at once (delete_selected, delete_queryset): bulk.py.
 
 
 def _fixity_cell(file) -> tuple[str, str]:

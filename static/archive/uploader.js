@@ -2,7 +2,7 @@
    progress bar, by tus (tus-js-client, resumable: a dropped connection resumes from the last
    byte the server holds, and so does the same file chosen again after a reload) to
    /api/uploads/; each one done waits in the form as a ticked box (the form's `pending`) and is
-   offered as the main file. The form is sent without the bytes. Without this script the form
+   offered as the main file and as a restricted file (a box of `restricted_files`). The form is sent without the bytes. Without this script the form
    still works: its files then go with it, and a validation error keeps them as pending uploads.
    Words come from the page (the widget's data-text-*), in the librarian's language. */
 "use strict";
@@ -15,6 +15,7 @@ const ibiUploader = () => {
     const list = box.querySelector(".ibi-uploads");
     const status = box.querySelector(".ibi-upload-status");
     const target = document.getElementById("id_target_file");
+    const restricted = document.getElementById("id_restricted_files");
     const text = (key) => box.dataset[`text${key[0].toUpperCase()}${key.slice(1)}`];
     const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
     const percent = new Intl.NumberFormat(document.documentElement.lang || undefined,
@@ -23,8 +24,34 @@ const ibiUploader = () => {
     const running = new Set();
     let made = 0;
 
+    // The restricted files' boxes: the item's own files, then one for each file waiting, as
+    // the librarian left it ticked or not.
+    const offerRestricted = () => {
+      if (!restricted) return;
+      const ticked = new Set([...restricted.querySelectorAll("input:checked")]
+        .map((box) => box.value));
+      restricted.querySelectorAll("[data-pending]").forEach((row) => row.remove());
+      const taken = new Set([...restricted.querySelectorAll("input")].map((box) => box.value));
+      for (const tick of list.querySelectorAll("input[name=pending]")) {
+        const name = tick.dataset.name;
+        if (taken.has(name)) continue;
+        const row = document.createElement("div");
+        row.dataset.pending = "1";
+        const label = document.createElement("label");
+        const box = document.createElement("input");
+        Object.assign(box, {type: "checkbox", name: "restricted_files", value: name,
+                            checked: ticked.has(name), id: `id_restricted_new_${++made}`});
+        label.htmlFor = box.id;
+        label.append(box, ` ${name}`);
+        row.append(label);
+        restricted.append(row);
+        taken.add(name);
+      }
+    };
+
     // The main file's choices: the item's own files, then those waiting, in the list's order.
     const offerAll = () => {
+      offerRestricted();
       if (!target) return;
       const chosen = target.value;
       [...target.options].filter((o) => o.dataset.pending).forEach((o) => o.remove());
@@ -155,6 +182,9 @@ const ibiUploader = () => {
       tick.dataset.name = row.querySelector("label").textContent;
       for (const option of target ? target.options : []) {
         if (option.value === tick.dataset.name) option.dataset.pending = "1";
+      }
+      for (const box of restricted ? restricted.querySelectorAll("input") : []) {
+        if (box.value === tick.dataset.name) box.closest("label").parentElement.dataset.pending = "1";
       }
     }
     list.addEventListener("click", (event) => {
