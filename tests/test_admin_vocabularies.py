@@ -153,7 +153,7 @@ def test_the_deposit_form_speaks_portuguese(librarian_client):
 def test_the_item_list_and_filters_speak_portuguese(librarian_client):
     make.item(title="Um item", bare=True)
     page = librarian_client.get("/admin/archive/item/", secure=True, **PT).content.decode()
-    for text in ("Título", "Nome de repositório", "Estado", "Idioma", "Atualizado",
+    for text in ("Título", "Nome de repositório", "Estado", "Idioma", "Última atualização",
                  "Por estado", "Por idioma", "Selecione item para modificar"):
         assert text in page, text
 
