@@ -46,6 +46,7 @@ def test_a_harvest_killed_mid_run_resumes_at_its_last_page(media, tmp_path):
             return 500, {}, b"gone"
         return None
 
+    make.oai_collections()  # the collections its records name by Handle
     env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
            "TMPDIR": str(tmp_path)}
     with ScriptedOai(script=hold) as source:
