@@ -37,6 +37,8 @@ first, then as a slug; the other sets (`com_`, `type:` …) place nothing.
     ['123456789/1000', '123456789/1001']
     >>> collection_sets(["com_123456789_1", "col_123456789_42", "col_teses", "type:text"])
     [('123456789/42', '123456789_42'), ('teses',)]
+    >>> collection_sets(["col_20.500.12345_7"])  # a registered prefix
+    [('20.500.12345/7', '20.500.12345_7')]
 """
 from __future__ import annotations
 
