@@ -405,8 +405,7 @@ class Harvester:
                  ) -> tuple[str | None, Item | None, Decimal | None]:
         """(status, item, None) of a record that carries its IBI (ibis.py): kept as a Copy or
         a migrated Original, or a Copy held here refreshed from its Original's Archive, and
-        put where its sets say (`placed`: another Archive of this software names its
-        collections by slug, and keeps them here). Else
+        put where its sets say (`placed`; a new one without sets into --collection). Else
         (None, the item held here by its identifiers or its IBI, or None, the date of the IBI
         this Archive minted for it, to deposit it under, or None)."""
         carried, others = ibis.carried(mapped.dc.get("identifier", []), header.identifier)
