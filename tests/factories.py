@@ -184,6 +184,20 @@ def dspace_article(folder: Path, *, handle: str = ARTICLE_HANDLE, doi: str = ART
     return AlternateIdentifier.objects.get(scheme="handle", value=handle.lower()).item
 
 
+# The collections the recorded OAI-PMH answers of tests/data/dspace/oai name in their headers
+# (records 42 and 43: col_123456789_2, col_123456789_3; 44 and 45 name none): slug → Handle.
+OAI_COLLECTIONS = {"teses-oai": "123456789/2", "artigos-oai": "123456789/3"}
+
+
+def oai_collections(*, keep_handles: bool = True) -> dict[str, Collection]:
+    """The collections of tests/servers.py ScriptedOai's records, in a community of their
+    own, each keeping its DSpace Handle (`keep_handles`: else none, for a map to name)."""
+    unit = Community.objects.filter(slug="dspace-oai").first() or community("dspace-oai")
+    return {slug: Collection.objects.filter(slug=slug).first() or collection(
+        slug, unit, handle=handle if keep_handles else "")
+        for slug, handle in OAI_COLLECTIONS.items()}
+
+
 def profile(slug: str, *fields: str) -> SubmissionProfile:
     """A submission profile of the registry's `fields` by name, each optional and
     repeatable, in any language (a librarian's own, as the admin makes it)."""

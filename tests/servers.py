@@ -492,10 +492,13 @@ class ScriptedOai:
     ListMetadataFormats lists DSpace's `dim`: with `dim` set the server offers it and answers
     ListRecords in it (ListRecords-dim.xml: two theses of tests/data/dspace/theses as records
     42 and 44); else it leaves dim out of that list, as a source without it, and the recorded
-    oai_dc answers are what a harvest reads."""
+    oai_dc answers are what a harvest reads. `sets` (record number → setSpecs) gives those
+    records these collection setSpecs instead of the recorded ones (42: col_123456789_2, 43:
+    col_123456789_3, 44 and 45 none)."""
 
     script: Callable[[str, dict[str, str]], Scripted] | None = None
     dim: bool = False
+    sets: dict[int, list[str]] = field(default_factory=dict)
     asked: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     path: str = "/server/oai/request"
     files: dict[str, str] = field(default_factory=lambda: {
@@ -558,18 +561,7 @@ class ScriptedOai:
         if verb in ("Identify", "ListMetadataFormats"):
             return 200, xml, self.recorded(f"{verb}.xml")
         if verb == "ListRecords":
-            token = params.get("resumptionToken")
-            if token is not None:
-                if token != FIRST_TOKEN:
-                    return 200, xml, self.error("badResumptionToken", "expired")
-                return 200, xml, self.recorded("ListRecords-2.xml")
-            if self.dim and params.get("metadataPrefix") == "dim":
-                return 200, xml, self.recorded("ListRecords-dim.xml")
-            if params.get("metadataPrefix") != "oai_dc":
-                return 200, xml, self.error("cannotDisseminateFormat", "no")
-            if params.get("from"):
-                return 200, xml, self.recorded("ListRecords-since.xml")
-            return 200, xml, self.recorded("ListRecords-1.xml")
+            return 200, xml, self._with_sets(self._records(params))
         if verb == "GetRecord":
             name = (f"GetRecord-{params.get('metadataPrefix')}-"
                     f"{params.get('identifier', '').rsplit('/', 1)[-1]}.xml")
@@ -577,6 +569,33 @@ class ScriptedOai:
                 return 200, xml, self.recorded(name)
             return 200, xml, self.error("idDoesNotExist", "no such item")
         return 200, xml, self.error("badVerb", "no such verb")
+
+    def _records(self, params: dict[str, str]) -> bytes:
+        token = params.get("resumptionToken")
+        if token is not None:
+            if token != FIRST_TOKEN:
+                return self.error("badResumptionToken", "expired")
+            return self.recorded("ListRecords-2.xml")
+        if self.dim and params.get("metadataPrefix") == "dim":
+            return self.recorded("ListRecords-dim.xml")
+        if params.get("metadataPrefix") != "oai_dc":
+            return self.error("cannotDisseminateFormat", "no")
+        if params.get("from"):
+            return self.recorded("ListRecords-since.xml")
+        return self.recorded("ListRecords-1.xml")
+
+    def _with_sets(self, body: bytes) -> bytes:
+        """The headers of the records `sets` names with those collection setSpecs."""
+        def header(match: re.Match) -> bytes:
+            found = re.search(rb"/([0-9]+)</identifier>", match.group(0))
+            specs = self.sets.get(int(found.group(1))) if found else None
+            if specs is None:
+                return match.group(0)
+            kept = re.sub(rb"\s*<setSpec>col_[^<]*</setSpec>", b"", match.group(0))
+            return kept.replace(b"</header>", b"".join(
+                b"<setSpec>" + spec.encode() + b"</setSpec>" for spec in specs) + b"</header>")
+
+        return re.sub(rb"<header>.*?</header>", header, body, flags=re.S) if self.sets else body
 
     def close(self) -> None:
         self.server.shutdown()

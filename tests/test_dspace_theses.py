@@ -206,7 +206,8 @@ def test_collection_options_place_items_and_bad_ones_stop_the_run(corpus, ufc, t
         call_command("importsaf", str(corpus), "--collection", "nenhuma", stdout=io.StringIO())
     bad = tmp_path / "map.csv"
     for text, message in (("123456789/1000,teses,x\n", "line 1: two columns expected"),
-                          ("handle,slug\nteses,teses\n", "line 2: 'teses' is not a Handle"),
+                          ("handle,slug\nteses ufc,teses\n",
+                           "line 2: 'teses ufc' is neither a Handle nor a collection's slug"),
                           ("123456789/1000,nenhuma\n",
                            "123456789/1000: no collection here has the slug 'nenhuma'")):
         bad.write_text(text)

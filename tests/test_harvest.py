@@ -18,12 +18,19 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from archive.dspace import harvest, report
-from archive.models import AlternateIdentifier, HarvestSource, Item
+from archive.models import AlternateIdentifier, Collection, HarvestSource, Item
+from tests import factories as make
 from tests.servers import FIRST_TOKEN, OAI_DATA, ScriptedOai
 
 pytestmark = pytest.mark.django_db
 
 ID = "oai:repositorio.example.br:123456789/"
+
+
+@pytest.fixture(autouse=True)
+def collections() -> dict[str, Collection]:
+    """The collections the recorded records name by Handle (col_123456789_2 and _3)."""
+    return make.oai_collections()
 
 
 @pytest.fixture
@@ -499,3 +506,100 @@ def test_a_dim_record_naming_a_field_the_registry_lacks_fails_alone(tmp_path):
     assert "1 imported, 0 updated, 0 skipped, 0 deleted, 1 failed" in out, out
     assert rows[f"{ID}44"]["reason"] == "local.grau is not a field of the metadata registry"
     assert by_oai(42).title == "Modelagem hidrológica de bacias do semiárido"
+
+
+# -- Collections (issue 34, 6) -----------------------------------------------------------------
+
+def placed(n: int) -> tuple[str, list[str]]:
+    item = by_oai(n)
+    return item.collection.slug, sorted(item.mapped_collections.values_list("slug", flat=True))
+
+
+def test_dspace_sets_place_records_by_the_handles_collections_keep(source, tmp_path,
+                                                                   collections):
+    """DSpace 7's col_123456789_2 is the collection whose Handle is 123456789/2 here; a record
+    naming no collection goes into --collection."""
+    elsewhere = make.collection("avulsos", make.community("outros"))
+    out, rows, failed = run(source.base, tmp_path, "--collection", "avulsos")
+    assert failed is None and "4 imported" in out, out
+    assert [placed(n) for n in (42, 43, 44, 45)] == [
+        ("teses-oai", []), ("artigos-oai", []), ("avulsos", []), ("avulsos", [])]
+    assert elsewhere.items.count() == 2
+
+
+def test_without_collection_a_record_naming_no_collection_goes_into_the_default(source,
+                                                                               tmp_path):
+    out, rows, failed = run(source.base, tmp_path)
+    assert failed is None and "4 imported" in out, out
+    assert placed(44) == placed(45) == ("general", [])
+
+
+def test_a_map_file_names_the_collections_which_then_keep_the_handles(source, tmp_path):
+    """With no Handle kept here, --map-collections (importsaf's CSV) says where each goes; the
+    collections keep the Handles, so the next harvest needs no map."""
+    Collection.objects.filter(slug__in=make.OAI_COLLECTIONS).update(handle="")
+    unit = make.community("ppg")
+    theses, articles = make.collection("teses", unit), make.collection("artigos", unit)
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("handle,slug\n123456789/2,teses\nhttp://hdl.handle.net/123456789/3,"
+                       "artigos\n")
+    out, rows, failed = run(source.base, tmp_path, "--map-collections", str(mapping))
+    assert failed is None and "4 imported" in out, out
+    assert (placed(42), placed(43)) == (("teses", []), ("artigos", []))
+    theses.refresh_from_db(), articles.refresh_from_db()
+    assert (theses.handle, articles.handle) == ("123456789/2", "123456789/3")
+
+
+def test_the_sets_after_the_first_are_mappings_and_a_new_harvest_moves_the_item(tmp_path):
+    """The first collection set owns the record; the others map it. Harvested again with other
+    sets, the item is moved and mapped as they now say."""
+    with ScriptedOai(sets={42: ["col_123456789_2", "col_123456789_3"]}) as source:
+        out, rows, failed = run(source.base, tmp_path)
+    assert failed is None and "4 imported" in out, out
+    assert placed(42) == ("teses-oai", ["artigos-oai"])
+    assert placed(43) == ("artigos-oai", [])
+    with ScriptedOai(sets={42: ["col_123456789_3"]}) as source:
+        out, rows, failed = run(source.base, tmp_path, "--full")
+    assert failed is None and rows[f"{ID}42"]["status"] == "updated", out
+    assert rows[f"{ID}43"]["status"] == "skipped"
+    assert placed(42) == ("artigos-oai", [])
+
+
+def test_a_record_naming_an_unknown_handle_fails_alone_naming_it(tmp_path):
+    with ScriptedOai(sets={43: ["col_123456789_99"]}) as source:
+        out, rows, failed = run(source.base, tmp_path)
+    assert failed is not None and "3 imported, 0 updated, 0 skipped, 0 deleted, 1 failed" in out
+    assert rows[f"{ID}43"]["status"] == "failed"
+    assert "123456789/99" in rows[f"{ID}43"]["reason"]
+    assert "--map-collections" in rows[f"{ID}43"]["reason"]
+    assert not AlternateIdentifier.objects.filter(value=f"{ID}43").exists()
+    assert placed(42) == ("teses-oai", [])
+
+
+def test_an_unknown_collection_stops_the_harvest_before_any_request(source, tmp_path):
+    with pytest.raises(CommandError, match="--collection: no collection here has the slug "
+                                           "'nenhuma'"):
+        call_command("harvest", source.base, "--collection", "nenhuma",
+                     "--report", str(tmp_path / "r.csv"), stdout=io.StringIO())
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("123456789/2,nenhuma\n")
+    with pytest.raises(CommandError, match="123456789/2: no collection here has the slug"):
+        call_command("harvest", source.base, "--map-collections", str(mapping),
+                     "--report", str(tmp_path / "r.csv"), stdout=io.StringIO())
+    assert source.asked == [] and not (tmp_path / "r.csv").exists()
+    assert not Item.objects.filter(is_archive_service=False).exists()
+
+
+def test_our_own_col_sets_name_collections_by_slug_or_by_the_map(tmp_path):
+    """Another Archive of this software names its collections by slug: col_teses-oai is the
+    collection of that slug here; the map may name another (its slug as the first column)."""
+    unit = make.community("ppg")
+    make.collection("teses", unit)
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("artigos-la,teses\n")
+    with ScriptedOai(sets={42: ["col_teses-oai"],
+                           43: ["col_artigos-la", "col_teses-oai"]}) as source:
+        out, rows, failed = run(source.base, tmp_path, "--map-collections", str(mapping))
+    assert failed is None and "4 imported" in out, out
+    assert (placed(42), placed(43)) == (("teses-oai", []), ("teses", ["teses-oai"]))
+    assert Collection.objects.get(slug="teses").handle == ""  # a slug is no Handle to keep

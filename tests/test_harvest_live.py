@@ -3,6 +3,7 @@ harvest from a second Archive of this software on loopback; and a DSpace thesis 
 harvested from it in `dim`, every qualified value kept (issue 34, 5)."""
 from __future__ import annotations
 
+import csv
 import io
 import os
 import shutil
@@ -13,7 +14,7 @@ import threading
 
 import httpx
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from sickle import Sickle
 
 from archive.metadata import dim
@@ -46,6 +47,7 @@ def test_a_harvest_killed_mid_run_resumes_at_its_last_page(media, tmp_path):
             return 500, {}, b"gone"
         return None
 
+    make.oai_collections()  # the collections its records name by Handle
     env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "MEDIA_ROOT": str(media),
            "TMPDIR": str(tmp_path)}
     with ScriptedOai(script=hold) as source:
@@ -110,6 +112,69 @@ def test_a_harvest_from_another_archive_of_this_software(origin, tmp_path):
     assert "1 deleted" in out.getvalue(), out.getvalue()
     second.refresh_from_db()
     assert second.is_deleted and len(items()) == 2
+
+
+PLACE_AT_ORIGIN = """
+from archive.communities import services as tree
+from archive.models import Item
+from tests import factories as make
+unit = make.community("ppg-live")
+theses, articles = make.collection("teses-live", unit), make.collection("artigos-live", unit)
+thesis = Item.objects.get(ibi="{thesis}")
+tree.item_move(item=thesis, collection=theses)
+tree.item_map(item=thesis, collections=[articles])
+tree.item_move(item=Item.objects.get(ibi="{lost}"), collection=make.collection("so-la", unit))
+"""
+MOVE_AT_ORIGIN = """
+from archive.communities import services as tree
+from archive.models import Collection, Item
+thesis = Item.objects.get(ibi="{thesis}")
+tree.item_move(item=thesis, collection=Collection.objects.get(slug="artigos-live"))
+tree.item_map(item=thesis, collections=[])
+"""
+
+
+@pytest.mark.django_db
+def test_a_harvest_from_another_archive_keeps_each_items_collections(origin, tmp_path):
+    """Issue 34, 6: our OAI-PMH names an item's owning collection first (col_<slug>), then
+    those it is mapped into; harvested here, its Copy lands in the collections of those slugs,
+    moves when it moved there, and a record naming a collection not here fails alone."""
+    token = origin.librarian_token("placing-librarian")
+    thesis = make.deposited(origin, token, "Tese colecionada", ("t.pdf", b"%PDF t"))
+    lost = make.deposited(origin, token, "Relatório sem lugar", ("r.pdf", b"%PDF r"))
+    origin.shell(PLACE_AT_ORIGIN.format(thesis=thesis["ibi"], lost=lost["ibi"]))
+    unit = make.community("ppg-live")
+    theses, articles = make.collection("teses-live", unit), make.collection("artigos-live", unit)
+    RegisteredArchive.objects.create(archive_service_ibi=origin.archive_service_ibi(),
+                                     key_hash="x" * 64, address=origin.address)
+    out = io.StringIO()
+    with pytest.raises(CommandError):  # the record of the collection not here
+        call_command("harvest", f"{origin.url}/oai", "--report", str(tmp_path / "a.csv"),
+                     stdout=out, stderr=io.StringIO())
+    assert "1 failed" in out.getvalue(), out.getvalue()
+    with (tmp_path / "a.csv").open(encoding="utf-8") as f:
+        rows = {row["source"].rsplit(":", 1)[-1]: row for row in csv.DictReader(f)}
+    assert rows[lost["ibi"]]["status"] == "failed" and "so-la" in rows[lost["ibi"]]["reason"]
+    copy = Item.objects.get(ibi=thesis["ibi"])
+    assert (copy.state, copy.collection) == ("Copy", theses)
+    assert list(copy.mapped_collections.all()) == [articles]
+    assert not Item.objects.filter(ibi=lost["ibi"]).exists()
+
+    # Moved there (and the other withdrawn): harvested again, the Copy moves too.
+    origin.shell(MOVE_AT_ORIGIN.format(thesis=thesis["ibi"]))
+    response = httpx.request("DELETE", f"{origin.url}/api/items/{lost['ibi']}",
+                             headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert response.status_code == 200, response.text
+    out = io.StringIO()
+    call_command("harvest", f"{origin.url}/oai", "--report", str(tmp_path / "b.csv"),
+                 stdout=out, stderr=io.StringIO())
+    assert "0 failed" in out.getvalue(), out.getvalue()
+    copy.refresh_from_db()
+    assert (copy.collection, list(copy.mapped_collections.all())) == (articles, [])
+    # The origin outlives the test: its collections are not in the next test's database.
+    response = httpx.request("DELETE", f"{origin.url}/api/items/{thesis['ibi']}",
+                             headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert response.status_code == 200, response.text
 
 
 # (schema, element, qualifier, language, value, authority, confidence) of an item, by Handle.

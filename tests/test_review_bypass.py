@@ -370,12 +370,16 @@ def test_harvest_needs_the_librarians_word_in_a_reviewed_collection(reviewed, tm
     from tests.servers import ScriptedOai
 
     items = _items()
+    mapping = tmp_path / "map.csv"  # the records' DSpace collections: the reviewed theses
+    mapping.write_text("".join(f"{handle},teses\n" for handle in make.OAI_COLLECTIONS.values()))
     with ScriptedOai() as oai:
-        out, failed = _run("harvest", oai.base, "--report", str(tmp_path / "h1.csv"))
-        assert _items() == items and "0 imported" in out, out
+        out, failed = _run("harvest", oai.base, "--report", str(tmp_path / "h1.csv"),
+                           "--map-collections", str(mapping))
+        assert _items() == items and "0 imported" in out and "reviews" in out, out
         out, failed = _run("harvest", oai.base, "--report", str(tmp_path / "h2.csv"),
-                           "--full", "--published-elsewhere")
-    assert len(_items() - items) > 0, out
+                           "--full", "--published-elsewhere", "--map-collections", str(mapping))
+    assert len(_items() - items) == 4, out
+    assert reviewed["theses"].items.filter(pk__in=_items() - items).count() == 2
     # The function under both, asked directly: new content is refused.
     with pytest.raises(Forbidden):
         dspace.deposit(title="T", language="", dc={}, uploads=[], target_file="", ids=[],

@@ -112,9 +112,9 @@ def ancestors(community: Community) -> list[Community]:
 
 def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, list[str]]:
     """The OAI-PMH setSpecs of the tree for these items (`owners`: item id → its owning
-    collection): col_<slug> of the owning and mapped collections, com_<slug> of every
-    community above them, DSpace's. Two queries whatever the number of items: the mappings,
-    then the collections named and every community, in one."""
+    collection): com_<slug> of every community above their collections, then col_<slug> of
+    the owning collection and of the mapped ones, DSpace's. Two queries whatever the number
+    of items: the mappings, then the collections named and every community, in one."""
     by_item: dict[int, set[int]] = {pk: {owners[pk]} if owners.get(pk) else set()
                                     for pk in item_ids}
     for item_id, collection_id in Mapping.objects.filter(
@@ -145,7 +145,11 @@ def set_names(item_ids: list[int], owners: dict[int, int | None]) -> dict[int, l
             while community is not None and slugs[community] not in coms:
                 coms.add(slugs[community])
                 community = communities.get(community)
-        found[item_id] = sorted(f"com_{s}" for s in coms) + sorted(cols)
+        # The owning collection's set first, as DSpace's harvesters read it (and ours:
+        # dspace/placement.py), then the mapped ones.
+        owner = collections.get(owners.get(item_id))
+        first = [f"col_{owner[0]}"] if owner else []
+        found[item_id] = sorted(f"com_{s}" for s in coms) + first + sorted(cols - set(first))
     return found
 
 

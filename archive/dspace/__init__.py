@@ -15,8 +15,8 @@
 - selectors: the item or file an old identifier names.
 - report: what became of each item, as CSV.
 - access: what a restricted DSpace item becomes here.
-- placement: which collections an item goes into (its SAF `collections` file, the map of
-  DSpace Handles to our collections).
+- placement: which collections an item goes into (its SAF `collections` file or its OAI-PMH
+  header's `col_` sets, the map of DSpace Handles to our collections).
 """
 __all__ = ["access", "crosswalk", "exports", "handles", "harvest", "ibis", "imports", "oaipmh",
            "packages", "placement", "remote", "report", "saf", "selectors", "services"]

@@ -30,6 +30,13 @@ this software) into items here, incrementally and resumably.
   stops with the next page's token kept, so the next run goes on from there. Pages are asked
   IBI_HARVEST_PAGE_DELAY seconds apart (--page-delay), besides --delay between any two
   requests and a 503's Retry-After (remote.py).
+* Collections: a record's header names them in its `col_` setSpecs (placement.py
+  `collection_sets`), the owning collection first, then those it is mapped into: DSpace's
+  `col_<prefix>_<suffix>` (a collection's Handle) found in the map of --map-collections, else
+  by the Handle a collection here keeps; another Archive's `col_<slug>` in the map, else a
+  collection here of that slug. One found neither way fails its record, naming it. A new
+  record without any goes into --collection, else the default collection; an item harvested
+  again is moved and mapped as its sets now say (without any it stays where it is).
 * Remote access only through remote.py: the source's host and the --files-from hosts.
 """
 from __future__ import annotations
@@ -52,7 +59,7 @@ from ..deposit import storage
 from ..metadata import dim
 from ..models import HarvestSource, Item
 from ..registry import selectors as registry
-from . import access, crosswalk, handles, ibis, oaipmh, saf, services
+from . import access, crosswalk, handles, ibis, oaipmh, placement, saf, services
 from .remote import Remote, RemoteError
 from .report import DELETED, FAILED, IMPORTED, SKIPPED, UPDATED, Report
 
@@ -176,6 +183,8 @@ class Harvester:
     registry: set[str] | None = None  # the registry's field names, read once
     # models.Provenance: "elsewhere" on the librarian's --published-elsewhere (policy.py).
     provenance: str = "new"
+    # Where records go: their headers' col_ setSpecs read through the map (placement.py).
+    placing: placement.Placement = field(default_factory=placement.Placement)
 
     def ask(self, **params: str) -> oaipmh.Page:
         return oaipmh.parse(self.remote.oai(params))
@@ -313,7 +322,8 @@ class Harvester:
         try:
             status, item, mapped = self._upsert(header, metadata)
         except Exception as exc:  # one bad record must not stop a harvest
-            expected = (deposit.ServiceError, RemoteError, oaipmh.OaiError, OSError)
+            expected = (deposit.ServiceError, RemoteError, oaipmh.OaiError, OSError,
+                        saf.SafError)
             self.report.add(FAILED, source, line=f"{source} {header.datestamp}",
                             identifier=source, reason=str(exc) if isinstance(exc, expected)
                             else f"{type(exc).__name__}: {exc}")
@@ -335,10 +345,12 @@ class Harvester:
         if not mapped.title:
             raise deposit.ServiceError(_("the record has no dc:title"))
         self._registered(mapped)
+        placed = self.placing.place(placement.collection_sets(header.sets))
         level, _restricted = access.of(mapped)
         ids = [oai_id, *((Scheme.HANDLE, h, "") for h in mapped.handles),
                *((Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids)]
-        status, existing, restored = self._carried(header, mapped, ids, self._holder(ids))
+        status, existing, restored = self._carried(header, mapped, ids, self._holder(ids),
+                                                   placed)
         if status is not None:
             return status, existing, mapped
         found_by = list(ids)
@@ -358,8 +370,8 @@ class Harvester:
         if existing is not None and not wanted and services.same(
                 existing, title=mapped.title, language=mapped.language,
                 dc=crosswalk.stored(mapped),
-                files={n: s for n, s in existing.files.values_list("name", "sha256")}
-        ) and services.same_access(existing, level, ()):
+                files={n: s for n, s in existing.files.values_list("name", "sha256")},
+                placed=placed) and services.same_access(existing, level, ()):
             with transaction.atomic():
                 services.add_ids(existing, ids)
             return SKIPPED, existing, mapped
@@ -376,19 +388,24 @@ class Harvester:
                                         dc=crosswalk.stored(mapped), uploads=uploads,
                                         target_file=names[0] if names else "", ids=ids,
                                         access=level, restored_date=restored,
-                                        provenance=self.provenance)
+                                        provenance=self.provenance,
+                                        collection=placed[0] if placed else
+                                        self.placing.default,
+                                        mapped=placed[1] if placed else ())
                 self.known.update({(s, v): item.pk for s, v, _f in ids})
                 return IMPORTED, item, mapped
             item = services.update(existing, title=mapped.title, language=mapped.language,
                                    dc=crosswalk.stored(mapped), uploads=uploads, ids=ids,
-                                   access=level)
+                                   access=level, placed=placed)
             return UPDATED, item, mapped
 
     def _carried(self, header: oaipmh.Header, mapped: crosswalk.Mapped,
-                 ids: list[services.Alternate], existing: Item | None
+                 ids: list[services.Alternate], existing: Item | None,
+                 placed: services.Placed | None = None
                  ) -> tuple[str | None, Item | None, Decimal | None]:
         """(status, item, None) of a record that carries its IBI (ibis.py): kept as a Copy or
-        a migrated Original, or a Copy held here refreshed from its Original's Archive. Else
+        a migrated Original, or a Copy held here refreshed from its Original's Archive, and
+        put where its sets say (`placed`; a new one without sets into --collection). Else
         (None, the item held here by its identifiers or its IBI, or None, the date of the IBI
         this Archive minted for it, to deposit it under, or None)."""
         carried, others = ibis.carried(mapped.dc.get("identifier", []), header.identifier)
@@ -410,6 +427,11 @@ class Harvester:
         else:
             item, status = held, UPDATED if ibis.refresh(held) else SKIPPED
         services.add_ids(item, ids)
+        if placed is None and status == IMPORTED and self.placing.default is not None:
+            placed = (self.placing.default, ())  # a new item without sets: --collection
+        if not item.is_deleted and not services.in_collections(item, placed):
+            services.place(item, placed)
+            status = UPDATED if status == SKIPPED else status
         self.known.update({(s, v): item.pk for s, v, _f in ids})
         return status, item, None
 
@@ -428,7 +450,8 @@ def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
             full: bool = False, files_from=(), delay: float = 0.0, timeout: float = 60.0,
             sleep=None, progress=None, same_repository: bool = False,
             keeping: ibis.Keeping | None = None, max_pages: int | None = None,
-            page_delay: float | None = None, provenance: str = "new") -> Outcome:
+            page_delay: float | None = None, provenance: str = "new",
+            placed_by: placement.Placement | None = None) -> Outcome:
     """One run against the OAI-PMH repository at `base` (see the module's docstring), of at
     most `max_pages` pages (IBI_HARVEST_MAX_PAGES), `page_delay` seconds apart
     (IBI_HARVEST_PAGE_DELAY)."""
@@ -437,7 +460,7 @@ def harvest(base: str, *, report: Report, set_spec: str = "", from_: str = "",
     try:
         harvester = Harvester(
             remote, report, set_spec=set_spec, same_repository=same_repository,
-            provenance=provenance,
+            provenance=provenance, placing=placed_by or placement.Placement(),
             keeping=keeping or ibis.Keeping(),
             max_pages=settings.IBI_HARVEST_MAX_PAGES if max_pages is None else max_pages,
             page_delay=settings.IBI_HARVEST_PAGE_DELAY if page_delay is None else page_delay)

@@ -165,6 +165,18 @@ def in_collections(item: Item, placed: Placed | None) -> bool:
         item.mapped_collections.values_list("pk", flat=True)) == {c.pk for c in mapped}
 
 
+def place(item: Item, placed: Placed | None) -> None:
+    """The item moved into its owning collection and mapped into exactly the others, unless
+    it is there already (or `placed` is None: it stays where it is)."""
+    if in_collections(item, placed):
+        return
+    owner, mapped = placed
+    with transaction.atomic():
+        if owner.pk != item.collection_id:
+            communities.item_move(item=item, collection=owner)
+        communities.item_map(item=item, collections=mapped)
+
+
 def same(item: Item, *, title: str, language: str, dc: dict[str, list],
          files: dict[str, str], but_relations: bool = False,
          bundles: dict[tuple[str, str], str] | None = None, placed: Placed | None = None
@@ -223,11 +235,7 @@ def update(item: Item, *, title: str, language: str, dc: dict[str, list[str]],
         services.item_update(item=item, title=title, language=language,
                              dc={**{key: [] for key in stored_values(item)}, **dc})
         add_ids(item, ids)
-        if not in_collections(item, placed):
-            owner, mapped = placed
-            if owner.pk != item.collection_id:
-                communities.item_move(item=item, collection=owner)
-            communities.item_map(item=item, collections=mapped)
+        place(item, placed)
         level = access or services.Access()
         if (item.access_rights, item.embargo_until, set(restricted_files)) != (
                 level.rights, level.embargo_until,

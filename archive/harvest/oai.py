@@ -13,7 +13,8 @@ harvest it: the schema of DataCite's OAI envelope, oai-1.1, is not one we valida
 `oai_openaire`, the OpenAIRE Guidelines for Literature Repositories v4.
 Sets (`sets.py`): `type:<kind>`, `language:<tag>`, their parents `type` and `language`,
 `openaire`, and DSpace's `com_<slug>` and `col_<slug>` of the communities and collections;
-every header carries its item's setSpecs. A malformed or unknown set is a
+every header carries its item's setSpecs (its owning collection's `col_` before those it is
+mapped into, which is how a harvester tells them apart). A malformed or unknown set is a
 badArgument, a known one with no item a noRecordsMatch.
 
 Identifiers are `oai:<archive address>:<IBI repository name>`; datestamps are the items' last

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 from datetime import date
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
 from django.utils.translation import gettext as _
 
-from archive.dspace import ibis
+from archive.dspace import ibis, placement
 
 
 class _DocstringFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -62,6 +63,40 @@ def _origin(url: str) -> str:
     """scheme://host[:port] of a harvest's base URL: the Archive it belongs to."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+# -- Where items go (importsaf, harvest; archive/dspace/placement.py) --------------------------
+
+def placement_arguments(parser: argparse.ArgumentParser, unplaced: str) -> None:
+    """--collection and --map-collections; `unplaced`: what goes into --collection."""
+    parser.add_argument(
+        "--collection", default="", metavar="SLUG",
+        help=f"the collection of {unplaced} (default: the default collection)")
+    parser.add_argument(
+        "--map-collections", type=Path, metavar="FILE",
+        help="CSV, one `handle,slug` a line: the collection here of each DSpace collection "
+             "Handle (or the source's collection slug) the source names")
+
+
+def placement_of(collection: str, map_file: Path | None,
+                 keep_handles: bool = True) -> placement.Placement:
+    """The collections of the run, checked before any item: a map file that cannot be read,
+    or a slug no collection has, stops it (CommandError)."""
+    mapping = {}
+    if map_file is not None:
+        try:
+            text = map_file.expanduser().read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeError) as exc:
+            raise CommandError(_("--map-collections %(path)s cannot be read: %(reason)s")
+                               % {"path": map_file, "reason": exc}) from None
+        try:
+            mapping = placement.read_map(text)
+        except placement.MapError as exc:
+            raise CommandError(f"--map-collections {map_file}: {exc}") from None
+    try:
+        return placement.placement(collection, mapping, keep_handles=keep_handles)
+    except placement.MapError as exc:
+        raise CommandError(str(exc)) from None
 
 
 # -- A day to act as of (liftembargoes, publishapproved) ---------------------------------------

@@ -14,6 +14,15 @@ when run again. --delay waits between requests, --page-delay between pages (1 s 
 a 503's Retry-After is honoured. A run stops at a resumption token it was given before (a list
 that never ends: failed) and after --max-pages pages (10 000 by default; the next run goes on).
 
+Each record goes into the collections its header's setSpecs name (the first its owning
+collection, the others those it is mapped into): DSpace's `col_123456789_42` is the
+collection of Handle 123456789/42, found in --map-collections FILE (CSV, one `handle,slug` a
+line, as importsaf reads it) or among the Handles collections here keep; another Archive of
+this software's `col_<slug>` is found in the map (its slug as the first column) or as a
+collection of that slug here. A record naming a collection found neither way fails, naming
+it; the others still come in. A record without a collection set goes into --collection (a
+slug), else the default collection.
+
 The report (one CSV row per record: imported, updated, skipped, deleted, failed; a failed page
 too) goes to --report, by default harvest-<host>-<UTC time>.csv in the current folder. Exit
 status 1 if anything failed. How: archive/dspace/harvest.py.
@@ -33,7 +42,14 @@ from tqdm import tqdm
 
 from archive.dspace import harvest, oaipmh, remote
 from archive.dspace import report as reports
-from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
+from archive.management.base import (
+    DocumentedCommand,
+    check_keeping,
+    keeping,
+    keeping_arguments,
+    placement_arguments,
+    placement_of,
+)
 from archive.models import Provenance
 
 DATESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
@@ -71,12 +87,14 @@ class Command(DocumentedCommand):
             help="the librarian's word that this content was published (and reviewed) at its "
                  "source: without it, nothing new is deposited into a collection whose "
                  "deposits are reviewed (docs/librarians/workflow.md)")
+        placement_arguments(parser, "the records whose header names no collection set")
         keeping_arguments(parser)
 
     def handle(self, *args, base_url: str, set_spec: str, from_: str, full: bool,
                files_from: list[str], delay: float, timeout: float, report: Path | None,
                same_repository: bool = False, page_delay: float | None = None,
                max_pages: int | None = None, published_elsewhere: bool = False,
+               collection: str = "", map_collections: Path | None = None,
                **options) -> None:
         check_keeping(options)
         try:
@@ -92,6 +110,7 @@ class Command(DocumentedCommand):
             raise CommandError(_("--page-delay is seconds, at most 3600"))
         if max_pages is not None and max_pages < 1:
             raise CommandError(_("--max-pages is a number of pages, at least 1"))
+        placed_by = placement_of(collection, map_collections)
         host = urlsplit(base).hostname or "source"
         csv_path = report or Path(
             f"harvest-{host}-{timezone.now().strftime('%Y%m%dT%H%M%SZ')}.csv")
@@ -112,6 +131,7 @@ class Command(DocumentedCommand):
                                           same_repository=same_repository,
                                           keeping=keeping(options, fallback=base),
                                           max_pages=max_pages, page_delay=page_delay,
+                                          placed_by=placed_by,
                                           provenance=Provenance.PUBLISHED_ELSEWHERE
                                           if published_elsewhere else Provenance.NEW)
             except (remote.RemoteError, oaipmh.OaiError) as exc:

@@ -43,9 +43,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
 
-from archive.dspace import imports, packages, placement
+from archive.dspace import imports, packages
 from archive.dspace import report as reports
-from archive.management.base import DocumentedCommand, check_keeping, keeping, keeping_arguments
+from archive.management.base import (
+    DocumentedCommand,
+    check_keeping,
+    keeping,
+    keeping_arguments,
+    placement_arguments,
+    placement_of,
+)
 from archive.models import Provenance
 
 
@@ -90,14 +97,7 @@ class Command(DocumentedCommand):
             "--dry-run", action="store_true",
             help="say what would be imported, updated, skipped or would fail (the summary and "
                  "the report), changing nothing")
-        parser.add_argument(
-            "--collection", default="", metavar="SLUG",
-            help="the collection of the items without a `collections` file (default: the "
-                 "default collection)")
-        parser.add_argument(
-            "--map-collections", type=Path, metavar="FILE",
-            help="CSV, one `handle,slug` a line: the collection here of each DSpace collection "
-                 "Handle the `collections` files name")
+        placement_arguments(parser, "the items without a `collections` file")
         parser.add_argument(
             "--published-elsewhere", action="store_true",
             help="the librarian's word that this content was published (and reviewed) at its "
@@ -109,7 +109,7 @@ class Command(DocumentedCommand):
                dry_run: bool = False, collection: str = "", map_collections: Path | None = None,
                published_elsewhere: bool = False, **options) -> None:
         check_keeping(options)
-        placed_by = self._placement(collection, map_collections, dry_run)
+        placed_by = placement_of(collection, map_collections, keep_handles=not dry_run)
         source = source.expanduser().resolve()
         if not source.is_dir() and not (source.is_file() and zipfile.is_zipfile(source)):
             raise CommandError(_("%(source)s is neither a folder nor a zip file")
@@ -139,23 +139,3 @@ class Command(DocumentedCommand):
             raise CommandError(ngettext("%(count)d item or entry failed; see the report",
                                         "%(count)d items or entries failed; see the report",
                                         run.failed) % {"count": run.failed})
-
-    def _placement(self, collection: str, map_file: Path | None,
-                   dry_run: bool) -> placement.Placement:
-        """The collections of the run, checked before any item: a map file that cannot be
-        read, or a slug no collection has, stops it."""
-        mapping = {}
-        if map_file is not None:
-            try:
-                text = map_file.expanduser().read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeError) as exc:
-                raise CommandError(_("--map-collections %(path)s cannot be read: %(reason)s")
-                                   % {"path": map_file, "reason": exc}) from None
-            try:
-                mapping = placement.read_map(text)
-            except placement.MapError as exc:
-                raise CommandError(f"--map-collections {map_file}: {exc}") from None
-        try:
-            return placement.placement(collection, mapping, keep_handles=not dry_run)
-        except placement.MapError as exc:
-            raise CommandError(str(exc)) from None
