@@ -5,9 +5,12 @@ then; librarians edit profiles in the admin. (The same thesis through a browser 
 tests/test_browser_thesis_pt.py; through the API: tests/test_profiles.py.)"""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from archive.models import Item, ProfileField, SubmissionProfile
+from archive.profiles import cnpq
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -100,6 +103,46 @@ def test_a_thesis_is_deposited_and_changed_through_the_profiles_form(librarian_c
         "md_dc_subject_en": "repositories\ntheses"}, secure=True)
     assert saved.status_code == 302, saved.context["adminform"].form.errors
     assert stored(item) == STORED | {("dc.subject", "theses", "en", "")}
+
+
+def test_cnpqs_table_is_offered_as_one_types_not_as_a_select_of_every_area(librarian_client,
+                                                                            theses):
+    page = librarian_client.get(f"/admin/archive/item/add/?collection={theses.pk}",
+                                secure=True).content.decode()
+    assert '<select name="md_dc_subject_cnpq"' not in page
+    assert '<select name="md_local_degree_level"' in page  # a short list stays a select
+    boxes = re.findall(r'<input [^>]*name="md_dc_subject_cnpq"[^>]*>', page)
+    assert len(boxes) == 2 and all('list="id_md_dc_subject_cnpq-list"' in b for b in boxes)
+    assert re.search(r'<label [^>]*for="id_md_dc_subject_cnpq_0"', page)
+    assert 'aria-label="CNPq knowledge area (2)"' in boxes[1] and "required" in boxes[0]
+    assert "required" not in boxes[1]  # one area is enough
+    offered = re.search(r'<datalist id="id_md_dc_subject_cnpq-list">(.*?)</datalist>', page,
+                        re.S).group(1)
+    assert offered.count("<option ") == len(cnpq.table())
+    assert '<option value="6.01.01.00-8">6.01.01.00-8 Teoria do Direito</option>' in offered
+
+
+@pytest.mark.parametrize(("typed", "code"), [
+    ("6.01.01.00-8", "6.01.01.00-8"),
+    ("6.01.01.00-8 Teoria do Direito", "6.01.01.00-8"),
+    ("teoria do direito", "6.01.01.00-8"),
+])
+def test_an_area_is_stored_by_its_code_however_it_was_typed(librarian_client, theses, typed,
+                                                            code):
+    response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
+                                  **{**THESIS_FORM, "md_dc_subject_cnpq": ["", typed, ""]})
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert {(v.value, v.authority) for v in Item.objects.get(title="Uma tese").dc_values.filter(
+        field__qualifier="cnpq")} == {("Teoria do Direito", code)}
+
+
+def test_an_area_not_in_the_table_is_a_form_error(librarian_client, theses):
+    response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
+                                  **{**THESIS_FORM, "md_dc_subject_cnpq": ["Direito digital"]})
+    assert response.status_code == 200
+    assert "Direito digital" in " ".join(
+        response.context["adminform"].form.errors["md_dc_subject_cnpq"])
+    assert not Item.objects.filter(title="Uma tese").exists()
 
 
 @pytest.mark.parametrize(("change", "field", "named"), [
