@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from archive.models import Item, ProfileField, SubmissionProfile
+from archive.models import Item, ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
 from archive.profiles import cnpq
 from tests import factories as make
 
@@ -223,3 +223,24 @@ def test_without_a_default_profile_the_form_is_todays_and_checks_nothing_more(
     assert item.dc("subject") == ["x"]
     change = librarian_client.get(f"/admin/archive/item/{item.pk}/change/", secure=True)
     assert change.status_code == 200
+
+
+def test_a_long_vocabulary_is_kept_on_a_searchable_list_a_short_one_on_its_page(
+        librarian_client):
+    areas = Vocabulary.objects.get(slug="cnpq")
+    page = librarian_client.get(f"/admin/archive/vocabulary/{areas.pk}/change/", secure=True)
+    assert page.status_code == 200 and page.context["inline_admin_formsets"] == []
+    listed = f"/admin/archive/vocabularyterm/?vocabulary__id__exact={areas.pk}"
+    assert f'<a href="{listed}">{len(cnpq.table())} terms:' in page.content.decode()
+    levels = Vocabulary.objects.get(slug="degree-level")
+    page = librarian_client.get(f"/admin/archive/vocabulary/{levels.pk}/change/", secure=True)
+    assert len(page.context["inline_admin_formsets"][0].formset.initial_forms) == 4
+    found = librarian_client.get(listed + "&q=%22teoria+do+direito%22", secure=True)
+    assert [t.value for t in found.context["cl"].result_list] == ["6.01.01.00-8"]
+    term = VocabularyTerm.objects.get(vocabulary=areas, value="6.01.01.00-8")
+    saved = librarian_client.post(f"/admin/archive/vocabularyterm/{term.pk}/change/", {
+        "vocabulary": areas.pk, "position": term.position, "value": term.value,
+        "label_pt_br": "Teoria do Direito", "label_en": "Theory of Law"}, secure=True)
+    assert saved.status_code == 302
+    term.refresh_from_db()
+    assert term.label_en == "Theory of Law"
