@@ -80,11 +80,11 @@ class VocabularyAdmin(admin.ModelAdmin):
     inlines = [TermInline]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(_term_count=Count("terms"))
+        return super().get_queryset(request).annotate(term_total=Count("terms"))
 
-    @admin.display(description=_("terms"), ordering="_term_count")
+    @admin.display(description=_("terms"), ordering="term_total")
     def term_count(self, obj: Vocabulary) -> int:
-        return obj._term_count
+        return obj.term_total
 
     def _long(self, obj: Vocabulary | None) -> bool:
         return obj is not None and obj.terms.count() > LONG_LIST
