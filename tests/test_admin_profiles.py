@@ -122,26 +122,34 @@ def test_cnpqs_table_is_offered_as_one_types_not_as_a_select_of_every_area(libra
     assert '<option value="6.01.01.00-8">6.01.01.00-8 Teoria do Direito</option>' in offered
 
 
-@pytest.mark.parametrize(("typed", "code"), [
-    ("6.01.01.00-8", "6.01.01.00-8"),
-    ("6.01.01.00-8 Teoria do Direito", "6.01.01.00-8"),
-    ("teoria do direito", "6.01.01.00-8"),
+@pytest.mark.parametrize(("typed", "code", "label"), [
+    ("6.01.01.00-8", "6.01.01.00-8", "Teoria do Direito"),
+    ("6.01.01.00-8 Teoria do Direito", "6.01.01.00-8", "Teoria do Direito"),
+    ("teoria do direito", "6.01.01.00-8", "Teoria do Direito"),
+    ("1.07.02.10-5 Gravimetria", "1.07.02.10-5", "Gravimetria"),  # another area's label too
 ])
 def test_an_area_is_stored_by_its_code_however_it_was_typed(librarian_client, theses, typed,
-                                                            code):
+                                                            code, label):
     response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
                                   **{**THESIS_FORM, "md_dc_subject_cnpq": ["", typed, ""]})
     assert response.status_code == 302, response.context["adminform"].form.errors
-    assert {(v.value, v.authority) for v in Item.objects.get(title="Uma tese").dc_values.filter(
-        field__qualifier="cnpq")} == {("Teoria do Direito", code)}
+    item = Item.objects.get(title="Uma tese")
+    assert {(v.value, v.authority) for v in item.dc_values.filter(
+        field__qualifier="cnpq")} == {(label, code)}
+    # Drawn again with its value in the first box, and saved again as it is.
+    change = librarian_client.get(f"/admin/archive/item/{item.pk}/change/", secure=True)
+    assert f'id="id_md_dc_subject_cnpq_0" list="id_md_dc_subject_cnpq-list" ' \
+           f'name="md_dc_subject_cnpq" size="60" type="text" value="{code}"' in \
+        change.content.decode()
 
 
-def test_an_area_not_in_the_table_is_a_form_error(librarian_client, theses):
+@pytest.mark.parametrize("typed", ["Direito digital", "Gravimetria"])  # the latter: two areas'
+def test_an_area_not_in_the_table_or_a_shared_label_is_a_form_error(librarian_client, theses,
+                                                                    typed):
     response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
-                                  **{**THESIS_FORM, "md_dc_subject_cnpq": ["Direito digital"]})
+                                  **{**THESIS_FORM, "md_dc_subject_cnpq": [typed]})
     assert response.status_code == 200
-    assert "Direito digital" in " ".join(
-        response.context["adminform"].form.errors["md_dc_subject_cnpq"])
+    assert typed in " ".join(response.context["adminform"].form.errors["md_dc_subject_cnpq"])
     assert not Item.objects.filter(title="Uma tese").exists()
 
 

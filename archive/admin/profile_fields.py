@@ -77,8 +77,8 @@ class TermBoxes(forms.Widget):
     """A long controlled list's text boxes: one per value (and EMPTY_BOXES more when the
     field is repeatable), each offering the list's terms as one types. A box takes a term's
     value (1.03.00.00-7), its value and label as offered ("1.03.00.00-7 Ciência da
-    Computação") or its label alone; anything else reaches the field as typed, which refuses
-    it as a choice not in the list."""
+    Computação") or its label alone, if no other term has it; anything else reaches the field
+    as typed, which refuses it as a choice not in the list."""
 
     def __init__(self, multiple: bool, label: str = "", attrs=None):
         super().__init__(attrs)
@@ -103,10 +103,9 @@ class TermBoxes(forms.Widget):
         if text in values or head in values:
             return text if text in values else head
         folded = text.casefold()
-        for value, label in self.choices:
-            if folded in (str(label).casefold(), str(label).split(" ", 1)[-1].casefold()):
-                return str(value)
-        return text
+        named = [str(value) for value, label in self.choices
+                 if folded in (str(label).casefold(), str(label).split(" ", 1)[-1].casefold())]
+        return named[0] if len(named) == 1 else text  # a label two terms share names neither
 
     def render(self, name, value, attrs=None, renderer=None) -> str:
         attrs = self.build_attrs(self.attrs, attrs)
@@ -125,9 +124,9 @@ class TermBoxes(forms.Widget):
             boxes.append(format_html("<input{}>", forms.utils.flatatt(box)))
         options = format_html_join("", '<option value="{}">{}</option>', (
             (value, label_) for value, label_ in self.choices))
+        boxes_html = format_html_join("", "<div>{}</div>", ((b,) for b in boxes))
         return format_html('<div class="ibi-term-boxes">{}</div><datalist id="{}-list">{}'
-                           "</datalist>", format_html_join("", "<div>{}</div>", ((b,) for b in boxes)),
-                           base, options)
+                           "</datalist>", boxes_html, base, options)
 
 
 def _choice_label(term) -> str:
