@@ -5,9 +5,12 @@ then; librarians edit profiles in the admin. (The same thesis through a browser 
 tests/test_browser_thesis_pt.py; through the API: tests/test_profiles.py.)"""
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from archive.models import Item, ProfileField, SubmissionProfile
+from archive.models import Item, ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
+from archive.profiles import cnpq
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +105,54 @@ def test_a_thesis_is_deposited_and_changed_through_the_profiles_form(librarian_c
     assert stored(item) == STORED | {("dc.subject", "theses", "en", "")}
 
 
+def test_cnpqs_table_is_offered_as_one_types_not_as_a_select_of_every_area(librarian_client,
+                                                                            theses):
+    page = librarian_client.get(f"/admin/archive/item/add/?collection={theses.pk}",
+                                secure=True).content.decode()
+    assert '<select name="md_dc_subject_cnpq"' not in page
+    assert '<select name="md_local_degree_level"' in page  # a short list stays a select
+    boxes = re.findall(r'<input [^>]*name="md_dc_subject_cnpq"[^>]*>', page)
+    assert len(boxes) == 2 and all('list="id_md_dc_subject_cnpq-list"' in b for b in boxes)
+    assert re.search(r'<label [^>]*for="id_md_dc_subject_cnpq_0"', page)
+    assert 'aria-label="CNPq knowledge area (2)"' in boxes[1] and "required" in boxes[0]
+    assert "required" not in boxes[1]  # one area is enough
+    offered = re.search(r'<datalist id="id_md_dc_subject_cnpq-list">(.*?)</datalist>', page,
+                        re.S).group(1)
+    assert offered.count("<option ") == len(cnpq.table())
+    assert '<option value="6.01.01.00-8">6.01.01.00-8 Teoria do Direito</option>' in offered
+
+
+@pytest.mark.parametrize(("typed", "code", "label"), [
+    ("6.01.01.00-8", "6.01.01.00-8", "Teoria do Direito"),
+    ("6.01.01.00-8 Teoria do Direito", "6.01.01.00-8", "Teoria do Direito"),
+    ("teoria do direito", "6.01.01.00-8", "Teoria do Direito"),
+    ("1.07.02.10-5 Gravimetria", "1.07.02.10-5", "Gravimetria"),  # another area's label too
+])
+def test_an_area_is_stored_by_its_code_however_it_was_typed(librarian_client, theses, typed,
+                                                            code, label):
+    response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
+                                  **{**THESIS_FORM, "md_dc_subject_cnpq": ["", typed, ""]})
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    item = Item.objects.get(title="Uma tese")
+    assert {(v.value, v.authority) for v in item.dc_values.filter(
+        field__qualifier="cnpq")} == {(label, code)}
+    # Drawn again with its value in the first box, and saved again as it is.
+    change = librarian_client.get(f"/admin/archive/item/{item.pk}/change/", secure=True)
+    assert f'id="id_md_dc_subject_cnpq_0" list="id_md_dc_subject_cnpq-list" ' \
+           f'name="md_dc_subject_cnpq" size="60" type="text" value="{code}"' in \
+        change.content.decode()
+
+
+@pytest.mark.parametrize("typed", ["Direito digital", "Gravimetria"])  # the latter: two areas'
+def test_an_area_not_in_the_table_or_a_shared_label_is_a_form_error(librarian_client, theses,
+                                                                    typed):
+    response = make.admin_deposit(librarian_client, title="Uma tese", collection=theses.pk,
+                                  **{**THESIS_FORM, "md_dc_subject_cnpq": [typed]})
+    assert response.status_code == 200
+    assert typed in " ".join(response.context["adminform"].form.errors["md_dc_subject_cnpq"])
+    assert not Item.objects.filter(title="Uma tese").exists()
+
+
 @pytest.mark.parametrize(("change", "field", "named"), [
     ({"md_dc_contributor_advisor": ""}, "md_dc_contributor_advisor", ""),
     ({"md_dc_contributor_advisor": "Souza, João | 47273571825"}, "md_dc_contributor_advisor",
@@ -180,3 +231,24 @@ def test_without_a_default_profile_the_form_is_todays_and_checks_nothing_more(
     assert item.dc("subject") == ["x"]
     change = librarian_client.get(f"/admin/archive/item/{item.pk}/change/", secure=True)
     assert change.status_code == 200
+
+
+def test_a_long_vocabulary_is_kept_on_a_searchable_list_a_short_one_on_its_page(
+        librarian_client):
+    areas = Vocabulary.objects.get(slug="cnpq")
+    page = librarian_client.get(f"/admin/archive/vocabulary/{areas.pk}/change/", secure=True)
+    assert page.status_code == 200 and page.context["inline_admin_formsets"] == []
+    listed = f"/admin/archive/vocabularyterm/?vocabulary__id__exact={areas.pk}"
+    assert f'<a href="{listed}">{len(cnpq.table())} terms:' in page.content.decode()
+    levels = Vocabulary.objects.get(slug="degree-level")
+    page = librarian_client.get(f"/admin/archive/vocabulary/{levels.pk}/change/", secure=True)
+    assert len(page.context["inline_admin_formsets"][0].formset.initial_forms) == 4
+    found = librarian_client.get(listed + "&q=%22teoria+do+direito%22", secure=True)
+    assert [t.value for t in found.context["cl"].result_list] == ["6.01.01.00-8"]
+    term = VocabularyTerm.objects.get(vocabulary=areas, value="6.01.01.00-8")
+    saved = librarian_client.post(f"/admin/archive/vocabularyterm/{term.pk}/change/", {
+        "vocabulary": areas.pk, "position": term.position, "value": term.value,
+        "label_pt_br": "Teoria do Direito", "label_en": "Theory of Law"}, secure=True)
+    assert saved.status_code == 302
+    term.refresh_from_db()
+    assert term.label_en == "Theory of Law"

@@ -40,8 +40,9 @@ def test_a_librarian_deposits_a_thesis_with_every_mtd_br_field_in_portuguese(
     for name, value in THESIS_FORM.items():
         if name in ("md_local_degree_level",):
             page.select_option(f"#id_{name}", label="Doutorado")
-        elif name == "md_dc_subject_cnpq":
-            page.select_option(f"#id_{name}", value)
+        elif name == "md_dc_subject_cnpq":  # CNPq's table: boxes offering its areas
+            for n, code in enumerate(value):
+                page.fill(f"#id_{name}_{n}", code)
         elif not name.startswith(("dc_type", "dc_rights")):
             page.fill(f"#id_{name}", value)
     page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")

@@ -99,6 +99,9 @@ def without(field: str, language: str = "") -> list[dict]:
      "dc.subject.cnpq"),
     (without("dc.subject.cnpq") + [{"field": "dc.subject.cnpq", "value": "Física",
                                     "authority": "1.03.00.00-7"}], "dc.subject.cnpq"),
+    # A label two areas share (Química Analítica's and Geofísica's) names neither alone.
+    (without("dc.subject.cnpq") + [{"field": "dc.subject.cnpq", "value": "Gravimetria"}],
+     "dc.subject.cnpq"),
     (without("dc.contributor.advisor") + [{"field": "dc.contributor.advisor", "value": "X",
                                            "authority": "47273571825"}],
      "dc.contributor.advisor"),
@@ -118,6 +121,16 @@ def test_what_the_profile_refuses_is_a_400_naming_the_field_and_nothing_is_saved
     assert not Item.objects.filter(title="Uma tese").exists()
     assert not DcValue.objects.exists() or not DcValue.objects.filter(value="X").exists()
     assert list(media.rglob("*.pdf")) == []
+
+
+@pytest.mark.parametrize("code", ["1.06.04.04-9", "1.07.02.10-5"])
+def test_a_shared_label_is_taken_with_the_code_of_either_area(librarian_api, theses, code):
+    area = {"field": "dc.subject.cnpq", "value": "Gravimetria", "authority": code}
+    response = make.posted_metadata(librarian_api, without("dc.subject.cnpq") + [area],
+                                    title="Uma tese", collection="teses-ppgc")
+    assert response.status_code == 201, response.json()
+    assert ("dc.subject.cnpq", "Gravimetria", "", code) in stored(
+        Item.objects.get(ibi=response.json()["ibi"]))
 
 
 def test_a_patch_is_checked_against_the_profile_and_changes_nothing_when_refused(

@@ -115,6 +115,7 @@ ADMIN = {
     "AccessRead": (NONE, NONE, {}), "Community": (NONE, NONE, {}),
     "Collection": (NONE, NONE, {}), "MintingState": (NONE, NONE, {}),
     "SubmissionProfile": (NONE, NONE, {}), "Vocabulary": (NONE, NONE, {}),
+    "VocabularyTerm": (NONE, NONE, {}),
     "MetadataSchema": (NONE, NONE, {}), "MetadataField": (NONE, NONE, {}),
     "RegisteredArchive": (NONE, NONE, {"switch_off": NONE}),
     "CollectionRole": (NONE, NONE, {}), "Workflow": (NONE, NONE, {}),

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 from django import forms
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language
 
 from ..deposit import services
@@ -22,6 +23,13 @@ from ..registry.names import Qualified
 
 # A name's authority id after a bar: "Silva, Maria | 4727357182510680".
 SEPARATOR = "|"
+
+# A controlled list longer than this (CNPq's table: some 1 300 areas) is no select, whose
+# options a librarian would scroll through, but text boxes offering its terms as one types
+# (an HTML datalist: by code or by any word of the label).
+LONG_LIST = 40
+# The empty boxes a long list's repeatable field has after its values: another needs a save.
+EMPTY_BOXES = 2
 
 
 def plain_elements(entries: list[Entry]) -> list[str]:
@@ -50,6 +58,10 @@ def form_field(entry: Entry) -> forms.Field:
     lines = {"rows": 3 if entry.repeatable else 1, "cols": 60}
     if entry.input_type == "controlled" and entry.terms is not None:
         choices = [(t.value, _choice_label(t)) for t in entry.terms]
+        if len(choices) > LONG_LIST:
+            field = forms.MultipleChoiceField if entry.repeatable else forms.ChoiceField
+            return field(choices=choices, widget=TermBoxes(entry.repeatable, label),
+                         **common)
         if entry.repeatable:
             return forms.MultipleChoiceField(choices=choices, widget=forms.SelectMultiple(
                 attrs={"size": 8}), **common)
@@ -59,6 +71,62 @@ def form_field(entry: Entry) -> forms.Field:
     if entry.repeatable:
         return forms.CharField(widget=forms.Textarea(attrs=lines), **common)
     return forms.CharField(widget=forms.TextInput(attrs={"size": 60}), **common)
+
+
+class TermBoxes(forms.Widget):
+    """A long controlled list's text boxes: one per value (and EMPTY_BOXES more when the
+    field is repeatable), each offering the list's terms as one types. A box takes a term's
+    value (1.03.00.00-7), its value and label as offered ("1.03.00.00-7 Ciência da
+    Computação") or its label alone, if no other term has it; anything else reaches the field
+    as typed, which refuses it as a choice not in the list."""
+
+    def __init__(self, multiple: bool, label: str = "", attrs=None):
+        super().__init__(attrs)
+        self.multiple, self.label = multiple, label
+        self.choices: list[tuple[str, str]] = []
+
+    def id_for_label(self, id_: str) -> str:
+        return f"{id_}_0" if id_ else id_
+
+    def value_from_datadict(self, data, files, name):
+        given = [v.strip() for v in (data.getlist(name) if hasattr(data, "getlist")
+                                     else [data.get(name, "")]) if v and v.strip()]
+        found = [self._value_of(text) for text in given]
+        return found if self.multiple else (found or [""])[0]
+
+    def value_omitted_from_data(self, data, files, name) -> bool:
+        return False  # no box sent is no value chosen, as an empty select multiple
+
+    def _value_of(self, text: str) -> str:
+        values = {str(value) for value, _label in self.choices}
+        head = text.split(" ", 1)[0]
+        if text in values or head in values:
+            return text if text in values else head
+        folded = text.casefold()
+        named = [str(value) for value, label in self.choices
+                 if folded in (str(label).casefold(), str(label).split(" ", 1)[-1].casefold())]
+        return named[0] if len(named) == 1 else text  # a label two terms share names neither
+
+    def render(self, name, value, attrs=None, renderer=None) -> str:
+        attrs = self.build_attrs(self.attrs, attrs)
+        base = attrs.pop("id", None) or f"id_{name}"
+        values = ([str(v) for v in value or [] if v] if self.multiple
+                  else [str(value)] if value else [])
+        count = len(values) + EMPTY_BOXES if self.multiple else 1
+        boxes = []
+        for n, text in enumerate(values + [""] * (count - len(values))):
+            box = {**attrs, "type": "text", "name": name, "value": text, "size": 60,
+                   "id": f"{base}_{n}", "list": f"{base}-list", "autocomplete": "off"}
+            if n:  # the first box is named by the field's <label>, and needs a value
+                box.pop("required", None)
+                if self.label:
+                    box["aria-label"] = f"{self.label} ({n + 1})"
+            boxes.append(format_html("<input{}>", forms.utils.flatatt(box)))
+        options = format_html_join("", '<option value="{}">{}</option>', (
+            (value, label_) for value, label_ in self.choices))
+        boxes_html = format_html_join("", "<div>{}</div>", ((b,) for b in boxes))
+        return format_html('<div class="ibi-term-boxes">{}</div><datalist id="{}-list">{}'
+                           "</datalist>", boxes_html, base, options)
 
 
 def _choice_label(term) -> str:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db.models import Count
 from django.forms.utils import flatatt
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from ..models import ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
+from .profile_fields import LONG_LIST
 
 
 class _Select(forms.Select):
@@ -67,6 +71,51 @@ class TermInline(admin.StackedInline):
 
 @admin.register(Vocabulary)
 class VocabularyAdmin(admin.ModelAdmin):
-    list_display = ["name_pt_br", "name_en", "slug"]
+    """A short vocabulary's terms are edited on its page; a long one's (CNPq's table: some
+    1 300 terms, thousands of inputs, more than a request may send) on a searchable list of
+    its own, which its page links to."""
+
+    list_display = ["name_pt_br", "name_en", "slug", "term_count"]
     search_fields = ["slug", "name_pt_br", "name_en"]
     inlines = [TermInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(term_total=Count("terms"))
+
+    @admin.display(description=_("terms"), ordering="term_total")
+    def term_count(self, obj: Vocabulary) -> int:
+        return obj.term_total
+
+    def _long(self, obj: Vocabulary | None) -> bool:
+        return obj is not None and obj.terms.count() > LONG_LIST
+
+    def get_inlines(self, request, obj):
+        return [] if self._long(obj) else super().get_inlines(request, obj)
+
+    def get_fields(self, request, obj=None):
+        fields = ["slug", "name_pt_br", "name_en"]
+        return [*fields, "term_list"] if self._long(obj) else fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["term_list"] if self._long(obj) else []
+
+    @admin.display(description=_("terms"))
+    def term_list(self, obj: Vocabulary) -> str:
+        count = obj.terms.count()
+        url = reverse("admin:archive_vocabularyterm_changelist")
+        return format_html('<a href="{}?vocabulary__id__exact={}">{}</a>', url, obj.pk, ngettext(
+            "%(count)d term: find and edit it on the list of terms",
+            "%(count)d terms: find and edit them on the list of terms", count) % {"count": count})
+
+
+@admin.register(VocabularyTerm)
+class VocabularyTermAdmin(admin.ModelAdmin):
+    """Every vocabulary's terms, searched by value or label: how a long vocabulary's are
+    kept."""
+
+    list_display = ["value", "label_pt_br", "label_en", "vocabulary", "position"]
+    list_filter = ["vocabulary"]
+    search_fields = ["value", "label_pt_br", "label_en"]
+    list_select_related = ["vocabulary"]
+    list_per_page = 100
+    fields = ["vocabulary", "position", "value", "label_pt_br", "label_en"]

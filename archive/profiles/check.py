@@ -65,15 +65,18 @@ class Entry:
         """dc.subject[pt-BR]; dc.subject for any language."""
         return f"{self.name}[{self.language}]" if self.language else self.name
 
-    def term_of(self, value: str) -> Term | None:
+    def term_of(self, value: str, authority: str = "") -> Term | None:
         """The term a controlled value names: by its value, or its label in either language
-        (case aside)."""
+        (case aside). A label two terms share (CNPq's Gravimetria, in Chemistry and in
+        Geophysics) names neither alone; with an authority id, the term of that value, if
+        the value is its value or label."""
         folded = value.strip().casefold()
-        for term in self.terms or ():
-            if folded in (term.value.casefold(), term.label_pt_br.casefold(),
-                          term.label_en.casefold()):
+        terms = [t for t in self.terms or () if authority in ("", t.value)]
+        for term in terms:
+            if folded == term.value.casefold():
                 return term
-        return None
+        named = [t for t in terms if folded in (t.label_pt_br.casefold(), t.label_en.casefold())]
+        return named[0] if len(named) == 1 else None
 
 
 class ProfileRefusal(Refusal):
@@ -131,8 +134,7 @@ def check(entries: list[Entry], given: Mapping[str, list[Row]],
 
 def _check_value(entry: Entry, row: Row) -> None:
     if entry.terms is not None:
-        term = entry.term_of(row.value)
-        if term is None or row.authority and row.authority != term.value:
+        if entry.term_of(row.value, row.authority) is None:
             raise ProfileRefusal(_("%(field)s: %(value)r is not in its list (%(vocabulary)s)")
                                  % {"field": entry.key, "value": row.value,
                                     "vocabulary": entry.vocabulary}, entry.key)
