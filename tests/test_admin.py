@@ -395,7 +395,7 @@ def test_a_librarian_cannot_reach_anything_else(librarian_client, url):
 def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librarian_client):
     """Items, and what their access needs (requests for a copy, secret links, the audit
     trail), the tree they are in (communities and collections, #34) and its submission
-    profiles and their vocabularies (#34, 3), the roles and workflows of the review and, read
+    profiles and their vocabularies and terms (#34, 3), the roles and workflows of the review and, read
     only, its submissions (#35), and, read-only, the copy
     jobs they ask for (how far each is: #30, 12); not the users, the minting state or the
     registered Archives."""
@@ -404,8 +404,8 @@ def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librari
     assert models == {"archive/item", "archive/accessrequest", "archive/accesslink",
                       "archive/accessread", "archive/copyjob", "archive/community",
                       "archive/collection", "archive/submissionprofile",
-                      "archive/vocabulary", "archive/collectionrole", "archive/workflow",
-                      "archive/submission"}
+                      "archive/vocabulary", "archive/vocabularyterm",
+                      "archive/collectionrole", "archive/workflow", "archive/submission"}
 
 
 def test_nobody_changes_the_minting_state_through_the_admin(db):
