@@ -22,7 +22,7 @@ import functools
 import io
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -512,3 +512,41 @@ def include(address: str, service_ibi: str) -> RegisteredArchive:
     archive service `service_ibi`."""
     return RegisteredArchive.objects.create(archive_service_ibi=service_ibi, included=True,
                                             address=address, key_hash=_key_hash())
+
+
+# -- Migrations, forwards and backwards (the data migrations' tests) ----------------------------
+
+def migrate_to(targets):
+    """The test database migrated to `targets` (``[("archive", "0040_…")]``, forwards or
+    backwards, or the graph's leaves); the historical apps there."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return MigrationExecutor(connection).loader.project_state(targets).apps
+
+
+def at_migration(targets) -> Iterator:
+    """A fixture's body: the historical apps at `targets`, then the database migrated back to
+    the latest for the tests that follow."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    yield migrate_to(targets)
+    migrate_to(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+def edition_series(*years: int) -> list[Item]:
+    """A work ("Série", in pt-BR) in editions, oldest first, one a year: e1.pdf, e2.pdf, …,
+    each created on 1 March of its year (a queryset update: no waiting)."""
+    from datetime import UTC, datetime
+
+    editions: list[Item] = []
+    for n, year in enumerate(years, 1):
+        edition = item((f"e{n}.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR",
+                       previous_edition=editions[-1] if editions else None)
+        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+        editions.append(edition)
+    return editions

@@ -395,10 +395,9 @@ def test_a_librarian_cannot_reach_anything_else(librarian_client, url):
 def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librarian_client):
     """Items, and what their access needs (requests for a copy, secret links, the audit
     trail), the tree they are in (communities and collections, #34) and its submission
-    profiles and their vocabularies and terms (#34, 3), the roles and workflows of the review and, read
-    only, its submissions (#35), and, read-only, the copy
-    jobs they ask for (how far each is: #30, 12); not the users, the minting state or the
-    registered Archives."""
+    profiles and their vocabularies and terms (#34, 3), the roles and workflows of the review
+    and, read only, its submissions (#35), and, read-only, the copy jobs they ask for (how
+    far each is: #30, 12); not the users, the minting state or the registered Archives."""
     page = librarian_client.get("/admin/", secure=True).content.decode()
     models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
     assert models == {"archive/item", "archive/accessrequest", "archive/accesslink",

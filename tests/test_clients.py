@@ -108,19 +108,13 @@ def test_memento_client_discovers_the_timegate_from_the_landing_page(live_site, 
     """Told no TimeGate of ours (its fallback is a closed port: asking it fails the test),
     memento_client finds the chain's TimeGate in the landing page's Link header, and the
     Memento current at a date there."""
-    from datetime import UTC, datetime
 
     from memento_client import MementoClient
 
-    from archive.models import Item
 
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
     base = live_site.url
-    first = make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")
-    second = make.item(("e2.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR",
-                       previous_edition=first)
-    for edition, year in ((first, 2020), (second, 2022)):
-        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+    first, second = make.edition_series(2020, 2022)
     landing = f"{base}/items/{first.ibi}"
 
     client = MementoClient(timegate_uri="http://127.0.0.1:9/timegate/")
@@ -142,16 +136,9 @@ def test_memento_client_finds_the_edition_from_a_persistent_url_alone(live_site,
     TimeGate in the answers it is redirected through, and the edition current then."""
     from memento_client import MementoClient
 
-    from archive.models import Item
-
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
     base = live_site.url
-    editions = [make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")]
-    for n in (2, 3):
-        editions.append(make.item((f"e{n}.pdf", b"%PDF-1.4 e"), title="Série",
-                                  language="pt-BR", previous_edition=editions[-1]))
-    for edition, year in zip(editions, (2020, 2021, 2022), strict=True):
-        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+    editions = make.edition_series(2020, 2021, 2022)
 
     client = MementoClient(timegate_uri="http://127.0.0.1:9/timegate/")
     info = client.get_memento_info(f"{base}/{editions[asked].ibi}", when)
@@ -171,20 +158,11 @@ def test_memento_client_finds_the_timegate_and_timemap_of_an_ibi_with_editions(l
     """Given this resolver's TimeGate base (`timegate_uri`, as a client configured for an
     aggregator is), memento_client finds the Mementos of the chain there, and the TimeMap they
     name lists every edition. Nothing leaves the machine (the aggregator is never asked)."""
-    from datetime import UTC, datetime
-
     from memento_client import MementoClient
-
-    from archive.models import Item
 
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")  # loopback only
     base = live_site.url
-    editions = [make.item(("e1.pdf", b"%PDF-1.4 e"), title="Série", language="pt-BR")]
-    for n in (2, 3):
-        editions.append(make.item((f"e{n}.pdf", b"%PDF-1.4 e"), title="Série",
-                                  language="pt-BR", previous_edition=editions[-1]))
-    for edition, year in zip(editions, (2020, 2021, 2022), strict=True):
-        Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
+    editions = make.edition_series(2020, 2021, 2022)
     original = f"{base}/{editions[0].ibi}!"
     client = MementoClient(timegate_uri=f"{base}/timegate/")
     info = client.get_memento_info(original, datetime(2021, 6, 1, tzinfo=UTC))

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from archive.profiles import cnpq
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,18 +17,9 @@ AFTER = [("archive", "0041_cnpq_full_table")]
 PARTIAL = Path(__file__).resolve().parent / "data" / "cnpq" / "areas-before.tsv"
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return MigrationExecutor(connection).loader.project_state(targets).apps
-
-
 @pytest.fixture
 def old_apps():
-    apps = _migrate(BEFORE)
-    yield apps
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    yield from make.at_migration(BEFORE)
 
 
 def test_the_partial_table_becomes_the_whole_one_and_keeps_what_librarians_did(old_apps):
@@ -44,7 +34,7 @@ def test_the_partial_table_becomes_the_whole_one_and_keeps_what_librarians_did(o
                         position=1)
     assert Term.objects.filter(vocabulary=vocabulary).count() == 105
 
-    new = _migrate(AFTER)
+    new = make.migrate_to(AFTER)
     terms = list(new.get_model("archive", "VocabularyTerm").objects.filter(
         vocabulary__slug="cnpq").order_by("position", "id"))
     assert [t.value for t in terms] == [a.code for a in cnpq.table()] + ["local-1"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -13,18 +14,9 @@ BEFORE = [("archive", "0029_metadata_value_field_required")]
 AFTER = [("archive", "0032_item_collection_required")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return MigrationExecutor(connection).loader.project_state(targets).apps
-
-
 @pytest.fixture
 def old_apps():
-    apps = _migrate(BEFORE)
-    yield apps
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    yield from make.at_migration(BEFORE)
 
 
 def _populate(apps) -> set[int]:
@@ -37,7 +29,7 @@ def _populate(apps) -> set[int]:
 
 def test_every_existing_item_lands_in_the_default_collection(old_apps):
     before = _populate(old_apps)
-    new = _migrate(AFTER)
+    new = make.migrate_to(AFTER)
     Item = new.get_model("archive", "Item")
     assert set(Item.objects.filter(collection__slug="general").values_list("pk", flat=True)) \
         >= before
@@ -50,7 +42,7 @@ def test_every_existing_item_lands_in_the_default_collection(old_apps):
 
 def test_the_triggers_still_fire_after_the_migration(old_apps):
     _populate(old_apps)
-    _migrate(AFTER)
+    make.migrate_to(AFTER)
     with connection.cursor() as cursor:
         cursor.execute("SELECT token FROM archive_changes WHERE id = 1")
         token = cursor.fetchone()[0]
@@ -62,7 +54,7 @@ def test_the_triggers_still_fire_after_the_migration(old_apps):
 
 def test_the_migration_goes_back(old_apps):
     before = _populate(old_apps)
-    _migrate(AFTER)
-    old = _migrate(BEFORE)
+    make.migrate_to(AFTER)
+    old = make.migrate_to(BEFORE)
     Item = old.get_model("archive", "Item")
     assert set(Item.objects.values_list("pk", flat=True)) >= before

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,18 +40,9 @@ ROWS = [  # element, value, position, orcid
 ]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return MigrationExecutor(connection).loader.project_state(targets).apps
-
-
 @pytest.fixture
 def old_apps():
-    apps = _migrate(BEFORE)
-    yield apps
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    yield from make.at_migration(BEFORE)
 
 
 def _populate(apps):
@@ -66,7 +58,7 @@ def _populate(apps):
 
 def test_every_value_becomes_a_dc_value_with_no_qualifier_and_nothing_is_lost(old_apps):
     before = _populate(old_apps)
-    new = _migrate(AFTER)
+    new = make.migrate_to(AFTER)
     DcValue = new.get_model("archive", "DcValue")
     after: dict[int, list] = {}
     for row in DcValue.objects.select_related("field__schema").order_by("id"):
@@ -82,7 +74,7 @@ def test_every_value_becomes_a_dc_value_with_no_qualifier_and_nothing_is_lost(ol
 
 
 def test_the_registry_holds_dspaces_fields_and_the_thesis_fields(old_apps):
-    new = _migrate(AFTER)
+    new = make.migrate_to(AFTER)
     Field = new.get_model("archive", "MetadataField")
     names = {".".join(p for p in (f.schema.name, f.element, f.qualifier) if p): f
              for f in Field.objects.select_related("schema")}
@@ -110,7 +102,7 @@ def test_the_registry_holds_dspaces_fields_and_the_thesis_fields(old_apps):
 
 def test_the_triggers_still_fire_after_the_migration(old_apps):
     _populate(old_apps)
-    _migrate(AFTER)
+    make.migrate_to(AFTER)
     with connection.cursor() as cursor:
         cursor.execute("SELECT token FROM archive_changes WHERE id = 1")
         token = cursor.fetchone()[0]
@@ -121,8 +113,8 @@ def test_the_triggers_still_fire_after_the_migration(old_apps):
 
 def test_the_migration_goes_back_with_the_orcid_ids(old_apps):
     _populate(old_apps)
-    _migrate(AFTER)
-    old = _migrate(BEFORE)
+    make.migrate_to(AFTER)
+    old = make.migrate_to(BEFORE)
     DcValue = old.get_model("archive", "DcValue")
     assert DcValue.objects.filter(orcid="0000-0002-1825-0097").count() == 3
     assert DcValue.objects.count() == 3 * len(ROWS)
