@@ -2,7 +2,9 @@
 flush (tests) empties the tables, and post_migrate calls ensure_builtin (apps.py)."""
 from __future__ import annotations
 
-from django.db import transaction
+from collections.abc import Iterable
+
+from django.db import connection, transaction
 
 from ..models import MetadataField, ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
 from . import builtin
@@ -20,10 +22,7 @@ def ensure_builtin() -> None:
             slug=slug, defaults={"name_pt_br": pt, "name_en": en})
         vocabularies[slug] = vocabulary
         if made:
-            VocabularyTerm.objects.bulk_create(
-                VocabularyTerm(vocabulary=vocabulary, value=value, label_pt_br=label_pt,
-                               label_en=label_en, position=n)
-                for n, (value, label_pt, label_en) in enumerate(terms))
+            _insert_terms(vocabulary.pk, terms)
     fields = {f.name: f for f in MetadataField.objects.select_related("schema")}
     for slug, (pt, en, description, entries) in builtin.PROFILES.items():
         profile, made = SubmissionProfile.objects.get_or_create(
@@ -40,3 +39,18 @@ def ensure_builtin() -> None:
                          label_en=labels.get((name, language), ("", ""))[1])
             for n, (name, language, required, repeatable, input_type, vocabulary, authority,
                     help_pt, help_en) in enumerate(entries))
+
+
+def _insert_terms(vocabulary: int, terms: Iterable[tuple[str, str, str]]) -> None:
+    """A vocabulary's terms in one statement run for all: the CNPq table's 1 290 terms cost
+    a twentieth of what bulk_create's model instances and per-value SQL do (a test
+    database's flush puts them back each time)."""
+    meta = VocabularyTerm._meta
+    quote = connection.ops.quote_name
+    names = ("vocabulary", "value", "label_pt_br", "label_en", "position")
+    columns = ", ".join(quote(meta.get_field(name).column) for name in names)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES (%s, %s, %s, %s, %s)",
+            [(vocabulary, value, label_pt, label_en, n)
+             for n, (value, label_pt, label_en) in enumerate(terms)])
