@@ -19,8 +19,18 @@ HELD = """
 import json
 from archive.models import Item
 print(json.dumps({i.ibi: [i.ibip, i.state, i.source_archive,
-                          i.previous_edition.ibi if i.previous_edition else None]
+                          i.previous_edition.ibi if i.previous_edition else None,
+                          i.collection.slug]
                   for i in Item.objects.filter(is_archive_service=False)}))
+"""
+# A collection of its own at B, for the Copies of A's items (its `collections` files name A's
+# default collection, "general", which --map-collections maps to it).
+COPIES = """
+from archive.communities import services as tree
+from archive.models import Collection, Community
+community = tree.community_save(community=Community(slug="a", name_pt_br="A", name_en="A"))
+tree.collection_save(collection=Collection(slug="copies-of-a", name_pt_br="Cópias de A",
+                                           name_en="Copies of A", community=community))
 """
 
 
@@ -62,22 +72,29 @@ def test_our_exports_and_oai_pmh_taken_in_elsewhere_never_mint_a_second_ibi(netw
     export = tmp_path / "export"
     a.manage("exportsaf", str(export))
 
-    # B: Copies of A's items, under A's IBIs (both forms), nothing minted; again: skipped.
+    # B: Copies of A's items, under A's IBIs (both forms), nothing minted, in the collection
+    # their `collections` files are mapped to; again: skipped.
+    b.shell(COPIES)
+    mapping = tmp_path / "map.csv"
+    mapping.write_text("general,copies-of-a\n", "utf-8")
     count = minted_count(b)
-    out = b.manage("importsaf", str(export), "--report", str(tmp_path / "b1.csv")).stdout
+    out = b.manage("importsaf", str(export), "--report", str(tmp_path / "b1.csv"),
+                   "--map-collections", str(mapping)).stdout
     assert "2 imported, 0 updated, 0 skipped, 0 failed" in out, out
     at_b = held(b)
     assert {ibi: found[0] for ibi, found in at_b.items()} == theirs
     assert {found[1] for found in at_b.values()} == {"Copy"}
     assert {found[2] for found in at_b.values()} == {a.url}
     assert at_b[second["ibi"]][3] == first["ibi"]
+    assert {found[4] for found in at_b.values()} == {"copies-of-a"}
     assert minted_count(b) == count + 2
-    out = b.manage("importsaf", str(export), "--report", str(tmp_path / "b2.csv")).stdout
+    out = b.manage("importsaf", str(export), "--report", str(tmp_path / "b2.csv"),
+                   "--map-collections", str(mapping)).stdout
     assert "0 imported, 0 updated, 2 skipped, 0 failed" in out, out
     # A harvest of A's OAI-PMH finds the same items by their IBIs, then by their OAI
     # identifiers (--full: every record again, not only those since the last datestamp).
     for run in ("h1", "h2"):
-        out = b.manage("harvest", f"{a.url}/oai", "--full",
+        out = b.manage("harvest", f"{a.url}/oai", "--full", "--map-collections", str(mapping),
                        "--report", str(tmp_path / f"{run}.csv")).stdout
         assert "0 imported, 0 updated, 2 skipped, 0 deleted, 0 failed" in out, out
     assert held(b) == at_b and minted_count(b) == count + 2

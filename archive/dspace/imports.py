@@ -214,7 +214,7 @@ class Importer:
                 raise saf.SafError(str(exc), f"{saf.CONTENTS}:{line.line}") from None
         ids = [(Scheme.HANDLE, h, "") for h in mapped.handles]
         ids += [(Scheme.DSPACE_ITEM, u, "") for u in mapped.uuids]
-        status, existing, restored = self._carried(mapped, ids, services.holder(ids))
+        status, existing, restored = self._carried(mapped, ids, services.holder(ids), placed)
         if status is not None:
             return status, existing, mapped
         with ExitStack() as stack:
@@ -287,9 +287,12 @@ class Importer:
                                        "dc.") else f"metadata_{name.partition('.')[0]}.xml")
 
     def _carried(self, mapped: crosswalk.Mapped, ids: list[services.Alternate],
-                 existing: Item | None) -> tuple[str | None, Item | None, Decimal | None]:
+                 existing: Item | None, placed: services.Placed | None = None
+                 ) -> tuple[str | None, Item | None, Decimal | None]:
         """(status, item, None) of an item that carries its IBI (ibis.py): kept as a Copy or
-        a migrated Original, or a Copy held here refreshed from its Original's Archive. Else
+        a migrated Original, or a Copy held here refreshed from its Original's Archive, and
+        put where its `collections` file says (`placed`; a new one without it into
+        --collection). Else
         (None, the item held here by its Handles or its IBI, or None, the date of the IBI this
         Archive minted for it, to deposit it under, or None), to import or update."""
         carried, others = ibis.carried(mapped.dc.get("identifier", []))
@@ -312,6 +315,11 @@ class Importer:
         else:
             item, status = held, UPDATED if ibis.refresh(held) else SKIPPED
         services.add_ids(item, ids)
+        if placed is None and status == IMPORTED and self.placing.default is not None:
+            placed = (self.placing.default, ())  # a new item without `collections`
+        if not item.is_deleted and not services.in_collections(item, placed):
+            services.place(item, placed)
+            status = UPDATED if status == SKIPPED else status
         return status, item, None
 
     def _same_content(self, mapped: crosswalk.Mapped, sums: dict[str, str]) -> Item | None:
