@@ -97,7 +97,7 @@ MIDDLEWARE = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    # Django's ModelBackend that also takes an e-mail address, in any case, for the username:
+    # Django's ModelBackend that also takes an email address, in any case, for the username:
     # staff sign in to the admin by username as before, people by their address (/accounts/).
     "archive.accounts.backends.EmailBackend",
 ]
@@ -492,7 +492,7 @@ REST_FRAMEWORK = {
         "access_request": env_rate("IBI_ACCESS_REQUESTS", "5/hour"),
         # Accounts (archive/site/accounts.py): forms that mail an address (sign-up, a new
         # verification link, a password reset), per client address and per address mailed;
-        # wrong passwords per e-mail address (per client address: django-axes).
+        # wrong passwords per email address (per client address: django-axes).
         "account_client": env_rate("IBI_ACCOUNT_REQUESTS", "20/hour"),
         "account_mail": env_rate("IBI_ACCOUNT_MAILS", "3/hour"),
         "account_login": env_rate("IBI_ACCOUNT_LOGIN_FAILURES", "10/hour"),

@@ -63,7 +63,7 @@ def test_sign_up_mails_a_link_that_verifies_the_address_then_the_person_signs_in
     assert "not verified yet" not in sign_in(web, password="wrong-password").content.decode()
 
     [mail] = mailoutbox
-    assert mail.to == [EMAIL] and mail.subject == "Verify your e-mail address"
+    assert mail.to == [EMAIL] and mail.subject == "Verify your email address"
     link = make.link_in(mail)
     assert link.startswith("/accounts/verify/") and "Ana Silva" in mail.body
     verified = web.get(link)

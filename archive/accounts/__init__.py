@@ -7,7 +7,7 @@ LDAP) is another that calls the same `services.create_account`, its address alre
   word that an address is taken) and mailed, kept until a mail server takes them
 - selectors: an account by address, its verified state, the roles a person holds
 - tokens: the signed, expiring links that verify an address (pure: django.core.signing)
-- backends: Django's ModelBackend that also takes an e-mail address, in any case
+- backends: Django's ModelBackend that also takes an email address, in any case
 - tasks: the beat's retry of the mails a mail server refused
 
 The models are archive/models/accounts.py.

@@ -1,4 +1,4 @@
-"""Signing in by e-mail address: Django's ModelBackend (settings.AUTHENTICATION_BACKENDS),
+"""Signing in by email address: Django's ModelBackend (settings.AUTHENTICATION_BACKENDS),
 which also takes a person's address, in any case, for the username. Staff sign in to the admin
 by username as before; an inactive user (an address not verified yet) is refused by the
 ModelBackend's own rule."""

@@ -161,7 +161,7 @@ def _link(mail: AccountMail) -> str | None:
 
 
 SUBJECTS = {
-    Kind.VERIFY: gettext_lazy("Verify your e-mail address"),
+    Kind.VERIFY: gettext_lazy("Verify your email address"),
     Kind.RESET: gettext_lazy("Set a new password"),
     Kind.TAKEN: gettext_lazy("Someone tried to sign up with your address"),
 }

@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('name', models.CharField(max_length=200, verbose_name='name')),
-                ('email_verified_at', models.DateTimeField(blank=True, null=True, verbose_name='e-mail address verified')),
+                ('email_verified_at', models.DateTimeField(blank=True, null=True, verbose_name='email address verified')),
                 ('created', models.DateTimeField(auto_now_add=True, verbose_name='created')),
                 ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='account', to=settings.AUTH_USER_MODEL, verbose_name='user')),
             ],
@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
             name='AccountMail',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('verify', 'verify the e-mail address'), ('reset', 'set a new password'), ('taken', 'the address already has an account')], max_length=8, verbose_name='kind')),
+                ('kind', models.CharField(choices=[('verify', 'verify the email address'), ('reset', 'set a new password'), ('taken', 'the address already has an account')], max_length=8, verbose_name='kind')),
                 ('base', models.CharField(max_length=300, verbose_name='base URL')),
                 ('language', models.CharField(blank=True, default='', max_length=16, verbose_name='language')),
                 ('created', models.DateTimeField(auto_now_add=True, verbose_name='created')),

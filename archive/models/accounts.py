@@ -19,7 +19,7 @@ class Account(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                                 related_name="account", verbose_name=_("user"))
     name = models.CharField(_("name"), max_length=200)
-    email_verified_at = models.DateTimeField(_("e-mail address verified"), null=True,
+    email_verified_at = models.DateTimeField(_("email address verified"), null=True,
                                              blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -36,7 +36,7 @@ class AccountMail(models.Model):
     password, or word that someone tried to sign up with their address."""
 
     class Kind(models.TextChoices):
-        VERIFY = "verify", _("verify the e-mail address")
+        VERIFY = "verify", _("verify the email address")
         RESET = "reset", _("set a new password")
         TAKEN = "taken", _("the address already has an account")
 

@@ -85,7 +85,7 @@ def _page(request: HttpRequest, template: str, context: dict, status: int = 200,
 class SignUpForm(forms.Form):
     name = forms.CharField(label=_("Your name"), max_length=200,
                            widget=forms.TextInput(attrs={"autocomplete": "name"}))
-    email = forms.EmailField(label=_("E-mail address"), max_length=150,
+    email = forms.EmailField(label=_("Email address"), max_length=150,
                              widget=forms.EmailInput(attrs={"autocomplete": "email"}),
                              help_text=_("You sign in with it; we mail it a link to verify "
                                          "it."))
@@ -134,7 +134,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class ResendForm(forms.Form):
-    email = forms.EmailField(label=_("E-mail address"), max_length=254,
+    email = forms.EmailField(label=_("Email address"), max_length=254,
                              widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
 
@@ -177,10 +177,10 @@ def verify(request: HttpRequest, token: str) -> HttpResponse:
 # -- Signing in and out ------------------------------------------------------------------------
 
 class LoginForm(AuthenticationForm):
-    """Django's, by e-mail address (archive/accounts/backends.py), saying so when the
+    """Django's, by email address (archive/accounts/backends.py), saying so when the
     password is right but the address not verified yet."""
 
-    username = forms.CharField(label=_("E-mail address"), max_length=254,
+    username = forms.CharField(label=_("Email address"), max_length=254,
                                widget=forms.TextInput(attrs={"autocomplete": "email",
                                                              "autofocus": True}))
 
@@ -192,7 +192,7 @@ class LoginForm(AuthenticationForm):
                 self.cleaned_data.get("password")
             if email and password and selectors.awaiting_verification(email, password):
                 raise ValidationError(
-                    _("Your e-mail address is not verified yet: follow the link we mailed "
+                    _("Your email address is not verified yet: follow the link we mailed "
                       "you, or ask for a new one."), code="unverified") from None
             raise
 
@@ -223,7 +223,7 @@ class LoginView(auth.LoginView):
 # -- Passwords -------------------------------------------------------------------------------
 
 class ResetForm(forms.Form):
-    email = forms.EmailField(label=_("E-mail address"), max_length=254,
+    email = forms.EmailField(label=_("Email address"), max_length=254,
                              widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
 
