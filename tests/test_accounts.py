@@ -131,6 +131,14 @@ def test_signing_up_with_a_taken_address_answers_the_same_and_tells_its_holder(
     assert make.link_in(mailoutbox[1]) == "/accounts/login/"
 
 
+def test_signing_up_again_before_verifying_mails_the_link_again(web, mailoutbox):
+    make.account(verified=False)
+    assert web.post("/accounts/signup/", SIGN_UP).status_code == 302
+    [mail] = mailoutbox
+    assert mail.subject == "Verify your email address"
+    assert web.get(make.link_in(mail)).status_code == 200
+
+
 def test_a_weak_or_mismatched_password_is_refused_with_the_reason(web):
     weak = web.post("/accounts/signup/", {**SIGN_UP, "password1": "12345678",
                                           "password2": "12345678"})

@@ -92,7 +92,10 @@ def sign_up(*, name: str, email: str, password: str, base: str, language: str) -
         except AddressTaken:
             holder = selectors.user_by_email(email)
             if holder is not None:
-                owe(holder, Kind.TAKEN, base=base, language=language)
+                # Signing up again before verifying: the link again, not "sign in".
+                waiting = Account.objects.filter(user=holder, email_verified_at=None).exists()
+                owe(holder, Kind.VERIFY if waiting else Kind.TAKEN, base=base,
+                    language=language)
             return
         owe(account.user, Kind.VERIFY, base=base, language=language)
 
