@@ -60,7 +60,9 @@ def test_sign_up_mails_a_link_that_verifies_the_address_then_the_person_signs_in
     early = sign_in(web)
     assert early.status_code == 400
     assert "not verified yet" in early.content.decode()
-    assert "not verified yet" not in sign_in(web, password="wrong-password").content.decode()
+    wrong = sign_in(web, password="wrong-password").content.decode()
+    assert "not verified yet" not in wrong
+    assert "do not match an account" in wrong
 
     [mail] = mailoutbox
     assert mail.to == [EMAIL] and mail.subject == "Verify your email address"

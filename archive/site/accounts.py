@@ -180,6 +180,9 @@ class LoginForm(AuthenticationForm):
     """Django's, by email address (archive/accounts/backends.py), saying so when the
     password is right but the address not verified yet."""
 
+    error_messages = {**AuthenticationForm.error_messages, "invalid_login": _(
+        "This email address and password do not match an account. The password is "
+        "case-sensitive; the address is not.")}
     username = forms.CharField(label=_("Email address"), max_length=254,
                                widget=forms.TextInput(attrs={"autocomplete": "email",
                                                              "autofocus": True}))
