@@ -262,6 +262,13 @@ def test_the_pages_are_https_only(client):
     assert answer.status_code == 301 and answer["Location"].startswith("https://")
 
 
+def test_a_method_a_page_does_not_take_is_405(client):
+    for url in ("/accounts/", "/accounts/signup/", "/accounts/verify/", "/accounts/verify/x/"):
+        assert client.put(url, secure=True).status_code == 405, url
+    assert client.post("/accounts/verify/x/", secure=True).status_code == 405
+    assert client.get("/accounts/logout/", secure=True).status_code == 405
+
+
 def rates(settings, **rates: str) -> None:
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
         **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates}}

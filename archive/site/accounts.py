@@ -31,6 +31,7 @@ from django.utils.decorators import method_decorator
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_safe
 
 from ..accounts import selectors, services, tasks
 from ..refusals import Refusal
@@ -114,6 +115,7 @@ class SignUpForm(forms.Form):
         return data
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("archive:account")
@@ -138,6 +140,7 @@ class ResendForm(forms.Form):
                              widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 def verify_sent(request: HttpRequest) -> HttpResponse:
     """GET: where the link went (after a sign-up), and a form for a new one; POST: a new
     link, mailed if an account waits for the address (the same answer otherwise)."""
@@ -161,6 +164,7 @@ def verify_sent(request: HttpRequest) -> HttpResponse:
     return redirect(reverse("archive:account_verify_sent") + "?resent")
 
 
+@require_safe
 def verify(request: HttpRequest, token: str) -> HttpResponse:
     """A link mailed to verify an address: verified (then sign in), or why not."""
     try:
@@ -281,6 +285,7 @@ class PasswordChangeView(auth.PasswordChangeView):
 
 # -- The person's own page ---------------------------------------------------------------------
 
+@require_safe
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
     """Who the person is, whether their address is verified, the roles they hold."""
