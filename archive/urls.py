@@ -5,6 +5,7 @@ The routes are the only place that imports every edge; the edges never import on
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.urls import path, re_path
 
@@ -18,6 +19,7 @@ from .resolver import views as resolver
 from .resolver.views.paths import raw_path
 from .site import (
     access,
+    accounts,
     communities,
     downloads,
     indexing,
@@ -157,6 +159,23 @@ urlpatterns = [
     # What a persistent URL resolves to, shown instead of followed (Handle's ?noredirect, ARK's
     # ?info): a route of its own, so that a persistent URL's query stays RTC-11's and the item's.
     path("inspect/<path:path>", resolver.inspect, name="inspect"),
+    # Accounts of people who are not staff (site/accounts.py; HTTPS, as the admin).
+    path("accounts/", accounts.account, name="account"),
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/verify/", accounts.verify_sent, name="account_verify_sent"),
+    path("accounts/verify/<str:token>/", accounts.verify, name="account_verify"),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/reset/", accounts.PasswordResetView.as_view(),
+         name="password_reset"),
+    path("accounts/password/reset/sent/", accounts.PasswordResetSentView.as_view(),
+         name="password_reset_sent"),
+    path("accounts/password/reset/<uidb64>/<token>/",
+         accounts.PasswordResetConfirmView.as_view(), name="password_reset_confirm"),
+    path("accounts/password/reset/done/", accounts.PasswordResetDoneView.as_view(),
+         name="password_reset_done"),
+    path("accounts/password/change/", accounts.PasswordChangeView.as_view(),
+         name="password_change"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
     # resolver, persistent URLs /<ibi>[modifier][/path]. See `dispatch`.
     re_path(r"^(?P<path>.+)$", dispatch, name="dispatch"),

@@ -97,8 +97,23 @@ MIDDLEWARE = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend that also takes an email address, in any case, for the username:
+    # staff sign in to the admin by username as before, people by their address (/accounts/).
+    "archive.accounts.backends.EmailBackend",
 ]
+# Accounts of people who are not staff (archive/accounts/): sign-up, sign-in, password reset.
+# /submit/ and every page behind login_required send a stranger here.
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/accounts/"
+LOGOUT_REDIRECT_URL = "/"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in ("UserAttributeSimilarityValidator", "MinimumLengthValidator",
+                 "CommonPasswordValidator", "NumericPasswordValidator")
+]
+# Links mailed to prove an address or to set a new password work this long (Django's setting,
+# also read by archive/accounts/ for verification links), in seconds.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86400, low=600, high=30 * 86400)
 
 ROOT_URLCONF = "ibirepo.urls"
 WSGI_APPLICATION = "ibirepo.wsgi.application"
@@ -246,6 +261,9 @@ CELERY_BEAT_SCHEDULE = {
     # MINUTES) and after a mail server's failure.
     "mail-request-notices": {"task": "archive.tasks.mail_request_notices",
                              "schedule": float(IBI_ACCESS_MAILS_EVERY)},
+    # Mails to account holders (verification, password reset) that the mail server refused.
+    "mail-account-mails": {"task": "archive.tasks.mail_account_mails",
+                           "schedule": float(IBI_ACCESS_MAILS_EVERY)},
     "erase-access-requests": {"task": "archive.tasks.erase_access_requests",
                               "schedule": crontab(hour=2, minute=47)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",
@@ -472,6 +490,12 @@ REST_FRAMEWORK = {
         # Wrong secret link tokens per client address (guessing), and requests for a copy.
         "access_token_failure": env_rate("IBI_ACCESS_TOKEN_FAILURES", "20/hour"),
         "access_request": env_rate("IBI_ACCESS_REQUESTS", "5/hour"),
+        # Accounts (archive/site/accounts.py): forms that mail an address (sign-up, a new
+        # verification link, a password reset), per client address and per address mailed;
+        # wrong passwords per email address (per client address: django-axes).
+        "account_client": env_rate("IBI_ACCOUNT_REQUESTS", "20/hour"),
+        "account_mail": env_rate("IBI_ACCOUNT_MAILS", "3/hour"),
+        "account_login": env_rate("IBI_ACCOUNT_LOGIN_FAILURES", "10/hour"),
     },
     "NUM_PROXIES": NUM_PROXIES,
 }
@@ -514,12 +538,13 @@ SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # The resolution standard speaks plain http:// between Archives and resolvers, and persistent
-# URLs are http:// by definition: only the admin and the API are forced onto HTTPS.
+# URLs are http:// by definition: only the admin, the API and accounts (passwords, the session)
+# are forced onto HTTPS.
 # A repository name whose subdomain is "admin" or "api" (the Archive at x.admin mints
 # admin/x/2013/09.04.12.27.57) is a persistent URL too: its path, a word then the year and the
 # date, is no page of the admin or the API (archive/urls.py PersistentUrlsBeforeRoutes).
-SECURE_REDIRECT_EXEMPT = [r"^(?!admin/|api/)",
-                          r"^(?:admin|api)/[^/]+/[0-9]{4,}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}"]
+SECURE_REDIRECT_EXEMPT = [r"^(?!admin/|api/|accounts/)",
+                          r"^(?:admin|api|accounts)/[^/]+/[0-9]{4,}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, low=0, high=10**9)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
@@ -230,6 +231,29 @@ def person(username: str, *groups: str):
     for name in groups:
         user.groups.add(Group.objects.get_or_create(name=name)[0])
     return user
+
+
+ACCOUNT_PASSWORD = "Correct-horse-battery-9"
+
+
+def account(email: str = "ana.silva@example.org", *, name: str = "Ana Silva",
+            password: str | None = ACCOUNT_PASSWORD, verified: bool = True):
+    """A person's account (archive/accounts/), through its service: signed in by `email`
+    once `verified`."""
+    from archive.accounts import services as accounts
+
+    return accounts.create_account(name=name, email=email, password=password,
+                                   email_verified=verified).user
+
+
+def link_in(mail) -> str:
+    """The path (and query) of the one link of this site in a mail's body."""
+    from urllib.parse import urlsplit
+
+    found = re.findall(r"https?://\S+", mail.body)
+    assert found, mail.body
+    parts = urlsplit(found[0])
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def reviewed(collection: Collection, kind: str = "single", publish_on=None,

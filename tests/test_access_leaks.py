@@ -363,6 +363,19 @@ ROUTES: dict[str, Urls] = {
     r"^(?:server/)?oai/request$": lambda c: (
         f"/{prefix}oai/request?verb={verb}&metadataPrefix=oai_dc"
         for prefix in ("", "server/") for verb in ("ListRecords", "ListIdentifiers")),
+    # Accounts (issue 35, 1): a person's own pages, naming no item; walked anonymous (the
+    # forms, the account page's redirect to sign in, a forged link, a reset link of nobody).
+    "accounts/": fixed("/accounts/"),
+    "accounts/signup/": fixed("/accounts/signup/"),
+    "accounts/verify/": fixed("/accounts/verify/"),
+    "accounts/verify/<str:token>/": fixed("/accounts/verify/forged:token/"),
+    "accounts/login/": fixed("/accounts/login/", "/accounts/login/?next=/submit/"),
+    "accounts/logout/": fixed("/accounts/logout/"),  # POST only: 405
+    "accounts/password/reset/": fixed("/accounts/password/reset/"),
+    "accounts/password/reset/sent/": fixed("/accounts/password/reset/sent/"),
+    "accounts/password/reset/<uidb64>/<token>/": fixed("/accounts/password/reset/MQ/x-y/"),
+    "accounts/password/reset/done/": fixed("/accounts/password/reset/done/"),
+    "accounts/password/change/": fixed("/accounts/password/change/"),
     "items/<uuid:uuid>": nothing,
     "items/<uuid:uuid>/full": nothing,
     "entities/<str:entity_type>/<uuid:uuid>": nothing,

@@ -50,7 +50,7 @@ def test_without_a_password_only_the_token_works():
 def test_an_existing_user_is_a_clear_error_and_nothing_changes():
     User.objects.create_user("alice", password="old")
     with pytest.raises(CommandError, match="user 'alice' already exists"):
-        createlibrarian("alice", "--password", "new")
+        createlibrarian("alice", "--password", "s3cret-Passw0rd")
     user = User.objects.get(username="alice")
     assert user.check_password("old") and not user.is_staff and not user.groups.exists()
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from archive.models import CollectionRole
 from tests import factories as make
 from tests.conftest import PASSWORD
 
@@ -91,6 +92,38 @@ def test_every_public_page_has_no_nu_html_checker_error(client, site, tmp_path):
         for language, headers in (("pt-BR", PT), ("en", {})):
             documents[f"{name} ({language})"] = client.get(url, **headers).content.decode()
     documents.update(error_pages())
+    assert nu_errors(documents, tmp_path) == {}
+
+
+def test_the_account_pages_have_no_nu_html_checker_error(client, db, tmp_path):
+    """/accounts/ (HTTPS only): each form empty and refused, a link that fails, the person's
+    own page with a role."""
+    user = make.account("ana@example.org")
+    collection = make.collection("teses", make.community("ufc"))
+    CollectionRole.objects.create(collection=collection, role="submitter", user=user)
+    documents = {}
+    for language, headers in (("pt-BR", PT), ("en", {})):
+        for name, url, data in (
+                ("sign-up", "/accounts/signup/", None),
+                ("sign-up refused", "/accounts/signup/", {"email": "x", "password1": "1"}),
+                ("verify sent", "/accounts/verify/", None),
+                ("verify: bad link", "/accounts/verify/x/", None),
+                ("sign-in", "/accounts/login/?next=/submit/", None),
+                ("sign-in refused", "/accounts/login/", {"username": "ana@example.org"}),
+                ("reset", "/accounts/password/reset/", None),
+                ("reset sent", "/accounts/password/reset/sent/", None),
+                ("reset: bad link", "/accounts/password/reset/MQ/x-y/", None),
+                ("reset done", "/accounts/password/reset/done/", None)):
+            answer = (client.post(url, data, secure=True, **headers) if data
+                      else client.get(url, secure=True, **headers))
+            assert answer.status_code in (200, 400), name
+            documents[f"{name} ({language})"] = answer.content.decode()
+        client.force_login(user)
+        for name, url in (("account", "/accounts/"),
+                          ("password change", "/accounts/password/change/")):
+            documents[f"{name} ({language})"] = client.get(url, secure=True,
+                                                           **headers).content.decode()
+        client.logout()
     assert nu_errors(documents, tmp_path) == {}
 
 

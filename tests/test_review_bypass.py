@@ -78,6 +78,9 @@ ROUTES = {
     "api/submissions/<any_id:pk>/withdraw": REVIEW,
     **{f"api/tasks/<any_id:pk>/{action}": REVIEW
        for action in ("claim", "unclaim", "approve", "return", "release", "reassign")},
+    # Accounts (issue 35, 1): people, passwords and mails, never an item.
+    "accounts/login/": NONE, "accounts/logout/": NONE, "accounts/password/reset/": NONE,
+    "accounts/password/reset/<uidb64>/<token>/": NONE, "accounts/password/change/": NONE,
 }
 # Function views, by their callback: all read, but a reader's request for a copy, the
 # language chosen and OAI-PMH's POSTed verbs (reads too).
@@ -101,6 +104,8 @@ FUNCTION_VIEWS = {
     "archive.resolver.views.memento.timemap": NONE,
     "archive.resolver.views.memento.timegate": NONE,
     "archive.resolver.views.inspection.inspect": NONE,
+    "archive.site.accounts.account": NONE, "archive.site.accounts.signup": NONE,
+    "archive.site.accounts.verify_sent": NONE, "archive.site.accounts.verify": NONE,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
@@ -143,6 +148,7 @@ TASKS = {
     "archive.tasks.mail_request_notices": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
+    "archive.tasks.mail_account_mails": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

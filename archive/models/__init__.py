@@ -17,12 +17,14 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 - preservation.py: copy jobs
 - harvesting.py: the OAI-PMH repositories harvested here
 - review.py: roles per collection, workflows, submissions, their tasks and transitions
+- accounts.py: accounts of people who are not staff, the mails owed to them
 
 Every model of the app is defined in this package (tests/test_suite.py checks it).
 """
 from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
+from .accounts import Account, AccountMail
 from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
@@ -66,4 +68,5 @@ __all__ = [
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
+    "Account", "AccountMail",
 ]

@@ -24,6 +24,15 @@ def roles_of(user, collection_id: int | None) -> frozenset[str]:
                      .values_list("role", flat=True))
 
 
+def held_roles(user) -> QuerySet[CollectionRole]:
+    """Every role `user` holds, in any collection, through a group or in their own name
+    (a person's account page lists them), by collection."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return CollectionRole.objects.none()
+    return (CollectionRole.objects.filter(_held(user)).select_related("collection")
+            .order_by("collection__slug", "role", "pk"))
+
+
 def actor(user, collection_id: int | None) -> policy.Actor:
     """The rule's `Actor` for `user` in a collection."""
     return policy.Actor(getattr(user, "pk", None), roles_of(user, collection_id))

@@ -10,6 +10,8 @@
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 - legacy: DSpace's old links (/handle/…, /bitstreams/<uuid>/download …), 301 to the item.
 - communities: the pages of communities and collections, and the collections' feeds.
+- accounts: /accounts/, the pages of people who are not staff: sign-up, verification of
+  their address, sign-in and out, passwords, their own page.
 """
-__all__ = ["access", "communities", "downloads", "indexing", "legacy", "linksets",
+__all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
            "metadata_formats", "views"]

@@ -1,0 +1,15 @@
+"""Accounts of people who are not staff (issue 35, 1): who they are, how they prove their
+address, and the mails owed to them. Nothing here assumes a password: signing up with one is
+one way in (the site's forms, archive/site/accounts.py); an institutional login (SAML, ORCID,
+LDAP) is another that calls the same `services.create_account`, its address already verified.
+
+- services: accounts made and verified, mails owed (a verification link, a password reset,
+  word that an address is taken) and mailed, kept until a mail server takes them
+- selectors: an account by address, its verified state, the roles a person holds
+- tokens: the signed, expiring links that verify an address (pure: django.core.signing)
+- backends: Django's ModelBackend that also takes an email address, in any case
+- tasks: the beat's retry of the mails a mail server refused
+
+The models are archive/models/accounts.py.
+"""
+__all__ = ["backends", "selectors", "services", "tasks", "tokens"]

@@ -1,0 +1,59 @@
+"""Accounts of people who are not staff (issue 35, 1): what the repository keeps of a person
+beside Django's User, and the mails owed to them.
+
+An `Account` is made however the person came in: today by signing up with an address and a
+password (archive/accounts/services.py `create_account`); an institutional login later makes
+one the same way, its address already vouched for. Staff made by `createlibrarian` have none.
+A mail is written as owed (`AccountMail`) in the transaction that asks for it, and mailed
+after: a mail server down leaves it owed, tried again by the beat, never lost; its link is
+made when it is sent, so no secret is kept in the database.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Account(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="account", verbose_name=_("user"))
+    name = models.CharField(_("name"), max_length=200)
+    email_verified_at = models.DateTimeField(_("email address verified"), null=True,
+                                             blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("account")
+        verbose_name_plural = _("accounts")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AccountMail(models.Model):
+    """A mail owed to a person: a link to verify their address, a link to set a new
+    password, or word that someone tried to sign up with their address."""
+
+    class Kind(models.TextChoices):
+        VERIFY = "verify", _("verify the email address")
+        RESET = "reset", _("set a new password")
+        TAKEN = "taken", _("the address already has an account")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="account_mails", verbose_name=_("user"))
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    # Where the person reached the site (the links' base) and in which language.
+    base = models.CharField(_("base URL"), max_length=300)
+    language = models.CharField(_("language"), max_length=16, blank=True, default="")
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True, db_index=True)
+    attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0, db_default=0)
+
+    class Meta:
+        verbose_name = _("account mail")
+        verbose_name_plural = _("account mails")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} → {self.user_id}"

@@ -1,0 +1,72 @@
+"""In a real browser that prefers Brazilian Portuguese, on a 375 px phone: a student creates an
+account, follows the link mailed to verify the address, and signs in; every page in
+Portuguese, none wider than the screen, axe-core finding nothing. Debian's Chromium, driven
+by Playwright (tests/conftest.py's fixtures), against a live server whose mails are sent for
+real after each commit (into Django's test outbox)."""
+from __future__ import annotations
+
+import pytest
+from django.core import mail
+from playwright.sync_api import Page, expect
+
+from tests import factories as make
+from tests.conftest import connected_chromium
+
+pytestmark = pytest.mark.usefixtures("eager_tasks", "mailoutbox")
+
+PHONE = {"width": 375, "height": 800}
+
+
+@pytest.fixture
+def brazilian_browser(chromium_endpoints):
+    yield from connected_chromium(chromium_endpoints("pt-BR"))
+
+
+def checked(page: Page, name: str) -> None:
+    """The page fits the phone and has no accessibility violation."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+    assert make.axe_violations(page) == [], name
+    make.screenshot(page, f"accounts-{name}-pt-BR")
+
+
+def test_a_student_signs_up_verifies_the_address_and_signs_in_in_portuguese(
+        live_site, brazilian_browser):
+    # bypass_csp: axe-core is loaded as an inline script (test_admin_accessibility.py).
+    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{live_site.url}/")
+    page.get_by_role("link", name="Entrar").click()
+    page.get_by_role("link", name="Crie uma").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Criar uma conta")
+    checked(page, "signup")
+    page.get_by_label("Seu nome").fill("Maria Souza")
+    page.get_by_label("Endereço de email").fill("maria.souza@example.org")
+    page.get_by_label("Senha", exact=True).fill(make.ACCOUNT_PASSWORD)
+    page.get_by_label("Senha de novo").fill(make.ACCOUNT_PASSWORD)
+    page.get_by_role("button", name="Criar a conta").click()
+
+    expect(page).to_have_url(f"{live_site.url}/accounts/verify/")
+    expect(page.get_by_role("status")).to_contain_text(
+        "Estamos enviando um link para maria.souza@example.org")
+    checked(page, "verify-sent")
+    [sent] = make.wait_until(lambda: list(mail.outbox), what="the verification mail")
+    assert sent.subject == "Verifique seu endereço de email" and "Olá, Maria Souza." in sent.body
+
+    page.goto(live_site.url + make.link_in(sent))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Seu endereço está verificado")
+    checked(page, "verified")
+    page.get_by_role("main").get_by_role("link", name="Entrar").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Entrar")
+    checked(page, "login")
+    page.get_by_label("Endereço de email").fill("Maria.Souza@Example.org")
+    page.get_by_label("Senha").fill(make.ACCOUNT_PASSWORD)
+    page.get_by_role("main").get_by_role("button", name="Entrar").click()
+
+    expect(page).to_have_url(f"{live_site.url}/accounts/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Minha conta")
+    expect(page.locator("dl.account")).to_contain_text("Sim, em")
+    expect(page.get_by_role("navigation").get_by_role("link", name="Minha conta")).to_be_visible()
+    checked(page, "account")
+    context.close()
