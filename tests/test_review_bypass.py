@@ -143,6 +143,7 @@ TASKS = {
     "archive.tasks.mail_request_notices": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
+    "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

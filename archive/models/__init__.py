@@ -43,13 +43,16 @@ from .profiles import (
 )
 from .registry import MetadataField, MetadataSchema
 from .review import (
+    CheckName,
     CollectionRole,
     Provenance,
     Role,
     Submission,
+    SubmissionCheck,
     Task,
     Transition,
     Workflow,
+    accepted_formats,
 )
 from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
@@ -66,4 +69,5 @@ __all__ = [
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
+    "CheckName", "SubmissionCheck", "accepted_formats",
 ]
