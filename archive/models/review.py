@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .access import AccessRights
 from .collections import Collection
@@ -283,14 +284,15 @@ class SubmissionCheck(models.Model):
     (archive/review/checks.py `translated`)."""
 
     class Outcome(models.TextChoices):
-        PASS = "pass", _("pass")
-        WARN = "warn", _("warning")
-        FAIL = "fail", _("fail")
-        NOT_RUN = "not_run", _("not run")
+        PASS = "pass", pgettext_lazy("check outcome", "pass")
+        WARN = "warn", pgettext_lazy("check outcome", "warning")
+        FAIL = "fail", pgettext_lazy("check outcome", "fail")
+        NOT_RUN = "not_run", pgettext_lazy("check outcome", "not run")
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="checks",
                                    verbose_name=_("submission"))
-    name = models.CharField(_("check"), max_length=16, choices=CheckName.choices)
+    name = models.CharField(pgettext_lazy("submission check", "check"), max_length=16,
+                            choices=CheckName.choices)
     file = models.CharField(_("file"), max_length=64, blank=True, default="",
                             help_text=_("the upload's id; empty: the submission as a whole"))
     file_name = models.CharField(_("file name"), max_length=255, blank=True, default="")
@@ -299,7 +301,7 @@ class SubmissionCheck(models.Model):
     params = models.JSONField(_("message's values"), default=dict, blank=True)
     details = models.JSONField(_("details"), default=dict, blank=True)
     fingerprint = models.CharField(_("content checked"), max_length=64)
-    at = models.DateTimeField(_("at"), auto_now_add=True)
+    at = models.DateTimeField(_("checked at"), auto_now_add=True)
 
     class Meta:
         ordering = ["submission", "id"]

@@ -108,23 +108,24 @@ def format_result(name: str, found: Identified, accepted: list[str], *,
     details = {"puid": found.puid, "mime": found.mime, "format": found.name}
     params = {"file": name, "format": found.name or found.mime or found.puid,
               "puid": found.puid}
-    result = Result(FORMAT, PASS, gettext_noop("%(file)s: %(format)s (%(puid)s)"), params,
-                    file, name, details)
+
+    def result(outcome: str, message: str, **more: str) -> Result:
+        return Result(FORMAT, outcome, message, {**params, **more}, file, name, details)
+
     if not found.puid:
-        outcome = FAIL if accepted else WARN
-        return result._replace(outcome=outcome, message=gettext_noop(
+        return result(FAIL if accepted else WARN, gettext_noop(
             "%(file)s: its format could not be identified from its content"))
     mimes = _mimes(found)
     if accepted and found.puid.lower() not in accepted and not mimes & set(accepted):
-        return result._replace(outcome=FAIL, message=gettext_noop(
+        return result(FAIL, gettext_noop(
             "%(file)s is %(format)s (%(puid)s), which this collection does not accept"),
-            params={**params, "accepted": ", ".join(accepted)})
+            accepted=", ".join(accepted))
     named = mimetypes.guess_type(name, strict=False)[0]
     if named and mimes and named.lower() not in mimes:
-        return result._replace(outcome=WARN, message=gettext_noop(
+        return result(WARN, gettext_noop(
             "%(file)s is named as %(named)s but its content is %(format)s (%(puid)s)"),
-            params={**params, "named": named})
-    return result
+            named=named)
+    return result(PASS, gettext_noop("%(file)s: %(format)s (%(puid)s)"))
 
 
 def _mimes(found: Identified) -> set[str]:
