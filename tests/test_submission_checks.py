@@ -326,3 +326,26 @@ def test_the_schema_describes_the_checks(anonymous_api):
         "/SubmissionCheck")
     assert set(components["SubmissionCheck"]["properties"]) == {
         "name", "file", "file_name", "outcome", "message", "details", "at"}
+
+
+@pytest.mark.django_db
+def test_a_librarian_sets_the_accepted_formats_and_the_blocking_checks_in_the_admin(
+        place, librarian_client):
+    url = f"/admin/archive/workflow/{place['workflow'].pk}/change/"
+    form = {"collection": place["teses"].pk, "kind": "single", "publish_on": "",
+            "accepted_formats": "application/pdf, pdf", "blocking_checks": ["virus"]}
+    refused = librarian_client.post(url, form, secure=True)
+    assert refused.status_code == 200 and "pdf is neither a PRONOM id" in refused.content.decode()
+    place["workflow"].refresh_from_db()
+    assert place["workflow"].blocking_checks == []
+    saved = librarian_client.post(url, {**form, "accepted_formats": "application/pdf\nfmt/276",
+                                        "blocking_checks": ["virus", "format"]}, secure=True)
+    assert saved.status_code == 302
+    place["workflow"].refresh_from_db()
+    assert place["workflow"].accepted_formats == "application/pdf\nfmt/276"
+    assert sorted(place["workflow"].blocking_checks) == ["format", "virus"]
+    # The submission's page shows its checks to the librarian.
+    body = _draft(place, ("anexo.dat", SAMPLE))
+    page = librarian_client.get(f"/admin/archive/submission/{body['id']}/change/",
+                                secure=True).content.decode()
+    assert "anexo.dat is infected: ibi-test-sample" in page
