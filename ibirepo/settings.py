@@ -503,7 +503,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # An item's state and a submission's are both "state": each its own name.
     "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "archive.models.review.Submission.State",
-                            "StateEnum": "archive.models.items.Item.State"},
+                            "StateEnum": "archive.models.items.Item.State",
+                            "CheckNameEnum": "archive.models.review.CheckName",
+                            "CheckOutcomeEnum": "archive.models.review.SubmissionCheck.Outcome"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "archive.api.schema.closed_inputs",
                              "archive.api.schema.no_nul_in_queries"],

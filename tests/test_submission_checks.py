@@ -79,7 +79,7 @@ def test_only_a_blocking_check_blocks_and_an_unscanned_file_only_when_required()
 # -- Through the API, with the real tools -------------------------------------------------------
 
 @pytest.fixture
-def place(settings, tmp_path, django_capture_on_commit_callbacks):
+def place(settings, tmp_path, django_capture_on_commit_callbacks, eager_tasks):
     """"teses", reviewed once: alice submits, rita reviews; ClamAV's database is one
     signature, of SAMPLE, made by sigtool."""
     settings.IBI_CLAMAV_DB = str(make.clamav_database(tmp_path / "clamav", SAMPLE))

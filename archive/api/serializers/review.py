@@ -69,7 +69,8 @@ class SubmissionCheckSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SubmissionCheck
-        fields = ["name", "file", "file_name", "outcome", "message", "details", "at"]
+        fields = read_only_fields = ["name", "file", "file_name", "outcome", "message",
+                                     "details", "at"]
 
     def get_message(self, row: SubmissionCheck) -> str:
         return checks.translated(row.message, row.params)
