@@ -156,11 +156,19 @@ def test_each_file_is_checked_from_its_content_and_the_results_are_shown(place):
 def test_a_format_the_collection_does_not_accept_fails(place):
     place["workflow"].accepted_formats = "application/pdf\nfmt/276"
     place["workflow"].save()
-    body = _draft(place, ("foto.pdf", make.png()), ("tese.pdf", make.pdf("Texto")))
+    body = _draft(place, ("foto.pdf", make.png()), ("tese.pdf", make.pdf("Texto")),
+                  ("falsa.pdf", b"only a name: no PDF in these bytes\n"), ("vazio.pdf", b""))
     formats = _checks(body, "format")
     assert formats["foto.pdf"]["outcome"] == "fail"
     assert "fmt/11" in formats["foto.pdf"]["message"]
     assert formats["tese.pdf"]["outcome"] == "pass"
+    # Named .pdf, but siegfried finds text in the bytes; in an empty file, nothing at all
+    # (its match by the name alone is no identification).
+    assert formats["falsa.pdf"]["outcome"] == "fail"
+    assert formats["falsa.pdf"]["details"]["puid"] == "x-fmt/111"
+    assert formats["vazio.pdf"]["outcome"] == "fail"
+    assert "could not be identified from its content" in formats["vazio.pdf"]["message"]
+    assert set(_checks(body, "text_layer")) == {"tese.pdf"}
 
 
 @pytest.mark.django_db

@@ -75,6 +75,29 @@ class Identified(NamedTuple):
     name: str = ""
 
 
+def siegfried_answer(answer: dict) -> Identified:
+    """What siegfried's detailed answer about one file says of its content: its first
+    PRONOM match, unless siegfried had only the file's name to go by ("match on extension
+    only": an empty file, or bytes no signature knows) or matched nothing.
+
+    >>> siegfried_answer({"files": [{"matches": [{"ns": "pronom", "id": "fmt/11",
+    ...     "mime": "image/png", "format": "Portable Network Graphics",
+    ...     "basis": "byte match at [[0 16]]", "warning": "extension mismatch"}]}]})
+    Identified(puid='fmt/11', mime='image/png', name='Portable Network Graphics')
+    >>> siegfried_answer({"files": [{"matches": [{"ns": "pronom", "id": "fmt/208",
+    ...     "basis": "extension match bin", "warning": "match on extension only"}]}]})
+    Identified(puid='', mime='', name='')
+    """
+    matches = [m for f in answer.get("files", []) for m in f.get("matches", [])
+               if m.get("ns") == "pronom"]
+    if not matches:
+        return Identified("")
+    match = matches[0]
+    if match.get("id") in (None, "", "UNKNOWN") or "extension only" in match.get("warning", ""):
+        return Identified("")
+    return Identified(match["id"], match.get("mime", ""), match.get("format", ""))
+
+
 class Scan(NamedTuple):
     """What the virus scanner said of one file: `ran` false when it could not scan (not
     installed, no signature database, an error: `error` says which); `found`, the name of

@@ -20,20 +20,14 @@ from django.conf import settings
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
-from .checks import Identified, Scan, clamscan_output
+from .checks import Identified, Scan, clamscan_output, siegfried_answer
 
 PAGES = 3  # a PDF's first pages read for its text layer
 
 
 def identify(path: Path) -> Identified:
     """The file's format by its content: PRONOM id, MIME type and name ("" puid: none)."""
-    found = pygfried.identify(str(path), detailed=True)
-    matches = [m for f in found.get("files", []) for m in f.get("matches", [])
-               if m.get("ns") == "pronom"]
-    if not matches or matches[0].get("id") in (None, "", "UNKNOWN"):
-        return Identified("")
-    match = matches[0]
-    return Identified(match["id"], match.get("mime", ""), match.get("format", ""))
+    return siegfried_answer(pygfried.identify(str(path), detailed=True))
 
 
 def pdf_text(path: Path, pages: int = PAGES) -> tuple[str | None, int]:
