@@ -357,3 +357,28 @@ def test_a_librarian_sets_the_accepted_formats_and_the_blocking_checks_in_the_ad
     page = librarian_client.get(f"/admin/archive/submission/{body['id']}/change/",
                                 secure=True).content.decode()
     assert "anexo.dat is infected: ibi-test-sample" in page
+
+
+def test_a_pdf_pypdf_cannot_read_is_a_warning_not_a_crash(tmp_path):
+    broken = tmp_path / "quebrado.pdf"
+    broken.write_bytes(make.pdf("Texto")[:200])  # cut short: no cross-reference, no trailer
+    text, pages = tools.pdf_text(broken)
+    assert (text, pages) == (None, 0)
+    assert checks.text_layer_result("quebrado.pdf", text).outcome == checks.WARN
+
+
+@pytest.mark.django_db
+def test_one_submission_whose_checks_fail_leaves_the_others_checked(place, monkeypatch):
+    first, second = _draft(place, title="Primeira"), _draft(place, title="Segunda")
+    Submission.objects.update(checks_due="2026-01-01T00:00:00Z")
+    real = checking.run
+
+    def failing_first(pk):
+        if pk == first["id"]:
+            raise OSError("disk gone")
+        return real(pk)
+
+    monkeypatch.setattr(checking, "run", failing_first)
+    assert checking.run_due() == 1
+    due = dict(Submission.objects.values_list("pk", "checks_due"))
+    assert due[first["id"]] is not None and due[second["id"]] is None

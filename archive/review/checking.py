@@ -16,6 +16,7 @@ content. Claims and approvals never run a check.
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -46,6 +47,8 @@ State = Submission.State
 OPEN = (State.DRAFT, State.SUBMITTED, State.IN_REVIEW, State.RETURNED, State.RESUBMITTED,
         State.APPROVED)
 CANDIDATES = 50  # items a title's search brings to compare, at most
+
+logger = logging.getLogger(__name__)
 
 
 class BlockingCheck(Refusal):
@@ -216,7 +219,13 @@ def run_due(limit: int = 100) -> int:
     run); how many were kept."""
     due = list(Submission.objects.filter(checks_due__isnull=False, state__in=OPEN)
                .order_by("checks_due").values_list("pk", flat=True)[:limit])
-    return sum(run(pk) is not None for pk in due)
+    kept = 0
+    for pk in due:
+        try:
+            kept += run(pk) is not None
+        except Exception:  # one submission's trouble stops not the others'; it stays due
+            logger.exception("the checks of submission %s failed", pk)
+    return kept
 
 
 def refuse_blocked(submission: Submission) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import pygfried
 from django.conf import settings
 from pypdf import PdfReader
-from pypdf.errors import PyPdfError
 
 from .checks import Identified, Scan, clamscan_output, siegfried_answer
 
@@ -27,7 +26,10 @@ PAGES = 3  # a PDF's first pages read for its text layer
 
 def identify(path: Path) -> Identified:
     """The file's format by its content: PRONOM id, MIME type and name ("" puid: none)."""
-    return siegfried_answer(pygfried.identify(str(path), detailed=True))
+    try:
+        return siegfried_answer(pygfried.identify(str(path), detailed=True))
+    except (pygfried.GoError, pygfried.EmptySourceError):
+        return Identified("")
 
 
 def pdf_text(path: Path, pages: int = PAGES) -> tuple[str | None, int]:
@@ -39,7 +41,7 @@ def pdf_text(path: Path, pages: int = PAGES) -> tuple[str | None, int]:
             reader.decrypt("")
         read = reader.pages[:pages]
         return "".join(page.extract_text() or "" for page in read), len(read)
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError):
+    except Exception:  # a submitter's PDF, malformed in any of the ways pypdf meets
         return None, 0
 
 
