@@ -252,6 +252,11 @@ def test_a_likely_duplicate_of_an_item_or_an_open_submission_warns(place):
     duplicate = _checks(body, "duplicate")[""]
     assert duplicate["outcome"] == "warn" and item.ibi in duplicate["message"]
     assert duplicate["details"] == {"kind": "item", "ref": item.ibi}
+    # A new edition of that item has its title and creator, and is no duplicate of it (only
+    # of the open submission above).
+    edition = _draft(place, title="Avaliação da Seca no Cerrado", previous_edition=item.ibi)
+    assert _checks(edition, "duplicate")[""]["details"] == {"kind": "submission",
+                                                           "ref": str(body["id"])}
     other = _draft(place, title="Jabuticabas: um estudo")
     again = _draft(place, title="JABUTICABAS um estudo")
     assert _checks(other, "duplicate")[""]["outcome"] == "pass"

@@ -93,7 +93,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     readonly_fields = ["owner", "collection", "title", "language", "metadata", "files",
                        "licence_text", "licence_accepted_at", "access_rights", "embargo_until",
                        "previous_edition", "translation_of", "state", "step", "steps",
-                       "version", "item", "created", "updated"]
+                       "version", "item", "created", "updated", "checks_due"]
     fields = readonly_fields
 
     def has_add_permission(self, request) -> bool:

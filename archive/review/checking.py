@@ -147,9 +147,14 @@ def _duplicate(submission: Submission) -> Result:
     key = checks.duplicate_key(submission.title)
     candidates: list[checks.Candidate] = []
     if key:
-        items, _ranked = search.matching(
-            Item.objects.exclude(state=Item.State.DELETED).exclude(is_archive_service=True),
-            f'"{submission.title.replace(chr(34), " ")}"')
+        others = Item.objects.exclude(state=Item.State.DELETED).exclude(is_archive_service=True)
+        # A new edition has its earlier editions' title and creators, on purpose; a
+        # translation, the original's creators.
+        if submission.previous_edition_id is not None:
+            others = others.exclude(edition_family=submission.previous_edition.edition_family)
+        if submission.translation_of_id is not None:
+            others = others.exclude(pk=submission.translation_of_id)
+        items, _ranked = search.matching(others, f'"{submission.title.replace(chr(34), " ")}"')
         found = list(items.values_list("pk", "ibi", "title")[:CANDIDATES])
         creators: dict[int, list[str]] = {}
         for item_id, value in DcValue.objects.filter(
@@ -195,7 +200,7 @@ def run(submission_id: int) -> list[SubmissionCheck] | None:
     """Every check of the submission, kept in place of the earlier ones: None when there is
     no such open submission, or its content changed while it was checked (the change made the
     checks due again, and their next run keeps its own)."""
-    submission = Submission.objects.select_related("collection").filter(
+    submission = Submission.objects.select_related("collection", "previous_edition").filter(
         pk=submission_id).first()
     if submission is None:
         return None
