@@ -387,3 +387,17 @@ def test_one_submission_whose_checks_fail_leaves_the_others_checked(place, monke
     assert checking.run_due() == 1
     due = dict(Submission.objects.values_list("pk", "checks_due"))
     assert due[first["id"]] is not None and due[second["id"]] is None
+
+
+@pytest.mark.django_db
+def test_a_file_still_uploading_is_not_checked_yet(place):
+    from archive.deposit import pending
+
+    waiting = pending.create(owner=place["people"]["alice"], name="grande.pdf", length=10)
+    made = _sent(place, "alice", "post", SUBMISSIONS, {
+        "collection": "teses", "title": "Uma tese", "files": [str(waiting.pk)]})
+    assert made.status_code == 201, made.content
+    body = _read(place, made.json()["id"])
+    assert _checks(body, "format")["grande.pdf"]["outcome"] == "not_run"
+    assert "has not finished uploading" in _checks(body, "format")["grande.pdf"]["message"]
+    assert "grande.pdf" not in _checks(body, "virus")
