@@ -8,10 +8,10 @@ runs whatever a lost nudge left (`run_due`). `run` keeps the results for the con
 checked (`checks.fingerprint`); a result for an older content is never kept over a newer one.
 
 A failing check stops a submission only where the collection's workflow names it blocking
-(`Workflow.blocking_checks`): `refuse_blocked`, which `submit` asks, reads the kept results
-for the submission's content, and runs now only the blocking checks that have none yet (the
-nudge has not reached a worker), and the duplicate check, whose answer depends on others'
-content. Claims and approvals never run a check.
+(`Workflow.blocking_checks`): `refuse_blocked`, which `submit` asks, reads the results kept
+for the submission's content; with none kept yet (the nudge has not reached a worker), it
+runs the blocking checks now; and it runs the duplicate check again, whose answer depends on
+others' content. Claims and approvals never run a check.
 """
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ from ..models import (
     Workflow,
     accepted_formats,
 )
-from ..profiles import check as profile_check
 from ..profiles import selectors as profile_selectors
 from ..refusals import Refusal
 from ..search import selectors as search
@@ -77,16 +76,7 @@ def _workflow(submission: Submission) -> tuple[list[str], list[str]]:
 
 def _required(submission: Submission) -> Result:
     entries = profile_selectors.entries_of(profile_selectors.profile_of(submission.collection))
-    given: dict[str, list[profile_check.Row]] = {}
-    for row in submission.metadata:
-        given.setdefault(row["field"], []).append(profile_check.Row(
-            row["value"], row.get("language", "")))
-    missing = [entry.key for entry in entries if entry.required and not any(
-        profile_check.entry_of(entries, entry.name, row.language) == entry
-        for row in given.get(entry.name, ()))]
-    if not submission.title.strip():
-        missing.insert(0, "dc.title")
-    return checks.required_result(missing)
+    return checks.required_result(submission.title, entries, submission.metadata)
 
 
 def _uploads(submission: Submission) -> list[PendingUpload]:

@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from ..profiles.check import Entry, entry_of
+
 PASS, WARN, FAIL, NOT_RUN = "pass", "warn", "fail", "not_run"
 OUTCOMES = (PASS, WARN, FAIL, NOT_RUN)
 
@@ -108,8 +110,22 @@ class Scan(NamedTuple):
     error: str = ""
 
 
-def required_result(missing: list[str]) -> Result:
-    """The profile's required fields (and the title): `missing`, those without a value."""
+def required_result(title: str, entries: list[Entry], metadata: Iterable[dict]) -> Result:
+    """The title and the profile's required fields (`entries`, profiles/check.py's) in the
+    submission's qualified values: those without a value fail.
+
+    >>> author = Entry("dc.contributor.author", required=True)
+    >>> required_result("Tese", [author], [{"field": "dc.title", "value": "x"}]).params
+    {'fields': 'dc.contributor.author'}
+    """
+    languages: dict[str, list[str]] = {}
+    for row in metadata:
+        languages.setdefault(row["field"], []).append(row.get("language", ""))
+    missing = [entry.key for entry in entries if entry.required and not any(
+        entry_of(entries, entry.name, language) == entry
+        for language in languages.get(entry.name, ()))]
+    if not title.strip():
+        missing.insert(0, "dc.title")
     if not missing:
         return Result(REQUIRED, PASS, gettext_noop("every field the profile requires is "
                                                    "filled in"))
