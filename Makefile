@@ -42,9 +42,10 @@ system-packages:
 	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	command -v clamscan >/dev/null 2>&1 || missing="$$missing clamav"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi

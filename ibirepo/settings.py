@@ -237,6 +237,17 @@ IBI_ACKNOWLEDGMENTS_EVERY = env_int("IBI_ACKNOWLEDGMENTS_EVERY", 30, low=1, high
 # How often the beat mails the answers to requests for a copy that no nudge mailed (the broker
 # was down) and those due again after the mail server failed (archive/access/services.py).
 IBI_ACCESS_MAILS_EVERY = env_int("IBI_ACCESS_MAILS_EVERY", 60, low=1, high=3600)
+# How often the beat runs the checks before review that no nudge ran (the broker was down, a
+# worker died mid-check): archive/review/checking.py, submissions whose checks are due.
+IBI_SUBMISSION_CHECKS_EVERY = env_int("IBI_SUBMISSION_CHECKS_EVERY", 300, low=1, high=86400)
+# The virus scan of a submission's files (archive/review/tools.py): ClamAV's clamscan (Debian's
+# clamav), or clamdscan to ask a running clamd; its signature database (empty: ClamAV's own,
+# which freshclam keeps). Where clamscan is missing or has no database, a file is "not
+# scanned": a warning, which stops a submission (in a collection whose workflow makes the
+# virus scan blocking) only when IBI_VIRUS_SCAN_REQUIRED is true.
+IBI_CLAMSCAN = env_str("IBI_CLAMSCAN", "clamscan")
+IBI_CLAMAV_DB = env_str("IBI_CLAMAV_DB", "")
+IBI_VIRUS_SCAN_REQUIRED = env_bool("IBI_VIRUS_SCAN_REQUIRED", False)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     # Shortly after midnight: every embargo whose first open day has come is lifted
@@ -272,6 +283,8 @@ CELERY_BEAT_SCHEDULE = {
     # (archive/deposit/tasks.py; `manage.py fsck` sweeps the same).
     "sweep-uploads": {"task": "archive.tasks.sweep_uploads",
                       "schedule": crontab(minute=23)},
+    "check-submissions": {"task": "archive.tasks.check_submissions",
+                          "schedule": float(IBI_SUBMISSION_CHECKS_EVERY)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
@@ -514,7 +527,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # An item's state and a submission's are both "state": each its own name.
     "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "archive.models.review.Submission.State",
-                            "StateEnum": "archive.models.items.Item.State"},
+                            "StateEnum": "archive.models.items.Item.State",
+                            "CheckNameEnum": "archive.models.review.CheckName",
+                            "CheckOutcomeEnum": "archive.models.review.SubmissionCheck.Outcome"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "archive.api.schema.closed_inputs",
                              "archive.api.schema.no_nul_in_queries"],

@@ -22,7 +22,10 @@ import functools
 import io
 import json
 import re
+import struct
+import subprocess
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -276,6 +279,59 @@ def submission(owner, collection: Collection, title: str = TITLE, **fields) -> S
     fields = {"metadata": [{"field": "dc.creator", "value": "Silva, Ana"}],
               "licence_text": LICENCE, "licence_accepted": True, **fields}
     return review.submission_create(user=owner, collection=collection, title=title, **fields)
+
+
+def pending_upload(owner, spec: File = "paper.pdf"):
+    """A complete pending upload of `owner` (as a tus upload ends), for a submission's files."""
+    from archive.deposit import pending
+
+    return pending.keep(owner=owner, file=uploaded(spec))
+
+
+def pdf(text: str | None = None) -> bytes:
+    """A real one-page PDF, made with pypdf: `text` written on it in Helvetica (its text
+    layer), or, with None, only a grey rectangle drawn, as a scan's page has no text."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DictionaryObject, NameObject, StreamObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=595, height=842)
+    content = StreamObject()
+    if text is None:
+        content.set_data(b"0.5 g 72 72 451 698 re f")
+    else:
+        font = DictionaryObject({
+            NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica")})
+        page[NameObject("/Resources")] = DictionaryObject({
+            NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        content.set_data(f"BT /F1 14 Tf 72 770 Td ({text}) Tj ET".encode("latin-1"))
+    page.replace_contents(content)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def png() -> bytes:
+    """A real PNG image of one green pixel."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\x00\xff\x00")) + chunk(b"IEND", b""))
+
+
+def clamav_database(folder: Path, sample: bytes) -> Path:
+    """A ClamAV signature database of one signature, made by ClamAV's own `sigtool` from
+    the MD5 of `sample` (never downloaded): clamscan -d <it> finds files of these bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ibi-test-sample").write_bytes(sample)
+    signature = subprocess.run(["sigtool", "--md5", "ibi-test-sample"], cwd=folder, check=True,
+                               capture_output=True, text=True, timeout=60).stdout
+    database = folder / "ibi-test.hdb"
+    database.write_text(signature)
+    return database
 
 
 def translation(original: Item, language: str, *files: File, **fields) -> Item:

@@ -149,6 +149,7 @@ TASKS = {
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
     "archive.tasks.mail_account_mails": NONE,
+    "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

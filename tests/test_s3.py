@@ -313,3 +313,18 @@ def test_a_form_sent_back_keeps_its_files_in_the_bucket(bucket, librarian_client
     item = ItemFile.objects.get(name="anexo.pdf").item
     assert keys(bucket) == [f"col/{item.ibi}/doc/anexo.pdf"]
     assert fetch(bucket, f"col/{item.ibi}/doc/anexo.pdf") == b"%PDF-1.4 kept"
+
+
+def test_a_waiting_upload_is_read_by_the_checks_from_a_local_copy_removed_after(
+        bucket, librarian, settings):
+    """The checks before review (#35, 6) run tools that read files: with S3, the upload's
+    bytes are copied beside the upload folder for them, and the copy goes once read."""
+    from archive.review import tools
+
+    upload = make.pending_upload(librarian, ("foto.pdf", make.png()))
+    assert keys(bucket) == [pending.s3_key(upload)]
+    with pending.local_path(upload) as path:
+        assert path.read_bytes() == make.png()
+        assert tools.identify(path).puid == "fmt/11"
+    assert not path.exists()
+    assert list(Path(settings.FILE_UPLOAD_TEMP_DIR).glob("check-*")) == []

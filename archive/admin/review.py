@@ -4,10 +4,20 @@ its history, which no one edits here (the transitions are the review's services'
 API)."""
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from ..models import CollectionRole, Submission, Task, Transition, Workflow
+from ..models import (
+    CheckName,
+    CollectionRole,
+    Submission,
+    SubmissionCheck,
+    Task,
+    Transition,
+    Workflow,
+)
+from ..review.checks import translated
 
 
 @admin.register(CollectionRole)
@@ -18,8 +28,20 @@ class CollectionRoleAdmin(admin.ModelAdmin):
     raw_id_fields = ["user"]
 
 
+class WorkflowForm(forms.ModelForm):
+    blocking_checks = forms.MultipleChoiceField(
+        label=_("blocking checks"), choices=CheckName.choices, required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("the checks whose failure stops a submission; the others only warn"))
+
+    class Meta:
+        model = Workflow
+        fields = ["collection", "kind", "publish_on", "accepted_formats", "blocking_checks"]
+
+
 @admin.register(Workflow)
 class WorkflowAdmin(admin.ModelAdmin):
+    form = WorkflowForm
     list_display = ["collection", "kind", "publish_on"]
     list_filter = ["kind"]
     list_select_related = ["collection"]
@@ -44,6 +66,16 @@ class TransitionInline(_ReadOnlyInline):
     verbose_name_plural = _("history")
 
 
+class CheckInline(_ReadOnlyInline):
+    model = SubmissionCheck
+    fields = readonly_fields = ["at", "name", "file_name", "outcome", "shown"]
+    verbose_name_plural = _("checks before review")
+
+    @admin.display(description=_("message"))
+    def shown(self, row: SubmissionCheck) -> str:
+        return translated(row.message, row.params)
+
+
 class TaskInline(_ReadOnlyInline):
     model = Task
     fields = readonly_fields = ["step", "role", "claimed_by", "created", "closed"]
@@ -57,11 +89,11 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_filter = ["state", "collection"]
     list_select_related = ["collection", "owner"]
     search_fields = ["title"]
-    inlines = [TaskInline, TransitionInline]
+    inlines = [CheckInline, TaskInline, TransitionInline]
     readonly_fields = ["owner", "collection", "title", "language", "metadata", "files",
                        "licence_text", "licence_accepted_at", "access_rights", "embargo_until",
                        "previous_edition", "translation_of", "state", "step", "steps",
-                       "version", "item", "created", "updated"]
+                       "version", "item", "created", "updated", "checks_due"]
     fields = readonly_fields
 
     def has_add_permission(self, request) -> bool:

@@ -28,6 +28,7 @@ import hashlib
 import mimetypes
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -450,6 +451,23 @@ def _open(upload: PendingUpload) -> Iterator[IO[bytes]]:
     else:
         with path_of(upload).open("rb") as source:
             yield source
+
+
+@contextlib.contextmanager
+def local_path(upload: PendingUpload) -> Iterator[Path]:
+    """A path on this machine to a complete upload's bytes, for a tool that reads files (the
+    checks before review): the upload folder's own file, or, with S3, a temporary copy
+    removed on the way out."""
+    if not storage.on_s3():
+        yield path_of(upload)
+        return
+    # Beside the upload folder, not in it: its sweep removes what no upload claims.
+    Path(settings.FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=settings.FILE_UPLOAD_TEMP_DIR, prefix="check-") as copy:
+        with _open(upload) as source:
+            shutil.copyfileobj(source, copy, CHUNK)
+        copy.flush()
+        yield Path(copy.name)
 
 
 # -- Depositing ------------------------------------------------------------------------------

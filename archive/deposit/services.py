@@ -887,6 +887,7 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # Review (issue 35): roles and workflows are theirs to give; the
                          # submissions, tasks and history theirs to read, never to edit.
                          "view_submission", "view_task", "view_transition",
+                         "view_submissioncheck",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

@@ -45,13 +45,16 @@ from .profiles import (
 )
 from .registry import MetadataField, MetadataSchema
 from .review import (
+    CheckName,
     CollectionRole,
     Provenance,
     Role,
     Submission,
+    SubmissionCheck,
     Task,
     Transition,
     Workflow,
+    accepted_formats,
 )
 from .search import ItemSearch, SearchVectorField
 from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
@@ -69,4 +72,5 @@ __all__ = [
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
     "Account", "AccountMail",
+    "CheckName", "SubmissionCheck", "accepted_formats",
 ]

@@ -12,10 +12,14 @@ sees it is computed from the roles when asked (archive/review/selectors.py), so 
 a role later sees every task already waiting (DSpace #3175 by design)."""
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .access import AccessRights
 from .collections import Collection
@@ -75,6 +79,38 @@ class CollectionRole(models.Model):
         return f"{self.collection}: {self.get_role_display()} ({self.group or self.user})"
 
 
+_PRONOM = re.compile(r"(x-)?fmt/[0-9]+")
+_MIME = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*")
+
+
+def accepted_formats(text: str) -> list[str]:
+    """The accepted formats as a librarian writes them: PRONOM ids and MIME types, one a
+    line or separated by commas or spaces; a word that is neither is refused (ValueError).
+
+    >>> accepted_formats("fmt/276, application/PDF\\nx-fmt/111")
+    ['fmt/276', 'application/pdf', 'x-fmt/111']
+    """
+    found: list[str] = []
+    for word in (text or "").replace(",", " ").replace(";", " ").split():
+        word = word.strip().lower()
+        if not (_PRONOM.fullmatch(word) or _MIME.fullmatch(word)):
+            raise ValueError(word)
+        if word not in found:
+            found.append(word)
+    return found
+
+
+
+class CheckName(models.TextChoices):
+    """The checks before review (archive/review/checks.py)."""
+
+    REQUIRED = "required_fields", _("required fields")
+    FORMAT = "format", _("file format")
+    TEXT_LAYER = "text_layer", _("text layer of a PDF")
+    VIRUS = "virus", _("virus scan")
+    DUPLICATE = "duplicate", _("likely duplicate")
+
+
 class Workflow(models.Model):
     """A collection's workflow, as data: none (published on submit, as before), one review,
     or DSpace's three steps (review → edit → final edit). A collection without one has none."""
@@ -92,6 +128,16 @@ class Workflow(models.Model):
         _("publish on"), null=True, blank=True,
         help_text=_("empty: an approved submission is published at once; a day: approved "
                     "submissions wait until then (approved, not yet published)"))
+    # The checks before review (archive/review/checks.py): what its files may be, and which
+    # checks' failure stops a submission (the others only warn the submitter and reviewer).
+    accepted_formats = models.TextField(
+        _("accepted formats"), blank=True, default="", db_default="",
+        help_text=_("PRONOM ids (fmt/276) or MIME types (application/pdf) of the files "
+                    "accepted, identified from their content; one a line or separated by "
+                    "commas; empty: any format"))
+    blocking_checks = models.JSONField(
+        _("blocking checks"), default=list, blank=True,
+        help_text=_("the checks whose failure stops a submission; the others only warn"))
 
     class Meta:
         verbose_name = _("workflow")
@@ -99,6 +145,20 @@ class Workflow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.collection}: {self.get_kind_display()}"
+
+    def clean(self) -> None:
+        errors = {}
+        try:
+            accepted_formats(self.accepted_formats)
+        except ValueError as exc:
+            errors["accepted_formats"] = _("%(word)s is neither a PRONOM id (fmt/276) nor a "
+                                           "MIME type (application/pdf)") % {"word": exc}
+        if not isinstance(self.blocking_checks, list) or set(self.blocking_checks) - set(
+                CheckName.values):
+            errors["blocking_checks"] = _("a list of checks among %(names)s") % {
+                "names": ", ".join(CheckName.values)}
+        if errors:
+            raise ValidationError(errors)
 
 
 class Submission(models.Model):
@@ -145,6 +205,11 @@ class Submission(models.Model):
     # does not move a submission between steps it was never in.
     steps = models.JSONField(_("steps"), default=list, blank=True)
     version = models.PositiveIntegerField(_("version"), default=1)
+    # Since when its checks before review are owed (its content changed, it was submitted);
+    # None once they are kept for its content (archive/review/checking.py): the beat runs
+    # those a lost nudge left.
+    checks_due = models.DateTimeField(_("checks due since"), null=True, blank=True,
+                                      db_index=True)
     item = models.OneToOneField(Item, null=True, blank=True, on_delete=models.PROTECT,
                                 related_name="submission", verbose_name=_("published as"))
     created = models.DateTimeField(_("created"), auto_now_add=True)
@@ -210,3 +275,38 @@ class Transition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission}: {self.from_state} → {self.to_state}"
+
+
+class SubmissionCheck(models.Model):
+    """One check's result for a submission's content (`fingerprint`: its title, metadata and
+    files when checked), for the submission as a whole or one of its files. The message is
+    kept in English with its values, and shown in the reader's language
+    (archive/review/checks.py `translated`)."""
+
+    class Outcome(models.TextChoices):
+        PASS = "pass", pgettext_lazy("check outcome", "pass")
+        WARN = "warn", pgettext_lazy("check outcome", "warning")
+        FAIL = "fail", pgettext_lazy("check outcome", "fail")
+        NOT_RUN = "not_run", pgettext_lazy("check outcome", "not run")
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="checks",
+                                   verbose_name=_("submission"))
+    name = models.CharField(pgettext_lazy("submission check", "check"), max_length=16,
+                            choices=CheckName.choices)
+    file = models.CharField(_("file"), max_length=64, blank=True, default="",
+                            help_text=_("the upload's id; empty: the submission as a whole"))
+    file_name = models.CharField(_("file name"), max_length=255, blank=True, default="")
+    outcome = models.CharField(_("outcome"), max_length=8, choices=Outcome.choices)
+    message = models.TextField(_("message"))
+    params = models.JSONField(_("message's values"), default=dict, blank=True)
+    details = models.JSONField(_("details"), default=dict, blank=True)
+    fingerprint = models.CharField(_("content checked"), max_length=64)
+    at = models.DateTimeField(_("checked at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["submission", "id"]
+        verbose_name = _("submission check")
+        verbose_name_plural = _("submission checks")
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}: {self.name} {self.file_name} {self.outcome}"

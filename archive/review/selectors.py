@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from ..models import Collection, CollectionRole, Submission, Task, Workflow
-from . import policy
+from ..models import Collection, CollectionRole, Submission, SubmissionCheck, Task, Workflow
+from . import checks, policy
 
 
 def _held(user) -> Q:
@@ -88,14 +88,16 @@ def tasks_for(user) -> QuerySet[Task]:
                    .values("collection_id"))
     return (Task.objects.filter(closed__isnull=True)
             .filter(pools | Q(submission__collection__in=admin) | Q(claimed_by=user))
-            .select_related("submission__collection", "submission__owner", "claimed_by"))
+            .select_related("submission__collection", "submission__owner", "claimed_by")
+            .prefetch_related("submission__checks"))
 
 
 def submissions_for(user) -> QuerySet[Submission]:
     """The submissions `user` owns."""
     if not getattr(user, "is_authenticated", False):
         return Submission.objects.none()
-    return Submission.objects.filter(owner=user).select_related("collection")
+    return (Submission.objects.filter(owner=user).select_related("collection")
+            .prefetch_related("checks"))
 
 
 def open_task(submission: Submission) -> Task | None:
@@ -106,3 +108,10 @@ def case_of(submission: Submission, task: Task | None) -> policy.Case:
     return policy.Case(owner=submission.owner_id, state=submission.state,
                        task_role=task.role if task is not None else None,
                        claimed_by=task.claimed_by_id if task is not None else None)
+
+
+def checks_of(submission: Submission) -> list[SubmissionCheck]:
+    """The results of the checks before review kept for the submission's content as it is
+    now (none while they are due); its `checks` prefetched, no query."""
+    current = checks.fingerprint(submission)
+    return [row for row in submission.checks.all() if row.fingerprint == current]

@@ -27,7 +27,7 @@ from ..models import (
 )
 from ..refusals import Conflict, Forbidden, NotFound, Refusal
 from ..registry.names import Qualified
-from . import policy, selectors
+from . import checking, checks, policy, selectors
 
 State = Submission.State
 _EDITABLE = ("title", "language", "metadata", "files", "licence_text", "licence_accepted",
@@ -141,6 +141,7 @@ def submission_create(*, user, collection: Collection, previous_edition: Item | 
     submission = Submission(owner=user, collection=collection, previous_edition=previous_edition,
                             translation_of=translation_of)
     _apply(submission, user, fields)
+    checking.mark_due(submission)
     submission.save()
     Transition.objects.create(submission=submission, action="create", actor=user,
                               actor_name=user.username, from_state=State.DRAFT,
@@ -156,7 +157,10 @@ def submission_update(*, user, submission: Submission, version: int | None,
     policy.check("save", selectors.actor(user, submission.collection_id),
                  selectors.case_of(submission, None))
     _fresh(submission, version)
+    before = checks.fingerprint(submission)
     _apply(submission, user, fields)
+    if checks.fingerprint(submission) != before:
+        checking.mark_due(submission)
     submission.version += 1
     submission.save()
     return submission
@@ -185,6 +189,8 @@ def submit(*, user, submission: Submission, version: int | None = None) -> Submi
                  selectors.case_of(submission, None))
     _fresh(submission, version)
     _check_complete(submission)
+    checking.refuse_blocked(submission)
+    checking.mark_due(submission)  # checked again as submitted: a duplicate may have come
     kind = selectors.workflow_kind(submission.collection_id)
     steps = policy.STEPS[kind]
     submission.steps = [role for _name, role in steps]

@@ -2,9 +2,11 @@
 a reviewer reads it, the body of a transition. The services check the rest (review/)."""
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ...models import AccessRights, Collection, Submission, Task
+from ...models import AccessRights, Collection, Submission, SubmissionCheck, Task
+from ...review import checks, selectors
 from ..schema import StrictInput
 from .fields import ItemIbiField
 
@@ -56,7 +58,35 @@ class TransitionSerializer(StrictInput):
     assignee = serializers.CharField(required=False, help_text="reassign: the username")
 
 
-class SubmissionSerializer(serializers.ModelSerializer):
+class SubmissionCheckSerializer(serializers.ModelSerializer):
+    """One check before review's result, its message in the reader's language."""
+
+    file = serializers.CharField(read_only=True,
+                                 help_text="the upload's id; empty: the submission as a whole")
+    message = serializers.SerializerMethodField()
+    details = serializers.DictField(read_only=True, help_text="what the check found: a "
+                                    "file's PRONOM id and MIME type, the signature found…")
+
+    class Meta:
+        model = SubmissionCheck
+        fields = read_only_fields = ["name", "file", "file_name", "outcome", "message",
+                                     "details", "at"]
+
+    def get_message(self, row: SubmissionCheck) -> str:
+        return checks.translated(row.message, row.params)
+
+
+class _Checked(serializers.Serializer):
+    checks = serializers.SerializerMethodField(
+        help_text="the checks before review of its content as it is now (pass, warn, fail, "
+                  "not_run); empty while they run (checks_due)")
+
+    @extend_schema_field(SubmissionCheckSerializer(many=True))
+    def get_checks(self, submission: Submission) -> list:
+        return SubmissionCheckSerializer(selectors.checks_of(submission), many=True).data
+
+
+class SubmissionSerializer(_Checked, serializers.ModelSerializer):
     collection = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     metadata = ValueSerializer(many=True, read_only=True)
     files = serializers.ListField(child=serializers.CharField(), read_only=True)
@@ -73,10 +103,13 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = ["id", "collection", "title", "language", "metadata", "files", "licence_text",
                   "licence_accepted_at", "access_rights", "embargo_until", "previous_edition",
-                  "translation_of", "state", "step", "version", "item", "created", "updated"]
+                  "translation_of", "state", "step", "version", "item", "created", "updated",
+                  "checks", "checks_due"]
+        extra_kwargs = {"checks_due": {"help_text": "since when its checks are owed (they "
+                                                    "run in the background); null: done"}}
 
 
-class TaskSubmissionSerializer(serializers.ModelSerializer):
+class TaskSubmissionSerializer(_Checked, serializers.ModelSerializer):
     collection = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
     metadata = ValueSerializer(many=True, read_only=True)
@@ -84,7 +117,7 @@ class TaskSubmissionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Submission
         fields = ["id", "collection", "owner", "title", "language", "metadata", "state",
-                  "version", "created"]
+                  "version", "created", "checks", "checks_due"]
 
 
 class TaskSerializer(serializers.ModelSerializer):

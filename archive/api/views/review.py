@@ -5,6 +5,7 @@ with its status and reason (403 who may not, 409 a state or a stale version, 400
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from drf_spectacular.utils import extend_schema
@@ -14,7 +15,8 @@ from rest_framework.response import Response
 
 from ...models import Task
 from ...refusals import Forbidden, NotFound, Refusal
-from ...review import selectors, services
+from ...review import selectors, services, tasks
+from ...web import nudges
 from ..schema import errors
 from ..serializers.review import (
     SubmissionCreateSerializer,
@@ -44,6 +46,20 @@ def _id(pk: str) -> int:
     return int(pk)
 
 
+def _checked(submission):
+    """The submission, its checks before review nudged once its change commits (they run in
+    the background: tasks.py; the beat runs them if the nudge is lost)."""
+    if submission.checks_due is not None:
+        pk = submission.pk
+        transaction.on_commit(lambda: nudges.soon(tasks.check_submission, pk))
+    return submission
+
+
+def _reread(submission):
+    """The submission as it is now, with the checks a nudge in process ran (eager tasks)."""
+    return selectors.submissions_for(submission.owner).get(pk=submission.pk)
+
+
 def _metadata(data: dict) -> None:
     if "metadata" in data:
         data["metadata"] = [dict(row) for row in data["metadata"]]
@@ -67,8 +83,9 @@ class SubmissionList(generics.ListAPIView):
     def post(self, request) -> Response:
         data = _valid(SubmissionCreateSerializer, request)
         _metadata(data)
-        submission = services.submission_create(user=request.user, **data)
-        return Response(SubmissionSerializer(submission).data, status=status.HTTP_201_CREATED)
+        submission = _checked(services.submission_create(user=request.user, **data))
+        return Response(SubmissionSerializer(_reread(submission)).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class _OwnSubmission(generics.GenericAPIView):
@@ -97,9 +114,9 @@ class SubmissionDetail(_OwnSubmission):
         data = _valid(SubmissionUpdateSerializer, request)
         _metadata(data)
         version = data.pop("version")
-        submission = services.submission_update(user=request.user, submission=submission,
-                                                version=version, **data)
-        return Response(SubmissionSerializer(submission).data)
+        submission = _checked(services.submission_update(
+            user=request.user, submission=submission, version=version, **data))
+        return Response(SubmissionSerializer(_reread(submission)).data)
 
 
 class SubmissionTransition(_OwnSubmission):
@@ -113,12 +130,12 @@ class SubmissionTransition(_OwnSubmission):
         submission = self.submission(pk)
         data = _valid(TransitionSerializer, request)
         if self.transition == "submit":
-            submission = services.submit(user=request.user, submission=submission,
-                                         version=data.get("version"))
+            submission = _checked(services.submit(user=request.user, submission=submission,
+                                                  version=data.get("version")))
         else:
             submission = services.withdraw(user=request.user, submission=submission,
                                            version=data.get("version"), reason=data["reason"])
-        return Response(SubmissionSerializer(submission).data)
+        return Response(SubmissionSerializer(_reread(submission)).data)
 
 
 class TaskList(generics.ListAPIView):
