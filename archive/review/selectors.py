@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from ..models import Collection, CollectionRole, Submission, Task, Workflow
+from ..models import Collection, CollectionRole, Submission, Task, Transition, Workflow
 from . import policy
 
 
@@ -97,3 +97,18 @@ def case_of(submission: Submission, task: Task | None) -> policy.Case:
     return policy.Case(owner=submission.owner_id, state=submission.state,
                        task_role=task.role if task is not None else None,
                        claimed_by=task.claimed_by_id if task is not None else None)
+
+
+def history(submission: Submission) -> QuerySet[Transition]:
+    """Every transition of the submission, oldest first."""
+    return Transition.objects.filter(submission=submission).order_by("at", "id")
+
+
+def return_reasons(submissions: Iterable[Submission]) -> dict[int, str]:
+    """The reason of each returned submission's last return, by its id (one query)."""
+    ids = [s.pk for s in submissions if s.state == Submission.State.RETURNED]
+    found: dict[int, str] = {}
+    for pk, reason in (Transition.objects.filter(submission_id__in=ids, action="return")
+                       .order_by("at", "id").values_list("submission_id", "reason")):
+        found[pk] = reason  # the last one wins
+    return found

@@ -10,6 +10,8 @@
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 - legacy: DSpace's old links (/handle/…, /bitstreams/<uuid>/download …), 301 to the item.
 - communities: the pages of communities and collections, and the collections' feeds.
+- submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
+  one, through the review's services.
 """
 __all__ = ["access", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "views"]
+           "metadata_formats", "submit", "views"]
