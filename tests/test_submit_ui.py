@@ -348,3 +348,36 @@ def test_a_role_held_through_a_group_added_later_opens_the_collection(place):
     response = place["client"]["carol"].post(LIST, {"collection": "relatorios"}, secure=True)
     assert response.status_code == 302
     assert Submission.objects.get(owner=carol).collection == place["reports"]
+
+
+def test_every_page_is_in_portuguese_for_a_reader_who_prefers_it(place):
+    """The list, the thesis form (with an error), a returned submission read only, and a
+    refusal, scanned as tests/test_i18n_site.py scans the public pages."""
+    from tests.test_i18n_site import PT, _catalogue, untranslated
+
+    alice, rita = place["people"]["alice"], place["people"]["rita"]
+    client = place["client"]["alice"]
+    thesis = review.submission_create(user=alice, collection=place["teses"])
+    sent = _draft(place)
+    client.post(_url(sent), _form(sent, "submit"), secure=True)
+    task = Task.objects.get(submission=sent)
+    review.task_act(user=rita, task=task, action="claim")
+    pages = {
+        "list": client.get(LIST, secure=True, **PT),
+        "form": client.get(_url(thesis), secure=True, **PT),
+        "form, errors": client.post(_url(thesis), {"version": thesis.version,
+                                                   "action": "submit"}, secure=True, **PT),
+        "in review": client.get(_url(sent), secure=True, **PT),
+        "stale": client.post(_url(thesis), {"version": 0, "action": "save"}, secure=True,
+                             **PT),
+        "not yours": place["client"]["carol"].get(_url(thesis), secure=True, **PT),
+    }
+    assert {name: r.status_code for name, r in pages.items()} == {
+        "list": 200, "form": 200, "form, errors": 400, "in review": 200, "stale": 409,
+        "not yours": 403}
+    catalogue = _catalogue()
+    problems = {name: untranslated(r.content.decode(), catalogue)
+                for name, r in pages.items()}
+    assert {name: found for name, found in problems.items() if found} == {}
+    assert "Suas submissões" in pages["list"].content.decode()
+    assert "Nada foi salvo. Corrija estes campos:" in pages["form, errors"].content.decode()

@@ -167,8 +167,9 @@ class SubmissionForm(forms.Form):
         """The services' refusal as the error of the field it names, if the form shows it."""
         name = None
         if isinstance(refusal, ProfileRefusal):
-            name = next((profile_fields.field_name(e) for e in self.shown
-                         if e.key == refusal.field), None)
+            name = "title" if refusal.field in _OWN_FIELDS else next(
+                (profile_fields.field_name(e) for e in self.shown if e.key == refusal.field),
+                None)
         else:
             head = str(refusal).split(" ", 1)[0].rstrip(":")
             name = _NAMED.get(head)
