@@ -350,34 +350,45 @@ def test_a_role_held_through_a_group_added_later_opens_the_collection(place):
     assert Submission.objects.get(owner=carol).collection == place["reports"]
 
 
-def test_every_page_is_in_portuguese_for_a_reader_who_prefers_it(place):
-    """The list, the thesis form (with an error), a returned submission read only, and a
-    refusal, scanned as tests/test_i18n_site.py scans the public pages."""
-    from tests.test_i18n_site import PT, _catalogue, untranslated
-
+def _pages(place, headers: dict) -> dict:
+    """The list, the thesis form (and with errors), a submission in review read only, a
+    stale form's refusal, another's submission."""
     alice, rita = place["people"]["alice"], place["people"]["rita"]
     client = place["client"]["alice"]
     thesis = review.submission_create(user=alice, collection=place["teses"])
     sent = _draft(place)
     client.post(_url(sent), _form(sent, "submit"), secure=True)
-    task = Task.objects.get(submission=sent)
-    review.task_act(user=rita, task=task, action="claim")
+    review.task_act(user=rita, task=Task.objects.get(submission=sent), action="claim")
     pages = {
-        "list": client.get(LIST, secure=True, **PT),
-        "form": client.get(_url(thesis), secure=True, **PT),
+        "list": client.get(LIST, secure=True, **headers),
+        "form": client.get(_url(thesis), secure=True, **headers),
         "form, errors": client.post(_url(thesis), {"version": thesis.version,
-                                                   "action": "submit"}, secure=True, **PT),
-        "in review": client.get(_url(sent), secure=True, **PT),
+                                                   "action": "submit"}, secure=True,
+                                    **headers),
+        "in review": client.get(_url(sent), secure=True, **headers),
         "stale": client.post(_url(thesis), {"version": 0, "action": "save"}, secure=True,
-                             **PT),
-        "not yours": place["client"]["carol"].get(_url(thesis), secure=True, **PT),
+                             **headers),
+        "not yours": place["client"]["carol"].get(_url(thesis), secure=True, **headers),
     }
     assert {name: r.status_code for name, r in pages.items()} == {
         "list": 200, "form": 200, "form, errors": 400, "in review": 200, "stale": 409,
         "not yours": 403}
-    catalogue = _catalogue()
-    problems = {name: untranslated(r.content.decode(), catalogue)
-                for name, r in pages.items()}
+    return {name: r.content.decode() for name, r in pages.items()}
+
+
+def test_every_page_is_in_portuguese_for_a_reader_who_prefers_it(place):
+    """Scanned as tests/test_i18n_site.py scans the public pages."""
+    from tests.test_i18n_site import PT, _catalogue, untranslated
+
+    pages, catalogue = _pages(place, PT), _catalogue()
+    problems = {name: untranslated(html, catalogue) for name, html in pages.items()}
     assert {name: found for name, found in problems.items() if found} == {}
-    assert "Suas submissões" in pages["list"].content.decode()
-    assert "Nada foi salvo. Corrija estes campos:" in pages["form, errors"].content.decode()
+    assert "Suas submissões" in pages["list"]
+    assert "Nada foi salvo. Corrija estes campos:" in pages["form, errors"]
+
+
+def test_every_page_has_no_nu_html_checker_error(place, tmp_path):
+    from tests.test_page_checks import nu_errors
+
+    pages = _pages(place, {})
+    assert nu_errors(pages, tmp_path) == {}
