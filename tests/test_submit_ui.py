@@ -392,3 +392,20 @@ def test_every_page_has_no_nu_html_checker_error(place, tmp_path):
 
     pages = _pages(place, {})
     assert nu_errors(pages, tmp_path) == {}
+
+
+def test_a_submissions_files_wait_as_long_as_its_review(place, settings, tmp_path):
+    """An upload expires a day after its last byte, but not while a submission on its way
+    names it: the review may take weeks. Withdrawn, its files go at the next sweep."""
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    alice = place["people"]["alice"]
+    named = pending.keep(owner=alice, file=SimpleUploadedFile("tese.pdf", b"%PDF tese"))
+    loose = pending.keep(owner=alice, file=SimpleUploadedFile("solta.pdf", b"%PDF solta"))
+    submission = make.submission(alice, place["reports"], files=[str(named.pk)])
+    submission = review.submit(user=alice, submission=submission)
+    PendingUpload.objects.update(expires=timezone.now() - timedelta(seconds=1))
+    assert [s.name for s in pending.sweep(0) if s.what == "expired"] == ["solta.pdf"]
+    assert PendingUpload.objects.filter(pk=named.pk).exists()
+    assert not PendingUpload.objects.filter(pk=loose.pk).exists()
+    review.withdraw(user=alice, submission=submission)
+    assert [s.name for s in pending.sweep(0) if s.what == "expired"] == ["tese.pdf"]
