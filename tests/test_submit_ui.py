@@ -175,6 +175,8 @@ def test_a_draft_is_saved_then_submitted_and_a_task_waits(place):
     text = client.get(_url(done), secure=True).content.decode()
     assert 'name="action" value="save"' not in text
     assert "submitted it" in text and "In review" in text
+    assert "<dt>Creator</dt><dd>Silva, Ana (0000-0002-1825-0097)</dd>" in text
+    assert "<dd>redes<br>sensores</dd>" in text
 
 
 def test_missing_required_fields_are_named_and_nothing_is_changed(place):

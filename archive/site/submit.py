@@ -30,7 +30,7 @@ from django.views.decorators.http import require_http_methods
 from ..deposit import pending
 from ..models import AccessRights, Collection, PendingUpload, Submission
 from ..profiles import selectors as profiles
-from ..profiles.check import Entry, ProfileRefusal
+from ..profiles.check import Entry, ProfileRefusal, entry_of
 from ..refusals import Forbidden, Refusal
 from ..review import policy, selectors, services
 from ..web import profile_fields
@@ -50,6 +50,32 @@ _NAMED = {"title": "title", "language": "language", "files": "pending",
 
 # The values of the profile that have fields of their own here.
 _OWN_FIELDS = {"dc.title"}
+
+
+def _shown(entries: list[Entry]) -> list[Entry]:
+    """The profile's entries with a field of their own in the form."""
+    return [e for e in entries if e.language or e.name not in _OWN_FIELDS]
+
+
+def _label(entry: Entry) -> str:
+    return f"{entry.label} [{entry.language}]" if entry.language else entry.label
+
+
+def _described(submission: Submission) -> list[tuple[str, list[str]]]:
+    """(label, values) of the submission's metadata, in its profile's order, as the form
+    names them; a value no entry of the profile takes (the profile changed meanwhile) under
+    its field's name."""
+    entries = profiles.entries_of(profiles.profile_of(submission.collection))
+    found: dict[str, list[str]] = {}
+    for row in submission.metadata:
+        entry = entry_of(entries, row["field"], row.get("language", ""))
+        label = _label(entry) if entry is not None else row["field"]
+        authority = row.get("authority", "")
+        found.setdefault(label, []).append(
+            f"{row['value']} ({authority})" if authority else row["value"])
+    order = [_label(e) for e in entries]
+    return sorted(found.items(), key=lambda pair: (
+        order.index(pair[0]) if pair[0] in order else len(order)))
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -100,7 +126,7 @@ class SubmissionForm(forms.Form):
                  uploads: list[PendingUpload], submitting: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.entries = entries
-        self.shown = [e for e in entries if e.language or e.name not in _OWN_FIELDS]
+        self.shown = _shown(entries)
         profile = {profile_fields.field_name(e): profile_fields.form_field(e)
                    for e in self.shown}
         self.described = ["title", "language", *profile]
@@ -283,6 +309,7 @@ def _page(request: HttpRequest, submission: Submission, form: SubmissionForm | N
         "return_reason": returns[-1] if returns else "",
         "licence": submission.collection.deposit_licence,
         "files": _uploads(submission) if form is None else (),
+        "described": _described(submission) if form is None else (),
         "may_withdraw": _may(request.user, submission, "withdraw"),
         "done": DONE.get(request.GET.get("done", "")),
     }
