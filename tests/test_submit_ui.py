@@ -193,6 +193,22 @@ def test_missing_required_fields_are_named_and_nothing_is_changed(place):
     assert _state(submission) == before
 
 
+def test_a_form_sent_back_keeps_the_files_uploaded_meanwhile(place, settings, tmp_path):
+    """A file uploaded (by tus) while the form was open, then the form refused: the form
+    sent back still lists it, ticked, and saving it then names it."""
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    client, submission = place["client"]["alice"], _draft(place)
+    upload = pending.keep(owner=place["people"]["alice"],
+                          file=SimpleUploadedFile("novo.pdf", b"%PDF novo"))
+    response = client.post(_url(submission), _form(submission, "submit", title="",
+                                                   pending=[str(upload.pk)]), secure=True)
+    assert response.status_code == 400
+    assert f'name="pending" value="{upload.pk}" id="id_pending_0" checked' in \
+        response.content.decode()
+    client.post(_url(submission), _form(submission, pending=[str(upload.pk)]), secure=True)
+    assert Submission.objects.get(pk=submission.pk).files == [str(upload.pk)]
+
+
 def test_a_refusal_of_the_services_names_its_field(place):
     """The services' own checks (here a creator's ORCID iD of the wrong form) come back as
     the field's error."""

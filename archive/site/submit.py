@@ -13,6 +13,7 @@ meanwhile) or a state that allows no change, 400 a field (the form again, the fi
 """
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 from django import forms
@@ -219,16 +220,28 @@ def _initial(submission: Submission, entries: list[Entry], shown: list[Entry]) -
             **profile_fields.initial_of(shown, entries, stored)}
 
 
-def _uploads(submission: Submission) -> list[PendingUpload]:
+def _uploads(submission: Submission, ids: list[str] | None = None) -> list[PendingUpload]:
+    """The owner's uploads of these ids (the submission's files unless given), in order."""
+    ids = list(submission.files) if ids is None else ids
     found = {str(u.pk): u for u in PendingUpload.objects.filter(
-        pk__in=submission.files, owner_id=submission.owner_id)}
-    return [found[pk] for pk in submission.files if pk in found]
+        pk__in=[pk for pk in ids if _is_uuid(pk)], owner_id=submission.owner_id)}
+    return [found[pk] for pk in dict.fromkeys(ids) if pk in found]
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _form(submission: Submission, data=None, files=None, submitting=False) -> SubmissionForm:
     entries = profiles.entries_of(profiles.profile_of(submission.collection))
+    # A form sent back lists the files it was sent with (those uploaded meanwhile too).
+    shown = _uploads(submission, data.getlist("pending") if data is not None else None)
     form = SubmissionForm(data, files, entries=entries, collection=submission.collection,
-                          uploads=_uploads(submission), submitting=submitting)
+                          uploads=shown, submitting=submitting)
     if data is None:
         form.initial = _initial(submission, entries, form.shown)
     return form
