@@ -120,6 +120,7 @@ class TermBoxes(forms.Widget):
                    "id": f"{base}_{n}", "list": f"{base}-list", "autocomplete": "off"}
             if n:  # the first box is named by the field's <label>, and needs a value
                 box.pop("required", None)
+                box.pop("aria-required", None)
                 if self.label:
                     box["aria-label"] = f"{self.label} ({n + 1})"
             boxes.append(format_html("<input{}>", forms.utils.flatatt(box)))
