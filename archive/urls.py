@@ -26,6 +26,7 @@ from .site import (
     legacy,
     linksets,
     metadata_formats,
+    submit,
     views,
 )
 
@@ -121,6 +122,9 @@ urlpatterns = [
     path("collections/<slug:slug>/rss.xml", replica.lagging(communities.CollectionFeed()),
          name="collection_rss"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
+    # The submitter's pages (issue 35): their submissions, and one submission's form.
+    path("submit/", submit.submissions, name="submissions"),
+    path("submit/<int:pk>/", submit.submission, name="submission"),
     path("robots.txt", indexing.robots_txt, name="robots"),
     path("favicon.ico", indexing.favicon, name="favicon"),
     path("sitemap.xml", replica.lagging(indexing.sitemap_index), name="sitemap"),

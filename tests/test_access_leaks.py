@@ -319,6 +319,10 @@ ROUTES: dict[str, Urls] = {
     "api/tasks/<any_id:pk>/claim": fixed("/api/tasks/1/claim"),
     **{f"api/tasks/<any_id:pk>/{action}": nothing
        for action in ("unclaim", "approve", "return", "release", "reassign")},
+    # The submitter's pages (issue 35): an account's own submissions, never an item's file;
+    # anonymous, a redirect to log in.
+    "submit/": fixed("/submit/"),
+    "submit/<int:pk>/": fixed("/submit/1/"),
     "api/schema/": fixed("/api/schema/"),
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),

@@ -110,7 +110,7 @@ def test_a_librarian_builds_the_tree_in_the_admin(librarian_client, tree):
     made = librarian_client.post("/admin/archive/collection/add/", {
         "slug": "teses-ppgc", "name_pt_br": "Teses", "name_en": "Theses",
         "community": Community.objects.get(slug="ppgc").pk, "default_access_rights": "open",
-        "default_embargo_days": "0"}, secure=True)
+        "default_embargo_days": "0", "max_embargo_days": "730"}, secure=True)
     assert made.status_code == 302, made.content.decode()[:2000]
     assert Collection.objects.get(slug="teses-ppgc").community.parent == tree["faculty"]
 
@@ -120,7 +120,8 @@ def test_a_librarian_builds_the_tree_in_the_admin(librarian_client, tree):
      "slug"),
     ("/admin/archive/collection/add/", {"slug": "w", "name_pt_br": "X", "name_en": "X",
                                         "default_access_rights": "embargoed",
-                                        "default_embargo_days": "0"}, "default_embargo_days"),
+                                        "default_embargo_days": "0",
+                                        "max_embargo_days": "730"}, "default_embargo_days"),
 ])
 def test_bad_input_is_a_form_error_on_its_field(librarian_client, tree, url, data, field):
     if "collection" in url:

@@ -39,12 +39,21 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command, get_commands
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from archive.deposit import pending
 from archive.dspace import services as dspace
-from archive.models import Collection, Item, PendingUpload, Provenance
+from archive.models import (
+    Collection,
+    CollectionRole,
+    Item,
+    PendingUpload,
+    Provenance,
+    Submission,
+    Task,
+)
 from archive.preservation import copies
 from archive.refusals import Forbidden
 from ibirepo.celery import app as celery_app
@@ -106,6 +115,9 @@ FUNCTION_VIEWS = {
     "archive.resolver.views.inspection.inspect": NONE,
     "archive.site.accounts.account": NONE, "archive.site.accounts.signup": NONE,
     "archive.site.accounts.verify_sent": NONE, "archive.site.accounts.verify": NONE,
+    # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
+    # as /api/submissions/; its files wait as pending uploads.
+    "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
@@ -323,6 +335,32 @@ def test_gated_paths_publish_nothing_new_in_a_reviewed_collection(reviewed, libr
                                  format="json", secure=True)
     assert linked.status_code == 403 and "reviews" in linked.json()["detail"]
     assert Item.objects.get(ibi=made.json()["ibi"]).translation_of is None
+
+
+def test_the_submit_pages_publish_nothing_unreviewed(reviewed, settings, tmp_path):
+    """REVIEW: /submit/ as a superuser — refused a draft where they hold no submitter role;
+    holding it, their submission waits for review in a task, and no item is made (its file
+    sent with the form waits as a pending upload)."""
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    theses, root = reviewed["theses"], reviewed["root"]
+    Collection.objects.filter(pk=theses.pk).update(deposit_licence=make.LICENCE)
+    client = Client()
+    client.force_login(root)
+    items = _items()
+    refused = client.post("/submit/", {"collection": "teses"}, secure=True)
+    assert refused.status_code == 403 and not Submission.objects.exists()
+    CollectionRole.objects.create(collection=theses, role="submitter", user=root)
+    client.post("/submit/", {"collection": "teses"}, secure=True)
+    submission = Submission.objects.get(owner=root)
+    sent = client.post(f"/submit/{submission.pk}/", {
+        "version": submission.version, "title": "Sem revisão?", "action": "submit",
+        "accept_licence": "on", "upload": make.uploaded("tese.pdf")}, secure=True)
+    assert sent.status_code == 302
+    submission.refresh_from_db()
+    assert submission.state == Submission.State.IN_REVIEW and submission.item is None
+    assert Task.objects.filter(submission=submission, closed__isnull=True).exists()
+    assert PendingUpload.objects.filter(pk=submission.files[0]).exists()
+    assert _items() == items
 
 
 def _importitems_csv(tmp_path: Path) -> Path:

@@ -2,13 +2,13 @@
 
 Django's admin autodiscovery imports this package; each module registers its own ModelAdmins.
 - items: deposit, describe, link and tombstone items (forms: the deposit form, which
-  validates; pending_uploads: the files waiting in it; bulk: the list's acts on many items,
-  a new access level and tombstones, each asking why).
+  validates, its files waiting shown by web/pending_uploads.py; bulk: the list's acts on
+  many items, a new access level and tombstones, each asking why).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
 - registry: the metadata registry's schemas and fields, which librarians add to.
 - profiles: submission profiles per collection and their controlled vocabularies (the item
-  form follows its collection's: profile_fields).
+  form follows its collection's: web/profile_fields.py).
 - communities: the tree of communities and collections (items are moved and mapped on
   their own page).
 - access: requests for a copy and their answers, secret links, the audit trail of reads.

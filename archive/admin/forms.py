@@ -19,8 +19,8 @@ from ..metadata.languages import language_name
 from ..models import DC_ELEMENTS, AccessRights, Collection, DcElement, Item
 from ..profiles.check import Entry, ProfileRefusal
 from ..refusals import Conflict, Refusal
-from . import profile_fields
-from .pending_uploads import PendingUploadsField
+from ..web import profile_fields
+from ..web.pending_uploads import PendingUploadsField
 
 
 def _plain(value):

@@ -24,10 +24,10 @@ from ..profiles import selectors as profiles
 from ..refusals import Refusal
 from ..search import lookup
 from ..search import selectors as search
-from ..web import middleware
+from ..web import middleware, profile_fields
 from ..web.addresses import base_url
 from ..web.wrapping import breakable
-from . import export, profile_fields
+from . import export
 from .bulk import BulkActsMixin
 from .copies import CopiesAdminMixin, ReadOnlyAdmin
 from .filters import LanguageFilter, TypeFilter, YearFilter

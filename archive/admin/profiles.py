@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from ..models import ProfileField, SubmissionProfile, Vocabulary, VocabularyTerm
-from .profile_fields import LONG_LIST
+from ..web.profile_fields import LONG_LIST
 
 
 class _Select(forms.Select):

@@ -15,8 +15,9 @@ uploads/<id>.tail until the next). Memory stays flat whatever the size: a reques
 CHUNK bytes at a time. A deposit takes complete uploads through `opened` (files the deposit
 services store under col/<repository name>/doc/, an S3 object copied inside the bucket) and
 `consumed` (its on_saved: the rows go in the deposit's transaction, the bytes after its
-commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires; `sweep` (run every hour
-by the beat, tasks.py, and by `manage.py fsck`) removes it, and whatever the upload folder or
+commit). An upload untouched for IBI_UPLOAD_EXPIRY seconds expires, unless a submission on
+its way names it (a review takes days); `sweep` (run every hour by the beat, tasks.py, and by
+`manage.py fsck`) removes it, and whatever the upload folder or
 the bucket's uploads/ holds that no upload claims. What one librarian's uploads declare
 together is bounded by IBI_UPLOAD_QUOTA.
 """
@@ -47,7 +48,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import refusals
-from ..models import PendingUpload
+from ..models import PendingUpload, Submission
 from . import limits, storage
 from .services import Upload
 
@@ -590,12 +591,27 @@ class Swept:
     size: int
 
 
+def _held_by_submissions() -> set[uuid.UUID]:
+    """The uploads a submission still on its way names (issue 35): not abandoned, however
+    long its review takes; they go with its publication (`consumed`), or expire once it is
+    withdrawn or no longer names them."""
+    ids = set()
+    for files in Submission.objects.exclude(
+            state__in=[Submission.State.PUBLISHED, Submission.State.WITHDRAWN]
+    ).values_list("files", flat=True):
+        for text in files:
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                ids.add(uuid.UUID(text))
+    return ids
+
+
 def sweep(min_age: int) -> list[Swept]:
     """Remove every expired upload with its bytes, then whatever waits in the upload folder's
     pending/ (or the bucket's uploads/) that no upload claims and that is older than
     `min_age` seconds (younger, it may be an upload being created)."""
     swept = []
-    for upload in PendingUpload.objects.filter(expires__lte=timezone.now()):
+    for upload in PendingUpload.objects.filter(expires__lte=timezone.now()).exclude(
+            pk__in=_held_by_submissions()):
         _remove_bytes(upload)
         upload.delete()
         swept.append(Swept("expired", upload.name, upload.offset))

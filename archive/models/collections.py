@@ -88,6 +88,15 @@ class Collection(_Named):
     default_embargo_days = models.PositiveIntegerField(
         _("default embargo (days)"), default=0, validators=[MaxValueValidator(36500)],
         help_text=_("with the default access embargoed: the days a deposit stays closed"))
+    # What a submitter accepts at /submit/ (issue 35): kept with the submission as accepted.
+    deposit_licence = models.TextField(
+        _("deposit licence"), blank=True, default="", db_default="",
+        help_text=_("the terms a submitter accepts, in full; kept with each submission as "
+                    "accepted; empty: submissions here cannot be submitted"))
+    max_embargo_days = models.PositiveIntegerField(
+        _("longest embargo a submitter may choose (days)"), default=730, db_default=730,
+        validators=[MaxValueValidator(36500)],
+        help_text=_("counted from the day of the submission; 0: submitters choose no embargo"))
     # The collection's Handle in the DSpace it came from (123456789/1000): `importsaf` reads
     # an item's `collections` file by it, and `exportsaf` writes it back there.
     handle = models.CharField(

@@ -34,6 +34,7 @@ Pure: plain values in (`Actor`, `Case`), a refusal out (archive/refusals.py: 403
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date, timedelta
 from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
@@ -185,6 +186,25 @@ def next_state(action: str, state: str, step: int | None, steps: int,
     if action == "publish":
         return PUBLISHED, None
     return state, step  # claim, unclaim, release, reassign, save
+
+
+def check_embargo(embargo_until: date | None, today: date, max_days: int) -> None:
+    """Refuse (Refusal, 400) an embargo a submitter chooses past the collection's longest,
+    `max_days` from `today` (0: none at all).
+
+    >>> check_embargo(date(2027, 1, 1), date(2026, 1, 1), 730)
+    >>> check_embargo(date(2029, 1, 1), date(2026, 1, 1), 730)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    archive.refusals.Refusal: embargo_until: ... of 730 days at most, until 2028-01-01
+    """
+    if embargo_until is None:
+        return
+    if max_days <= 0:
+        raise Refusal(_("embargo_until: this collection allows no embargo"))
+    last = today + timedelta(days=max_days)
+    if embargo_until > last:
+        raise Refusal(_("embargo_until: this collection allows an embargo of %(days)d days at "
+                        "most, until %(last)s") % {"days": max_days, "last": last.isoformat()})
 
 
 def is_reviewed(workflow_kind: str | None) -> bool:

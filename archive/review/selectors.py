@@ -7,7 +7,15 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from ..models import Collection, CollectionRole, Submission, SubmissionCheck, Task, Workflow
+from ..models import (
+    Collection,
+    CollectionRole,
+    Submission,
+    SubmissionCheck,
+    Task,
+    Transition,
+    Workflow,
+)
 from . import checks, policy
 
 
@@ -115,3 +123,18 @@ def checks_of(submission: Submission) -> list[SubmissionCheck]:
     now (none while they are due); its `checks` prefetched, no query."""
     current = checks.fingerprint(submission)
     return [row for row in submission.checks.all() if row.fingerprint == current]
+
+
+def history(submission: Submission) -> QuerySet[Transition]:
+    """Every transition of the submission, oldest first."""
+    return Transition.objects.filter(submission=submission).order_by("at", "id")
+
+
+def return_reasons(submissions: Iterable[Submission]) -> dict[int, str]:
+    """The reason of each returned submission's last return, by its id (one query)."""
+    ids = [s.pk for s in submissions if s.state == Submission.State.RETURNED]
+    found: dict[int, str] = {}
+    for pk, reason in (Transition.objects.filter(submission_id__in=ids, action="return")
+                       .order_by("at", "id").values_list("submission_id", "reason")):
+        found[pk] = reason  # the last one wins
+    return found

@@ -121,6 +121,8 @@ def _apply(submission: Submission, user, fields: dict[str, Any]) -> None:
         day = fields.get("embargo_until", submission.embargo_until)
         if rights:
             level, day, _reason = deposit.clean_access(rights=rights, embargo_until=day)
+            policy.check_embargo(day, timezone.localdate(),
+                                 submission.collection.max_embargo_days)
             submission.access_rights, submission.embargo_until = level, day
         else:
             submission.access_rights, submission.embargo_until = "", None

@@ -12,6 +12,8 @@
 - communities: the pages of communities and collections, and the collections' feeds.
 - accounts: /accounts/, the pages of people who are not staff: sign-up, verification of
   their address, sign-in and out, passwords, their own page.
+- submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
+  one, through the review's services.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "views"]
+           "metadata_formats", "submit", "views"]

@@ -15,7 +15,11 @@
 - pairs: RTC-11's pair lists as HTTP answers (text/plain, never cached), for both services.
 - formats: a Record in a metadata format as an HTTP answer (the metadata pages, the
   resolver's content negotiation and tombstones).
+- profile_fields: a collection's submission profile as form fields (the admin's item form,
+  the submitter's form at /submit/).
+- pending_uploads: the files waiting for a deposit or a submission, as a form's widget and
+  field, with the resumable uploader (static/archive/uploader.js).
 - wrapping: long IBIs and file names that wrap at their separators (<wbr>).
 """
 __all__ = ["addresses", "authentication", "errors", "formats", "middleware", "nudges", "pairs",
-           "readers", "throttling", "wrapping"]
+           "pending_uploads", "profile_fields", "readers", "throttling", "wrapping"]

@@ -33,6 +33,7 @@ from rest_framework.views import APIView
 from ...deposit import limits, pending
 from ...models import PendingUpload
 from ...refusals import Refusal
+from ...review import selectors as review
 from ...web.throttling import WriteThrottle
 from ..schema import ErrorSerializer, errors
 
@@ -48,15 +49,17 @@ DRAIN_LIMIT = 64 * 1024 * 1024  # bytes of a refused PATCH read (and dropped), a
 
 
 class UploadPermissions(permissions.BasePermission):
-    """A librarian's: who may deposit or add files (archive.add_item or change_item).
-    OPTIONS, the protocol's discovery, is anyone's."""
+    """A librarian's (who may deposit or add files: archive.add_item or change_item), or a
+    submitter's (who holds the submitter role in a collection: their submission's files,
+    issue 35). OPTIONS, the protocol's discovery, is anyone's."""
 
     def has_permission(self, request, view) -> bool:
         if request.method == "OPTIONS":
             return True
         user = request.user
         return bool(user and user.is_authenticated and (
-            user.has_perm("archive.add_item") or user.has_perm("archive.change_item")))
+            user.has_perm("archive.add_item") or user.has_perm("archive.change_item")
+            or review.submitter_collections(user).exists()))
 
 
 class CreationThrottle(WriteThrottle):

@@ -1,6 +1,7 @@
-"""The files waiting for a deposit in the admin (archive/deposit/pending.py): the widget that
-lists them, with the uploader (static/archive/uploader.js, tus, resumable) that adds more, and
-the field that reads their ids back."""
+"""The files waiting for a deposit or a submission (archive/deposit/pending.py): the widget
+that lists them, with the uploader (static/archive/uploader.js, tus, resumable) that adds more,
+and the field that reads their ids back: the admin's item form's, and the submitter's form's
+(archive/site/submit.py)."""
 from __future__ import annotations
 
 import uuid

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from django import forms
 from django.utils.html import format_html, format_html_join
@@ -119,6 +120,7 @@ class TermBoxes(forms.Widget):
                    "id": f"{base}_{n}", "list": f"{base}-list", "autocomplete": "off"}
             if n:  # the first box is named by the field's <label>, and needs a value
                 box.pop("required", None)
+                box.pop("aria-required", None)
                 if self.label:
                     box["aria-label"] = f"{self.label} ({n + 1})"
             boxes.append(format_html("<input{}>", forms.utils.flatatt(box)))
@@ -139,15 +141,32 @@ def form_fields(entries: list[Entry]) -> dict[str, forms.Field]:
     return {field_name(entry): form_field(entry) for entry in own_entries(entries)}
 
 
-def _line(value: DcValue | Qualified) -> str:
+class Stored(NamedTuple):
+    """A value as a form shows it: an item's DcValue, a submission's metadata row."""
+
+    name: str
+    value: str
+    language: str = ""
+    authority: str = ""
+
+
+def _line(value: Stored | Qualified) -> str:
     return f"{value.value} {SEPARATOR} {value.authority}" if value.authority else value.value
 
 
 def initial(entries: list[Entry], stored: list[DcValue]) -> dict[str, object]:
     """Each own field's initial value from the item's stored values."""
+    return initial_of(own_entries(entries), entries, [
+        Stored(v.field.name, v.value, v.language, v.authority) for v in stored])
+
+
+def initial_of(shown: list[Entry], entries: list[Entry], stored: list[Stored]
+               ) -> dict[str, object]:
+    """The initial value of the field of each of `shown` (entries of the profile `entries`)
+    from the values `stored`."""
     found: dict[str, object] = {}
-    for entry in own_entries(entries):
-        rows = [v for v in stored if v.field.name == entry.name
+    for entry in shown:
+        rows = [v for v in stored if v.name == entry.name
                 and entry_of(entries, entry.name, v.language) == entry]
         if entry.input_type == "controlled" and entry.terms is not None:
             values = [(entry.term_of(v.authority) or entry.term_of(v.value)) for v in rows]
