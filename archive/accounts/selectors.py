@@ -51,3 +51,11 @@ def mail_held_up(email: str) -> bool:
     last = (AccountMail.objects.filter(user__email__iexact=email.strip())
             .order_by("-pk").values_list("sent_at", "attempts").first())
     return last is not None and last[0] is None and last[1] > 0
+
+
+def is_disabled(user) -> bool:
+    """Whether staff disabled the account: an active user never is; an inactive one is
+    unless it only waits for its address to be verified."""
+    if user.is_active:
+        return False
+    return not Account.objects.filter(user=user, email_verified_at=None).exists()

@@ -1,5 +1,6 @@
 """What accounts write: an account made (`create_account`, whatever the way in), its address
-verified (`verify_email`), and the mails owed to its holder, written in the asking transaction
+verified (`verify_email`), an institution's identity signed in and linked
+(`sign_in_external`, `link_identity`), and the mails owed to its holder, written in the asking transaction
 and mailed after it (`mail_owed`, nudged by the edge, retried by the beat).
 
 Nothing a form answers tells whether an address has an account: signing up with one that
@@ -25,8 +26,8 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy
 
-from ..models import Account, AccountMail
-from ..refusals import Conflict, Refusal
+from ..models import Account, AccountMail, Identity
+from ..refusals import Conflict, Forbidden, Refusal
 from . import selectors, tokens
 
 logger = logging.getLogger(__name__)
@@ -53,21 +54,24 @@ class LinkUsed(Conflict):
 
 
 def create_account(*, name: str, email: str, password: str | None = None,
-                   email_verified: bool = False) -> Account:
+                   email_verified: bool = False, username: str = "") -> Account:
     """A person's account, signed in by `email` (in any case). Without `password` (an
     institutional login) the account has none of its own; until its address is verified
     the user is inactive, so that no way in signs them in. AddressTaken when an account has
-    the address already."""
+    the address already. An identity that releases no address (`email` empty) names its
+    own `username` and has nothing to verify."""
     users = get_user_model().objects
     email = users.normalize_email(email.strip())
-    if users.filter(Q(email__iexact=email) | Q(username__iexact=email)).exists():
+    if email and users.filter(Q(email__iexact=email) | Q(username__iexact=email)).exists():
+        raise AddressTaken()
+    if not email and (not username or users.filter(username__iexact=username).exists()):
         raise AddressTaken()
     try:
         with transaction.atomic():
             # The username is the address: unique (the database says so at once), and what
             # the admin lists; its character rule is a form's, not the model's.
-            user = users.model(username=email.lower()[:150], email=email,
-                               is_active=email_verified)
+            user = users.model(username=(username or email).lower()[:150], email=email,
+                               is_active=email_verified or not email)
             if password is None:
                 user.set_unusable_password()
             else:
@@ -205,3 +209,73 @@ def mail_owed() -> int:
             AccountMail.objects.filter(pk=pk).update(sent_at=timezone.now())
             sent += 1
     return sent
+
+
+class AccountDisabled(Forbidden):
+    message = gettext_lazy("this account is disabled: ask the library")
+
+
+def sign_in_external(*, provider: str, issuer: str, subject: str, email: str = "",
+                     email_verified: bool = False, name: str = "",
+                     attributes: dict | None = None):
+    """The user an identity vouched for by an institution (SAML, ORCID, LDAP) signs in as,
+    linked on first use:
+
+    1. the identity known: its user;
+    2. else the one account whose address is `email`, when the provider vouches for the
+       address (`email_verified`): the identity is linked to it, its address verified;
+    3. else a new account without a password, named `name`, its address verified when
+       vouched for (an address not vouched for makes an account that stays inactive
+       until the person verifies it, as a sign-up does).
+
+    AccountDisabled when the account was disabled by staff (nothing changes then). The
+    identity's released attributes and last use are kept."""
+    if not subject.strip() or not issuer.strip():
+        raise Refusal(gettext_lazy("the identity provider named no subject"))
+    now = timezone.now()
+    with transaction.atomic():
+        identity = (Identity.objects.select_for_update().select_related("user")
+                    .filter(provider=provider, issuer=issuer, subject=subject).first())
+        if identity is not None:
+            user = identity.user
+        else:
+            user = selectors.user_by_email(email) if email and email_verified else None
+            if user is None:
+                try:
+                    user = create_account(
+                        name=name or email or subject, email=email, password=None,
+                        email_verified=email_verified,
+                        username=f"{provider}:{subject}").user
+                except AddressTaken:
+                    # An address not vouched for, already another account's: not linked
+                    # by it (the person links it by choice once signed in).
+                    raise Conflict(gettext_lazy(
+                        "an account has this address already: sign in to it first, then "
+                        "link this way in from your account page")) from None
+            elif Account.objects.filter(user=user, email_verified_at=None).update(
+                    email_verified_at=now):
+                # It waited for its address, which the institution vouches for now.
+                user.is_active = True
+                user.save(update_fields=["is_active"])
+            identity = Identity(user=user, provider=provider, issuer=issuer,
+                                subject=subject)
+        if selectors.is_disabled(user):
+            raise AccountDisabled()
+        identity.attributes = attributes or {}
+        identity.last_used = now
+        identity.save()
+    return user
+
+
+def link_identity(*, user, provider: str, issuer: str, subject: str,
+                  attributes: dict | None = None) -> Identity:
+    """A way in linked by the person's choice, signed in as `user` (e.g. "connect your ORCID
+    iD"). Conflict when the identity is another person's already."""
+    with transaction.atomic():
+        identity, made = Identity.objects.select_for_update().get_or_create(
+            provider=provider, issuer=issuer, subject=subject,
+            defaults={"user": user, "attributes": attributes or {},
+                      "last_used": timezone.now()})
+        if not made and identity.user_id != user.pk:
+            raise Conflict(gettext_lazy("this identity is linked to another account"))
+    return identity

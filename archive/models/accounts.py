@@ -6,7 +6,8 @@ password (archive/accounts/services.py `create_account`); an institutional login
 one the same way, its address already vouched for. Staff made by `createlibrarian` have none.
 A mail is written as owed (`AccountMail`) in the transaction that asks for it, and mailed
 after: a mail server down leaves it owed, tried again by the beat, never lost; its link is
-made when it is sent, so no secret is kept in the database.
+made when it is sent, so no secret is kept in the database. An `Identity` is one way in
+besides a password: a CAFe (SAML), ORCID or LDAP subject, linked to the person's user.
 """
 from __future__ import annotations
 
@@ -57,3 +58,39 @@ class AccountMail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} → {self.user_id}"
+
+
+class Identity(models.Model):
+    """One way in of a person besides a password of their own: an identity that an
+    institution vouches for — a CAFe (SAML) identity provider's subject, an ORCID iD
+    obtained by signing in with ORCID, a campus LDAP user. The same person may hold several
+    (archive/accounts/services.py `sign_in_external` links them: by a verified address on
+    first use, or by the person's choice when signed in)."""
+
+    class Provider(models.TextChoices):
+        SAML = "saml", _("institutional login (CAFe, SAML)")
+        ORCID = "orcid", _("ORCID")
+        LDAP = "ldap", _("campus directory (LDAP)")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="identities", verbose_name=_("user"))
+    provider = models.CharField(_("way in"), max_length=8, choices=Provider.choices)
+    # Who vouches: a SAML identity provider's entityID, ORCID's base URL, the LDAP server's
+    # URI; and whom for: the identifying attribute's value (ePPN, subject-id, pairwise-id),
+    # the ORCID iD, the LDAP entry's DN.
+    issuer = models.CharField(_("issued by"), max_length=400)
+    subject = models.CharField(_("identifier at the provider"), max_length=400)
+    # What the provider released at the last sign-in (attributes, name, address).
+    attributes = models.JSONField(_("attributes released"), default=dict, blank=True)
+    created = models.DateTimeField(_("linked"), auto_now_add=True)
+    last_used = models.DateTimeField(_("last used"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("identity")
+        verbose_name_plural = _("identities")
+        ordering = ["provider", "issuer", "subject"]
+        constraints = [models.UniqueConstraint(fields=["provider", "issuer", "subject"],
+                                               name="one_identity_per_subject")]
+
+    def __str__(self) -> str:
+        return f"{self.get_provider_display()}: {self.subject}"
