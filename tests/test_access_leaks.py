@@ -319,6 +319,10 @@ ROUTES: dict[str, Urls] = {
     "api/tasks/<any_id:pk>/claim": fixed("/api/tasks/1/claim"),
     **{f"api/tasks/<any_id:pk>/{action}": nothing
        for action in ("unclaim", "approve", "return", "release", "reassign")},
+    # The reviewer's queue and a task's page want an account (anonymous: to the login page);
+    # a submission is no item (tests/test_review_queue.py).
+    "review/": fixed("/review/"),
+    "review/<int:pk>/": fixed("/review/1/"),
     "api/schema/": fixed("/api/schema/"),
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),

@@ -45,6 +45,7 @@ from .registry import MetadataField, MetadataSchema
 from .review import (
     CollectionRole,
     Provenance,
+    ReviewNotice,
     Role,
     Submission,
     Task,
@@ -65,5 +66,6 @@ __all__ = [
     "Bundle", "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
-    "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
+    "CollectionRole", "Provenance", "ReviewNotice", "Role", "Submission", "Task", "Transition",
+    "Workflow",
 ]

@@ -6,10 +6,13 @@ and their tasks.
   the app config)
 - selectors.py: roles a person holds in a collection, a collection's workflow, the tasks in
   a person's pools (computed from the roles when asked, never kept per person)
-- tasks.py: the beat's nightly publication of what was approved for a day that has come
+- notices.py: the mails owed to whoever must act next after a transition, and each
+  reviewer's daily digest; kept until mailed (a mail server's failure delays, never loses)
+- tasks.py: the beat's nightly publication of what was approved for a day that has come, and
+  the mailing of the notices and digests
 - services.py: the transitions, atomic, with optimistic concurrency (a stale version: 409);
   publication deposits the item (deposit/services.py) and mints its IBI then, not before
 
 The models are archive/models/review.py.
 """
-__all__ = ["policy", "selectors", "services"]
+__all__ = ["notices", "policy", "selectors", "services", "tasks"]

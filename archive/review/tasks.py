@@ -3,12 +3,16 @@
 `publish_approved` runs shortly after midnight in TIME_ZONE (CELERY_BEAT_SCHEDULE): the
 approved submissions of collections publishing on a day that has come are published
 (services.py `publish_due`, as `manage.py publishapproved`); a second run finds none.
+`mail_review_notices` mails the notices owed (notices.py): nudged by the edges after a
+transition, run by the beat every IBI_ACCESS_MAILS_EVERY seconds for the retries.
+`review_digest` writes each reviewer's digest of the day in the morning and mails it (as
+`manage.py reviewdigest`); a second run the same day writes none.
 """
 from __future__ import annotations
 
 from celery import shared_task
 
-from . import services
+from . import notices, services
 
 
 @shared_task(name="archive.tasks.publish_approved")
@@ -16,3 +20,16 @@ def publish_approved() -> int:
     """Publish what is due; how many were published."""
     published, _refused = services.publish_due()
     return len(published)
+
+
+@shared_task(name="archive.tasks.mail_review_notices")
+def mail_review_notices() -> int:
+    """The review's notices owed, mailed; how many."""
+    return notices.mail_due()
+
+
+@shared_task(name="archive.tasks.review_digest")
+def review_digest() -> int:
+    """Today's digests written and every notice owed mailed; how many mails went."""
+    notices.digest()
+    return notices.mail_due()

@@ -10,6 +10,7 @@
 - linksets: an item's FAIR Signposting linkset (RFC 9264), text and JSON.
 - legacy: DSpace's old links (/handle/…, /bitstreams/<uuid>/download …), 301 to the item.
 - communities: the pages of communities and collections, and the collections' feeds.
+- review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 """
 __all__ = ["access", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "views"]
+           "metadata_formats", "review", "views"]
