@@ -72,7 +72,7 @@ def state(task: Task) -> tuple:
 
 
 def test_the_queue_filters_and_sorts_the_tasks_of_every_pool_held(place):
-    old = submitted(place["alice"], place["teses"], "Cupuaçu", days=40)
+    submitted(place["alice"], place["teses"], "Cupuaçu", days=40)
     week = submitted(place["beto"], place["artigos"], "Açaí", days=8)
     new = submitted(place["alice"], place["artigos"], "Bacuri")
     submitted(place["alice"], place["outra"], "Outro assunto")  # bruno's pool, not rita's
@@ -267,6 +267,6 @@ def test_the_queue_speaks_portuguese(place):
     submitted(place["alice"], place["teses"], "Cupuaçu", days=3)
     page = client_of(place["rita"]).get(QUEUE, secure=True,
                                         HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
-    for word in ("Fila de revisão", "Etapa", "Coleção", "Depositante", "Aguardando",
+    for word in ("Fila de revisão", "Etapa", "Coleção", "Submetedor", "Aguardando",
                  "Assumir"):
         assert word in page, word
