@@ -29,7 +29,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from ..models import Task
 from ..refusals import Refusal
@@ -44,15 +44,20 @@ DONE = {"claim": gettext_lazy("You hold this task now."),
         "reassign": gettext_lazy("The task was given to its new holder."),
         "approve": gettext_lazy("Approved."),
         "return": gettext_lazy("Returned to the submitter, with your reason.")}
-# The history's words for the transitions (Transition.action).
-ACTION_NAMES = {"create": gettext_lazy("created"), "save": gettext_lazy("changed"),
-                "submit": gettext_lazy("submitted"), "resubmit": gettext_lazy("resubmitted"),
-                "withdraw": gettext_lazy("withdrew"), "claim": gettext_lazy("claimed"),
-                "unclaim": gettext_lazy("unclaimed"),
-                "release": gettext_lazy("returned the task to the pool"),
-                "reassign": gettext_lazy("reassigned"), "approve": gettext_lazy("approved"),
-                "return": gettext_lazy("returned to the submitter"),
-                "publish": gettext_lazy("published")}
+# The history's words for the transitions (Transition.action): what someone did.
+ACTION_NAMES = {
+    "create": pgettext_lazy("review history", "created"),
+    "save": pgettext_lazy("review history", "changed"),
+    "submit": pgettext_lazy("review history", "submitted"),
+    "resubmit": pgettext_lazy("review history", "resubmitted"),
+    "withdraw": pgettext_lazy("review history", "withdrew"),
+    "claim": pgettext_lazy("review history", "claimed"),
+    "unclaim": pgettext_lazy("review history", "unclaimed"),
+    "release": pgettext_lazy("review history", "returned the task to the pool"),
+    "reassign": pgettext_lazy("review history", "reassigned"),
+    "approve": pgettext_lazy("review history", "approved"),
+    "return": pgettext_lazy("review history", "returned to the submitter"),
+    "publish": pgettext_lazy("review history", "published")}
 # The sortable columns: the column → its order ascending (the descending one is "-" + it,
 # where the selectors offer it).
 COLUMNS = (("title", gettext_lazy("Submission")), ("step", gettext_lazy("Step")),
