@@ -99,6 +99,11 @@ def test_the_queue_filters_and_sorts_the_tasks_of_every_pool_held(place):
     assert listed(client_of(place["edu"]), "?step=1") == ["Açaí"]
     assert listed(client_of(place["edu"]), "?step=0") == []
 
+    chosen = rita.get(f"{QUEUE}?claimed=mine&age=7&collection={place['teses'].pk}",
+                      secure=True).content.decode()
+    for option in ('value="mine" selected', 'value="7" selected',
+                   f'value="{place["teses"].pk}" selected'):
+        assert option in chosen, option
     page = rita.get(QUEUE, secure=True).content.decode()
     for column in ("Step", "Held by", "Collection", "Submitter", "Waiting", "Checks"):
         assert f">{column}<" in page

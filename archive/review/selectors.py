@@ -44,6 +44,17 @@ def roles_of(user, collection_id: int | None) -> frozenset[str]:
                      .values_list("role", flat=True))
 
 
+def roles_in(user, collection_ids: Iterable[int]) -> dict[int, frozenset[str]]:
+    """The roles `user` holds in each of these collections, one query (a page of tasks)."""
+    found: dict[int, set[str]] = {pk: set() for pk in collection_ids}
+    if getattr(user, "is_authenticated", False) and found:
+        for pk, role in CollectionRole.objects.filter(
+                _held(user), collection_id__in=list(found)).values_list("collection_id",
+                                                                       "role"):
+            found[pk].add(role)
+    return {pk: frozenset(roles) for pk, roles in found.items()}
+
+
 def actor(user, collection_id: int | None) -> policy.Actor:
     """The rule's `Actor` for `user` in a collection."""
     return policy.Actor(getattr(user, "pk", None), roles_of(user, collection_id))
@@ -88,17 +99,21 @@ def submitter_collections(user) -> QuerySet[Collection]:
 
 def tasks_for(user) -> QuerySet[Task]:
     """The open tasks in `user`'s pools (of a role they hold in the task's collection, or any
-    of a collection they administer) and those they claimed."""
+    of a collection they administer) and those they claimed. The roles are read once, here:
+    the pools are plain lists of collections in the query."""
     if not getattr(user, "is_authenticated", False):
         return Task.objects.none()
-    held = CollectionRole.objects.filter(_held(user))
-    admin = held.filter(role=policy.ADMINISTRATOR).values("collection_id")
-    pools = Q()
+    held: dict[str, list[int]] = {}
+    for collection_id, role in CollectionRole.objects.filter(_held(user)).values_list(
+            "collection_id", "role").distinct():
+        held.setdefault(role, []).append(collection_id)
+    pools = Q(claimed_by=user)
     for role in (policy.REVIEWER, policy.EDITOR):
-        pools |= Q(role=role, submission__collection__in=held.filter(role=role)
-                   .values("collection_id"))
-    return (Task.objects.filter(closed__isnull=True)
-            .filter(pools | Q(submission__collection__in=admin) | Q(claimed_by=user))
+        if held.get(role):
+            pools |= Q(role=role, submission__collection_id__in=held[role])
+    if held.get(policy.ADMINISTRATOR):
+        pools |= Q(submission__collection_id__in=held[policy.ADMINISTRATOR])
+    return (Task.objects.filter(closed__isnull=True).filter(pools)
             .select_related("submission__collection", "submission__owner", "claimed_by"))
 
 

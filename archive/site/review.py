@@ -118,9 +118,11 @@ def queue(request: HttpRequest) -> HttpResponse:
     page = Paginator(found, PAGE_SIZE).get_page(wanted.get("page"))
     shown = list(page.object_list)
     checks = selectors.check_summaries([t.submission_id for t in shown])
+    roles = selectors.roles_in(request.user, {t.submission.collection_id for t in shown})
     rows = [{"task": t, "step": notices.step_name(t.step), "checks": checks.get(t.submission_id),
              "mine": t.claimed_by_id == request.user.pk,
-             "may": _may(request.user, t, ("claim", "unclaim"))} for t in shown]
+             "may": _may(policy.Actor(request.user.pk, roles[t.submission.collection_id]), t,
+                         ("claim", "unclaim"))} for t in shown]
     kept = {k: v for k, v in request.GET.items() if k not in ("page", "order") and v}
     return _private(render(request, "archive/review/queue.html", {
         "form": form, "page": page, "rows": rows, "order": order,
@@ -142,10 +144,9 @@ def _column(name: str, label, order: str, kept: dict) -> dict:
             "url": "?" + urlencode({**kept, "order": target})}
 
 
-def _may(user, task: Task, actions) -> list[str]:
-    """The actions the rule allows `user` on the task now (a return: given its reason; a
+def _may(actor: policy.Actor, task: Task, actions) -> list[str]:
+    """The actions the rule allows `actor` on the task now (a return: given its reason; a
     reassignment: to someone who may take it)."""
-    actor = selectors.actor(user, task.submission.collection_id)
     case = selectors.case_of(task.submission, task if task.closed is None else None)
     anyone = policy.Actor(-1, frozenset({policy.ADMINISTRATOR}))
     return [a for a in actions if policy.allowed(a, actor, case, reason="-", assignee=anyone)]
@@ -168,7 +169,7 @@ def task_page(request: HttpRequest, pk: int) -> HttpResponse:
         task = selectors.task_seen_by(request.user, pk) or task
     submission = task.submission
     history = list(submission.transitions.select_related("actor").order_by("at", "id"))
-    may = _may(request.user, task, ACTIONS)
+    may = _may(selectors.actor(request.user, submission.collection_id), task, ACTIONS)
     return _private(render(request, "archive/review/task.html", {
         "task": task, "submission": submission, "step": notices.step_name(task.step),
         "files": selectors.files_of(submission),
