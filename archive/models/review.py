@@ -180,6 +180,9 @@ class Task(models.Model):
         constraints = [models.UniqueConstraint(fields=["submission"],
                                                condition=Q(closed__isnull=True),
                                                name="one_open_task_per_submission")]
+        # The reviewer's queue, oldest (or newest) first: the open tasks in that order, read
+        # until a page is full, with no sort of every task waiting (bench/review_queue.py).
+        indexes = [models.Index(fields=["closed", "created", "id"], name="task_by_age")]
 
     def __str__(self) -> str:
         return f"{self.submission}: {self.role} ({self.step + 1})"
