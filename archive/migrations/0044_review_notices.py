@@ -1,4 +1,7 @@
-
+"""The review's mails owed (ReviewNotice: a transition's notice to whoever must act next, a
+reviewer's daily digest; archive/review/notices.py), and the tasks by (closed, created, id)
+for the reviewer's queue (bench/review_queue.py: a page of the oldest open tasks read in
+order, no sort of every task waiting)."""
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
