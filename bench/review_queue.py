@@ -133,10 +133,10 @@ def load(n: int, collections: int) -> dict:
                    else ["reviewer"]), version=3) for k in range(n)], batch_size=1000)
         tasks = []
         for k, s in enumerate(subs):
-            claimed = None
-            if k % 30 == 0:
+            claimed, rank = None, k // collections  # its place among its collection's
+            if rank % 30 == 0:
                 claimed = rita if (k % collections) % 2 == 0 else None
-            elif k % 10 == 0:
+            elif rank % 10 == 0:
                 claimed = users[(k % collections) * 3]
             tasks.append(Task(submission=s, step=0, role="reviewer", claimed_by=claimed))
         tasks = Task.objects.bulk_create(tasks, batch_size=1000)
