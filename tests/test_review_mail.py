@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import io
 import smtplib
+import socket
 from datetime import timedelta
 
 import pytest
 from django.core import mail
 from django.core.management import call_command
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 
@@ -165,22 +167,43 @@ def test_a_mail_the_server_refuses_is_owed_and_the_beat_sends_it_later(place, mo
         ("rita@example.org", 1), ("rui@example.org", 1)]
     assert mail.outbox == []
     monkeypatch.undo()
+    assert notices.mail_due() == 0 and mail.outbox == []  # not due again yet
     # The beat's task, a minute later: sent, once.
     assert settings.CELERY_BEAT_SCHEDULE["mail-review-notices"]["task"] == (
         tasks.mail_review_notices.name)
+    ReviewNotice.objects.update(tried_at=F("tried_at") - timedelta(minutes=1))
     assert tasks.mail_review_notices() == 2
     assert sorted(m.to[0] for m in mail.outbox) == ["rita@example.org", "rui@example.org"]
     assert tasks.mail_review_notices() == 0 and len(mail.outbox) == 2
     assert not ReviewNotice.objects.filter(sent_at=None).exists()
 
 
-def test_a_notice_is_given_up_after_its_attempts(place, monkeypatch):
-    monkeypatch.setattr(notices, "send_mail", lambda *a, **k: (_ for _ in ()).throw(
-        OSError("connection refused")))
+def test_a_mail_server_down_leaves_the_notices_owed_and_gives_up_after_its_attempts(
+        place, settings):
+    """A real SMTP connection to a port nobody listens on: refused, the notices owed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nobody listens there
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", port, 2
     submitted(place)
-    for _ in range(notices.ATTEMPTS + 2):
-        notices.mail_due()
+    now = timezone.now()
+    assert notices.mail_due(now=now) == 0
+    assert set(ReviewNotice.objects.values_list("sent_at", "attempts")) == {(None, 1)}
+    # Tried again later and later: after 1, 2, 4 … minutes, six hours at most.
+    waits = []
+    while ReviewNotice.objects.filter(attempts__lt=notices.ATTEMPTS).exists():
+        minutes = 0
+        while ReviewNotice.objects.filter(attempts=len(waits) + 1).exists():
+            minutes += 1
+            notices.mail_due(now=now + timedelta(minutes=minutes))
+        waits.append(minutes)
+        now += timedelta(minutes=minutes)
+    assert waits[:4] == [1, 2, 4, 8] and max(waits) == 360
+    assert sum(waits) > 60 * 60  # days of a server down, not minutes
     assert set(ReviewNotice.objects.values_list("attempts", flat=True)) == {notices.ATTEMPTS}
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert notices.mail_due(now=now + timedelta(days=1)) == 0 and mail.outbox == []  # given up
 
 
 @pytest.mark.usefixtures("eager_tasks")

@@ -179,6 +179,11 @@ def test_claim_return_and_approve_through_the_pages_and_every_refusal_changes_no
     assert away.status_code == 302 and away["Location"] == url
     version += 1
     assert rita.post(url, {"action": "claim", "version": version}, secure=True).status_code == 302
+    # Neither is a script nor another site's address a link back.
+    for bad in ("javascript:alert(1)", "https://evil.example/review/", "//evil.example/"):
+        page = rita.get(url, {"back": bad}, secure=True).content.decode()
+        assert bad not in page and f'<a href="{QUEUE}">' in page
+    assert rita.get("/review/99999999999999999999/", secure=True).status_code == 404
     version += 1
 
     # Refusals: another's task, a return without a reason, a stale page, an unknown action.
@@ -240,8 +245,9 @@ def test_the_administrator_releases_and_reassigns(place):
     refused = ada.post(url, {"action": "reassign", "version": version + 1,
                              "assignee": place["alice"].pk}, secure=True)
     assert refused.status_code == 403 and state(task) == before
-    assert ada.post(url, {"action": "reassign", "version": version + 1,
-                          "assignee": "nobody"}, secure=True).status_code == 400
+    for nobody in ("nobody", "9" * 30, ""):
+        assert ada.post(url, {"action": "reassign", "version": version + 1,
+                              "assignee": nobody}, secure=True).status_code == 400
     assert ada.post(url, {"action": "reassign", "version": version + 1,
                           "assignee": place["rui"].pk}, secure=True).status_code == 302
     assert Task.objects.get(pk=task.pk).claimed_by == place["rui"]

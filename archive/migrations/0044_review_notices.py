@@ -27,6 +27,7 @@ class Migration(migrations.Migration):
                 ('created', models.DateTimeField(auto_now_add=True, verbose_name='created')),
                 ('sent_at', models.DateTimeField(blank=True, db_index=True, null=True, verbose_name='sent')),
                 ('attempts', models.PositiveSmallIntegerField(db_default=0, default=0, verbose_name='mail attempts')),
+                ('tried_at', models.DateTimeField(blank=True, null=True, verbose_name='last tried')),
             ],
             options={
                 'verbose_name': 'review notice',

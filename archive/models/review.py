@@ -219,9 +219,9 @@ class ReviewNotice(models.Model):
     """A mail owed about the review (archive/review/notices.py): to whoever must act next after
     a transition, or a reviewer's daily digest of what waits in their pools. Written in the
     transition's transaction (or by the digest's run), mailed by the beat's task; a mail
-    server's failure leaves it owed, tried again at each run, given up after
-    notices.ATTEMPTS tries. Its text is written when it is owed: what the person is told is
-    what was true then."""
+    server's failure leaves it owed, tried again later and later, given up after
+    notices.ATTEMPTS tries (some three days). Its text is written when it is owed: what the
+    person is told is what was true then."""
 
     class Kind(models.TextChoices):
         TRANSITION = "transition", _("a transition")
@@ -241,6 +241,8 @@ class ReviewNotice(models.Model):
     created = models.DateTimeField(_("created"), auto_now_add=True)
     sent_at = models.DateTimeField(_("sent"), null=True, blank=True, db_index=True)
     attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0, db_default=0)
+    # The last failed try: the next waits longer after each (notices.py `due`).
+    tried_at = models.DateTimeField(_("last tried"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("review notice")

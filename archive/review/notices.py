@@ -13,13 +13,15 @@ written then, in LANGUAGE_CODE); `mail_due` (the task `mail_review_notices`, nud
 edges after the commit and run by the beat) mails them. `digest` writes each reviewer's
 digest of the day (the task `review_digest` in the morning, `manage.py reviewdigest`), at
 most one per person and day. A mail server's failure leaves a notice owed: the next run tries
-it again, ATTEMPTS times at most, so a mail is late, never lost.
+it again, each try waiting longer after a failure (`due`: 1, 2, 4 … minutes, at most
+six hours), ATTEMPTS times at most (some three days of an unreachable server): a mail is late,
+not lost.
 """
 from __future__ import annotations
 
 import logging
 import smtplib
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -37,7 +39,8 @@ from . import policy, selectors
 
 logger = logging.getLogger(__name__)
 
-ATTEMPTS = 8
+ATTEMPTS = 20
+LONGEST_WAIT = timedelta(hours=6)
 DIGEST_LIST = 50  # the tasks a digest names; the others are counted
 
 POOL, OWNER, ASSIGNEE, CLAIMER = "pool", "owner", "assignee", "claimer"
@@ -165,13 +168,32 @@ def digest(today: date | None = None) -> int:
     return made
 
 
+def due(attempts: int, tried_at: datetime | None, now: datetime) -> bool:
+    """Whether a notice owed is tried now: at once, then 1, 2, 4 … minutes after each failed
+    try, LONGEST_WAIT at most.
+
+    >>> from datetime import datetime
+    >>> at = datetime(2026, 1, 1, 12, 0)
+    >>> due(0, None, at), due(1, at, at + timedelta(seconds=59)), due(3, at, at.replace(minute=4))
+    (True, False, True)
+    >>> due(15, at, at.replace(hour=17)), due(15, at, at.replace(hour=18))
+    (False, True)
+    """
+    if tried_at is None or attempts == 0:
+        return True
+    return now >= tried_at + min(timedelta(minutes=2 ** (attempts - 1)), LONGEST_WAIT)
+
+
 def mail_due(*, now: datetime | None = None) -> int:
-    """Every notice owed mailed, each on its own (one that fails stays owed, its attempts
-    counted); how many were mailed."""
+    """Every notice owed and due mailed, each on its own (one that fails stays owed, its
+    attempts counted); how many were mailed."""
+    now = now or timezone.now()
     owed = ReviewNotice.objects.filter(sent_at=None, attempts__lt=ATTEMPTS)
     sent = 0
-    for pk in list(owed.order_by("pk").values_list("pk", flat=True)):
-        sent += _send(pk, now or timezone.now())
+    for pk, attempts, tried_at in list(owed.order_by("pk").values_list(
+            "pk", "attempts", "tried_at")):
+        if due(attempts, tried_at, now):
+            sent += _send(pk, now)
     return sent
 
 
@@ -186,7 +208,7 @@ def _send(pk: int, now: datetime) -> int:
         except (smtplib.SMTPException, OSError) as exc:
             logger.warning("review: the notice %s to %s is not mailed yet: %s", pk,
                            notice.email, exc)
-            ReviewNotice.objects.filter(pk=pk).update(attempts=F("attempts") + 1)
+            ReviewNotice.objects.filter(pk=pk).update(attempts=F("attempts") + 1, tried_at=now)
             return 0
         ReviewNotice.objects.filter(pk=pk).update(sent_at=now)
         return 1

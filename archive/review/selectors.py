@@ -175,6 +175,8 @@ def reviewing_collections(user) -> QuerySet[Collection]:
 def task_seen_by(user, pk: int) -> Task | None:
     """The task (open or closed), if `user` may see it: they hold a reviewing role in its
     collection, or hold it; None otherwise, as for a task that does not exist."""
+    if not 0 < pk < 2**63:  # no row has it (and a database's integer holds no more)
+        return None
     task = (Task.objects.select_related("submission__collection", "submission__owner",
                                         "claimed_by").filter(pk=pk).first())
     if task is None:

@@ -161,11 +161,7 @@ def task_page(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         done, status = _act(request, task)
         if done:
-            back = request.POST.get("back", "")
-            if not url_has_allowed_host_and_scheme(back, {request.get_host()},
-                                                   require_https=request.is_secure()):
-                back = reverse("archive:review_task", args=[task.pk])
-            return redirect(back)
+            return redirect(_back(request) or reverse("archive:review_task", args=[task.pk]))
         task = selectors.task_seen_by(request.user, pk) or task
     submission = task.submission
     history = list(submission.transitions.select_related("actor").order_by("at", "id"))
@@ -178,7 +174,18 @@ def task_page(request: HttpRequest, pk: int) -> HttpResponse:
                      "action": ACTION_NAMES.get(t.action, t.action)} for t in history],
         "may": may, "reason": request.POST.get("reason", "") if status != 200 else "",
         "assignees": (list(selectors.assignees(task)) if "reassign" in may else []),
-        "back": request.POST.get("back") or request.GET.get("back", "")}, status=status))
+        "back": _back(request)}, status=status))
+
+
+def _back(request: HttpRequest) -> str:
+    """The queue's address the reader came from (with its filters), if it is one: a page of
+    this site's queue, never another's address nor a script."""
+    back = request.POST.get("back") or request.GET.get("back") or ""
+    queue_path = reverse("archive:review_queue")
+    if (back.startswith(queue_path) and url_has_allowed_host_and_scheme(
+            back, {request.get_host()}, require_https=request.is_secure())):
+        return back
+    return ""
 
 
 def _act(request: HttpRequest, task: Task) -> tuple[bool, int]:
@@ -192,9 +199,9 @@ def _act(request: HttpRequest, task: Task) -> tuple[bool, int]:
             raise Refusal(_("version: the page's version is missing; reload it"))
         assignee = None
         if action == "reassign":
-            assignee = get_user_model().objects.filter(
-                pk=int(request.POST["assignee"]) if request.POST.get(
-                    "assignee", "").isdigit() else None).first()
+            named = request.POST.get("assignee", "")
+            assignee = get_user_model().objects.filter(pk=int(named)).first() if (
+                named.isascii() and named.isdigit() and len(named) <= 18) else None
             if assignee is None:
                 raise Refusal(_("to whom: name the person the task goes to"))
         services.task_act(user=request.user, task=task, action=action, version=int(version),
