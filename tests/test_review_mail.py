@@ -265,3 +265,16 @@ def test_a_long_digest_names_the_first_and_counts_the_others(place, monkeypatch)
     notices.digest()
     body = sent()[0][2]
     assert "Um" in body and "Dois" in body and "Três" not in body and "and 1 more" in body
+
+
+@pytest.mark.usefixtures("eager_tasks")
+def test_an_action_through_the_api_mails_at_once(place, django_capture_on_commit_callbacks):
+    task = submitted(place).tasks.get()
+    sent()
+    api = make.token_client(place["rita"])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert api.post(f"/api/tasks/{task.pk}/claim", {}, format="json",
+                        secure=True).status_code == 200
+        assert api.post(f"/api/tasks/{task.pk}/return", {"reason": "Sem resumo"},
+                        format="json", secure=True).status_code == 200
+    assert [m.to[0] for m in mail.outbox] == ["alice@example.org"]

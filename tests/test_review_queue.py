@@ -60,7 +60,7 @@ def listed(client, query: str = "") -> list[str]:
     """The titles the queue lists, in its order."""
     page = client.get(QUEUE + query, secure=True)
     assert page.status_code == 200, page.content
-    return re.findall(r'<a href="/review/\d+/">([^<]*)</a>', page.content.decode())
+    return re.findall(r'<a href="/review/\d+/\?back=[^"]*">([^<]*)</a>', page.content.decode())
 
 
 def state(task: Task) -> tuple:
@@ -179,6 +179,12 @@ def test_claim_return_and_approve_through_the_pages_and_every_refusal_changes_no
     assert away.status_code == 302 and away["Location"] == url
     version += 1
     assert rita.post(url, {"action": "claim", "version": version}, secure=True).status_code == 302
+    # The queue's title links keep its filters for the way back.
+    listing = rita.get(f"{QUEUE}?claimed=mine&order=title", secure=True).content.decode()
+    assert f'href="{url}?back=%2Freview%2F%3Fclaimed%3Dmine%26order%3Dtitle"' in listing
+    page = rita.get(url, {"back": f"{QUEUE}?claimed=mine&order=title"}, secure=True)
+    assert f'<a href="{QUEUE}?claimed=mine&amp;order=title">' in page.content.decode()
+    assert f'name="back" value="{QUEUE}?claimed=mine&amp;order=title"' in page.content.decode()
     # Neither is a script nor another site's address a link back.
     for bad in ("javascript:alert(1)", "https://evil.example/review/", "//evil.example/"):
         page = rita.get(url, {"back": bad}, secure=True).content.decode()
