@@ -26,6 +26,7 @@ from .site import (
     legacy,
     linksets,
     metadata_formats,
+    review,
     submit,
     views,
 )
@@ -153,6 +154,9 @@ urlpatterns = [
     path("items/<path:ibi>/oai_dc.xml", views.item_oai_dc, name="item_oai_dc"),
     path("items/<path:ibi>/linkset", linksets.linkset, name="item_linkset"),
     path("items/<path:ibi>/linkset.json", linksets.linkset_json, name="item_linkset_json"),
+    # The reviewer's queue and a task's page (issue 35, 7): an account's, never cached.
+    path("review/", review.queue, name="review_queue"),
+    path("review/<int:pk>/", review.task_page, name="review_task"),
     # A reader asks for a copy of a closed item's files (archive/access/).
     path("items/<path:ibi>/request", access.item_request, name="item_request"),
     path("items/<path:ibi>", views.item_page, name="item"),

@@ -275,6 +275,13 @@ CELERY_BEAT_SCHEDULE = {
     # Mails to account holders (verification, password reset) that the mail server refused.
     "mail-account-mails": {"task": "archive.tasks.mail_account_mails",
                            "schedule": float(IBI_ACCESS_MAILS_EVERY)},
+    # The review's mails (archive/review/notices.py): to whoever must act next, nudged at
+    # each transition, then here for what a lost nudge or a mail server's failure left; and
+    # each reviewer's digest of what waits in their pools, every morning.
+    "mail-review-notices": {"task": "archive.tasks.mail_review_notices",
+                            "schedule": float(IBI_ACCESS_MAILS_EVERY)},
+    "review-digest": {"task": "archive.tasks.review_digest",
+                      "schedule": crontab(hour=7, minute=0)},
     "erase-access-requests": {"task": "archive.tasks.erase_access_requests",
                               "schedule": crontab(hour=2, minute=47)},
     "resume-copy-jobs": {"task": "archive.tasks.resume_copy_jobs",

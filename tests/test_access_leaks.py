@@ -323,6 +323,10 @@ ROUTES: dict[str, Urls] = {
     # anonymous, a redirect to log in.
     "submit/": fixed("/submit/"),
     "submit/<int:pk>/": fixed("/submit/1/"),
+    # The reviewer's queue and a task's page want an account (anonymous: to the login page);
+    # a submission is no item (tests/test_review_queue.py).
+    "review/": fixed("/review/"),
+    "review/<int:pk>/": fixed("/review/1/"),
     "api/schema/": fixed("/api/schema/"),
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),

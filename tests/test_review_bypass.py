@@ -109,6 +109,9 @@ FUNCTION_VIEWS = {
     "archive.site.metadata_formats.item_metadata_format": NONE,
     "archive.site.views.item_oai_dc": NONE, "archive.site.linksets.linkset": NONE,
     "archive.site.linksets.linkset_json": NONE, "archive.site.access.item_request": NONE,
+    # The reviewer's queue reads; a task's page acts through the review's services (an
+    # approval publishes only what passed its steps).
+    "archive.site.review.queue": NONE, "archive.site.review.task_page": REVIEW,
     "archive.site.views.item_page": NONE, "archive.site.downloads.download": NONE,
     "archive.resolver.views.memento.timemap": NONE,
     "archive.resolver.views.memento.timegate": NONE,
@@ -146,6 +149,7 @@ COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
     "copyitem": COPY, "migrateitem": RESTORE, "rebuild": RESTORE,
     "publishapproved": REVIEW,  # publishes approved submissions only
+    "reviewdigest": NONE,  # mail
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,
     "createlibrarian": NONE, "createpeer": NONE, "exportbags": NONE, "exportsaf": NONE,
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
@@ -162,6 +166,7 @@ TASKS = {
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
     "archive.tasks.mail_account_mails": NONE,
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
+    "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

@@ -48,6 +48,7 @@ from .review import (
     CheckName,
     CollectionRole,
     Provenance,
+    ReviewNotice,
     Role,
     Submission,
     SubmissionCheck,
@@ -70,7 +71,7 @@ __all__ = [
     "Bundle", "ItemFile", "ItemSearch", "MetadataField", "MetadataSchema", "MintingState",
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
-    "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
-    "Account", "AccountMail", "Identity",
-    "CheckName", "SubmissionCheck", "accepted_formats",
+    "CollectionRole", "Provenance", "ReviewNotice", "Role", "Submission", "Task", "Transition",
+    "Workflow", "Account", "AccountMail", "Identity", "CheckName", "SubmissionCheck",
+    "accepted_formats",
 ]

@@ -245,6 +245,9 @@ class Task(models.Model):
         constraints = [models.UniqueConstraint(fields=["submission"],
                                                condition=Q(closed__isnull=True),
                                                name="one_open_task_per_submission")]
+        # The reviewer's queue, oldest (or newest) first: the open tasks in that order, read
+        # until a page is full, with no sort of every task waiting (bench/review_queue.py).
+        indexes = [models.Index(fields=["closed", "created", "id"], name="task_by_age")]
 
     def __str__(self) -> str:
         return f"{self.submission}: {self.role} ({self.step + 1})"
@@ -310,3 +313,42 @@ class SubmissionCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}: {self.name} {self.file_name} {self.outcome}"
+class ReviewNotice(models.Model):
+    """A mail owed about the review (archive/review/notices.py): to whoever must act next after
+    a transition, or a reviewer's daily digest of what waits in their pools. Written in the
+    transition's transaction (or by the digest's run), mailed by the beat's task; a mail
+    server's failure leaves it owed, tried again later and later, given up after
+    notices.ATTEMPTS tries (some three days). Its text is written when it is owed: what the
+    person is told is what was true then."""
+
+    class Kind(models.TextChoices):
+        TRANSITION = "transition", _("a transition")
+        DIGEST = "digest", _("the daily digest")
+
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+", verbose_name=_("to"))
+    email = models.EmailField(_("email"))
+    submission = models.ForeignKey(Submission, null=True, blank=True,
+                                   on_delete=models.CASCADE, related_name="notices",
+                                   verbose_name=_("submission"))
+    # The day a digest tells of: one digest per person and day, however often it runs.
+    digest_of = models.DateField(_("digest of"), null=True, blank=True)
+    subject = models.CharField(_("subject"), max_length=200)
+    body = models.TextField(_("body"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True, db_index=True)
+    attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0, db_default=0)
+    # The last failed try: the next waits longer after each (notices.py `due`).
+    tried_at = models.DateTimeField(_("last tried"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("review notice")
+        verbose_name_plural = _("review notices")
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["user", "digest_of"],
+                                               condition=Q(digest_of__isnull=False),
+                                               name="one_review_digest_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} → {self.email}"

@@ -27,7 +27,7 @@ from ..models import (
 )
 from ..refusals import Conflict, Forbidden, NotFound, Refusal
 from ..registry.names import Qualified
-from . import checking, checks, policy, selectors
+from . import checking, checks, notices, policy, selectors
 
 State = Submission.State
 _EDITABLE = ("title", "language", "metadata", "files", "licence_text", "licence_accepted",
@@ -198,7 +198,9 @@ def submit(*, user, submission: Submission, version: int | None = None) -> Submi
     submission.steps = [role for _name, role in steps]
     _record(submission, user, action,
             State.SUBMITTED if action == "submit" else State.RESUBMITTED, None)
-    return _advance(submission, user, action)
+    submission = _advance(submission, user, action)
+    notices.announce(submission, action, actor=user)
+    return submission
 
 
 def _publishes_at_once(submission: Submission, today: date | None = None) -> bool:
@@ -214,8 +216,9 @@ def _advance(submission: Submission, user, action: str) -> Submission:
         submission.step = step
         Task.objects.create(submission=submission, step=step, role=submission.steps[step])
     else:
+        # The step it was approved at, kept in the history (none: approved on submission).
+        _record(submission, user, action, State.APPROVED, submission.step)
         submission.step = None
-        _record(submission, user, action, State.APPROVED, None)
         if state == State.PUBLISHED:
             _publish(submission, user)
     submission.version += 1
@@ -264,6 +267,8 @@ def withdraw(*, user, submission: Submission, version: int | None = None,
     submission.step = None
     submission.version += 1
     submission.save()
+    notices.announce(submission, "withdraw", actor=user, task=task,
+                     claimer=task.claimed_by if task is not None else None)
     return submission
 
 
@@ -302,6 +307,7 @@ def task_act(*, user, task: Task, action: str, version: int | None = None, reaso
             reason=getattr(assignee, "username", "") if action == "reassign" else "")
         submission.version += 1
         submission.save(update_fields=["version", "updated"])
+        notices.announce(submission, action, actor=user, task=task, assignee=assignee)
         return task
     task.closed = timezone.now()
     task.save(update_fields=["closed"])
@@ -312,6 +318,7 @@ def task_act(*, user, task: Task, action: str, version: int | None = None, reaso
         submission.save()
     else:
         _advance(submission, user, "approve")
+    notices.announce(submission, action, actor=user, task=task, reason=reason.strip())
     return task
 
 
@@ -325,6 +332,7 @@ def publish(*, user, submission: Submission, version: int | None = None) -> Subm
     _publish(submission, user)
     submission.version += 1
     submission.save()
+    notices.announce(submission, "publish", actor=user)
     return submission
 
 
@@ -345,6 +353,7 @@ def publish_due(today: date | None = None) -> tuple[list[Submission], list[tuple
                     _publish(locked, None)
                     locked.version += 1
                     locked.save()
+                    notices.announce(locked, "publish", actor=None)
                     published.append(locked)
         except Refusal as exc:
             refused.append((submission.pk, str(exc)))

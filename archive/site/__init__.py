@@ -14,6 +14,7 @@
   their address, sign-in and out, passwords, their own page.
 - submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
   one, through the review's services.
+- review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "submit", "views"]
+           "metadata_formats", "review", "submit", "views"]

@@ -1,7 +1,8 @@
 """/api/submissions/ and /api/tasks/ (issue 35): a submitter's drafts and their submission,
 withdrawal; a reviewer's pools and the tasks' claim, unclaim, approval and return. Thin: the
 rule is archive/review/policy.py, the writes archive/review/services.py; a refusal is answered
-with its status and reason (403 who may not, 409 a state or a stale version, 400 a field)."""
+with its status and reason (403 who may not, 409 a state or a stale version, 400 a field). A
+transition's mails are owed by the services; the mailer is nudged after the commit."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
@@ -25,6 +26,11 @@ from ..serializers.review import (
     TaskSerializer,
     TransitionSerializer,
 )
+
+
+def _nudge() -> None:
+    """The mailer, after the commit, off the request's thread (web/nudges.py)."""
+    transaction.on_commit(lambda: nudges.soon(tasks.mail_review_notices))
 
 
 def _valid(serializer_class, request):
@@ -135,6 +141,7 @@ class SubmissionTransition(_OwnSubmission):
         else:
             submission = services.withdraw(user=request.user, submission=submission,
                                            version=data.get("version"), reason=data["reason"])
+        _nudge()
         return Response(SubmissionSerializer(_reread(submission)).data)
 
 
@@ -176,4 +183,5 @@ class TaskTransition(generics.GenericAPIView):
         task = services.task_act(user=request.user, task=task, action=self.transition,
                                  version=data.get("version"), reason=data["reason"],
                                  assignee=assignee)
+        _nudge()
         return Response(TaskSerializer(task).data)
