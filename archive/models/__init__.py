@@ -30,6 +30,7 @@ from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
 from .federation import OwedAcknowledgment, RegisteredArchive
 from .files import Bundle, ItemFile
+from .fulltext import FileExtraction, FilePage
 from .harvesting import HarvestSource
 from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
@@ -72,6 +73,6 @@ __all__ = [
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "ReviewNotice", "Role", "Submission", "Task", "Transition",
-    "Workflow", "Account", "AccountMail", "Identity", "CheckName", "SubmissionCheck",
-    "accepted_formats",
+    "Workflow", "Account", "AccountMail", "Identity", "FileExtraction", "FilePage",
+    "CheckName", "SubmissionCheck", "accepted_formats",
 ]
