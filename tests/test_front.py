@@ -325,6 +325,9 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
             home = httpx.get(f"{front.http}/", timeout=30)
             local = httpx.get(f"{front.http}/{here['ibip']}", timeout=30)
             took = time.monotonic() - start
+            # Answered while those at the silent Archive still wait (they wait until the
+            # deadline): the site is not queued behind them.
+            still_waiting = sum(not f.done() for f in readers)
             results = [f.result() for f in readers]
     finally:
         silent.close()
@@ -333,7 +336,9 @@ def test_readers_stalled_on_a_silent_archive_do_not_block_everyone(front):
         front.server.shell("from archive.models import RegisteredArchive as R; "
                            f"R.objects.filter(archive_service_ibi='{SILENT_SERVICE}').delete()")
     assert home.status_code == 200 and local.status_code == 302
-    assert took < 1.5, f"home page and a local persistent URL took {took:.2f} s"
+    assert still_waiting == waiting, (
+        f"home page and a local persistent URL took {took:.2f} s: answered after "
+        f"{waiting - still_waiting} of the {waiting} readers waiting at the silent Archive")
     # 2 workers × IBI_RESOLVER_MAX_WAITING (half of 8 threads, deploy/gunicorn.conf.py).
     assert 1 <= waiting <= 2 * 4
     # Those that waited: the silent Archive said nothing of the item, a 503 too (#41).
