@@ -436,6 +436,10 @@ class Walk:
         self.seen = 0
         self.pages = 0  # OAI-PMH pages reached by a resumption token
         self.found_open = set()
+        # What the control looks for: the open item's article, its bytes and its URL.
+        article = closed.open.files.get(name__startswith="article-")
+        self.open_bytes = marker("open-control").strip()
+        self.open_url = f"col/{closed.open.ibi}/doc/{article.name}".encode()
 
     def get(self, url: str, method: str = "get", hops: int = 3, **headers) -> None:
         response = getattr(self.client, method)(url, **headers)
@@ -470,10 +474,9 @@ class Walk:
 
     def _control(self, response) -> None:
         body = content(response)
-        article = self.closed.open.files.get(name__startswith="article-")
-        if marker("open-control").strip() in body:
+        if self.open_bytes in body:
             self.found_open.add("bytes")
-        if f"col/{self.closed.open.ibi}/doc/{article.name}".encode() in body:
+        if self.open_url in body:
             self.found_open.add("url")
 
 
