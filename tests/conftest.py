@@ -248,9 +248,13 @@ def live_site(transactional_db, settings, monkeypatch):
 
 @pytest.fixture(scope="session")
 def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
-    """`endpoint(language)` → the DevTools address of Debian's Chromium in that interface
-    language: one process per language and test process, started on first use, stopped at the
-    end of the session. Tests connect to it (`browser`), each in contexts of its own.
+    """`endpoint(language)` → the DevTools address of Debian's Chromium: one process per test
+    process, started on first use, stopped at the end of the session. Tests connect to it
+    (`browser`), each in contexts of their own, whose locale sets the pages' language
+    (Accept-Language, navigator.language). `language` names the interface language a test
+    wants; one Chromium serves them all, as Debian's chromium without chromium-l10n has its
+    own controls in English whatever it is told (a second process per language cost a
+    second of CPU a worker for nothing).
 
     Not Playwright's own launch in a session fixture: its synchronous API keeps its event loop
     marked as running in the main thread while it is open, and Django would then refuse every
@@ -262,17 +266,15 @@ def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
     from tests.factories import wait_until
     from tests.servers import free_port
 
-    started: dict[str, tuple[subprocess.Popen, str]] = {}
+    started: list[tuple[subprocess.Popen, str]] = []
 
-    def endpoint(language: str) -> str:
-        if language not in started:
+    def endpoint(language: str = "en-US") -> str:
+        if not started:
             port = free_port()
-            profile = tmp_path_factory.mktemp(f"chromium-{language}")
+            profile = tmp_path_factory.mktemp("chromium")
             process = subprocess.Popen(
                 [CHROMIUM, "--headless", f"--remote-debugging-port={port}",
-                 f"--user-data-dir={profile}", *CHROMIUM_ARGS, f"--lang={language}",
-                 "about:blank"],
-                env={**os.environ, "LANGUAGE": language.replace("-", "_")},
+                 f"--user-data-dir={profile}", *CHROMIUM_ARGS, "about:blank"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             address = f"http://127.0.0.1:{port}"
 
@@ -283,12 +285,12 @@ def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
                 except httpx.TransportError:
                     return False
 
-            wait_until(answers, timeout=30, what=f"Chromium ({language}) answering")
-            started[language] = (process, address)
-        return started[language][1]
+            wait_until(answers, timeout=30, what="Chromium answering")
+            started.append((process, address))
+        return started[0][1]
 
     yield endpoint
-    for process, _ in started.values():
+    for process, _ in started:
         process.terminate()
         process.wait(timeout=30)
 

@@ -33,9 +33,8 @@ ADD = "/admin/archive/item/add/"
 
 @pytest.fixture
 def brazilian_browser(chromium_endpoints):
-    """Chromium in Brazilian Portuguese: its own controls too (the file chooser's button)
-    when Debian's chromium-l10n is installed; the pages' language comes from the context's
-    locale (Accept-Language) either way."""
+    """The session's Chromium, for contexts in Brazilian Portuguese: the pages' language
+    comes from each context's locale (Accept-Language)."""
     yield from connected_chromium(chromium_endpoints("pt-BR"))
 
 
