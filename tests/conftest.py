@@ -161,6 +161,12 @@ def session_database(request):
 
     replica.ENABLED = False
     request.getfixturevalue("django_db_setup")
+    from django.db import connection
+
+    from tests.servers import keep_template
+
+    with request.getfixturevalue("django_db_blocker").unblock():
+        keep_template(connection)  # the live servers' template: no second migrate
     yield
     from archive.usage import counter as access_counter
 
