@@ -195,6 +195,6 @@ def test_a_disabled_account_is_refused_by_the_directory_too(campus, client):
 def test_pt_br_the_directory_down_is_said_in_portuguese(campus, client, settings):
     settings.AUTH_LDAP_SERVER_URI = f"ldap://127.0.0.1:{free_port()}"
     answer = client.post("/accounts/login/", {"username": "ana", "password": "x"},
-                         secure=True, headers={"accept-language": "pt-BR"})
+                         secure=True, HTTP_ACCEPT_LANGUAGE="pt-BR")
     assert answer.status_code == 400
     assert "O diretório do campus" in answer.content.decode()
