@@ -299,11 +299,7 @@ class PasswordChangeView(auth.PasswordChangeView):
 
 # -- The person's own page ---------------------------------------------------------------------
 
-@require_safe
-@login_required
-def account(request: HttpRequest) -> HttpResponse:
-    """Who the person is, whether their address is verified, the roles they hold, their
-    ways in (each removable but the last), and what the repository holds about them."""
+def _account_page(request: HttpRequest, refusal: Refusal | None = None) -> HttpResponse:
     user = request.user
     found = selectors.account_of(user)
     identities = selectors.identities_of(user)
@@ -312,18 +308,27 @@ def account(request: HttpRequest) -> HttpResponse:
         "account": found, "name": found.name if found else user.get_full_name(),
         "roles": review.held_roles(user), "identities": identities,
         "removable": len(identities) + has_password > 1,
-        "has_password": has_password})
+        "has_password": has_password, "refusal": str(refusal) if refusal else ""},
+        status=refusal.status if refusal else 200)
+
+
+@require_safe
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """Who the person is, whether their address is verified, the roles they hold, their
+    ways in (each removable but the last), and what the repository holds about them."""
+    return _account_page(request)
 
 
 @require_http_methods(["POST"])
 @login_required
 def unlink(request: HttpRequest, identity_id: int) -> HttpResponse:
-    """One of the person's ways in removed (never the last)."""
+    """One of the person's ways in removed; the last, or another's, refused: the account
+    page again with the reason (409, 404), nothing removed."""
     try:
         services.unlink_identity(user=request.user, identity_id=identity_id)
     except Refusal as exc:
-        messages.error(request, str(exc))
-        return _private(redirect("archive:account", permanent=False))
+        return _account_page(request, exc)
     messages.success(request, _("That way in was removed from your account."))
     return redirect("archive:account")
 
