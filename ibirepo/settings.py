@@ -137,11 +137,11 @@ if IBI_LDAP_URI:
         AUTH_LDAP_GROUP_SEARCH = LDAPSearch(
             env_str("IBI_LDAP_GROUP_BASE"), ldap.SCOPE_SUBTREE,
             env_str("IBI_LDAP_GROUP_FILTER", "(objectClass=*)"))
-        AUTH_LDAP_GROUP_TYPE = {
-            "groupOfNames": GroupOfNamesType, "groupOfUniqueNames": GroupOfUniqueNamesType,
-            "posixGroup": PosixGroupType,
-        }[env_choice("IBI_LDAP_GROUP_TYPE", "groupOfNames",
-                     ["groupOfNames", "groupOfUniqueNames", "posixGroup"])]()
+        AUTH_LDAP_GROUP_TYPE = {  # the object class, in any case
+            "groupofnames": GroupOfNamesType, "groupofuniquenames": GroupOfUniqueNamesType,
+            "posixgroup": PosixGroupType,
+        }[env_choice("IBI_LDAP_GROUP_TYPE", "groupofnames",
+                     ["groupofnames", "groupofuniquenames", "posixgroup"])]()
     AUTH_LDAP_START_TLS = env_bool("IBI_LDAP_START_TLS", False)
     _ldap_timeout = env_int("IBI_LDAP_TIMEOUT", 5, low=1, high=60)
     AUTH_LDAP_CONNECTION_OPTIONS = {ldap.OPT_NETWORK_TIMEOUT: _ldap_timeout,

@@ -11,12 +11,14 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from archive.accounts import services
+from archive.deposit import pending
 from archive.models import (
     AccessRequest,
     Account,
     CollectionRole,
     DcValue,
     Identity,
+    PendingUpload,
     RequestNotice,
     Submission,
     Transition,
@@ -123,6 +125,7 @@ def test_the_person_downloads_what_the_repository_holds_about_them():
     request = AccessRequest.objects.create(item=item, name="Ana Silva", email=EMAIL.upper(),
                                            reason="my thesis")
     RequestNotice.objects.create(request=request, email=EMAIL)
+    make.pending_upload(user)
     answer = signed_in(user).get("/accounts/data/", secure=True)
     assert answer.status_code == 200 and "attachment" in answer["Content-Disposition"]
     assert "no-store" in answer["Cache-Control"]
@@ -134,6 +137,7 @@ def test_the_person_downloads_what_the_repository_holds_about_them():
     assert "submitted" in [t["to"] for t in data["transitions"]]
     assert [r["reason"] for r in data["access_requests"]] == ["my thesis"]
     assert [n["email"] for n in data["notices"]] == [EMAIL]
+    assert [f["name"] for f in data["files_waiting"]] == ["paper.pdf"]
     # Someone else's data is not in it.
     assert json.loads(signed_in(make.account("bia@example.org")).get(
         "/accounts/data/", secure=True).content)["access_requests"] == []
@@ -147,6 +151,7 @@ def test_erasure_is_asked_for_then_done_by_the_librarians_keeping_published_auth
     CollectionRole.objects.create(collection=theses, role="submitter", user=user)
     make.reviewed(theses)
     draft = make.submission(user, theses, title="A draft")
+    waiting = make.pending_upload(user)
     withdrawn = make.submission(user, theses, title="Withdrawn")
     review.submit(user=user, submission=withdrawn)
     in_review = Submission.objects.get(pk=withdrawn.pk)
@@ -178,6 +183,8 @@ def test_erasure_is_asked_for_then_done_by_the_librarians_keeping_published_auth
     assert not Identity.objects.exists() and not CollectionRole.objects.filter(user=user)
     assert not Submission.objects.filter(pk__in=[draft.pk, withdrawn.pk]).exists()
     assert not Transition.objects.filter(actor=user).exclude(actor_name="").exists()
+    assert not PendingUpload.objects.filter(pk=waiting.pk).exists()
+    assert not pending.path_of(waiting).exists()
     erased = AccessRequest.objects.get()
     assert (erased.email, erased.name, erased.reason) == ("", "", "")
     # Published authorship stays.

@@ -93,6 +93,8 @@ def sign_in(client: Client, username: str, password: str):
 
 
 def test_a_campus_user_signs_in_with_username_and_password_and_is_linked(campus, client):
+    form = client.get("/accounts/login/", secure=True).content.decode()
+    assert "Email address or campus username" in form
     answer = sign_in(client, "ana", "ana-campus-pass")
     assert answer.status_code == 302 and answer["Location"] == "/accounts/"
     identity = Identity.objects.get(provider=Identity.Provider.LDAP)

@@ -6,11 +6,13 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from ..models import (
+    AccessRead,
     AccessRequest,
     Account,
     AccountMail,
     CollectionRole,
     Identity,
+    PendingUpload,
     RequestNotice,
     Submission,
     Transition,
@@ -90,8 +92,9 @@ def _when(value) -> str | None:
 def personal_data(user) -> dict:
     """Everything the repository holds about the person (LGPD), as JSON: their user and
     account, their ways in, their roles, their submissions and the transitions they made,
-    the requests for a copy made with their address and the notices mailed to it, and the
-    mails owed to them (their links are not kept: none is shown)."""
+    the requests for a copy made with their address and the notices mailed to it, the
+    closed files they read, their files waiting, and the mails owed to them (their links
+    are not kept: none is shown)."""
     account = account_of(user)
     email = user.email
     requests = (AccessRequest.objects.filter(email__iexact=email).select_related("item")
@@ -144,6 +147,14 @@ def personal_data(user) -> dict:
         "notices": [{"request": notice.request_id, "email": notice.email,
                      "created": _when(notice.created), "sent": _when(notice.sent_at)}
                     for notice in notices.order_by("pk")],
+        "reads_of_closed_files": [{"item": read.item.ibi, "file": read.file_name,
+                                   "at": _when(read.at)}
+                                  for read in AccessRead.objects.filter(user=user)
+                                  .select_related("item").order_by("at", "pk")],
+        "files_waiting": [{"name": upload.name, "length": upload.length,
+                           "created": _when(upload.created)}
+                          for upload in PendingUpload.objects.filter(owner=user)
+                          .order_by("created")],
         "mails": [{"kind": mail.kind, "created": _when(mail.created),
                    "sent": _when(mail.sent_at)}
                   for mail in AccountMail.objects.filter(user=user).order_by("pk")],

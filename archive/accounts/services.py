@@ -27,12 +27,15 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy
 
+from ..deposit import pending
 from ..models import (
+    AccessRead,
     AccessRequest,
     Account,
     AccountMail,
     CollectionRole,
     Identity,
+    PendingUpload,
     RequestNotice,
     Submission,
     Transition,
@@ -360,7 +363,9 @@ def erase(*, account: Account) -> None:
       their request: the item's delete page);
     - their name removed from the history of the transitions they made;
     - requests for a copy made with their address erased as IBI_ACCESS_REQUEST_DAYS
-      erases old ones, and the notices mailed to that address deleted.
+      erases old ones, and the notices mailed to that address deleted;
+    - their name in the audit trail of reads of closed files removed; their files still
+      waiting (pending uploads) removed with their bytes.
 
     Conflict while a submission of theirs is in review (it is withdrawn first, or
     decided). Idempotent."""
@@ -381,6 +386,7 @@ def erase(*, account: Account) -> None:
         Transition.objects.filter(submission__in=gone).delete()
         gone.delete()  # their tasks and checks go with them (CASCADE)
         Transition.objects.filter(actor=user).update(actor_name="")
+        AccessRead.objects.filter(user=user).update(who="")
         if email:
             AccessRequest.objects.filter(email__iexact=email, erased_at=None).update(
                 name="", email="", reason="", message="", mail_due=None, erased_at=now)
@@ -398,6 +404,11 @@ def erase(*, account: Account) -> None:
         account.erased_at = now
         account.disabled_at = account.disabled_at or now
         account.save(update_fields=["name", "erased_at", "disabled_at"])
+    for upload in PendingUpload.objects.filter(owner=user):
+        try:
+            pending.terminate(upload)
+        except Refusal:  # being written to this instant: the sweep removes it
+            logger.warning("accounts: the upload %s of an erased account is busy", upload.pk)
 
 
 def set_mapped_groups(user, names: set[str], *, managed: set[str]) -> None:
