@@ -1,7 +1,10 @@
 """What accounts write: an account made (`create_account`, whatever the way in), its address
 verified (`verify_email`), an institution's identity signed in and linked
-(`sign_in_external`, `link_identity`), and the mails owed to its holder, written in the asking transaction
-and mailed after it (`mail_owed`, nudged by the edge, retried by the beat).
+(`sign_in_external`, `link_identity`) or removed by its holder (`unlink_identity`), the
+groups a directory's mapping gives (`set_mapped_groups`), staff's disabling (`disable`,
+`enable`), the person's erasure asked for and done (`ask_erasure`, `erase`: LGPD), and the
+mails owed to its holder, written in the asking transaction and mailed after it
+(`mail_owed`, nudged by the edge, retried by the beat).
 
 Nothing a form answers tells whether an address has an account: signing up with one that
 has gets the same answer, and its holder is mailed word of it (`sign_up`); a new link or a
