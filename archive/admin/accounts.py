@@ -30,7 +30,7 @@ class ErasureFilter(admin.SimpleListFilter):
     parameter_name = "erasure"
 
     def lookups(self, request, model_admin):
-        return [("asked", _("asked for, not done")), ("done", _("personal data erased"))]
+        return [("asked", _("asked for, not done")), ("done", _("done: personal data erased"))]
 
     def queryset(self, request, queryset):
         if self.value() == "asked":
