@@ -6,6 +6,8 @@ Django groups, which hold roles per collection; a wrong password, an unknown use
 in the username and a directory that is down are each a clear answer, never a 500."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
@@ -13,7 +15,7 @@ from django.test import Client
 from archive.accounts import services
 from archive.models import CollectionRole, Identity
 from tests import factories as make
-from tests.servers import Slapd, free_port
+from tests.servers import SilentServer, Slapd, free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -181,6 +183,19 @@ def test_a_directory_that_is_down_is_a_clear_message_not_a_500(campus, client, s
     # A local account still signs in meanwhile.
     make.account("carla@uni.example")
     assert sign_in(client, "carla@uni.example", make.ACCOUNT_PASSWORD).status_code == 302
+
+
+def test_a_directory_that_never_answers_is_given_up_on_after_its_timeout(campus, client,
+                                                                        settings):
+    import ldap
+
+    settings.AUTH_LDAP_CONNECTION_OPTIONS = {ldap.OPT_NETWORK_TIMEOUT: 1, ldap.OPT_TIMEOUT: 1}
+    with SilentServer() as silent:
+        settings.AUTH_LDAP_SERVER_URI = f"ldap://{silent.address}"
+        started = time.monotonic()
+        answer = sign_in(client, "ana", "ana-campus-pass")
+    assert answer.status_code == 400 and time.monotonic() - started < 10
+    assert "campus directory cannot be reached" in answer.content.decode()
 
 
 def test_a_disabled_account_is_refused_by_the_directory_too(campus, client):
