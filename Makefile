@@ -33,7 +33,9 @@ run: migrate
 # tests (Playwright drives it; it downloads no browser of its own), nginx for the production
 # front (tests/test_front.py runs deploy/nginx.conf), GNU gettext, whose xgettext the
 # translation tests run (makemessages), a Java runtime for the Nu HTML checker and Node.js's npm,
-# which installs the checkers (package.json).
+# which installs the checkers (package.json); OpenLDAP's slapd and ldap-utils, which
+# tests/test_ldap.py starts and fills on a free port (the package's own service on port 389 is
+# stopped and disabled), and the headers python-ldap builds against (libldap2-dev, libsasl2-dev).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
@@ -43,11 +45,18 @@ system-packages:
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	command -v clamscan >/dev/null 2>&1 || missing="$$missing clamav"; \
+	test -x /usr/sbin/slapd || missing="$$missing slapd"; \
+	command -v ldapadd >/dev/null 2>&1 || missing="$$missing ldap-utils"; \
+	test -f /usr/include/ldap.h || missing="$$missing libldap2-dev"; \
+	test -f /usr/include/sasl/sasl.h || missing="$$missing libsasl2-dev"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils libldap2-dev libsasl2-dev"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	  case "$$missing" in *slapd*) \
+	    $(SUDO) systemctl disable --now slapd >/dev/null 2>&1 || \
+	    $(SUDO) service slapd stop >/dev/null 2>&1 || true;; esac; \
 	fi
 
 # What the benchmarks need beyond the suite (bench/README.md): wrk, the HTTP load generator of

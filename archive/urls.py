@@ -169,6 +169,10 @@ urlpatterns = [
     path("inspect/<path:path>", resolver.inspect, name="inspect"),
     # Accounts of people who are not staff (site/accounts.py; HTTPS, as the admin).
     path("accounts/", accounts.account, name="account"),
+    path("accounts/ways-in/<int:identity_id>/remove/", accounts.unlink,
+         name="account_unlink"),
+    path("accounts/data/", accounts.personal_data, name="account_data"),
+    path("accounts/erasure/", accounts.erasure, name="account_erasure"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/verify/", accounts.verify_sent, name="account_verify_sent"),
     path("accounts/verify/<str:token>/", accounts.verify, name="account_verify"),

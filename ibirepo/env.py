@@ -6,6 +6,7 @@ variable, so a typo in production stops the start instead of running with a sile
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
@@ -256,3 +257,22 @@ def env_peer_tokens(name: str) -> dict[str, str]:
         (url,) = _checked_urls(name, [base])
         found[url] = token
     return found
+
+
+def env_group_roles(name: str) -> dict[str, list[str]]:
+    """A JSON object naming, for each directory group's DN, the Django groups its members
+    join: {"cn=library,ou=groups,dc=uni,dc=br": ["Librarians"]}; {} when unset."""
+    value = _raw(name)
+    if value in (None, ""):
+        return {}
+    try:
+        found = json.loads(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: not JSON ({exc})") from None
+    if not isinstance(found, dict) or not all(
+            isinstance(dn, str) and dn.strip() and isinstance(names, list) and names
+            and all(isinstance(group, str) and group.strip() for group in names)
+            for dn, names in found.items()):
+        raise ImproperlyConfigured(
+            f'{name}: give {{"<group DN>": ["<Django group>", …], …}}')
+    return {dn.strip(): [group.strip() for group in names] for dn, names in found.items()}

@@ -23,6 +23,7 @@ from .env import (
     env_email,
     env_emails,
     env_granularity,
+    env_group_roles,
     env_hostname,
     env_int,
     env_ip,
@@ -101,6 +102,51 @@ AUTHENTICATION_BACKENDS = [
     # staff sign in to the admin by username as before, people by their address (/accounts/).
     "archive.accounts.backends.EmailBackend",
 ]
+# A campus directory (LDAP) for campuses without CAFe (archive/accounts/directory.py): set
+# IBI_LDAP_URI and people sign in at /accounts/login/ with their campus username and password,
+# after the local accounts; unset, only local accounts (and `make run` needs no directory).
+IBI_LDAP_URI = env_str("IBI_LDAP_URI", "")
+IBI_LDAP_EMAIL_ATTR = env_str("IBI_LDAP_EMAIL_ATTR", "mail")
+IBI_LDAP_NAME_ATTR = env_str("IBI_LDAP_NAME_ATTR", "cn")
+IBI_LDAP_GROUP_ROLES = env_group_roles("IBI_LDAP_GROUP_ROLES")
+AUTH_LDAP_SERVER_URI = IBI_LDAP_URI
+if IBI_LDAP_URI:
+    import ldap
+    from django_auth_ldap.config import (
+        GroupOfNamesType,
+        GroupOfUniqueNamesType,
+        LDAPSearch,
+        PosixGroupType,
+    )
+
+    if not IBI_LDAP_URI.startswith(("ldap://", "ldaps://", "ldapi://")):
+        raise ImproperlyConfigured(f"IBI_LDAP_URI={IBI_LDAP_URI!r}: give ldap://host or "
+                                   "ldaps://host")
+    _user_filter = env_str("IBI_LDAP_USER_FILTER", "(uid=%(user)s)")
+    if "%(user)s" not in _user_filter:
+        raise ImproperlyConfigured("IBI_LDAP_USER_FILTER: name the username as %(user)s, "
+                                   "e.g. (uid=%(user)s)")
+    if not env_str("IBI_LDAP_USER_BASE"):
+        raise ImproperlyConfigured("IBI_LDAP_USER_BASE: give the DN people are found under, "
+                                   "e.g. ou=people,dc=uni,dc=br")
+    AUTH_LDAP_BIND_DN = env_str("IBI_LDAP_BIND_DN", "")
+    AUTH_LDAP_BIND_PASSWORD = env_str("IBI_LDAP_BIND_PASSWORD", "")
+    AUTH_LDAP_USER_SEARCH = LDAPSearch(env_str("IBI_LDAP_USER_BASE"), ldap.SCOPE_SUBTREE,
+                                       _user_filter)
+    if env_str("IBI_LDAP_GROUP_BASE"):
+        AUTH_LDAP_GROUP_SEARCH = LDAPSearch(
+            env_str("IBI_LDAP_GROUP_BASE"), ldap.SCOPE_SUBTREE,
+            env_str("IBI_LDAP_GROUP_FILTER", "(objectClass=*)"))
+        AUTH_LDAP_GROUP_TYPE = {  # the object class, in any case
+            "groupofnames": GroupOfNamesType, "groupofuniquenames": GroupOfUniqueNamesType,
+            "posixgroup": PosixGroupType,
+        }[env_choice("IBI_LDAP_GROUP_TYPE", "groupofnames",
+                     ["groupofnames", "groupofuniquenames", "posixgroup"])]()
+    AUTH_LDAP_START_TLS = env_bool("IBI_LDAP_START_TLS", False)
+    _ldap_timeout = env_int("IBI_LDAP_TIMEOUT", 5, low=1, high=60)
+    AUTH_LDAP_CONNECTION_OPTIONS = {ldap.OPT_NETWORK_TIMEOUT: _ldap_timeout,
+                                    ldap.OPT_TIMEOUT: _ldap_timeout, ldap.OPT_REFERRALS: 0}
+    AUTHENTICATION_BACKENDS.append("archive.accounts.directory.DirectoryBackend")
 # Accounts of people who are not staff (archive/accounts/): sign-up, sign-in, password reset.
 # /submit/ and every page behind login_required send a stranger here.
 LOGIN_URL = "/accounts/login/"

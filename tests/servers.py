@@ -19,7 +19,8 @@ fails to start.
 
 Also here: `FakeArchiveService`, an archive service in a thread whose answers a test writes,
 recording what it was asked; `SilentServer`, a socket that accepts connections and never
-answers; `CountingSilentArchive`, the same counting the connections it holds.
+answers; `CountingSilentArchive`, the same counting the connections it holds; `Slapd`,
+Debian's OpenLDAP server with a throwaway configuration and directory, filled by `ldapadd`.
 """
 from __future__ import annotations
 
@@ -840,3 +841,65 @@ class SmtpServer:
     def __exit__(self, *exc) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+SLAPD_CONF = """include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/inetorgperson.schema
+include /etc/ldap/schema/nis.schema
+modulepath /usr/lib/ldap
+moduleload back_mdb
+pidfile {root}/slapd.pid
+access to attrs=userPassword by anonymous auth by self read by * none
+access to * by * read
+database mdb
+maxsize 10485760
+suffix "{suffix}"
+rootdn "{admin}"
+rootpw {password}
+directory {root}/data
+"""
+
+
+class Slapd:
+    """Debian's `slapd` on a free port of 127.0.0.1: its slapd.conf and mdb directory in
+    `root`, `suffix` with `admin` (its rootdn) able to write; `add(ldif)` loads entries with
+    `ldapadd`. Ready when it answers a bind (polled); stopped by its pid at exit."""
+
+    def __init__(self, root: Path, suffix: str = "dc=uni,dc=example",
+                 password: str = "directory-admin") -> None:
+        self.root, self.suffix, self.password = root, suffix, password
+        self.admin = f"cn=admin,{suffix}"
+        self.port = free_port()
+        self.uri = f"ldap://127.0.0.1:{self.port}"
+        self.pid: int | None = None
+
+    def __enter__(self) -> Slapd:
+        (self.root / "data").mkdir(parents=True, exist_ok=True)
+        conf = self.root / "slapd.conf"
+        conf.write_text(SLAPD_CONF.format(root=self.root, suffix=self.suffix,
+                                          admin=self.admin, password=self.password))
+        # Forks once it has read its configuration and opened its listener; its pid file
+        # says which process to stop.
+        subprocess.run(["/usr/sbin/slapd", "-f", str(conf), "-h", self.uri + "/"],
+                       check=True, timeout=START_TIMEOUT)
+        self.pid = int((self.root / "slapd.pid").read_text())
+        deadline = time.monotonic() + START_TIMEOUT
+        while subprocess.run(["ldapwhoami", "-x", "-H", self.uri, "-D", self.admin, "-w",
+                              self.password], capture_output=True).returncode != 0:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"slapd did not answer on {self.uri}")
+            time.sleep(0.05)  # polling interval, not a synchronisation
+        self.add(f"dn: {self.suffix}\nobjectClass: dcObject\nobjectClass: organization\n"
+                 f"o: test\ndc: {self.suffix.split(',')[0].split('=')[1]}\n")
+        return self
+
+    def add(self, ldif: str) -> None:
+        subprocess.run(["ldapadd", "-x", "-H", self.uri, "-D", self.admin, "-w",
+                        self.password], input=ldif.encode(), check=True,
+                       capture_output=True, timeout=START_TIMEOUT)
+
+    def __exit__(self, *exc) -> None:
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGTERM)
+            self.pid = None

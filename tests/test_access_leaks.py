@@ -375,6 +375,11 @@ ROUTES: dict[str, Urls] = {
     # forms, the account page's redirect to sign in, a forged link, a reset link of nobody).
     "accounts/": fixed("/accounts/"),
     "accounts/signup/": fixed("/accounts/signup/"),
+    # A person's ways in, their data (LGPD) and its erasure (issue 36, 4): their own, behind
+    # sign-in (anonymous: to the login page; removing a way in is POST only: 405).
+    "accounts/ways-in/<int:identity_id>/remove/": fixed("/accounts/ways-in/1/remove/"),
+    "accounts/data/": fixed("/accounts/data/"),
+    "accounts/erasure/": fixed("/accounts/erasure/"),
     "accounts/verify/": fixed("/accounts/verify/"),
     "accounts/verify/<str:token>/": fixed("/accounts/verify/forged:token/"),
     "accounts/login/": fixed("/accounts/login/", "/accounts/login/?next=/submit/"),

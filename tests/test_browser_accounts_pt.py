@@ -70,3 +70,39 @@ def test_a_student_signs_up_verifies_the_address_and_signs_in_in_portuguese(
     expect(page.get_by_role("navigation").get_by_role("link", name="Minha conta")).to_be_visible()
     checked(page, "account")
     context.close()
+
+
+def test_a_person_sees_their_ways_in_removes_one_and_asks_for_erasure_in_portuguese(
+        live_site, brazilian_browser):
+    """Issue 36, 4: the account page's ways in and data, and the erasure page."""
+    from archive.accounts import services
+    from archive.models import Account, Identity
+
+    user = make.account("joana@example.org", name="Joana Lima")
+    services.link_identity(user=user, provider=Identity.Provider.ORCID,
+                           issuer="https://orcid.org", subject="0000-0002-1825-0097")
+    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{live_site.url}/accounts/login/")
+    page.get_by_label("Endereço de email").fill("joana@example.org")
+    page.get_by_label("Senha").fill(make.ACCOUNT_PASSWORD)
+    page.get_by_role("main").get_by_role("button", name="Entrar").click()
+
+    expect(page.get_by_role("heading", name="Suas formas de entrar")).to_be_visible()
+    expect(page.locator("ul.ways-in")).to_contain_text("ORCID: 0000-0002-1825-0097")
+    expect(page.get_by_role("link", name="Baixar seus dados (JSON)")).to_be_visible()
+    checked(page, "ways-in")
+    page.get_by_role("button", name="Remover esta forma de entrar: ORCID").click()
+    expect(page.get_by_role("status")).to_have_text(
+        "Essa forma de entrar foi removida da sua conta.")
+    assert not Identity.objects.filter(user=user).exists()
+
+    page.get_by_role("link", name="Pedir que seus dados sejam apagados").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Apagar seus dados")
+    checked(page, "erasure")
+    page.get_by_role("button", name="Pedir que meus dados sejam apagados").click()
+    expect(page.get_by_role("status").first).to_have_text(
+        "Seu pedido para apagar seus dados foi enviado à biblioteca.")
+    expect(page.get_by_role("main")).to_contain_text("a biblioteca está cuidando disso")
+    assert Account.objects.get(user=user).erasure_requested_at is not None
+    context.close()

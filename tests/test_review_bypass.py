@@ -118,6 +118,9 @@ FUNCTION_VIEWS = {
     "archive.resolver.views.inspection.inspect": NONE,
     "archive.site.accounts.account": NONE, "archive.site.accounts.signup": NONE,
     "archive.site.accounts.verify_sent": NONE, "archive.site.accounts.verify": NONE,
+    # A person's ways in, their data and its erasure (issue 36, 4): accounts, never an item.
+    "archive.site.accounts.unlink": NONE, "archive.site.accounts.personal_data": NONE,
+    "archive.site.accounts.erasure": NONE,
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
@@ -139,6 +142,9 @@ ADMIN = {
     "MetadataSchema": (NONE, NONE, {}), "MetadataField": (NONE, NONE, {}),
     "RegisteredArchive": (NONE, NONE, {"switch_off": NONE}),
     "CollectionRole": (NONE, NONE, {}), "Workflow": (NONE, NONE, {}),
+    # People's accounts (issue 36, 4): disabled, enabled, erased; never an item.
+    "Account": (NONE, NONE, {"disable": NONE, "enable": NONE, "erase": NONE}),
+    "Identity": (NONE, NONE, {}),
     "Submission": (REVIEW, REVIEW, {}),  # read only: has no add or change (below)
     "Group": (NONE, NONE, {}), "User": (NONE, NONE, {}), "TokenProxy": (NONE, NONE, {}),
     "AccessAttempt": (NONE, NONE, {"cleanup_expired_attempts": NONE}),

@@ -49,6 +49,9 @@ def test_placeholders_are_warned_about(manage_py):
     ("API_THROTTLE_TOKEN_FAILURES", "many", "API_THROTTLE_TOKEN_FAILURES='many' is not a rate"),
     ("IBI_REQUEST_HANDLERS", "ana@example.org,biblioteca",
      "IBI_REQUEST_HANDLERS: 'biblioteca' is not an email address"),
+    ("IBI_LDAP_GROUP_ROLES", '{"cn=library,dc=uni": "Librarians"}',
+     'IBI_LDAP_GROUP_ROLES: give {"<group DN>": ["<Django group>"'),
+    ("IBI_LDAP_URI", "http://ldap.uni.example", "IBI_LDAP_URI='http://ldap.uni.example'"),
 ])
 def test_bad_values_stop_the_start(manage_py, name, value, message):
     result = manage_py("check", **{**PRODUCTION, name: value})
@@ -63,3 +66,24 @@ def test_secret_key_is_required_without_debug(manage_py):
     assert result.returncode != 0
     assert "SECRET_KEY is required when DEBUG is off" in result.stderr
 
+
+
+LDAP = {"IBI_LDAP_URI": "ldaps://ldap.uni.example", "IBI_LDAP_USER_BASE": "ou=people,dc=uni",
+        "IBI_LDAP_GROUP_BASE": "ou=groups,dc=uni", "IBI_LDAP_GROUP_TYPE": "posixGroup",
+        "IBI_LDAP_GROUP_ROLES": '{"cn=library,ou=groups,dc=uni": ["Librarians"]}'}
+SHOW_LDAP = ("from django.conf import settings as s; print(s.AUTHENTICATION_BACKENDS[-1], "
+             "getattr(s, 'AUTH_LDAP_USER_SEARCH', None), type(getattr(s, "
+             "'AUTH_LDAP_GROUP_TYPE', None)).__name__, s.IBI_LDAP_GROUP_ROLES)")
+
+
+def test_without_ibi_ldap_uri_only_local_accounts_sign_in_and_with_it_the_directory_too(
+        manage_py):
+    alone = manage_py("shell", "-c", SHOW_LDAP, **PRODUCTION)
+    assert alone.stdout.splitlines()[-1] == ("archive.accounts.backends.EmailBackend None "
+                                             "NoneType {}"), alone.stderr
+    campus = manage_py("shell", "-c", SHOW_LDAP, **PRODUCTION, **LDAP)
+    assert campus.stdout.splitlines()[-1] == (
+        "archive.accounts.directory.DirectoryBackend <LDAPSearch: ou=people,dc=uni> "
+        "PosixGroupType {'cn=library,ou=groups,dc=uni': ['Librarians']}"), campus.stderr
+    missing = manage_py("check", **PRODUCTION, IBI_LDAP_URI="ldap://ldap.uni.example")
+    assert "IBI_LDAP_USER_BASE: give the DN" in missing.stderr

@@ -8,8 +8,10 @@ LDAP) is another that calls the same `services.create_account`, its address alre
 - selectors: an account by address, its verified state, the roles a person holds
 - tokens: the signed, expiring links that verify an address (pure: django.core.signing)
 - backends: Django's ModelBackend that also takes an email address, in any case
+- directory: signing in with a campus directory (LDAP, django-auth-ldap), the person linked
+  as every institutional login links them, the directory's groups mapped to Django groups
 - tasks: the beat's retry of the mails a mail server refused
 
 The models are archive/models/accounts.py.
 """
-__all__ = ["backends", "selectors", "services", "tasks", "tokens"]
+__all__ = ["backends", "directory", "selectors", "services", "tasks", "tokens"]

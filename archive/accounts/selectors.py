@@ -5,7 +5,18 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from ..models import Account, AccountMail
+from ..models import (
+    AccessRead,
+    AccessRequest,
+    Account,
+    AccountMail,
+    CollectionRole,
+    Identity,
+    PendingUpload,
+    RequestNotice,
+    Submission,
+    Transition,
+)
 
 
 def user_by_email(email: str):
@@ -27,6 +38,13 @@ def awaiting_verification(email: str, password: str) -> bool:
     user = user_by_email(email)
     return (user is not None and not user.is_active and user.check_password(password)
             and Account.objects.filter(user=user, email_verified_at=None).exists())
+
+
+def disabled_with(email: str, password: str) -> bool:
+    """Whether `email` and `password` are those of an account staff disabled (said to its
+    holder only: it takes the right password)."""
+    user = user_by_email(email)
+    return user is not None and is_disabled(user) and user.check_password(password)
 
 
 def unverified_user(email: str):
@@ -59,3 +77,85 @@ def is_disabled(user) -> bool:
     if user.is_active:
         return False
     return not Account.objects.filter(user=user, email_verified_at=None).exists()
+
+
+def identities_of(user) -> list[Identity]:
+    """The person's ways in besides a password of their own, oldest first."""
+    return list(Identity.objects.filter(user_id=getattr(user, "pk", None))
+                .order_by("created", "pk"))
+
+
+def _when(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def personal_data(user) -> dict:
+    """Everything the repository holds about the person (LGPD), as JSON: their user and
+    account, their ways in, their roles, their submissions and the transitions they made,
+    the requests for a copy made with their address and the notices mailed to it, the
+    closed files they read, their files waiting, and the mails owed to them (their links
+    are not kept: none is shown)."""
+    account = account_of(user)
+    email = user.email
+    requests = (AccessRequest.objects.filter(email__iexact=email).select_related("item")
+                if email else AccessRequest.objects.none())
+    notices = (RequestNotice.objects.filter(email__iexact=email)
+               if email else RequestNotice.objects.none())
+    return {
+        "user": {"username": user.get_username(), "email": email,
+                 "first_name": user.first_name, "last_name": user.last_name,
+                 "date_joined": _when(user.date_joined), "last_login": _when(user.last_login),
+                 "has_password": user.has_usable_password(), "is_active": user.is_active},
+        "account": None if account is None else {
+            "name": account.name, "created": _when(account.created),
+            "email_verified_at": _when(account.email_verified_at),
+            "disabled_at": _when(account.disabled_at),
+            "disabled_reason": account.disabled_reason,
+            "erasure_requested_at": _when(account.erasure_requested_at)},
+        "identities": [{"provider": identity.provider, "issuer": identity.issuer,
+                        "subject": identity.subject, "attributes": identity.attributes,
+                        "linked": _when(identity.created),
+                        "last_used": _when(identity.last_used)}
+                       for identity in identities_of(user)],
+        "roles": [{"collection": role.collection.slug, "role": role.role}
+                  for role in CollectionRole.objects.filter(user=user)
+                  .select_related("collection").order_by("pk")],
+        "groups": sorted(user.groups.values_list("name", flat=True)),
+        "submissions": [{
+            "id": submission.pk, "collection": submission.collection.slug,
+            "state": submission.state, "title": submission.title,
+            "language": submission.language, "metadata": submission.metadata,
+            "licence_accepted_at": _when(submission.licence_accepted_at),
+            "access_rights": submission.access_rights,
+            "embargo_until": _when(submission.embargo_until),
+            "published_as": submission.item.ibi if submission.item_id else None,
+            "created": _when(submission.created), "updated": _when(submission.updated)}
+            for submission in Submission.objects.filter(owner=user)
+            .select_related("collection", "item").order_by("pk")],
+        "transitions": [{
+            "submission": transition.submission_id, "action": transition.action,
+            "at": _when(transition.at), "step": transition.step,
+            "from": transition.from_state, "to": transition.to_state,
+            "reason": transition.reason, "name": transition.actor_name}
+            for transition in Transition.objects.filter(actor=user).order_by("at", "pk")],
+        "access_requests": [{
+            "item": request.item.ibi, "name": request.name, "email": request.email,
+            "reason": request.reason, "language": request.language,
+            "asked": _when(request.created), "status": request.status,
+            "answered": _when(request.decided_at), "message": request.message}
+            for request in requests.order_by("created", "pk")],
+        "notices": [{"request": notice.request_id, "email": notice.email,
+                     "created": _when(notice.created), "sent": _when(notice.sent_at)}
+                    for notice in notices.order_by("pk")],
+        "reads_of_closed_files": [{"item": read.item.ibi, "file": read.file_name,
+                                   "at": _when(read.at)}
+                                  for read in AccessRead.objects.filter(user=user)
+                                  .select_related("item").order_by("at", "pk")],
+        "files_waiting": [{"name": upload.name, "length": upload.length,
+                           "created": _when(upload.created)}
+                          for upload in PendingUpload.objects.filter(owner=user)
+                          .order_by("created")],
+        "mails": [{"kind": mail.kind, "created": _when(mail.created),
+                   "sent": _when(mail.sent_at)}
+                  for mail in AccountMail.objects.filter(user=user).order_by("pk")],
+    }

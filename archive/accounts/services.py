@@ -1,8 +1,10 @@
 """What accounts write: an account made (`create_account`, whatever the way in), its address
 verified (`verify_email`), an institution's identity signed in and linked
-(`sign_in_external`, `link_identity`), and the mails owed to its holder, written in the
-asking transaction and mailed after it (`mail_owed`, nudged by the edge, retried by the
-beat).
+(`sign_in_external`, `link_identity`) or removed by its holder (`unlink_identity`), the
+groups a directory's mapping gives (`set_mapped_groups`), staff's disabling (`disable`,
+`enable`), the person's erasure asked for and done (`ask_erasure`, `erase`: LGPD), and the
+mails owed to its holder, written in the asking transaction and mailed after it
+(`mail_owed`, nudged by the edge, retried by the beat).
 
 Nothing a form answers tells whether an address has an account: signing up with one that
 has gets the same answer, and its holder is mailed word of it (`sign_up`); a new link or a
@@ -15,6 +17,7 @@ import smtplib
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.core import signing
 from django.core.mail import send_mail
@@ -27,8 +30,20 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext_lazy
 
-from ..models import Account, AccountMail, Identity
-from ..refusals import Conflict, Forbidden, Refusal
+from ..deposit import pending
+from ..models import (
+    AccessRead,
+    AccessRequest,
+    Account,
+    AccountMail,
+    CollectionRole,
+    Identity,
+    PendingUpload,
+    RequestNotice,
+    Submission,
+    Transition,
+)
+from ..refusals import Conflict, Forbidden, NotFound, Refusal
 from . import selectors, tokens
 
 logger = logging.getLogger(__name__)
@@ -280,3 +295,129 @@ def link_identity(*, user, provider: str, issuer: str, subject: str,
         if not made and identity.user_id != user.pk:
             raise Conflict(gettext_lazy("this identity is linked to another account"))
     return identity
+
+
+# -- A person's ways in, staff's disabling, and erasure (LGPD) ---------------------------------
+
+class LastWayIn(Conflict):
+    message = gettext_lazy("this is your last way in: link another one (or set a password) "
+                           "before removing it")
+
+
+def unlink_identity(*, user, identity_id: int) -> None:
+    """The person's own identity removed from their ways in. NotFound when it is not theirs;
+    LastWayIn when they would have none left (no password of their own, no other identity)."""
+    with transaction.atomic():
+        mine = list(Identity.objects.select_for_update().filter(user=user))
+        if not any(identity.pk == identity_id for identity in mine):
+            raise NotFound(gettext_lazy("this way in is not one of yours"))
+        if len(mine) == 1 and not user.has_usable_password():
+            raise LastWayIn()
+        Identity.objects.filter(pk=identity_id, user=user).delete()
+
+
+def disable(*, account: Account, reason: str) -> None:
+    """Staff's act: no way in signs the person in any more (local password, LDAP, SAML,
+    ORCID all refuse an inactive user: `selectors.is_disabled`), and their sessions end.
+    Refusal without a reason."""
+    reason = " ".join(reason.split())
+    if not reason:
+        raise Refusal(gettext_lazy("write why the account is disabled"))
+    with transaction.atomic():
+        Account.objects.filter(pk=account.pk).update(disabled_at=timezone.now(),
+                                                     disabled_reason=reason[:2000])
+        # Verified now, if it waited: a disabled account is not one waiting for its address.
+        Account.objects.filter(pk=account.pk, email_verified_at=None).update(
+            email_verified_at=timezone.now())
+        get_user_model().objects.filter(pk=account.user_id).update(is_active=False)
+    account.refresh_from_db()
+
+
+def enable(*, account: Account) -> None:
+    """A disabled account signs in again (an erased one never does)."""
+    if account.erased_at is not None:
+        raise Conflict(gettext_lazy("this account's personal data were erased"))
+    with transaction.atomic():
+        Account.objects.filter(pk=account.pk).update(disabled_at=None, disabled_reason="")
+        get_user_model().objects.filter(pk=account.user_id).update(is_active=True)
+    account.refresh_from_db()
+
+
+def ask_erasure(*, user) -> Account:
+    """The person asks for what the repository holds about them to be erased (LGPD): the
+    request waits for the librarians (the admin's accounts, "erasure asked for")."""
+    account = selectors.account_of(user)
+    if account is None:
+        raise Conflict(gettext_lazy("an account made by the librarians is erased by them"))
+    Account.objects.filter(pk=account.pk, erasure_requested_at=None).update(
+        erasure_requested_at=timezone.now())
+    account.refresh_from_db()
+    return account
+
+
+def erase(*, account: Account) -> None:
+    """The person's personal data erased (LGPD), the librarians' act on their request:
+
+    - the user anonymised (no name, no address, no password, inactive: no way in), its
+      identities, mails and roles removed; the account kept, nameless, saying when;
+    - submissions never submitted (drafts) and withdrawn ones deleted with their history;
+      those published stay, and so does the published item's authorship, as the tombstone
+      policy says (an item's creators are removed only when the item itself is deleted at
+      their request: the item's delete page);
+    - their name removed from the history of the transitions they made;
+    - requests for a copy made with their address erased as IBI_ACCESS_REQUEST_DAYS
+      erases old ones, and the notices mailed to that address deleted;
+    - their name in the audit trail of reads of closed files removed; their files still
+      waiting (pending uploads) removed with their bytes.
+
+    Conflict while a submission of theirs is in review (it is withdrawn first, or
+    decided). Idempotent."""
+    State = Submission.State
+    with transaction.atomic():
+        account = Account.objects.select_for_update().select_related("user").get(
+            pk=account.pk)
+        if account.erased_at is not None:
+            return
+        user = account.user
+        mine = Submission.objects.filter(owner=user)
+        if mine.exclude(state__in=[State.DRAFT, State.WITHDRAWN, State.PUBLISHED]).exists():
+            raise Conflict(gettext_lazy(
+                "a submission of this person is in review: withdraw it, or decide it, first"))
+        email = user.email
+        now = timezone.now()
+        gone = mine.filter(state__in=[State.DRAFT, State.WITHDRAWN])
+        Transition.objects.filter(submission__in=gone).delete()
+        gone.delete()  # their tasks and checks go with them (CASCADE)
+        Transition.objects.filter(actor=user).update(actor_name="")
+        AccessRead.objects.filter(user=user).update(who="")
+        if email:
+            AccessRequest.objects.filter(email__iexact=email, erased_at=None).update(
+                name="", email="", reason="", message="", mail_due=None, erased_at=now)
+            RequestNotice.objects.filter(email__iexact=email).delete()
+        Identity.objects.filter(user=user).delete()
+        AccountMail.objects.filter(user=user).delete()
+        CollectionRole.objects.filter(user=user).delete()
+        user.groups.clear()
+        user.username = f"erased-{user.pk}"
+        user.email = user.first_name = user.last_name = ""
+        user.is_active = user.is_staff = user.is_superuser = False
+        user.set_unusable_password()
+        user.save()
+        account.name = ""
+        account.erased_at = now
+        account.disabled_at = account.disabled_at or now
+        account.save(update_fields=["name", "erased_at", "disabled_at"])
+    for upload in PendingUpload.objects.filter(owner=user):
+        try:
+            pending.terminate(upload)
+        except Refusal:  # being written to this instant: the sweep removes it
+            logger.warning("accounts: the upload %s of an erased account is busy", upload.pk)
+
+
+def set_mapped_groups(user, names: set[str], *, managed: set[str]) -> None:
+    """The user's groups among `managed` (those a directory's mapping gives) made `names`:
+    missing ones created and joined, the others of `managed` left; other groups untouched."""
+    with transaction.atomic():
+        keep = [Group.objects.get_or_create(name=name)[0] for name in sorted(names)]
+        user.groups.remove(*Group.objects.filter(name__in=managed - names))
+        user.groups.add(*keep)

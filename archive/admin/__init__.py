@@ -12,11 +12,14 @@ Django's admin autodiscovery imports this package; each module registers its own
 - communities: the tree of communities and collections (items are moved and mapped on
   their own page).
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
+- accounts: people's accounts and their ways in; disabling one (why), erasing the
+  personal data of those who asked (LGPD).
 - review: roles per collection, workflows, submissions with their tasks and history (read
   only).
 """
 from . import (  # noqa: F401  (register their ModelAdmins)
     access,
+    accounts,
     communities,
     items,
     profiles,

@@ -888,6 +888,9 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # submissions, tasks and history theirs to read, never to edit.
                          "view_submission", "view_task", "view_transition",
                          "view_submissioncheck",
+                         # Accounts (issue 36): theirs to disable, enable and erase (LGPD),
+                         # and their ways in to read.
+                         "view_account", "change_account", "view_identity",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

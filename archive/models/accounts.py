@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Account(models.Model):
@@ -23,6 +24,18 @@ class Account(models.Model):
     email_verified_at = models.DateTimeField(_("email address verified"), null=True,
                                              blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
+    # Disabled by staff (archive/accounts/services.py `disable`): no way in signs the person
+    # in (their user is inactive), and why is kept.
+    disabled_at = models.DateTimeField(pgettext_lazy("date", "disabled"), null=True,
+                                       blank=True)
+    disabled_reason = models.TextField(_("why it is disabled"), blank=True, default="",
+                                       db_default="")
+    # The person asked for their personal data to be erased (LGPD); librarians erase them in
+    # the admin (`erase`), which keeps the account's row, anonymised, and when.
+    erasure_requested_at = models.DateTimeField(pgettext_lazy("date", "erasure asked for"),
+                                                null=True, blank=True, db_index=True)
+    erased_at = models.DateTimeField(pgettext_lazy("date", "personal data erased"), null=True,
+                                     blank=True)
 
     class Meta:
         verbose_name = _("account")

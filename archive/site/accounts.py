@@ -13,8 +13,10 @@ None tells whether an address has an account. `next` is followed only to this si
 from __future__ import annotations
 
 import hashlib
+import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth import views as auth
@@ -33,7 +35,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
-from ..accounts import selectors, services, tasks
+from ..accounts import directory, selectors, services, tasks
 from ..refusals import Refusal
 from ..review import selectors as review
 from ..web import nudges
@@ -191,6 +193,12 @@ class LoginForm(AuthenticationForm):
                                widget=forms.TextInput(attrs={"autocomplete": "email",
                                                              "autofocus": True}))
 
+    def __init__(self, request=None, *args, **kwargs):
+        super().__init__(request, *args, **kwargs)
+        if settings.IBI_LDAP_URI:  # the campus directory signs people in too
+            self.fields["username"].label = _("Email address or campus username")
+            self.fields["username"].widget.attrs["autocomplete"] = "username"
+
     def clean(self) -> dict:
         try:
             return super().clean()
@@ -201,6 +209,12 @@ class LoginForm(AuthenticationForm):
                 raise ValidationError(
                     _("Your email address is not verified yet: follow the link we mailed "
                       "you, or ask for a new one."), code="unverified") from None
+            if email and password and selectors.disabled_with(email, password):
+                raise ValidationError(str(services.AccountDisabled.message),
+                                      code="disabled") from None
+            said = directory.refusal(self.request)
+            if said:  # the directory down, or the person it vouches for refused
+                raise ValidationError(said, code="directory") from None
             raise
 
 
@@ -285,13 +299,62 @@ class PasswordChangeView(auth.PasswordChangeView):
 
 # -- The person's own page ---------------------------------------------------------------------
 
+def _account_page(request: HttpRequest, refusal: Refusal | None = None) -> HttpResponse:
+    user = request.user
+    found = selectors.account_of(user)
+    identities = selectors.identities_of(user)
+    has_password = user.has_usable_password()
+    return _page(request, "account.html", {
+        "account": found, "name": found.name if found else user.get_full_name(),
+        "roles": review.held_roles(user), "identities": identities,
+        "removable": len(identities) + has_password > 1,
+        "has_password": has_password, "refusal": str(refusal) if refusal else ""},
+        status=refusal.status if refusal else 200)
+
+
 @require_safe
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
-    """Who the person is, whether their address is verified, the roles they hold."""
-    user = request.user
-    found = selectors.account_of(user)
-    return _page(request, "account.html", {
-        "account": found, "name": found.name if found else user.get_full_name(),
-        "roles": review.held_roles(user),
-        "has_password": user.has_usable_password()})
+    """Who the person is, whether their address is verified, the roles they hold, their
+    ways in (each removable but the last), and what the repository holds about them."""
+    return _account_page(request)
+
+
+@require_http_methods(["POST"])
+@login_required
+def unlink(request: HttpRequest, identity_id: int) -> HttpResponse:
+    """One of the person's ways in removed; the last, or another's, refused: the account
+    page again with the reason (409, 404), nothing removed."""
+    try:
+        services.unlink_identity(user=request.user, identity_id=identity_id)
+    except Refusal as exc:
+        return _account_page(request, exc)
+    messages.success(request, _("That way in was removed from your account."))
+    return redirect("archive:account")
+
+
+@require_safe
+@login_required
+def personal_data(request: HttpRequest) -> HttpResponse:
+    """What the repository holds about the person (LGPD), as a JSON file to keep."""
+    body = json.dumps(selectors.personal_data(request.user), ensure_ascii=False, indent=2)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="my-data.json"'
+    return _private(response)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def erasure(request: HttpRequest) -> HttpResponse:
+    """GET: what erasure erases and keeps; POST: the request, for the librarians."""
+    found = selectors.account_of(request.user)
+    if request.method == "POST":
+        try:
+            found = services.ask_erasure(user=request.user)
+        except Refusal as exc:
+            return _page(request, "erasure.html", {"account": found, "refusal": str(exc)},
+                         status=exc.status)
+        messages.success(request, _("Your request to erase your data was sent to the "
+                                    "library."))
+        return redirect("archive:account")
+    return _page(request, "erasure.html", {"account": found})
