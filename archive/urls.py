@@ -26,6 +26,7 @@ from .site import (
     legacy,
     linksets,
     metadata_formats,
+    orcid,
     submit,
     views,
 )
@@ -169,6 +170,9 @@ urlpatterns = [
     path("accounts/verify/", accounts.verify_sent, name="account_verify_sent"),
     path("accounts/verify/<str:token>/", accounts.verify, name="account_verify"),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/orcid/login/", orcid.login, name="orcid_login"),
+    path("accounts/orcid/callback/", orcid.callback, name="orcid_callback"),
+    path("accounts/orcid/connect/<str:token>/", orcid.connect, name="orcid_connect"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/reset/", accounts.PasswordResetView.as_view(),
          name="password_reset"),

@@ -115,6 +115,9 @@ FUNCTION_VIEWS = {
     "archive.resolver.views.inspection.inspect": NONE,
     "archive.site.accounts.account": NONE, "archive.site.accounts.signup": NONE,
     "archive.site.accounts.verify_sent": NONE, "archive.site.accounts.verify": NONE,
+    # Signing in with ORCID (issue 36, 2): an identity linked, an invitation used; no item.
+    "archive.site.orcid.login": NONE, "archive.site.orcid.callback": NONE,
+    "archive.site.orcid.connect": NONE,
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,

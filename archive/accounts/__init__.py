@@ -8,8 +8,11 @@ LDAP) is another that calls the same `services.create_account`, its address alre
 - selectors: an account by address, its verified state, the roles a person holds
 - tokens: the signed, expiring links that verify an address (pure: django.core.signing)
 - backends: Django's ModelBackend that also takes an email address, in any case
+- orcid: signing in with ORCID (OAuth 2, authlib): the authorization URL, the code traded
+  for the iD, its holder's name and verified address
+- invitations: "connect your ORCID iD" mailed to a creator, and used by a sign-in with ORCID
 - tasks: the beat's retry of the mails a mail server refused
 
 The models are archive/models/accounts.py.
 """
-__all__ = ["backends", "selectors", "services", "tasks", "tokens"]
+__all__ = ["backends", "invitations", "orcid", "selectors", "services", "tasks", "tokens"]

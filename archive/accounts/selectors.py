@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from ..models import Account, AccountMail
+from ..models import Account, AccountMail, Identity
 
 
 def user_by_email(email: str):
@@ -59,3 +59,20 @@ def is_disabled(user) -> bool:
     if user.is_active:
         return False
     return not Account.objects.filter(user=user, email_verified_at=None).exists()
+
+
+def authenticated_orcids(orcids) -> set[str]:
+    """Those of `orcids` (bare iDs) that are authenticated: their holder signed in with ORCID
+    and the iD is linked to them (an ORCID `Identity`, whichever ORCID, production or the
+    sandbox, vouched for it). An iD only typed or imported is not."""
+    wanted = {o for o in orcids if o}
+    if not wanted:
+        return set()
+    return set(Identity.objects.filter(provider=Identity.Provider.ORCID, subject__in=wanted)
+               .values_list("subject", flat=True))
+
+
+def orcids_of(user) -> list[str]:
+    """The ORCID iDs linked to `user` (by signing in with ORCID)."""
+    return list(Identity.objects.filter(user_id=user.pk, provider=Identity.Provider.ORCID)
+                .order_by("subject").values_list("subject", flat=True))
