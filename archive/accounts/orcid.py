@@ -20,7 +20,6 @@ import logging
 import ssl
 from dataclasses import dataclass
 
-import httpx
 from authlib.integrations.base_client import OAuthError
 from authlib.integrations.httpx_client import OAuth2Client
 from django.conf import settings
@@ -28,6 +27,11 @@ from django.utils.translation import gettext_lazy
 
 from ..identifiers import orcid as orcid_ids
 from ..refusals import Refusal
+
+try:  # the HTTP client authlib's httpx integration uses: httpx2 when installed, else httpx
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover (httpx2 comes with the dev dependencies)
+    import httpx
 
 logger = logging.getLogger(__name__)
 

@@ -44,11 +44,11 @@ def unconfirmed_creators(item: Item) -> list[tuple[str, str]]:
 
 class OrcidInvitationMixin:
     def get_urls(self):
-        return [path("<int:pk>/orcid/", self.admin_site.admin_view(self.orcid_view),
+        return [path("<int:object_id>/orcid/", self.admin_site.admin_view(self.orcid_view),
                      name="archive_item_orcid"), *super().get_urls()]
 
-    def orcid_view(self, request: HttpRequest, pk: int) -> HttpResponse:
-        item = get_object_or_404(Item, pk=pk)
+    def orcid_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        item = get_object_or_404(Item, pk=object_id)
         if not self.has_change_permission(request, item):
             raise PermissionDenied
         creators = unconfirmed_creators(item)
