@@ -128,6 +128,11 @@ IBI_ORCID_API_URL = (env_urls("IBI_ORCID_API_URL") or ("",))[0]
 IBI_ORCID_CLIENT_ID = env_str("IBI_ORCID_CLIENT_ID", "")
 IBI_ORCID_CLIENT_SECRET = env_str("IBI_ORCID_CLIENT_SECRET", "")
 IBI_ORCID_CA_FILE = env_str("IBI_ORCID_CA_FILE", "")
+_ORCID_SET = [bool(v) for v in (IBI_ORCID_BASE_URL, IBI_ORCID_CLIENT_ID,
+                                IBI_ORCID_CLIENT_SECRET)]
+if any(_ORCID_SET) and not all(_ORCID_SET):
+    raise ImproperlyConfigured("ORCID sign-in needs IBI_ORCID_BASE_URL, IBI_ORCID_CLIENT_ID "
+                               "and IBI_ORCID_CLIENT_SECRET together (or none of them)")
 # How long a "connect your ORCID iD" link mailed to a creator works.
 IBI_ORCID_INVITATION_DAYS = env_int("IBI_ORCID_INVITATION_DAYS", 30, low=1, high=365)
 

@@ -816,7 +816,8 @@ class FakeOrcid:
       for the client it was issued to, with its redirect URI: {access_token, token_type,
       refresh_token, expires_in, scope, name, orcid} (plus `token_extra`); else 400
       invalid_grant / invalid_client as ORCID answers;
-    - GET /v3.0/{iD}/record with a bearer token: the record, its `emails`.
+    - GET /v3.0/{iD}/record with a bearer token: the record, its `emails` (or an error of
+      `record_status`).
 
     `tokens_asked` counts the token requests."""
 
@@ -830,6 +831,7 @@ class FakeOrcid:
         self.signs_in_as = ("0000-0002-1825-0097", "Josiah Carberry")
         self.emails: dict[str, list[dict]] = {}
         self.token_extra: dict = {}
+        self.record_status = 200  # another: the record answers that, with no body
         self.codes: dict[str, tuple[str, str, str, str]] = {}
         self.access: dict[str, str] = {}
         self.tokens_asked = 0
@@ -870,6 +872,8 @@ class FakeOrcid:
                 found = re.fullmatch(r"/v3\.0/([0-9X-]{19})/record", parts.path)
                 bearer = self.headers.get("Authorization", "").removeprefix("Bearer ")
                 if found and fake.access.get(bearer) == found.group(1):
+                    if fake.record_status != 200:
+                        return self._answer(fake.record_status, {"error": "unavailable"})
                     return self._answer(200, {
                         "orcid-identifier": {"path": found.group(1)},
                         "person": {"emails": {"email": fake.emails.get(found.group(1), [])}}})

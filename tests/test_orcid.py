@@ -46,6 +46,7 @@ def orcid(stand_in, settings):
     stand_in.emails = {ORCID: [{"email": "josiah@example.org", "verified": True,
                                 "primary": True}]}
     stand_in.token_extra = {}
+    stand_in.record_status = 200
     return stand_in
 
 
@@ -133,6 +134,21 @@ def test_a_person_signs_in_with_orcid_and_their_id_shows_authenticated(orcid, we
     web.client.logout()
     assert web.get(to_orcid(web)).status_code == 302
     assert User.objects.filter(identities__subject=ORCID).count() == 1
+
+
+def test_a_record_that_cannot_be_read_still_signs_the_person_in_without_an_address(
+        orcid, web):
+    orcid.record_status = 503
+    assert web.get(to_orcid(web)).status_code == 302
+    user = User.objects.get(identities__subject=ORCID)
+    assert user.is_active and user.email == "" and user.account.name == "Josiah Carberry"
+
+
+def test_a_verified_address_on_the_record_links_the_account_that_has_it(orcid, web):
+    ana = make.account("josiah@example.org", name="J. Carberry")
+    assert web.get(to_orcid(web)).status_code == 302
+    assert list(ana.identities.values_list("subject", flat=True)) == [ORCID]
+    assert User.objects.count() == 1
 
 
 def test_a_signed_in_person_links_their_orcid_id_by_choice(orcid, web):
@@ -236,6 +252,20 @@ def test_a_creator_without_an_account_connects_their_orcid_id_from_a_mailed_link
     web.client.force_login(librarian)
     assert "No creator of this item" in web.get(
         f"/admin/archive/item/{item.pk}/orcid/").content.decode()
+
+
+def test_a_signed_in_person_follows_the_link_and_the_id_is_linked_to_them(
+        orcid, web, librarian, mailoutbox):
+    item = creator_item()
+    invite(web, librarian, item, email="other@example.org")
+    token = make.link_in(mailoutbox[0]).split("/")[-2]
+    ana = make.account("ana.silva@example.org")
+    web.client.force_login(ana)
+    assert web.get(to_orcid(web, f"/accounts/orcid/login/?connect={token}")
+                   ).status_code == 302
+    assert list(ana.identities.values_list("subject", flat=True)) == [ORCID]
+    assert User.objects.filter(email="other@example.org").count() == 0
+    assert MARK in web.get(f"/items/{item.ibi}").content.decode()
 
 
 def test_a_link_changed_or_expired_is_refused(orcid, web, librarian, mailoutbox, settings):

@@ -49,6 +49,8 @@ def test_placeholders_are_warned_about(manage_py):
     ("API_THROTTLE_TOKEN_FAILURES", "many", "API_THROTTLE_TOKEN_FAILURES='many' is not a rate"),
     ("IBI_REQUEST_HANDLERS", "ana@example.org,biblioteca",
      "IBI_REQUEST_HANDLERS: 'biblioteca' is not an email address"),
+    ("IBI_ORCID_BASE_URL", "https://sandbox.orcid.org", "ORCID sign-in needs IBI_ORCID_BASE_URL, "
+                                                        "IBI_ORCID_CLIENT_ID"),
 ])
 def test_bad_values_stop_the_start(manage_py, name, value, message):
     result = manage_py("check", **{**PRODUCTION, name: value})
