@@ -160,6 +160,27 @@ AUTH_PASSWORD_VALIDATORS = [
 # Links mailed to prove an address or to set a new password work this long (Django's setting,
 # also read by archive/accounts/ for verification links), in seconds.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86400, low=600, high=30 * 86400)
+# Signing in with ORCID (archive/accounts/orcid.py; issue 36, 2): offered only when the three
+# are set. The base URL is ORCID's (https://orcid.org) or its sandbox's
+# (https://sandbox.orcid.org); the client is the one ORCID registered for this site, its
+# redirect URI /accounts/orcid/callback/. IBI_ORCID_API_URL reads a record (its verified
+# address), by default ORCID's public API beside the base URL; IBI_ORCID_CA_FILE, a CA bundle
+# to trust for them instead of the system's.
+_ORCID_BASE = env_urls("IBI_ORCID_BASE_URL")
+if len(_ORCID_BASE) > 1:
+    raise ImproperlyConfigured("IBI_ORCID_BASE_URL names one URL, e.g. https://orcid.org")
+IBI_ORCID_BASE_URL = _ORCID_BASE[0] if _ORCID_BASE else ""
+IBI_ORCID_API_URL = (env_urls("IBI_ORCID_API_URL") or ("",))[0]
+IBI_ORCID_CLIENT_ID = env_str("IBI_ORCID_CLIENT_ID", "")
+IBI_ORCID_CLIENT_SECRET = env_str("IBI_ORCID_CLIENT_SECRET", "")
+IBI_ORCID_CA_FILE = env_str("IBI_ORCID_CA_FILE", "")
+_ORCID_SET = [bool(v) for v in (IBI_ORCID_BASE_URL, IBI_ORCID_CLIENT_ID,
+                                IBI_ORCID_CLIENT_SECRET)]
+if any(_ORCID_SET) and not all(_ORCID_SET):
+    raise ImproperlyConfigured("ORCID sign-in needs IBI_ORCID_BASE_URL, IBI_ORCID_CLIENT_ID "
+                               "and IBI_ORCID_CLIENT_SECRET together (or none of them)")
+# How long a "connect your ORCID iD" link mailed to a creator works.
+IBI_ORCID_INVITATION_DAYS = env_int("IBI_ORCID_INVITATION_DAYS", 30, low=1, high=365)
 
 ROOT_URLCONF = "ibirepo.urls"
 WSGI_APPLICATION = "ibirepo.wsgi.application"

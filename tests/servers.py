@@ -903,3 +903,120 @@ class Slapd:
         if self.pid is not None:
             os.kill(self.pid, signal.SIGTERM)
             self.pid = None
+
+
+class FakeOrcid:
+    """A stand-in for ORCID on loopback over TLS (its certificate from `trustme`'s CA, whose
+    PEM is `ca_file`), in a thread of the test process, shaped like ORCID's OAuth 2 server:
+
+    - GET /oauth/authorize (client_id, response_type=code, scope=/authenticate, redirect_uri,
+      state): the person `signs_in_as` is signed in and agrees: 302 to the redirect URI with a
+      new code and the state;
+    - POST /oauth/token (client_secret_post, grant_type=authorization_code): a code once,
+      for the client it was issued to, with its redirect URI: {access_token, token_type,
+      refresh_token, expires_in, scope, name, orcid} (plus `token_extra`); else 400
+      invalid_grant / invalid_client as ORCID answers;
+    - GET /v3.0/{iD}/record with a bearer token: the record, its `emails` (or an error of
+      `record_status`).
+
+    `tokens_asked` counts the token requests."""
+
+    def __init__(self, folder: Path, client_id: str = "APP-TESTCLIENT0001",
+                 client_secret: str = "test-secret") -> None:
+        import ssl
+
+        import trustme
+
+        self.client_id, self.client_secret = client_id, client_secret
+        self.signs_in_as = ("0000-0002-1825-0097", "Josiah Carberry")
+        self.emails: dict[str, list[dict]] = {}
+        self.token_extra: dict = {}
+        self.record_status = 200  # another: the record answers that, with no body
+        self.codes: dict[str, tuple[str, str, str, str]] = {}
+        self.access: dict[str, str] = {}
+        self.tokens_asked = 0
+        ca = trustme.CA()
+        self.ca_file = str(folder / "orcid-ca.pem")
+        ca.cert_pem.write_to_path(self.ca_file)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ca.issue_cert("127.0.0.1").configure_cert(context)
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _answer(self, status: int, body: dict | None = None,
+                        location: str = "") -> None:
+                data = json.dumps(body or {}).encode()
+                self.send_response(status)
+                if location:
+                    self.send_header("Location", location)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                parts = urlsplit(self.path)
+                query = dict(parse_qsl(parts.query))
+                if parts.path == "/oauth/authorize":
+                    if (query.get("client_id") != fake.client_id or query.get(
+                            "response_type") != "code" or query.get("scope") != "/authenticate"
+                            or not query.get("redirect_uri")):
+                        return self._answer(400, {"error": "invalid_request"})
+                    code = fake.issue_code(fake.client_id, query["redirect_uri"])
+                    separator = "&" if "?" in query["redirect_uri"] else "?"
+                    return self._answer(302, location=f"{query['redirect_uri']}{separator}"
+                                        f"code={code}&state={query.get('state', '')}")
+                found = re.fullmatch(r"/v3\.0/([0-9X-]{19})/record", parts.path)
+                bearer = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                if found and fake.access.get(bearer) == found.group(1):
+                    if fake.record_status != 200:
+                        return self._answer(fake.record_status, {"error": "unavailable"})
+                    return self._answer(200, {
+                        "orcid-identifier": {"path": found.group(1)},
+                        "person": {"emails": {"email": fake.emails.get(found.group(1), [])}}})
+                return self._answer(404 if found is None else 401, {"error": "no"})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                form = dict(parse_qsl(self.rfile.read(length).decode()))
+                if urlsplit(self.path).path != "/oauth/token":
+                    return self._answer(404)
+                fake.tokens_asked += 1
+                if (form.get("client_id") != fake.client_id
+                        or form.get("client_secret") != fake.client_secret):
+                    return self._answer(401, {"error": "invalid_client"})
+                issued = fake.codes.pop(form.get("code", ""), None)
+                if (form.get("grant_type") != "authorization_code" or issued is None
+                        or issued[0] != form["client_id"]
+                        or issued[1] != form.get("redirect_uri")):
+                    return self._answer(400, {"error": "invalid_grant",
+                                              "error_description": "Invalid authorization "
+                                                                   "code"})
+                access = os.urandom(16).hex()
+                fake.access[access] = issued[2]
+                return self._answer(200, {
+                    "access_token": access, "token_type": "bearer",
+                    "refresh_token": os.urandom(16).hex(), "expires_in": 631138518,
+                    "scope": "/authenticate", "name": issued[3], "orcid": issued[2],
+                    **fake.token_extra})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def issue_code(self, client_id: str, redirect_uri: str) -> str:
+        code = os.urandom(6).hex()
+        self.codes[code] = (client_id, redirect_uri, *self.signs_in_as)
+        return code
+
+    def __enter__(self) -> FakeOrcid:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

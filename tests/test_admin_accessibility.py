@@ -4,10 +4,10 @@ default (WCAG 2.x A and AA, and its best practices).
 
 Every page: the index, each app's index, and for every registered model its list, its add
 form, an object's change form, history and delete confirmation, as a superuser (who sees them
-all); the login page; the password change; the item list's "move to a collection",
-"change access" and bulk delete confirmation pages (the last two also sent back with their
-errors). The deposit form is also checked with files waiting in it (the pending uploads, the
-main file's list), as a validation error leaves it.
+all); the login page; the password change; an item's "connect a creator's ORCID iD"; the
+item list's "move to a collection", "change access" and bulk delete confirmation pages (the
+last two also sent back with their errors). The deposit form is also checked with files
+waiting in it (the pending uploads, the main file's list), as a validation error leaves it.
 """
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def violations(page) -> list[dict]:
 
 def admin_pages(item: Item) -> list[str]:
     """Every page of the admin for the models registered, with `item` and other objects."""
-    pages = {reverse("admin:index"), reverse("admin:password_change")}
+    pages = {reverse("admin:index"), reverse("admin:password_change"),
+             reverse("admin:archive_item_orcid", args=[item.pk])}
     for model in apps.get_models():
         if not admin.site.is_registered(model):
             continue
@@ -61,6 +62,8 @@ def test_axe_finds_nothing_on_any_admin_page(live_site, browser, admin_user):
     item = make.item(("Relatório — versão final.pdf", b"%PDF-1.4"), ("dados.csv", b"a,b\n"),
                      title="Relatório técnico", language="pt-BR",
                      dc={"creator": ["Banon, Gerald"], "date": ["2013-09-04"]})
+    # A creator with an ORCID iD: the page mailing them a "connect your ORCID iD" link.
+    make.dc_value(item, "creator", "Carberry, Josiah", 1, authority="0000-0002-1825-0097")
     context = browser.new_context(locale="pt-BR", bypass_csp=True,
                                   viewport={"width": 1280, "height": 800})
     page = context.new_page()

@@ -267,6 +267,27 @@ def test_a_kept_landing_page_shows_every_change_at_once(client):
     assert client.get(f"/items/{item.ibi}/files").status_code == 410
 
 
+def test_a_kept_landing_page_shows_an_orcid_id_authenticated_once_it_is_linked(client):
+    from archive.accounts import services as accounts
+    from archive.models import Identity
+
+    item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
+    make.dc_value(item, "creator", "Carberry, Josiah", authority="0000-0002-1825-0097")
+    url = f"/items/{item.ibi}"
+    assert "not confirmed by its holder" in client.get(url).content.decode()
+    user = make.account("josiah@example.org")
+    identity = accounts.link_identity(user=user, provider=Identity.Provider.ORCID,
+                                      issuer="https://orcid.org",
+                                      subject="0000-0002-1825-0097")
+    page = client.get(url).content.decode()
+    assert "orcid authenticated" in page and "not confirmed" not in page
+    before = changes.token()
+    Identity.objects.filter(pk=identity.pk).update(attributes={"name": "J. Carberry"})
+    assert changes.token() == before  # a sign-in's last use and attributes: pages kept
+    identity.delete()
+    assert "not confirmed by its holder" in client.get(url).content.decode()
+
+
 def test_a_kept_landing_page_counts_every_access_and_speaks_each_readers_language(client):
     item = make.item(("paper.pdf", b"%PDF-1.4"), title="Cached", language="en")
     url = f"/items/{item.ibi}"

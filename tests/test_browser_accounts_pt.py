@@ -105,4 +105,39 @@ def test_a_person_sees_their_ways_in_removes_one_and_asks_for_erasure_in_portugu
         "Seu pedido para apagar seus dados foi enviado à biblioteca.")
     expect(page.get_by_role("main")).to_contain_text("a biblioteca está cuidando disso")
     assert Account.objects.get(user=user).erasure_requested_at is not None
+
+
+def test_the_orcid_pages_and_marks_in_portuguese(live_site, brazilian_browser, settings):
+    """Signing in with ORCID offered, the "connect your ORCID iD" page, a refusal, and the
+    landing page's marks: an authenticated iD (green) and one not confirmed (grey)."""
+    from archive.accounts import invitations, services
+    from archive.models import Identity
+
+    settings.IBI_ORCID_BASE_URL = "https://sandbox.orcid.org"  # never reached here
+    settings.IBI_ORCID_CLIENT_ID, settings.IBI_ORCID_CLIENT_SECRET = "APP-TEST", "secret"
+    item = make.item(bare=True, title="Relatório técnico")
+    make.dc_value(item, "creator", "Carberry, Josiah", 0, authority="0000-0002-1825-0097")
+    make.dc_value(item, "creator", "Silva, Ana", 1, authority="0000-0001-5109-3700")
+    services.link_identity(user=make.account(), provider=Identity.Provider.ORCID,
+                           issuer=settings.IBI_ORCID_BASE_URL, subject="0000-0002-1825-0097")
+    invitation = invitations.invite(item=item, orcid="0000-0001-5109-3700",
+                                    email="ana@example.org", sent_by=None,
+                                    base=live_site.url, language="pt-br")
+    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{live_site.url}/accounts/login/")
+    expect(page.get_by_role("link", name="Entrar com ORCID")).to_be_visible()
+    checked(page, "login-orcid")
+    page.goto(f"{live_site.url}/items/{item.ibi}")
+    expect(page.get_by_role("img", name="ORCID iD autenticado de Carberry, Josiah")
+           ).to_be_visible()
+    expect(page.get_by_role("img", name="ORCID iD de Silva, Ana, não confirmado pelo titular")
+           ).to_be_visible()
+    checked(page, "orcid-marks")
+    page.goto(invitations.link_of(invitation))
+    expect(page.get_by_role("heading", name="Conecte seu ORCID iD")).to_be_visible()
+    checked(page, "orcid-connect")
+    page.goto(f"{live_site.url}/accounts/orcid/callback/?code=x&state=forged")
+    expect(page.get_by_role("alert")).to_contain_text("não é da entrada que este navegador")
+    checked(page, "orcid-refused")
     context.close()

@@ -63,7 +63,8 @@ def test_the_landing_page_leads_with_the_work_its_download_and_preview(live_site
         "/search?creator=Silva%2C%20Jo%C3%A3o%20Carlos")
     orcid = authors.nth(0).locator("a.orcid")
     assert orcid.get_attribute("href") == "https://orcid.org/0000-0002-1825-0097"
-    assert orcid.locator("img").get_attribute("alt") == "ORCID iD de Silva, João Carlos"
+    assert orcid.locator("img").get_attribute("alt") == (
+        "ORCID iD de Silva, João Carlos, não confirmado pelo titular")
     facts = page.locator("p.facts")
     assert "4 de setembro de 2013" in facts.inner_text()
     assert facts.locator("a.chip").inner_text() == "Relatório técnico"

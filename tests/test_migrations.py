@@ -13,7 +13,7 @@ MIGRATIONS = Path(__file__).resolve().parent.parent / "archive" / "migrations"
 
 pytestmark = pytest.mark.django_db
 
-# The triggers the migrations create (0007: search entries; 0012 and 0022: the change
+# The triggers the migrations create (0007: search entries; 0012, 0022 and 0048: the change
 # token). A later migration that rebuilds one of these tables on SQLite drops its triggers, and
 # must create them again.
 TRIGGERS = {
@@ -21,12 +21,13 @@ TRIGGERS = {
                  for event in ("insert", "update", "delete")),
                *(f"{table}_{event}_changes" for table in (
                    "archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch",
-                   "archive_registeredarchive") for event in ("insert", "update", "delete"))},
+                   "archive_registeredarchive", "archive_identity")
+                 for event in ("insert", "update", "delete"))},
     "postgresql": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                      for event in ("insert", "update", "delete")),
                    *(f"{table}_{kind}" for table in (
                        "archive_item", "archive_itemfile", "archive_dcvalue",
-                       "archive_itemsearch", "archive_registeredarchive")
+                       "archive_itemsearch", "archive_registeredarchive", "archive_identity")
                      for kind in ("changes", "truncate_changes"))},
 }
 

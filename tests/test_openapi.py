@@ -142,14 +142,15 @@ def test_a_creator_is_a_name_or_a_name_with_an_orcid_id_in_the_schema_and_in_ans
     assert given[2]["items"]["anyOf"] == given[:2]
     creators = components["Item"]["properties"]["creators"]
     assert creators["items"]["$ref"].endswith("/Creator")
-    assert components["Creator"]["required"] == ["name", "orcid"]
+    assert components["Creator"]["required"] == ["name", "orcid", "orcid_authenticated"]
     record = librarian_api.post(ITEMS, {"title": "T", "files": [SimpleUploadedFile("a.txt", b"a")]},
                                 format="multipart", secure=True).json()
     answer = librarian_api.patch(ITEMS + record["ibi"], {"creator": [
         "Silva, J.", {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}]},
         format="json", secure=True).json()
     assert answer["creator"] == ["Silva, J.", "Carberry, Josiah"]
-    assert answer["creators"][1] == {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097"}
+    assert answer["creators"][1] == {"name": "Carberry, Josiah", "orcid": "0000-0002-1825-0097",
+                                     "orcid_authenticated": False}
 
 
 def test_the_item_list_is_documented_as_walked_by_cursor_without_a_count(schema):

@@ -121,6 +121,9 @@ FUNCTION_VIEWS = {
     # A person's ways in, their data and its erasure (issue 36, 4): accounts, never an item.
     "archive.site.accounts.unlink": NONE, "archive.site.accounts.personal_data": NONE,
     "archive.site.accounts.erasure": NONE,
+    # Signing in with ORCID (issue 36, 2): an identity linked, an invitation used; no item.
+    "archive.site.orcid.login": NONE, "archive.site.orcid.callback": NONE,
+    "archive.site.orcid.connect": NONE,
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,

@@ -52,6 +52,8 @@ def test_placeholders_are_warned_about(manage_py):
     ("IBI_LDAP_GROUP_ROLES", '{"cn=library,dc=uni": "Librarians"}',
      'IBI_LDAP_GROUP_ROLES: give {"<group DN>": ["<Django group>"'),
     ("IBI_LDAP_URI", "http://ldap.uni.example", "IBI_LDAP_URI='http://ldap.uni.example'"),
+    ("IBI_ORCID_BASE_URL", "https://sandbox.orcid.org", "ORCID sign-in needs IBI_ORCID_BASE_URL, "
+                                                        "IBI_ORCID_CLIENT_ID"),
 ])
 def test_bad_values_stop_the_start(manage_py, name, value, message):
     result = manage_py("check", **{**PRODUCTION, name: value})

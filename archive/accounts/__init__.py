@@ -10,8 +10,12 @@ LDAP) is another that calls the same `services.create_account`, its address alre
 - backends: Django's ModelBackend that also takes an email address, in any case
 - directory: signing in with a campus directory (LDAP, django-auth-ldap), the person linked
   as every institutional login links them, the directory's groups mapped to Django groups
+- orcid: signing in with ORCID (OAuth 2, authlib): the authorization URL, the code traded
+  for the iD, its holder's name and verified address
+- invitations: "connect your ORCID iD" mailed to a creator, and used by a sign-in with ORCID
 - tasks: the beat's retry of the mails a mail server refused
 
 The models are archive/models/accounts.py.
 """
-__all__ = ["backends", "directory", "selectors", "services", "tasks", "tokens"]
+__all__ = ["backends", "directory", "invitations", "orcid", "selectors", "services", "tasks",
+           "tokens"]

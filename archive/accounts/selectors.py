@@ -159,3 +159,20 @@ def personal_data(user) -> dict:
                    "sent": _when(mail.sent_at)}
                   for mail in AccountMail.objects.filter(user=user).order_by("pk")],
     }
+
+
+def authenticated_orcids(orcids) -> set[str]:
+    """Those of `orcids` (bare iDs) that are authenticated: their holder signed in with ORCID
+    and the iD is linked to them (an ORCID `Identity`, whichever ORCID, production or the
+    sandbox, vouched for it). An iD only typed or imported is not."""
+    wanted = {o for o in orcids if o}
+    if not wanted:
+        return set()
+    return set(Identity.objects.filter(provider=Identity.Provider.ORCID, subject__in=wanted)
+               .values_list("subject", flat=True))
+
+
+def orcids_of(user) -> list[str]:
+    """The ORCID iDs linked to `user` (by signing in with ORCID)."""
+    return list(Identity.objects.filter(user_id=user.pk, provider=Identity.Provider.ORCID)
+                .order_by("subject").values_list("subject", flat=True))

@@ -207,22 +207,32 @@ def _send(mail: AccountMail) -> None:
 def mail_owed() -> int:
     """Every mail owed and not given up on, mailed; how many went. A mail server's refusal
     leaves the mail owed (logged, tried again by the beat up to ATTEMPTS times)."""
+    return mail_each(AccountMail.objects.select_related("user"), _send)
+
+
+def mail_each(owed, send) -> int:
+    """Each row of `owed` (a queryset of a model with `sent_at` and `attempts`: an
+    AccountMail, an OrcidInvitation) not sent yet, given to `send` and marked sent; how many
+    went. A row another worker holds is left to it; a mail server's refusal leaves the row
+    owed, its attempts counted, up to ATTEMPTS."""
     sent = 0
-    owed = AccountMail.objects.filter(sent_at=None, attempts__lt=ATTEMPTS)
-    for pk in list(owed.order_by("pk").values_list("pk", flat=True)):
+    model = owed.model
+    name = model._meta.verbose_name
+    for pk in list(model.objects.filter(sent_at=None, attempts__lt=ATTEMPTS)
+                   .order_by("pk").values_list("pk", flat=True)):
         with transaction.atomic():
-            mail = (AccountMail.objects.select_for_update(skip_locked=True, of=("self",))
-                    .filter(pk=pk, sent_at=None).select_related("user").first())
+            mail = (owed.select_for_update(skip_locked=True, of=("self",))
+                    .filter(pk=pk, sent_at=None).first())
             if mail is None:
                 continue  # another worker has it
             try:
-                _send(mail)
+                send(mail)
             except (smtplib.SMTPException, OSError) as exc:
-                logger.warning("accounts: the %s mail %s is not sent yet (attempt %d): %s",
-                               mail.kind, mail.pk, mail.attempts + 1, exc)
-                AccountMail.objects.filter(pk=pk).update(attempts=F("attempts") + 1)
+                logger.warning("accounts: the %s %s is not sent yet (attempt %d): %s",
+                               name, mail.pk, mail.attempts + 1, exc)
+                model.objects.filter(pk=pk).update(attempts=F("attempts") + 1)
                 continue
-            AccountMail.objects.filter(pk=pk).update(sent_at=timezone.now())
+            model.objects.filter(pk=pk).update(sent_at=timezone.now())
             sent += 1
     return sent
 

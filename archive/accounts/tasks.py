@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import services
+from . import invitations, services
 
 
 @shared_task(name="archive.tasks.mail_account_mails")
 def mail_account_mails() -> int:
-    """Every mail owed to an account holder, mailed; how many went."""
-    return services.mail_owed()
+    """Every mail owed to an account holder (or to a creator asked to connect their ORCID
+    iD), mailed; how many went."""
+    return services.mail_owed() + invitations.mail_owed()

@@ -4,6 +4,7 @@ Django's admin autodiscovery imports this package; each module registers its own
 - items: deposit, describe, link and tombstone items (forms: the deposit form, which
   validates, its files waiting shown by web/pending_uploads.py; bulk: the list's acts on
   many items, a new access level and tombstones, each asking why).
+- orcid: "connect your ORCID iD" mailed to a creator of an item (a page of the item's).
 - copies: copies from other Archives and the files fixity found changed.
 - resolver: the Archives registered at this resolver.
 - registry: the metadata registry's schemas and fields, which librarians add to.

@@ -38,6 +38,7 @@ from .forms import (
     dc_field_name,
     other_field_name,
 )
+from .orcid import OrcidInvitationMixin
 
 
 def _dublin_core_fields(shown=DC_ELEMENTS) -> list[str]:
@@ -100,7 +101,7 @@ ACCESS_LEVELS = format_lazy(
 
 
 @admin.register(Item)
-class ItemAdmin(BulkActsMixin, CopiesAdminMixin, admin.ModelAdmin):
+class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.ModelAdmin):
     form = ItemAdminForm
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]

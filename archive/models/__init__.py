@@ -24,7 +24,7 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
-from .accounts import Account, AccountMail, Identity
+from .accounts import Account, AccountMail, Identity, OrcidInvitation
 from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
@@ -74,5 +74,6 @@ __all__ = [
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "ReviewNotice", "Role", "Submission", "Task", "Transition",
     "Workflow", "Account", "AccountMail", "Identity", "FileExtraction", "FilePage",
+    "OrcidInvitation",
     "CheckName", "SubmissionCheck", "accepted_formats",
 ]

@@ -107,3 +107,34 @@ class Identity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_provider_display()}: {self.subject}"
+
+
+class OrcidInvitation(models.Model):
+    """A "connect your ORCID iD" mail owed to a creator who may have no account: sent by a
+    librarian to the address they know for the creator whose ORCID iD an item names. Its
+    link (signed, expiring: archive/accounts/orcid.py) works once: the person signs in with
+    ORCID, and when the iD they sign in with is `orcid`, it is linked to them (an
+    `Identity`), which marks it authenticated on every item that names it. Mailed as
+    `AccountMail`s are: owed in the asking transaction, tried again by the beat."""
+
+    item = models.ForeignKey("archive.Item", on_delete=models.CASCADE,
+                             related_name="orcid_invitations", verbose_name=_("item"))
+    orcid = models.CharField(_("ORCID iD"), max_length=19)
+    email = models.EmailField(_("email address"), max_length=254)
+    sent_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                null=True, blank=True, related_name="+",
+                                verbose_name=_("sent by"))
+    base = models.CharField(_("base URL"), max_length=300)
+    language = models.CharField(_("language"), max_length=16, blank=True, default="")
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True, db_index=True)
+    attempts = models.PositiveSmallIntegerField(_("mail attempts"), default=0, db_default=0)
+    used_at = models.DateTimeField(_("used"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("ORCID invitation")
+        verbose_name_plural = _("ORCID invitations")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.orcid} → {self.email}"

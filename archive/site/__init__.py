@@ -12,9 +12,10 @@
 - communities: the pages of communities and collections, and the collections' feeds.
 - accounts: /accounts/, the pages of people who are not staff: sign-up, verification of
   their address, sign-in and out, passwords, their own page.
+- orcid: /accounts/orcid/, signing in with ORCID, and the "connect your ORCID iD" link.
 - submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
   one, through the review's services.
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "review", "submit", "views"]
+           "metadata_formats", "orcid", "review", "submit", "views"]

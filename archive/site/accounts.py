@@ -35,7 +35,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
-from ..accounts import directory, selectors, services, tasks
+from ..accounts import directory, orcid, selectors, services, tasks
 from ..refusals import Refusal
 from ..review import selectors as review
 from ..web import nudges
@@ -237,8 +237,16 @@ class LoginView(auth.LoginView):
         self.failures.record(self.request)
         return _private(self.render_to_response(self.get_context_data(form=form), status=400))
 
+    def get_context_data(self, **kwargs) -> dict:
+        return {**super().get_context_data(**kwargs), "orcid_login": _orcid_login()}
+
     def render_to_response(self, context, **kwargs):
         return _private(super().render_to_response(context, **kwargs))
+
+
+def _orcid_login() -> str:
+    """Where signing in with ORCID starts; "" when it is not set up."""
+    return reverse("archive:orcid_login") if orcid.configured() else ""
 
 
 # -- Passwords -------------------------------------------------------------------------------
@@ -307,6 +315,7 @@ def _account_page(request: HttpRequest, refusal: Refusal | None = None) -> HttpR
     return _page(request, "account.html", {
         "account": found, "name": found.name if found else user.get_full_name(),
         "roles": review.held_roles(user), "identities": identities,
+        "orcids": selectors.orcids_of(user), "orcid_login": _orcid_login(),
         "removable": len(identities) + has_password > 1,
         "has_password": has_password, "refusal": str(refusal) if refusal else ""},
         status=refusal.status if refusal else 200)

@@ -24,6 +24,7 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..access import policy
+from ..accounts import selectors as accounts
 from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import links, selectors
@@ -253,12 +254,14 @@ def _thesis(item: Item) -> list[dict]:
     if item.is_deleted:
         return []
     rows = []
+    authenticated = accounts.authenticated_orcids(v.orcid for v in item.dc_values.all())
     for name, facet in THESIS_FIELDS:
         values = [v for v in item.values_of(name) if v.value.strip()]
         if not values:
             continue
         rows.append({"label": values[0].field.label, "values": [{
             "text": _shown(name, v.value), "orcid": v.orcid,
+            "authenticated": v.orcid in authenticated,
             "lattes": citing.person(v.value, v.authority).lattes,
             "url": reverse("archive:search") + _query({}, **{facet: v.value}) if facet else "",
         } for v in values]})
@@ -277,9 +280,11 @@ def _landing(item: Item, files: list[dict]) -> dict:
                 "preview": PREVIEWS.get(content_type.strip().lower(), "")}
     chain = selectors.edition_chain(item) if item.edition_family else [item]
     newest = next((e for e in reversed(chain) if not e.is_deleted), item)
+    creators = [v for v in item.dc_values.all() if v.element == "creator"]
+    authenticated = accounts.authenticated_orcids(v.orcid for v in creators)
     return {
-        "authors": [(v.value, v.orcid, citing.person(v.value, v.authority).lattes)
-                    for v in item.dc_values.all() if v.element == "creator"],
+        "authors": [(v.value, v.orcid, citing.person(v.value, v.authority).lattes,
+                     v.orcid in authenticated) for v in creators],
         "thesis": _thesis(item),
         "types": [(_readable("type", [v])[0], v) for v in item.dc("type")],
         "licences": [(_readable("rights", [v])[0], licence.uri if (

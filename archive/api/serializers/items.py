@@ -10,6 +10,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from ...access import policy
+from ...accounts import selectors as accounts
 from ...deposit import links, selectors
 from ...metadata import cite
 from ...metadata.selectors import record_of
@@ -49,6 +50,9 @@ class CreatorSerializer(serializers.Serializer):
     name = serializers.CharField()
     orcid = serializers.CharField(help_text="bare ORCID iD, e.g. 0000-0002-1825-0097; "
                                             "empty when unknown")
+    orcid_authenticated = serializers.BooleanField(
+        help_text="whether the ORCID iD is authenticated: its holder signed in with ORCID "
+                  "and it is linked to them (false for an iD only typed or imported)")
 
 
 class MetadataValueSerializer(serializers.Serializer):
@@ -238,7 +242,11 @@ class ItemSerializer(DublinCoreFields, serializers.ModelSerializer):
 
     @extend_schema_field(CreatorSerializer(many=True))
     def get_creators(self, item: Item) -> list[dict[str, str]]:
-        return [{"name": v.value, "orcid": v.orcid} for v in creators_of(item)]
+        creators = creators_of(item)
+        authenticated = accounts.authenticated_orcids(v.orcid for v in creators)
+        return [{"name": v.value, "orcid": v.orcid,
+                 "orcid_authenticated": bool(v.orcid) and v.orcid in authenticated}
+                for v in creators]
 
     @extend_schema_field(MetadataValueSerializer(many=True))
     def get_metadata(self, item: Item) -> list[dict]:
