@@ -608,14 +608,34 @@ def migrate_to(targets):
     return MigrationExecutor(connection).loader.project_state(targets).apps
 
 
+_AT_MIGRATION: dict[str, Path] = {}  # each target's database, migrated back once
+
+
 def at_migration(targets) -> Iterator:
     """A fixture's body: the historical apps at `targets`, then the database migrated back to
-    the latest for the tests that follow."""
+    the latest for the tests that follow. On SQLite, a target reached once is kept and put
+    back for the next test that asks for it, and the latest is put back as the session's
+    start kept it (tests/servers.py `snapshot`, `restore`): the same databases as migrating,
+    in a tenth of the CPU."""
+    from django.contrib.contenttypes.models import ContentType
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    yield migrate_to(targets)
-    migrate_to(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    from tests.servers import restore, restore_migrated, snapshot
+
+    key = repr(sorted(map(tuple, targets)))
+    if key in _AT_MIGRATION and restore(connection, _AT_MIGRATION[key]):
+        ContentType.objects.clear_cache()
+        yield MigrationExecutor(connection).loader.project_state(targets).apps
+    else:
+        state = migrate_to(targets)
+        if (kept := snapshot(connection, "at-migration")) is not None:
+            _AT_MIGRATION[key] = kept
+        yield state
+    if restore_migrated(connection):
+        ContentType.objects.clear_cache()
+    else:
+        migrate_to(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def edition_series(*years: int) -> list[Item]:

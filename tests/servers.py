@@ -186,6 +186,7 @@ class Server:
 
 
 _TEMPLATE: list[Path] = []  # this process's migrated database, made once
+_MIGRATED: list[Path] = []  # its test database as migrated, before any test (keep_template)
 
 
 def migrate_as_template(database_url: str) -> None:
@@ -209,25 +210,56 @@ def migrate_as_template(database_url: str) -> None:
 
 
 def keep_template(connection) -> None:
-    """The live servers' template taken from the test database pytest-django has just
-    migrated (an SQLite one, before any test wrote to it): `VACUUM INTO` a file, then its
-    archive service and minting state removed as `migrate_as_template` does. Saves each test
-    process a second `migrate` (five seconds of CPU). Nothing for another database: the
-    servers' SQLite template is then migrated on first use."""
+    """The test database pytest-django has just migrated (an SQLite one, before any test
+    wrote to it) kept twice by `VACUUM INTO`: as it is, for `restore_migrated`, and as the
+    live servers' template, its archive service and minting state removed as
+    `migrate_as_template` does (each test process saved a second `migrate`, five seconds of
+    CPU). Nothing for another database: the servers' SQLite template is then migrated on
+    first use, and a migration test migrates back to the latest."""
     name, test = connection.settings_dict["NAME"], connection.settings_dict.get("TEST") or {}
     if connection.vendor != "sqlite" or name != test.get("NAME") or \
             connection.in_atomic_block or _TEMPLATE:
         return  # (a module that reloads the settings has no test database to copy)
     folder = Path(tempfile.mkdtemp(prefix="ibi-template-db-"))
     path = folder / "db.sqlite3"
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM INTO %s", [str(path)])
+    migrated = snapshot(connection, "migrated")
+    shutil.copyfile(migrated, path)
     with closing(sqlite3.connect(path)) as db, db:
         service = [row[0] for row in db.execute(
             "SELECT id FROM archive_item WHERE is_archive_service")]
         _delete_rows(db, "archive_item", service)
         db.execute("DELETE FROM archive_mintingstate")
     _TEMPLATE.append(path)
+    _MIGRATED.append(migrated)
+
+
+def restore_migrated(connection) -> bool:
+    """The test database put back as `keep_template` kept it, every migration applied: after
+    a test that migrated it back, five seconds of CPU instead of migrating forward again.
+    False where nothing was kept (another database: migrate then)."""
+    return bool(_MIGRATED) and restore(connection, _MIGRATED[0])
+
+
+def snapshot(connection, name: str) -> Path | None:
+    """The SQLite test database as it is now, kept in a file (`VACUUM INTO`) for `restore`;
+    None for another database, or inside a transaction."""
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        return None
+    path = Path(tempfile.mkdtemp(prefix="ibi-snapshot-")) / f"{name}.sqlite3"
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM INTO %s", [str(path)])
+    return path
+
+
+def restore(connection, path: Path) -> bool:
+    """The SQLite test database made again what `path` holds (SQLite's backup API, through
+    the open connection); False for another database, or inside a transaction."""
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        return False
+    connection.ensure_connection()
+    with closing(sqlite3.connect(path)) as kept:
+        kept.backup(connection.connection)
+    return True
 
 
 def _delete_rows(db: sqlite3.Connection, table: str, ids: list) -> None:
