@@ -621,7 +621,7 @@ def at_migration(targets) -> Iterator:
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    from tests.servers import restore, restore_migrated, snapshot
+    from tests.servers import restore, snapshot
 
     key = repr(sorted(map(tuple, targets)))
     if key in _AT_MIGRATION and restore(connection, _AT_MIGRATION[key]):
@@ -632,6 +632,19 @@ def at_migration(targets) -> Iterator:
         if (kept := snapshot(connection, "at-migration")) is not None:
             _AT_MIGRATION[key] = kept
         yield state
+    back_to_latest()
+
+
+def back_to_latest() -> None:
+    """The test database at the latest migration again, after a test migrated it back: on
+    SQLite put back as the session's start kept it (tests/servers.py `restore_migrated`),
+    else migrated forward."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from tests.servers import restore_migrated
+
     if restore_migrated(connection):
         ContentType.objects.clear_cache()
     else:
