@@ -36,7 +36,7 @@ from tests.test_browser_admin_pt import brazilian_browser  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")  # nudged work (checks, mails) in process
 
-DESK = {"width": 1280, "height": 800}
+DESK, PHONE = {"width": 1280, "height": 800}, {"width": 375, "height": 740}
 DOCS = Path(django_settings.BASE_DIR) / "docs" / "screenshots"
 TITLE = "Repositórios institucionais e identificadores persistentes"
 REASON = "Falta o resumo em inglês completo; inclua também as palavras-chave em inglês."
@@ -189,6 +189,10 @@ def test_a_dissertation_is_returned_resubmitted_approved_and_published_in_portug
     expect(student.locator(".returned")).to_contain_text(REASON)
     _accessible(student, "returned")
     _for_the_docs(student, "submit-pt-BR")
+    student.set_viewport_size(PHONE)  # the reason and the checks' results fit a phone too
+    assert student.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    _accessible(student, "returned-375")
+    student.set_viewport_size(DESK)
     student.fill("#id_md_dc_description_abstract_en",
                  "An abstract, complete.\n\nKeywords: repositories, persistent identifiers.")
     student.get_by_role("button", name="Submeter de novo").click()
