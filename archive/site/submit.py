@@ -6,7 +6,9 @@ without JavaScript, a plain upload kept in the same pending-upload store), the c
 deposit licence to accept, access and embargo within the collection's rules; save as a draft,
 submit (again, once returned), withdraw; and its history.
 
-Thin: every write is archive/review/services.py's, which asks the one rule (review/policy.py).
+Thin: every write is archive/review/services.py's, which asks the one rule (review/policy.py);
+once it commits, the checks before review (their results listed on the page) and the mailer
+are nudged, as the API does.
 A refusal changes nothing and is answered with its status and reason: 403 another's
 submission or a collection one does not submit to, 409 a stale form (the submission changed
 meanwhile) or a state that allows no change, 400 a field (the form again, the field named).
