@@ -205,6 +205,8 @@ def test_a_draft_is_saved_then_submitted_and_a_task_waits(place):
     text = client.get(_url(saved), secure=True).content.decode()
     assert 'value="Relatório técnico"' in text and "Silva, Ana | 0000-0002-1825-0097" in text
     assert "Saved as a draft." not in text  # said once, after the save only
+    # Its checks are owed (they run off the request: tests/test_submission_checks.py).
+    assert "The checks are running; reload the page in a moment." in text
 
     response = client.post(_url(saved), _form(saved, "submit"), secure=True)
     assert response.status_code == 302 and response["Location"].endswith("?done=submitted")
