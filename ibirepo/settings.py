@@ -199,6 +199,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "archive.site.context.page",
+                "archive.site.context.roles",
             ],
         },
     },

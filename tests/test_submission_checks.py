@@ -6,9 +6,12 @@ failing check stops a submission only where the collection's workflow makes it b
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from archive.models import ProfileField, Submission, SubmissionCheck, Task, Transition
@@ -217,6 +220,43 @@ def test_an_infected_file_blocks_where_the_virus_scan_does(place):
     assert refused.status_code == 400 and refused.json()["detail"].startswith(
         "virus: anexo.dat is infected: ibi-test-sample")
     assert Submission.objects.get(pk=body["id"]).state == "draft"
+
+
+@pytest.mark.django_db
+def test_an_infected_upload_is_shown_as_a_failure_to_the_submitter_and_the_reviewer(place):
+    """Through the pages: a file sent with /submit/'s form is checked once the save commits
+    (the page nudges the checks), and each result is listed, its message in the reader's
+    language, on the submitter's page and on the reviewer's task page."""
+    place["teses"].deposit_licence = make.LICENCE
+    place["teses"].save()
+    alice, rita = Client(), Client()
+    alice.force_login(place["people"]["alice"])
+    rita.force_login(place["people"]["rita"])
+    made = alice.post("/submit/", {"collection": "teses"}, secure=True)
+    page = made["Location"].split("?")[0]
+    submission = Submission.objects.get(owner=place["people"]["alice"])
+    with place["commits"](execute=True):
+        saved = alice.post(page, {
+            "version": submission.version, "title": "Uma tese sobre jabuticabas",
+            "accept_licence": "on",
+            "action": "submit", "upload": [SimpleUploadedFile("anexo.dat", SAMPLE),
+                                           SimpleUploadedFile("tese.pdf", make.pdf("Texto"))]},
+            secure=True)
+    assert saved.status_code == 302, saved.content.decode()
+    assert Submission.objects.get(pk=submission.pk).checks_due is None  # run after the commit
+    task = Task.objects.get(submission=submission, closed__isnull=True)
+
+    for client, url in ((alice, page), (rita, f"/review/{task.pk}/")):
+        html = client.get(url, secure=True, HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+        results = html.split('<ul class="check-results">', 1)[1].split("</ul>", 1)[0]
+        rows = [" ".join(re.sub(r"<[^>]+>", "", li).split())
+                for li in results.split("<li>")[1:]]
+        # The failure first: the outcome, the check, the file, the message in Portuguese.
+        assert rows[0].startswith("Reprovada Busca de vírus (arquivo anexo.dat): anexo.dat está "
+                                  "infectado: ibi-test-sample"), (url, rows)
+        assert "Aprovada Busca de vírus (arquivo tese.pdf): tese.pdf: nenhum vírus encontrado" \
+            in rows, (url, rows)
+        assert not any("virus" in row for row in rows)  # not one word left in English
 
 
 @pytest.mark.django_db

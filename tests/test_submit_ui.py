@@ -7,6 +7,7 @@ fields missing (the form again, the fields named). (In a browser, in Portuguese:
 tests/test_browser_submit_pt.py.)"""
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -90,6 +91,46 @@ def test_the_pages_want_an_account():
         assert response["Location"] == f"/accounts/login/?next={url}"
 
 
+def _nav(response) -> list[str]:
+    """The addresses the site header's navigation links to."""
+    header = response.content.decode().split('<nav aria-label="Site">', 1)[1].split("</nav>")[0]
+    return re.findall(r'href="([^"]+)"', header)
+
+
+def test_the_header_links_to_the_pages_of_the_roles_one_holds(place):
+    assert _nav(place["client"]["alice"].get("/", secure=True))[-2:] == [
+        LIST, "/accounts/"]  # a submitter: Submit, My account
+    assert _nav(place["client"]["rita"].get("/", secure=True))[-2:] == [
+        "/review/", "/accounts/"]  # a reviewer: Review, My account
+    assert _nav(place["client"]["carol"].get("/", secure=True))[-1:] == ["/accounts/"]
+    assert not {LIST, "/review/"} & set(_nav(place["client"]["carol"].get("/", secure=True)))
+    # A group given a role later: its members see the link at once (nothing kept per person).
+    Group.objects.get(name="Students").user_set.add(place["people"]["rita"])
+    assert {LIST, "/review/"} <= set(_nav(place["client"]["rita"].get("/", secure=True)))
+
+
+def test_no_reader_is_given_a_page_showing_another_s_links(place):
+    """Item pages are kept per process (site/views.py) for every reader, the header drawn per
+    request: after a reviewer who submits too has read them, an anonymous reader gets them
+    with a "Sign in" link only; and what showed the person's links told every cache it
+    depends on the cookie, or was private."""
+    Group.objects.get(name="Students").user_set.add(place["people"]["rita"])
+    paper = make.item(title="Um artigo")
+    pages = ["/", f"/items/{paper.ibi}", f"/items/{paper.ibi}/files", "/search?q=artigo",
+             "/collections/teses", "/communities/ppg"]
+    for url in pages:
+        seen = place["client"]["rita"].get(url, secure=True)
+        assert seen.status_code == 200, url
+        assert {LIST, "/review/", "/accounts/"} <= set(_nav(seen)), url
+        assert "Cookie" in seen.get("Vary", "") or "private" in seen.get(
+            "Cache-Control", ""), (url, seen.headers)
+        anonymous = Client().get(url, secure=True)
+        assert anonymous.status_code == 200, url
+        links = set(_nav(anonymous))
+        assert "/accounts/login/" in links and not {LIST, "/review/", "/accounts/"} & links, url
+        assert "Cookie" in anonymous.get("Vary", ""), url  # the cookie decides what it shows
+
+
 def test_the_list_names_each_state_and_why_a_submission_was_returned(place):
     alice, rita = place["people"]["alice"], place["people"]["rita"]
     draft = _draft(place, title="Rascunho")
@@ -164,6 +205,8 @@ def test_a_draft_is_saved_then_submitted_and_a_task_waits(place):
     text = client.get(_url(saved), secure=True).content.decode()
     assert 'value="Relatório técnico"' in text and "Silva, Ana | 0000-0002-1825-0097" in text
     assert "Saved as a draft." not in text  # said once, after the save only
+    # Its checks are owed (they run off the request: tests/test_submission_checks.py).
+    assert "The checks are running; reload the page in a moment." in text
 
     response = client.post(_url(saved), _form(saved, "submit"), secure=True)
     assert response.status_code == 302 and response["Location"].endswith("?done=submitted")

@@ -313,6 +313,8 @@ class SubmissionCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}: {self.name} {self.file_name} {self.outcome}"
+
+
 class ReviewNotice(models.Model):
     """A mail owed about the review (archive/review/notices.py): to whoever must act next after
     a transition, or a reviewer's daily digest of what waits in their pools. Written in the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
@@ -162,6 +163,35 @@ def checks_of(submission: Submission) -> list[SubmissionCheck]:
     now (none while they are due); its `checks` prefetched, no query."""
     current = checks.fingerprint(submission)
     return [row for row in submission.checks.all() if row.fingerprint == current]
+
+
+class CheckShown(NamedTuple):
+    """One check's result as a page shows it, in the active language: the check's name, its
+    outcome (pass, warn, fail, not_run) and that outcome's name, its message, the file it is
+    about ("" for the submission as a whole)."""
+
+    check: str
+    outcome: str
+    outcome_label: str
+    message: str
+    file_name: str
+
+
+# Failures first, then what needs a look, then what passed.
+_SHOWN_ORDER = {SubmissionCheck.Outcome.FAIL: 0, SubmissionCheck.Outcome.WARN: 1,
+                SubmissionCheck.Outcome.NOT_RUN: 2, SubmissionCheck.Outcome.PASS: 3}
+
+
+def check_results(submission: Submission) -> list[CheckShown]:
+    """The results of `checks_of`, each with its message in the active language (the
+    submitter's and the reviewer's pages): failures first, then warnings, checks not run and
+    passes; the submission's own before its files'. Its `checks` prefetched: no query."""
+    rows = sorted(checks_of(submission), key=lambda r: (
+        _SHOWN_ORDER.get(r.outcome, 4), r.file_name, checks.CHECKS.index(r.name)
+        if r.name in checks.CHECKS else len(checks.CHECKS), r.pk))
+    return [CheckShown(row.get_name_display(), row.outcome, row.get_outcome_display(),
+                       checks.translated(row.message, row.params), row.file_name)
+            for row in rows]
 
 
 def history(submission: Submission) -> QuerySet[Transition]:

@@ -170,6 +170,7 @@ def task_page(request: HttpRequest, pk: int) -> HttpResponse:
         "task": task, "submission": submission, "step": notices.step_name(task.step),
         "files": selectors.files_of(submission),
         "checks": selectors.check_summaries([submission]).get(submission.pk),
+        "results": selectors.check_results(submission),
         "history": [{"t": t, "step": notices.step_name(t.step),
                      "action": ACTION_NAMES.get(t.action, t.action)} for t in history],
         "may": may, "reason": request.POST.get("reason", "") if status != 200 else "",

@@ -6,7 +6,9 @@ without JavaScript, a plain upload kept in the same pending-upload store), the c
 deposit licence to accept, access and embargo within the collection's rules; save as a draft,
 submit (again, once returned), withdraw; and its history.
 
-Thin: every write is archive/review/services.py's, which asks the one rule (review/policy.py).
+Thin: every write is archive/review/services.py's, which asks the one rule (review/policy.py);
+once it commits, the checks before review (their results listed on the page) and the mailer
+are nudged, as the API does.
 A refusal changes nothing and is answered with its status and reason: 403 another's
 submission or a collection one does not submit to, 409 a stale form (the submission changed
 meanwhile) or a state that allows no change, 400 a field (the form again, the field named).
@@ -33,8 +35,8 @@ from ..models import AccessRights, Collection, PendingUpload, Submission
 from ..profiles import selectors as profiles
 from ..profiles.check import Entry, ProfileRefusal, entry_of
 from ..refusals import Forbidden, Refusal
-from ..review import policy, selectors, services
-from ..web import profile_fields
+from ..review import policy, selectors, services, tasks
+from ..web import nudges, profile_fields
 from ..web.pending_uploads import PendingUploadsField
 
 # What a redirect after a write says on the page it lands on (?done=…): words of this page,
@@ -324,6 +326,7 @@ def _page(request: HttpRequest, submission: Submission, form: SubmissionForm | N
         "files": _uploads(submission) if form is None else (),
         "described": _described(submission) if form is None else (),
         "may_withdraw": _may(request.user, submission, "withdraw"),
+        "results": selectors.check_results(submission),
         "done": DONE.get(request.GET.get("done", "")),
     }
     return _private(render(request, "archive/submit/submission.html", context, status=status))
@@ -355,11 +358,13 @@ def _save(request: HttpRequest, submission: Submission, submitting: bool) -> Htt
                 version=form.cleaned_data["version"],
                 files=[*form.cleaned_data["pending"], *kept], **fields)
             if submitting:
-                services.submit(user=request.user, submission=saved, version=saved.version)
+                saved = services.submit(user=request.user, submission=saved,
+                                        version=saved.version)
     except Refusal as exc:
         if exc.status == 400 and form.named(exc):
             return _page(request, submission, form, status=400)
         return _refused(request, exc, submission)
+    _nudge(saved, mails=submitting)
     done = "submitted" if submitting else "saved"
     return redirect(reverse("archive:submission", args=[submission.pk]) + f"?done={done}")
 
@@ -374,4 +379,16 @@ def _withdraw(request: HttpRequest, submission: Submission) -> HttpResponse:
                           reason=request.POST.get("reason", "").strip())
     except Refusal as exc:
         return _refused(request, exc, submission)
+    _nudge(submission, mails=True)
     return redirect(reverse("archive:submission", args=[submission.pk]) + "?done=withdrawn")
+
+
+def _nudge(submission: Submission, *, mails: bool) -> None:
+    """Off the request's thread (web/nudges.py), once the change committed: the submission's
+    checks when its content changed (the beat runs them if the nudge is lost), and the mailer
+    after a transition (the reviewers' pool notice; the beat's run retries)."""
+    if submission.checks_due is not None:
+        pk = submission.pk
+        transaction.on_commit(lambda: nudges.soon(tasks.check_submission, pk))
+    if mails:
+        transaction.on_commit(lambda: nudges.soon(tasks.mail_review_notices))
