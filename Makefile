@@ -5,11 +5,11 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup system-packages migrate lint clean messages mutation npm-packages \
+.PHONY: run test setup build-packages system-packages migrate lint clean messages mutation npm-packages \
 	bench-tools docs docs-build
 
 # Re-install only when pyproject.toml changed: `make run` stays quick once set up.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml | build-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -22,6 +22,19 @@ CATALOGUES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
 	$(BIN)/pybabel compile --statistics -i $< -o $@
 
 setup: $(STAMP) $(CATALOGUES)
+
+# What pip needs to build python-ldap (django-auth-ldap's binding to OpenLDAP, which PyPI
+# ships for Linux as source only): Debian's OpenLDAP and SASL headers, installed once, before
+# the first install, for `make run` as for `make test`.
+build-packages:
+	@missing=""; \
+	test -f /usr/include/ldap.h || missing="$$missing libldap2-dev"; \
+	test -f /usr/include/sasl/sasl.h || missing="$$missing libsasl2-dev"; \
+	if [ -n "$$missing" ]; then \
+	  echo "== installing Debian's$$missing (python-ldap builds against them)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 migrate: setup
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
@@ -47,11 +60,9 @@ system-packages:
 	command -v clamscan >/dev/null 2>&1 || missing="$$missing clamav"; \
 	test -x /usr/sbin/slapd || missing="$$missing slapd"; \
 	command -v ldapadd >/dev/null 2>&1 || missing="$$missing ldap-utils"; \
-	test -f /usr/include/ldap.h || missing="$$missing libldap2-dev"; \
-	test -f /usr/include/sasl/sasl.h || missing="$$missing libsasl2-dev"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils libldap2-dev libsasl2-dev"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	  case "$$missing" in *slapd*) \
