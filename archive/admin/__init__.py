@@ -12,12 +12,14 @@ Django's admin autodiscovery imports this package; each module registers its own
 - communities: the tree of communities and collections (items are moved and mapped on
   their own page).
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
+- fulltext: each file's text extraction, the flagged ones (empty, garbage, failed) first.
 - review: roles per collection, workflows, submissions with their tasks and history (read
   only).
 """
 from . import (  # noqa: F401  (register their ModelAdmins)
     access,
     communities,
+    fulltext,
     items,
     profiles,
     registry,
