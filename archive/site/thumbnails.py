@@ -43,7 +43,7 @@ def thumbnail(request: HttpRequest, ibi: str, name: str) -> HttpResponse:
     item = item_by_ibi(ibi)
     found = ItemFile.objects.filter(item=item, name=name).first() if item else None
     if found is None:
-        raise Http404("no such file")
+        raise Http404("no thumbnail")  # as for a closed file's: nothing told of its name
     opened = policy.is_open(item.access_rights, found.restricted)
     reader = policy.PUBLIC if opened else readers.reading(request, item).reader
     key = selectors.readable_thumbnail(reader, item, found)
