@@ -108,7 +108,7 @@ def test_ocr_reads_a_scanned_pdf(extracting):
 
 
 def test_a_scan_with_no_words_is_a_flagged_failure_never_a_silent_success(extracting):
-    item = extracting(("blank.pdf", make.pdf(None)), ("pixel.png", make.png()))
+    item = extracting(("blank.pdf", make.scanned_pdf("")), ("pixel.png", make.png()))
     for name in ("blank.pdf", "pixel.png"):
         row = extraction(item, name)
         assert (row.state, row.flagged, row.pages) == ("empty", True, 0), name
@@ -202,15 +202,15 @@ def test_the_sandbox_has_no_network_and_no_proxy():
 
 
 def test_extracttext_reads_the_items_named_or_all(extracting):
-    item = make.item(("a.pdf", make.pdf("Um")))  # deposited without extraction (committed
-    other = make.item(("b.pdf", make.pdf("Dois")))  # callbacks not run)
+    item = make.item(("a.pdf", make.pdf("Primeiro")))  # deposited without extraction (its
+    other = make.item(("b.pdf", make.pdf("Segundo")))  # commit's callbacks not run)
     out = io.StringIO()
     call_command("extracttext", item.ibip, stdout=out, stderr=io.StringIO())
     assert f"{item.ibi}/doc/a.pdf: text extracted" in out.getvalue()
     assert "1 file read, 0 flagged" in out.getvalue()
     assert pages_of(other, "b.pdf") == []
     call_command("extracttext", "--all", stdout=io.StringIO(), stderr=io.StringIO())
-    assert pages_of(other, "b.pdf") == [(1, "Dois", "layer")]
+    assert pages_of(other, "b.pdf") == [(1, "Segundo", "layer")]
     with pytest.raises(CommandError):
         call_command("extracttext", "8JMKD3MGP7W/XXXXXXX", stdout=io.StringIO())
     with pytest.raises(CommandError):
