@@ -10,7 +10,6 @@ from datetime import timedelta
 import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
-from django.test import Client
 from django.utils import timezone
 from PIL import Image
 
