@@ -36,10 +36,10 @@ def extracting(settings, django_capture_on_commit_callbacks, eager_tasks):
     """Text read after each deposit commits, by the task in process (as a worker would)."""
     settings.IBI_EXTRACT_TEXT = True
 
-    def deposited(*files, **fields):
+    def stored(*files, **fields):
         with django_capture_on_commit_callbacks(execute=True):
             return make.item(*files, **fields)
-    return deposited
+    return stored
 
 
 def pages_of(item, name: str) -> list[tuple[int, str, str]]:

@@ -23,14 +23,14 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def deposited(settings, django_capture_on_commit_callbacks, eager_tasks):
+def extracted(settings, django_capture_on_commit_callbacks, eager_tasks):
     settings.IBI_EXTRACT_TEXT = True
     settings.IBI_OCR = False  # thumbnails here, not OCR (tests/test_fulltext_extract.py)
 
-    def deposit(*files, **fields):
+    def stored(*files, **fields):
         with django_capture_on_commit_callbacks(execute=True):
             return make.item(*files, **fields)
-    return deposit
+    return stored
 
 
 def url(item, name: str) -> str:
@@ -43,8 +43,8 @@ def picture() -> bytes:
     return out.getvalue()
 
 
-def test_a_pdf_and_an_image_get_a_small_webp_thumbnail_shown_with_alt_text(deposited, client):
-    item = deposited(("tese.pdf", make.pdf("Capa da tese")), ("foto.jpg", picture()),
+def test_a_pdf_and_an_image_get_a_small_webp_thumbnail_shown_with_alt_text(extracted, client):
+    item = extracted(("tese.pdf", make.pdf("Capa da tese")), ("foto.jpg", picture()),
                      ("dados.csv", b"a,b\n"), title="Tese com capa")
     for name, size in (("tese.pdf", (283, 400)), ("foto.jpg", (400, 267))):
         answer = client.get(url(item, name))
@@ -62,10 +62,10 @@ def test_a_pdf_and_an_image_get_a_small_webp_thumbnail_shown_with_alt_text(depos
 
 
 @pytest.mark.parametrize("level", ["embargoed", "restricted", "metadata-only"])
-def test_no_thumbnail_for_a_file_the_reader_may_not_read(deposited, client, librarian_client,
+def test_no_thumbnail_for_a_file_the_reader_may_not_read(extracted, client, librarian_client,
                                                          level):
     until = timezone.localdate() + timedelta(days=30) if level == "embargoed" else None
-    item = deposited(("tese.pdf", make.pdf("Segredo")), title="Fechada",
+    item = extracted(("tese.pdf", make.pdf("Segredo")), title="Fechada",
                      access=services.Access(level, until))
     assert FileExtraction.objects.get(file__item=item).thumbnail  # made, but closed
     assert client.get(url(item, "tese.pdf")).status_code == 404
@@ -81,31 +81,31 @@ def test_no_thumbnail_for_a_file_the_reader_may_not_read(deposited, client, libr
         assert client.get(url(item, "tese.pdf") + f"?token={token}").status_code == 200
 
 
-def test_a_restricted_file_of_an_open_item_has_none_either(deposited, client):
-    item = deposited(("open.pdf", make.pdf("Aberto")), ("closed.pdf", make.pdf("Fechado")),
+def test_a_restricted_file_of_an_open_item_has_none_either(extracted, client):
+    item = extracted(("open.pdf", make.pdf("Aberto")), ("closed.pdf", make.pdf("Fechado")),
                      restricted_files=["closed.pdf"])
     assert client.get(url(item, "open.pdf")).status_code == 200
     assert client.get(url(item, "closed.pdf")).status_code == 404
 
 
-def test_an_embargo_lifting_shows_the_thumbnail_at_once(deposited, client):
+def test_an_embargo_lifting_shows_the_thumbnail_at_once(extracted, client):
     until = timezone.localdate() + timedelta(days=1)
-    item = deposited(("tese.pdf", make.pdf("Embargada")),
+    item = extracted(("tese.pdf", make.pdf("Embargada")),
                      access=services.Access("embargoed", until))
     assert client.get(url(item, "tese.pdf")).status_code == 404
     access.lift_embargoes(today=until)
     assert client.get(url(item, "tese.pdf")).status_code == 200
 
 
-def test_a_bomb_gets_no_thumbnail_and_its_reason_is_kept(deposited, client):
-    item = deposited(("bomb.png", make.image_bomb()))
+def test_a_bomb_gets_no_thumbnail_and_its_reason_is_kept(extracted, client):
+    item = extracted(("bomb.png", make.image_bomb()))
     row = FileExtraction.objects.get(file__item=item)
     assert row.thumbnail == "" and "decompression bomb" in row.thumbnail_problem
     assert client.get(url(item, "bomb.png")).status_code == 404
 
 
-def test_manage_py_thumbnails_makes_them_again(deposited, client):
-    item = deposited(("tese.pdf", make.pdf("Refeita")))
+def test_manage_py_thumbnails_makes_them_again(extracted, client):
+    item = extracted(("tese.pdf", make.pdf("Refeita")))
     key = FileExtraction.objects.get(file__item=item).thumbnail
     default_storage.delete(key)
     FileExtraction.objects.update(thumbnail="")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # where `archive` is importable from
-MAX_ANSWER = 64 << 20  # bytes of JSON read back
+MAX_ANSWER = 64 * 1024 * 1024  # bytes of JSON read back
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def workspace(source) -> Iterator[str]:
     try:
         os.chmod(work, 0o700)
         with open(os.path.join(work, "input"), "wb") as out:
-            shutil.copyfileobj(source, out, 1 << 20)
+            shutil.copyfileobj(source, out, 1024 * 1024)
         yield work
     finally:
         shutil.rmtree(work, ignore_errors=True)

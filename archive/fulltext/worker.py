@@ -27,12 +27,12 @@ from pathlib import Path
 
 from . import text
 
-MEMORY = 1 << 30  # address space, bytes
+MEMORY = 1024 ** 3  # address space, bytes
 CPU_SECONDS = 300
-MAX_FILE_BYTES = 1 << 30  # what a tool may write
+MAX_FILE_BYTES = 1024 ** 3  # what a tool may write
 MAX_PAGES = 2000  # a PDF's: past this it is refused, not read
 MAX_PIXELS = 40_000_000  # an image's, or a page rendered for OCR
-MAX_UNZIPPED = 200 << 20  # a DOCX's or an ODT's XML, inflated
+MAX_UNZIPPED = 200 * 1024 * 1024  # a DOCX's or an ODT's XML, inflated
 OCR_DPI = 300
 THUMBNAIL_SIZE = 400  # pixels, the longer side
 LANGUAGES = "por+eng"
@@ -133,7 +133,7 @@ def zipped_xml(path: str, member: str):
     try:
         with zipfile.ZipFile(path) as archive:
             if sum(i.file_size for i in archive.infolist()) > MAX_UNZIPPED:
-                raise Refused(f"inflates to more than {MAX_UNZIPPED >> 20} MB")
+                raise Refused(f"inflates to more than {MAX_UNZIPPED // 1024 ** 2} MB")
             with archive.open(member) as xml:
                 return ElementTree.fromstring(xml.read(MAX_UNZIPPED + 1))
     except (zipfile.BadZipFile, KeyError, OSError) as exc:
@@ -330,7 +330,7 @@ def main(argv: list[str]) -> int:
     except Refused as exc:
         answer = {"error": str(exc)}
     except MemoryError:
-        answer = {"error": f"needed more than {MEMORY >> 20} MB of memory"}
+        answer = {"error": f"needed more than {MEMORY // 1024 ** 2} MB of memory"}
     except RecursionError:
         answer = {"error": "nested too deeply"}
     except Exception as exc:  # a hostile file finds a tool's or a library's unforeseen edge
