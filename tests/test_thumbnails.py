@@ -14,6 +14,7 @@ from django.utils import timezone
 from PIL import Image
 
 from archive.access import services as access
+from archive.db import changes
 from archive.deposit import services
 from archive.fulltext import services as fulltext
 from archive.models import FileExtraction
@@ -116,3 +117,11 @@ def test_manage_py_thumbnails_makes_them_again(extracted, client):
     assert FileExtraction.objects.get(file__item=item).thumbnail == key
     assert fulltext.thumbnail_key(item.files.get()) == key
     assert client.get(url(item, "tese.pdf")).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_thumbnail_renews_the_change_token_the_item_pages_are_kept_under():
+    item = make.item(("tese.pdf", make.pdf("Capa nova")))
+    before = changes.token()
+    assert fulltext.make_thumbnail(item.files.get().pk).thumbnail
+    assert changes.token() != before
