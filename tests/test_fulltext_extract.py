@@ -8,6 +8,9 @@ import io
 import os
 import re
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -192,13 +195,30 @@ def test_a_job_past_its_time_is_killed_with_its_group_and_its_directory_removed(
             if "archive.fulltext.worker" in " ".join(p.cmdline())] == []
 
 
+def test_the_workers_limits_stop_a_memory_hog_and_bound_its_cpu():
+    code = ("import resource; from archive.fulltext import worker; worker.limit(); "
+            "print(resource.getrlimit(resource.RLIMIT_CPU)); bytearray(2 * 1024 ** 3)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=sandbox.ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.stdout.strip() == "(300, 300)"
+    assert "MemoryError" in done.stderr
+
+
 def test_the_sandbox_has_no_network_and_no_proxy():
     env = sandbox.environment("/tmp/x")
     assert not {k for k in env if "proxy" in k.lower()}
-    # This machine lets a process have a network namespace of its own: the worker runs in one.
+    # This machine lets a process have a network namespace of its own: the worker runs in
+    # one, where not even this process's listening loopback port answers.
     assert sandbox.network_isolated()
-    assert sandbox.unshare()[-3:-1] in (["-n"], ["-rn"]) or "-n" in sandbox.unshare() \
-        or "-rn" in sandbox.unshare()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)"
+        inside = subprocess.run([*sandbox.unshare(), sys.executable, "-c", code],
+                                capture_output=True, text=True, timeout=60, check=False)
+        outside = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                 timeout=60, check=False)
+    assert outside.returncode == 0  # the control: the port answers
+    assert inside.returncode != 0 and "Error" in inside.stderr, inside.stderr
 
 
 def test_extracttext_reads_the_items_named_or_all(extracting):
