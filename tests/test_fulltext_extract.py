@@ -170,6 +170,10 @@ def test_the_hostile_corpus_fails_file_by_file_and_the_worker_goes_on(
     page = librarian_client.get(reverse("admin:archive_item_change", args=[item.pk]),
                                   secure=True)
     assert page.status_code == 200
+    row = extraction(item, "encrypted.pdf")
+    assert reverse("admin:archive_fileextraction_change", args=[row.pk]) in page.content.decode()
+    assert librarian_client.get(reverse("admin:archive_fileextraction_change", args=[row.pk]),
+                                secure=True).status_code == 200
     assert "encrypted PDF" in page.content.decode()
     assert "good.pdf:" not in page.content.decode()
 
@@ -261,3 +265,9 @@ def test_an_empty_text_bundle_is_read_again_from_the_file(extracting,
             make.upload(("tese.pdf", make.pdf("Texto do arquivo"))),
             deposit.Upload(name="tese.pdf.txt", file=io.BytesIO(b" \n"), bundle="TEXT")])
     assert pages_of(item, "tese.pdf") == [(1, "Texto do arquivo", "layer")]
+    # DSpace's text arriving later (an import updating the item) becomes the file's text.
+    with django_capture_on_commit_callbacks(execute=True):
+        deposit.item_add_files(item=item, uploads=[deposit.Upload(
+            name="tese.pdf.jpg", file=io.BytesIO(make.png()), bundle="THUMBNAIL")])
+    assert extraction(item, "tese.pdf").thumbnail == (
+        f"col/{item.ibi}/bundles/thumbnail/tese.pdf.jpg")

@@ -357,11 +357,17 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
             for u, (sha, size) in zip(uploads, sums, strict=True)]
 
 
-def _read_once_committed(files: list[ItemFile]) -> None:
+def _read_once_committed(item: Item, files: list[ItemFile]) -> None:
     """Once the files' rows commit, their text is read and their thumbnails made, by a
-    worker (apps.py `files_stored`, archive/fulltext/): the work's files only, a TEXT or
-    THUMBNAIL bundle's being what DSpace made of them."""
+    worker (apps.py `files_stored`, archive/fulltext/): the work's files, and those a TEXT or
+    THUMBNAIL file arriving now was made of by DSpace (`tese.pdf` of `tese.pdf.txt`), which
+    become their text and thumbnail."""
     ids = [f.pk for f in files if f.bundle == Bundle.ORIGINAL]
+    made_of = {f.name.rpartition(".")[0] for f in files
+               if f.bundle in (Bundle.TEXT, Bundle.THUMBNAIL)}
+    if made_of:
+        ids += ItemFile.objects.filter(item=item, name__in=made_of).exclude(
+            pk__in=ids).values_list("pk", flat=True)
     transaction.on_commit(lambda: apps.get_app_config("archive").files_stored(ids))
 
 
@@ -563,7 +569,7 @@ def item_deposit(
                     f.item = item
                     f.restricted = f.name in restricted
                 ItemFile.objects.bulk_create(files)
-                _read_once_committed(files)
+                _read_once_committed(item, files)
                 if staged is not None:
                     staging.end(staged)
                 if on_saved is not None:
@@ -714,7 +720,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                 for f in files:
                     f.item = item
                 ItemFile.objects.bulk_create(files)
-                _read_once_committed(files)
+                _read_once_committed(item, files)
                 originals = [f for f in files if f.bundle == Bundle.ORIGINAL]
                 if not item.target_file and originals:
                     item.target_file = originals[0].name
