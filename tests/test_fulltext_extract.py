@@ -72,6 +72,7 @@ def test_nothing_is_read_when_extraction_is_off(settings, django_capture_on_comm
         item = make.item(("tese.pdf", make.pdf("Texto")))
     assert not FileExtraction.objects.filter(file__item=item).exists()
     # …until the beat's run of what is due.
+    assert settings.CELERY_BEAT_SCHEDULE["extract-text"]["task"] == tasks.extract_due.name
     assert list(services.due().values_list("name", flat=True)) == ["tese.pdf"]
     assert tasks.extract_due() == 1
     assert pages_of(item, "tese.pdf") == [(1, "Texto", "layer")]
