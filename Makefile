@@ -48,7 +48,9 @@ run: migrate
 # translation tests run (makemessages), a Java runtime for the Nu HTML checker and Node.js's npm,
 # which installs the checkers (package.json); OpenLDAP's slapd and ldap-utils, which
 # tests/test_ldap.py starts and fills on a free port (the package's own service on port 389 is
-# stopped and disabled), and the headers python-ldap builds against (libldap2-dev, libsasl2-dev).
+# stopped and disabled); ClamAV, whose clamscan the checks before review run (with a signature
+# the tests make); poppler-utils, Tesseract with Portuguese and DejaVu fonts, which extraction,
+# OCR and thumbnails run (the tests render their scanned pages with the fonts).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
@@ -60,9 +62,15 @@ system-packages:
 	command -v clamscan >/dev/null 2>&1 || missing="$$missing clamav"; \
 	test -x /usr/sbin/slapd || missing="$$missing slapd"; \
 	command -v ldapadd >/dev/null 2>&1 || missing="$$missing ldap-utils"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr"; \
+	test -f /usr/share/tesseract-ocr/5/tessdata/por.traineddata \
+	  || test -f /usr/share/tesseract-ocr/4.00/tessdata/por.traineddata \
+	  || missing="$$missing tesseract-ocr-por"; \
+	test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing="$$missing fonts-dejavu-core"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils poppler-utils tesseract-ocr tesseract-ocr-por fonts-dejavu-core"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	  case "$$missing" in *slapd*) \

@@ -47,6 +47,17 @@ class ArchiveConfig(AppConfig):
 
         policy.check_deposit(selectors.workflow_kinds(collection_ids), provenance)
 
+    def files_stored(self, file_ids: list[int]) -> None:
+        """New files committed (deposit/services.py, on commit): a worker reads their text
+        and makes their thumbnails soon (archive/fulltext/tasks.py), unless IBI_EXTRACT_TEXT
+        is off; the beat's `extract_due` does what a lost nudge left."""
+        if not settings.IBI_EXTRACT_TEXT or not file_ids:
+            return
+        from .fulltext import tasks
+        from .web import nudges
+
+        nudges.soon(tasks.extract_files, *file_ids)
+
     def default_collection(self) -> int:
         """The id of the default collection, for Item.save (made if a flush emptied it)."""
         from .communities.services import default_collection

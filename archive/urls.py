@@ -29,6 +29,7 @@ from .site import (
     orcid,
     review,
     submit,
+    thumbnails,
     views,
 )
 
@@ -160,6 +161,8 @@ urlpatterns = [
     path("review/<int:pk>/", review.task_page, name="review_task"),
     # A reader asks for a copy of a closed item's files (archive/access/).
     path("items/<path:ibi>/request", access.item_request, name="item_request"),
+    path("items/<path:ibi>/thumbnails/<str:name>", thumbnails.thumbnail,
+         name="item_thumbnail"),
     path("items/<path:ibi>", views.item_page, name="item"),
     path("col/<path:rest>", downloads.download, name="download"),
     # Memento (RFC 7089 §5): the TimeMap of an edition chain, at the path aggregators use.

@@ -316,6 +316,16 @@ IBI_SUBMISSION_CHECKS_EVERY = env_int("IBI_SUBMISSION_CHECKS_EVERY", 300, low=1,
 IBI_CLAMSCAN = env_str("IBI_CLAMSCAN", "clamscan")
 IBI_CLAMAV_DB = env_str("IBI_CLAMAV_DB", "")
 IBI_VIRUS_SCAN_REQUIRED = env_bool("IBI_VIRUS_SCAN_REQUIRED", False)
+# What is inside the files (archive/fulltext/, issue 37): each new file's text, page by page,
+# and its thumbnail, read by a worker once its deposit commits (off: only `manage.py
+# extracttext` and `manage.py thumbnails` do, and the beat's run of what is due); OCR of the
+# pages without text (Tesseract, Portuguese and English); the wall-clock limit of one job in
+# the sandbox (a file's text, a page's OCR, a thumbnail), past which it is killed and the file
+# fails with that reason; how often the beat extracts what a lost nudge left.
+IBI_EXTRACT_TEXT = env_bool("IBI_EXTRACT_TEXT", True)
+IBI_OCR = env_bool("IBI_OCR", True)
+IBI_EXTRACT_TIMEOUT = env_seconds("IBI_EXTRACT_TIMEOUT", 300.0, low=5, high=3600)
+IBI_EXTRACT_EVERY = env_int("IBI_EXTRACT_EVERY", 300, low=10, high=86400)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.
 CELERY_BEAT_SCHEDULE = {
     # Shortly after midnight: every embargo whose first open day has come is lifted
@@ -360,6 +370,8 @@ CELERY_BEAT_SCHEDULE = {
                       "schedule": crontab(minute=23)},
     "check-submissions": {"task": "archive.tasks.check_submissions",
                           "schedule": float(IBI_SUBMISSION_CHECKS_EVERY)},
+    "extract-text": {"task": "archive.tasks.extract_due",
+                     "schedule": float(IBI_EXTRACT_EVERY)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)

@@ -322,6 +322,144 @@ def png() -> bytes:
             + chunk(b"IDAT", zlib.compress(b"\x00\x00\xff\x00")) + chunk(b"IEND", b""))
 
 
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + kind + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+
+# -- What is inside files (issue 37): documents with known text, and hostile ones ---------------
+
+def pdf_pages(*texts: str) -> bytes:
+    """A real PDF of one page per text (ASCII), each written in Helvetica: its text layer."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for text in texts:
+        writer.add_page(PdfReader(io.BytesIO(pdf(text))).pages[0])
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def raw_pdf(*objects: bytes, trailer: bytes = b"") -> bytes:
+    """A PDF written by hand, object 1 its catalogue: for what pypdf would not write."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s>>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, trailer, xref)
+    return bytes(out)
+
+
+def scanned_pdf(*pages: str, width: int = 1240, height: int = 877) -> bytes:
+    """A PDF of page images without a text layer, as a scanner makes: each text drawn in
+    DejaVu Sans at 150 dpi (Pillow), a line every eight words."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 34)
+    images = []
+    for text in pages:
+        image = Image.new("L", (width, height), 255)
+        draw = ImageDraw.Draw(image)
+        words = text.split()
+        for line in range(0, len(words), 8):
+            draw.text((80, 80 + line // 8 * 60), " ".join(words[line:line + 8]), font=font,
+                      fill=0)
+        images.append(image)
+    out = io.BytesIO()
+    images[0].save(out, "PDF", resolution=150, save_all=True, append_images=images[1:])
+    return out.getvalue()
+
+
+def _zipped(members: dict[str, bytes | str]) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def docx(*pages: str) -> bytes:
+    """A DOCX of one paragraph per page, an explicit page break between them."""
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    brk = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>'
+    body = brk.join(f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>" for text in pages)
+    return _zipped({
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.'
+        'openxmlformats.org/package/2006/content-types"/>',
+        "word/document.xml": f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{w}">'
+        f"<w:body>{body}</w:body></w:document>"})
+
+
+def odt(*pages: str) -> bytes:
+    """An ODT of one paragraph per page, with the soft page breaks LibreOffice writes."""
+    text = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    office = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+    body = "<text:soft-page-break/>".join(f"<text:p>{page}</text:p>" for page in pages)
+    return _zipped({
+        "mimetype": "application/vnd.oasis.opendocument.text",
+        "content.xml": f'<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        f'xmlns:office="{office}" xmlns:text="{text}"><office:body><office:text>{body}'
+        "</office:text></office:body></office:document-content>"})
+
+
+def image_bomb(side: int = 20_000) -> bytes:
+    """A PNG that says it is side × side pixels (a decompression bomb for Pillow) in a few
+    hundred bytes: its header, and a little of its pixels."""
+    return (b"\x89PNG\r\n\x1a\n"
+            + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0))
+            + _png_chunk(b"IDAT", zlib.compress(b"\x00" * 100_000)) + _png_chunk(b"IEND", b""))
+
+
+def hostile_files() -> dict[str, tuple[bytes, str]]:
+    """The hostile corpus (issue 37): name → (bytes, words its failure's reason holds)."""
+    pages = 10_000
+    many = raw_pdf(b"<< /Type /Catalog /Pages 2 0 R >>",
+                   b"<< /Type /Pages /Count %d /Kids [" % pages
+                   + b"".join(b"%d 0 R " % (n + 3) for n in range(pages)) + b"] >>",
+                   *[b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>"] * pages)
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>"
+    javascript = raw_pdf(b"<< /Type /Catalog /Pages 2 0 R /Names << /JavaScript 4 0 R >> >>",
+                         b"<< /Type /Pages /Count 1 /Kids [3 0 R] >>", page,
+                         b"<< /Names [(x) 5 0 R] >>",
+                         b"<< /S /JavaScript /JS (app.alert(1);) >>")
+    form = raw_pdf(b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>",
+                   b"<< /Type /Pages /Count 1 /Kids [3 0 R] >>",
+                   b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Annots [4 0 R] >>",
+                   b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /Rect [0 0 50 20] "
+                   b"/P 3 0 R >>")
+    encrypted = _encrypted_pdf()
+    bomb_xml = _zipped({"word/document.xml": b"<a>" + b" " * (210 << 20) + b"</a>"})
+    return {
+        "empty.pdf": (b"", "0 bytes"),
+        "malformed.pdf": (b"%PDF-1.4\nnot a PDF at all\n%%EOF\n", "not a readable PDF"),
+        "encrypted.pdf": (encrypted, "encrypted"),
+        "ten-thousand-pages.pdf": (many, "10000 pages"),
+        "javascript.pdf": (javascript, "JavaScript"),
+        "form.pdf": (form, "form"),
+        "bomb.png": (image_bomb(), "decompression bomb"),
+        "bomb.docx": (bomb_xml, "inflates to more than"),
+    }
+
+
+def _encrypted_pdf() -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    writer.add_page(PdfReader(io.BytesIO(pdf("secret text"))).pages[0])
+    writer.encrypt("owner-and-user-password")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def clamav_database(folder: Path, sample: bytes) -> Path:
     """A ClamAV signature database of one signature, made by ClamAV's own `sigtool` from
     the MD5 of `sample` (never downloaded): clamscan -d <it> finds files of these bytes."""

@@ -69,6 +69,7 @@ class Closed:
         self.items = [self.embargoed, self.restricted, self.metadata_only, self.open,
                       self.edition, self.translation]
         self.service = services.ensure_archive_service()
+        give_thumbnails()
         self.secrets = self._secrets()
         # Each item as if it came from DSpace (#28): its old links are walked too.
         for n, item in enumerate(self.items, start=1):
@@ -86,6 +87,9 @@ class Closed:
             if item.access_rights == "open" and not row.restricted:
                 continue
             data = marker_of(row)
+            found += [(f"thumbnail of {row.name}", thumbnail_marker(row.name)),
+                      (f"thumbnail URL of {row.name}", f"thumbnails/{quote(row.name)}".encode()),
+                      (f"thumbnail URL of {row.name}", f"thumbnails/{row.name}".encode())]
             found += [(f"bytes of {row.name}", data.strip()),
                       (f"sha256 of {row.name}", hashlib.sha256(data).hexdigest().encode()),
                       (f"URL of {row.name}", f"col/{item.ibi}/doc/{quote(row.name)}".encode()),
@@ -122,6 +126,25 @@ def content(response) -> bytes:
     return response.read_body
 
 
+def thumbnail_marker(name: str) -> bytes:
+    return f"THUMBNAIL-MARKER-{name}-{RUN}".encode()
+
+
+def give_thumbnails() -> None:
+    """Every file of the walk with a thumbnail (issue 37) holding a marker of its own, as
+    archive/fulltext/services.py records one: a closed file's must never show."""
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from archive.fulltext.services import thumbnail_key
+    from archive.models import FileExtraction
+
+    for row in ItemFile.objects.select_related("item"):
+        key = default_storage.save(thumbnail_key(row), ContentFile(thumbnail_marker(row.name)))
+        FileExtraction.objects.update_or_create(file=row, defaults={"thumbnail": key,
+                                                                    "state": "done"})
+
+
 def marker_of(row: ItemFile) -> bytes:
     from archive.deposit import storage
 
@@ -147,6 +170,16 @@ def each_item(template: str) -> Urls:
             for form in (item.ibi, item.ibip):
                 yield template.format(ibi=form)
     return urls
+
+
+def thumbnails(c: Closed) -> Iterator[str]:
+    """Every file's thumbnail (issue 37), by each form of its item's IBI, with a token that
+    opens nothing, and a name the item does not hold."""
+    for row in ItemFile.objects.select_related("item"):
+        for form in (row.item.ibi, row.item.ibip):
+            yield f"/items/{form}/thumbnails/{quote(row.name)}"
+        yield f"/items/{row.item.ibi}/thumbnails/{quote(row.name)}?token=guess"
+    yield f"/items/{c.metadata_only.ibi}/thumbnails/not-{RUN}.pdf"
 
 
 def fixed(*paths: str) -> Urls:
@@ -353,6 +386,8 @@ ROUTES: dict[str, Urls] = {
     "items/<path:ibi>/linkset": each_item("/items/{ibi}/linkset"),
     "items/<path:ibi>/linkset.json": each_item("/items/{ibi}/linkset.json"),
     "items/<path:ibi>/request": each_item("/items/{ibi}/request"),
+    # A file's thumbnail shows what the file holds: as closed as the file (issue 37).
+    "items/<path:ibi>/thumbnails/<str:name>": thumbnails,
     "items/<path:ibi>": lambda c: (*each_item("/items/{ibi}")(c),
                                    *each_item("/items/{ibi}?token=guess")(c),
                                    *each_item("/items/{ibi}?style=ieee")(c)),
@@ -449,6 +484,8 @@ class Walk:
         article = closed.open.files.get(name__startswith="article-")
         self.open_bytes = marker("open-control").strip()
         self.open_url = f"col/{closed.open.ibi}/doc/{article.name}".encode()
+        self.open_thumbnail = thumbnail_marker(article.name)
+        self.open_thumbnail_url = f"/items/{closed.open.ibi}/thumbnails/{article.name}".encode()
 
     def get(self, url: str, method: str = "get", hops: int = 3, **headers) -> None:
         response = getattr(self.client, method)(url, **headers)
@@ -487,6 +524,10 @@ class Walk:
             self.found_open.add("bytes")
         if self.open_url in body:
             self.found_open.add("url")
+        if self.open_thumbnail in body:
+            self.found_open.add("thumbnail")
+        if self.open_thumbnail_url in body:
+            self.found_open.add("thumbnail url")
 
 
 def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
@@ -510,5 +551,5 @@ def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
         walk.get(f"/api/items/{item.ibi}/links/1", "delete", secure=True)
     assert "\n".join(walk.leaks) == ""
     # The control: the walk reached what is open, or it would prove nothing.
-    assert walk.found_open == {"bytes", "url"}
+    assert walk.found_open == {"bytes", "url", "thumbnail", "thumbnail url"}
     assert walk.seen > 1500 and walk.pages > len(OAI_PREFIXES) * 4

@@ -20,7 +20,6 @@ from django.urls import NoReverseMatch, reverse
 from archive.models import Item, PendingUpload
 from tests import factories as make
 
-
 # The sidebar (every app's models, the one a page is about marked `current-model`) is the same
 # on every page but for which row is marked: axe checks it whole on the first pages (the index,
 # and a list, where a row is marked) and leaves it out of the others' checks (a third of a

@@ -127,6 +127,8 @@ FUNCTION_VIEWS = {
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
+    # A file's thumbnail (issue 37): GET and HEAD only.
+    "archive.site.thumbnails.thumbnail": NONE,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
@@ -153,6 +155,9 @@ ADMIN = {
     "AccessAttempt": (NONE, NONE, {"cleanup_expired_attempts": NONE}),
     "AccessLog": (NONE, NONE, {}),
     "AccessFailureLog": (NONE, NONE, {}),
+    # What is inside the files (issue 37): read only; reading a file's text again writes
+    # its pages, never an item.
+    "FileExtraction": (NONE, NONE, {"extract_again": NONE}),
 }
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
@@ -163,6 +168,7 @@ COMMANDS = {
     "createlibrarian": NONE, "createpeer": NONE, "exportbags": NONE, "exportsaf": NONE,
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
     "switchon": NONE,
+    "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
 }
 TASKS = {
     "archive.tasks.copy_item": COPY, "archive.tasks.run_copy_job": COPY,
@@ -176,6 +182,7 @@ TASKS = {
     "archive.tasks.mail_account_mails": NONE,
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
     "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
+    "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

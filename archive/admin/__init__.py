@@ -15,6 +15,7 @@ Django's admin autodiscovery imports this package; each module registers its own
 - access: requests for a copy and their answers, secret links, the audit trail of reads.
 - accounts: people's accounts and their ways in; disabling one (why), erasing the
   personal data of those who asked (LGPD).
+- fulltext: each file's text extraction, the flagged ones (empty, garbage, failed) first.
 - review: roles per collection, workflows, submissions with their tasks and history (read
   only).
 """
@@ -22,6 +23,7 @@ from . import (  # noqa: F401  (register their ModelAdmins)
     access,
     accounts,
     communities,
+    fulltext,
     items,
     profiles,
     registry,

@@ -38,6 +38,7 @@ from .forms import (
     dc_field_name,
     other_field_name,
 )
+from .fulltext import flagged_table
 from .orcid import OrcidInvitationMixin
 
 
@@ -222,8 +223,8 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
             (_("Identification"), {"fields": ["ibi", "ibip", "state", "edition",
                                               "created", "updated", "deleted_at"]}),
             (None, {"fields": ["title", "target_file", "language", "transferable"]}),
-            (_("Files"), {"fields": ["file_table", "upload", "pending"] if editable
-                          else ["file_table"]}),
+            (_("Files"), {"fields": ["file_table", "text_extraction", "upload", "pending"]
+                          if editable else ["file_table", "text_extraction"]}),
             *([self.collections, self.access] if editable else []),
             (_("Links"), {"fields": ["previous_edition", "translation_of"]}),
             # A view-only page (a tombstone) has no form fields to show the values in.
@@ -236,7 +237,7 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
             return []
         # The IBI fields are read-only everywhere; editions are linked at deposit only.
         return ["ibi", "ibip", "state", "edition", "created", "updated", "deleted_at",
-                "file_table", "previous_edition"]
+                "file_table", "text_extraction", "previous_edition"]
 
     @admin.display(description=_("Edition"))
     def edition(self, obj: Item) -> str:
@@ -247,6 +248,10 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
     def dc_values(self, obj: Item) -> str:
         return format_html_join("", "<div>{}: {}</div>",
                                 ((v.element, v.value) for v in obj.dc_values.all()))
+
+    @admin.display(description=_("Text extraction: problems"))
+    def text_extraction(self, obj: Item) -> str:
+        return flagged_table(obj)
 
     @admin.display(description=_("Files"))
     def file_table(self, obj: Item) -> str:

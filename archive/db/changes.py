@@ -10,7 +10,9 @@ writes to ``archive_dcvalue`` and ``archive_itemsearch``, what search and its fa
 that search results kept under the token are never stale either, even after a write that leaves
 an item's search entry as it was (a value's case changed); and so do writes to
 ``archive_registeredarchive`` (an Archive included or excluded), what the resolver's
-remembered answers of other Archives rest on (migration 0022). An
+remembered answers of other Archives rest on (migration 0022); and so does a file's thumbnail
+appearing, changing or going (``archive_fileextraction``, migration 0050), which item pages
+show. An
 answer is used only under the token it was built under, and built only after its token was
 read, so it is never older than its token. The site's item pages keep what they show the same
 way, in a `Store` of their own (archive/site/views.py), and search keeps its results in the

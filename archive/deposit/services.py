@@ -357,6 +357,20 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
             for u, (sha, size) in zip(uploads, sums, strict=True)]
 
 
+def _read_once_committed(item: Item, files: list[ItemFile]) -> None:
+    """Once the files' rows commit, their text is read and their thumbnails made, by a
+    worker (apps.py `files_stored`, archive/fulltext/): the work's files, and those a TEXT or
+    THUMBNAIL file arriving now was made of by DSpace (`tese.pdf` of `tese.pdf.txt`), which
+    become their text and thumbnail."""
+    ids = [f.pk for f in files if f.bundle == Bundle.ORIGINAL]
+    made_of = {f.name.rpartition(".")[0] for f in files
+               if f.bundle in (Bundle.TEXT, Bundle.THUMBNAIL)}
+    if made_of:
+        ids += ItemFile.objects.filter(item=item, name__in=made_of).exclude(
+            pk__in=ids).values_list("pk", flat=True)
+    transaction.on_commit(lambda: apps.get_app_config("archive").files_stored(ids))
+
+
 def _full_clean(item: Item) -> None:
     try:
         # is_archive_service: services never create the archive service, and checking its
@@ -555,6 +569,7 @@ def item_deposit(
                     f.item = item
                     f.restricted = f.name in restricted
                 ItemFile.objects.bulk_create(files)
+                _read_once_committed(item, files)
                 if staged is not None:
                     staging.end(staged)
                 if on_saved is not None:
@@ -705,6 +720,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                 for f in files:
                     f.item = item
                 ItemFile.objects.bulk_create(files)
+                _read_once_committed(item, files)
                 originals = [f for f in files if f.bundle == Bundle.ORIGINAL]
                 if not item.target_file and originals:
                     item.target_file = originals[0].name
@@ -891,6 +907,9 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # Accounts (issue 36): theirs to disable, enable and erase (LGPD),
                          # and their ways in to read.
                          "view_account", "change_account", "view_identity",
+                         # What is inside the files (issue 37): how each file's text
+                         # extraction went, the flagged ones theirs to look at.
+                         "view_fileextraction",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

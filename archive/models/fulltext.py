@@ -22,6 +22,8 @@ class FileExtraction(models.Model):
         DONE = "done", _("text extracted")
         EMPTY = "empty", _("no text found")
         FAILED = "failed", pgettext_lazy("text extraction state", "failed")
+        # A file of a kind without text to extract (a dataset, audio): nothing to flag.
+        SKIPPED = "skipped", _("no text to extract")
 
     file = models.OneToOneField(ItemFile, on_delete=models.CASCADE, related_name="extraction",
                                 verbose_name=_("file"))
@@ -35,6 +37,11 @@ class FileExtraction(models.Model):
     flagged = models.BooleanField(_("flagged"), default=False, db_index=True)
     started = models.DateTimeField(_("started"), null=True, blank=True)
     finished = models.DateTimeField(_("finished"), null=True, blank=True)
+    # The storage key of the file's thumbnail (archive/fulltext/services.py): one made here
+    # under thumbnails/, or the THUMBNAIL bundle's file DSpace made; "" for none.
+    thumbnail = models.CharField(_("thumbnail"), max_length=1024, blank=True, default="")
+    thumbnail_problem = models.CharField(_("thumbnail problem"), max_length=500, blank=True,
+                                         default="")
 
     class Meta:
         verbose_name = _("text extraction")

@@ -16,6 +16,7 @@
 - submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
   one, through the review's services.
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
+- thumbnails: a file's thumbnail, for whom the access policy lets see it.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "orcid", "review", "submit", "views"]
+           "metadata_formats", "orcid", "review", "submit", "thumbnails", "views"]

@@ -19,6 +19,7 @@ from ..deposit import links, selectors
 from ..models import Collection, Item
 from ..search import selectors as searching
 from ..web.addresses import base_url
+from . import thumbnails
 from .views import PAGE_SIZE, _facet_links, _figure
 
 FEED_SIZE = 20
@@ -43,7 +44,8 @@ def collection_page(request: HttpRequest, slug: str) -> HttpResponse:
     criteria = {"collection": slug}
     results = searching.find(sort="newest", **criteria)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = searching.in_order(selectors.summaries(), list(page.object_list))
+    page.object_list = thumbnails.for_lists(
+        searching.in_order(selectors.summaries(), list(page.object_list)))
     return render(request, "archive/site/collection.html", {
         "collection": collection,
         "ancestors": [*tree.ancestors(collection.community), collection.community],

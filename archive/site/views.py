@@ -28,6 +28,7 @@ from ..accounts import selectors as accounts
 from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import links, selectors
+from ..fulltext import selectors as fulltext
 from ..metadata import cite, citing, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
@@ -37,6 +38,7 @@ from ..resolver import memento
 from ..search import selectors as searching
 from ..web import readers
 from ..web.addresses import base_url
+from . import thumbnails
 from .access import closed
 
 PAGE_SIZE = 20
@@ -88,7 +90,8 @@ def search(request: HttpRequest) -> HttpResponse:
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
     details = selectors.summaries(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
-    page.object_list = [by_pk[pk] for pk in page.object_list if pk in by_pk]
+    page.object_list = thumbnails.for_lists(
+        [by_pk[pk] for pk in page.object_list if pk in by_pk])
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
     return render(request, "archive/site/search.html", {
         "form": form, "page": page, "criteria": criteria,
@@ -187,14 +190,18 @@ def _files(request: HttpRequest, item: Item, reading: readers.Reading) -> list[d
     if not policy.shows_files(reader, level):
         return []
     token = {"token": request.GET["token"]} if reading.link is not None else None
+    thumbnailed = fulltext.thumbnailed_names(reader, item)
     found = []
     for f in item.files.all():
         readable = policy.may_read(reader, item.pk, level, f.restricted)
         url = links.file_url(item.ibi, f.name, base_url(request)) if readable else None
+        thumbnail = thumbnails.url(item, f.name) if f.name in thumbnailed else ""
         if url and token:
             url = f"{url}?{urlencode(token)}"
+            thumbnail = thumbnail and f"{thumbnail}?{urlencode(token)}"
         found.append({"file": f, "url": url, "is_target": f.name == item.target_file,
-                      "closed": not policy.is_open(level, f.restricted)})
+                      "closed": not policy.is_open(level, f.restricted),
+                      "thumbnail": thumbnail})
     return found
 
 
