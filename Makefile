@@ -43,9 +43,10 @@ system-packages:
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	command -v clamscan >/dev/null 2>&1 || missing="$$missing clamav"; \
+	command -v xmlsec1 >/dev/null 2>&1 || missing="$$missing xmlsec1"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav xmlsec1"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi

@@ -6,6 +6,7 @@ variable, so a typo in production stops the start instead of running with a sile
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
@@ -74,6 +75,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def env_json(name: str, default: dict) -> dict:
+    """A JSON object, e.g. IBI_SAML_AFFILIATION_GROUPS='{"student": ["Submitters"]}'."""
+    value = _raw(name)
+    if not value:
+        return default
+    try:
+        found = json.loads(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: not JSON ({exc})") from None
+    if not isinstance(found, dict):
+        raise ImproperlyConfigured(f"{name}: give a JSON object {{…}}")
+    return found
 
 
 def env_emails(name: str) -> list[str]:

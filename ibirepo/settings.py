@@ -23,6 +23,7 @@ from .env import (
     env_email,
     env_emails,
     env_granularity,
+    env_json,
     env_hostname,
     env_int,
     env_ip,
@@ -114,6 +115,29 @@ AUTH_PASSWORD_VALIDATORS = [
 # Links mailed to prove an address or to set a new password work this long (Django's setting,
 # also read by archive/accounts/ for verification links), in seconds.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 86400, low=600, high=30 * 86400)
+
+# --- Institutional login: a SAML 2.0 service provider in a federation such as CAFe -----------
+# (archive/accounts/saml.py, federation.py; docs/operators/settings.md). Off unless
+# IBI_SAML_METADATA names the federation's metadata aggregate (a file or an https URL), which
+# must be signed by the certificate IBI_SAML_METADATA_CERT and carry a validUntil to come.
+IBI_SAML_METADATA = env_str("IBI_SAML_METADATA", "")
+IBI_SAML_METADATA_CERT = env_str("IBI_SAML_METADATA_CERT", "")
+IBI_SAML_METADATA_EVERY = env_int("IBI_SAML_METADATA_EVERY", 3600, low=60, high=7 * 86400)
+IBI_SAML_METADATA_MAX_BYTES = env_int("IBI_SAML_METADATA_MAX_BYTES", 64 * 1024 * 1024,
+                                      low=1024, high=1024 * 1024 * 1024)
+# This service provider: its entityID (by default its metadata's URL on IBI_SAML_BASE_URL),
+# the key and certificate it signs requests and decrypts assertions with.
+IBI_SAML_BASE_URL = env_str("IBI_SAML_BASE_URL", "http://localhost:8000").rstrip("/")
+IBI_SAML_ENTITY_ID = env_str("IBI_SAML_ENTITY_ID", f"{IBI_SAML_BASE_URL}/saml/metadata/")
+IBI_SAML_KEY = env_str("IBI_SAML_KEY", "")
+IBI_SAML_CERT = env_str("IBI_SAML_CERT", "")
+# The attribute that names a person, per identity provider's entityID (JSON):
+# eduPersonPrincipalName (the default), subject-id or pairwise-id.
+IBI_SAML_IDENTIFIERS = env_json("IBI_SAML_IDENTIFIERS", {})
+# Affiliation values (brEduAffiliationType, eduPersonAffiliation) → names of the groups that
+# hold roles in collections (JSON), e.g. {"student": ["Submitters"]}.
+IBI_SAML_AFFILIATION_GROUPS = env_json("IBI_SAML_AFFILIATION_GROUPS", {})
+XMLSEC1 = env_str("XMLSEC1", "/usr/bin/xmlsec1")
 
 ROOT_URLCONF = "ibirepo.urls"
 WSGI_APPLICATION = "ibirepo.wsgi.application"
@@ -285,6 +309,10 @@ CELERY_BEAT_SCHEDULE = {
                       "schedule": crontab(minute=23)},
     "check-submissions": {"task": "archive.tasks.check_submissions",
                           "schedule": float(IBI_SUBMISSION_CHECKS_EVERY)},
+    # The federation's metadata aggregate, fetched and checked again (archive/accounts/
+    # federation.py; `manage.py refreshsamlmetadata` does the same at any time).
+    "refresh-saml-metadata": {"task": "archive.tasks.refresh_saml_metadata",
+                              "schedule": float(IBI_SAML_METADATA_EVERY)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)

@@ -115,6 +115,10 @@ FUNCTION_VIEWS = {
     "archive.resolver.views.inspection.inspect": NONE,
     "archive.site.accounts.account": NONE, "archive.site.accounts.signup": NONE,
     "archive.site.accounts.verify_sent": NONE, "archive.site.accounts.verify": NONE,
+    # /saml/ (issue 36): signing in and out through an institution; accounts, no items.
+    "archive.site.saml.discovery": NONE, "archive.site.saml.metadata": NONE,
+    "archive.site.saml.login": NONE, "archive.site.saml.acs": NONE,
+    "archive.site.saml.logout": NONE, "archive.site.saml.sls": NONE,
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
@@ -149,7 +153,7 @@ COMMANDS = {
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,
     "createlibrarian": NONE, "createpeer": NONE, "exportbags": NONE, "exportsaf": NONE,
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
-    "switchon": NONE,
+    "switchon": NONE, "refreshsamlmetadata": NONE,
 }
 TASKS = {
     "archive.tasks.copy_item": COPY, "archive.tasks.run_copy_job": COPY,
@@ -160,7 +164,7 @@ TASKS = {
     "archive.tasks.mail_request_notices": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
-    "archive.tasks.mail_account_mails": NONE,
+    "archive.tasks.mail_account_mails": NONE, "archive.tasks.refresh_saml_metadata": NONE,
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.

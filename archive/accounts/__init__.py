@@ -8,8 +8,11 @@ LDAP) is another that calls the same `services.create_account`, its address alre
 - selectors: an account by address, its verified state, the roles a person holds
 - tokens: the signed, expiring links that verify an address (pure: django.core.signing)
 - backends: Django's ModelBackend that also takes an email address, in any case
-- tasks: the beat's retry of the mails a mail server refused
+- tasks: the beat's retry of the mails a mail server refused, the federation's metadata
+  refreshed
+- federation: the SAML federation's metadata aggregate (CAFe), fetched, checked, kept
+- saml: signing in through a SAML identity provider of the federation (pysaml2)
 
 The models are archive/models/accounts.py.
 """
-__all__ = ["backends", "selectors", "services", "tasks", "tokens"]
+__all__ = ["backends", "federation", "saml", "selectors", "services", "tasks", "tokens"]

@@ -24,7 +24,7 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
-from .accounts import Account, AccountMail, Identity
+from .accounts import Account, AccountMail, FederationMetadata, Identity
 from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
@@ -71,6 +71,6 @@ __all__ = [
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "Role", "Submission", "Task", "Transition", "Workflow",
-    "Account", "AccountMail", "Identity",
+    "Account", "AccountMail", "FederationMetadata", "Identity",
     "CheckName", "SubmissionCheck", "accepted_formats",
 ]

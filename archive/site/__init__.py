@@ -12,8 +12,10 @@
 - communities: the pages of communities and collections, and the collections' feeds.
 - accounts: /accounts/, the pages of people who are not staff: sign-up, verification of
   their address, sign-in and out, passwords, their own page.
+- saml: /saml/, institutional login (CAFe): the discovery page, the request to the
+  institution, its answer, single logout, this service provider's metadata.
 - submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
   one, through the review's services.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "submit", "views"]
+           "metadata_formats", "saml", "submit", "views"]
