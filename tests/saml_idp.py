@@ -116,7 +116,7 @@ def aggregate(descriptors: list[str], *, valid_until: datetime, signer: KeyPair 
 def sign_assertion(xml: str, keys: KeyPair) -> str:
     """`xml` (a Response) with its assertion signed anew by `keys`: the template that pysaml2
     left in it filled again, so a change made to the assertion is signed as the IdP would."""
-    assertion_id = re.search(r'<saml:Assertion[^>]* ID="([^"]+)"', xml).group(1)
+    assertion_id = re.search(r'<(?:\w+:)?Assertion[^>]* ID="([^"]+)"', xml).group(1)
     source = keys.key.parent / "to-sign.xml"
     source.write_text(xml)
     done = subprocess.run([XMLSEC1, "--sign", "--privkey-pem", f"{keys.key},{keys.cert}",

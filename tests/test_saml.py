@@ -154,3 +154,185 @@ def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliatio
     assert browser.post(browser.response(faculty)).status_code == 302
     assert User.objects.get() == user
     assert sorted(g.name for g in user.groups.all()) == ["Reviewers", "Submitters"]
+
+
+def test_an_account_with_the_address_the_institution_vouches_for_is_linked(browser):
+    mine = make.account("ana.silva@uni.br", name="Ana S.")
+    assert browser.post(browser.response()).status_code == 302
+    assert User.objects.get() == mine and Identity.objects.get().user == mine
+
+
+def test_an_address_outside_the_institutions_scope_links_nothing(browser):
+    """An IdP speaks for its own scopes only (shibmd:Scope): uni.br cannot take over the
+    account of an address at another university."""
+    theirs = make.account("bruno@ufscar.br", name="Bruno")
+    outside = {**STUDENT, "mail": ["bruno@ufscar.br"]}
+    page = refused(browser.post(browser.response(outside)), status=409)
+    assert "account has this address" in page
+    assert list(User.objects.all()) == [theirs] and not Identity.objects.exists()
+
+
+def test_the_identifying_attribute_is_the_one_configured_for_the_idp(browser):
+    identity = {"subject-id": ["8f2a@ufscar.br"], "mail": ["carla@ufscar.br"],
+                "cn": ["Carla"], "eduPersonPrincipalName": ["carla@ufscar.br"]}
+    xml = browser.response(identity, idp=OTHER_IDP,
+                           in_response_to=browser.request_id(OTHER_IDP))
+    assert browser.post(xml).status_code == 302
+    assert Identity.objects.get().subject == "8f2a@ufscar.br"
+
+
+def test_an_idp_that_releases_too_little_gets_a_page_naming_what_is_missing(browser):
+    page = refused(browser.post(browser.response({"cn": ["Ana"], "mail": ["a@uni.br"]})))
+    assert "<code>eduPersonPrincipalName</code>" in page and "<code>mail</code>" not in page
+    nothing_made()
+    # …in Portuguese for a Brazilian browser.
+    browser.client.cookies["django_language"] = "pt-br"
+    page = refused(browser.post(browser.response({"cn": ["Ana"]})))
+    assert "<code>eduPersonPrincipalName</code>" in page and "<code>mail</code>" in page
+    assert "Sua instituição não liberou" in page
+    nothing_made()
+
+
+# --- The hostile catalogue: none of these signs anyone in ---------------------------------
+
+def test_an_unsigned_assertion_is_refused(browser):
+    refused(browser.post(browser.response(sign=False)))
+    nothing_made()
+
+
+def test_an_assertion_signed_by_a_key_not_in_the_metadata_is_refused(browser, world):
+    xml = stand_in.sign_assertion(browser.response(), world["keys"]["stranger"])
+    refused(browser.post(xml))
+    nothing_made()
+
+
+@pytest.mark.parametrize("change", [
+    (r"(<(?:\w+:)?Audience>)[^<]+", rf"\g<1>{OTHER_SP}"),
+    (r'Recipient="[^"]+"', 'Recipient="https://evil.example/acs/"'),
+], ids=["audience", "recipient"])
+def test_a_signed_assertion_for_another_audience_or_recipient_is_refused(browser, world,
+                                                                          change):
+    """The IdP's own signature over the changed assertion: only the value is wrong."""
+    tampered = re.sub(change[0], change[1], browser.response(), count=1)
+    xml = stand_in.sign_assertion(tampered, world["keys"]["idp"])
+    refused(browser.post(xml))
+    nothing_made()
+
+
+def test_a_response_to_another_destination_is_refused(browser):
+    refused(browser.post(browser.response(destination="https://evil.example/acs/")))
+    nothing_made()
+
+
+def test_an_assertion_for_another_sp_is_refused(browser):
+    refused(browser.post(browser.response(audience=OTHER_SP,
+                                          destination="https://other-sp.example.org/acs")))
+    nothing_made()
+
+
+def _times(xml: str, moved: timedelta) -> str:
+    def move(match):
+        when = datetime.strptime(match.group(2)[:19], "%Y-%m-%dT%H:%M:%S") + moved
+        return f'{match.group(1)}="{when:%Y-%m-%dT%H:%M:%SZ}"'
+    return re.sub(r'(IssueInstant|NotBefore|NotOnOrAfter|AuthnInstant|SessionNotOnOrAfter)'
+                  r'="([^"]+)"', move, xml)
+
+
+@pytest.mark.parametrize("moved", [timedelta(hours=-2), timedelta(hours=2)],
+                         ids=["expired", "not-yet-valid"])
+def test_an_assertion_outside_its_validity_is_refused(browser, world, moved):
+    xml = stand_in.sign_assertion(_times(browser.response(), moved), world["keys"]["idp"])
+    refused(browser.post(xml))
+    nothing_made()
+
+
+def test_a_replayed_assertion_is_refused_even_when_its_request_is_outstanding(browser):
+    request_id = browser.request_id()
+    xml = browser.response(in_response_to=request_id)
+    assert browser.post(xml).status_code == 302
+    # Played again in a session that (somehow) still waits for that request: the assertion's
+    # ID, remembered in the shared cache, refuses it.
+    thief = Browser(browser.world)
+    session = thief.client.session
+    session["_saml2_outstanding_queries"] = {request_id: "/"}
+    session.save()
+    page = refused(thief.post(xml))
+    assert "used already" in page
+    assert User.objects.count() == 1
+
+
+def _evil(xml: str) -> str:
+    """The assertion with another person's ePPN, its signature left as it was."""
+    return xml.replace("ana@uni.br", "reitor@uni.br")
+
+
+def test_signature_wrapping_a_forged_assertion_beside_the_signed_one_is_refused(browser):
+    xml = browser.response()
+    signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
+    forged = _evil(signed).replace('ID="', 'ID="forged-', 1)
+    refused(browser.post(xml.replace(signed, forged + signed)))
+    nothing_made()
+
+
+def test_signature_wrapping_the_signed_assertion_hidden_in_the_forged_one_is_refused(browser):
+    xml = browser.response()
+    signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
+    forged = _evil(signed)
+    forged = re.sub(r"<(\w+:)?Signature.*</(\w+:)?Signature>", "", forged, flags=re.S)
+    hidden = re.sub(r"(</(\w+:)?Issuer>)", lambda m: f"{m.group(1)}<{m.group(2)}Advice>"
+                    f"{signed}</{m.group(2)}Advice>", forged, count=1)
+    refused(browser.post(xml.replace(signed, hidden)))
+    nothing_made()
+
+
+def test_signature_wrapping_the_forged_assertion_in_the_extensions_is_refused(browser):
+    xml = browser.response()
+    signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
+    forged = re.sub(r"<(\w+:)?Signature.*</(\w+:)?Signature>", "", _evil(signed), flags=re.S)
+    wrapped = re.sub(r"(</(\w+:)?Issuer>)", lambda m: f"{m.group(1)}<ns0:Extensions>"
+                     f"{forged}</ns0:Extensions>", xml, count=1)
+    refused(browser.post(wrapped))
+    nothing_made()
+
+
+def test_a_comment_inside_the_eppn_is_refused(browser, world):
+    """The IdP signs `ana@uni.br.evil` (the attacker's own); a comment leaves the signature
+    whole (c14n drops it) and would read as ana@uni.br to a parser that stops at it."""
+    mine = make.account("ana.silva@uni.br")
+    evil = {**STUDENT, "eduPersonPrincipalName": ["ana@uni.br.evil"], "mail": ["x@uni.br"]}
+    xml = browser.response(evil).replace("ana@uni.br.evil", "ana@uni.br<!-- -->.evil")
+    refused(browser.post(xml))
+    assert list(User.objects.all()) == [mine] and not Identity.objects.exists()
+
+
+def test_an_idp_the_federation_does_not_list_is_refused(browser):
+    refused(browser.post(browser.response(idp=EVIL_IDP)))
+    nothing_made()
+    refused(browser.client.get("/saml/login/", {"idp": EVIL_IDP}, secure=True), status=400)
+
+
+@pytest.mark.parametrize("doctype", [
+    '<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+    '<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+    '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',
+], ids=["xxe", "entity-expansion"])
+def test_a_doctype_is_refused(browser, doctype):
+    xml = browser.response()
+    xml = re.sub(r"^(<\?xml[^>]*\?>)?", lambda m: (m.group(0) or "") + doctype, xml, count=1)
+    xml = xml.replace("ana@uni.br", "&x;" if "SYSTEM" in doctype else "&c;", 1)
+    refused(browser.post(xml))
+    nothing_made()
+
+
+def test_garbage_is_refused_with_a_page_never_a_500(browser):
+    for value in ("", "not base64 !", stand_in.encoded("<a>"), "A" * 400_000):
+        answer = browser.client.post("/saml/acs/", {"SAMLResponse": value}, secure=True)
+        refused(answer)
+    nothing_made()
+
+
+def test_a_response_nobody_asked_for_is_refused(browser, world):
+    xml = world["idps"][IDP].response(STUDENT, in_response_to="never-asked", destination=ACS,
+                                      audience=SP)
+    refused(browser.post(xml))
+    nothing_made()

@@ -89,7 +89,13 @@ class UnknownProvider(Refusal):
 
 
 class ResponseRefused(Forbidden):
+    """The answer fails a check; `detail` (English, for the log) says which."""
+
     message = gettext_lazy("the institution's answer was not accepted")
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__()
+        self.detail = detail
 
 
 class Replayed(ResponseRefused):
@@ -336,11 +342,17 @@ def finish(*, saml_response: str, relay_state: str, session) -> SignedIn:
     client = Saml2Client(sp_config(metadata), identity_cache=IdentityCache(session))
     try:
         response = client.parse_authn_request_response(
-            saml_response, saml2.BINDING_HTTP_POST, queries.outstanding_queries())
+            saml_response, saml2.BINDING_HTTP_POST, queries.outstanding_queries(),
+            conv_info={"entity_id": settings.IBI_SAML_ENTITY_ID})
     except Exception as exc:  # pysaml2 says "no" in many classes; each one is a refusal
         raise ResponseRefused(f"{type(exc).__name__}: {exc}"[:300]) from None
     if response is None or response.assertion is None:
         raise ResponseRefused("no assertion")
+    # pysaml2 takes the SP's entityID for a Recipient too: here, the ACS's URL only.
+    recipients = {sc.subject_confirmation_data.recipient
+                  for sc in response.assertion.subject.subject_confirmation}
+    if recipients != {acs_url()}:
+        raise ResponseRefused(f"recipients {sorted(map(str, recipients))}")
     issuer = response.issuer()
     provider = _provider(metadata, issuer)
     seen = hashlib.sha256(f"{issuer} {response.assertion.id}".encode()).hexdigest()

@@ -45,9 +45,9 @@ def _private(response: HttpResponse) -> HttpResponse:
 
 def _refused(request: HttpRequest, exc: Refusal) -> HttpResponse:
     reference = uuid.uuid4().hex[:12]
-    logger.warning("SAML sign-in refused [%s]: %s: %s", reference, type(exc).__name__,
-                   exc.args[0] if exc.args else exc)
-    context = {"reason": str(type(exc).message), "reference": reference,
+    logger.warning("SAML sign-in refused [%s]: %s: %s %s", reference, type(exc).__name__, exc,
+                   getattr(exc, "detail", ""))
+    context = {"reason": str(exc), "reference": reference,
                "missing": getattr(exc, "missing", None)}
     return _private(render(request, "archive/accounts/saml_refused.html", context,
                            status=exc.status))
@@ -119,7 +119,7 @@ def acs(request: HttpRequest) -> HttpResponse:
 def logout(request: HttpRequest) -> HttpResponse:
     """Signed out here, then at the institution when it offers single logout."""
     location = saml.logout_location(session=request.session)
-    kept = {key: request.session[key] for key in ("_state", "_identities")
+    kept = {key: request.session[key] for key in ("_saml2_state", "_saml2_identities")
             if key in request.session}
     auth.logout(request)
     request.session.update(kept)
