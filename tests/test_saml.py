@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import saml2
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 from django.core.management import call_command
@@ -336,3 +338,100 @@ def test_a_response_nobody_asked_for_is_refused(browser, world):
                                       audience=SP)
     refused(browser.post(xml))
     nothing_made()
+
+
+# --- The federation's aggregate ------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ["expired", "unsigned", "stranger"])
+def test_a_refused_aggregate_keeps_the_last_good_one(world, federation_kept, settings, bad):
+    settings.IBI_SAML_METADATA = str(world["aggregates"][bad])
+    with pytest.raises(federation.AggregateRefused):
+        federation.refresh()
+    assert FederationMetadata.objects.get().sha256 == federation_kept.sha256
+    assert len(federation.current().providers) == 2
+    # The command says why and fails; the beat's task returns False; neither changes a thing.
+    with pytest.raises(CommandError, match="refused"):
+        call_command("refreshsamlmetadata")
+    from archive.accounts import tasks
+    assert tasks.refresh_saml_metadata.delay().get() is False
+    assert FederationMetadata.objects.get().sha256 == federation_kept.sha256
+
+
+def test_an_aggregate_changed_after_signing_or_with_a_doctype_is_refused(world, tmp_path):
+    good = world["aggregates"]["good"].read_bytes()
+    cert = str(world["keys"]["federation"].cert)
+    assert federation.check_aggregate(good, cert_file=cert).providers[0]["scopes"] == ["uni.br"]
+    for bad in (good.replace(b"idp.uni.br", b"idp.evil.br"),
+                good.replace(b"?>", b'?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+                             1),
+                # Signed, but the signature's reference names another element than the root.
+                good.replace(b'URI="#fed-good"', b'URI="#other"')):
+        with pytest.raises(federation.AggregateRefused):
+            federation.check_aggregate(bad, cert_file=cert)
+
+
+def test_the_command_keeps_a_good_aggregate_and_says_so(world, capsys):
+    call_command("refreshsamlmetadata")
+    assert "2 identity providers" in capsys.readouterr().out
+    assert FederationMetadata.objects.count() == 1
+
+
+def test_with_the_aggregate_expired_nobody_signs_in(browser):
+    request_id = browser.request_id()
+    FederationMetadata.objects.update(valid_until=datetime.now(UTC) - timedelta(minutes=1))
+    refused(browser.post(browser.response(in_response_to=request_id)), status=404)
+    nothing_made()
+    page = browser.client.get("/saml/", secure=True).content.decode()
+    assert "not available now" in page
+
+
+# --- The pages ---------------------------------------------------------------------------
+
+def test_the_sp_metadata_names_the_acs_the_logout_service_and_the_keys(client, world):
+    answer = client.get("/saml/metadata/", secure=True)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "application/samlmetadata+xml"
+    xml = answer.content.decode()
+    assert f'entityID="{SP}"' in xml and f'Location="{ACS}"' in xml
+    assert f'Location="{BASE}/saml/sls/"' in xml
+    assert world["keys"]["sp"].cert_base64[:60] in xml.replace("\n", "")
+
+
+def test_the_discovery_page_lists_and_searches_the_federations_institutions(browser):
+    browser.client.cookies["django_language"] = "pt-br"
+    page = browser.client.get("/saml/", {"next": "/submit/"}, secure=True).content.decode()
+    assert page.index("Universidade Exemplo") < page.index("Universidade Federal de São Carlos")
+    assert "idp=https%3A%2F%2Fidp.uni.br%2Fidp&amp;next=%2Fsubmit%2F" in page
+    found = browser.client.get("/saml/", {"q": "sao carlos"}, secure=True).content.decode()
+    assert "São Carlos" in found and "Universidade Exemplo" not in found
+    browser.client.cookies["django_language"] = "en"
+    english = browser.client.get("/saml/", secure=True).content.decode()
+    assert "Example University" in english
+    login = browser.client.get("/accounts/login/", {"next": "/submit/"}, secure=True)
+    assert '/saml/?next=%2Fsubmit%2F"' in login.content.decode()
+
+
+def test_next_never_leads_to_another_site(browser):
+    request_id = browser.request_id(next_path="https://evil.example/")
+    answer = browser.post(browser.response(in_response_to=request_id),
+                          relay_state="https://evil.example/")
+    assert answer.status_code == 302 and answer["Location"] == "/accounts/"
+
+
+def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(browser, world):
+    assert browser.post(browser.response()).status_code == 302
+    answer = browser.client.post("/saml/logout/", secure=True)
+    assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
+    assert "_auth_user_id" not in browser.client.session
+    # The IdP reads our request and answers it; the answer is taken.
+    server = world["idps"][IDP].server
+    query = {k: v[0] for k, v in parse_qs(urlsplit(answer["Location"]).query).items()}
+    request = server.parse_logout_request(query["SAMLRequest"], saml2.BINDING_HTTP_REDIRECT)
+    reply = server.create_logout_response(request.message, [saml2.BINDING_HTTP_REDIRECT])
+    info = server.apply_binding(saml2.BINDING_HTTP_REDIRECT, reply, f"{BASE}/saml/sls/",
+                                response=True)
+    back = urlsplit(dict(info["headers"])["Location"])
+    done = browser.client.get("/saml/sls/?" + back.query, secure=True)
+    assert done.status_code == 302 and done["Location"] == "/"
+    # A logout request nobody signed is refused, with a page.
+    refused(browser.client.get("/saml/sls/", {"SAMLRequest": "bm9uZQ=="}, secure=True))
