@@ -23,10 +23,10 @@ from .env import (
     env_email,
     env_emails,
     env_granularity,
-    env_json,
     env_hostname,
     env_int,
     env_ip,
+    env_json,
     env_list,
     env_networks,
     env_peer_tokens,
@@ -127,7 +127,7 @@ IBI_SAML_METADATA_MAX_BYTES = env_int("IBI_SAML_METADATA_MAX_BYTES", 64 * 1024 *
                                       low=1024, high=1024 * 1024 * 1024)
 # This service provider: its entityID (by default its metadata's URL on IBI_SAML_BASE_URL),
 # the key and certificate it signs requests and decrypts assertions with.
-IBI_SAML_BASE_URL = env_str("IBI_SAML_BASE_URL", "http://localhost:8000").rstrip("/")
+IBI_SAML_BASE_URL = str(env_str("IBI_SAML_BASE_URL", "http://localhost:8000")).rstrip("/")
 IBI_SAML_ENTITY_ID = env_str("IBI_SAML_ENTITY_ID", f"{IBI_SAML_BASE_URL}/saml/metadata/")
 IBI_SAML_KEY = env_str("IBI_SAML_KEY", "")
 IBI_SAML_CERT = env_str("IBI_SAML_CERT", "")

@@ -67,7 +67,9 @@ def idp_descriptor(entity_id: str, keys: KeyPair, *, names: dict[str, str],
   <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
     <md:Extensions><shibmd:Scope regexp="false">{scope}</shibmd:Scope>
       <mdui:UIInfo>{display}</mdui:UIInfo></md:Extensions>
-    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>{keys.cert_base64}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>
+      <ds:X509Certificate>{keys.cert_base64}</ds:X509Certificate>
+    </ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
     <md:SingleLogoutService Binding="{saml2.BINDING_HTTP_REDIRECT}" Location="{entity_id}/slo"/>
     <md:SingleSignOnService Binding="{saml2.BINDING_HTTP_REDIRECT}" Location="{entity_id}/sso"/>
   </md:IDPSSODescriptor>

@@ -58,8 +58,8 @@ def world(tmp_path_factory):
     other_sp_metadata = re.sub(r'entityID="[^"]+"', f'entityID="{OTHER_SP}"',
                                sp_metadata.replace(ACS, "https://other-sp.example.org/acs"))
     descriptors = [
-        stand_in.idp_descriptor(IDP, keys["idp"], scope="uni.br",
-                                names={"pt-br": "Universidade Exemplo", "en": "Example University"}),
+        stand_in.idp_descriptor(IDP, keys["idp"], scope="uni.br", names={
+            "pt-br": "Universidade Exemplo", "en": "Example University"}),
         stand_in.idp_descriptor(OTHER_IDP, keys["other_idp"], scope="ufscar.br",
                                 names={"pt-br": "Universidade Federal de São Carlos"}),
     ]
@@ -234,7 +234,7 @@ def test_an_assertion_for_another_sp_is_refused(browser):
 
 def _times(xml: str, moved: timedelta) -> str:
     def move(match):
-        when = datetime.strptime(match.group(2)[:19], "%Y-%m-%dT%H:%M:%S") + moved
+        when = datetime.strptime(match.group(2)[:19] + "+0000", "%Y-%m-%dT%H:%M:%S%z") + moved
         return f'{match.group(1)}="{when:%Y-%m-%dT%H:%M:%SZ}"'
     return re.sub(r'(IssueInstant|NotBefore|NotOnOrAfter|AuthnInstant|SessionNotOnOrAfter)'
                   r'="([^"]+)"', move, xml)

@@ -42,10 +42,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 from djangosaml2.cache import IdentityCache, OutstandingQueriesCache, StateCache
-from saml2.client import Saml2Client
-from saml2.config import SPConfig
 from saml2 import SAMLError
+from saml2.client import Saml2Client
 from saml2.client_base import LogoutError
+from saml2.config import SPConfig
 from saml2.metadata import entity_descriptor
 from saml2.s_utils import UnsupportedBinding
 from saml2.saml import NAMEID_FORMAT_PERSISTENT, NAMEID_FORMAT_TRANSIENT
