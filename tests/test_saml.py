@@ -435,3 +435,13 @@ def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(browser, world):
     assert done.status_code == 302 and done["Location"] == "/"
     # A logout request nobody signed is refused, with a page.
     refused(browser.client.get("/saml/sls/", {"SAMLRequest": "bm9uZQ=="}, secure=True))
+
+
+def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
+    from archive.checks import saml_settings
+    assert saml_settings(None) == []  # the module's settings: all there
+    settings.IBI_SAML_METADATA_CERT = ""
+    settings.XMLSEC1 = "/nonexistent/xmlsec1"
+    assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102"]
+    settings.IBI_SAML_METADATA = ""
+    assert saml_settings(None) == []
