@@ -80,6 +80,10 @@ MIDDLEWARE = [
     "archive.web.middleware.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # A second session, only for SAML's requests in flight (djangosaml2): its cookie is
+    # SameSite=None, so that it comes back with the identity provider's cross-site POST to
+    # /saml/acs/, which the site's own (Lax) session cookie does not.
+    "djangosaml2.middleware.SamlSessionMiddleware",
     # The reader's language: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE.
     # URLs carry no language prefix, so persistent URLs and item URLs never change with it.
     "django.middleware.locale.LocaleMiddleware",

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import saml2
 from django.contrib.auth.models import Group, User
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -139,7 +140,11 @@ def nothing_made() -> None:
 # --- The happy paths -----------------------------------------------------------------------
 
 def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliation(browser):
-    answer = browser.post(browser.response())
+    request_id = browser.request_id()
+    # The request's ID waits in the SameSite=None session, which the IdP's POST brings back.
+    assert browser.client.cookies["saml_session"]["samesite"] == "None"
+    browser.client.cookies.pop("sessionid", None)
+    answer = browser.post(browser.response(in_response_to=request_id))
     assert answer.status_code == 302 and answer["Location"] == "/submit/"
     user = User.objects.get()
     assert user.email == "ana.silva@uni.br" and user.is_active
@@ -255,9 +260,10 @@ def test_a_replayed_assertion_is_refused_even_when_its_request_is_outstanding(br
     # Played again in a session that (somehow) still waits for that request: the assertion's
     # ID, remembered in the shared cache, refuses it.
     thief = Browser(browser.world)
-    session = thief.client.session
+    session = SessionStore()
     session["_saml2_outstanding_queries"] = {request_id: "/"}
     session.save()
+    thief.client.cookies["saml_session"] = session.session_key
     page = refused(thief.post(xml))
     assert "used already" in page
     assert User.objects.count() == 1
@@ -423,6 +429,9 @@ def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(browser, world):
     answer = browser.client.post("/saml/logout/", secure=True)
     assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
     assert "_auth_user_id" not in browser.client.session
+    # The IdP's answer comes back cross-site: what reads it is in the SameSite=None session.
+    cookie = browser.client.cookies["saml_session"]
+    assert cookie["samesite"] == "None"
     # The IdP reads our request and answers it; the answer is taken.
     server = world["idps"][IDP].server
     query = {k: v[0] for k, v in parse_qs(urlsplit(answer["Location"]).query).items()}

@@ -6,6 +6,10 @@ metadata. The checks are archive/accounts/saml.py's; this edge translates.
 Every refusal is a page in the visitor's language with a reference: the same reference is
 logged with the reason, so that a person who writes to the library can be helped. Nothing is
 created by a refused answer. The pages are the person's own: never cached, no Referrer.
+
+What SAML keeps between the request and the answer (the request's ID, the NameID for single
+logout) is in `request.saml_session`, djangosaml2's second session: its cookie is
+SameSite=None, so that it comes back with the identity provider's cross-site POST.
 """
 from __future__ import annotations
 
@@ -32,9 +36,6 @@ from ..web import nudges
 from ..web.addresses import base_url
 
 logger = logging.getLogger(__name__)
-
-SESSION_ISSUER = "saml_issuer"
-
 
 def _private(response: HttpResponse) -> HttpResponse:
     add_never_cache_headers(response)
@@ -86,7 +87,7 @@ def login(request: HttpRequest) -> HttpResponse:
     try:
         location = saml.begin(entity_id=request.GET.get("idp", ""),
                               relay_state=_next(request, request.GET.get("next", "")),
-                              session=request.session)
+                              session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
     return _private(redirect(location))
@@ -99,7 +100,7 @@ def acs(request: HttpRequest) -> HttpResponse:
     try:
         signed_in = saml.finish(saml_response=request.POST.get("SAMLResponse", ""),
                                 relay_state=request.POST.get("RelayState", ""),
-                                session=request.session)
+                                session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
     user = signed_in.user
@@ -110,19 +111,17 @@ def acs(request: HttpRequest) -> HttpResponse:
         transaction.on_commit(lambda: nudges.soon(tasks.mail_account_mails))
         return _private(redirect(reverse("archive:account_verify_sent") + "?resent"))
     auth.login(request, user, backend="archive.accounts.backends.EmailBackend")
-    request.session[saml.SESSION_SUBJECT] = signed_in.name_id
-    request.session[SESSION_ISSUER] = signed_in.issuer
+    request.saml_session[saml.SESSION_SUBJECT] = signed_in.name_id
     return _private(redirect(_next(request, signed_in.relay_state)))
 
 
 @require_POST
 def logout(request: HttpRequest) -> HttpResponse:
     """Signed out here, then at the institution when it offers single logout."""
-    location = saml.logout_location(session=request.session)
-    kept = {key: request.session[key] for key in ("_saml2_state", "_saml2_identities")
-            if key in request.session}
+    location = saml.logout_location(session=request.saml_session)
     auth.logout(request)
-    request.session.update(kept)
+    if location is None:
+        request.saml_session.flush()
     return _private(redirect(location or settings.LOGOUT_REDIRECT_URL))
 
 
@@ -134,8 +133,9 @@ def sls(request: HttpRequest) -> HttpResponse:
     data = request.POST if post else request.GET
     binding = saml2.BINDING_HTTP_POST if post else saml2.BINDING_HTTP_REDIRECT
     try:
-        location = saml.logout_answer(data=data, binding=binding, session=request.session)
+        location = saml.logout_answer(data=data, binding=binding, session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
     auth.logout(request)
+    request.saml_session.flush()
     return _private(redirect(location or settings.LOGOUT_REDIRECT_URL))
