@@ -1,9 +1,9 @@
 """System checks for the identification settings and institutional login (SAML)."""
 from __future__ import annotations
 
-from django.conf import settings
 import shutil
 
+from django.conf import settings
 from django.core.checks import Error, Warning, register
 from django.utils.translation import gettext as _
 
