@@ -582,6 +582,9 @@ USE_TZ = True
 
 # --- Security: production mode is DEBUG off --------------------------------------------------
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+# SAML's own session (djangosaml2's middleware): SameSite=None, which browsers take only with
+# Secure; over plain HTTP (`make run`) Lax, enough for an identity provider on the same site.
+SAML_SESSION_COOKIE_SAMESITE = "None" if SESSION_COOKIE_SECURE else "Lax"
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # The resolution standard speaks plain http:// between Archives and resolvers, and persistent
