@@ -163,6 +163,26 @@ def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliatio
     assert sorted(g.name for g in user.groups.all()) == ["Reviewers", "Submitters"]
 
 
+def test_a_response_signed_as_a_whole_is_taken_and_a_change_under_its_signature_is_not(
+        browser):
+    """Shibboleth signs the Response, not the assertion, by default."""
+    signed = browser.response(sign=False, sign_response=True)
+    refused(browser.post(signed.replace("ana@uni.br", "reitor@uni.br")))
+    nothing_made()
+    Browser.__init__(browser, browser.world)
+    assert browser.post(browser.response(sign=False, sign_response=True)).status_code == 302
+    assert Identity.objects.get().subject == "ana@uni.br"
+
+
+def test_an_account_staff_disabled_is_refused_and_keeps_its_groups(browser):
+    assert browser.post(browser.response()).status_code == 302
+    User.objects.update(is_active=False)  # staff disabled it
+    Browser.__init__(browser, browser.world)
+    faculty = {**STUDENT, "eduPersonAffiliation": ["faculty"]}
+    refused(browser.post(browser.response(faculty)))
+    assert [g.name for g in User.objects.get().groups.all()] == ["Submitters"]
+
+
 def test_an_account_with_the_address_the_institution_vouches_for_is_linked(browser):
     mine = make.account("ana.silva@uni.br", name="Ana S.")
     assert browser.post(browser.response()).status_code == 302

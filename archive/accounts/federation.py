@@ -220,5 +220,6 @@ def current(*, now: datetime | None = None) -> FederationMetadata | None:
     validUntil (no login is vouched for by metadata that expired)."""
     if not settings.IBI_SAML_METADATA:
         return None
-    return FederationMetadata.objects.filter(valid_until__gt=now or timezone.now()).order_by(
-        "pk").first()
+    # The XML (megabytes, for CAFe) is read only where a configuration is parsed anew.
+    return (FederationMetadata.objects.filter(valid_until__gt=now or timezone.now())
+            .defer("xml").order_by("pk").first())

@@ -9,8 +9,8 @@ message the page shows with a reference, and nothing is created:
 1. the XML, before pysaml2 reads it (federation.parse_strict): no DOCTYPE (XXE, entity
    expansion), no comment (`user@uni.br<!-- -->.evil`), no processing instruction; one
    assertion, not two (a signature-wrapping response smuggles a second one in);
-2. pysaml2: the assertion signed by a key its issuer's metadata in the last good aggregate
-   names, for this entityID (Audience), to this ACS (Recipient, Destination), within its
+2. pysaml2: the assertion or the whole response signed by a key its issuer's metadata in the
+   last good aggregate names, for this entityID (Audience), to this ACS (Recipient, Destination), within its
    validity, in response to a request this session sent (no unsolicited response);
 3. an assertion ID not seen before within its validity (the shared cache remembers them);
 4. the attributes this site needs released (`MissingAttributes` names those that were not):
@@ -137,8 +137,12 @@ def _settings(metadata: FederationMetadata | None) -> dict:
                                           (sls_url(), saml2.BINDING_HTTP_POST)],
             },
             "allow_unsolicited": False,
-            "want_assertions_signed": True,
+            # Shibboleth, CAFe's IdP, signs the Response by default, others the assertion:
+            # one of the two, by a key of the issuer's metadata (a wrapped second assertion
+            # is refused before: `precheck`).
+            "want_assertions_signed": False,
             "want_response_signed": False,
+            "want_assertions_or_response_signed": True,
             "authn_requests_signed": bool(settings.IBI_SAML_KEY),
             "logout_requests_signed": bool(settings.IBI_SAML_KEY),
             "name_id_format": [NAMEID_FORMAT_PERSISTENT, NAMEID_FORMAT_TRANSIENT],
@@ -155,7 +159,7 @@ def _settings(metadata: FederationMetadata | None) -> dict:
     return config
 
 
-_configs: dict[str, SPConfig] = {}
+_configs: dict[str, SPConfig] = {}  # a few: with the aggregate, without (the SP's metadata)
 
 
 def sp_config(metadata: FederationMetadata | None) -> SPConfig:
@@ -165,7 +169,8 @@ def sp_config(metadata: FederationMetadata | None) -> SPConfig:
                                settings.IBI_SAML_BASE_URL, settings.IBI_SAML_KEY,
                                settings.IBI_SAML_CERT)).encode()).hexdigest()
     if key not in _configs:
-        _configs.clear()
+        if len(_configs) >= 4:
+            _configs.clear()
         _configs[key] = SPConfig().load(_settings(metadata))
     return _configs[key]
 
