@@ -127,13 +127,37 @@ def sign_assertion(xml: str, keys: KeyPair) -> str:
     return done.stdout.decode()
 
 
+# CAFe's own affiliation attribute, sent with its FriendlyName, as Shibboleth does; its Name
+# here is an example's (the service provider reads the FriendlyName).
+BR_EDU_AFFILIATION_TYPE = "urn:example:cafe:brEduAffiliationType"
+CAFE_MAP = f"""
+import saml2.attributemaps.saml_uri as uri
+
+MAP = {{"identifier": uri.MAP["identifier"],
+       "fro": {{**uri.MAP["fro"], "{BR_EDU_AFFILIATION_TYPE}": "brEduAffiliationType"}},
+       "to": {{**uri.MAP["to"], "brEduAffiliationType": "{BR_EDU_AFFILIATION_TYPE}"}}}}
+"""
+
+
 class IdentityProvider:
     """An identity provider on pysaml2's Server, trusting the SP whose metadata it is given."""
 
     def __init__(self, entity_id: str, keys: KeyPair, sp_metadata: list[str]) -> None:
         self.entity_id, self.keys = entity_id, keys
+        maps = keys.key.parent / "attribute-maps"
+        maps.mkdir(exist_ok=True)
+        (maps / "cafe.py").write_text(CAFE_MAP)
+        # As the federation's registry asks for it on the SP's behalf: the IdP releases what
+        # the SP's metadata requests.
+        requested = (f'<md:RequestedAttribute xmlns:md="{MD}" Name="{BR_EDU_AFFILIATION_TYPE}" '
+                     f'NameFormat="{NAME_FORMAT_URI}" FriendlyName="brEduAffiliationType" '
+                     f'isRequired="false"/>')
+        sp_metadata = [re.sub(r"(</(\w+:)?AttributeConsumingService>)",
+                              lambda m: requested + m.group(1), text, count=1)
+                       for text in sp_metadata]
         self.server = Server(config=IdPConfig().load({
             "entityid": entity_id,
+            "attribute_map_dir": str(maps),
             "xmlsec_binary": XMLSEC1,
             "key_file": str(keys.key), "cert_file": str(keys.cert),
             "metadata": {"inline": sp_metadata},

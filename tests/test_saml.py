@@ -183,6 +183,12 @@ def test_an_account_staff_disabled_is_refused_and_keeps_its_groups(browser):
     assert [g.name for g in User.objects.get().groups.all()] == ["Submitters"]
 
 
+def test_cafes_breduaffiliationtype_maps_to_groups_too(browser):
+    identity = {**STUDENT, "eduPersonAffiliation": [], "brEduAffiliationType": ["faculty"]}
+    assert browser.post(browser.response(identity)).status_code == 302
+    assert sorted(g.name for g in User.objects.get().groups.all()) == ["Reviewers", "Submitters"]
+
+
 def test_an_account_with_the_address_the_institution_vouches_for_is_linked(browser):
     mine = make.account("ana.silva@uni.br", name="Ana S.")
     assert browser.post(browser.response()).status_code == 302
