@@ -10,8 +10,9 @@ message the page shows with a reference, and nothing is created:
    expansion), no comment (`user@uni.br<!-- -->.evil`), no processing instruction; one
    assertion, not two (a signature-wrapping response smuggles a second one in);
 2. pysaml2: the assertion or the whole response signed by a key its issuer's metadata in the
-   last good aggregate names, for this entityID (Audience), to this ACS (Recipient, Destination), within its
-   validity, in response to a request this session sent (no unsolicited response);
+   last good aggregate names, for this entityID (Audience), to this ACS (Recipient,
+   Destination), within its validity, in response to a request this session sent (no
+   unsolicited response);
 3. an assertion ID not seen before within its validity (the shared cache remembers them);
 4. the attributes this site needs released (`MissingAttributes` names those that were not):
    the identifying attribute chosen for the provider (IBI_SAML_IDENTIFIERS: ePPN by default,
