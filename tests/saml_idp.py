@@ -183,16 +183,19 @@ class IdentityProvider:
 
     def response(self, identity: dict, *, in_response_to: str, destination: str,
                  audience: str, sign: bool = True, sign_response: bool = False,
-                 subject: str = "opaque-1") -> str:
+                 encrypt_for: KeyPair | None = None, subject: str = "opaque-1") -> str:
         """The Response XML to `in_response_to`, its assertion signed (or not), or the whole
-        response (as Shibboleth does by default)."""
+        response (as Shibboleth does by default); the assertion encrypted for `encrypt_for`'s
+        certificate (as Shibboleth does for an SP whose metadata names one)."""
+        encryption = {} if encrypt_for is None else {
+            "encrypt_assertion": True, "encrypt_cert_assertion": encrypt_for.cert.read_text()}
         return str(self.server.create_authn_response(
             identity, in_response_to=in_response_to, destination=destination,
             sp_entity_id=audience, userid=subject,
             name_id=NameID(format=NAMEID_FORMAT_PERSISTENT, text=subject,
                            sp_name_qualifier=audience, name_qualifier=self.entity_id),
             authn={"class_ref": AUTHN_PASSWORD_PROTECTED, "authn_auth": self.entity_id},
-            sign_assertion=sign, sign_response=sign_response))
+            sign_assertion=sign, sign_response=sign_response, **encryption))
 
 
 def encoded(xml: str) -> str:

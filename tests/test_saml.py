@@ -174,6 +174,15 @@ def test_a_response_signed_as_a_whole_is_taken_and_a_change_under_its_signature_
     assert Identity.objects.get().subject == "ana@uni.br"
 
 
+def test_an_assertion_encrypted_for_this_sp_is_read(browser, world):
+    """Shibboleth's way with an SP whose metadata has a certificate: the response signed,
+    the assertion encrypted for the SP."""
+    xml = browser.response(sign=False, sign_response=True, encrypt_for=world["keys"]["sp"])
+    assert "EncryptedAssertion" in xml and "ana@uni.br" not in xml
+    assert browser.post(xml).status_code == 302
+    assert Identity.objects.get().subject == "ana@uni.br"
+
+
 def test_an_account_staff_disabled_is_refused_and_keeps_its_groups(browser):
     assert browser.post(browser.response()).status_code == 302
     User.objects.update(is_active=False)  # staff disabled it
