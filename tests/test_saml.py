@@ -120,7 +120,7 @@ class Browser:
 
 
 @pytest.fixture
-def browser(world, federation_kept):
+def visitor(world, federation_kept):
     return Browser(world)
 
 
@@ -139,12 +139,12 @@ def nothing_made() -> None:
 
 # --- The happy paths -----------------------------------------------------------------------
 
-def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliation(browser):
-    request_id = browser.request_id()
+def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliation(visitor):
+    request_id = visitor.request_id()
     # The request's ID waits in the SameSite=None session, which the IdP's POST brings back.
-    assert browser.client.cookies["saml_session"]["samesite"] == "None"
-    browser.client.cookies.pop("sessionid", None)
-    answer = browser.post(browser.response(in_response_to=request_id))
+    assert visitor.client.cookies["saml_session"]["samesite"] == "None"
+    visitor.client.cookies.pop("sessionid", None)
+    answer = visitor.post(visitor.response(in_response_to=request_id))
     assert answer.status_code == 302 and answer["Location"] == "/submit/"
     user = User.objects.get()
     assert user.email == "ana.silva@uni.br" and user.is_active
@@ -152,84 +152,84 @@ def test_a_student_signs_in_an_account_is_made_with_the_groups_of_her_affiliatio
     assert [g.name for g in user.groups.all()] == ["Submitters"]
     identity = Identity.objects.get()
     assert (identity.provider, identity.issuer, identity.subject) == ("saml", IDP, "ana@uni.br")
-    assert int(browser.client.session["_auth_user_id"]) == user.pk
-    assert browser.client.get("/accounts/", secure=True).status_code == 200
+    assert int(visitor.client.session["_auth_user_id"]) == user.pk
+    assert visitor.client.get("/accounts/", secure=True).status_code == 200
 
     # Next time, now faculty: the same account, the groups of what she is now.
-    Browser.__init__(browser, browser.world)
+    Browser.__init__(visitor, visitor.world)
     faculty = {**STUDENT, "eduPersonAffiliation": ["faculty"]}
-    assert browser.post(browser.response(faculty)).status_code == 302
+    assert visitor.post(visitor.response(faculty)).status_code == 302
     assert User.objects.get() == user
     assert sorted(g.name for g in user.groups.all()) == ["Reviewers", "Submitters"]
 
 
 def test_a_response_signed_as_a_whole_is_taken_and_a_change_under_its_signature_is_not(
-        browser):
+        visitor):
     """Shibboleth signs the Response, not the assertion, by default."""
-    signed = browser.response(sign=False, sign_response=True)
-    refused(browser.post(signed.replace("ana@uni.br", "reitor@uni.br")))
+    signed = visitor.response(sign=False, sign_response=True)
+    refused(visitor.post(signed.replace("ana@uni.br", "reitor@uni.br")))
     nothing_made()
-    Browser.__init__(browser, browser.world)
-    assert browser.post(browser.response(sign=False, sign_response=True)).status_code == 302
+    Browser.__init__(visitor, visitor.world)
+    assert visitor.post(visitor.response(sign=False, sign_response=True)).status_code == 302
     assert Identity.objects.get().subject == "ana@uni.br"
 
 
-def test_an_assertion_encrypted_for_this_sp_is_read(browser, world):
+def test_an_assertion_encrypted_for_this_sp_is_read(visitor, world):
     """Shibboleth's way with an SP whose metadata has a certificate: the response signed,
     the assertion encrypted for the SP."""
-    xml = browser.response(sign=False, sign_response=True, encrypt_for=world["keys"]["sp"])
+    xml = visitor.response(sign=False, sign_response=True, encrypt_for=world["keys"]["sp"])
     assert "EncryptedAssertion" in xml and "ana@uni.br" not in xml
-    assert browser.post(xml).status_code == 302
+    assert visitor.post(xml).status_code == 302
     assert Identity.objects.get().subject == "ana@uni.br"
 
 
-def test_an_account_staff_disabled_is_refused_and_keeps_its_groups(browser):
-    assert browser.post(browser.response()).status_code == 302
+def test_an_account_staff_disabled_is_refused_and_keeps_its_groups(visitor):
+    assert visitor.post(visitor.response()).status_code == 302
     User.objects.update(is_active=False)  # staff disabled it
-    Browser.__init__(browser, browser.world)
+    Browser.__init__(visitor, visitor.world)
     faculty = {**STUDENT, "eduPersonAffiliation": ["faculty"]}
-    refused(browser.post(browser.response(faculty)))
+    refused(visitor.post(visitor.response(faculty)))
     assert [g.name for g in User.objects.get().groups.all()] == ["Submitters"]
 
 
-def test_cafes_breduaffiliationtype_maps_to_groups_too(browser):
+def test_cafes_breduaffiliationtype_maps_to_groups_too(visitor):
     identity = {**STUDENT, "eduPersonAffiliation": [], "brEduAffiliationType": ["faculty"]}
-    assert browser.post(browser.response(identity)).status_code == 302
+    assert visitor.post(visitor.response(identity)).status_code == 302
     assert sorted(g.name for g in User.objects.get().groups.all()) == ["Reviewers", "Submitters"]
 
 
-def test_an_account_with_the_address_the_institution_vouches_for_is_linked(browser):
+def test_an_account_with_the_address_the_institution_vouches_for_is_linked(visitor):
     mine = make.account("ana.silva@uni.br", name="Ana S.")
-    assert browser.post(browser.response()).status_code == 302
+    assert visitor.post(visitor.response()).status_code == 302
     assert User.objects.get() == mine and Identity.objects.get().user == mine
 
 
-def test_an_address_outside_the_institutions_scope_links_nothing(browser):
+def test_an_address_outside_the_institutions_scope_links_nothing(visitor):
     """An IdP speaks for its own scopes only (shibmd:Scope): uni.br cannot take over the
     account of an address at another university."""
     theirs = make.account("bruno@ufscar.br", name="Bruno")
     outside = {**STUDENT, "mail": ["bruno@ufscar.br"]}
-    page = refused(browser.post(browser.response(outside)), status=409)
+    page = refused(visitor.post(visitor.response(outside)), status=409)
     assert "account has this address" in page
     assert list(User.objects.all()) == [theirs] and not Identity.objects.exists()
 
 
-def test_the_identifying_attribute_is_the_one_configured_for_the_idp(browser):
+def test_the_identifying_attribute_is_the_one_configured_for_the_idp(visitor):
     identity = {"subject-id": ["8f2a@ufscar.br"], "mail": ["carla@ufscar.br"],
                 "cn": ["Carla"], "eduPersonPrincipalName": ["carla@ufscar.br"]}
-    xml = browser.response(identity, idp=OTHER_IDP,
-                           in_response_to=browser.request_id(OTHER_IDP))
-    assert browser.post(xml).status_code == 302
+    xml = visitor.response(identity, idp=OTHER_IDP,
+                           in_response_to=visitor.request_id(OTHER_IDP))
+    assert visitor.post(xml).status_code == 302
     assert Identity.objects.get().subject == "8f2a@ufscar.br"
 
 
-def test_an_idp_that_releases_too_little_gets_a_page_naming_what_is_missing(browser):
-    page = refused(browser.post(browser.response({"cn": ["Ana"], "mail": ["a@uni.br"]})))
+def test_an_idp_that_releases_too_little_gets_a_page_naming_what_is_missing(visitor):
+    page = refused(visitor.post(visitor.response({"cn": ["Ana"], "mail": ["a@uni.br"]})))
     assert "<code>eduPersonPrincipalName</code>" in page and "<code>mail</code>" not in page
     nothing_made()
-    # …in Portuguese for a Brazilian browser.
-    browser.client.cookies["django_language"] = "pt-br"
-    page = refused(browser.post(browser.response({"cn": ["Ana"]})))
+    # …in Portuguese for a Brazilian visitor.
+    visitor.client.cookies["django_language"] = "pt-br"
+    page = refused(visitor.post(visitor.response({"cn": ["Ana"]})))
     assert "<code>eduPersonPrincipalName</code>" in page and "<code>mail</code>" in page
     assert "Sua instituição não liberou" in page
     nothing_made()
@@ -237,14 +237,14 @@ def test_an_idp_that_releases_too_little_gets_a_page_naming_what_is_missing(brow
 
 # --- The hostile catalogue: none of these signs anyone in ---------------------------------
 
-def test_an_unsigned_assertion_is_refused(browser):
-    refused(browser.post(browser.response(sign=False)))
+def test_an_unsigned_assertion_is_refused(visitor):
+    refused(visitor.post(visitor.response(sign=False)))
     nothing_made()
 
 
-def test_an_assertion_signed_by_a_key_not_in_the_metadata_is_refused(browser, world):
-    xml = stand_in.sign_assertion(browser.response(), world["keys"]["stranger"])
-    refused(browser.post(xml))
+def test_an_assertion_signed_by_a_key_not_in_the_metadata_is_refused(visitor, world):
+    xml = stand_in.sign_assertion(visitor.response(), world["keys"]["stranger"])
+    refused(visitor.post(xml))
     nothing_made()
 
 
@@ -252,22 +252,22 @@ def test_an_assertion_signed_by_a_key_not_in_the_metadata_is_refused(browser, wo
     (r"(<(?:\w+:)?Audience>)[^<]+", rf"\g<1>{OTHER_SP}"),
     (r'Recipient="[^"]+"', 'Recipient="https://evil.example/acs/"'),
 ], ids=["audience", "recipient"])
-def test_a_signed_assertion_for_another_audience_or_recipient_is_refused(browser, world,
+def test_a_signed_assertion_for_another_audience_or_recipient_is_refused(visitor, world,
                                                                           change):
     """The IdP's own signature over the changed assertion: only the value is wrong."""
-    tampered = re.sub(change[0], change[1], browser.response(), count=1)
+    tampered = re.sub(change[0], change[1], visitor.response(), count=1)
     xml = stand_in.sign_assertion(tampered, world["keys"]["idp"])
-    refused(browser.post(xml))
+    refused(visitor.post(xml))
     nothing_made()
 
 
-def test_a_response_to_another_destination_is_refused(browser):
-    refused(browser.post(browser.response(destination="https://evil.example/acs/")))
+def test_a_response_to_another_destination_is_refused(visitor):
+    refused(visitor.post(visitor.response(destination="https://evil.example/acs/")))
     nothing_made()
 
 
-def test_an_assertion_for_another_sp_is_refused(browser):
-    refused(browser.post(browser.response(audience=OTHER_SP,
+def test_an_assertion_for_another_sp_is_refused(visitor):
+    refused(visitor.post(visitor.response(audience=OTHER_SP,
                                           destination="https://other-sp.example.org/acs")))
     nothing_made()
 
@@ -282,19 +282,19 @@ def _times(xml: str, moved: timedelta) -> str:
 
 @pytest.mark.parametrize("moved", [timedelta(hours=-2), timedelta(hours=2)],
                          ids=["expired", "not-yet-valid"])
-def test_an_assertion_outside_its_validity_is_refused(browser, world, moved):
-    xml = stand_in.sign_assertion(_times(browser.response(), moved), world["keys"]["idp"])
-    refused(browser.post(xml))
+def test_an_assertion_outside_its_validity_is_refused(visitor, world, moved):
+    xml = stand_in.sign_assertion(_times(visitor.response(), moved), world["keys"]["idp"])
+    refused(visitor.post(xml))
     nothing_made()
 
 
-def test_a_replayed_assertion_is_refused_even_when_its_request_is_outstanding(browser):
-    request_id = browser.request_id()
-    xml = browser.response(in_response_to=request_id)
-    assert browser.post(xml).status_code == 302
+def test_a_replayed_assertion_is_refused_even_when_its_request_is_outstanding(visitor):
+    request_id = visitor.request_id()
+    xml = visitor.response(in_response_to=request_id)
+    assert visitor.post(xml).status_code == 302
     # Played again in a session that (somehow) still waits for that request: the assertion's
     # ID, remembered in the shared cache, refuses it.
-    thief = Browser(browser.world)
+    thief = Browser(visitor.world)
     session = SessionStore()
     session["_saml2_outstanding_queries"] = {request_id: "/"}
     session.save()
@@ -309,49 +309,49 @@ def _evil(xml: str) -> str:
     return xml.replace("ana@uni.br", "reitor@uni.br")
 
 
-def test_signature_wrapping_a_forged_assertion_beside_the_signed_one_is_refused(browser):
-    xml = browser.response()
+def test_signature_wrapping_a_forged_assertion_beside_the_signed_one_is_refused(visitor):
+    xml = visitor.response()
     signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
     forged = _evil(signed).replace('ID="', 'ID="forged-', 1)
-    refused(browser.post(xml.replace(signed, forged + signed)))
+    refused(visitor.post(xml.replace(signed, forged + signed)))
     nothing_made()
 
 
-def test_signature_wrapping_the_signed_assertion_hidden_in_the_forged_one_is_refused(browser):
-    xml = browser.response()
+def test_signature_wrapping_the_signed_assertion_hidden_in_the_forged_one_is_refused(visitor):
+    xml = visitor.response()
     signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
     forged = _evil(signed)
     forged = re.sub(r"<(\w+:)?Signature.*</(\w+:)?Signature>", "", forged, flags=re.S)
     hidden = re.sub(r"(</(\w+:)?Issuer>)", lambda m: f"{m.group(1)}<{m.group(2)}Advice>"
                     f"{signed}</{m.group(2)}Advice>", forged, count=1)
-    refused(browser.post(xml.replace(signed, hidden)))
+    refused(visitor.post(xml.replace(signed, hidden)))
     nothing_made()
 
 
-def test_signature_wrapping_the_forged_assertion_in_the_extensions_is_refused(browser):
-    xml = browser.response()
+def test_signature_wrapping_the_forged_assertion_in_the_extensions_is_refused(visitor):
+    xml = visitor.response()
     signed = re.search(r"<(\w+:)?Assertion .*</(\w+:)?Assertion>", xml, re.S).group(0)
     forged = re.sub(r"<(\w+:)?Signature.*</(\w+:)?Signature>", "", _evil(signed), flags=re.S)
     wrapped = re.sub(r"(</(\w+:)?Issuer>)", lambda m: f"{m.group(1)}<ns0:Extensions>"
                      f"{forged}</ns0:Extensions>", xml, count=1)
-    refused(browser.post(wrapped))
+    refused(visitor.post(wrapped))
     nothing_made()
 
 
-def test_a_comment_inside_the_eppn_is_refused(browser, world):
+def test_a_comment_inside_the_eppn_is_refused(visitor, world):
     """The IdP signs `ana@uni.br.evil` (the attacker's own); a comment leaves the signature
     whole (c14n drops it) and would read as ana@uni.br to a parser that stops at it."""
     mine = make.account("ana.silva@uni.br")
     evil = {**STUDENT, "eduPersonPrincipalName": ["ana@uni.br.evil"], "mail": ["x@uni.br"]}
-    xml = browser.response(evil).replace("ana@uni.br.evil", "ana@uni.br<!-- -->.evil")
-    refused(browser.post(xml))
+    xml = visitor.response(evil).replace("ana@uni.br.evil", "ana@uni.br<!-- -->.evil")
+    refused(visitor.post(xml))
     assert list(User.objects.all()) == [mine] and not Identity.objects.exists()
 
 
-def test_an_idp_the_federation_does_not_list_is_refused(browser):
-    refused(browser.post(browser.response(idp=EVIL_IDP)))
+def test_an_idp_the_federation_does_not_list_is_refused(visitor):
+    refused(visitor.post(visitor.response(idp=EVIL_IDP)))
     nothing_made()
-    refused(browser.client.get("/saml/login/", {"idp": EVIL_IDP}, secure=True), status=400)
+    refused(visitor.client.get("/saml/login/", {"idp": EVIL_IDP}, secure=True), status=400)
 
 
 @pytest.mark.parametrize("doctype", [
@@ -359,25 +359,25 @@ def test_an_idp_the_federation_does_not_list_is_refused(browser):
     '<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
     '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',
 ], ids=["xxe", "entity-expansion"])
-def test_a_doctype_is_refused(browser, doctype):
-    xml = browser.response()
+def test_a_doctype_is_refused(visitor, doctype):
+    xml = visitor.response()
     xml = re.sub(r"^(<\?xml[^>]*\?>)?", lambda m: (m.group(0) or "") + doctype, xml, count=1)
     xml = xml.replace("ana@uni.br", "&x;" if "SYSTEM" in doctype else "&c;", 1)
-    refused(browser.post(xml))
+    refused(visitor.post(xml))
     nothing_made()
 
 
-def test_garbage_is_refused_with_a_page_never_a_500(browser):
+def test_garbage_is_refused_with_a_page_never_a_500(visitor):
     for value in ("", "not base64 !", stand_in.encoded("<a>"), "A" * 400_000):
-        answer = browser.client.post("/saml/acs/", {"SAMLResponse": value}, secure=True)
+        answer = visitor.client.post("/saml/acs/", {"SAMLResponse": value}, secure=True)
         refused(answer)
     nothing_made()
 
 
-def test_a_response_nobody_asked_for_is_refused(browser, world):
+def test_a_response_nobody_asked_for_is_refused(visitor, world):
     xml = world["idps"][IDP].response(STUDENT, in_response_to="never-asked", destination=ACS,
                                       audience=SP)
-    refused(browser.post(xml))
+    refused(visitor.post(xml))
     nothing_made()
 
 
@@ -417,12 +417,12 @@ def test_the_command_keeps_a_good_aggregate_and_says_so(world, capsys):
     assert FederationMetadata.objects.count() == 1
 
 
-def test_with_the_aggregate_expired_nobody_signs_in(browser):
-    request_id = browser.request_id()
+def test_with_the_aggregate_expired_nobody_signs_in(visitor):
+    request_id = visitor.request_id()
     FederationMetadata.objects.update(valid_until=datetime.now(UTC) - timedelta(minutes=1))
-    refused(browser.post(browser.response(in_response_to=request_id)), status=404)
+    refused(visitor.post(visitor.response(in_response_to=request_id)), status=404)
     nothing_made()
-    page = browser.client.get("/saml/", secure=True).content.decode()
+    page = visitor.client.get("/saml/", secure=True).content.decode()
     assert "not available now" in page
 
 
@@ -438,34 +438,34 @@ def test_the_sp_metadata_names_the_acs_the_logout_service_and_the_keys(client, w
     assert world["keys"]["sp"].cert_base64[:60] in xml.replace("\n", "")
 
 
-def test_the_discovery_page_lists_and_searches_the_federations_institutions(browser):
-    browser.client.cookies["django_language"] = "pt-br"
-    page = browser.client.get("/saml/", {"next": "/submit/"}, secure=True).content.decode()
+def test_the_discovery_page_lists_and_searches_the_federations_institutions(visitor):
+    visitor.client.cookies["django_language"] = "pt-br"
+    page = visitor.client.get("/saml/", {"next": "/submit/"}, secure=True).content.decode()
     assert page.index("Universidade Exemplo") < page.index("Universidade Federal de São Carlos")
     assert "idp=https%3A%2F%2Fidp.uni.br%2Fidp&amp;next=%2Fsubmit%2F" in page
-    found = browser.client.get("/saml/", {"q": "sao carlos"}, secure=True).content.decode()
+    found = visitor.client.get("/saml/", {"q": "sao carlos"}, secure=True).content.decode()
     assert "São Carlos" in found and "Universidade Exemplo" not in found
-    browser.client.cookies["django_language"] = "en"
-    english = browser.client.get("/saml/", secure=True).content.decode()
+    visitor.client.cookies["django_language"] = "en"
+    english = visitor.client.get("/saml/", secure=True).content.decode()
     assert "Example University" in english
-    login = browser.client.get("/accounts/login/", {"next": "/submit/"}, secure=True)
+    login = visitor.client.get("/accounts/login/", {"next": "/submit/"}, secure=True)
     assert '/saml/?next=%2Fsubmit%2F"' in login.content.decode()
 
 
-def test_next_never_leads_to_another_site(browser):
-    request_id = browser.request_id(next_path="https://evil.example/")
-    answer = browser.post(browser.response(in_response_to=request_id),
+def test_next_never_leads_to_another_site(visitor):
+    request_id = visitor.request_id(next_path="https://evil.example/")
+    answer = visitor.post(visitor.response(in_response_to=request_id),
                           relay_state="https://evil.example/")
     assert answer.status_code == 302 and answer["Location"] == "/accounts/"
 
 
-def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(browser, world):
-    assert browser.post(browser.response()).status_code == 302
-    answer = browser.client.post("/saml/logout/", secure=True)
+def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(visitor, world):
+    assert visitor.post(visitor.response()).status_code == 302
+    answer = visitor.client.post("/saml/logout/", secure=True)
     assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
-    assert "_auth_user_id" not in browser.client.session
+    assert "_auth_user_id" not in visitor.client.session
     # The IdP's answer comes back cross-site: what reads it is in the SameSite=None session.
-    cookie = browser.client.cookies["saml_session"]
+    cookie = visitor.client.cookies["saml_session"]
     assert cookie["samesite"] == "None"
     # The IdP reads our request and answers it; the answer is taken.
     server = world["idps"][IDP].server
@@ -475,10 +475,10 @@ def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(browser, world):
     info = server.apply_binding(saml2.BINDING_HTTP_REDIRECT, reply, f"{BASE}/saml/sls/",
                                 response=True)
     back = urlsplit(dict(info["headers"])["Location"])
-    done = browser.client.get("/saml/sls/?" + back.query, secure=True)
+    done = visitor.client.get("/saml/sls/?" + back.query, secure=True)
     assert done.status_code == 302 and done["Location"] == "/"
     # A logout request nobody signed is refused, with a page.
-    refused(browser.client.get("/saml/sls/", {"SAMLRequest": "bm9uZQ=="}, secure=True))
+    refused(visitor.client.get("/saml/sls/", {"SAMLRequest": "bm9uZQ=="}, secure=True))
 
 
 def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
