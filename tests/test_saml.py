@@ -461,6 +461,8 @@ def test_next_never_leads_to_another_site(visitor):
 
 def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(visitor, world):
     assert visitor.post(visitor.response()).status_code == 302
+    account = visitor.client.get("/accounts/", secure=True).content.decode()
+    assert '<form method="post" action="/saml/logout/"' in account
     answer = visitor.client.post("/saml/logout/", secure=True)
     assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
     assert "_auth_user_id" not in visitor.client.session
