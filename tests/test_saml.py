@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import saml2
+from saml2.saml import NAMEID_FORMAT_PERSISTENT, NameID
+from saml2.xmldsig import SIG_RSA_SHA256
 from django.contrib.auth.models import Group, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.cache import cache
@@ -491,3 +493,35 @@ def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
     assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102"]
     settings.IBI_SAML_METADATA = ""
     assert saml_settings(None) == []
+
+
+def test_the_idp_may_end_the_session_here_with_a_signed_logout_request(visitor, world):
+    assert visitor.post(visitor.response()).status_code == 302
+    server = world["idps"][IDP].server
+    name_id = NameID(format=NAMEID_FORMAT_PERSISTENT, text="opaque-1", sp_name_qualifier=SP,
+                     name_qualifier=IDP)
+    request_id, request = server.create_logout_request(f"{BASE}/saml/sls/", SP,
+                                                       name_id=name_id, sign=False)
+    info = server.apply_binding(saml2.BINDING_HTTP_REDIRECT, str(request), f"{BASE}/saml/sls/",
+                                sign=True, sigalg=SIG_RSA_SHA256)
+    query = urlsplit(dict(info["headers"])["Location"]).query
+    assert "&Signature=" in query
+    answer = visitor.client.get("/saml/sls/?" + query, secure=True)
+    assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
+    assert "_auth_user_id" not in visitor.client.session
+
+
+def test_an_unsigned_logout_request_ends_nothing(visitor, world):
+    assert visitor.post(visitor.response()).status_code == 302
+    server = world["idps"][IDP].server
+    name_id = NameID(format=NAMEID_FORMAT_PERSISTENT, text="opaque-1", sp_name_qualifier=SP,
+                     name_qualifier=IDP)
+    request_id, request = server.create_logout_request(f"{BASE}/saml/sls/", SP,
+                                                       name_id=name_id, sign=False)
+    info = server.apply_binding(saml2.BINDING_HTTP_REDIRECT, str(request), f"{BASE}/saml/sls/",
+                                sign=False)
+    query = urlsplit(dict(info["headers"])["Location"]).query
+    answer = visitor.client.get("/saml/sls/?" + query, secure=True)
+    assert answer.status_code == 403 and re.search(r"<strong>[0-9a-f]{12}</strong>",
+                                                   answer.content.decode())
+    assert "_auth_user_id" in visitor.client.session

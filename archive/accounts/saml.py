@@ -172,7 +172,12 @@ def sp_config(metadata: FederationMetadata | None) -> SPConfig:
     if key not in _configs:
         if len(_configs) >= 4:
             _configs.clear()
-        _configs[key] = SPConfig().load(_settings(metadata))
+        config = SPConfig().load(_settings(metadata))
+        # pysaml2 asks whether a request *received* must be signed of its IdP settings only
+        # (Entity._parse_request); an SP receives one kind, the IdP's LogoutRequest, and
+        # takes none unsigned: anyone could sign a person out here otherwise.
+        config._idp_want_authn_requests_signed = True
+        _configs[key] = config
     return _configs[key]
 
 
@@ -426,8 +431,10 @@ def logout_answer(*, data: dict, binding: str, session) -> str | None:
         subject = session.get(SESSION_SUBJECT)
         if "SAMLRequest" not in data or not subject:
             raise ResponseRefused("no logout request for this session")
-        info = client.handle_logout_request(data["SAMLRequest"], saml2.ident.decode(subject),
-                                            binding, relay_state=data.get("RelayState", ""))
+        info = client.handle_logout_request(
+            data["SAMLRequest"], saml2.ident.decode(subject), binding,
+            relay_state=data.get("RelayState"), sigalg=data.get("SigAlg"),
+            signature=data.get("Signature"))
     except ResponseRefused:
         raise
     except Exception as exc:  # as in `finish`: every "no" of pysaml2 is a refusal
