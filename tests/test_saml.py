@@ -16,14 +16,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import saml2
-from saml2.saml import NAMEID_FORMAT_PERSISTENT, NameID
-from saml2.xmldsig import SIG_RSA_SHA256
 from django.contrib.auth.models import Group, User
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client, override_settings
+from saml2.saml import NAMEID_FORMAT_PERSISTENT, NameID
+from saml2.xmldsig import SIG_RSA_SHA256
 
 from archive.accounts import federation, saml
 from archive.models import FederationMetadata, Identity
