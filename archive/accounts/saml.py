@@ -244,9 +244,8 @@ def begin(*, entity_id: str, relay_state: str, session) -> str:
 @dataclass(frozen=True)
 class SignedIn:
     user: object
-    issuer: str
-    name_id: str
-    relay_state: str
+    name_id: str  # for single logout, as saml2.ident.code writes it
+    next: str  # where the person was going when the request was sent
 
 
 def _decoded(saml_response: str) -> bytes:
@@ -344,7 +343,7 @@ def _sync_groups(user, names: set[str]) -> None:
     user.groups.add(*[g for n, g in groups.items() if n in names])
 
 
-def finish(*, saml_response: str, relay_state: str, session) -> SignedIn:
+def finish(*, saml_response: str, session) -> SignedIn:
     """The person a provider's response vouches for, signed in as `services.sign_in_external`
     says, or a Refusal (module docstring). `session` holds the requests sent."""
     metadata = usable_metadata()
@@ -369,6 +368,7 @@ def finish(*, saml_response: str, relay_state: str, session) -> SignedIn:
     seen = hashlib.sha256(f"{issuer} {response.assertion.id}".encode()).hexdigest()
     if not cache.add(f"saml-assertion:{seen}", 1, timeout=_until(response)):
         raise Replayed()
+    going = queries.outstanding_queries().get(response.session_id(), "")
     queries.delete(response.session_id())
     queries.sync()
     attributes = canonical_attributes(response.assertion)
@@ -386,8 +386,7 @@ def finish(*, saml_response: str, relay_state: str, session) -> SignedIn:
             email=email, email_verified=vouched(email, provider["scopes"]), name=name,
             attributes=attributes)
         _sync_groups(user, groups_of(affiliations, settings.IBI_SAML_AFFILIATION_GROUPS))
-    return SignedIn(user=user, issuer=issuer, name_id=saml2.ident.code(response.name_id),
-                    relay_state=relay_state)
+    return SignedIn(user=user, name_id=saml2.ident.code(response.name_id), next=going)
 
 
 # --- Single logout -----------------------------------------------------------------------

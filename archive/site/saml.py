@@ -99,7 +99,6 @@ def acs(request: HttpRequest) -> HttpResponse:
     """The institution's answer (HTTP-POST binding): signed in, or the reason why not."""
     try:
         signed_in = saml.finish(saml_response=request.POST.get("SAMLResponse", ""),
-                                relay_state=request.POST.get("RelayState", ""),
                                 session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
@@ -112,7 +111,9 @@ def acs(request: HttpRequest) -> HttpResponse:
         return _private(redirect(reverse("archive:account_verify_sent") + "?resent"))
     auth.login(request, user, backend="archive.accounts.backends.EmailBackend")
     request.saml_session[saml.SESSION_SUBJECT] = signed_in.name_id
-    return _private(redirect(_next(request, signed_in.relay_state)))
+    # Where the person was going, as this site wrote it when it sent the request (the
+    # RelayState that comes back is only the IdP's echo of it).
+    return _private(redirect(_next(request, signed_in.next)))
 
 
 @require_POST
