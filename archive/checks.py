@@ -45,4 +45,12 @@ def saml_settings(app_configs, **kwargs) -> list:
             % {"program": settings.XMLSEC1},
             hint=_("Install Debian's xmlsec1 (make system-packages) or set XMLSEC1."),
             id="archive.E102"))
+    chosen = {value for value in settings.IBI_SAML_IDENTIFIERS.values()}
+    wrong = sorted(map(str, chosen - {"eduPersonPrincipalName", "subject-id", "pairwise-id"}))
+    if wrong:
+        errors.append(Error(
+            _("IBI_SAML_IDENTIFIERS names attributes that cannot identify a person: "
+              "%(names)s.") % {"names": ", ".join(wrong)},
+            hint=_("Choose eduPersonPrincipalName, subject-id or pairwise-id for each "
+                   "identity provider."), id="archive.E103"))
     return errors

@@ -490,7 +490,9 @@ def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
     assert saml_settings(None) == []  # the module's settings: all there
     settings.IBI_SAML_METADATA_CERT = ""
     settings.XMLSEC1 = "/nonexistent/xmlsec1"
-    assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102"]
+    settings.IBI_SAML_IDENTIFIERS = {IDP: "mail"}
+    assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102",
+                                                          "archive.E103"]
     settings.IBI_SAML_METADATA = ""
     assert saml_settings(None) == []
 
