@@ -45,7 +45,7 @@ def saml_settings(app_configs, **kwargs) -> list:
             % {"program": settings.XMLSEC1},
             hint=_("Install Debian's xmlsec1 (make system-packages) or set XMLSEC1."),
             id="archive.E102"))
-    chosen = {value for value in settings.IBI_SAML_IDENTIFIERS.values()}
+    chosen = set(settings.IBI_SAML_IDENTIFIERS.values())
     wrong = sorted(map(str, chosen - {"eduPersonPrincipalName", "subject-id", "pairwise-id"}))
     if wrong:
         errors.append(Error(
