@@ -142,7 +142,9 @@ MAP = {{"identifier": uri.MAP["identifier"],
 class IdentityProvider:
     """An identity provider on pysaml2's Server, trusting the SP whose metadata it is given."""
 
-    def __init__(self, entity_id: str, keys: KeyPair, sp_metadata: list[str]) -> None:
+    def __init__(self, entity_id: str, keys: KeyPair, sp_metadata: list[str], *,
+                 signed_requests: bool = True) -> None:
+        """`signed_requests`: whether it takes only requests signed by the SP's key."""
         self.entity_id, self.keys = entity_id, keys
         maps = keys.key.parent / "attribute-maps"
         maps.mkdir(exist_ok=True)
@@ -170,15 +172,18 @@ class IdentityProvider:
                                        "attribute_restrictions": None,
                                        "name_form": NAME_FORMAT_URI}},
                 "name_id_format": [NAMEID_FORMAT_PERSISTENT],
-                "want_authn_requests_signed": False,
+                "want_authn_requests_signed": signed_requests,
             }},
         }))
 
     def request_id(self, location: str) -> str:
         """The ID of the AuthnRequest that a redirect to this IdP carries."""
-        query = parse_qs(urlsplit(location).query)
-        request = self.server.parse_authn_request(query["SAMLRequest"][0],
-                                                  saml2.BINDING_HTTP_REDIRECT)
+        query = {key: values[0] for key, values in parse_qs(urlsplit(location).query,
+                                                               keep_blank_values=True).items()}
+        request = self.server.parse_authn_request(
+            query["SAMLRequest"], saml2.BINDING_HTTP_REDIRECT,
+            relay_state=query.get("RelayState"), sigalg=query.get("SigAlg"),
+            signature=query.get("Signature"))
         return request.message.id
 
     def response(self, identity: dict, *, in_response_to: str, destination: str,

@@ -54,7 +54,8 @@ def university(live_site, settings, tmp_path):
         folder=tmp_path))
     federation.refresh()
     Group.objects.create(name="Submitters")
-    idp = stand_in.IdentityProvider(entity_id, keys["idp"], [saml.sp_metadata()])
+    idp = stand_in.IdentityProvider(entity_id, keys["idp"], [saml.sp_metadata()],
+                                    signed_requests=False)  # this SP has no key here
     acs = saml.acs_url()
 
     class Handler(BaseHTTPRequestHandler):

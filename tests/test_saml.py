@@ -107,6 +107,8 @@ class Browser:
         answer = self.client.get("/saml/login/", {"idp": idp, "next": next_path}, secure=True)
         assert answer.status_code == 302, answer.content
         assert answer["Location"].startswith(f"{idp}/sso?SAMLRequest=")
+        assert "SigAlg=http%3A%2F%2Fwww.w3.org%2F2001%2F04%2Fxmldsig-more%23rsa-sha256" in (
+            answer["Location"])  # this SP signs its requests, in SHA-256
         return self.world["idps"][idp].request_id(answer["Location"])
 
     def response(self, identity: dict = STUDENT, idp: str = IDP, **fields) -> str:
@@ -473,8 +475,12 @@ def test_single_logout_goes_to_the_idp_and_its_answer_signs_out(visitor, world):
     assert cookie["samesite"] == "None"
     # The IdP reads our request and answers it; the answer is taken.
     server = world["idps"][IDP].server
-    query = {k: v[0] for k, v in parse_qs(urlsplit(answer["Location"]).query).items()}
-    request = server.parse_logout_request(query["SAMLRequest"], saml2.BINDING_HTTP_REDIRECT)
+    query = {k: v[0] for k, v in parse_qs(urlsplit(answer["Location"]).query,
+                                          keep_blank_values=True).items()}
+    assert query["SigAlg"] == SIG_RSA_SHA256  # signed by this SP, which the IdP checks
+    request = server.parse_logout_request(query["SAMLRequest"], saml2.BINDING_HTTP_REDIRECT,
+                                          relay_state=query.get("RelayState"),
+                                          sigalg=query["SigAlg"], signature=query["Signature"])
     reply = server.create_logout_response(request.message, [saml2.BINDING_HTTP_REDIRECT])
     info = server.apply_binding(saml2.BINDING_HTTP_REDIRECT, reply, f"{BASE}/saml/sls/",
                                 response=True)

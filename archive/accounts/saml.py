@@ -50,6 +50,7 @@ from saml2.config import SPConfig
 from saml2.metadata import entity_descriptor
 from saml2.s_utils import UnsupportedBinding
 from saml2.saml import NAMEID_FORMAT_PERSISTENT, NAMEID_FORMAT_TRANSIENT
+from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 from ..models import FederationMetadata, Identity
 from ..refusals import Forbidden, NotFound, Refusal
@@ -130,6 +131,9 @@ def _settings(metadata: FederationMetadata | None) -> dict:
         "crypto_backend": "xmlsec1",
         "allow_unknown_attributes": True,
         "accepted_time_diff": 60,
+        # What this SP signs (its requests), in SHA-256: pysaml2's default is still SHA-1.
+        "signing_algorithm": SIG_RSA_SHA256,
+        "digest_algorithm": DIGEST_SHA256,
         "service": {"sp": {
             "name": "IBI repository",
             "endpoints": {
@@ -232,7 +236,8 @@ def begin(*, entity_id: str, relay_state: str, session) -> str:
     _provider(metadata, entity_id)
     client = Saml2Client(sp_config(metadata))
     request_id, info = client.prepare_for_authenticate(
-        entityid=entity_id, relay_state=relay_state, binding=saml2.BINDING_HTTP_REDIRECT)
+        entityid=entity_id, relay_state=relay_state, binding=saml2.BINDING_HTTP_REDIRECT,
+        sign=bool(settings.IBI_SAML_KEY), sigalg=SIG_RSA_SHA256)
     queries = OutstandingQueriesCache(session)
     queries.set(request_id, relay_state)
     queries.sync()
@@ -405,7 +410,8 @@ def logout_location(*, session) -> str | None:
     client = Saml2Client(sp_config(metadata), state_cache=StateCache(session),
                          identity_cache=IdentityCache(session))
     try:
-        result = client.global_logout(saml2.ident.decode(subject))
+        result = client.global_logout(saml2.ident.decode(subject),
+                                      sign=bool(settings.IBI_SAML_KEY), sign_alg=SIG_RSA_SHA256)
     except (LogoutError, UnsupportedBinding, SAMLError, KeyError, ValueError) as exc:
         logger.info("SAML single logout not started: %s", exc)
         return None
