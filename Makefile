@@ -67,10 +67,11 @@ system-packages:
 	test -f /usr/share/tesseract-ocr/5/tessdata/por.traineddata \
 	  || test -f /usr/share/tesseract-ocr/4.00/tessdata/por.traineddata \
 	  || missing="$$missing tesseract-ocr-por"; \
-	test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing="$$missing fonts-dejavu-core"; \
+	test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing="$$missing fonts-dejavu-core xmlsec1"; \
+	command -v xmlsec1 >/dev/null 2>&1 || missing="$$missing xmlsec1"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils poppler-utils tesseract-ocr tesseract-ocr-por fonts-dejavu-core"; \
+	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils poppler-utils tesseract-ocr tesseract-ocr-por fonts-dejavu-core xmlsec1"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	  case "$$missing" in *slapd*) \

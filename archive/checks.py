@@ -1,8 +1,10 @@
-"""System checks for the identification settings."""
+"""System checks for the identification settings and institutional login (SAML)."""
 from __future__ import annotations
 
+import shutil
+
 from django.conf import settings
-from django.core.checks import Warning, register
+from django.core.checks import Error, Warning, register
 from django.utils.translation import gettext as _
 
 
@@ -23,3 +25,32 @@ def identification_placeholders(app_configs, **kwargs) -> list:
             hint=_("Set IBI_IP (and IBI_IP_PORT) to the public IP of this subsystem."),
             id="archive.W002"))
     return warnings
+
+
+@register()
+def saml_settings(app_configs, **kwargs) -> list:
+    """Institutional login needs what proves the federation's metadata and the answers."""
+    if not settings.IBI_SAML_METADATA:
+        return []
+    errors = []
+    if not settings.IBI_SAML_METADATA_CERT:
+        errors.append(Error(
+            _("IBI_SAML_METADATA is set but IBI_SAML_METADATA_CERT is not: the federation's "
+              "metadata cannot be checked, so none is taken."),
+            hint=_("Set IBI_SAML_METADATA_CERT to the certificate the federation signs its "
+                   "metadata with."), id="archive.E101"))
+    if shutil.which(settings.XMLSEC1) is None:
+        errors.append(Error(
+            _("%(program)s is not found: no SAML signature can be checked.")
+            % {"program": settings.XMLSEC1},
+            hint=_("Install Debian's xmlsec1 (make system-packages) or set XMLSEC1."),
+            id="archive.E102"))
+    chosen = set(settings.IBI_SAML_IDENTIFIERS.values())
+    wrong = sorted(map(str, chosen - {"eduPersonPrincipalName", "subject-id", "pairwise-id"}))
+    if wrong:
+        errors.append(Error(
+            _("IBI_SAML_IDENTIFIERS names attributes that cannot identify a person: "
+              "%(names)s.") % {"names": ", ".join(wrong)},
+            hint=_("Choose eduPersonPrincipalName, subject-id or pairwise-id for each "
+                   "identity provider."), id="archive.E103"))
+    return errors

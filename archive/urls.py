@@ -28,6 +28,7 @@ from .site import (
     metadata_formats,
     orcid,
     review,
+    saml,
     submit,
     thumbnails,
     views,
@@ -197,5 +198,12 @@ urlpatterns = [
          name="password_change"),
     # LAST, whatever is added above: /<archive service IBI>?servicesubject=… and, for the
     # resolver, persistent URLs /<ibi>[modifier][/path]. See `dispatch`.
+    # Institutional login: a SAML 2.0 service provider in the CAFe federation (site/saml.py).
+    path("saml/", saml.discovery, name="saml_discovery"),
+    path("saml/metadata/", saml.metadata, name="saml_metadata"),
+    path("saml/login/", saml.login, name="saml_login"),
+    path("saml/acs/", saml.acs, name="saml_acs"),
+    path("saml/logout/", saml.logout, name="saml_logout"),
+    path("saml/sls/", saml.sls, name="saml_sls"),
     re_path(r"^(?P<path>.+)$", dispatch, name="dispatch"),
 ]

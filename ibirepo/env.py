@@ -77,6 +77,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def env_json(name: str, default: dict) -> dict:
+    """A JSON object, e.g. IBI_SAML_AFFILIATION_GROUPS='{"student": ["Submitters"]}'."""
+    value = _raw(name)
+    if not value:
+        return default
+    try:
+        found = json.loads(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: not JSON ({exc})") from None
+    if not isinstance(found, dict):
+        raise ImproperlyConfigured(f"{name}: give a JSON object {{…}}")
+    return found
+
+
 def env_emails(name: str) -> list[str]:
     """Comma-separated email addresses (none when unset), each checked."""
     from django.core.exceptions import ValidationError

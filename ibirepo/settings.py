@@ -27,6 +27,7 @@ from .env import (
     env_hostname,
     env_int,
     env_ip,
+    env_json,
     env_list,
     env_networks,
     env_peer_tokens,
@@ -80,6 +81,10 @@ MIDDLEWARE = [
     "archive.web.middleware.DroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # A second session, only for SAML's requests in flight (djangosaml2): its cookie is
+    # SameSite=None, so that it comes back with the identity provider's cross-site POST to
+    # /saml/acs/, which the site's own (Lax) session cookie does not.
+    "djangosaml2.middleware.SamlSessionMiddleware",
     # The reader's language: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE.
     # URLs carry no language prefix, so persistent URLs and item URLs never change with it.
     "django.middleware.locale.LocaleMiddleware",
@@ -181,6 +186,29 @@ if any(_ORCID_SET) and not all(_ORCID_SET):
                                "and IBI_ORCID_CLIENT_SECRET together (or none of them)")
 # How long a "connect your ORCID iD" link mailed to a creator works.
 IBI_ORCID_INVITATION_DAYS = env_int("IBI_ORCID_INVITATION_DAYS", 30, low=1, high=365)
+
+# --- Institutional login: a SAML 2.0 service provider in a federation such as CAFe -----------
+# (archive/accounts/saml.py, federation.py; docs/operators/settings.md). Off unless
+# IBI_SAML_METADATA names the federation's metadata aggregate (a file or an https URL), which
+# must be signed by the certificate IBI_SAML_METADATA_CERT and carry a validUntil to come.
+IBI_SAML_METADATA = env_str("IBI_SAML_METADATA", "")
+IBI_SAML_METADATA_CERT = env_str("IBI_SAML_METADATA_CERT", "")
+IBI_SAML_METADATA_EVERY = env_int("IBI_SAML_METADATA_EVERY", 3600, low=60, high=7 * 86400)
+IBI_SAML_METADATA_MAX_BYTES = env_int("IBI_SAML_METADATA_MAX_BYTES", 64 * 1024 * 1024,
+                                      low=1024, high=1024 * 1024 * 1024)
+# This service provider: its entityID (by default its metadata's URL on IBI_SAML_BASE_URL),
+# the key and certificate it signs requests and decrypts assertions with.
+IBI_SAML_BASE_URL = str(env_str("IBI_SAML_BASE_URL", "http://localhost:8000")).rstrip("/")
+IBI_SAML_ENTITY_ID = env_str("IBI_SAML_ENTITY_ID", f"{IBI_SAML_BASE_URL}/saml/metadata/")
+IBI_SAML_KEY = env_str("IBI_SAML_KEY", "")
+IBI_SAML_CERT = env_str("IBI_SAML_CERT", "")
+# The attribute that names a person, per identity provider's entityID (JSON):
+# eduPersonPrincipalName (the default), subject-id or pairwise-id.
+IBI_SAML_IDENTIFIERS = env_json("IBI_SAML_IDENTIFIERS", {})
+# Affiliation values (brEduAffiliationType, eduPersonAffiliation) → names of the groups that
+# hold roles in collections (JSON), e.g. {"student": ["Submitters"]}.
+IBI_SAML_AFFILIATION_GROUPS = env_json("IBI_SAML_AFFILIATION_GROUPS", {})
+XMLSEC1 = env_str("XMLSEC1", "/usr/bin/xmlsec1")
 
 ROOT_URLCONF = "ibirepo.urls"
 WSGI_APPLICATION = "ibirepo.wsgi.application"
@@ -372,6 +400,10 @@ CELERY_BEAT_SCHEDULE = {
                           "schedule": float(IBI_SUBMISSION_CHECKS_EVERY)},
     "extract-text": {"task": "archive.tasks.extract_due",
                      "schedule": float(IBI_EXTRACT_EVERY)},
+    # The federation's metadata aggregate, fetched and checked again (archive/accounts/
+    # federation.py; `manage.py refreshsamlmetadata` does the same at any time).
+    "refresh-saml-metadata": {"task": "archive.tasks.refresh_saml_metadata",
+                              "schedule": float(IBI_SAML_METADATA_EVERY)},
 }
 # Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
 IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
@@ -637,6 +669,9 @@ USE_TZ = True
 
 # --- Security: production mode is DEBUG off --------------------------------------------------
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+# SAML's own session (djangosaml2's middleware): SameSite=None, which browsers take only with
+# Secure; over plain HTTP (`make run`) Lax, enough for an identity provider on the same site.
+SAML_SESSION_COOKIE_SAMESITE = "None" if SESSION_COOKIE_SECURE else "Lax"
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # The resolution standard speaks plain http:// between Archives and resolvers, and persistent

@@ -427,6 +427,13 @@ ROUTES: dict[str, Urls] = {
     "accounts/password/reset/sent/": fixed("/accounts/password/reset/sent/"),
     "accounts/password/reset/<uidb64>/<token>/": fixed("/accounts/password/reset/MQ/x-y/"),
     "accounts/password/reset/done/": fixed("/accounts/password/reset/done/"),
+    # Institutional login (issue 36): pages about the federation, never about an item.
+    "saml/": fixed("/saml/", "/saml/?q=a"),
+    "saml/metadata/": fixed("/saml/metadata/"),
+    "saml/login/": fixed("/saml/login/?idp=https://idp.example.org/idp"),
+    "saml/acs/": fixed("/saml/acs/"),  # POST only: 405
+    "saml/logout/": fixed("/saml/logout/"),  # POST only: 405
+    "saml/sls/": fixed("/saml/sls/"),
     "accounts/password/change/": fixed("/accounts/password/change/"),
     "items/<uuid:uuid>": nothing,
     "items/<uuid:uuid>/full": nothing,

@@ -124,6 +124,10 @@ FUNCTION_VIEWS = {
     # Signing in with ORCID (issue 36, 2): an identity linked, an invitation used; no item.
     "archive.site.orcid.login": NONE, "archive.site.orcid.callback": NONE,
     "archive.site.orcid.connect": NONE,
+    # /saml/ (issue 36): signing in and out through an institution; accounts, no items.
+    "archive.site.saml.discovery": NONE, "archive.site.saml.metadata": NONE,
+    "archive.site.saml.login": NONE, "archive.site.saml.acs": NONE,
+    "archive.site.saml.logout": NONE, "archive.site.saml.sls": NONE,
     # /submit/ (issue 35): drafts, submission and withdrawal through the review's services,
     # as /api/submissions/; its files wait as pending uploads.
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
@@ -167,7 +171,7 @@ COMMANDS = {
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,
     "createlibrarian": NONE, "createpeer": NONE, "exportbags": NONE, "exportsaf": NONE,
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
-    "switchon": NONE,
+    "switchon": NONE, "refreshsamlmetadata": NONE,
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
 }
 TASKS = {
@@ -179,7 +183,7 @@ TASKS = {
     "archive.tasks.mail_request_notices": NONE,
     "archive.tasks.send_acknowledgments": NONE, "archive.tasks.sweep_uploads": NONE,
     "archive.tasks.publish_approved": REVIEW,  # publishes approved submissions only
-    "archive.tasks.mail_account_mails": NONE,
+    "archive.tasks.mail_account_mails": NONE, "archive.tasks.refresh_saml_metadata": NONE,
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
     "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
     "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,

@@ -24,7 +24,7 @@ Every model of the app is defined in this package (tests/test_suite.py checks it
 from __future__ import annotations
 
 from .access import AccessLink, AccessRead, AccessRequest, AccessRights, RequestNotice
-from .accounts import Account, AccountMail, Identity, OrcidInvitation
+from .accounts import Account, AccountMail, FederationMetadata, Identity, OrcidInvitation
 from .collections import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, addresses
 from .deposit import IdempotencyKey, PendingUpload, StagedWrite
 from .dublin_core import DC_ELEMENTS, ORCID_FORM, Confidence, DcElement, DcValue
@@ -73,7 +73,7 @@ __all__ = [
     "OwedAcknowledgment", "PendingUpload", "RegisteredArchive", "SearchVectorField",
     "StagedWrite", "normalize_language", "validate_language",
     "CollectionRole", "Provenance", "ReviewNotice", "Role", "Submission", "Task", "Transition",
-    "Workflow", "Account", "AccountMail", "Identity", "FileExtraction", "FilePage",
-    "OrcidInvitation",
+    "Workflow", "Account", "AccountMail", "FederationMetadata", "Identity", "FileExtraction",
+    "FilePage", "OrcidInvitation",
     "CheckName", "SubmissionCheck", "accepted_formats",
 ]

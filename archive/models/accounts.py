@@ -138,3 +138,23 @@ class OrcidInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.orcid} → {self.email}"
+
+
+class FederationMetadata(models.Model):
+    """The last good metadata aggregate of the SAML federation (CAFe): signed by the
+    federation's certificate and valid until a time to come when it was fetched
+    (archive/accounts/federation.py). One row; a refused aggregate leaves it as it was."""
+
+    xml = models.TextField(_("aggregate"))
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    valid_until = models.DateTimeField(_("valid until"))
+    fetched = models.DateTimeField(_("fetched"))
+    # The identity providers it names: entityID, display names per language, scopes.
+    providers = models.JSONField(_("identity providers"), default=list)
+
+    class Meta:
+        verbose_name = _("federation metadata")
+        verbose_name_plural = _("federation metadata")
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} → {self.valid_until:%Y-%m-%d %H:%M}"

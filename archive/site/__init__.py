@@ -13,10 +13,12 @@
 - accounts: /accounts/, the pages of people who are not staff: sign-up, verification of
   their address, sign-in and out, passwords, their own page.
 - orcid: /accounts/orcid/, signing in with ORCID, and the "connect your ORCID iD" link.
+- saml: /saml/, institutional login (CAFe): the discovery page, the request to the
+  institution, its answer, single logout, this service provider's metadata.
 - submit: /submit/, the submitter's own pages (issue 35): their submissions, and the form of
   one, through the review's services.
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 - thumbnails: a file's thumbnail, for whom the access policy lets see it.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "orcid", "review", "submit", "thumbnails", "views"]
+           "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails", "views"]
