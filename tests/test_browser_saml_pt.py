@@ -60,6 +60,9 @@ def university(live_site, settings, tmp_path):
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if not self.path.startswith("/idp/sso?"):  # the browser's /favicon.ico
+                self.send_error(404)
+                return
             request_id = idp.request_id(self.path)
             relay = parse_qs(urlsplit(self.path).query).get("RelayState", [""])[0]
             xml = idp.response(STUDENT, in_response_to=request_id, destination=acs,

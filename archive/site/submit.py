@@ -44,6 +44,7 @@ from ..web.pending_uploads import PendingUploadsField
 DONE = {"created": gettext_lazy("A new draft: fill it in, save it, and submit it when ready."),
         "saved": gettext_lazy("Saved as a draft."),
         "submitted": gettext_lazy("Submitted: it waits for review now."),
+        "published": gettext_lazy("Submitted and published."),
         "withdrawn": gettext_lazy("Withdrawn.")}
 
 # The form's fields a refusal of the services names by the first word of its reason.
@@ -365,7 +366,8 @@ def _save(request: HttpRequest, submission: Submission, submitting: bool) -> Htt
             return _page(request, submission, form, status=400)
         return _refused(request, exc, submission)
     _nudge(saved, mails=submitting)
-    done = "submitted" if submitting else "saved"
+    done = ("saved" if not submitting else "published"
+            if saved.state == Submission.State.PUBLISHED else "submitted")
     return redirect(reverse("archive:submission", args=[submission.pk]) + f"?done={done}")
 
 
