@@ -53,4 +53,16 @@ def saml_settings(app_configs, **kwargs) -> list:
               "%(names)s.") % {"names": ", ".join(wrong)},
             hint=_("Choose eduPersonPrincipalName, subject-id or pairwise-id for each "
                    "identity provider."), id="archive.E103"))
+    from django.core.exceptions import ImproperlyConfigured
+
+    from .accounts import saml  # pysaml2's weight, only where SAML is on
+    try:
+        saml.organization(settings.IBI_SAML_ORGANIZATION)
+        saml.contacts(settings.IBI_SAML_CONTACTS)
+    except ImproperlyConfigured as exc:
+        errors.append(Error(
+            _("The service provider's organization or contacts are not as the federation "
+              "needs them: %(reason)s") % {"reason": exc},
+            hint=_("See IBI_SAML_ORGANIZATION and IBI_SAML_CONTACTS in the operators' "
+                   "settings."), id="archive.E104"))
     return errors

@@ -202,6 +202,12 @@ IBI_SAML_BASE_URL = str(env_str("IBI_SAML_BASE_URL", "http://localhost:8000")).r
 IBI_SAML_ENTITY_ID = env_str("IBI_SAML_ENTITY_ID", f"{IBI_SAML_BASE_URL}/saml/metadata/")
 IBI_SAML_KEY = env_str("IBI_SAML_KEY", "")
 IBI_SAML_CERT = env_str("IBI_SAML_CERT", "")
+# What the federation's registry (CAFe's) asks of a service provider's metadata (JSON): the
+# organization in pt-BR and English, {"pt-br": {"name": …, "display_name": …, "url": …},
+# "en": {…}}, and its contacts, [{"type": "technical" | "support" | …, "name": …,
+# "email": …}]; checked by archive.E104.
+IBI_SAML_ORGANIZATION = env_json("IBI_SAML_ORGANIZATION", {})
+IBI_SAML_CONTACTS = env_json("IBI_SAML_CONTACTS", [])
 # The attribute that names a person, per identity provider's entityID (JSON):
 # eduPersonPrincipalName (the default), subject-id or pairwise-id.
 IBI_SAML_IDENTIFIERS = env_json("IBI_SAML_IDENTIFIERS", {})

@@ -34,8 +34,8 @@ def accessible(page: Page, name: str) -> None:
     make.screenshot(page, f"login-flow-{name}-pt-BR")
 
 
-def test_a_student_signs_in_submits_and_her_orcid_shows_authenticated(  # noqa: F811
-        live_site, university, orcid, brazilian_browser):
+def test_a_student_signs_in_submits_and_her_orcid_shows_authenticated(
+        live_site, university, orcid, brazilian_browser):  # noqa: F811 (fixtures)
     theses = make.collection("teses", make.community("pos"), deposit_licence=make.LICENCE)
     make.reviewed(theses, kind="none", submitter="Submitters")
     # The stand-in ORCID's certificate is from trustme's CA, which this Chromium does not know.

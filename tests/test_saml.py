@@ -442,6 +442,37 @@ def test_the_sp_metadata_names_the_acs_the_logout_service_and_the_keys(client, w
     assert world["keys"]["sp"].cert_base64[:60] in xml.replace("\n", "")
 
 
+def test_the_sp_metadata_names_the_organization_and_contacts_the_federation_asks_for(
+        client, world, settings):
+    """What CAFe's registry reads: the organization in pt-BR and English, a technical and a
+    support contact; read back with pysaml2's own metadata parser."""
+    from saml2.mdstore import InMemoryMetaData
+
+    settings.IBI_SAML_ORGANIZATION = {
+        "pt-br": {"name": "UFX", "display_name": "Universidade Federal X",
+                  "url": "https://www.ufx.br/"},
+        "en": {"name": "UFX", "display_name": "Federal University X",
+               "url": "https://www.ufx.br/en/"}}
+    settings.IBI_SAML_CONTACTS = [
+        {"type": "technical", "name": "Equipe do repositório", "email": "ti@ufx.br"},
+        {"type": "support", "name": "Biblioteca", "email": "repositorio@ufx.br"}]
+    store = InMemoryMetaData(None)
+    store.parse(client.get("/saml/metadata/", secure=True).content.decode())
+    entity = store[SP]
+    texts = {key: sorted((v["lang"], v["text"]) for v in entity["organization"][key])
+             for key in ("organization_name", "organization_display_name",
+                         "organization_url")}
+    assert texts == {
+        "organization_name": [("en", "UFX"), ("pt-br", "UFX")],
+        "organization_display_name": [("en", "Federal University X"),
+                                      ("pt-br", "Universidade Federal X")],
+        "organization_url": [("en", "https://www.ufx.br/en/"), ("pt-br", "https://www.ufx.br/")]}
+    assert sorted((c["contact_type"], c["given_name"]["text"], c["email_address"][0]["text"])
+                  for c in entity["contact_person"]) == [
+        ("support", "Biblioteca", "mailto:repositorio@ufx.br"),
+        ("technical", "Equipe do repositório", "mailto:ti@ufx.br")]
+
+
 def test_the_discovery_page_lists_and_searches_the_federations_institutions(visitor):
     visitor.client.cookies["django_language"] = "pt-br"
     page = visitor.client.get("/saml/", {"next": "/submit/"}, secure=True).content.decode()
@@ -497,8 +528,9 @@ def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
     settings.IBI_SAML_METADATA_CERT = ""
     settings.XMLSEC1 = "/nonexistent/xmlsec1"
     settings.IBI_SAML_IDENTIFIERS = {IDP: "mail"}
+    settings.IBI_SAML_CONTACTS = [{"type": "technical", "name": "Equipe"}]  # no address
     assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102",
-                                                          "archive.E103"]
+                                                          "archive.E103", "archive.E104"]
     settings.IBI_SAML_METADATA = ""
     assert saml_settings(None) == []
 

@@ -38,6 +38,7 @@ import saml2.ident
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -124,6 +125,44 @@ def sls_url() -> str:
     return settings.IBI_SAML_BASE_URL + reverse("archive:saml_sls")
 
 
+ORGANIZATION_PARTS = ("name", "display_name", "url")
+CONTACT_TYPES = ("technical", "support", "administrative", "billing", "other")
+
+
+def organization(value: object) -> dict:
+    """IBI_SAML_ORGANIZATION as pysaml2's `organization`: each of name, display name and URL
+    in every language given; ImproperlyConfigured unless each language gives all three.
+
+    >>> organization({"en": {"name": "UFX", "display_name": "X", "url": "https://x.br/"}})
+    {'name': [('UFX', 'en')], 'display_name': [('X', 'en')], 'url': [('https://x.br/', 'en')]}
+    """
+    if not isinstance(value, dict) or not all(
+            isinstance(parts, dict) and all(isinstance(parts.get(key), str) and parts[key]
+                                            for key in ORGANIZATION_PARTS)
+            for parts in value.values()):
+        raise ImproperlyConfigured(
+            'IBI_SAML_ORGANIZATION: {"<language>": {"name": …, "display_name": …, "url": …}}')
+    return {key: [(parts[key], language.lower()) for language, parts in value.items()]
+            for key in ORGANIZATION_PARTS} if value else {}
+
+
+def contacts(value: object) -> list[dict]:
+    """IBI_SAML_CONTACTS as pysaml2's `contact_person`; ImproperlyConfigured unless each has
+    a type of SAML's, a name and an e-mail address.
+
+    >>> contacts([{"type": "support", "name": "Library", "email": "a@x.br"}])
+    [{'contact_type': 'support', 'given_name': 'Library', 'email_address': ['mailto:a@x.br']}]
+    """
+    if not isinstance(value, list) or not all(
+            isinstance(c, dict) and c.get("type") in CONTACT_TYPES and isinstance(
+                c.get("name"), str) and c["name"] and isinstance(c.get("email"), str)
+            and "@" in c["email"] for c in value):
+        raise ImproperlyConfigured(
+            'IBI_SAML_CONTACTS: [{"type": "technical" | "support" | …, "name": …, "email": …}]')
+    return [{"contact_type": c["type"], "given_name": c["name"],
+             "email_address": [f"mailto:{c['email']}"]} for c in value]
+
+
 def _settings(metadata: FederationMetadata | None) -> dict:
     config = {
         "entityid": settings.IBI_SAML_ENTITY_ID,
@@ -156,7 +195,10 @@ def _settings(metadata: FederationMetadata | None) -> dict:
                                     "givenName", "sn", "eduPersonAffiliation"],
         }},
         "metadata": {"inline": [metadata.xml]} if metadata is not None else {},
+        "contact_person": contacts(settings.IBI_SAML_CONTACTS),
     }
+    if settings.IBI_SAML_ORGANIZATION:
+        config["organization"] = organization(settings.IBI_SAML_ORGANIZATION)
     if settings.IBI_SAML_KEY and settings.IBI_SAML_CERT:
         config.update(key_file=settings.IBI_SAML_KEY, cert_file=settings.IBI_SAML_CERT,
                       encryption_keypairs=[{"key_file": settings.IBI_SAML_KEY,
@@ -172,7 +214,8 @@ def sp_config(metadata: FederationMetadata | None) -> SPConfig:
     aggregate and settings: a federation's aggregate takes a while)."""
     key = hashlib.sha256(repr((metadata.sha256 if metadata else "", settings.IBI_SAML_ENTITY_ID,
                                settings.IBI_SAML_BASE_URL, settings.IBI_SAML_KEY,
-                               settings.IBI_SAML_CERT)).encode()).hexdigest()
+                               settings.IBI_SAML_CERT, settings.IBI_SAML_ORGANIZATION,
+                               settings.IBI_SAML_CONTACTS)).encode()).hexdigest()
     if key not in _configs:
         if len(_configs) >= 4:
             _configs.clear()
