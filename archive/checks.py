@@ -45,6 +45,12 @@ def saml_settings(app_configs, **kwargs) -> list:
             % {"program": settings.XMLSEC1},
             hint=_("Install Debian's xmlsec1 (make system-packages) or set XMLSEC1."),
             id="archive.E102"))
+    if settings.IBI_SAML_MDQ and not settings.IBI_SAML_MDQ_CERT:
+        errors.append(Error(
+            _("IBI_SAML_MDQ is set but IBI_SAML_MDQ_CERT is not: no answer of the metadata "
+              "query service can be checked, so none is taken."),
+            hint=_("Set IBI_SAML_MDQ_CERT to the certificate the service signs its answers "
+                   "with."), id="archive.E105"))
     chosen = set(settings.IBI_SAML_IDENTIFIERS.values())
     wrong = sorted(map(str, chosen - {"eduPersonPrincipalName", "subject-id", "pairwise-id"}))
     if wrong:

@@ -196,6 +196,13 @@ IBI_SAML_METADATA_CERT = env_str("IBI_SAML_METADATA_CERT", "")
 IBI_SAML_METADATA_EVERY = env_int("IBI_SAML_METADATA_EVERY", 3600, low=60, high=7 * 86400)
 IBI_SAML_METADATA_MAX_BYTES = env_int("IBI_SAML_METADATA_MAX_BYTES", 64 * 1024 * 1024,
                                       low=1024, high=1024 * 1024 * 1024)
+# The Metadata Query service (draft-young-md-query) that answers for one identity provider at
+# a time (archive/accounts/mdq.py): its base URL, the certificate its answers are signed with,
+# how long an answer without cacheDuration is used, and "sha1" to ask by {sha1}<hex>.
+IBI_SAML_MDQ = env_str("IBI_SAML_MDQ", "")
+IBI_SAML_MDQ_CERT = env_str("IBI_SAML_MDQ_CERT", "")
+IBI_SAML_MDQ_CACHE = env_int("IBI_SAML_MDQ_CACHE", 3600, low=60, high=7 * 86400)
+IBI_SAML_MDQ_TRANSFORM = env_choice("IBI_SAML_MDQ_TRANSFORM", "", ["", "sha1"])
 # This service provider: its entityID (by default its metadata's URL on IBI_SAML_BASE_URL),
 # the key and certificate it signs requests and decrypts assertions with.
 IBI_SAML_BASE_URL = str(env_str("IBI_SAML_BASE_URL", "http://localhost:8000")).rstrip("/")

@@ -94,25 +94,47 @@ SIGNATURE_TEMPLATE = """<ds:Signature>
 </ds:Signature>"""
 
 
+NAMESPACES = (f'xmlns:md="{MD}" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"'
+              ' xmlns:mdui="urn:oasis:names:tc:SAML:metadata:ui"'
+              ' xmlns:shibmd="urn:mace:shibboleth:metadata:1.0"')
+
+
+def _written(text: str, node: str, *, signer: KeyPair | None, path: Path) -> Path:
+    path.write_text(text)
+    if signer is not None:
+        subprocess.run([XMLSEC1, "--sign", "--privkey-pem", f"{signer.key},{signer.cert}",
+                        "--id-attr:ID", f"{MD}:{node}", "--output", str(path), str(path)],
+                       check=True, capture_output=True)
+    return path
+
+
+def _until(valid_until: datetime) -> str:
+    return valid_until.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def aggregate(descriptors: list[str], *, valid_until: datetime, signer: KeyPair | None,
               folder: Path, name: str = "aggregate") -> Path:
     """The federation's aggregate of `descriptors`, signed by `signer` with xmlsec1 (unsigned
     when None), written to `folder`."""
-    until = valid_until.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     text = (f'<?xml version="1.0" encoding="UTF-8"?>\n'
-            f'<md:EntitiesDescriptor xmlns:md="{MD}" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"'
-            f' xmlns:mdui="urn:oasis:names:tc:SAML:metadata:ui"'
-            f' xmlns:shibmd="urn:mace:shibboleth:metadata:1.0"'
-            f' ID="fed-{name}" Name="https://fed.example.org" validUntil="{until}">'
+            f'<md:EntitiesDescriptor {NAMESPACES}'
+            f' ID="fed-{name}" Name="https://fed.example.org" validUntil="{_until(valid_until)}">'
             f'{SIGNATURE_TEMPLATE.format(id=f"fed-{name}") if signer else ""}'
             f'{"".join(descriptors)}</md:EntitiesDescriptor>')
-    path = folder / f"{name}.xml"
-    path.write_text(text)
-    if signer is not None:
-        subprocess.run([XMLSEC1, "--sign", "--privkey-pem", f"{signer.key},{signer.cert}",
-                        "--id-attr:ID", f"{MD}:EntitiesDescriptor", "--output", str(path),
-                        str(path)], check=True, capture_output=True)
-    return path
+    return _written(text, "EntitiesDescriptor", signer=signer, path=folder / f"{name}.xml")
+
+
+def entity(descriptor: str, *, valid_until: datetime, signer: KeyPair | None, folder: Path,
+           name: str, cache_duration: str = "") -> bytes:
+    """One entity (`descriptor`, as idp_descriptor writes it) as an MDQ service answers for
+    it: on its own, with its validUntil (and cacheDuration), signed by `signer` (or not)."""
+    head, _, rest = descriptor.partition(">")
+    duration = f' cacheDuration="{cache_duration}"' if cache_duration else ""
+    text = (f'<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'{head} {NAMESPACES} ID="mdq-{name}" validUntil="{_until(valid_until)}"{duration}>'
+            f'{SIGNATURE_TEMPLATE.format(id=f"mdq-{name}") if signer else ""}{rest}')
+    return _written(text, "EntityDescriptor", signer=signer,
+                    path=folder / f"mdq-{name}.xml").read_bytes()
 
 
 def sign_assertion(xml: str, keys: KeyPair) -> str:

@@ -1052,3 +1052,51 @@ class FakeOrcid:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class FakeMdq:
+    """A stand-in Metadata Query service (draft-young-md-query) on loopback, in a thread of the
+    test process: GET /entities/<url-encoded entityID> or /entities/{sha1}<hex> answers the
+    bytes `entities` holds for that entityID (application/samlmetadata+xml), else 404.
+    `asked` lists (path, Accept) of every request."""
+
+    def __init__(self) -> None:
+        import hashlib
+        from urllib.parse import unquote
+
+        self.entities: dict[str, bytes] = {}
+        self.asked: list[tuple[str, str]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                fake.asked.append((self.path, self.headers.get("Accept", "")))
+                wanted = unquote(self.path.removeprefix("/entities/"))
+                body = next((data for entity_id, data in fake.entities.items() if wanted in (
+                    entity_id, "{sha1}" + hashlib.sha1(entity_id.encode()).hexdigest())), None)
+                if not self.path.startswith("/entities/") or body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/samlmetadata+xml")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> FakeMdq:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -529,8 +529,9 @@ def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
     settings.XMLSEC1 = "/nonexistent/xmlsec1"
     settings.IBI_SAML_IDENTIFIERS = {IDP: "mail"}
     settings.IBI_SAML_CONTACTS = [{"type": "technical", "name": "Equipe"}]  # no address
-    assert [error.id for error in saml_settings(None)] == ["archive.E101", "archive.E102",
-                                                          "archive.E103", "archive.E104"]
+    settings.IBI_SAML_MDQ, settings.IBI_SAML_MDQ_CERT = "https://mdq.example.org", ""
+    assert [error.id for error in saml_settings(None)] == [
+        "archive.E101", "archive.E102", "archive.E105", "archive.E103", "archive.E104"]
     settings.IBI_SAML_METADATA = ""
     assert saml_settings(None) == []
 

@@ -14,11 +14,12 @@ LDAP) is another that calls the same `services.create_account`, its address alre
   for the iD, its holder's name and verified address
 - invitations: "connect your ORCID iD" mailed to a creator, and used by a sign-in with ORCID
 - federation: the SAML federation's metadata aggregate (CAFe), fetched, checked, kept
+- mdq: an identity provider's metadata by the Metadata Query protocol, checked and cached
 - saml: signing in through a SAML identity provider of the federation (pysaml2)
 - tasks: the beat's retry of the mails a mail server refused, the federation's metadata
   refreshed
 
 The models are archive/models/accounts.py.
 """
-__all__ = ["backends", "directory", "federation", "invitations", "orcid", "saml", "selectors",
-           "services", "tasks", "tokens"]
+__all__ = ["backends", "directory", "federation", "invitations", "mdq", "orcid", "saml",
+           "selectors", "services", "tasks", "tokens"]

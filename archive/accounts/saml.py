@@ -55,12 +55,13 @@ from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 from ..models import FederationMetadata, Identity
 from ..refusals import Forbidden, NotFound, Refusal
-from . import federation, services
+from . import federation, mdq, services
 
 logger = logging.getLogger(__name__)
 
 MAX_RESPONSE = 256 * 1024
-ASSERTION = "{urn:oasis:names:tc:SAML:2.0:assertion}Assertion"
+SAML_NS = "urn:oasis:names:tc:SAML:2.0:assertion"
+ASSERTION = f"{{{SAML_NS}}}Assertion"
 ENCRYPTED_ASSERTION = "{urn:oasis:names:tc:SAML:2.0:assertion}EncryptedAssertion"
 
 EPPN, SUBJECT_ID, PAIRWISE_ID = "eduPersonPrincipalName", "subject-id", "pairwise-id"
@@ -163,7 +164,7 @@ def contacts(value: object) -> list[dict]:
              "email_address": [f"mailto:{c['email']}"]} for c in value]
 
 
-def _settings(metadata: FederationMetadata | None) -> dict:
+def _settings(metadata: FederationMetadata | mdq.Entity | None) -> dict:
     config = {
         "entityid": settings.IBI_SAML_ENTITY_ID,
         "xmlsec_binary": settings.XMLSEC1,
@@ -209,7 +210,7 @@ def _settings(metadata: FederationMetadata | None) -> dict:
 _configs: dict[str, SPConfig] = {}  # a few: with the aggregate, without (the SP's metadata)
 
 
-def sp_config(metadata: FederationMetadata | None) -> SPConfig:
+def sp_config(metadata: FederationMetadata | mdq.Entity | None) -> SPConfig:
     """The SP's pysaml2 configuration over `metadata` (parsed once per process per
     aggregate and settings: a federation's aggregate takes a while)."""
     key = hashlib.sha256(repr((metadata.sha256 if metadata else "", settings.IBI_SAML_ENTITY_ID,
@@ -270,13 +271,37 @@ def _provider(metadata: FederationMetadata, entity_id: str) -> dict:
     raise UnknownProvider()
 
 
+def _of_provider(metadata: FederationMetadata,
+                 entity_id: str) -> tuple[FederationMetadata | mdq.Entity, dict]:
+    """(what pysaml2 reads, the provider) for talking to `entity_id`, one the federation
+    lists: with IBI_SAML_MDQ, its own entity asked of the MDQ service (archive/accounts/mdq.py;
+    SamlUnavailable when there is no good one); else the aggregate."""
+    provider = _provider(metadata, entity_id)
+    if not settings.IBI_SAML_MDQ:
+        return metadata, provider
+    try:
+        entity = mdq.entity(entity_id)
+    except federation.AggregateRefused:
+        raise SamlUnavailable() from None
+    return entity, entity.provider
+
+
+def _issuer(root) -> str:
+    """The issuer a response names (of the response, else of its assertion): which metadata
+    to check it with, nothing more; pysaml2 then checks it was signed by that issuer's key."""
+    for path in (f"{{{SAML_NS}}}Issuer", f"{ASSERTION}/{{{SAML_NS}}}Issuer"):
+        found = root.find(path)
+        if found is not None and (found.text or "").strip():
+            return found.text.strip()
+    raise ResponseRefused("no issuer")
+
+
 # --- The request -------------------------------------------------------------------------
 
 def begin(*, entity_id: str, relay_state: str, session) -> str:
     """The URL that sends the person to `entity_id` with an authentication request; the
     request's ID is remembered in `session` (djangosaml2's OutstandingQueriesCache)."""
-    metadata = usable_metadata()
-    _provider(metadata, entity_id)
+    metadata, _found = _of_provider(usable_metadata(), entity_id)
     client = Saml2Client(sp_config(metadata))
     request_id, info = client.prepare_for_authenticate(
         entityid=entity_id, relay_state=relay_state, binding=saml2.BINDING_HTTP_REDIRECT,
@@ -293,6 +318,7 @@ def begin(*, entity_id: str, relay_state: str, session) -> str:
 class SignedIn:
     user: object
     name_id: str  # for single logout, as saml2.ident.code writes it
+    issuer: str  # the identity provider, whose metadata single logout needs
     next: str  # where the person was going when the request was sent
 
 
@@ -305,8 +331,9 @@ def _decoded(saml_response: str) -> bytes:
         raise ResponseRefused("the response is not base64") from None
 
 
-def precheck(xml: bytes) -> None:
-    """ResponseRefused unless `xml` is plain XML with one assertion (module docstring, 1)."""
+def precheck(xml: bytes):
+    """The root of `xml`, or ResponseRefused unless it is plain XML with one assertion
+    (module docstring, 1)."""
     try:
         root = federation.parse_strict(xml, comments=False)
     except federation.UnsafeXml as exc:
@@ -314,6 +341,7 @@ def precheck(xml: bytes) -> None:
     assertions = [*root.iter(ASSERTION), *root.iter(ENCRYPTED_ASSERTION)]
     if len(assertions) != 1:
         raise ResponseRefused(f"the response holds {len(assertions)} assertions, not one")
+    return root
 
 
 def canonical_attributes(assertion) -> dict[str, list[str]]:
@@ -395,7 +423,9 @@ def finish(*, saml_response: str, session) -> SignedIn:
     """The person a provider's response vouches for, signed in as `services.sign_in_external`
     says, or a Refusal (module docstring). `session` holds the requests sent."""
     metadata = usable_metadata()
-    precheck(_decoded(saml_response))
+    root = precheck(_decoded(saml_response))
+    if settings.IBI_SAML_MDQ:
+        metadata, provider = _of_provider(metadata, _issuer(root))
     queries = OutstandingQueriesCache(session)
     client = Saml2Client(sp_config(metadata), identity_cache=IdentityCache(session))
     try:
@@ -412,7 +442,10 @@ def finish(*, saml_response: str, session) -> SignedIn:
     if recipients != {acs_url()}:
         raise ResponseRefused(f"recipients {sorted(map(str, recipients))}")
     issuer = response.issuer()
-    provider = _provider(metadata, issuer)
+    if not settings.IBI_SAML_MDQ:
+        provider = _provider(metadata, issuer)
+    elif issuer != provider["entity_id"]:
+        raise ResponseRefused(f"issued by {issuer}, not {provider['entity_id']}")
     seen = hashlib.sha256(f"{issuer} {response.assertion.id}".encode()).hexdigest()
     if not cache.add(f"saml-assertion:{seen}", 1, timeout=_until(response)):
         raise Replayed()
@@ -434,21 +467,35 @@ def finish(*, saml_response: str, session) -> SignedIn:
             email=email, email_verified=vouched(email, provider["scopes"]), name=name,
             attributes=attributes)
         _sync_groups(user, groups_of(affiliations, settings.IBI_SAML_AFFILIATION_GROUPS))
-    return SignedIn(user=user, name_id=saml2.ident.code(response.name_id), next=going)
+    return SignedIn(user=user, name_id=saml2.ident.code(response.name_id), issuer=issuer,
+                    next=going)
 
 
 # --- Single logout -----------------------------------------------------------------------
 
 SESSION_SUBJECT = "saml_name_id"  # the session's NameID, as saml2.ident.code writes it
+SESSION_ISSUER = "saml_issuer"  # the identity provider that signed the person in
+
+
+def _logout_metadata(session) -> FederationMetadata | mdq.Entity:
+    """What pysaml2 reads for the session's provider (the aggregate, or its MDQ entity)."""
+    metadata = usable_metadata()
+    if settings.IBI_SAML_MDQ:
+        metadata, _found = _of_provider(metadata, session.get(SESSION_ISSUER, ""))
+    return metadata
 
 
 def logout_location(*, session) -> str | None:
     """Where to send the person to end their session at their provider too (a LogoutRequest
     by HTTP-Redirect), or None: not signed in by SAML, or the provider has no single logout.
     What the request needs to read the answer stays in `session`."""
-    metadata = federation.current()
     subject = session.get(SESSION_SUBJECT)
-    if metadata is None or not subject:
+    if not subject:
+        return None
+    try:
+        metadata = _logout_metadata(session)
+    except Refusal as exc:
+        logger.info("SAML single logout not started: %s", exc)
         return None
     client = Saml2Client(sp_config(metadata), state_cache=StateCache(session),
                          identity_cache=IdentityCache(session))
@@ -469,7 +516,7 @@ def logout_answer(*, data: dict, binding: str, session) -> str | None:
     """A provider's word at the single logout service: its answer to our LogoutRequest (None:
     nothing more to do), or its own LogoutRequest, answered by the URL returned (the person
     is to be signed out here either way). ResponseRefused when it does not verify."""
-    metadata = usable_metadata()
+    metadata = _logout_metadata(session)
     client = Saml2Client(sp_config(metadata), state_cache=StateCache(session),
                          identity_cache=IdentityCache(session))
     try:

@@ -111,6 +111,7 @@ def acs(request: HttpRequest) -> HttpResponse:
         return _private(redirect(reverse("archive:account_verify_sent") + "?resent"))
     auth.login(request, user, backend="archive.accounts.backends.EmailBackend")
     request.saml_session[saml.SESSION_SUBJECT] = signed_in.name_id
+    request.saml_session[saml.SESSION_ISSUER] = signed_in.issuer
     # Where the person was going, as this site wrote it when it sent the request (the
     # RelayState that comes back is only the IdP's echo of it).
     return _private(redirect(_next(request, signed_in.next)))
