@@ -133,3 +133,12 @@ def test_an_idp_the_discovery_list_lacks_is_not_asked_of_mdq(visitor, mdq_on):  
                                 secure=True)
     assert answer.status_code == 400
     assert mdq_on.asked == []
+
+
+def test_single_logout_reads_the_idps_entity_from_mdq_too(visitor, mdq_on, entities):  # noqa: F811
+    mdq_on.entities[IDP] = entities["good"]
+    signs_in(visitor)
+    answer = visitor.client.post("/saml/logout/", secure=True)
+    assert answer.status_code == 302 and answer["Location"].startswith(f"{IDP}/slo?")
+    assert "_auth_user_id" not in visitor.client.session
+    assert len(mdq_on.asked) == 1  # the cached entity of the provider the person came from
