@@ -41,6 +41,16 @@ def marker(kind: str) -> bytes:
     return f"%PDF-1.4 LEAK-MARKER-{kind}-{RUN}\n".encode()
 
 
+# Every file's text (issue 37) holds a word they all share and a marker of its own, one word
+# each: a search for the shared word (or for the marker) finds the open file's page, with its
+# snippet, and must never match, show or count a closed file's.
+SHARED_WORD = f"sharedword{RUN}"
+
+
+def text_marker(name: str) -> str:
+    return "textmarker" + re.sub(r"[^a-z0-9]", "", name.lower())
+
+
 class Closed:
     """The items of the walk: what each holds and what must never show."""
 
@@ -69,6 +79,9 @@ class Closed:
         self.items = [self.embargoed, self.restricted, self.metadata_only, self.open,
                       self.edition, self.translation]
         self.service = services.ensure_archive_service()
+        for row in ItemFile.objects.filter(item__in=self.items):
+            make.file_pages(row, ["A first page.", f"On page two, {SHARED_WORD} and "
+                                                   f"{text_marker(row.name)} meet."])
         self.secrets = self._secrets()
         # Each item as if it came from DSpace (#28): its old links are walked too.
         for n, item in enumerate(self.items, start=1):
@@ -81,12 +94,15 @@ class Closed:
         """(what, text) that must never show: each closed file's bytes, checksum and URL,
         and the metadata-only item's file name."""
         found = []
+        self.closed_text: list[str] = []  # the closed files' text markers
         for row in ItemFile.objects.select_related("item").order_by("pk"):
             item = row.item
             if item.access_rights == "open" and not row.restricted:
                 continue
             data = marker_of(row)
+            self.closed_text.append(text_marker(row.name))
             found += [(f"bytes of {row.name}", data.strip()),
+                      (f"text of {row.name}", text_marker(row.name).encode()),
                       (f"sha256 of {row.name}", hashlib.sha256(data).hexdigest().encode()),
                       (f"URL of {row.name}", f"col/{item.ibi}/doc/{quote(row.name)}".encode()),
                       (f"URL of {row.name}", f"col/{item.ibi}/doc/{row.name}".encode())]
@@ -226,6 +242,10 @@ def oai(c: Closed) -> Iterator[str]:
 def api(c: Closed) -> Iterator[str]:
     yield "/api/items/"
     yield "/api/items/?page_size=200"
+    for where in ("all", "fulltext", "record"):
+        yield f"/api/items/?search={SHARED_WORD}&in={where}"
+        for row in ItemFile.objects.filter(item__in=c.items):
+            yield f"/api/items/?search={text_marker(row.name)}&in={where}"
     for item in c.items:
         for suffix in ("", "/files", "/statistics", "/links", "/links/1"):
             yield f"/api/items/{item.ibi}{suffix}"
@@ -331,8 +351,12 @@ ROUTES: dict[str, Urls] = {
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),
     # (A query naming the file would be written back on the page: the reader's own words.)
-    "search": lambda c: (f"/search?{urlencode({'q': q})}" for q in (
-        "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf")),
+    # The files' text (issue 37): the shared word and each file's marker, in every place a
+    # search looks; a closed file's marker asked for is written back, and must match nothing.
+    "search": lambda c: (f"/search?{urlencode({'q': q, **where})}" for q in (
+        "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf", SHARED_WORD,
+        *(text_marker(row.name) for row in ItemFile.objects.filter(item__in=c.items)))
+        for where in ({}, {"in": "fulltext"}, {"in": "record"})),
     "oai": oai,
     # A collection's page and feeds list the closed items (their metadata), never a file.
     "communities/<slug:slug>": fixed("/communities/repository"),
@@ -456,6 +480,15 @@ class Walk:
                     != (response.status_code, alike(content(response))):
                 self.leaks.append(f"{method.upper()} {url}: answered otherwise than for a "
                                   "name the item does not hold")
+        for asked in (text for text in self.closed.closed_text if text in url):
+            # A closed file's text asked for is answered as a word no file holds is: the
+            # words written back, nothing matched, counted nor shown.
+            fake = "z" * len(asked)
+            other = getattr(self.client, method)(url.replace(asked, fake), **headers)
+            if (other.status_code, alike(content(other).replace(fake.encode(),
+                                                               asked.encode()))) \
+                    != (response.status_code, alike(content(response))):
+                self.leaks.append(f"{method.upper()} {url}: matched a closed file's text")
         token = RESUMPTION.search(content(response)) if url.startswith("/oai?") else None
         if token:  # the next page of an OAI-PMH list
             self.pages += 1
@@ -475,6 +508,8 @@ class Walk:
             self.found_open.add("bytes")
         if f"col/{self.closed.open.ibi}/doc/{article.name}".encode() in body:
             self.found_open.add("url")
+        if text_marker(article.name).encode() in body:
+            self.found_open.add("text")
 
 
 def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
@@ -498,5 +533,5 @@ def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
         walk.get(f"/api/items/{item.ibi}/links/1", "delete", secure=True)
     assert "\n".join(walk.leaks) == ""
     # The control: the walk reached what is open, or it would prove nothing.
-    assert walk.found_open == {"bytes", "url"}
+    assert walk.found_open == {"bytes", "url", "text"}
     assert walk.seen > 1500 and walk.pages > len(OAI_PREFIXES) * 4
