@@ -2,9 +2,9 @@
 PostgreSQL, loaded by COPY; then searches in the full text timed as /search runs them, with
 the snippets of the first page of results.
 
-    .venv/bin/python bench/fulltext_search.py                        # 20 000 × 150 = 3 000 000 pages
-    .venv/bin/python bench/fulltext_search.py --theses 2000          # a quick try: 300 000 pages
-    .venv/bin/python bench/fulltext_search.py --reuse                # time again, no load
+    .venv/bin/python bench/fulltext_search.py                # 20 000 × 150 = 3 000 000 pages
+    .venv/bin/python bench/fulltext_search.py --theses 2000  # a quick try: 300 000 pages
+    .venv/bin/python bench/fulltext_search.py --reuse        # time again, no load
 
 1. Load (skipped by --reuse when the database holds --theses theses). A database of its own
    (`ibirepo_fulltext`), dropped, created and migrated; then one transaction: N items (one

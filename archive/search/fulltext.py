@@ -232,7 +232,7 @@ def highlight(text: str, needles: list[str], around: int = 90) -> list[tuple[str
     >>> highlight("Uma avaliação dos rios", ["avaliacao"])
     [('Uma ', False), ('avaliação', True), (' dos rios', False)]
     >>> highlight("x" * 200 + " Rio", ["rio"], around=5)
-    [('…xxxxx ', False), ('Rio', True)]
+    [('…xxxx ', False), ('Rio', True)]
     """
     pieces = [parsing.fold(char) for char in text]
     folded = "".join(pieces)
