@@ -175,10 +175,11 @@ def test_the_files_open_to_all_are_the_policys_to_say():
     assert searchable  # an open file's, at least
 
 
+@pytest.mark.django_db(transaction=True)  # outside a transaction: answers are kept
 def test_an_embargo_lifted_opens_its_text_at_once(shelf):
     embargoed = shelf["embargoed"]
     assert titles_found(secret("embargoed")) == []
-    assert "Tese embargada" not in site(secret("embargoed"))  # and kept in the cache so
+    assert "Tese embargada" not in site(secret("embargoed"))  # and kept in the cache
     lifted = access_services.lift_embargoes(today=timezone.localdate() + timedelta(days=31))
     assert lifted == [embargoed.ibi]
     assert titles_found(secret("embargoed"), fulltext.FULLTEXT) == ["Tese embargada"]
@@ -207,3 +208,15 @@ def test_a_page_cannot_forge_a_highlight(shelf):
     # (SQLite's snippet escapes a tag, PostgreSQL's ts_headline leaves it out.)
     assert "negrito" in body and "<b>negrito</b>" not in body
     assert "<mark>falso</mark>" not in body
+
+
+@pytest.mark.django_db(transaction=True)  # outside a transaction: answers are kept
+def test_a_page_written_after_a_search_is_found_at_once(shelf):
+    """The change token moves with the pages: an answer kept in the cache is not served
+    after a new page (a file's text extracted since)."""
+    word = f"novo{RUN}"
+    assert "No item matches." in site(word)
+    assert "No item matches." in site(word)  # kept
+    pages_of(shelf["open"], f"Uma página nova: {word}.", first=4)
+    body = site(word)
+    assert "Tese aberta" in body and "tese.pdf, p. 4" in body

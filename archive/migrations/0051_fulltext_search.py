@@ -66,7 +66,20 @@ POSTGRES_INSTALL = [
     "CREATE INDEX IF NOT EXISTS filepage_document ON archive_filepage USING gin (document)",
 ]
 
+# The change token (migration 0012) moves with the pages too: a search's answer kept under
+# it (search/selectors.py `_results_key`) never misses a page written since.
+POSTGRES_INSTALL += [
+    "DROP TRIGGER IF EXISTS archive_filepage_changes ON archive_filepage",
+    "CREATE CONSTRAINT TRIGGER archive_filepage_changes AFTER INSERT OR UPDATE OR DELETE "
+    "ON archive_filepage DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+    "EXECUTE FUNCTION archive_changes_renew()",
+    "CREATE OR REPLACE TRIGGER archive_filepage_truncate_changes AFTER TRUNCATE ON "
+    "archive_filepage FOR EACH STATEMENT EXECUTE FUNCTION archive_changes_renew()",
+]
+
 POSTGRES_REMOVE = [
+    "DROP TRIGGER IF EXISTS archive_filepage_changes ON archive_filepage",
+    "DROP TRIGGER IF EXISTS archive_filepage_truncate_changes ON archive_filepage",
     "DROP INDEX IF EXISTS filepage_document",
     "ALTER TABLE archive_filepage DROP COLUMN IF EXISTS document",
     "DROP TEXT SEARCH CONFIGURATION IF EXISTS archive_text",
@@ -75,27 +88,41 @@ POSTGRES_REMOVE = [
 
 
 
-def _sqlite_fold(page):
-    """UPDATEs that fold a page's text into `folded`, 25 letters a statement (a nest of
-    every replace() at once is deeper than SQLite's parser goes)."""
+def _sqlite_folds(where):
+    """UPDATEs that fold the text of the pages `where` names into `folded`, 25 letters a
+    statement (a nest of every replace() at once is deeper than SQLite's parser goes)."""
     statements = []
     for start in range(0, len(FOLDS), 25):
         sql = "lower(text)" if start == 0 else "folded"
         for char, plain in FOLDS[start:start + 25]:
             sql = f"replace({sql}, '{char}', '{plain}')"
-        statements.append(f"UPDATE archive_filepage SET folded = {sql} WHERE id = {page}")
-    return "; ".join(statements)
+        statements.append(f"UPDATE archive_filepage SET folded = {sql} WHERE {where}")
+    return statements
+
+
+def _sqlite_fold(page):
+    return "; ".join(_sqlite_folds(f"id = {page}"))
 
 
 SQLITE_INSTALL = [
     "ALTER TABLE archive_filepage ADD COLUMN folded text NOT NULL DEFAULT ''",
+    *_sqlite_folds("1"),  # the pages written before this migration
     "CREATE TRIGGER IF NOT EXISTS archive_filepage_fold_insert AFTER INSERT ON "
     f"archive_filepage BEGIN {_sqlite_fold('NEW.id')}; END",
     "CREATE TRIGGER IF NOT EXISTS archive_filepage_fold_update AFTER UPDATE OF text ON "
     f"archive_filepage BEGIN {_sqlite_fold('NEW.id')}; END",
 ]
 
+SQLITE_INSTALL += [
+    f"CREATE TRIGGER IF NOT EXISTS archive_filepage_{event.lower()}_changes AFTER {event} ON "
+    "archive_filepage BEGIN UPDATE archive_changes SET token = lower(hex(randomblob(16))) "
+    "WHERE id = 1; END"
+    for event in ("INSERT", "UPDATE", "DELETE")
+]
+
 SQLITE_REMOVE = [
+    *(f"DROP TRIGGER IF EXISTS archive_filepage_{event}_changes"
+      for event in ("insert", "update", "delete")),
     "DROP TRIGGER IF EXISTS archive_filepage_fold_insert",
     "DROP TRIGGER IF EXISTS archive_filepage_fold_update",
     "ALTER TABLE archive_filepage DROP COLUMN folded",

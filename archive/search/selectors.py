@@ -532,7 +532,8 @@ def _found(q: str, narrowed: QuerySet[Item] | None, where: str) -> RankedIds:
 
 def _results_key(**criteria: str) -> str | None:
     """The cache key of a search's results under the collection's change token, which the
-    database renews at the commit of every write of an item, a file or a search entry
+    database renews at the commit of every write of an item, a file, a page of a file's text
+    (migration 0051) or a search entry
     (archive/db/changes.py), read where the search reads (the replica, if it serves this
     page): results kept under a token describe exactly the collection of that token. None, so
     nothing is kept, inside a transaction (it may see uncommitted rows) or without the token's
