@@ -105,7 +105,7 @@ def test_the_api_gives_the_pages_and_snippets_as_text_and_offsets(shelf):
     found = api(WORD, "fulltext")
     assert [item["title"] for item in found["results"]] == ["Artigo com dados", "Tese aberta"]
     matches = found["results"][1]["matches"]
-    assert matches["total"] == 1 and matches["pages"] == [{"file": "tese.pdf", "page": 3}]
+    assert matches["pages"] == [{"file": "tese.pdf", "page": 3}] and not matches["more"]
     snippet = matches["snippets"][0]
     (start, end), = snippet["highlights"]
     assert snippet["page"] == 3 and snippet["text"][start:end] == WORD
@@ -220,3 +220,15 @@ def test_a_page_written_after_a_search_is_found_at_once(shelf):
     pages_of(shelf["open"], f"Uma página nova: {word}.", first=4)
     body = site(word)
     assert "Tese aberta" in body and "tese.pdf, p. 4" in body
+
+
+def test_a_result_lists_its_first_matching_pages_and_says_more_follow(shelf):
+    thesis = make.item(("longa.pdf", b"%PDF"), title="Tese longa")
+    word = f"muitas{RUN}"
+    pages_of(thesis, *(f"Página {n}: {word}." if n % 2 else "Nada." for n in range(1, 31)))
+    found = fulltext.matches(word, [thesis.pk])[thesis.pk]
+    assert found.pages == [("longa.pdf", n) for n in range(1, 21, 2)] and found.more
+    assert [snippet.page for snippet in found.snippets] == [1]  # the first page's
+    body = site(word)
+    assert "Found on more than 10 pages of the full text" in body
+    assert "longa.pdf, p. 19" in body and "longa.pdf, p. 21" not in body

@@ -39,9 +39,10 @@ ALL, FULLTEXT, RECORD = "all", "fulltext", "record"
 WHERE = (ALL, FULLTEXT, RECORD)
 # The most items a search in the full text finds before it says "more than".
 TEXT_CAP = 1_000
-# Snippets shown of an item: its first matching pages'; and how many page numbers it lists.
-SNIPPETS = 3
-PAGES_LISTED = 50
+# Snippets shown of an item (ts_headline's cost: ~1 ms a page): its first matching page's;
+# and how many page numbers it lists (each file's pages are read until one more matches).
+SNIPPETS = 1
+PAGES_LISTED = 10
 # A page's text as its vector reads it (migration 0051_fulltext_search).
 PAGE_TEXT = 200_000
 # ts_headline's marks of a match: control characters, taken out of the page text first, so
@@ -157,39 +158,58 @@ class Snippet(NamedTuple):
 
 
 class TextMatches(NamedTuple):
-    """An item's matches in the full text: (file name, page number) of its matching pages
-    (the first PAGES_LISTED), how many there are, and snippets of the first SNIPPETS."""
+    """An item's matches in the full text: (file name, page number) of its first matching
+    pages (PAGES_LISTED at most), whether more follow, and snippets of the first SNIPPETS."""
 
     pages: list[tuple[str, int]]
-    total: int
+    more: bool
     snippets: list[Snippet]
 
 
 def matches(q: str, item_ids: Iterable[int]) -> dict[int, TextMatches]:
     """item id → its matches in the full text, for these items (a page of results): their
     pages open to all matching q, in file name and page order, and snippets of the first
-    few. Items without such a page are not in it."""
+    few. Items without such a page are not in it. Two queries and the snippets'."""
     ids = list(item_ids)
-    condition = _page_condition(q, FilePage._meta.db_table)
-    if not ids or condition is None:
+    if not ids or _page_condition(q, "page") is None:
         return {}
-    sql, params = condition
-    rows = (FilePage.objects.filter(open_to_all("file__"), file__item__search_entry__listed=True,
-                                    file__item_id__in=ids)
-            .extra(where=[sql], params=params)
-            .order_by("file__item_id", "file__name", "number")
-            .values_list("pk", "file__item_id", "file__name", "number"))
+    files = {pk: (item_id, name) for pk, item_id, name in
+             _open_files().filter(item_id__in=ids).values_list("pk", "item_id", "name")}
     by_item: dict[int, list[tuple[int, str, int]]] = {}
-    for pk, item_id, name, number in rows:
+    for pk, file_id, number in _matching_pages(q, list(files)):
+        item_id, name = files[file_id]
         by_item.setdefault(item_id, []).append((pk, name, number))
+    for pages in by_item.values():
+        pages.sort(key=lambda page: page[1:])
     shown = [pk for pages in by_item.values() for pk, _name, _number in pages[:SNIPPETS]]
     cut = _snippets(q, shown)
     return {item_id: TextMatches(
         pages=[(name, number) for _pk, name, number in pages[:PAGES_LISTED]],
-        total=len(pages),
+        more=len(pages) > PAGES_LISTED,
         snippets=[Snippet(name, number, cut[pk]) for pk, name, number in pages[:SNIPPETS]
                   if pk in cut])
         for item_id, pages in by_item.items()}
+
+
+def _matching_pages(q: str, file_ids: list[int]) -> list[tuple[int, int, int]]:
+    """(page id, file id, number) of the first PAGES_LISTED + 1 pages of each of these files
+    matching q: on PostgreSQL each file's pages read in order until that many match (a
+    common word: some fifty of a thesis's pages, not all of them)."""
+    table = FilePage._meta.db_table
+    if not file_ids:
+        return []
+    if full_text():
+        sql, params = _page_condition(q, "page")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT page.id, f.id, page.number FROM unnest(%s::bigint[]) AS f(id) "
+                f"CROSS JOIN LATERAL (SELECT page.id, page.number FROM {table} page "
+                f"WHERE page.file_id = f.id AND {sql} ORDER BY page.number LIMIT %s) page",
+                [file_ids, *params, PAGES_LISTED + 1])
+            return cursor.fetchall()
+    sql, params = _page_condition(q, table)
+    return list(FilePage.objects.filter(file_id__in=file_ids).extra(where=[sql], params=params)
+                .order_by("file_id", "number").values_list("pk", "file_id", "number"))
 
 
 def _snippets(q: str, page_ids: list[int]) -> dict[int, list[tuple[str, bool]]]:

@@ -135,7 +135,8 @@ def filter_items(items: QuerySet[Item], params
 
 
 def text_matches(found: fulltext.TextMatches) -> dict:
-    """An item's matches in the full text as the API gives them: its matching pages, and
+    """An item's matches in the full text as the API gives them: its first matching pages
+    (and whether more follow), and
     each snippet as its text and the [start, end) offsets of the words matched in it."""
     snippets = []
     for snippet in found.snippets:
@@ -146,7 +147,7 @@ def text_matches(found: fulltext.TextMatches) -> dict:
             text += piece
         snippets.append({"file": snippet.file, "page": snippet.page, "text": text,
                          "highlights": marked})
-    return {"total": found.total,
+    return {"more": found.more,
             "pages": [{"file": name, "page": number} for name, number in found.pages],
             "snippets": snippets}
 
