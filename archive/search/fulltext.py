@@ -115,16 +115,6 @@ def _files_matching(q: str) -> QuerySet[ItemFile] | None:
         f"WHERE page.file_id = {table}.id AND {sql})"], params=params)
 
 
-def items_matching(q: str) -> RawSQL | None:
-    """The ids of the items with a page open to all matching q, as a subquery for
-    `pk__in` (None when q can match nothing)."""
-    files = _files_matching(q)
-    if files is None:
-        return None
-    sql, params = files.order_by().values("item_id").query.sql_with_params()
-    return RawSQL(sql, params)
-
-
 class Found(NamedTuple):
     """The newest items found in the full text (at most TEXT_CAP), and whether more are."""
 
