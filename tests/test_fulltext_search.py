@@ -232,3 +232,12 @@ def test_a_result_lists_its_first_matching_pages_and_says_more_follow(shelf):
     body = site(word)
     assert "Found on more than 10 pages of the full text" in body
     assert "longa.pdf, p. 19" in body and "longa.pdf, p. 21" not in body
+
+
+def test_odd_queries_are_answered_never_a_500(shelf):
+    for q in ("*", '"', "de", "-palavra", "a*", "de*", "' OR 1=1 --", "\\", "ção*", "x" * 200):
+        for where in fulltext.WHERE:
+            site(q, **{"in": where})
+            api(q, where)
+    if connection.vendor == "postgresql":  # a stop word is no condition: it finds nothing
+        assert "No item matches." in site("de", **{"in": "fulltext"})
