@@ -242,7 +242,7 @@ def oai(c: Closed) -> Iterator[str]:
 def api(c: Closed) -> Iterator[str]:
     yield "/api/items/"
     yield "/api/items/?page_size=200"
-    for where in ("all", "fulltext", "record"):
+    for where in ("all", "fulltext"):
         yield f"/api/items/?search={SHARED_WORD}&in={where}"
         for row in ItemFile.objects.filter(item__in=c.items):
             yield f"/api/items/?search={text_marker(row.name)}&in={where}"
@@ -353,10 +353,12 @@ ROUTES: dict[str, Urls] = {
     # (A query naming the file would be written back on the page: the reader's own words.)
     # The files' text (issue 37): the shared word and each file's marker, in every place a
     # search looks; a closed file's marker asked for is written back, and must match nothing.
-    "search": lambda c: (f"/search?{urlencode({'q': q, **where})}" for q in (
-        "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf", SHARED_WORD,
-        *(text_marker(row.name) for row in ItemFile.objects.filter(item__in=c.items)))
-        for where in ({}, {"in": "fulltext"}, {"in": "record"})),
+    "search": lambda c: (*(f"/search?{urlencode({'q': q})}" for q in (
+        "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf")),
+        *(f"/search?{urlencode({'q': q, **where})}" for q in (
+            SHARED_WORD, *(text_marker(row.name)
+                           for row in ItemFile.objects.filter(item__in=c.items)))
+          for where in ({}, {"in": "fulltext"}))),
     "oai": oai,
     # A collection's page and feeds list the closed items (their metadata), never a file.
     "communities/<slug:slug>": fixed("/communities/repository"),
