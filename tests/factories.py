@@ -45,7 +45,9 @@ from archive.models import (
     CollectionRole,
     Community,
     DcValue,
+    FilePage,
     Item,
+    ItemFile,
     MetadataField,
     ProfileField,
     RegisteredArchive,
@@ -100,6 +102,14 @@ def item(*files: File, title: str = TITLE, language: str = "",
     specs = () if bare else files or ("paper.pdf",)
     return services.item_deposit(title=title, language=language, dc=dc,
                                  uploads=[upload(spec) for spec in specs], **fields)
+
+
+def file_pages(file: ItemFile, texts: Sequence[str], *, first: int = 1,
+               source: str = FilePage.Source.LAYER) -> list[FilePage]:
+    """A file's text, page by page from `first`, as the extraction stores it (issue 37)."""
+    return FilePage.objects.bulk_create(
+        FilePage(file=file, number=number, text=text, source=source)
+        for number, text in enumerate(texts, start=first))
 
 
 def community(slug: str, parent: Community | None = None, **fields) -> Community:

@@ -41,6 +41,16 @@ def marker(kind: str) -> bytes:
     return f"%PDF-1.4 LEAK-MARKER-{kind}-{RUN}\n".encode()
 
 
+# Every file's text (issue 37) holds a word they all share and a marker of its own, one word
+# each: a search for the shared word (or for the marker) finds the open file's page, with its
+# snippet, and must never match, show or count a closed file's.
+SHARED_WORD = f"sharedword{RUN}"
+
+
+def text_marker(name: str) -> str:
+    return "textmarker" + re.sub(r"[^a-z0-9]", "", name.lower())
+
+
 class Closed:
     """The items of the walk: what each holds and what must never show."""
 
@@ -70,6 +80,9 @@ class Closed:
                       self.edition, self.translation]
         self.service = services.ensure_archive_service()
         give_thumbnails()
+        for row in ItemFile.objects.filter(item__in=self.items):
+            make.file_pages(row, ["A first page.", f"On page two, {SHARED_WORD} and "
+                                                   f"{text_marker(row.name)} meet."])
         self.secrets = self._secrets()
         # Each item as if it came from DSpace (#28): its old links are walked too.
         for n, item in enumerate(self.items, start=1):
@@ -82,6 +95,7 @@ class Closed:
         """(what, text) that must never show: each closed file's bytes, checksum and URL,
         and the metadata-only item's file name."""
         found = []
+        self.closed_text: list[str] = []  # the closed files' text markers
         for row in ItemFile.objects.select_related("item").order_by("pk"):
             item = row.item
             if item.access_rights == "open" and not row.restricted:
@@ -90,7 +104,9 @@ class Closed:
             found += [(f"thumbnail of {row.name}", thumbnail_marker(row.name)),
                       (f"thumbnail URL of {row.name}", f"thumbnails/{quote(row.name)}".encode()),
                       (f"thumbnail URL of {row.name}", f"thumbnails/{row.name}".encode())]
+            self.closed_text.append(text_marker(row.name))
             found += [(f"bytes of {row.name}", data.strip()),
+                      (f"text of {row.name}", text_marker(row.name).encode()),
                       (f"sha256 of {row.name}", hashlib.sha256(data).hexdigest().encode()),
                       (f"URL of {row.name}", f"col/{item.ibi}/doc/{quote(row.name)}".encode()),
                       (f"URL of {row.name}", f"col/{item.ibi}/doc/{row.name}".encode())]
@@ -259,6 +275,10 @@ def oai(c: Closed) -> Iterator[str]:
 def api(c: Closed) -> Iterator[str]:
     yield "/api/items/"
     yield "/api/items/?page_size=200"
+    for where in ("all", "fulltext"):
+        yield f"/api/items/?search={SHARED_WORD}&in={where}"
+        for row in ItemFile.objects.filter(item__in=c.items):
+            yield f"/api/items/?search={text_marker(row.name)}&in={where}"
     for item in c.items:
         for suffix in ("", "/files", "/statistics", "/links", "/links/1"):
             yield f"/api/items/{item.ibi}{suffix}"
@@ -364,8 +384,14 @@ ROUTES: dict[str, Urls] = {
     "api/docs/": fixed("/api/docs/"),
     "": fixed("/"),
     # (A query naming the file would be written back on the page: the reader's own words.)
-    "search": lambda c: (f"/search?{urlencode({'q': q})}" for q in (
+    # The files' text (issue 37): the shared word and each file's marker, in every place a
+    # search looks; a closed file's marker asked for is written back, and must match nothing.
+    "search": lambda c: (*(f"/search?{urlencode({'q': q})}" for q in (
         "", RUN, "thesis", "LEAK-MARKER", "Tese", "Metadata only", "pdf")),
+        *(f"/search?{urlencode({'q': q, **where})}" for q in (
+            SHARED_WORD, *(text_marker(row.name)
+                           for row in ItemFile.objects.filter(item__in=c.items)))
+          for where in ({}, {"in": "fulltext"}))),
     "oai": oai,
     # A collection's page and feeds list the closed items (their metadata), never a file.
     "communities/<slug:slug>": fixed("/communities/repository"),
@@ -493,6 +519,7 @@ class Walk:
         self.open_url = f"col/{closed.open.ibi}/doc/{article.name}".encode()
         self.open_thumbnail = thumbnail_marker(article.name)
         self.open_thumbnail_url = f"/items/{closed.open.ibi}/thumbnails/{article.name}".encode()
+        self.open_text = text_marker(article.name).encode()
 
     def get(self, url: str, method: str = "get", hops: int = 3, **headers) -> None:
         response = getattr(self.client, method)(url, **headers)
@@ -513,6 +540,15 @@ class Walk:
                     != (response.status_code, alike(content(response))):
                 self.leaks.append(f"{method.upper()} {url}: answered otherwise than for a "
                                   "name the item does not hold")
+        for asked in (text for text in self.closed.closed_text if text in url):
+            # A closed file's text asked for is answered as a word no file holds is: the
+            # words written back, nothing matched, counted nor shown.
+            fake = "z" * len(asked)
+            other = getattr(self.client, method)(url.replace(asked, fake), **headers)
+            if (other.status_code, alike(content(other).replace(fake.encode(),
+                                                               asked.encode()))) \
+                    != (response.status_code, alike(content(response))):
+                self.leaks.append(f"{method.upper()} {url}: matched a closed file's text")
         token = RESUMPTION.search(content(response)) if url.startswith("/oai?") else None
         if token:  # the next page of an OAI-PMH list
             self.pages += 1
@@ -535,6 +571,8 @@ class Walk:
             self.found_open.add("thumbnail")
         if self.open_thumbnail_url in body:
             self.found_open.add("thumbnail url")
+        if self.open_text in body:
+            self.found_open.add("text")
 
 
 def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
@@ -558,5 +596,5 @@ def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
         walk.get(f"/api/items/{item.ibi}/links/1", "delete", secure=True)
     assert "\n".join(walk.leaks) == ""
     # The control: the walk reached what is open, or it would prove nothing.
-    assert walk.found_open == {"bytes", "url", "thumbnail", "thumbnail url"}
+    assert walk.found_open == {"bytes", "url", "thumbnail", "thumbnail url", "text"}
     assert walk.seen > 1500 and walk.pages > len(OAI_PREFIXES) * 4

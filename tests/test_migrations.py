@@ -21,13 +21,15 @@ TRIGGERS = {
                  for event in ("insert", "update", "delete")),
                *(f"{table}_{event}_changes" for table in (
                    "archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch",
-                   "archive_registeredarchive", "archive_identity")
-                 for event in ("insert", "update", "delete"))},
+                   "archive_registeredarchive", "archive_identity", "archive_filepage")
+                 for event in ("insert", "update", "delete")),
+               "archive_filepage_fold_insert", "archive_filepage_fold_update"},
     "postgresql": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                      for event in ("insert", "update", "delete")),
                    *(f"{table}_{kind}" for table in (
                        "archive_item", "archive_itemfile", "archive_dcvalue",
-                       "archive_itemsearch", "archive_registeredarchive", "archive_identity")
+                       "archive_itemsearch", "archive_registeredarchive", "archive_identity",
+                       "archive_filepage")
                      for kind in ("changes", "truncate_changes"))},
 }
 

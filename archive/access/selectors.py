@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from ..models import AccessLink, AccessRequest, Item
+from ..models import AccessLink, AccessRequest, Bundle, Item
 from . import policy
 
 # Why a token opens nothing (the 403 says which): a revoked or an expired link; anything else
@@ -49,3 +49,20 @@ def pending_requests() -> int:
     """How many requests for a copy wait for an answer (the admin's index and menu)."""
     return AccessRequest.objects.filter(status=AccessRequest.Status.PENDING,
                                         erased_at=None).count()
+
+
+def open_to_all(prefix: str = "") -> Q:
+    """The files open to all, as a query condition on ItemFile (or, with `prefix`, say
+    "file__", on a model that points to one): `policy.is_open` and `policy.may_read_bundle`
+    for the public reader, asked of every level, flag and bundle there is, not a rule of its
+    own. What search may match and show of a file's text (archive/search/fulltext.py): a
+    search's answer is kept for everyone, so it is built for the public reader."""
+    levels = Q(pk__in=[])
+    for level in policy.COAR_RIGHTS:
+        for restricted in (False, True):
+            if policy.is_open(level, restricted):
+                levels |= Q(**{f"{prefix}item__access_rights": level,
+                               f"{prefix}restricted": restricted})
+    bundles = [bundle for bundle in Bundle.values
+               if policy.may_read_bundle(policy.PUBLIC, None, policy.OPEN, False, bundle)]
+    return levels & Q(**{f"{prefix}bundle__in": bundles})

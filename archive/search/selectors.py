@@ -51,6 +51,7 @@ from ..deposit import controlled
 from ..deposit.selectors import listed_items
 from ..models import DcValue, Item, ItemFile, ItemSearch, MetadataField
 from ..registry import names
+from . import fulltext
 from . import query as parsing
 
 # Facets are counted over the first results in the listing's order (the best matches of a
@@ -70,7 +71,7 @@ SPARSE = 1_000
 # the collection's change token, so never stale; this long at most, for memory's sake.
 RESULTS_TTL = 600
 # Part of the key: a release that changes what is kept, or how it is ranked, raises it.
-RESULTS_VERSION = 4
+RESULTS_VERSION = 5
 # A thesis's facets (issue 34): a field of the registry each, and that field's simple Dublin
 # Core element, which every query of them names: migration 0034's partial index holds the
 # values of contributors and publishers (an advisor, a programme), 0007's those of subjects.
@@ -172,16 +173,26 @@ def tier(document: F, text: str) -> Case:
                 default=Value(0), output_field=IntegerField())
 
 
-def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
-    """items that match the search q, and whether they carry a `rank` (PostgreSQL)."""
+def matching(items: QuerySet[Item], q: str, where: str = fulltext.RECORD
+             ) -> tuple[QuerySet[Item], bool]:
+    """items that match the search q, and whether they carry a `rank` (PostgreSQL): in
+    their record, in the text of their files open to all, or in either (`where`: one of
+    fulltext.WHERE). A match in the full text alone ranks as a match "anywhere" does; the
+    full text finds the newest TEXT_CAP of these items (`fulltext.found`: the cost of a
+    word on every fifth page is bounded so, whatever the order asked for)."""
     if not q.strip():
         return items, False
+    in_text = Q(pk__in=[])
+    if where != fulltext.RECORD:
+        in_text = Q(pk__in=fulltext.found(q, items.values("pk")).ids)
+    if where == fulltext.FULLTEXT:
+        return items.filter(in_text), False
     if full_text():
         text = tsquery(q)
         if not text:
-            return items.none(), False
+            return items.filter(in_text), False
         document = F("search_entry__document")
-        return (items.filter(_Matches(document, _query(text)))
+        return (items.filter(Q(_Matches(document, _query(text))) | in_text)
                 .annotate(rank=tier(document, text))), True
     condition = Q(pk__in=[])
     for group in parsing.parse(q):
@@ -190,7 +201,7 @@ def matching(items: QuerySet[Item], q: str) -> tuple[QuerySet[Item], bool]:
             found = Q(search_entry__text__contains=parsing.fold(term.text))
             every &= ~found if term.negated else found
         condition |= every
-    return items.filter(condition), False
+    return items.filter(condition | in_text), False
 
 
 def _entries(text: str, narrowed: QuerySet[Item] | None, *, listed: bool
@@ -475,14 +486,15 @@ def filtered(items: QuerySet[Item], *, state: str = "", creator: str = "", subje
 
 
 def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None = None,
-                 **filters: str) -> QuerySet[Item]:
+                 where: str = fulltext.ALL, **filters: str) -> QuerySet[Item]:
     """Listed items matching every given criterion, in order: best match first when q is
     given on PostgreSQL, else newest first; sort="newest" or "title" chooses.
 
-    `q`: see `matching`; the filters: see `filtered`.
+    `q` and `where` (in the record, the full text or both): see `matching`; the filters: see
+    `filtered`.
     """
     items = filtered(listed_items() if queryset is None else queryset, **filters)
-    items, ranked = matching(items, q)
+    items, ranked = matching(items, q, where)
     if sort == "title":
         return items.order_by(Lower("title"), "id")
     if ranked and sort != "newest":
@@ -490,23 +502,39 @@ def search_items(*, q: str = "", sort: str = "", queryset: QuerySet[Item] | None
     return items.order_by("-created", "-id")
 
 
-def find(*, q: str = "", sort: str = "", **filters: str) -> Results:
+def find(*, q: str = "", sort: str = "", where: str = fulltext.ALL, **filters: str
+         ) -> Results:
     """`search_items` as `Results`: on PostgreSQL, a search best match first reads its
-    results and its count from the search entries alone (`ranked_ids`). Its first results,
-    count and facets are kept in the shared cache until the collection changes
-    (`_results_key`)."""
-    items = search_items(q=q, sort=sort, **filters)
-    key = _results_key(q=q, sort=sort, **filters)
+    results and its count from the search entries alone (`ranked_ids`), and from the pages
+    of the files open to all (`fulltext.found`: the newest TEXT_CAP items matching there),
+    the record's matches first. Its first results, count and facets are kept in the shared
+    cache until the collection changes (`_results_key`)."""
+    items = search_items(q=q, sort=sort, where=where, **filters)
+    key = _results_key(q=q, sort=sort, where=where, **filters)
     if full_text() and q.strip() and sort not in ("title", "newest"):
         named = {name: value for name, value in filters.items() if value}
         narrowed = filtered(listed_items(), **named) if named else None
-        return Results(items, lambda: ranked_ids(q, narrowed), cache_key=key)
+        return Results(items, lambda: _found(q, narrowed, where), cache_key=key)
     return Results(items, cache_key=key)
+
+
+def _found(q: str, narrowed: QuerySet[Item] | None, where: str) -> RankedIds:
+    """PostgreSQL: a search's ranked ids in the record (`ranked_ids`), the full text
+    (`fulltext.found`, newest first) or both (the record's first, then the full text's
+    others), and whether more follow."""
+    record = ranked_ids(q, narrowed) if where != fulltext.FULLTEXT else RankedIds([], False)
+    if where == fulltext.RECORD:
+        return record
+    text = fulltext.found(q, None if narrowed is None else narrowed.values("pk"))
+    seen = set(record.ids)
+    ids = record.ids + [pk for pk in text.ids if pk not in seen]
+    return RankedIds(ids[:COUNT_CAP + 1], record.more or text.more or len(ids) > COUNT_CAP)
 
 
 def _results_key(**criteria: str) -> str | None:
     """The cache key of a search's results under the collection's change token, which the
-    database renews at the commit of every write of an item, a file or a search entry
+    database renews at the commit of every write of an item, a file, a page of a file's text
+    (migration 0051) or a search entry
     (archive/db/changes.py), read where the search reads (the replica, if it serves this
     page): results kept under a token describe exactly the collection of that token. None, so
     nothing is kept, inside a transaction (it may see uncommitted rows) or without the token's

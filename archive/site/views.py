@@ -28,13 +28,14 @@ from ..accounts import selectors as accounts
 from ..communities import selectors as tree
 from ..db import changes
 from ..deposit import links, selectors
-from ..fulltext import selectors as fulltext
+from ..fulltext import selectors as extracted
 from ..metadata import cite, citing, highwire, oai_dc, schemaorg, signposting
 from ..metadata import selectors as metadata
 from ..metadata.selectors import record_of
 from ..metadata.vocabularies import label_of, licence_of
 from ..models import DC_ELEMENTS, AlternateIdentifier, DcElement, Item, validate_language
 from ..resolver import memento
+from ..search import fulltext
 from ..search import selectors as searching
 from ..web import readers
 from ..web.addresses import base_url
@@ -80,18 +81,33 @@ class SearchForm(forms.Form):
     FILTERS = ("creator", "subject", "year", "language", "type", "collection",
                *searching.THESIS_FACETS)
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # ?in=: where the words are looked for ("in" is a keyword: no attribute can say it).
+        self.fields["in"] = forms.ChoiceField(
+            label=_("Look in"), required=False,
+            choices=[(fulltext.ALL, _("The record and the full text")),
+                     (fulltext.FULLTEXT, _("The full text only")),
+                     (fulltext.RECORD, _("The record only"))])
+
 
 def search(request: HttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
     if not form.is_valid():
         return render(request, "archive/site/search.html", {"form": form}, status=400)
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
-    results = searching.find(**criteria)
+    where = criteria.get("in", fulltext.ALL)
+    results = searching.find(**{k: v for k, v in criteria.items() if k != "in"}, where=where)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
     details = selectors.summaries(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
     page.object_list = thumbnails.for_lists(
         [by_pk[pk] for pk in page.object_list if pk in by_pk])
+    if criteria.get("q") and where != fulltext.RECORD:
+        # The pages shown only: their matching pages, and snippets of the first.
+        found = fulltext.matches(criteria["q"], [item.pk for item in page.object_list])
+        for item in page.object_list:
+            item.text_matches = found.get(item.pk)
     active = {k: criteria[k] for k in SearchForm.FILTERS if k in criteria}
     return render(request, "archive/site/search.html", {
         "form": form, "page": page, "criteria": criteria,
@@ -190,7 +206,7 @@ def _files(request: HttpRequest, item: Item, reading: readers.Reading) -> list[d
     if not policy.shows_files(reader, level):
         return []
     token = {"token": request.GET["token"]} if reading.link is not None else None
-    thumbnailed = fulltext.thumbnailed_names(reader, item)
+    thumbnailed = extracted.thumbnailed_names(reader, item)
     found = []
     for f in item.files.all():
         readable = policy.may_read(reader, item.pk, level, f.restricted)

@@ -29,6 +29,7 @@ from ...deposit import pending, selectors, services
 from ...models import DC_ELEMENTS, Item
 from ...refusals import Refusal
 from ...registry.names import Qualified
+from ...search import fulltext
 from ...search import selectors as searching
 from ..idempotency import IdempotentWrites
 from ..pagination import ItemPagination, RankedResults
@@ -122,11 +123,33 @@ def filter_items(items: QuerySet[Item], params
         criteria["state"] = states[state.strip().lower()]
     if "year" in params and not YEAR.fullmatch(params["year"]):
         raise ValidationError({"year": [_("Give the year as four digits.")]})
+    where = params.get("in", fulltext.RECORD)
+    if where not in fulltext.WHERE:
+        raise ValidationError({"in": [
+            _("one of %(choices)s") % {"choices": ", ".join(fulltext.WHERE)}]})
     items = searching.filtered(items, **criteria)
     q = params.get("search", "")
-    if searching.full_text() and q.strip():
+    if searching.full_text() and q.strip() and where == fulltext.RECORD:
         return items, RankedResults(searching.RankedWalk(q, items if criteria else None))
-    return searching.matching(items, q)[0], None
+    return searching.matching(items, q, where)[0], None
+
+
+def text_matches(found: fulltext.TextMatches) -> dict:
+    """An item's matches in the full text as the API gives them: its first matching pages
+    (and whether more follow), and
+    each snippet as its text and the [start, end) offsets of the words matched in it."""
+    snippets = []
+    for snippet in found.snippets:
+        text, marked = "", []
+        for piece, matched in snippet.parts:
+            if matched:
+                marked.append([len(text), len(text) + len(piece)])
+            text += piece
+        snippets.append({"file": snippet.file, "page": snippet.page, "text": text,
+                         "highlights": marked})
+    return {"more": found.more,
+            "pages": [{"file": name, "page": number} for name, number in found.pages],
+            "snippets": snippets}
 
 
 class ItemList(_ItemRecordMixin, generics.ListAPIView):
@@ -141,6 +164,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
     pagination_class = ItemPagination
     success_status = {"POST": status.HTTP_201_CREATED}
     recognises_repeats = True
+    found_in_text: dict = {}  # ibi → fulltext.TextMatches of the page's items
 
     def get_queryset(self) -> QuerySet[Item]:
         items, self.ranked = filter_items(selectors.with_details(selectors.public_items()),
@@ -149,10 +173,25 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
 
     def paginate_queryset(self, queryset: QuerySet[Item]) -> list[Item]:
         if self.ranked is None:
-            return super().paginate_queryset(queryset)
-        # A search on PostgreSQL: the page is walked in the ranked matches, then its items read.
-        walked = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
-        return searching.in_order(queryset, [entry.item_id for entry in walked])
+            page = super().paginate_queryset(queryset)
+        else:
+            # A search on PostgreSQL: the page is walked in the ranked matches, then its
+            # items read.
+            walked = self.paginator.paginate_queryset(self.ranked, self.request, view=self)
+            page = searching.in_order(queryset, [entry.item_id for entry in walked])
+        q = self.request.query_params.get("search", "").strip()
+        self.found_in_text = {}
+        if q and self.request.query_params.get("in", fulltext.RECORD) != fulltext.RECORD:
+            found = fulltext.matches(q, [item.pk for item in page])
+            self.found_in_text = {item.ibi: found[item.pk] for item in page if item.pk in found}
+        return page
+
+    def get_paginated_response(self, data) -> Response:
+        # ?in=fulltext or all: each item found in the full text with its pages and snippets.
+        for record in data:
+            if record["ibi"] in self.found_in_text:
+                record["matches"] = text_matches(self.found_in_text[record["ibi"]])
+        return super().get_paginated_response(data)
 
     def get_serializer_class(self):
         # The browsable API renders its POST form from this.
@@ -174,6 +213,12 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
         OpenApiParameter("year", {"type": "string", "pattern": "^[0-9]{4}$"},
                          description="the year of dc:date, or of the deposit when the item "
                                      "has none"),
+        OpenApiParameter("in", OpenApiTypes.STR, enum=list(fulltext.WHERE),
+                         description="where ?search= looks: record (the default: the "
+                                     "metadata), fulltext (the text of the files open to "
+                                     "all, page by page), all (either); newest first but "
+                                     "for record. An item found in the full text has "
+                                     "\"matches\": its pages and snippets"),
         OpenApiParameter("search", OpenApiTypes.STR,
                          description="the site's search: words, \"phrases\", prefix*, "
                                      "-excluded, OR; in the title, creators, subjects and "
@@ -185,7 +230,7 @@ class ItemList(_ItemRecordMixin, generics.ListAPIView):
                                      "newest first; "
                                      "SQLite: substrings, accents ignored, newest first"),
     ], responses={200: records(many=True),
-                  **errors(400, 404, e400="an unknown state, a year that is not four "
+                  **errors(400, 404, e400="an unknown state or ?in=, a year that is not four "
                                           "digits, an unreadable page_size, a page other "
                                           "than 1",
                            e404="an invalid cursor")})
