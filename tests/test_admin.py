@@ -407,7 +407,7 @@ def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librari
                       "archive/collection", "archive/submissionprofile",
                       "archive/vocabulary", "archive/vocabularyterm",
                       "archive/collectionrole", "archive/workflow", "archive/submission",
-                      "archive/fileextraction"}
+                      "archive/fileextraction", "archive/account", "archive/identity"}
 
 
 def test_nobody_changes_the_minting_state_through_the_admin(db):
