@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from archive.accounts import services
+from archive.accounts import invitations, services
 from archive.deposit import pending
 from archive.models import (
     AccessRequest,
@@ -18,6 +18,7 @@ from archive.models import (
     CollectionRole,
     DcValue,
     Identity,
+    OrcidInvitation,
     PendingUpload,
     RequestNotice,
     Submission,
@@ -156,9 +157,11 @@ def test_erasure_is_asked_for_then_done_by_the_librarians_keeping_published_auth
     review.submit(user=user, submission=withdrawn)
     in_review = Submission.objects.get(pk=withdrawn.pk)
     published_item = make.item(title="Published")
-    make.dc_value(published_item, "creator", "Silva, Ana")
+    make.dc_value(published_item, "creator", "Silva, Ana", 0, authority="0000-0002-1825-0097")
     AccessRequest.objects.create(item=published_item, name="Ana Silva", email=EMAIL,
                                  reason="my thesis")
+    invitations.invite(item=published_item, orcid="0000-0002-1825-0097", email=EMAIL,
+                       sent_by=None, base="https://repo.example", language="pt-br")
     web = signed_in(user)
     assert "Under the LGPD" in web.get("/accounts/erasure/", secure=True).content.decode()
     assert web.post("/accounts/erasure/", secure=True).status_code == 302
@@ -185,6 +188,7 @@ def test_erasure_is_asked_for_then_done_by_the_librarians_keeping_published_auth
     assert not Transition.objects.filter(actor=user).exclude(actor_name="").exists()
     assert not PendingUpload.objects.filter(pk=waiting.pk).exists()
     assert not pending.path_of(waiting).exists()
+    assert not OrcidInvitation.objects.exists()  # mailed to the address: gone with it
     erased = AccessRequest.objects.get()
     assert (erased.email, erased.name, erased.reason) == ("", "", "")
     # Published authorship stays.

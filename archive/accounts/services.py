@@ -38,8 +38,10 @@ from ..models import (
     AccountMail,
     CollectionRole,
     Identity,
+    OrcidInvitation,
     PendingUpload,
     RequestNotice,
+    ReviewNotice,
     Submission,
     Transition,
 )
@@ -376,7 +378,8 @@ def erase(*, account: Account) -> None:
       their request: the item's delete page);
     - their name removed from the history of the transitions they made;
     - requests for a copy made with their address erased as IBI_ACCESS_REQUEST_DAYS
-      erases old ones, and the notices mailed to that address deleted;
+      erases old ones, and the notices mailed to that address deleted, as are the "connect
+      your ORCID iD" invitations mailed to it and the review's mails to them;
     - their name in the audit trail of reads of closed files removed; their files still
       waiting (pending uploads) removed with their bytes.
 
@@ -404,6 +407,9 @@ def erase(*, account: Account) -> None:
             AccessRequest.objects.filter(email__iexact=email, erased_at=None).update(
                 name="", email="", reason="", message="", mail_due=None, erased_at=now)
             RequestNotice.objects.filter(email__iexact=email).delete()
+            # "Connect your ORCID iD" mailed to the address: the address goes with them.
+            OrcidInvitation.objects.filter(email__iexact=email).delete()
+            ReviewNotice.objects.filter(user=user).delete()
         Identity.objects.filter(user=user).delete()
         AccountMail.objects.filter(user=user).delete()
         CollectionRole.objects.filter(user=user).delete()
