@@ -29,10 +29,13 @@ def identification_placeholders(app_configs, **kwargs) -> list:
 
 @register()
 def saml_settings(app_configs, **kwargs) -> list:
-    """Institutional login needs what proves the federation's metadata and the answers."""
+    """Institutional login needs what proves the federation's metadata and the answers, and
+    the organization and contacts its metadata names as the federation needs them (checked
+    whenever they are set: /saml/metadata/ publishes them)."""
+    errors = _saml_organization() if (settings.IBI_SAML_ORGANIZATION
+                                      or settings.IBI_SAML_CONTACTS) else []
     if not settings.IBI_SAML_METADATA:
-        return []
-    errors = []
+        return errors
     if not settings.IBI_SAML_METADATA_CERT:
         errors.append(Error(
             _("IBI_SAML_METADATA is set but IBI_SAML_METADATA_CERT is not: the federation's "
@@ -59,16 +62,20 @@ def saml_settings(app_configs, **kwargs) -> list:
               "%(names)s.") % {"names": ", ".join(wrong)},
             hint=_("Choose eduPersonPrincipalName, subject-id or pairwise-id for each "
                    "identity provider."), id="archive.E103"))
+    return errors
+
+
+def _saml_organization() -> list:
     from django.core.exceptions import ImproperlyConfigured
 
-    from .accounts import saml  # pysaml2's weight, only where SAML is on
+    from .accounts import saml  # pysaml2's weight, only where it is configured
     try:
         saml.organization(settings.IBI_SAML_ORGANIZATION)
         saml.contacts(settings.IBI_SAML_CONTACTS)
     except ImproperlyConfigured as exc:
-        errors.append(Error(
+        return [Error(
             _("The service provider's organization or contacts are not as the federation "
               "needs them: %(reason)s") % {"reason": exc},
             hint=_("See IBI_SAML_ORGANIZATION and IBI_SAML_CONTACTS in the operators' "
-                   "settings."), id="archive.E104"))
-    return errors
+                   "settings."), id="archive.E104")]
+    return []

@@ -566,3 +566,15 @@ def test_an_unsigned_logout_request_ends_nothing(visitor, world):
     assert answer.status_code == 403 and re.search(r"<strong>[0-9a-f]{12}</strong>",
                                                    answer.content.decode())
     assert "_auth_user_id" in visitor.client.session
+
+
+def test_metadata_the_settings_cannot_make_is_a_503_saying_why_not_a_500(client, settings):
+    """The organization published in the metadata, set wrong (here while SAML is off): the
+    metadata URL says why (503), and `manage.py check` too (archive.E104)."""
+    from django.core.checks import run_checks
+
+    settings.IBI_SAML_ORGANIZATION = '{"pt-br": {"name": "UFRGS"}}'  # no display name, no URL
+    answer = client.get("/saml/metadata/", secure=True)
+    assert answer.status_code == 503
+    assert "metadata cannot be made" in answer.content.decode()
+    assert "archive.E104" in {error.id for error in run_checks()}

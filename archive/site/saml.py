@@ -20,6 +20,7 @@ import saml2
 import saml2.ident
 from django.conf import settings
 from django.contrib import auth
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -27,6 +28,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -63,8 +65,15 @@ def _next(request: HttpRequest, value: str) -> str:
 
 @require_safe
 def metadata(request: HttpRequest) -> HttpResponse:
-    """This service provider's SAML metadata, for the federation's registry."""
-    response = HttpResponse(saml.sp_metadata(), content_type="application/samlmetadata+xml")
+    """This service provider's SAML metadata, for the federation's registry; 503 saying why
+    when the settings cannot make it (`manage.py check` says so too: archive.E104)."""
+    try:
+        document = saml.sp_metadata()
+    except ImproperlyConfigured as exc:
+        return HttpResponse(_("This service provider's metadata cannot be made: %(reason)s")
+                            % {"reason": exc}, status=503,
+                            content_type="text/plain; charset=utf-8")
+    response = HttpResponse(document, content_type="application/samlmetadata+xml")
     response["Cache-Control"] = "public, max-age=3600"
     return response
 
