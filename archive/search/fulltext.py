@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from django.db import connection
@@ -60,19 +60,29 @@ def page_query(q: str) -> str:
     """PostgreSQL: the text search query of a reader's search over pages, as text ("" if it
     names no word that is not a stop word): the record's grammar (search/query.py) read by
     the pages' configuration."""
+    def term_sql(term) -> tuple[str, str]:
+        if term.kind == "prefix":
+            return ("to_tsquery('archive_text', %s)",
+                    "'" + term.text.lower().replace("'", "''") + "':*")
+        if term.kind == "phrase":
+            return "phraseto_tsquery('archive_text', %s)", term.text
+        return "plainto_tsquery('archive_text', %s)", term.text
+
+    return query_text(q, term_sql)
+
+
+def query_text(q: str, term_sql: Callable[[parsing.Term], tuple[str, str]]) -> str:
+    """PostgreSQL's text search query of a reader's search (search/query.py's grammar), as
+    text ("" when it names no word that is not a stop word): each term as `term_sql` makes
+    it (its SQL with one placeholder, and the value), the group's terms and-ed (a negated one
+    not-ed), the groups or-ed; computed once, so that the main query holds a constant the
+    planner gives to the GIN index."""
     groups, params = [], []
     for group in parsing.parse(q):
         terms = []
         for term in group:
-            if term.kind == "prefix":
-                sql = "to_tsquery('archive_text', %s)"
-                params.append("'" + term.text.lower().replace("'", "''") + "':*")
-            elif term.kind == "phrase":
-                sql = "phraseto_tsquery('archive_text', %s)"
-                params.append(term.text)
-            else:
-                sql = "plainto_tsquery('archive_text', %s)"
-                params.append(term.text)
+            sql, param = term_sql(term)
+            params.append(param)
             terms.append(f"(!! {sql})" if term.negated else sql)
         groups.append("(" + " && ".join(terms) + ")")
     if not groups:

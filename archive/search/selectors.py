@@ -94,31 +94,16 @@ class _Matches(Func):
     output_field = BooleanField()
 
 
-def full_text() -> bool:
-    return connection.vendor == "postgresql"
-
-
 def tsquery(q: str) -> str:
-    """The PostgreSQL text search query of a reader's search, as text ("" if it names no
-    word that is not a stop word). Computed once, so the main query holds a constant the
-    planner gives to the GIN index."""
-    groups, params = [], []
-    for group in parsing.parse(q):
-        terms = []
-        for term in group:
-            if term.kind == "prefix":
-                sql = "to_tsquery('simple', archive_unaccent(%s))"
-                params.append(f"'{term.text.lower()}':*")
-            else:
-                sql = f"archive_search_term(%s, {'true' if term.kind == 'phrase' else 'false'})"
-                params.append(term.text)
-            terms.append(f"(!! {sql})" if term.negated else sql)
-        groups.append("(" + " && ".join(terms) + ")")
-    if not groups:
-        return ""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT ({' || '.join(groups)})::text", params)
-        return cursor.fetchone()[0]
+    """The PostgreSQL text search query of a reader's search of the record, as text ("" if
+    it names no word that is not a stop word)."""
+    def term_sql(term) -> tuple[str, str]:
+        if term.kind == "prefix":
+            return "to_tsquery('simple', archive_unaccent(%s))", f"'{term.text.lower()}':*"
+        return (f"archive_search_term(%s, {'true' if term.kind == 'phrase' else 'false'})",
+                term.text)
+
+    return fulltext.query_text(q, term_sql)
 
 
 def _has_dc(element: str, **lookup) -> Exists:
@@ -187,7 +172,7 @@ def matching(items: QuerySet[Item], q: str, where: str = fulltext.RECORD
         in_text = Q(pk__in=fulltext.found(q, items.values("pk")).ids)
     if where == fulltext.FULLTEXT:
         return items.filter(in_text), False
-    if full_text():
+    if fulltext.full_text():
         text = tsquery(q)
         if not text:
             return items.filter(in_text), False
@@ -511,7 +496,7 @@ def find(*, q: str = "", sort: str = "", where: str = fulltext.ALL, **filters: s
     cache until the collection changes (`_results_key`)."""
     items = search_items(q=q, sort=sort, where=where, **filters)
     key = _results_key(q=q, sort=sort, where=where, **filters)
-    if full_text() and q.strip() and sort not in ("title", "newest"):
+    if fulltext.full_text() and q.strip() and sort not in ("title", "newest"):
         named = {name: value for name, value in filters.items() if value}
         narrowed = filtered(listed_items(), **named) if named else None
         return Results(items, lambda: _found(q, narrowed, where), cache_key=key)
@@ -614,7 +599,7 @@ class Results:
 def _among(model: type[Item] | type[DcValue], column: str, ids: list[int]) -> Q | RawSQL:
     """model.column among ids: on PostgreSQL `= ANY(array)`, one parameter (a thousand
     placeholders of IN cost about 10 ms more to send and plan); IN elsewhere."""
-    if not full_text():
+    if not fulltext.full_text():
         return Q(**{f"{column}__in": ids})
     table = connection.ops.quote_name(model._meta.db_table)
     return RawSQL(f"{table}.{connection.ops.quote_name(column)} = ANY(%s::bigint[])", [ids],

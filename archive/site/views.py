@@ -115,7 +115,7 @@ def search(request: HttpRequest) -> HttpResponse:
         # "more than" the cap, or than the results a sparse search ranked (ranked_ids)
         "cap": _figure(results.count()),
         "sampled": results.sampled, "sample": _figure(searching.FACET_SAMPLE),
-        "ranked": bool(criteria.get("q")) and searching.full_text(),
+        "ranked": bool(criteria.get("q")) and fulltext.full_text(),
         "active": [(k, form.fields[k].label, _facet_label(k, v), _query(criteria, **{k: None}))
                    for k, v in active.items()],
         "facets": _facet_links(request, results.facets(), criteria),

@@ -129,7 +129,7 @@ def filter_items(items: QuerySet[Item], params
             _("one of %(choices)s") % {"choices": ", ".join(fulltext.WHERE)}]})
     items = searching.filtered(items, **criteria)
     q = params.get("search", "")
-    if searching.full_text() and q.strip() and where == fulltext.RECORD:
+    if fulltext.full_text() and q.strip() and where == fulltext.RECORD:
         return items, RankedResults(searching.RankedWalk(q, items if criteria else None))
     return searching.matching(items, q, where)[0], None
 
