@@ -32,10 +32,11 @@ def saml_settings(app_configs, **kwargs) -> list:
     """Institutional login needs what proves the federation's metadata and the answers, and
     the organization and contacts its metadata names as the federation needs them (checked
     whenever they are set: /saml/metadata/ publishes them)."""
-    errors = _saml_organization() if (settings.IBI_SAML_ORGANIZATION
-                                      or settings.IBI_SAML_CONTACTS) else []
+    organization = _saml_organization() if (settings.IBI_SAML_ORGANIZATION
+                                            or settings.IBI_SAML_CONTACTS) else []
     if not settings.IBI_SAML_METADATA:
-        return errors
+        return organization
+    errors = []
     if not settings.IBI_SAML_METADATA_CERT:
         errors.append(Error(
             _("IBI_SAML_METADATA is set but IBI_SAML_METADATA_CERT is not: the federation's "
@@ -62,7 +63,7 @@ def saml_settings(app_configs, **kwargs) -> list:
               "%(names)s.") % {"names": ", ".join(wrong)},
             hint=_("Choose eduPersonPrincipalName, subject-id or pairwise-id for each "
                    "identity provider."), id="archive.E103"))
-    return errors
+    return errors + organization
 
 
 def _saml_organization() -> list:

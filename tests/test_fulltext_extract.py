@@ -142,7 +142,10 @@ def corpus():
 
 
 def test_the_hostile_corpus_fails_file_by_file_and_the_worker_goes_on(
-        extracting, corpus, librarian_client):
+        extracting, corpus, librarian_client, monkeypatch, tmp_path):
+    # A temporary folder of this test's own: the suite's other processes make theirs in the
+    # system's at the same time.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     before = set(os.listdir(tempfile.gettempdir()))
     item = extracting(*((name, data) for name, (data, _why) in corpus.items()),
                       ("good.pdf", make.pdf("Texto bom")), title="Hostile")

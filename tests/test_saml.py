@@ -533,6 +533,9 @@ def test_the_system_checks_name_what_institutional_login_lacks(world, settings):
     assert [error.id for error in saml_settings(None)] == [
         "archive.E101", "archive.E102", "archive.E105", "archive.E103", "archive.E104"]
     settings.IBI_SAML_METADATA = ""
+    # SAML off: the contacts are still published at /saml/metadata/, so still checked.
+    assert [error.id for error in saml_settings(None)] == ["archive.E104"]
+    settings.IBI_SAML_CONTACTS = []
     assert saml_settings(None) == []
 
 
