@@ -17,6 +17,9 @@ class ArchiveConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the system checks)
+        from .db import append_only
+
+        append_only.install()
 
         # Uploads wait there (settings.FILE_UPLOAD_TEMP_DIR); Django would not create it.
         os.makedirs(settings.FILE_UPLOAD_TEMP_DIR, mode=0o700, exist_ok=True)

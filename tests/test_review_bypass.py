@@ -173,6 +173,7 @@ COMMANDS = {
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
     "switchon": NONE, "refreshsamlmetadata": NONE,
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
+    "flush": NONE,  # Django's, allowed to empty the append-only events (archive/db/append_only.py)
 }
 TASKS = {
     "archive.tasks.copy_item": COPY, "archive.tasks.run_copy_job": COPY,

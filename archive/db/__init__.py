@@ -8,5 +8,6 @@
 - arrays: `among`, a column among many ids as one array parameter on PostgreSQL.
 - leases: leased, retried work (the queues kept in the database): take due rows, renew,
   give back after a backoff.
+- append_only: the database refuses to change or delete a PREMIS event (but for a flush).
 """
-__all__ = ["arrays", "cache", "changes", "leases", "replica"]
+__all__ = ["append_only", "arrays", "cache", "changes", "leases", "replica"]

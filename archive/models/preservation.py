@@ -1,4 +1,5 @@
-"""Copies of items asked of other Archives: jobs a worker takes (archive/preservation/jobs.py)."""
+"""Copies of items asked of other Archives (jobs a worker takes, archive/preservation/jobs.py),
+and the preservation events (PREMIS 3) of every item and file, with their agents."""
 from __future__ import annotations
 
 from django.db import models
@@ -44,3 +45,120 @@ class CopyJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ibi} ← {self.source}: {self.state}"
+
+
+class PremisAgent(models.Model):
+    """Who or what acted (PREMIS 3 agent): a person's account, this software at a version, or
+    another Archive by its archive service IBI. Kept apart from the events so that an account
+    erased under the LGPD is renamed here once while its events stay as they were."""
+
+    class Kind(models.TextChoices):
+        # PREMIS agentType, as the Library of Congress vocabulary names them.
+        PERSON = "person", pgettext_lazy("PREMIS agent type", "person")
+        SOFTWARE = "software", pgettext_lazy("PREMIS agent type", "software")
+        ORGANIZATION = "organization", pgettext_lazy("PREMIS agent type", "organization")
+
+    kind = models.CharField(_("type"), max_length=16, choices=Kind.choices)
+    # agentIdentifierType / agentIdentifierValue: "local account" and the account's id,
+    # "software" and name/version, "IBI" and the other Archive's archive service IBI.
+    identifier_type = models.CharField(_("identifier type"), max_length=32)
+    identifier = models.CharField(_("identifier"), max_length=255)
+    name = models.CharField(_("name"), max_length=255)
+
+    class Meta:
+        verbose_name = _("PREMIS agent")
+        verbose_name_plural = _("PREMIS agents")
+        constraints = [models.UniqueConstraint(fields=["identifier_type", "identifier"],
+                                               name="premis_agent_once")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AppendOnly(models.QuerySet):
+    """A queryset of events that reads, and adds, only."""
+
+    def update(self, **kwargs):
+        raise TypeError("PREMIS events are never changed once recorded")
+
+    def delete(self):
+        raise TypeError("PREMIS events are never deleted")
+
+    _raw_delete = delete
+
+
+class PremisEvent(models.Model):
+    """Something done to an item or one of its files (PREMIS 3 event), with the Library of
+    Congress event type, its agent, outcome and detail. Append-only: nothing in the app
+    updates or deletes one, and the database refuses both (triggers of migration 0053; only
+    a flush, the suite's maintenance, may empty the table: archive/db/events_guard.py).
+
+    The object is named by the item's IBI (its repository name) and, for a file, the file's
+    name: an event outlives what it tells of (a deletion's event stays after the item went).
+    """
+
+    class Type(models.TextChoices):
+        # The Library of Congress eventType vocabulary (id.loc.gov/vocabulary/preservation/
+        # eventType): the value is the term's label; CODES below gives its URI's code.
+        INGESTION = "ingestion", pgettext_lazy("PREMIS event type", "ingestion")
+        ACCESSION = "accession", pgettext_lazy("PREMIS event type", "accession")
+        FIXITY_CHECK = "fixity check", pgettext_lazy("PREMIS event type", "fixity check")
+        VIRUS_CHECK = "virus check", pgettext_lazy("PREMIS event type", "virus check")
+        FORMAT_IDENTIFICATION = "format identification", pgettext_lazy(
+            "PREMIS event type", "format identification")
+        REPLICATION = "replication", pgettext_lazy("PREMIS event type", "replication")
+        MIGRATION = "migration", pgettext_lazy("PREMIS event type", "migration")
+        TRANSFER = "transfer", pgettext_lazy("PREMIS event type", "transfer")
+        METADATA_MODIFICATION = "metadata modification", pgettext_lazy(
+            "PREMIS event type", "metadata modification")
+        POLICY_ASSIGNMENT = "policy assignment", pgettext_lazy(
+            "PREMIS event type", "policy assignment")
+        DELETION = "deletion", pgettext_lazy("PREMIS event type", "deletion")
+
+    class Outcome(models.TextChoices):
+        SUCCESS = "success", pgettext_lazy("PREMIS event outcome", "success")
+        FAILURE = "failure", pgettext_lazy("PREMIS event outcome", "failure")
+        WARNING = "warning", pgettext_lazy("PREMIS event outcome", "warning")
+
+    identifier = models.UUIDField(_("identifier"), unique=True, editable=False)
+    type = models.CharField(_("type"), max_length=32, choices=Type.choices)
+    at = models.DateTimeField(_("at"))
+    ibi = models.CharField(_("item"), max_length=255)
+    file = models.CharField(_("file"), max_length=255, blank=True, default="")
+    agent = models.ForeignKey(PremisAgent, on_delete=models.PROTECT, related_name="events",
+                              verbose_name=_("agent"))
+    outcome = models.CharField(_("outcome"), max_length=8, choices=Outcome.choices)
+    detail = models.TextField(_("detail"), blank=True, default="")
+    outcome_detail = models.TextField(_("outcome detail"), blank=True, default="")
+
+    objects = AppendOnly.as_manager()
+
+    class Meta:
+        verbose_name = _("PREMIS event")
+        verbose_name_plural = _("PREMIS events")
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["ibi", "at"], name="premis_event_of_item"),
+                   models.Index(fields=["type", "at"], name="premis_event_by_type")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.type} {self.ibi} {self.file}".rstrip()
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise TypeError("a PREMIS event is never changed once recorded")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("a PREMIS event is never deleted")
+
+
+# The code of each type in the vocabulary's URIs (http://id.loc.gov/vocabulary/preservation/
+# eventType/<code>), which premis.xml gives as eventType's valueURI.
+PREMIS_EVENT_CODES = {
+    PremisEvent.Type.INGESTION: "ing", PremisEvent.Type.ACCESSION: "acc",
+    PremisEvent.Type.FIXITY_CHECK: "fix", PremisEvent.Type.VIRUS_CHECK: "vir",
+    PremisEvent.Type.FORMAT_IDENTIFICATION: "for", PremisEvent.Type.REPLICATION: "rep",
+    PremisEvent.Type.MIGRATION: "mig", PremisEvent.Type.TRANSFER: "tra",
+    PremisEvent.Type.METADATA_MODIFICATION: "mem", PremisEvent.Type.POLICY_ASSIGNMENT: "pol",
+    PremisEvent.Type.DELETION: "del",
+}

@@ -1,5 +1,5 @@
 """Preservation: copies from other Archives, migration and hand-over of Originals, fixity,
-and BagIt export and rebuild.
+BagIt export and rebuild, and the events (PREMIS) that tell what was done.
 
 - copies: copy and refresh items held by other Archives (RTC-11 §5.2).
 - migration: an Original handed over from one Archive to another, never two at once.
@@ -8,5 +8,6 @@ and BagIt export and rebuild.
 - bagit: one BagIt bag per item; the database rebuilt from them.
 - jobs: a copy asked for, kept in the database until done (a killed worker's taken over).
 - tasks: copies and fixity in the background.
+- events: the preservation events (PREMIS 3) every action records, and their agents.
 """
-__all__ = ["bagit", "copies", "fixity", "jobs", "migration", "peer", "tasks"]
+__all__ = ["bagit", "copies", "events", "fixity", "jobs", "migration", "peer", "tasks"]

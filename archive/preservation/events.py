@@ -1,0 +1,72 @@
+"""Preservation events (PREMIS 3): what was done to an item or a file, when, by whom, and how
+it went. Every action on an item records one here, in the transaction of the action itself,
+so an event exists exactly when its action happened.
+
+    record(PremisEvent.Type.INGESTION, ibi=item.ibi, agent=person(request.user),
+           detail="deposit through the admin")
+
+The agent is one of three kinds: a person (their account: `person(user)`), this software at
+its version (`software()`), or another Archive by its archive service IBI (`archive(ibi)`).
+Events are never changed or deleted (archive/db/append_only.py); the selectors read them.
+"""
+from __future__ import annotations
+
+import uuid
+from importlib.metadata import PackageNotFoundError, version
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from ..models import PremisAgent, PremisEvent
+
+Type = PremisEvent.Type
+Outcome = PremisEvent.Outcome
+
+SOFTWARE_NAME = "ibirepo"
+
+
+def software_version() -> str:
+    """This software's version, as its package says (pyproject.toml)."""
+    try:
+        return version(SOFTWARE_NAME)
+    except PackageNotFoundError:  # run from a tree that was never installed
+        return "0"
+
+
+def _agent(kind: str, identifier_type: str, identifier: str, name: str) -> PremisAgent:
+    agent, _ = PremisAgent.objects.get_or_create(
+        identifier_type=identifier_type, identifier=identifier,
+        defaults={"kind": kind, "name": name[:255]})
+    return agent
+
+
+def person(user) -> PremisAgent:
+    """A person acting through their account (staff or not): identified by the account's id,
+    named by its username (renamed, not deleted, when the account is erased)."""
+    return _agent(PremisAgent.Kind.PERSON, "local account", str(user.pk), user.get_username())
+
+
+def software() -> PremisAgent:
+    """This software, at the version now running: what the app does by itself (the beat's
+    checks, a worker's copy, a command run without a person named)."""
+    name = f"{SOFTWARE_NAME} {software_version()}"
+    return _agent(PremisAgent.Kind.SOFTWARE, "software", name, name)
+
+
+def archive(ibi: str, name: str = "") -> PremisAgent:
+    """Another Archive, by its archive service's IBI (a Copy received from it, a hand-over)."""
+    return _agent(PremisAgent.Kind.ORGANIZATION, "IBI", ibi, name or ibi)
+
+
+def record(type: str, *, ibi: str, agent: PremisAgent, file: str = "",
+           outcome: str = Outcome.SUCCESS, detail: str = "", outcome_detail: str = "",
+           at=None) -> PremisEvent:
+    """Record one event of the item `ibi` (its repository name), or of its file `file`."""
+    return PremisEvent.objects.create(
+        identifier=uuid.uuid4(), type=type, at=at or timezone.now(), ibi=ibi, file=file,
+        agent=agent, outcome=outcome, detail=detail, outcome_detail=outcome_detail)
+
+
+def of_item(ibi: str) -> QuerySet[PremisEvent]:
+    """The item's events and its files', oldest first, with their agents."""
+    return PremisEvent.objects.filter(ibi=ibi).select_related("agent").order_by("at", "id")
