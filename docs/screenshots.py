@@ -5,7 +5,9 @@
 writes docs/screenshots/home-pt-BR.png and docs/screenshots/landing-pt-BR.png (1280×800, the
 first screen of each page), docs/screenshots/landing-pt-BR-phone.png (the landing page on a
 375×812 phone, its first two screens) and docs/screenshots/thesis-pt-BR.png (the landing page
-of a doctoral thesis, 1280 wide, its first two screens). `docs/screenshots.py thesis-pt-BR`
+of a doctoral thesis, 1280 wide, its first two screens) and docs/screenshots/search-fulltext-pt-BR.png
+(a search for a word found on page 143 of a 150-page thesis: the result with its thumbnail,
+its snippet and the page). `docs/screenshots.py thesis-pt-BR`
 makes only the ones named. A throw-away SQLite database and media folder hold a small
 collection (a technical report in Portuguese by two authors, with a PDF, its English
 translation and a few neighbours, and the tests' showcase, `make.showcase()`, whose thesis has
@@ -100,6 +102,35 @@ def _collection() -> str:
     return report.ibi
 
 
+# A thesis of 150 pages whose page 143 alone says the word searched for (ASCII: the PDF's
+# Helvetica is a standard font without accents).
+FIRE_PAGES = {1: "Dinamica do fogo no Cerrado: efeitos sobre o solo e a vegetacao. Tese de "
+                 "doutorado em Ecologia.",
+              143: "Nas parcelas queimadas, a serapilheira acumulada apos o fogo reduziu a "
+                   "erosao do solo em dois tercos ao longo de tres estacoes chuvosas."}
+FIRE_WORD = "serapilheira"
+
+
+def _fire_thesis() -> None:
+    """A thesis whose text is extracted (and its thumbnail made) now, as a worker would."""
+    from archive.deposit import services
+    from archive.deposit.services import Upload
+    from archive.fulltext import services as extraction
+    from tests import factories as make
+
+    texts = [FIRE_PAGES.get(n, f"Capitulo {n // 30 + 1}, pagina {n}: metodos, areas de "
+                                 "estudo e resultados das campanhas de campo.")
+             for n in range(1, 151)]
+    item = services.item_deposit(
+        title="Dinâmica do fogo no Cerrado: efeitos sobre o solo e a vegetação", language="pt-BR",
+        dc={"creator": ["Almeida, Beatriz Nogueira"], "date": ["2019-03-22"],
+            "type": ["Tese"], "subject": ["fogo", "Cerrado", "solo"]},
+        uploads=[Upload(name="tese.pdf", file=io.BytesIO(make.pdf_pages(*texts)),
+                        content_type="application/pdf")])
+    for file in item.files.all():
+        extraction.process(file.pk)
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="ibirepo-screenshots-"))
     _environment(work)
@@ -116,6 +147,7 @@ def main() -> None:
     from tests import factories as make
 
     thesis = make.showcase()["embargoed"].ibi
+    _fire_thesis()
     wanted = set(sys.argv[1:])
 
     def made(name: str) -> bool:
@@ -146,6 +178,11 @@ def main() -> None:
                 page.screenshot(path=OUT / "thesis-pt-BR.png", full_page=True,
                                 clip={"x": 0, "y": 0, "width": 1280, "height": 1600})
                 print(OUT / "thesis-pt-BR.png")
+            if made("search-fulltext-pt-BR"):
+                page.goto(f"{url}/search?q={FIRE_WORD}&in=fulltext")
+                page.wait_for_load_state("networkidle")
+                page.screenshot(path=OUT / "search-fulltext-pt-BR.png")
+                print(OUT / "search-fulltext-pt-BR.png")
             if made("landing-pt-BR-phone"):
                 phone = chromium.new_context(locale="pt-BR",
                                              viewport={"width": 375, "height": 812},
