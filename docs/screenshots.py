@@ -4,17 +4,16 @@
 
 writes docs/screenshots/home-pt-BR.png and docs/screenshots/landing-pt-BR.png (1280×800, the
 first screen of each page), docs/screenshots/landing-pt-BR-phone.png (the landing page on a
-375×812 phone, its first two screens) and docs/screenshots/thesis-pt-BR.png (the landing page
-of a doctoral thesis, 1280 wide, its first two screens) and docs/screenshots/search-fulltext-pt-BR.png
-(a search for a word found on page 143 of a 150-page thesis: the result with its thumbnail,
-its snippet and the page). `docs/screenshots.py thesis-pt-BR`
-makes only the ones named. A throw-away SQLite database and media folder hold a small
-collection (a technical report in Portuguese by two authors, with a PDF, its English
-translation and a few neighbours, and the tests' showcase, `make.showcase()`, whose thesis has
-every MTD-BR field: advisor, co-advisor, committee, programme, CNPq area, degree); Django's
-live server serves it, and Debian's Chromium, driven by Playwright as tests/test_browser.py
-drives it, asks for pt-BR. Nothing in db.sqlite3 or media/ is read or written. The admin's
-screenshot is made elsewhere.
+375×812 phone, its first two screens), docs/screenshots/thesis-pt-BR.png (the landing page of a
+doctoral thesis, 1280 wide, its first two screens) and docs/screenshots/search-fulltext-pt-
+BR.png (a search for a word found on page 143 of a 150-page thesis: the result with its
+thumbnail, its snippet and the page). `docs/screenshots.py thesis-pt-BR` makes only the ones
+named. A throw-away SQLite database and media folder hold a small collection (a technical
+report in Portuguese by two authors, with a PDF, its English translation and a few neighbours,
+and the tests' showcase, `make.showcase()`, whose thesis has every MTD-BR field: advisor, co-
+advisor, committee, programme, CNPq area, degree); Django's live server serves it, and Debian's
+Chromium, driven by Playwright as tests/test_browser.py drives it, asks for pt-BR. Nothing in
+db.sqlite3 or media/ is read or written. The admin's screenshot is made elsewhere.
 """
 from __future__ import annotations
 
