@@ -616,12 +616,13 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
     dated: set[int] = set()
     years: set[tuple[int, str]] = set()
     thesis = {pk: facet for facet, pk in thesis_field_ids().items()}
-    # order_by(): DcValue's default order would put its position and id into the DISTINCT;
-    # and an item counts once per value of a facet, whatever fields say it (`seen`).
+    # order_by(): no sort (DcValue's default order). No DISTINCT either: an item counts once
+    # per value of a facet, whatever fields say it, by `seen`, and once per year by `years`
+    # (the database's hash aggregate of 12 000 rows was a fifth of the query, issue 34).
     rows = (DcValue.objects.filter(_among(DcValue, "item_id", ids),
                                    Q(element__in=["creator", "subject", "type", "date"])
                                    | Q(field_id__in=list(thesis)))
-            .order_by().values_list("item_id", "element", "field_id", "value").distinct())
+            .order_by().values_list("item_id", "element", "field_id", "value"))
     seen: set[tuple[int, str, str]] = set()
     for item_id, element, field_id, value in rows:
         facet = thesis.get(field_id, element)
@@ -695,3 +696,4 @@ def _years() -> list[str]:
                .dates("created", "year"))
     found.update(f"{day.year:04d}" for day in undated)
     return sorted(found, reverse=True)
+
