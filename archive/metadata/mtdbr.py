@@ -185,11 +185,15 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
 
     titles = [Text(row[4], row[3]) for row in rows_of(_TITLES) if row[4] != record.title]
     abstracts = rows_of(_ABSTRACTS) or rows_of(_DESCRIPTION)
+    # The keys in the rows' order (by_field keeps it): a few fields, not every value.
     subjects = [Text(row[4], row[3] or _SUBJECT_LANGUAGES.get(row[2], ""))
-                for row in rows if row[:2] == ("dc", "subject") and row[2] not in _NOT_KEYWORDS]
+                for key, found in by_field.items()
+                if key[0] == "dc" and key[1] == "subject" and key[2] not in _NOT_KEYWORDS
+                for row in found]
     licences = [*values(_RIGHTS_URI), *(v for v in values(_RIGHTS) if controlled.is_licence(v))]
-    relations = [row[4] for row in rows if row[:2] == ("dc", "relation")
-                 and row[2] not in ("other", "references")]
+    relations = [row[4] for key, found in by_field.items()
+                 if key[0] == "dc" and key[1] == "relation"
+                 and key[2] not in ("other", "references") for row in found]
     created = record.created.date().isoformat() if record.created else ""
     embargo = record.embargo_until.isoformat() if record.embargo_until else ""
     return Thesis(
