@@ -166,6 +166,7 @@ ADMIN = {
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
     "copyitem": COPY, "migrateitem": RESTORE, "rebuild": RESTORE,
+    "ocfl": RESTORE,  # export writes files outside; rebuild restores items from an OCFL root
     "publishapproved": REVIEW,  # publishes approved submissions only
     "reviewdigest": NONE,  # mail
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,

@@ -318,7 +318,10 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         sha = getattr(upload.file, "sha256", None)
         size = getattr(upload.file, "size", None)
         if sha is None or size is None:
-            sha, size = storage.sha256_of(upload.file)
+            # Both digests in one reading (the second for fixity, issue 38); a file that
+            # comes with its sha256 (a pending upload) gets its sha512 at its first check.
+            sha, sha512, size = storage.digests_of(upload.file)
+            upload.file.sha512 = sha512
         limits.check_size(upload.name, size)  # FileTooLarge, a 413
         sums.append((sha, size))
     if expected is not None:
@@ -353,7 +356,7 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
         _remove(rep, stored)
         raise
     return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type,
-                     bundle=u.bundle)
+                     bundle=u.bundle, sha512=getattr(u.file, "sha512", ""))
             for u, (sha, size) in zip(uploads, sums, strict=True)]
 
 
