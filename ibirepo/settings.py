@@ -423,6 +423,11 @@ CELERY_BEAT_SCHEDULE = {
 # ceil(bytes / period) bytes, the longest-unverified first, never more than
 # IBI_FIXITY_DAILY_BYTES a day (what the machine may read and hash: an alarm when the
 # inventory needs more); every check kept IBI_FIXITY_RETENTION_DAYS.
+# LOCKSS (archive/preservation/lockss.py): the addresses of Rede Cariniana's crawlers (IPs or
+# networks), which no rate limit slows (archive/web/throttling.py), and what the manifests'
+# rel="license" link names (empty: the manifests' own permission statement).
+IBI_LOCKSS_CRAWLERS = env_networks("IBI_LOCKSS_CRAWLERS", [])
+IBI_LOCKSS_LICENSE_URL = env_str("IBI_LOCKSS_LICENSE_URL", "")
 # The ADMINS (with the librarians) get the fixity alarm's mail; Django also mails them a
 # server error's report.
 ADMINS = [(address, address) for address in env_emails("ADMINS")]
