@@ -29,6 +29,7 @@ removes the files it stored when anything fails.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -42,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import ocfl as ocfl_py
+from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -53,6 +55,7 @@ from ocfl.validator import Validator
 
 from ..deposit import storage
 from ..models import Collection, Community, Item, PremisAgent, PremisEvent
+from ..registry import selectors as registry
 from . import bagit, events
 
 FORMAT = "ibirepo-ocfl-item/1"
@@ -92,8 +95,22 @@ def _event(e: PremisEvent) -> dict:
 
 def record_of(item: Item) -> dict:
     """An edition's item.json: the bag's record, its collection and its events."""
-    return {**bagit.record_of(item), "format": FORMAT, "collection": _collection(item),
-            "events": [_event(e) for e in events.of_item(item.ibi)]}
+    return records_of([item.pk])[item.pk]
+
+
+def records_of(pks: list[int]) -> dict[int, dict]:
+    """The records of many items, read in a few queries whatever their number."""
+    items = list(Item.objects.filter(pk__in=pks)
+                 .select_related("collection__community", "previous_edition", "translation_of")
+                 .prefetch_related("dc_values", "files"))
+    metadata = registry.metadata_of(pks)
+    found: dict[str, list[dict]] = defaultdict(list)
+    for e in (PremisEvent.objects.filter(ibi__in=[i.ibi for i in items])
+              .select_related("agent").order_by("at", "id")):
+        found[e.ibi].append(_event(e))
+    return {item.pk: {**bagit.record_of(item, metadata.get(item.pk, [])), "format": FORMAT,
+                      "collection": _collection(item), "events": found[item.ibi]}
+            for item in items}
 
 
 def _dump(record: dict) -> bytes:
@@ -181,12 +198,19 @@ class _Object:
             by_digest[sha512].append(logical)
         inv["versions"][head] = {
             "created": _now(), "message": message, "state": dict(by_digest),
-            "user": {"name": f"{events.SOFTWARE_NAME} {events.software_version()}",
-                     "address": "https://ocfl.io/1.1/spec/"}}
+            "user": _user()}
         inv["head"] = head
         version_dir.mkdir(parents=True, exist_ok=True)
         _write_json(version_dir / INVENTORY, inv)
         _write_json(self.folder / INVENTORY, inv)
+
+
+@functools.cache
+def _user() -> dict:
+    """Who writes the versions: this software at its version (read once a process), at the
+    repository's address (DEFAULT_FROM_EMAIL)."""
+    return {"name": f"{events.SOFTWARE_NAME} {events.software_version()}",
+            "address": f"mailto:{settings.DEFAULT_FROM_EMAIL}"}
 
 
 def _new_inventory(identifier: str) -> dict:
@@ -291,7 +315,7 @@ def _sha512_known(obj: _Object, sha256: str) -> str | None:
     return None
 
 
-def _export_family(obj: _Object, family: list[Item]) -> int:
+def _export_family(obj: _Object, family: list[Item], records: dict[int, dict]) -> int:
     """Add the versions a family needs: changes to editions kept, then each new edition."""
     head = obj.head_state
     kept = {int(p.split("/", 1)[0]) for p in head}
@@ -299,9 +323,8 @@ def _export_family(obj: _Object, family: list[Item]) -> int:
     changed: dict = {}
     new: list[tuple[int, dict, dict]] = []
     for item in family:
-        full = Item.objects.select_related("collection__community").get(pk=item.pk)
-        record = record_of(full)
-        edition_state, contents = _edition_contents(full, record)
+        record = records[item.pk]
+        edition_state, contents = _edition_contents(item, record)
         for logical, (sha512, sha256, write) in list(contents.items()):
             if sha512 is None:  # a file: its bytes already in the object, or copied now
                 known = _sha512_known(obj, sha256)
@@ -328,6 +351,9 @@ def _export_family(obj: _Object, family: list[Item]) -> int:
     return versions
 
 
+CHUNK_FAMILIES = 200  # objects whose records are read together
+
+
 def export(path: Path) -> Exported:
     """Write or update the storage root at path (OcflFailure when it cannot)."""
     root = open_root(path)
@@ -336,37 +362,59 @@ def export(path: Path) -> Exported:
     last_event = dict(PremisEvent.objects.values("ibi").annotate(last=Max("at"))
                       .values_list("ibi", "last"))
     report = Exported()
-    for rep, family in _families().items():
-        identifier = object_id(rep)
-        folder = path / root.object_path(identifier)
-        inventory_file = folder / INVENTORY
-        if inventory_file.is_file():
-            inventory = json.loads(inventory_file.read_text("utf-8"))
-            inventory.setdefault("fixity", {}).setdefault("sha256", {})
-            kept = {int(p.split("/", 1)[0]) for p in _paths_by_digest(
-                inventory["versions"][inventory["head"]]["state"])}
-            if not _changed_since(family, _head_time(inventory), kept, last_event):
+    families = list(_families().items())
+    for start in range(0, len(families), CHUNK_FAMILIES):
+        due = []
+        for rep, family in families[start:start + CHUNK_FAMILIES]:
+            identifier = object_id(rep)
+            folder = path / root.object_path(identifier)
+            inventory = _read_inventory(folder)
+            if inventory is not None and not _changed_since(
+                    family, _head_time(inventory), _editions_kept(inventory), last_event):
                 report.objects_unchanged += 1
                 continue
-            obj = _Object(identifier, folder, inventory)
-            added = _export_family(obj, family)
-            report.versions += added
-            if not added:  # touched, yet the same record: nothing to add
+            due.append((identifier, folder, inventory, family))
+        records = records_of([item.pk for *_rest, family in due for item in family])
+        for identifier, folder, inventory, family in due:
+            if _write_object(path, identifier, folder, inventory, family, records, report):
+                report.objects_written += 1
+            else:  # touched, yet the same records: nothing to add
                 report.objects_unchanged += 1
-                continue
-        else:
-            work = Path(tempfile.mkdtemp(prefix=".ocfl-new-", dir=path))
-            try:
-                (work / OBJECT_DECLARATION).write_text(f"ocfl_object_{SPEC}\n")
-                obj = _Object(identifier, work, _new_inventory(identifier))
-                report.versions += _export_family(obj, family)
-                folder.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(work, folder)
-            except BaseException:
-                shutil.rmtree(work, ignore_errors=True)
-                raise
-        report.objects_written += 1
     return report
+
+
+def _read_inventory(folder: Path) -> dict | None:
+    try:
+        inventory = json.loads((folder / INVENTORY).read_text("utf-8"))
+    except FileNotFoundError:
+        return None
+    inventory.setdefault("fixity", {}).setdefault("sha256", {})
+    return inventory
+
+
+def _editions_kept(inventory: dict) -> set[int]:
+    return {int(p.split("/", 1)[0]) for p in _paths_by_digest(
+        inventory["versions"][inventory["head"]]["state"])}
+
+
+def _write_object(path: Path, identifier: str, folder: Path, inventory: dict | None,
+                  family: list[Item], records: dict[int, dict], report: Exported) -> bool:
+    """Add an object's new versions (a new object is made aside, then moved into place)."""
+    if inventory is not None:
+        added = _export_family(_Object(identifier, folder, inventory), family, records)
+        report.versions += added
+        return bool(added)
+    work = Path(tempfile.mkdtemp(prefix=".ocfl-new-", dir=path))
+    try:
+        (work / OBJECT_DECLARATION).write_text(f"ocfl_object_{SPEC}\n")
+        report.versions += _export_family(_Object(identifier, work, _new_inventory(identifier)),
+                                          family, records)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(work, folder)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return True
 
 
 # -- Validation -----------------------------------------------------------------------------------
