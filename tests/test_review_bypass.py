@@ -143,6 +143,7 @@ ADMIN = {
                              # issue 43: many items' access, tombstones (admin/bulk.py)
                              "change_access": CHANGE, "delete_selected": CHANGE}),
     "CopyJob": (COPY, NONE, {}), "ItemFile": (NONE, CHANGE, {"check_now": NONE}),
+    "FixityCheck": (NONE, NONE, {}),  # the checks' history: read only
     "AccessRequest": (NONE, NONE, {}), "AccessLink": (NONE, NONE, {"revoke": NONE}),
     "AccessRead": (NONE, NONE, {}), "Community": (NONE, NONE, {}),
     "Collection": (NONE, NONE, {}), "MintingState": (NONE, NONE, {}),

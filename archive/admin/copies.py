@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 
 from ..deposit import selectors, storage
 from ..identifiers import ibi as ibilib
-from ..models import CopyJob, Item, ItemFile
+from ..models import CopyJob, FixityCheck, Item, ItemFile
 from ..preservation import fixity, jobs, peer, tasks
 from ..web import nudges
 
@@ -130,6 +130,18 @@ class CopyJobAdmin(ReadOnlyAdmin):
         if not obj.total_bytes:
             return "—"
         return f"{filesizeformat(obj.done_bytes)} / {filesizeformat(obj.total_bytes)}"
+
+
+@admin.register(FixityCheck)
+class FixityCheckAdmin(ReadOnlyAdmin):
+    """Every fixity check kept (preservation/fixity.py), newest first: read only."""
+
+    list_display = ["at", "outcome", "key", "size", "sha256", "problem"]
+    list_filter = ["outcome"]
+    search_fields = ["key"]
+    date_hierarchy = "at"
+    list_per_page = 100
+    show_full_result_count = False  # a count of millions of checks on every page: no
 
 
 class FixityFilter(admin.SimpleListFilter):

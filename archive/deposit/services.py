@@ -903,6 +903,7 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
                          "delete_accesslink", "view_accessread", "view_copyjob",
+                         "view_fixitycheck",
                          # Review (issue 35): roles and workflows are theirs to give; the
                          # submissions, tasks and history theirs to read, never to edit.
                          "view_submission", "view_task", "view_transition",
