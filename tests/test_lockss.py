@@ -24,7 +24,7 @@ STATEMENT = "LOCKSS system has permission to collect, preserve, and serve this A
 CRAWLER, OTHER = "192.0.2.10", "198.51.100.7"
 
 
-def deposited(item: Item, year: int) -> Item:
+def in_year(item: Item, year: int) -> Item:
     Item.objects.filter(pk=item.pk).update(created=item.created.replace(year=year))
     return Item.objects.get(pk=item.pk)
 
@@ -59,7 +59,7 @@ def units(media):
     }
     ItemFile.objects.filter(item=made["mixed"], name="dados.csv").update(restricted=True)
     for key in made:
-        made[key] = deposited(made[key], 2024 if key == "older" else 2025)
+        made[key] = in_year(made[key], 2024 if key == "older" else 2025)
     return made
 
 

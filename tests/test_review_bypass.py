@@ -102,6 +102,7 @@ FUNCTION_VIEWS = {
     "archive.site.indexing.robots_txt": NONE, "archive.site.indexing.favicon": NONE,
     "archive.site.indexing.sitemap_index": NONE, "archive.site.indexing.sitemap_pages": NONE,
     "archive.site.indexing.sitemap_items": NONE, "archive.site.legacy.handle": NONE,
+    "archive.site.lockss.index": NONE, "archive.site.lockss.manifest": NONE,  # LOCKSS reads
     "archive.site.legacy.bitstream_by_handle": NONE,
     "archive.site.legacy.bitstream_by_sequence": NONE, "archive.site.legacy.oai": NONE,
     "archive.site.legacy.dspace_item": NONE, "archive.site.legacy.bitstream": NONE,
