@@ -165,12 +165,16 @@ def test_a_fresh_instance_rebuilt_from_the_root_answers_as_the_original(
     records = {i.ibi: ocfl.record_of(i) for i in items}
     files = {(r.item.ibi, r.name): storage.open_file(r.item.ibi, r.name).read()
              for r in ItemFile.objects.select_related("item")}
+    digests = {(ibi, name): sha for ibi, name, sha in ItemFile.objects.values_list(
+        "item__ibi", "name", "sha512")}
     wipe(media)
     out = command("rebuild", str(root))
     assert "5 items rebuilt (7 files stored, 1 events), 0 already here" in out
     assert answers(client, items) == before
     rebuilt = {i.ibi: ocfl.record_of(i) for i in Item.objects.order_by("pk")}
     assert rebuilt == records
+    assert {(ibi, name): sha for ibi, name, sha in ItemFile.objects.values_list(
+        "item__ibi", "name", "sha512")} == digests  # the second digest too, from the root
     for (rep, name), data in files.items():
         with storage.open_file(rep, name) as fh:
             assert fh.read() == data

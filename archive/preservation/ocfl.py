@@ -54,7 +54,7 @@ from ocfl.validation_logger import ValidationLogger
 from ocfl.validator import Validator
 
 from ..deposit import storage
-from ..models import Collection, Community, Item, PremisAgent, PremisEvent
+from ..models import Collection, Community, Item, ItemFile, PremisAgent, PremisEvent
 from ..registry import selectors as registry
 from . import bagit, events
 
@@ -501,6 +501,9 @@ def read_root(path: Path) -> list[tuple[Path, dict, list[dict]]]:
             try:
                 record["_content"] = {row["name"]: folder / inventory["manifest"][
                     state[f"{n}/doc/{row['name']}"]][0] for row in record["files"]}
+                # The inventory's digest is the file's SHA-512: the second digest restored.
+                record["_sha512"] = {row["name"]: state[f"{n}/doc/{row['name']}"]
+                                     for row in record["files"]}
             except KeyError as exc:
                 raise OcflFailure(_("object %(object)s: edition %(n)s names a file its "
                                     "version does not hold: %(name)s")
@@ -588,6 +591,8 @@ def rebuild(path: Path) -> Rebuilt:
                         stored.append(key)
                         report.files_stored += 1
                     item = bagit._create(record, empty_before)
+                    for name, sha512 in record["_sha512"].items():
+                        ItemFile.objects.filter(item=item, name=name).update(sha512=sha512)
                     collection = _collection_for(record.get("collection"))
                     if collection is not None:
                         Item.objects.filter(pk=item.pk).update(collection=collection)
