@@ -63,6 +63,7 @@ system-packages:
 	test -x /usr/sbin/slapd || missing="$$missing slapd"; \
 	command -v ldapadd >/dev/null 2>&1 || missing="$$missing ldap-utils"; \
 	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	command -v wget >/dev/null 2>&1 || missing="$$missing wget"; \
 	command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr"; \
 	test -f /usr/share/tesseract-ocr/5/tessdata/por.traineddata \
 	  || test -f /usr/share/tesseract-ocr/4.00/tessdata/por.traineddata \

@@ -25,6 +25,7 @@ from .site import (
     indexing,
     legacy,
     linksets,
+    lockss,
     metadata_formats,
     orcid,
     review,
@@ -129,6 +130,10 @@ urlpatterns = [
     # The submitter's pages (issue 35): their submissions, and one submission's form.
     path("submit/", submit.submissions, name="submissions"),
     path("submit/<int:pk>/", submit.submission, name="submission"),
+    # LOCKSS manifests for Rede Cariniana (site/lockss.py): the Archival Units, and each one's.
+    path("lockss/", replica.lagging(lockss.index), name="lockss"),
+    path("lockss/<slug:slug>/<int:year>/", replica.lagging(lockss.manifest),
+         name="lockss_manifest"),
     path("robots.txt", indexing.robots_txt, name="robots"),
     path("favicon.ico", indexing.favicon, name="favicon"),
     path("sitemap.xml", replica.lagging(indexing.sitemap_index), name="sitemap"),

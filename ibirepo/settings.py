@@ -418,8 +418,25 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-saml-metadata": {"task": "archive.tasks.refresh_saml_metadata",
                               "schedule": float(IBI_SAML_METADATA_EVERY)},
 }
-# Files the daily fixity task hashes again, oldest-checked first; 0: all of them.
-IBI_FIXITY_BATCH = env_int("IBI_FIXITY_BATCH", 0, low=0, high=10**9)
+# Fixity (archive/preservation/fixity.py, docs/operators/preservation.md): every file hashed
+# again within IBI_FIXITY_PERIOD_DAYS, the daily task taking ceil(files / period) files and
+# ceil(bytes / period) bytes, the longest-unverified first, never more than
+# IBI_FIXITY_DAILY_BYTES a day (what the machine may read and hash: an alarm when the
+# inventory needs more); every check kept IBI_FIXITY_RETENTION_DAYS.
+# LOCKSS (archive/preservation/lockss.py): the addresses of Rede Cariniana's crawlers (IPs or
+# networks), which no rate limit slows (archive/web/throttling.py), and what the manifests'
+# rel="license" link names (empty: the manifests' own permission statement).
+IBI_LOCKSS_CRAWLERS = env_networks("IBI_LOCKSS_CRAWLERS", [])
+IBI_LOCKSS_LICENSE_URL = env_str("IBI_LOCKSS_LICENSE_URL", "")
+# The ADMINS (with the librarians) get the fixity alarm's mail; Django also mails them a
+# server error's report.
+ADMINS = [(address, address) for address in env_emails("ADMINS")]
+IBI_FIXITY_PERIOD_DAYS = env_int("IBI_FIXITY_PERIOD_DAYS", 90, low=1, high=3650)
+IBI_FIXITY_DAILY_BYTES = env_int("IBI_FIXITY_DAILY_BYTES", 500 * 10**9, low=1, high=10**18)
+IBI_FIXITY_RETENTION_DAYS = env_int("IBI_FIXITY_RETENTION_DAYS", 1830, low=1, high=36500)
+if IBI_FIXITY_RETENTION_DAYS < IBI_FIXITY_PERIOD_DAYS:
+    raise ImproperlyConfigured("IBI_FIXITY_RETENTION_DAYS must keep at least one period of "
+                               "checks (IBI_FIXITY_PERIOD_DAYS)")
 
 # --- Files: local disk by default, S3 when a bucket is configured --------------------------
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media"))).resolve()

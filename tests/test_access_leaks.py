@@ -399,6 +399,11 @@ ROUTES: dict[str, Urls] = {
                                      "/search?collection=general"),
     "collections/<slug:slug>/atom.xml": fixed("/collections/general/atom.xml"),
     "collections/<slug:slug>/rss.xml": fixed("/collections/general/rss.xml"),
+    # LOCKSS manifests (issue 38): the open item's landing page and open file, never a
+    # closed one's; the walk's items are in "general", deposited this year.
+    "lockss/": fixed("/lockss/"),
+    "lockss/<slug:slug>/<int:year>/": lambda c: (
+        f"/lockss/general/{year}/" for year in (timezone.now().year, timezone.now().year - 1)),
     "robots.txt": fixed("/robots.txt"),
     "favicon.ico": fixed("/favicon.ico"),
     "sitemap.xml": fixed("/sitemap.xml"),

@@ -1,6 +1,7 @@
 """`manage.py fixity`: stored bytes hashed again, oldest-checked first; problems recorded."""
 from __future__ import annotations
 
+import hashlib
 import io
 from datetime import timedelta
 
@@ -127,10 +128,10 @@ def test_the_daily_task_checks_and_reports(items, media, settings):
     from archive.preservation.tasks import check_fixity
 
     flip_one_byte(media, items[2].ibi, "report.pdf")
-    settings.IBI_FIXITY_BATCH = 4
-    assert check_fixity.apply().get() == "4 files checked: 0 changed or missing"
-    # The next batch starts with the two files never checked, items[2]'s.
-    assert check_fixity.apply().get() == "4 files checked: 1 changed or missing"
+    settings.IBI_FIXITY_PERIOD_DAYS = 1  # every file every day
+    assert check_fixity.apply().get() == "6 files checked: 1 changed or missing"
+    # A failure is an event and an alarm, not an exception: the next run goes on.
+    assert check_fixity.apply().get() == "6 files checked: 1 changed or missing"
 
 
 def test_one_fixity_run_at_a_time_a_message_put_back_meanwhile_does_nothing(items,
@@ -142,6 +143,7 @@ def test_one_fixity_run_at_a_time_a_message_put_back_meanwhile_does_nothing(item
     from archive.preservation.tasks import FIXITY_RUN, check_fixity
 
     assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] == 60
+    settings.IBI_FIXITY_PERIOD_DAYS = 1  # every file every day
     cache.add(FIXITY_RUN, 1, 60)  # a run at work in another worker
     try:
         assert check_fixity.apply().get() == "at work in another worker"
@@ -198,3 +200,224 @@ def test_the_item_admin_page_shows_a_damaged_file(items, media, client):
     html = page.content.decode()
     assert "DAMAGED, not served: changed: sha256 " in html
     assert "intact, checked" in html  # data.csv
+
+
+# -- History, two digests, the 90-day scheduler, the alarm (issue 38) -------------------------
+
+def test_every_check_is_kept_with_both_digests_and_an_event(items, media):
+    from archive.models import FixityCheck, PremisEvent
+
+    row = ItemFile.objects.get(item=items[1], name="data.csv")
+    data = (media / storage.file_key(items[1].ibi, "data.csv")).read_bytes()
+    assert row.sha512 == hashlib.sha512(data).hexdigest()  # computed at deposit
+    run()
+    flip_one_byte(media, items[1].ibi, "data.csv")
+    run()
+    history = list(FixityCheck.objects.filter(file=row).order_by("at", "id"))
+    assert [c.outcome for c in history] == ["pass", "fail"]
+    assert history[0].sha256 == row.sha256 and history[0].sha512 == row.sha512
+    assert history[0].size == len(data) and history[0].key == f"col/{items[1].ibi}/doc/data.csv"
+    assert history[1].problem.startswith("changed: sha256 ")
+    assert FixityCheck.objects.count() == 12  # every check of every file, kept
+    found = list(PremisEvent.objects.filter(type="fixity check", ibi=items[1].ibi,
+                                            file="data.csv").order_by("at", "id"))
+    assert [e.outcome for e in found] == ["success", "failure"]
+    assert found[0].agent.kind == "software"
+    assert f"sha256 {row.sha256} sha512 {row.sha512}" in found[0].detail
+    assert found[1].outcome_detail.startswith("changed: sha256 ")
+
+
+def test_the_first_check_fills_in_a_missing_sha512_and_later_ones_compare_it(items, media):
+    row = ItemFile.objects.get(item=items[0], name="report.pdf")
+    kept = row.sha512
+    ItemFile.objects.filter(pk=row.pk).update(sha512="")  # a file older than the field
+    run()
+    assert ItemFile.objects.get(pk=row.pk).sha512 == kept
+    ItemFile.objects.filter(pk=row.pk).update(sha512="0" * 128)  # a second digest that differs
+    out, failed = run()
+    assert failed is not None and f"changed  {storage.file_key(items[0].ibi, 'report.pdf')}: " \
+        "sha512 " in out
+
+
+def test_the_plan_of_a_million_files_of_ten_megabytes():
+    plan = fixity.Plan(files=1_000_000, bytes=10**6 * 10 * 2**20, period_days=90,
+                       budget_bytes=500 * 10**9)
+    assert (plan.slice_files, plan.slice_bytes, plan.covered) == (11_112, 116_508_444_445, True)
+    assert not fixity.Plan(files=1_000_000, bytes=10**6 * 10 * 2**20, period_days=90,
+                           budget_bytes=100 * 10**9).covered
+
+
+@pytest.fixture
+def inventory(media):
+    """Sixty files of sizes 1 to 6 000 bytes in three items, deposited over the last sixty
+    days (one a day), never checked."""
+    made = [make.item(*[(f"f{n:03d}.bin", bytes([n % 251]) * (1 + 997 * (n % 7)))
+                        for n in range(20 * k, 20 * (k + 1))], title=f"Lot {k}")
+            for k in range(3)]
+    now = timezone.now()
+    for age, row in enumerate(ItemFile.every_bundle.order_by("pk")):
+        ItemFile.every_bundle.filter(pk=row.pk).update(created=now - timedelta(days=age))
+    return made
+
+
+def simulate(days: int, *, grow: int = 0, start=None) -> tuple[dict, list[fixity.Day]]:
+    """Run the daily task's slice on each of `days` simulated days (its clock moved by a day
+    each time), depositing `grow` new files every tenth day; each file's verification times:
+    its deposit, then its checks."""
+    from archive.models import FixityCheck
+
+    start = start or timezone.now()
+    runs = []
+    for day in range(days):
+        now = start + timedelta(days=day, hours=3)
+        if grow and day % 10 == 0:
+            new = make.item(*[(f"g{day}-{n}.bin", b"new" * (n + 1)) for n in range(grow)],
+                            title=f"Day {day}")
+            ItemFile.objects.filter(item=new).update(created=now - timedelta(hours=1))
+        runs.append(fixity.daily(now))
+    seen: dict[int, list] = {f.pk: [f.created] for f in ItemFile.every_bundle.all()}
+    for check in FixityCheck.objects.order_by("at", "id"):
+        seen[check.file_id].append(check.at)
+    return seen, runs
+
+
+def longest_gap(seen: dict, end) -> timedelta:
+    return max(max(b - a for a, b in zip([*times], [*times[1:], end], strict=True))
+               for times in seen.values())
+
+
+def test_the_scheduler_verifies_every_file_within_90_days_in_daily_slices(inventory, settings):
+    settings.IBI_FIXITY_DAILY_BYTES = 10**9
+    start = timezone.now()
+    seen, runs = simulate(200, grow=3, start=start)
+    end = start + timedelta(days=200)
+    # Every file, from its deposit on, was verified again within 90 days, to the end.
+    assert longest_gap(seen, end) <= timedelta(days=90)
+    assert all(len(v) >= 3 for k, v in seen.items() if v[0] < start)  # the first sixty
+    # In slices, not all at once: a day's share of the inventory (its files and bytes).
+    assert max(r.files for r in runs) < 60 // 4 and sum(r.files for r in runs) >= 2 * 60
+    assert all(r.files >= r.plan.slice_files or r.bytes >= r.plan.slice_bytes or
+               r.files == 0 for r in runs)
+    assert all(not r.alarms for r in runs[90:])  # budget covered, nothing overdue, none failed
+
+
+def test_a_budget_too_small_raises_the_alarm_in_the_admin_and_by_mail(inventory, settings,
+                                                                     admin_client, mailoutbox):
+    from django.contrib.auth.models import User
+
+    from archive.preservation.tasks import check_fixity
+
+    settings.ADMINS = [("ops", "ops@example.org")]
+    librarian = User.objects.create_user("bia", email="bia@example.org", is_staff=True)
+    librarian.groups.add(services.ensure_librarians_group())
+    total = sum(ItemFile.every_bundle.values_list("size", flat=True))
+    settings.IBI_FIXITY_DAILY_BYTES = total // 90 // 2  # half of what the inventory needs
+    seen, runs = simulate(120)
+    assert all("cannot verify the 60 files" in " ".join(r.alarms) for r in runs)
+    assert any(r.budget_spent for r in runs)
+    assert longest_gap(seen, timezone.now() + timedelta(days=120)) > timedelta(days=90)
+    assert "were not verified within 90 days" in " ".join(runs[-1].alarms)
+    check_fixity.apply().get()
+    assert len(mailoutbox) == 1 and set(mailoutbox[0].to) == {"ops@example.org",
+                                                               "bia@example.org"}
+    assert "IBI_FIXITY_DAILY_BYTES" in mailoutbox[0].body
+    page = admin_client.get("/admin/", secure=True).content.decode()
+    assert 'class="messagelist fixity-alarm"' in page and "cannot verify the 60 files" in page
+
+
+def test_a_failed_check_is_shown_on_every_admin_page_until_it_passes(items, media, settings,
+                                                                    admin_client, client):
+    from archive.preservation.tasks import check_fixity
+
+    settings.IBI_FIXITY_PERIOD_DAYS = 1
+    assert "fixity-alarm" not in admin_client.get("/admin/", secure=True).content.decode()
+    flip_one_byte(media, items[0].ibi, "data.csv")
+    check_fixity.apply().get()
+    for url in ("/admin/", "/admin/archive/item/"):
+        page = admin_client.get(url, secure=True).content.decode()
+        assert "1 file failed its last check" in page, url
+    assert "fixity-alarm" not in client.get("/admin/login/", secure=True).content.decode()
+    flip_one_byte(media, items[0].ibi, "data.csv")
+    check_fixity.apply().get()
+    assert "fixity-alarm" not in admin_client.get("/admin/", secure=True).content.decode()
+
+
+def test_checks_older_than_the_retention_are_pruned(items, settings):
+    from archive.models import FixityCheck
+
+    settings.IBI_FIXITY_RETENTION_DAYS = 400
+    settings.IBI_FIXITY_PERIOD_DAYS = 1
+    now = timezone.now()
+    ItemFile.every_bundle.update(created=now - timedelta(days=600))
+    fixity.daily(now - timedelta(days=500))
+    fixity.daily(now - timedelta(days=300))
+    assert FixityCheck.objects.count() == 12
+    fixity.daily(now)
+    assert sorted({c.at for c in FixityCheck.objects.all()}) == [now - timedelta(days=300), now]
+
+
+# The history's table on PostgreSQL: partitioned by month (migration 0056), the months ahead
+# made and those past the retention dropped by the daily run, in a database of its own.
+ON_POSTGRES = """
+import json
+from datetime import timedelta
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+from archive.models import FixityCheck, ItemFile
+from archive.preservation import fixity
+from tests import factories as make
+settings.IBI_FIXITY_PERIOD_DAYS = 1
+def partitions():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                       "JOIN pg_class p ON p.oid = i.inhparent "
+                       "WHERE p.relname = 'archive_fixitycheck' ORDER BY 1")
+        return [r[0] for r in cursor.fetchall()]
+with connection.cursor() as cursor:
+    cursor.execute("SELECT relkind FROM pg_class WHERE relname = 'archive_fixitycheck'")
+    kind = cursor.fetchone()[0]
+now = timezone.now()
+make.item(("a.txt", b"one"), ("b.txt", b"two"))
+ItemFile.every_bundle.update(created=now - timedelta(days=3000))
+old = now - timedelta(days=2500)
+fixity.keep_partitions(old, ahead=0)
+def placed():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tableoid::regclass::text, count(*) FROM archive_fixitycheck "
+                       "GROUP BY 1")
+        return dict(cursor.fetchall())
+fixity.daily(old)
+first, before = placed(), partitions()
+fixity.daily(now + timedelta(days=40))
+second = placed()
+fixity.daily(now + timedelta(days=41))
+print(json.dumps({"vendor": connection.vendor, "kind": kind, "placed": [first, second],
+                  "before": before, "after": partitions(), "old": f"{old:y%Ym%m}",
+                  "ahead": f"{now + timedelta(days=41 + 62):y%Ym%m}",
+                  "checks": FixityCheck.objects.count()}))
+"""
+
+
+@pytest.mark.postgres
+def test_the_history_is_partitioned_by_month_on_postgresql(throwaway_postgres, tmp_path):
+    import json
+    import os
+
+    from tests.servers import Server
+
+    server = Server("pg", tmp_path, {**os.environ, "DATABASE_URL": throwaway_postgres(
+        "ibirepo_fixity"), "MEDIA_ROOT": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        found = json.loads(server.shell(ON_POSTGRES).splitlines()[-1])
+    finally:
+        server.close()
+    assert found["vendor"] == "postgresql" and found["kind"] == "p"  # partitioned
+    old = f"archive_fixitycheck_{found['old']}"
+    assert "archive_fixitycheck_default" in found["before"] and old in found["before"]
+    # Each check in its month's partition, none in the default one.
+    later = f"archive_fixitycheck_{timezone.now() + timedelta(days=40):y%Ym%m}"
+    assert found["placed"] == [{old: 2}, {later: 2}]
+    # The month past the retention dropped whole; the months ahead made.
+    assert old not in found["after"] and f"archive_fixitycheck_{found['ahead']}" in found["after"]
+    assert found["checks"] == 4  # what the retention keeps

@@ -102,6 +102,7 @@ FUNCTION_VIEWS = {
     "archive.site.indexing.robots_txt": NONE, "archive.site.indexing.favicon": NONE,
     "archive.site.indexing.sitemap_index": NONE, "archive.site.indexing.sitemap_pages": NONE,
     "archive.site.indexing.sitemap_items": NONE, "archive.site.legacy.handle": NONE,
+    "archive.site.lockss.index": NONE, "archive.site.lockss.manifest": NONE,  # LOCKSS reads
     "archive.site.legacy.bitstream_by_handle": NONE,
     "archive.site.legacy.bitstream_by_sequence": NONE, "archive.site.legacy.oai": NONE,
     "archive.site.legacy.dspace_item": NONE, "archive.site.legacy.bitstream": NONE,
@@ -143,6 +144,7 @@ ADMIN = {
                              # issue 43: many items' access, tombstones (admin/bulk.py)
                              "change_access": CHANGE, "delete_selected": CHANGE}),
     "CopyJob": (COPY, NONE, {}), "ItemFile": (NONE, CHANGE, {"check_now": NONE}),
+    "FixityCheck": (NONE, NONE, {}),  # the checks' history: read only
     "AccessRequest": (NONE, NONE, {}), "AccessLink": (NONE, NONE, {"revoke": NONE}),
     "AccessRead": (NONE, NONE, {}), "Community": (NONE, NONE, {}),
     "Collection": (NONE, NONE, {}), "MintingState": (NONE, NONE, {}),
@@ -166,6 +168,7 @@ ADMIN = {
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
     "copyitem": COPY, "migrateitem": RESTORE, "rebuild": RESTORE,
+    "ocfl": RESTORE,  # export writes files outside; rebuild restores items from an OCFL root
     "publishapproved": REVIEW,  # publishes approved submissions only
     "reviewdigest": NONE,  # mail
     "liftembargoes": CHANGE, "fixity": CHANGE, "fsck": CHANGE, "reindex": NONE,

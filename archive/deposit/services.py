@@ -318,7 +318,10 @@ def _checksums(uploads: list[Upload], expected: list[str] | None) -> list[tuple[
         sha = getattr(upload.file, "sha256", None)
         size = getattr(upload.file, "size", None)
         if sha is None or size is None:
-            sha, size = storage.sha256_of(upload.file)
+            # Both digests in one reading (the second for fixity, issue 38); a file that
+            # comes with its sha256 (a pending upload) gets its sha512 at its first check.
+            sha, sha512, size = storage.digests_of(upload.file)
+            upload.file.sha512 = sha512
         limits.check_size(upload.name, size)  # FileTooLarge, a 413
         sums.append((sha, size))
     if expected is not None:
@@ -353,7 +356,7 @@ def _store_all(rep: str, uploads: list[Upload], sums, staged=None) -> list[ItemF
         _remove(rep, stored)
         raise
     return [ItemFile(name=u.name, size=size, sha256=sha, content_type=u.content_type,
-                     bundle=u.bundle)
+                     bundle=u.bundle, sha512=getattr(u.file, "sha512", ""))
             for u, (sha, size) in zip(uploads, sums, strict=True)]
 
 
@@ -900,6 +903,7 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          "view_accessrequest", "change_accessrequest", "delete_accessrequest",
                          "view_accesslink", "add_accesslink", "change_accesslink",
                          "delete_accesslink", "view_accessread", "view_copyjob",
+                         "view_fixitycheck",
                          # Review (issue 35): roles and workflows are theirs to give; the
                          # submissions, tasks and history theirs to read, never to edit.
                          "view_submission", "view_task", "view_transition",

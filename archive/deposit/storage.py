@@ -181,6 +181,18 @@ def sha256_of(fileobj: IO[bytes]) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def digests_of(fileobj: IO[bytes]) -> tuple[str, str, int]:
+    """Stream a file once for both its digests and its size: (sha256, sha512, size)."""
+    sha256, sha512, size = hashlib.sha256(), hashlib.sha512(), 0
+    fileobj.seek(0)
+    while chunk := fileobj.read(CHUNK):
+        sha256.update(chunk)
+        sha512.update(chunk)
+        size += len(chunk)
+    fileobj.seek(0)
+    return sha256.hexdigest(), sha512.hexdigest(), size
+
+
 def store(rep: str, name: str, fileobj: IO[bytes], bundle: str = ORIGINAL) -> Stored:
     """Write one file under the item's doc/ folder (or its bundle's); never overwrite
     anything."""

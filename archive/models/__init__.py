@@ -14,7 +14,7 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 - usage.py: accesses counted (COUNTER R5)
 - deposit.py: Idempotency-Keys, pending uploads, staged writes
 - federation.py: the Archives registered at this resolver, acknowledgments owed them
-- preservation.py: copy jobs, preservation events (PREMIS) and their agents
+- preservation.py: copy jobs, preservation events (PREMIS) and their agents, fixity checks
 - harvesting.py: the OAI-PMH repositories harvested here
 - review.py: roles per collection, workflows, submissions, their tasks and transitions
 - accounts.py: accounts of people who are not staff, the mails owed to them
@@ -35,7 +35,7 @@ from .harvesting import HarvestSource
 from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
 from .languages import LANGUAGE_TAG, normalize_language, validate_language
-from .preservation import PREMIS_EVENT_CODES, CopyJob, PremisAgent, PremisEvent
+from .preservation import PREMIS_EVENT_CODES, CopyJob, FixityCheck, PremisAgent, PremisEvent
 from .profiles import (
     DEFAULT_PROFILE,
     THESIS_PROFILE,
@@ -76,5 +76,5 @@ __all__ = [
     "Workflow", "Account", "AccountMail", "FederationMetadata", "Identity", "FileExtraction",
     "FilePage", "OrcidInvitation",
     "CheckName", "SubmissionCheck", "accepted_formats",
-    "PREMIS_EVENT_CODES", "PremisAgent", "PremisEvent",
+    "PREMIS_EVENT_CODES", "PremisAgent", "PremisEvent", "FixityCheck",
 ]

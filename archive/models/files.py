@@ -39,6 +39,11 @@ class ItemFile(models.Model):
     name = models.CharField(_("name"), max_length=255)
     size = models.BigIntegerField(_("size"))
     sha256 = models.CharField("SHA-256", max_length=64)
+    # The second digest (issue 38): computed at deposit when the bytes are read there, and
+    # by the first fixity check of a file that came without it (a pending upload, a copy,
+    # a file older than the field). Blank until then.
+    sha512 = models.CharField("SHA-512", max_length=128, blank=True, default="",
+                              db_default="")
     content_type = models.CharField(_("content type"), max_length=255,
                                     default="application/octet-stream")
     created = models.DateTimeField(_("created"), auto_now_add=True)

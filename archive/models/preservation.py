@@ -1,5 +1,6 @@
 """Copies of items asked of other Archives (jobs a worker takes, archive/preservation/jobs.py),
-and the preservation events (PREMIS 3) of every item and file, with their agents."""
+the preservation events (PREMIS 3) of every item and file, with their agents, and the history
+of every fixity check."""
 from __future__ import annotations
 
 from django.db import models
@@ -162,3 +163,38 @@ PREMIS_EVENT_CODES = {
     PremisEvent.Type.METADATA_MODIFICATION: "mem", PremisEvent.Type.POLICY_ASSIGNMENT: "pol",
     PremisEvent.Type.DELETION: "del",
 }
+
+
+class FixityCheck(models.Model):
+    """One fixity check of one stored file: when, what was found (both digests, the size) and
+    whether it matched what the file row records (archive/preservation/fixity.py). Every check
+    is kept, IBI_FIXITY_RETENTION_DAYS long. On PostgreSQL the table is partitioned by month
+    on `at` (migration 0056; the daily task makes the months ahead and drops those past the
+    retention), so its primary key is (id, at) there; Django reads `id` alone, which the
+    sequence keeps unique. The file is named by its storage key too, so that the history
+    outlives a file removed."""
+
+    class Outcome(models.TextChoices):
+        PASS = "pass", pgettext_lazy("fixity outcome", "pass")
+        FAIL = "fail", pgettext_lazy("fixity outcome", "fail")
+
+    file = models.ForeignKey("ItemFile", null=True, on_delete=models.DO_NOTHING,
+                             db_constraint=False, related_name="fixity_checks",
+                             verbose_name=_("file"))
+    key = models.CharField(_("stored at"), max_length=1024)
+    at = models.DateTimeField(_("checked"))
+    outcome = models.CharField(_("outcome"), max_length=4, choices=Outcome.choices)
+    sha256 = models.CharField(_("SHA-256 found"), max_length=64, blank=True, default="")
+    sha512 = models.CharField(_("SHA-512 found"), max_length=128, blank=True, default="")
+    size = models.BigIntegerField(_("bytes found"), null=True, blank=True)
+    problem = models.CharField(_("problem"), max_length=255, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("fixity check")
+        verbose_name_plural = _("fixity checks")
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["file", "at"], name="fixity_check_of_file"),
+                   models.Index(fields=["outcome", "at"], name="fixity_check_by_outcome")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.outcome} {self.key}"

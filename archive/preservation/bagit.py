@@ -65,8 +65,10 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def record_of(item: Item) -> dict:
-    """What the database knows of an item, as ibi-item.json holds it."""
+def record_of(item: Item, metadata: list[dict] | None = None) -> dict:
+    """What the database knows of an item, as ibi-item.json holds it. Prefetched values and
+    files are used when present; `metadata`, the item's registry values, when a caller read
+    many items' at once (registry.metadata_of)."""
     return {
         "format": FORMAT,
         "ibi": item.ibi, "ibip": item.ibip, "state": item.state,
@@ -87,11 +89,12 @@ def record_of(item: Item) -> dict:
             v.orcid for v in item.dc_values.all() if v.element == "creator"]) else {}),
         # Every value as the registry names it (issue 34): what a restore reads, "dc" above
         # being simple Dublin Core for other readers of the bag.
-        "metadata": registry.metadata_of([item.pk]).get(item.pk, []),
+        "metadata": metadata if metadata is not None
+        else registry.metadata_of([item.pk]).get(item.pk, []),
         "files": [{"name": f.name, "size": f.size, "sha256": f.sha256,
                    "content_type": f.content_type, "created": _time(f.created),
                    "restricted": f.restricted}
-                  for f in item.files.order_by("name")],
+                  for f in sorted(item.files.all(), key=lambda f: f.name)],
     }
 
 

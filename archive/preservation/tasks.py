@@ -17,7 +17,6 @@ import uuid
 
 from celery import shared_task
 from celery.signals import worker_ready
-from django.conf import settings
 from django.core.cache import cache
 
 from ..db import leases
@@ -85,26 +84,27 @@ FIXITY_LEASE = 300  # seconds, longer than a large file's hashing; renewed betwe
 
 @shared_task(name="archive.tasks.check_fixity")
 def check_fixity() -> str:
-    """Hash stored files again, IBI_FIXITY_BATCH of them (0: all), oldest-checked first. One
-    run at a time: a second message (the first one put back by the broker while its run
-    works, IBI_TASK_REDELIVERY) finds the run's lease and does nothing; a run killed mid-way
-    leaves its lease to expire, and the message put back does the rest (each file records
-    when it was checked: a run goes on from the oldest)."""
+    """Today's fixity slice (fixity.daily: every file within IBI_FIXITY_PERIOD_DAYS), the
+    history's months kept, and the alarm mailed when there is one. A failed check is a
+    finding, not an exception. One run at a time: a second message (the first one put back
+    by the broker while its run works, IBI_TASK_REDELIVERY) finds the run's lease and does
+    nothing; a run killed mid-way leaves its lease to expire, and the message put back does
+    the rest (each check is kept as it is done: the slice goes on from the longest
+    unverified)."""
     own = uuid.uuid4().hex
     if not cache.add(FIXITY_RUN, own, FIXITY_LEASE):
         return "at work in another worker"
-    limit = settings.IBI_FIXITY_BATCH or None
-    checked = bad = 0
     renewal = leases.Renewal(FIXITY_LEASE)
+
+    def renew() -> None:
+        if renewal.due():
+            cache.touch(FIXITY_RUN, FIXITY_LEASE)
+
     try:
-        for finding in fixity.check(limit):
-            checked += 1
-            if not finding.ok:
-                bad += 1
-                logger.error("fixity: %s %s", finding.key, finding.problem)
-            if renewal.due():
-                cache.touch(FIXITY_RUN, FIXITY_LEASE)
+        day = fixity.daily(between=renew)
+        if day.alarms:
+            fixity.mail_alarms(day.alarms)
     finally:
         if cache.get(FIXITY_RUN) == own:  # its own lease only, not a later run's
             cache.delete(FIXITY_RUN)
-    return f"{checked} files checked: {bad} changed or missing"
+    return f"{day.files} files checked: {len(day.failed)} changed or missing"

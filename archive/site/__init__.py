@@ -19,6 +19,7 @@
   one, through the review's services.
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 - thumbnails: a file's thumbnail, for whom the access policy lets see it.
+- lockss: /lockss/, the LOCKSS manifests of Rede Cariniana (one per collection and year).
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails", "views"]
+           "lockss", "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails", "views"]

@@ -18,6 +18,12 @@ What each guards, and why it counts what it counts:
 * The admin login: django-axes (settings.py), whose lockout answer is
   errors.py's `lockout_response`; its client address is `client_ip`, as every limit's.
 
+Preservation crawlers (IBI_LOCKSS_CRAWLERS: Rede Cariniana's LOCKSS boxes, by address or
+network) are never limited when they read: no throttle counts or refuses their GET and HEAD
+requests (`preservation_crawler`), so that an Archival Unit is collected whole however fast
+they crawl. What they would post (a login, a request for a copy) is limited as anyone's: a
+crawler never does, and an address trusted to read is not trusted to guess passwords.
+
 The counts live in Django's default cache: shared by every process when it is Redis
 (CACHE_URL or REDIS_URL), per process with the local-memory default. The client IP is
 REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front the address they saw
@@ -50,7 +56,8 @@ class WriteThrottle(UserRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def allow_request(self, request, view) -> bool:
-        return request.method in SAFE_METHODS or super().allow_request(request, view)
+        return (request.method in SAFE_METHODS or preservation_crawler(request)
+                or super().allow_request(request, view))
 
 
 class ReadThrottle(SimpleRateThrottle):
@@ -62,7 +69,8 @@ class ReadThrottle(SimpleRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
 
     def get_cache_key(self, request, view) -> str | None:
-        if request.method not in SAFE_METHODS or request.user.is_authenticated:
+        if (request.method not in SAFE_METHODS or request.user.is_authenticated
+                or preservation_crawler(request)):
             return None
         return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
 
@@ -84,6 +92,8 @@ class FailureThrottle(SimpleRateThrottle):
 
     def retry_after(self, request: HttpRequest) -> int | None:
         """Seconds until the next attempt is heard, or None when it may go ahead now."""
+        if preservation_crawler(request):
+            return None
         self.key = self.get_cache_key(request)
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
@@ -94,6 +104,8 @@ class FailureThrottle(SimpleRateThrottle):
         return max(1, math.ceil(self.wait()))
 
     def record(self, request: HttpRequest) -> None:
+        if preservation_crawler(request):
+            return
         self.retry_after(request)  # loads and prunes the history
         self.history.insert(0, self.now)
         self.cache.set(self.key, self.history, self.duration)
@@ -115,6 +127,14 @@ def client_ip(request: HttpRequest) -> str:
         except ValueError:
             continue
     return "0.0.0.0"
+
+
+def preservation_crawler(request: HttpRequest) -> bool:
+    """Whether the request is a read by one of IBI_LOCKSS_CRAWLERS (its address as every
+    limit sees it)."""
+    networks = tuple(settings.IBI_LOCKSS_CRAWLERS)
+    return (bool(networks) and request.method in SAFE_METHODS
+            and _trusted(client_ip(request), networks))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -5,8 +5,10 @@ Prints one line per file that changed or went missing:
   changed  col/<rep>/doc/<name>: sha256 <found> (<n> bytes), recorded <sha256> (<n> bytes)
   missing  col/<rep>/doc/<name>
 
-then a summary. Every checked row records when it was checked and what was found (the admin
-lists the problems). Exit status 1 when any checked file changed or went missing.
+then a summary. Every check is kept (archive/preservation/fixity.py): the row records when it
+was checked and what was found (the admin lists the problems), a FixityCheck row both digests
+found, and a PREMIS fixity-check event its outcome. Exit status 1 when any checked file
+changed or went missing. The daily task runs the 90-day scheduler's slice instead.
 Without an option every file is checked (as --all).
 """
 from __future__ import annotations
