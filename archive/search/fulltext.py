@@ -136,14 +136,33 @@ def found(q: str, among: QuerySet | None = None) -> Found:
     """The newest TEXT_CAP items with a page open to all matching q (of `among`, if given),
     newest first: one probe of an item's pages each (PostgreSQL reads the files newest first
     and stops there), or, for a rare word, the GIN index's few pages."""
+    newest = found_newest(q, among)
+    if newest is None:
+        return Found([], False)
+    ids = list(newest[:TEXT_CAP + 1])
+    return Found(ids[:TEXT_CAP], len(ids) > TEXT_CAP)
+
+
+def found_newest(q: str, among: QuerySet | None = None) -> QuerySet | None:
+    """The ids of the items `found` finds, newest first, as a query not yet run; None when
+    q can match nothing."""
     files = _files_matching(q)
     if files is None:
-        return Found([], False)
+        return None
     if among is not None:
         files = files.filter(item_id__in=among)
-    ids = list(files.order_by("-item_id").values_list("item_id", flat=True)
-               .distinct()[:TEXT_CAP + 1])
-    return Found(ids[:TEXT_CAP], len(ids) > TEXT_CAP)
+    return files.order_by("-item_id").values_list("item_id", flat=True).distinct()
+
+
+def found_subquery(q: str, among: QuerySet | None = None) -> RawSQL | None:
+    """`found`'s ids as SQL for `pk__in`, run only with the query that holds it: its own SQL,
+    compiled apart (its page condition names the files' table, which a Django subquery
+    would alias)."""
+    newest = found_newest(q, among)
+    if newest is None:
+        return None
+    sql, params = newest[:TEXT_CAP].query.sql_with_params()
+    return RawSQL(sql, params)
 
 
 # -- What a result shows: its matching pages, and snippets of the first --------------------

@@ -169,7 +169,11 @@ def matching(items: QuerySet[Item], q: str, where: str = fulltext.RECORD
         return items, False
     in_text = Q(pk__in=[])
     if where != fulltext.RECORD:
-        in_text = Q(pk__in=fulltext.found(q, items.values("pk")).ids)
+        # A subquery, run only if these items are read: the site's first pages of a search
+        # best match first read `_found`'s ids instead, and never run it (issue 37).
+        newest = fulltext.found_subquery(q, items.values("pk"))
+        if newest is not None:
+            in_text = Q(pk__in=newest)
     if where == fulltext.FULLTEXT:
         return items.filter(in_text), False
     if fulltext.full_text():
