@@ -38,6 +38,7 @@ from ..models import (
     DcValue,
     Item,
     ItemFile,
+    PremisEvent,
     Provenance,
     normalize_language,
     validate_language,
@@ -371,6 +372,21 @@ def _read_once_committed(item: Item, files: list[ItemFile]) -> None:
     transaction.on_commit(lambda: apps.get_app_config("archive").files_stored(ids))
 
 
+Event = PremisEvent.Type
+
+
+def _event(type: str, item: Item, **fields) -> None:
+    """A preservation event of `item` in the caller's transaction (apps.py `record_event`:
+    archive/preservation/ imports this package), its agent whoever acts now."""
+    apps.get_app_config("archive").record_event(type, ibi=item.ibi, **fields)
+
+
+def _files_ingested(item: Item, files: list[ItemFile], how: str) -> None:
+    for f in files:
+        _event(Event.INGESTION, item, file=f.name,
+               detail=f"{how}: {f.bundle} file, {f.size} bytes, SHA-256 {f.sha256}")
+
+
 def _full_clean(item: Item) -> None:
     try:
         # is_archive_service: services never create the archive service, and checking its
@@ -477,6 +493,12 @@ def _clean_restricted(names: Iterable[str] | None, files: Iterable[str]) -> set[
 
 
 @transaction.atomic
+def _access_said(level: str, day: date | None, reason: str) -> str:
+    """An access level as an event tells it: "embargoed until 2027-03-01 (reason)"."""
+    said = f"{level} until {day.isoformat()}" if day else level
+    return f"{said} ({reason})" if reason else said
+
+
 def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | str | None = UNSET,
                     reason: str = UNSET, restricted_files: Iterable[str] | None = None,
                     on_saved: Callable[[Item], None] | None = None) -> Item:
@@ -492,13 +514,19 @@ def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | st
                                       reason=reason, current=item)
     files = list(ItemFile.every_bundle.filter(item=item))  # an import restricts its TEXT too
     restricted = _clean_restricted(restricted_files, [f.name for f in files])
+    before = _access_said(item.access_rights, item.embargo_until, item.access_reason)
     item.access_rights, item.embargo_until, item.access_reason = level, day, reason
     item.save(update_fields=["access_rights", "embargo_until", "access_reason", "updated"])
+    changes = [] if before == _access_said(level, day, reason) else [
+        f"access {before} -> {_access_said(level, day, reason)}"]
     if restricted is not None:
         for file in files:
             if file.restricted != (file.name in restricted):
                 file.restricted = file.name in restricted
                 file.save(update_fields=["restricted"])
+                changes.append(f"{file.name} {'restricted' if file.restricted else 'open'}")
+    if changes:
+        _event(Event.POLICY_ASSIGNMENT, item, detail="; ".join(changes))
     if on_saved is not None:
         on_saved(item)
     return item
@@ -570,6 +598,10 @@ def item_deposit(
                     f.restricted = f.name in restricted
                 ItemFile.objects.bulk_create(files)
                 _read_once_committed(item, files)
+                how = ("restored under the IBI this Archive minted before"
+                       if restored_date is not None else f"deposit ({provenance})")
+                _event(Event.INGESTION, item, detail=_deposit_said(item, how, files))
+                _files_ingested(item, files, how)
                 if staged is not None:
                     staging.end(staged)
                 if on_saved is not None:
@@ -586,6 +618,18 @@ def item_deposit(
         if staged is not None:
             staging.forget(staged)  # gone already when the rows committed
     return item
+
+
+def _deposit_said(item: Item, how: str, files: list[ItemFile]) -> str:
+    """An ingestion event's detail: how the item came, what it is, its files and access."""
+    said = [how, f"collection {item.collection.slug}",
+            f"access {_access_said(item.access_rights, item.embargo_until, item.access_reason)}",
+            f"{len(files)} files"]
+    if item.previous_edition_id:
+        said.append(f"new edition of {item.previous_edition.ibi}")
+    if item.translation_of_id:
+        said.append(f"translation of {item.translation_of.ibi}")
+    return "; ".join(said)
 
 
 def _checked_deposit(
@@ -721,6 +765,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                     f.item = item
                 ItemFile.objects.bulk_create(files)
                 _read_once_committed(item, files)
+                _files_ingested(item, files, "file added")
                 originals = [f for f in files if f.bundle == Bundle.ORIGINAL]
                 if not item.target_file and originals:
                     item.target_file = originals[0].name
@@ -753,17 +798,31 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     fields, rows = _checked_update(item, fields, dc, by_profile=by_profile,
                                    collection=collection)
+    changed = [name for name, value in fields.items() if getattr(item, name) != value]
     for name, value in fields.items():
         setattr(item, name, value)
     item.save()
     if rows is not None:
-        item.dc_values.filter(field__in={row.field for row in rows} | _fields_named(dc)).delete()
+        named = item.dc_values.select_related("field").filter(
+            field__in={row.field for row in rows} | _fields_named(dc))
+        before = _dc_said(named)
+        named.delete()
         for row in rows:
             row.item = item
         DcValue.objects.bulk_create(rows)
+        after = _dc_said(rows)
+        changed += sorted({name for name, *_rest in before ^ after})
+    if changed:
+        _event(Event.METADATA_MODIFICATION, item, detail="changed: " + ", ".join(changed))
     if on_saved is not None:
         on_saved(item)
     return item
+
+
+def _dc_said(rows: Iterable[DcValue]) -> set[tuple]:
+    """Dublin Core rows as comparable values, named by their field."""
+    return {(row.field.name if row.field_id else row.element, row.value, row.language,
+             row.position, row.authority) for row in rows}
 
 
 def _fields_named(dc: dict[str, Any]) -> set[Any]:
@@ -877,6 +936,8 @@ def item_delete(*, item: Item, reason: str = "", at_creators_request: bool = Fal
         item.creators_withdrawn = at_creators_request
         item.save(update_fields=["state", "deleted_at", "deletion_reason", "creators_withdrawn",
                                  "updated"])
+        said = "tombstone" + (": at the creators' request" if at_creators_request else "")
+        _event(Event.DELETION, item, detail=f"{said}; {reason}" if reason else said)
     if on_saved is not None:
         on_saved(item)
     return item

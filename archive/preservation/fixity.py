@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.core.files.storage import default_storage
+from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from ..deposit import storage
 from ..models import ItemFile
+from . import events
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,13 @@ def problem_of(row: ItemFile) -> str:
 
 
 def record(row: ItemFile, problem: str) -> None:
-    """Stamp one row with the outcome of its check."""
-    ItemFile.every_bundle.filter(pk=row.pk).update(checked_at=timezone.now(),
-                                              fixity_problem=problem[:255])
+    """Stamp one row with the outcome of its check, and record the check (a PREMIS event)."""
+    with transaction.atomic():
+        ItemFile.every_bundle.filter(pk=row.pk).update(checked_at=timezone.now(),
+                                                  fixity_problem=problem[:255])
+        events.record(events.Type.FIXITY_CHECK, ibi=row.item.ibi, file=row.name,
+                      outcome=events.Outcome.FAILURE if problem else events.Outcome.SUCCESS,
+                      detail=f"SHA-256 {row.sha256}, {row.size} bytes", outcome_detail=problem)
 
 
 def check(limit: int | None = None) -> Iterator[Finding]:
