@@ -173,6 +173,7 @@ COMMANDS = {
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
     "switchon": NONE, "refreshsamlmetadata": NONE,
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
+    "identifyformats": NONE,  # a file's format (issue 38), never an item
     "flush": NONE,  # Django's, allowed to empty the append-only events (archive/db/append_only.py)
 }
 TASKS = {
@@ -188,6 +189,8 @@ TASKS = {
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
     "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
     "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,
+    # Files' formats and their events (issue 38): never an item.
+    "archive.tasks.identify_files": NONE, "archive.tasks.identify_due": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

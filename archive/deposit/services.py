@@ -971,6 +971,9 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # What is inside the files (issue 37): how each file's text
                          # extraction went, the flagged ones theirs to look at.
                          "view_fileextraction",
+                         # Preservation (issue 38): the events of every item and file, and
+                         # their agents, to read; no one changes them.
+                         "view_premisevent", "view_premisagent",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",
