@@ -514,7 +514,9 @@ def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | st
                                       reason=reason, current=item)
     files = list(ItemFile.every_bundle.filter(item=item))  # an import restricts its TEXT too
     restricted = _clean_restricted(restricted_files, [f.name for f in files])
-    before = _access_said(item.access_rights, item.embargo_until, item.access_reason)
+    # Against the stored row: a form may have set the values on `item` already (the admin's).
+    before = _access_said(*Item.objects.filter(pk=item.pk).values_list(
+        "access_rights", "embargo_until", "access_reason").get())
     item.access_rights, item.embargo_until, item.access_reason = level, day, reason
     item.save(update_fields=["access_rights", "embargo_until", "access_reason", "updated"])
     changes = [] if before == _access_said(level, day, reason) else [
@@ -798,7 +800,9 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     fields, rows = _checked_update(item, fields, dc, by_profile=by_profile,
                                    collection=collection)
-    changed = [name for name, value in fields.items() if getattr(item, name) != value]
+    # Against the stored row: a form may have set the values on `item` already (the admin's).
+    stored = Item.objects.get(pk=item.pk)
+    changed = [name for name, value in fields.items() if getattr(stored, name) != value]
     for name, value in fields.items():
         setattr(item, name, value)
     item.save()
