@@ -800,12 +800,20 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     fields, rows = _checked_update(item, fields, dc, by_profile=by_profile,
                                    collection=collection)
-    # Against the stored row: a form may have set the values on `item` already (the admin's).
+    # Against the stored row: a form may have set more on `item` already (the admin's: its
+    # access and collection too), which this save writes.
     stored = Item.objects.get(pk=item.pk)
-    changed = [name for name, value in fields.items() if getattr(stored, name) != value]
     for name, value in fields.items():
         setattr(item, name, value)
     item.save()
+    changed = [f.name for f in Item._meta.concrete_fields if f.name not in _UNTOLD
+               and getattr(stored, f.attname) != getattr(item, f.attname)]
+    access = [name for name in changed if name in _ACCESS]
+    if access:
+        was, now = (_access_said(i.access_rights, i.embargo_until, i.access_reason)
+                    for i in (stored, item))
+        _event(Event.POLICY_ASSIGNMENT, item, detail=f"access {was} -> {now}")
+    changed = [name for name in changed if name not in _ACCESS]
     if rows is not None:
         named = item.dc_values.select_related("field").filter(
             field__in={row.field for row in rows} | _fields_named(dc))
@@ -821,6 +829,10 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
     if on_saved is not None:
         on_saved(item)
     return item
+
+
+_ACCESS = {"access_rights", "embargo_until", "access_reason"}
+_UNTOLD = {"updated"}  # moves with every save
 
 
 def _dc_said(rows: Iterable[DcValue]) -> set[tuple]:

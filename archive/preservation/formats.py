@@ -112,7 +112,10 @@ def local_path(row: ItemFile) -> Iterator[Path]:
     """A path on this machine to a stored file's bytes: its own, or (S3) a temporary copy."""
     key = storage.file_key(row.item.ibi, row.name, row.bundle)
     if not storage.on_s3():
-        yield Path(default_storage.path(key))
+        path = Path(default_storage.path(key))
+        if not path.is_file():
+            raise FileNotFoundError(key)
+        yield path
         return
     Path(settings.FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=settings.FILE_UPLOAD_TEMP_DIR, prefix="format-") as copy:
