@@ -142,8 +142,10 @@ def identify_file(row: ItemFile, *, agent=None) -> Found:
         said = (f"PRONOM {found.puid}: {found.name}"
                 + (f" {found.version}" if found.version else "")
                 + (f" ({found.mime})" if found.mime else "")) if found.puid else "not identified"
+        # This software identifies, whoever's deposit nudged it (a worker in process runs it
+        # within the request).
         events.record(events.Type.FORMAT_IDENTIFICATION, ibi=row.item.ibi, file=row.name,
-                      agent=agent, outcome=outcome, detail=f"{tool()}: {said}",
+                      agent=agent or events.software(), outcome=outcome, detail=f"{tool()}: {said}",
                       outcome_detail=found.note)
     return found
 
