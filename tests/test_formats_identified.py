@@ -121,3 +121,34 @@ def test_the_open_list_names_pdfa_text_odf_tiff_png_jpeg_xml():
                  "fmt/101"):
         assert puid in formats.OPEN_SPECIFICATION
     assert "fmt/40" not in formats.OPEN_SPECIFICATION  # Word 97-2003: flagged
+
+
+def test_identification_works_in_a_process_forked_after_pygfried_was_imported(tmp_path):
+    """gunicorn's and Celery's workers are forked from a process that imported the app, and
+    with it pygfried (archive/review/tools.py): Go's runtime does not survive a fork, so the
+    identification runs siegfried in a process of its own, and a forked child gets its answer
+    (it hung there before)."""
+    import os
+    import signal
+
+    import pygfried  # noqa: F401  (as the forking parent has it)
+
+    (tmp_path / "a.png").write_bytes(make.png())
+    answer = tmp_path / "answer"
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child reports through the file)
+        try:
+            answer.write_text(formats.identify_path(tmp_path / "a.png").puid)
+        finally:
+            os._exit(0)
+    deadline = 60
+    for _tick in range(deadline * 10):
+        done, _status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        signal.sigtimedwait([signal.SIGCHLD], 0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        raise AssertionError("the forked child's identification hung")
+    assert answer.read_text() == "fmt/11"

@@ -61,8 +61,8 @@ def test_reads_are_declared_anonymous_and_writes_are_not(schema):
     submissions and tasks (issue 35)."""
     for path, method, operation in operations(schema):
         anonymous = {} in operation.get("security", [])
-        own = path.endswith(("/links", "/events")) or path.startswith(("/api/uploads/", "/api/submissions/",
-                                                          "/api/tasks/"))
+        own = path.endswith(("/links", "/events")) or path.startswith(
+            ("/api/uploads/", "/api/submissions/", "/api/tasks/"))
         assert anonymous == (method == "get" and not own), (path, method)
 
 

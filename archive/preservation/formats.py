@@ -23,13 +23,15 @@ format-risk page: formats by count and size, those without an open specification
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import pygfried
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -94,17 +96,45 @@ def found_in(answer: dict) -> Found:
                  match.get("mime", ""), match.get("basis", ""))
 
 
+# siegfried runs in a process of its own, one for a batch of files: pygfried starts Go's
+# runtime when imported, which does not survive a fork, and gunicorn's and Celery's workers are
+# forked from a process that imported the app (archive/review/tools.py imports pygfried).
+_SIEGFRIED = """
+import json, sys
+import pygfried
+print(json.dumps({"version": pygfried.version()}), flush=True)
+for path in sys.argv[1:]:
+    try:
+        answer = pygfried.identify(path, detailed=True)
+    except Exception as exc:  # GoError, EmptySourceError: no identification, said why
+        answer = {"error": str(exc)}
+    print(json.dumps(answer), flush=True)
+"""
+TIMEOUT = 60  # seconds for a batch, and one more a file
+
+
+def identify_paths(paths: list[Path | str]) -> tuple[str, list[Found]]:
+    """The formats of the files at `paths`, from their content, and the tool's name."""
+    if not paths:
+        return "", []
+    done = subprocess.run([sys.executable, "-c", _SIEGFRIED, *map(str, paths)],
+                          capture_output=True, text=True, check=False,
+                          timeout=TIMEOUT + len(paths))
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != len(paths) + 1:
+        raise OSError(f"siegfried failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+    version = json.loads(lines[0])["version"]
+    found = []
+    for line in lines[1:]:
+        answer = json.loads(line)
+        found.append(Found("", note=answer["error"][:255]) if "error" in answer
+                     else found_in(answer))
+    return f"siegfried {version} (PRONOM signatures)", found
+
+
 def identify_path(path: Path | str) -> Found:
     """The format of the file at `path`, from its content."""
-    try:
-        return found_in(pygfried.identify(str(path), detailed=True))
-    except (pygfried.GoError, pygfried.EmptySourceError) as exc:
-        return Found("", note=str(exc)[:255])
-
-
-def tool() -> str:
-    """The identifying tool and its signatures, as the events name them."""
-    return f"siegfried {pygfried.version()} (PRONOM signatures)"
+    return identify_paths([path])[1][0]
 
 
 @contextlib.contextmanager
@@ -125,15 +155,34 @@ def local_path(row: ItemFile) -> Iterator[Path]:
         yield Path(copy.name)
 
 
+def identify_files(rows: list[ItemFile], *, agent=None) -> list[Found]:
+    """Identify stored files, one siegfried run for them all: each one's format stored on
+    its row and its event recorded, in one transaction a file. A file gone from storage is a
+    failed identification, not an exception."""
+    found: dict[int, tuple[Found, str]] = {}
+    with contextlib.ExitStack() as stack:
+        readable = {}
+        for row in rows:
+            try:
+                readable[row.pk] = stack.enter_context(local_path(row))
+            except OSError as exc:
+                found[row.pk] = (Found("", note=f"not readable: {exc}"[:255]),
+                                 events.Outcome.FAILURE)
+        name, answers = identify_paths(list(readable.values()))
+        for pk, one in zip(readable, answers, strict=True):
+            found[pk] = (one, events.Outcome.SUCCESS if one.puid else events.Outcome.WARNING)
+    for row in rows:
+        one, outcome = found[row.pk]
+        _store(row, one, outcome, name, agent)
+    return [found[row.pk][0] for row in rows]
+
+
 def identify_file(row: ItemFile, *, agent=None) -> Found:
-    """Identify one stored file: its format stored on the row and its event recorded, in one
-    transaction. A file gone from storage is a failed identification, not an exception."""
-    try:
-        with local_path(row) as path:
-            found = identify_path(path)
-        outcome = events.Outcome.SUCCESS if found.puid else events.Outcome.WARNING
-    except OSError as exc:
-        found, outcome = Found("", note=f"not readable: {exc}"[:255]), events.Outcome.FAILURE
+    """Identify one stored file (`identify_files`)."""
+    return identify_files([row], agent=agent)[0]
+
+
+def _store(row: ItemFile, found: Found, outcome: str, tool: str, agent) -> None:
     with transaction.atomic():
         ItemFile.every_bundle.filter(pk=row.pk).update(
             format_puid=found.puid, format_name=found.name[:255],
@@ -145,9 +194,8 @@ def identify_file(row: ItemFile, *, agent=None) -> Found:
         # This software identifies, whoever's deposit nudged it (a worker in process runs it
         # within the request).
         events.record(events.Type.FORMAT_IDENTIFICATION, ibi=row.item.ibi, file=row.name,
-                      agent=agent or events.software(), outcome=outcome, detail=f"{tool()}: {said}",
-                      outcome_detail=found.note)
-    return found
+                      agent=agent or events.software(), outcome=outcome,
+                      detail=f"{tool or 'siegfried'}: {said}", outcome_detail=found.note)
 
 
 def _rows(file_ids) -> QuerySet[ItemFile]:
@@ -155,12 +203,11 @@ def _rows(file_ids) -> QuerySet[ItemFile]:
 
 
 def identify(file_ids) -> int:
-    """The files of these ids identified; how many there were."""
-    done = 0
-    for row in _rows(file_ids).order_by("pk"):
-        identify_file(row)
-        done += 1
-    return done
+    """The files of these ids identified, in batches of BATCH; how many there were."""
+    rows = list(_rows(file_ids).order_by("pk"))
+    for first in range(0, len(rows), BATCH):
+        identify_files(rows[first:first + BATCH])
+    return len(rows)
 
 
 def due() -> QuerySet[ItemFile]:

@@ -31,15 +31,16 @@ class Command(BaseCommand):
         if sum((bool(ibis), all, due)) != 1:
             raise CommandError(_("name IBIs, or --all, or --due"))
         rows = self._files(ibis, all, due)
-        count = unknown = 0
-        for row in list(rows):
-            count += 1
-            found = formats.identify_file(row)
-            unknown += not found.puid
-            self.stdout.write(f"{row.item.ibi} {row.name}: "
-                              + (f"{found.puid} {found.name} {found.version}".rstrip()
-                                 if found.puid else _("not identified (%(why)s)")
-                                 % {"why": found.note}))
+        rows = list(rows)
+        count, unknown = len(rows), 0
+        for first in range(0, count, formats.BATCH):  # one siegfried run a batch
+            batch = rows[first:first + formats.BATCH]
+            for row, found in zip(batch, formats.identify_files(batch), strict=True):
+                unknown += not found.puid
+                self.stdout.write(f"{row.item.ibi} {row.name}: "
+                                  + (f"{found.puid} {found.name} {found.version}".rstrip()
+                                     if found.puid else _("not identified (%(why)s)")
+                                     % {"why": found.note}))
         self.stdout.write(ngettext("%(count)d file identified, %(unknown)d without a format",
                                    "%(count)d files identified, %(unknown)d without a format",
                                    count) % {"count": count, "unknown": unknown})
