@@ -8,7 +8,7 @@ then runs `formats.identify` over every stored file in batches of 200, as the `i
 task does (`identify_files`, a deposit's files at once): one siegfried process a batch
 (pygfried, PRONOM's signatures, in a process of its own: Go's runtime does not survive a fork),
 then each file's row updated and its "format identification" event recorded, one transaction
-a file. A throw-away migrated
+a batch. A throw-away migrated
 SQLite database and media folder unless DATABASE_URL is set. `--lock`: a file to hold an
 exclusive flock on while timing only (a shared machine's, e.g. /tmp/ibi-machine.lock).
 Target: ≥ 50 files/s.

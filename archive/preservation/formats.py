@@ -157,8 +157,8 @@ def local_path(row: ItemFile) -> Iterator[Path]:
 
 def identify_files(rows: list[ItemFile], *, agent=None) -> list[Found]:
     """Identify stored files, one siegfried run for them all: each one's format stored on
-    its row and its event recorded, in one transaction a file. A file gone from storage is a
-    failed identification, not an exception."""
+    its row and its event recorded, in one transaction for them all. A file gone from storage
+    is a failed identification, not an exception."""
     found: dict[int, tuple[Found, str]] = {}
     with contextlib.ExitStack() as stack:
         readable = {}
@@ -171,9 +171,10 @@ def identify_files(rows: list[ItemFile], *, agent=None) -> list[Found]:
         name, answers = identify_paths(list(readable.values()))
         for pk, one in zip(readable, answers, strict=True):
             found[pk] = (one, events.Outcome.SUCCESS if one.puid else events.Outcome.WARNING)
-    for row in rows:
-        one, outcome = found[row.pk]
-        _store(row, one, outcome, name, agent)
+    with transaction.atomic():  # the batch's rows and their events, committed together
+        for row in rows:
+            one, outcome = found[row.pk]
+            _store(row, one, outcome, name, agent)
     return [found[row.pk][0] for row in rows]
 
 
@@ -183,19 +184,19 @@ def identify_file(row: ItemFile, *, agent=None) -> Found:
 
 
 def _store(row: ItemFile, found: Found, outcome: str, tool: str, agent) -> None:
-    with transaction.atomic():
-        ItemFile.every_bundle.filter(pk=row.pk).update(
-            format_puid=found.puid, format_name=found.name[:255],
-            format_version=found.version[:64], format_mime=found.mime[:255],
-            format_identified=timezone.now())
-        said = (f"PRONOM {found.puid}: {found.name}"
-                + (f" {found.version}" if found.version else "")
-                + (f" ({found.mime})" if found.mime else "")) if found.puid else "not identified"
-        # This software identifies, whoever's deposit nudged it (a worker in process runs it
-        # within the request).
-        events.record(events.Type.FORMAT_IDENTIFICATION, ibi=row.item.ibi, file=row.name,
-                      agent=agent or events.software(), outcome=outcome,
-                      detail=f"{tool or 'siegfried'}: {said}", outcome_detail=found.note)
+    """One file's format on its row, and its event (in the caller's transaction)."""
+    ItemFile.every_bundle.filter(pk=row.pk).update(
+        format_puid=found.puid, format_name=found.name[:255],
+        format_version=found.version[:64], format_mime=found.mime[:255],
+        format_identified=timezone.now())
+    said = (f"PRONOM {found.puid}: {found.name}"
+            + (f" {found.version}" if found.version else "")
+            + (f" ({found.mime})" if found.mime else "")) if found.puid else "not identified"
+    # This software identifies, whoever's deposit nudged it (a worker in process runs it
+    # within the request).
+    events.record(events.Type.FORMAT_IDENTIFICATION, ibi=row.item.ibi, file=row.name,
+                  agent=agent or events.software(), outcome=outcome,
+                  detail=f"{tool or 'siegfried'}: {said}", outcome_detail=found.note)
 
 
 def _rows(file_ids) -> QuerySet[ItemFile]:
