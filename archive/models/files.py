@@ -52,8 +52,7 @@ class ItemFile(models.Model):
                                       default="", db_default="")
     format_mime = models.CharField(_("format's MIME type"), max_length=255, blank=True,
                                    default="", db_default="")
-    format_identified = models.DateTimeField(_("format identified"), null=True, blank=True,
-                                             db_index=True)
+    format_identified = models.DateTimeField(_("format identified"), null=True, blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
     # Fixity: when the stored bytes were last hashed again, and what was found.
     checked_at = models.DateTimeField(_("checked"), null=True, blank=True, db_index=True)
