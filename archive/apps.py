@@ -50,16 +50,32 @@ class ArchiveConfig(AppConfig):
 
         policy.check_deposit(selectors.workflow_kinds(collection_ids), provenance)
 
+    def record_event(self, type: str, **fields):
+        """A preservation event (preservation/events.py `record`), for deposit/services.py,
+        which archive/preservation/ imports: in the caller's transaction, its agent whoever
+        acts now unless `agent` says."""
+        from .preservation import events
+
+        return events.record(type, **fields)
+
     def files_stored(self, file_ids: list[int]) -> None:
-        """New files committed (deposit/services.py, on commit): a worker reads their text
-        and makes their thumbnails soon (archive/fulltext/tasks.py), unless IBI_EXTRACT_TEXT
-        is off; the beat's `extract_due` does what a lost nudge left."""
-        if not settings.IBI_EXTRACT_TEXT or not file_ids:
+        """New files committed (deposit/services.py, on commit): a worker identifies their
+        formats (archive/preservation/formats.py) unless IBI_IDENTIFY_FORMATS is off, and
+        reads their text and makes their thumbnails soon (archive/fulltext/tasks.py) unless
+        IBI_EXTRACT_TEXT is off; the beat's `identify_due` and `extract_due` do what a lost
+        nudge left."""
+        if not file_ids:
             return
-        from .fulltext import tasks
         from .web import nudges
 
-        nudges.soon(tasks.extract_files, *file_ids)
+        if settings.IBI_IDENTIFY_FORMATS:
+            from .preservation import tasks as preservation
+
+            nudges.soon(preservation.identify_files, *file_ids)
+        if settings.IBI_EXTRACT_TEXT:
+            from .fulltext import tasks
+
+            nudges.soon(tasks.extract_files, *file_ids)
 
     def default_collection(self) -> int:
         """The id of the default collection, for Item.save (made if a flush emptied it)."""

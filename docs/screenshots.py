@@ -5,15 +5,18 @@
 writes docs/screenshots/home-pt-BR.png and docs/screenshots/landing-pt-BR.png (1280×800, the
 first screen of each page), docs/screenshots/landing-pt-BR-phone.png (the landing page on a
 375×812 phone, its first two screens), docs/screenshots/thesis-pt-BR.png (the landing page of a
-doctoral thesis, 1280 wide, its first two screens) and docs/screenshots/search-fulltext-pt-
-BR.png (a search for a word found on page 143 of a 150-page thesis: the result with its
-thumbnail, its snippet and the page). `docs/screenshots.py thesis-pt-BR` makes only the ones
-named. A throw-away SQLite database and media folder hold a small collection (a technical
-report in Portuguese by two authors, with a PDF, its English translation and a few neighbours,
-and the tests' showcase, `make.showcase()`, whose thesis has every MTD-BR field: advisor, co-
-advisor, committee, programme, CNPq area, degree); Django's live server serves it, and Debian's
-Chromium, driven by Playwright as tests/test_browser.py drives it, asks for pt-BR. Nothing in
-db.sqlite3 or media/ is read or written. The admin's screenshot is made elsewhere.
+doctoral thesis, 1280 wide, its first two screens), docs/screenshots/search-fulltext-pt-BR.png
+(a search for a word found on page 143 of a 150-page thesis: the result with its thumbnail, its
+snippet and the page) and docs/screenshots/events-pt-BR.png (the report's preservation events
+on its admin page, as a librarian signed in sees them: its deposit, its files' formats
+identified, a fixity check, a change of its metadata and of its access). `docs/screenshots.py
+thesis-pt-BR` makes only the ones named. A throw-away SQLite database and media folder hold a
+small collection (a technical report in Portuguese by two authors, with a PDF, its English
+translation and a few neighbours, and the tests' showcase, `make.showcase()`, whose thesis has
+every MTD-BR field: advisor, co-advisor, committee, programme, CNPq area, degree); Django's
+live server serves it, and Debian's Chromium, driven by Playwright as tests/test_browser.py
+drives it, asks for pt-BR. Nothing in db.sqlite3 or media/ is read or written. The admin's
+screenshot is made elsewhere.
 """
 from __future__ import annotations
 
@@ -130,6 +133,33 @@ def _fire_thesis() -> None:
         extraction.process(file.pk)
 
 
+def made_any(wanted: list[str], name: str) -> bool:
+    return not wanted or name in wanted
+
+
+def _history(ibi: str) -> int:
+    """The report's events as a librarian's work leaves them; the librarian who signs in."""
+    from django.contrib.auth.models import User
+
+    from archive.deposit import services
+    from archive.models import Item
+    from archive.preservation import events, fixity, formats
+
+    librarian = User.objects.create_user("ana", password="uma frase-senha longa",
+                                         is_staff=True, first_name="Ana")
+    librarian.groups.add(services.ensure_librarians_group())
+    item = Item.objects.get(ibi=ibi)
+    if not Item.objects.filter(pk=item.pk, files__format_identified__isnull=False).exists():
+        formats.identify(item.files.values_list("pk", flat=True))  # (no worker ran it)
+    for row in item.files.select_related("item"):
+        fixity.check_one(row)
+    with events.acting_as(lambda: librarian):
+        services.item_update(item=item, dc={"subject": ["clima", "Amazônia", "Eta"]})
+        services.item_set_access(item=item, rights="embargoed", embargo_until="2027-03-01",
+                                 reason="Aguardando publicação do artigo")
+    return item.pk
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="ibirepo-screenshots-"))
     _environment(work)
@@ -147,6 +177,7 @@ def main() -> None:
 
     thesis = make.showcase()["embargoed"].ibi
     _fire_thesis()
+    item_pk = _history(ibi) if made_any(sys.argv[1:], "events-pt-BR") else None
     wanted = set(sys.argv[1:])
 
     def made(name: str) -> bool:
@@ -192,6 +223,21 @@ def main() -> None:
                                  clip={"x": 0, "y": 0, "width": 375, "height": 1624},
                                  full_page=True)
                 print(OUT / "landing-pt-BR-phone.png")
+            if made("events-pt-BR"):
+                # Wide enough for the table beside the admin's menu.
+                page = chromium.new_context(locale="pt-BR", viewport={"width": 1600,
+                                                                      "height": 900},
+                                            device_scale_factor=1).new_page()
+                page.goto(f"{url}/admin/login/")
+                page.fill("#id_username", "ana")
+                page.fill("#id_password", "uma frase-senha longa")
+                page.click("input[type=submit]")
+                page.goto(f"{url}/admin/archive/item/{item_pk}/change/")
+                page.wait_for_load_state("networkidle")
+                section = page.locator("table.ibi-events").locator("xpath=ancestor::fieldset")
+                section.scroll_into_view_if_needed()
+                section.screenshot(path=OUT / "events-pt-BR.png")
+                print(OUT / "events-pt-BR.png")
             chromium.close()
     finally:
         server.terminate()

@@ -93,6 +93,8 @@ MIDDLEWARE = [
     "archive.web.middleware.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Who acts in the PREMIS events a request's writes record (its signed-in person).
+    "archive.web.middleware.ActingPersonMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A path that is a persistent URL of a valid IBI resolves before the route that took it
@@ -364,6 +366,10 @@ IBI_VIRUS_SCAN_REQUIRED = env_bool("IBI_VIRUS_SCAN_REQUIRED", False)
 # the sandbox (a file's text, a page's OCR, a thumbnail), past which it is killed and the file
 # fails with that reason; how often the beat extracts what a lost nudge left.
 IBI_EXTRACT_TEXT = env_bool("IBI_EXTRACT_TEXT", True)
+# Each new file's format read from its content (PRONOM, archive/preservation/formats.py) by a
+# worker once its deposit commits; the beat's identify_due (every IBI_EXTRACT_EVERY) does the
+# rest, and `manage.py identifyformats` any time.
+IBI_IDENTIFY_FORMATS = env_bool("IBI_IDENTIFY_FORMATS", True)
 IBI_OCR = env_bool("IBI_OCR", True)
 IBI_EXTRACT_TIMEOUT = env_seconds("IBI_EXTRACT_TIMEOUT", 300.0, low=5, high=3600)
 IBI_EXTRACT_EVERY = env_int("IBI_EXTRACT_EVERY", 300, low=10, high=86400)
@@ -413,6 +419,8 @@ CELERY_BEAT_SCHEDULE = {
                           "schedule": float(IBI_SUBMISSION_CHECKS_EVERY)},
     "extract-text": {"task": "archive.tasks.extract_due",
                      "schedule": float(IBI_EXTRACT_EVERY)},
+    "identify-formats": {"task": "archive.tasks.identify_due",
+                         "schedule": float(IBI_EXTRACT_EVERY)},
     # The federation's metadata aggregate, fetched and checked again (archive/accounts/
     # federation.py; `manage.py refreshsamlmetadata` does the same at any time).
     "refresh-saml-metadata": {"task": "archive.tasks.refresh_saml_metadata",

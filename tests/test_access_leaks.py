@@ -348,6 +348,9 @@ ROUTES: dict[str, Urls] = {
     "api/items/<item_ibi:ibi>/files": nothing,  # walked by api()
     "api/items/<item_ibi:ibi>/statistics": nothing,
     "api/items/<item_ibi:ibi>/handover": nothing,  # POST only, librarians: api_writes()
+    # Preservation events (issue 38) name closed files: librarians only, anonymous a 401
+    # (tests/test_premis_api.py: a reader's 403, a librarian's list).
+    "api/items/<item_ibi:ibi>/events": each_item("/api/items/{ibi}/events"),
     "api/items/<item_ibi:ibi>/links": nothing,
     "api/items/<item_ibi:ibi>/links/<int:pk>": nothing,
     "api/items/<item_ibi:ibi>": nothing,

@@ -14,8 +14,8 @@ MIGRATIONS = Path(__file__).resolve().parent.parent / "archive" / "migrations"
 pytestmark = pytest.mark.django_db
 
 # The triggers the migrations create (0007: search entries; 0012, 0022 and 0048: the change
-# token). A later migration that rebuilds one of these tables on SQLite drops its triggers, and
-# must create them again.
+# token; 0054: PREMIS events append-only). A later migration that rebuilds one of these
+# tables on SQLite drops its triggers, and must create them again.
 TRIGGERS = {
     "sqlite": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                  for event in ("insert", "update", "delete")),
@@ -23,14 +23,16 @@ TRIGGERS = {
                    "archive_item", "archive_itemfile", "archive_dcvalue", "archive_itemsearch",
                    "archive_registeredarchive", "archive_identity", "archive_filepage")
                  for event in ("insert", "update", "delete")),
-               "archive_filepage_fold_insert", "archive_filepage_fold_update"},
+               "archive_filepage_fold_insert", "archive_filepage_fold_update",
+               "archive_premisevent_no_update", "archive_premisevent_no_delete"},
     "postgresql": {*(f"{table}_search_{event}" for table in ("archive_item", "archive_dcvalue")
                      for event in ("insert", "update", "delete")),
                    *(f"{table}_{kind}" for table in (
                        "archive_item", "archive_itemfile", "archive_dcvalue",
                        "archive_itemsearch", "archive_registeredarchive", "archive_identity",
                        "archive_filepage")
-                     for kind in ("changes", "truncate_changes"))},
+                     for kind in ("changes", "truncate_changes")),
+                   "archive_premisevent_append_only"},
 }
 
 

@@ -56,12 +56,13 @@ def test_every_error_answer_has_a_json_schema(schema):
 
 
 def test_reads_are_declared_anonymous_and_writes_are_not(schema):
-    """Reads are anonymous, but for an item's secret links (the librarians'), a librarian's
-    own uploads (/api/uploads/<id>, tus), and one's submissions and tasks (issue 35)."""
+    """Reads are anonymous, but for an item's secret links and preservation events (the
+    librarians', issue 38), a librarian's own uploads (/api/uploads/<id>, tus), and one's
+    submissions and tasks (issue 35)."""
     for path, method, operation in operations(schema):
         anonymous = {} in operation.get("security", [])
-        own = path.endswith("/links") or path.startswith(("/api/uploads/", "/api/submissions/",
-                                                          "/api/tasks/"))
+        own = path.endswith(("/links", "/events")) or path.startswith(
+            ("/api/uploads/", "/api/submissions/", "/api/tasks/"))
         assert anonymous == (method == "get" and not own), (path, method)
 
 

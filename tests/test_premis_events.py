@@ -19,8 +19,9 @@ def test_an_event_names_its_item_file_agent_and_outcome(django_user_model):
     librarian = django_user_model.objects.create(username="maria")
     event = events.record(events.Type.INGESTION, ibi=item.ibi, file="paper.pdf",
                           agent=events.person(librarian), detail="deposit through the admin")
+    # (The deposit recorded its own events, by this software: tests/test_premis_coverage.py.)
     assert [(e.type, e.file, e.agent.kind, e.agent.identifier, e.agent.name, e.outcome)
-            for e in events.of_item(item.ibi)] == [
+            for e in events.of_item(item.ibi).filter(agent__kind="person")] == [
         ("ingestion", "paper.pdf", "person", str(librarian.pk), "maria", "success")]
     assert event.identifier and event.at.tzinfo is not None
     # The same agent is one row however often it acts.

@@ -38,9 +38,8 @@ from pathlib import Path
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
-from django.core.management import CommandError, call_command, get_commands
+from django.core.management import CommandError, call_command
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from archive.deposit import pending
@@ -56,13 +55,13 @@ from archive.models import (
 )
 from archive.preservation import copies
 from archive.refusals import Forbidden
-from ibirepo.celery import app as celery_app
 from tests import factories as make
+from tests import write_paths
 from tests.fake_archive import FakeArchive
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = write_paths.ROOT
 GATED, REVIEW, IMPORT, COPY = "gated", "review", "import", "copy"
 RESTORE, CHANGE, NONE = "restore", "change", "none"
 
@@ -176,6 +175,7 @@ COMMANDS = {
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
     "switchon": NONE, "refreshsamlmetadata": NONE,
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
+    "identifyformats": NONE,  # a file's format (issue 38), never an item
     "flush": NONE,  # Django's, allowed to empty the append-only events (archive/db/append_only.py)
 }
 TASKS = {
@@ -191,6 +191,8 @@ TASKS = {
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
     "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
     "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,
+    # Files' formats and their events (issue 38): never an item.
+    "archive.tasks.identify_files": NONE, "archive.tasks.identify_due": NONE,
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {
@@ -208,77 +210,31 @@ SOURCES = {
     ("archive/deposit/services.py", "Item.objects.create"): NONE,  # the archive service item
     ("archive/archive_service/relations.py", "Item"): NONE,  # unsaved, to compute a name
 }
-_CALLS = re.compile(r"(?<![\w.])(?:services\.|deposit\.)?(item_deposit|deposit|Item\.objects\."
-                    r"(?:create|bulk_create|get_or_create|update_or_create)|Item)\(")
-
-
-def _routes() -> dict[str, object]:
-    def walk(resolver: URLResolver, prefix: str):
-        for pattern in resolver.url_patterns:
-            if isinstance(pattern, URLResolver):
-                yield from walk(pattern, prefix + str(pattern.pattern))
-            else:
-                assert isinstance(pattern, URLPattern)
-                yield prefix + str(pattern.pattern), pattern.callback
-    return {route: view for route, view in walk(get_resolver(), "")
-            if not route.startswith("admin/")}
-
-
-def _writes(view) -> list[str] | None:
-    """A class-based view's write methods; None for a function view (any method may come)."""
-    cls = getattr(view, "view_class", None) or getattr(view, "cls", None)
-    if cls is None:
-        return None
-    return [m for m in ("post", "put", "patch", "delete") if hasattr(cls, m)]
-
-
-def _source_sites() -> set[tuple[str, str]]:
-    found = set()
-    for path in sorted((ROOT / "archive").rglob("*.py")):
-        if "migrations" in path.parts:
-            continue
-        relative = path.relative_to(ROOT).as_posix()
-        for line in path.read_text(encoding="utf-8").splitlines():
-            code = line.split("#")[0]
-            if code.lstrip().startswith(("def ", "class ", ">>>")):
-                continue
-            for call in _CALLS.findall(code):
-                if call == "deposit" and "services.deposit(" not in code:
-                    continue
-                found.add((relative, call))
-    return found
-
-
 def test_every_write_path_is_classified():
     """A write path nobody classified is a way around the review nobody checked."""
-    routes = _routes()
+    routes = write_paths.routes()
     unclassified = []
     for route, view in routes.items():
-        writes = _writes(view)
+        writes = write_paths.writes(view)
         if writes is None:
-            name = f"{view.__module__}.{view.__name__}"
+            name = write_paths.view_name(view)
             if name not in FUNCTION_VIEWS:
                 unclassified.append(("view", name))
         elif writes and route not in ROUTES:
             unclassified.append(("route", route))
-    for model, model_admin in admin.site._registry.items():
-        name = model.__name__
+    for name, actions in write_paths.admin_models().items():
         if name not in ADMIN:
             unclassified.append(("admin", name))
             continue
-        actions = {a if isinstance(a, str) else a.__name__ for a in model_admin.actions or ()}
         unclassified += [("admin action", f"{name}.{a}") for a in actions - set(ADMIN[name][2])]
-    unclassified += [("command", c) for c, app in get_commands().items()
-                     if app == "archive" and c not in COMMANDS]
-    celery_app.loader.import_default_modules()
-    unclassified += [("task", t) for t in celery_app.tasks
-                     if t.startswith("archive.") and t not in TASKS]
-    unclassified += [("source", site) for site in _source_sites() - set(SOURCES)]
+    unclassified += [("command", c) for c in write_paths.commands() - set(COMMANDS)]
+    unclassified += [("task", t) for t in write_paths.tasks() - set(TASKS)]
+    unclassified += [("source", site) for site in write_paths.source_sites() - set(SOURCES)]
     assert unclassified == [], unclassified
     # And no classification outlives its path.
     assert set(ROUTES) <= set(routes)
-    assert set(COMMANDS) == {c for c, app in get_commands().items() if app == "archive"}
-    assert set(SOURCES) <= _source_sites()
+    assert set(COMMANDS) == write_paths.commands()
+    assert set(SOURCES) <= write_paths.source_sites()
     # The review's own word, "reviewed", is said by its publication only; "elsewhere" only
     # by the imports, on the librarian's flag.
     for path in (ROOT / "archive").rglob("*.py"):

@@ -33,6 +33,12 @@ def _load(path: Path, text: str | None = None) -> etree.XMLSchema:
 
 
 @cache
+def premis() -> etree.XMLSchema:
+    """PREMIS 3.0 (premis-3.0/premis.xsd: the Library of Congress's premis-v3-0.xsd)."""
+    return _load(SCHEMAS / "premis-3.0" / "premis.xsd")
+
+
+@cache
 def datacite() -> etree.XMLSchema:
     return _load(SCHEMAS / "datacite-kernel-4" / "metadata.xsd")
 

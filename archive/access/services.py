@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -28,7 +29,7 @@ from django.utils.translation import gettext as _
 from ..db import leases
 from ..deposit import links
 from ..deposit.services import Conflict, ServiceError
-from ..models import AccessLink, AccessRead, AccessRequest, AccessRights, Item
+from ..models import AccessLink, AccessRead, AccessRequest, AccessRights, Item, PremisEvent
 from . import notices, policy
 
 logger = logging.getLogger(__name__)
@@ -353,10 +354,15 @@ def lift_embargoes(*, today: date | None = None) -> list[str]:
             locked = Item.objects.select_for_update().get(pk=item.pk)
             if not policy.lifted(locked.access_rights, locked.embargo_until, today):
                 continue  # changed meanwhile
+            until = locked.embargo_until
             locked.access_rights, locked.embargo_until = AccessRights.OPEN, None
             locked.access_reason = ""
             locked.save(update_fields=["access_rights", "embargo_until", "access_reason",
                                        "updated"])
+            # The event through apps.py (archive/preservation/ imports this package).
+            apps.get_app_config("archive").record_event(
+                PremisEvent.Type.POLICY_ASSIGNMENT, ibi=locked.ibi,
+                detail=f"embargo lifted: embargoed until {until.isoformat()} -> open")
         opened.append(item.ibi)
         logger.info("access: the embargo of %s is over, its files are open", item.ibi)
     return opened

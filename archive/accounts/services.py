@@ -45,6 +45,7 @@ from ..models import (
     Submission,
     Transition,
 )
+from ..preservation import events
 from ..refusals import Conflict, Forbidden, NotFound, Refusal
 from . import selectors, tokens
 
@@ -423,6 +424,8 @@ def erase(*, account: Account) -> None:
         account.erased_at = now
         account.disabled_at = account.disabled_at or now
         account.save(update_fields=["name", "erased_at", "disabled_at"])
+        # Their preservation events stay as they were; the agent they name loses the name.
+        events.rename_person(user.pk, f"erased account {user.pk}")
     for upload in PendingUpload.objects.filter(owner=user):
         try:
             pending.terminate(upload)

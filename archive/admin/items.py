@@ -40,6 +40,7 @@ from .forms import (
 )
 from .fulltext import flagged_table
 from .orcid import OrcidInvitationMixin
+from .preservation import PreservationAdminMixin, may_read_events
 
 
 def _dublin_core_fields(shown=DC_ELEMENTS) -> list[str]:
@@ -102,7 +103,8 @@ ACCESS_LEVELS = format_lazy(
 
 
 @admin.register(Item)
-class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.ModelAdmin):
+class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, PreservationAdminMixin,
+                admin.ModelAdmin):
     form = ItemAdminForm
     list_display = ["title", "ibi_column", "ibip_column", "state", "access_rights", "language",
                     "updated"]
@@ -230,6 +232,7 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
             # A view-only page (a tombstone) has no form fields to show the values in.
             self._metadata(request, obj) if editable
             else (_("Dublin Core"), {"fields": ["dc_values"]}),
+            *([self.preservation] if may_read_events(request) else []),
         ]
 
     def get_readonly_fields(self, request, obj=None):
@@ -237,7 +240,7 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
             return []
         # The IBI fields are read-only everywhere; editions are linked at deposit only.
         return ["ibi", "ibip", "state", "edition", "created", "updated", "deleted_at",
-                "file_table", "text_extraction", "previous_edition"]
+                "file_table", "text_extraction", "previous_edition", "event_history"]
 
     @admin.display(description=_("Edition"))
     def edition(self, obj: Item) -> str:
@@ -259,18 +262,18 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
         rows = format_html_join("", (
             '<tr><td class="name"><a href="/{}">{}</a></td><td>{}</td><td class="bytes">{}</td>'
             '<td class="sha256"><code>{}</code></td><td class="type">{}</td>'
-            "<td>{}</td><td{}>{}</td></tr>"), (
+            '<td class="format">{}</td><td>{}</td><td{}>{}</td></tr>'), (
             (quote(storage.file_key(obj.ibi, f.name)), breakable(f.name),
-             filesizeformat(f.size), f.size, f.sha256, f.content_type,
+             filesizeformat(f.size), f.size, f.sha256, f.content_type, _format_said(f),
              _("restricted") if f.restricted else "", *_fixity_cell(f))
             for f in obj.files.order_by("name")))
         return format_html(
             '<div class="ibi-files-wrap"><table class="ibi-files"><thead><tr><th>{}</th>'
             '<th>{}</th><th class="bytes">{}</th><th class="sha256">{}</th>'
-            '<th class="type">{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody>'
-            "</table></div>",
-            _("name"), _("size"), _("bytes"), "sha256", _("content type"), _("access"),
-            _("fixity"), rows)
+            '<th class="type">{}</th><th class="format">{}</th><th>{}</th><th>{}</th></tr>'
+            "</thead><tbody>{}</tbody></table></div>",
+            _("name"), _("size"), _("bytes"), "sha256", _("content type"),
+            _("format (PRONOM)"), _("access"), _("fixity"), rows)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="",
                            obj=None):
@@ -453,6 +456,13 @@ class ItemAdmin(OrcidInvitationMixin, BulkActsMixin, CopiesAdminMixin, admin.Mod
                              at_creators_request=bool(request.POST.get("at_creators_request")))
 
     # Many at once (delete_selected, delete_queryset): bulk.py.
+
+
+def _format_said(file) -> str:
+    """A file's format from its content: "fmt/95 PDF/A 1b", or why there is none."""
+    if file.format_puid:
+        return " ".join(p for p in (file.format_puid, file.format_name, file.format_version) if p)
+    return _("not identified") if file.format_identified else _("not identified yet")
 
 
 def _fixity_cell(file) -> tuple[str, str]:

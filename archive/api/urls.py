@@ -6,7 +6,7 @@ from csp.decorators import csp_update
 from django.urls import path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from .views import communities, copies, items, links, review, uploads
+from .views import communities, copies, events, items, links, review, uploads
 
 
 class ItemIbiConverter:
@@ -44,6 +44,7 @@ urlpatterns = [
          name="item-statistics"),
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
+    path("items/<item_ibi:ibi>/events", events.ItemEvents.as_view(), name="item-events"),
     path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
     path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),

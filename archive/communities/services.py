@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from ..access import policy
 from ..models import DEFAULT_COLLECTION, DEFAULT_COMMUNITY, Collection, Community, Item, addresses
+from ..preservation import events
 from ..refusals import Refusal
 from . import tree
 
@@ -150,6 +151,8 @@ def item_move(*, item: Item, collection: Collection) -> Item:
         item.collection = collection
         item.save(update_fields=["collection", "updated"])
         item.mapped_collections.remove(collection)
+        events.record(events.Type.METADATA_MODIFICATION, ibi=item.ibi,
+                      detail=f"moved to collection {collection.slug}")
     return item
 
 
@@ -158,8 +161,13 @@ def item_map(*, item: Item, collections: Iterable[Collection]) -> Item:
     left out if named)."""
     wanted = [c for c in collections if c.pk != item.collection_id]
     with transaction.atomic():
+        before = set(item.mapped_collections.values_list("pk", flat=True))
         item.mapped_collections.set(wanted)
         item.save(update_fields=["updated"])
+        if before != {c.pk for c in wanted}:
+            events.record(events.Type.METADATA_MODIFICATION, ibi=item.ibi,
+                          detail="mapped into collections: "
+                                 + (", ".join(c.slug for c in wanted) or "none"))
     return item
 
 
@@ -186,6 +194,8 @@ def items_map_into(*, items: Iterable[Item], collection: Collection) -> int:
                 continue
             item.mapped_collections.add(collection)
             item.save(update_fields=["updated"])
+            events.record(events.Type.METADATA_MODIFICATION, ibi=item.ibi,
+                          detail=f"mapped into collection {collection.slug}")
             mapped += 1
     return mapped
 

@@ -38,6 +38,7 @@ from ..models import (
     DcValue,
     Item,
     ItemFile,
+    PremisEvent,
     Provenance,
     normalize_language,
     validate_language,
@@ -374,6 +375,21 @@ def _read_once_committed(item: Item, files: list[ItemFile]) -> None:
     transaction.on_commit(lambda: apps.get_app_config("archive").files_stored(ids))
 
 
+Event = PremisEvent.Type
+
+
+def _event(type: str, item: Item, **fields) -> None:
+    """A preservation event of `item` in the caller's transaction (apps.py `record_event`:
+    archive/preservation/ imports this package), its agent whoever acts now."""
+    apps.get_app_config("archive").record_event(type, ibi=item.ibi, **fields)
+
+
+def _files_ingested(item: Item, files: list[ItemFile], how: str) -> None:
+    for f in files:
+        _event(Event.INGESTION, item, file=f.name,
+               detail=f"{how}: {f.bundle} file, {f.size} bytes, SHA-256 {f.sha256}")
+
+
 def _full_clean(item: Item) -> None:
     try:
         # is_archive_service: services never create the archive service, and checking its
@@ -480,6 +496,12 @@ def _clean_restricted(names: Iterable[str] | None, files: Iterable[str]) -> set[
 
 
 @transaction.atomic
+def _access_said(level: str, day: date | None, reason: str) -> str:
+    """An access level as an event tells it: "embargoed until 2027-03-01 (reason)"."""
+    said = f"{level} until {day.isoformat()}" if day else level
+    return f"{said} ({reason})" if reason else said
+
+
 def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | str | None = UNSET,
                     reason: str = UNSET, restricted_files: Iterable[str] | None = None,
                     on_saved: Callable[[Item], None] | None = None) -> Item:
@@ -495,13 +517,21 @@ def item_set_access(*, item: Item, rights: str = UNSET, embargo_until: date | st
                                       reason=reason, current=item)
     files = list(ItemFile.every_bundle.filter(item=item))  # an import restricts its TEXT too
     restricted = _clean_restricted(restricted_files, [f.name for f in files])
+    # Against the stored row: a form may have set the values on `item` already (the admin's).
+    before = _access_said(*Item.objects.filter(pk=item.pk).values_list(
+        "access_rights", "embargo_until", "access_reason").get())
     item.access_rights, item.embargo_until, item.access_reason = level, day, reason
     item.save(update_fields=["access_rights", "embargo_until", "access_reason", "updated"])
+    changes = [] if before == _access_said(level, day, reason) else [
+        f"access {before} -> {_access_said(level, day, reason)}"]
     if restricted is not None:
         for file in files:
             if file.restricted != (file.name in restricted):
                 file.restricted = file.name in restricted
                 file.save(update_fields=["restricted"])
+                changes.append(f"{file.name} {'restricted' if file.restricted else 'open'}")
+    if changes:
+        _event(Event.POLICY_ASSIGNMENT, item, detail="; ".join(changes))
     if on_saved is not None:
         on_saved(item)
     return item
@@ -573,6 +603,10 @@ def item_deposit(
                     f.restricted = f.name in restricted
                 ItemFile.objects.bulk_create(files)
                 _read_once_committed(item, files)
+                how = ("restored under the IBI this Archive minted before"
+                       if restored_date is not None else f"deposit ({provenance})")
+                _event(Event.INGESTION, item, detail=_deposit_said(item, how, files))
+                _files_ingested(item, files, how)
                 if staged is not None:
                     staging.end(staged)
                 if on_saved is not None:
@@ -589,6 +623,18 @@ def item_deposit(
         if staged is not None:
             staging.forget(staged)  # gone already when the rows committed
     return item
+
+
+def _deposit_said(item: Item, how: str, files: list[ItemFile]) -> str:
+    """An ingestion event's detail: how the item came, what it is, its files and access."""
+    said = [how, f"collection {item.collection.slug}",
+            f"access {_access_said(item.access_rights, item.embargo_until, item.access_reason)}",
+            f"{len(files)} files"]
+    if item.previous_edition_id:
+        said.append(f"new edition of {item.previous_edition.ibi}")
+    if item.translation_of_id:
+        said.append(f"translation of {item.translation_of.ibi}")
+    return "; ".join(said)
 
 
 def _checked_deposit(
@@ -724,6 +770,7 @@ def item_add_files(*, item: Item, uploads: list[Upload], sha256: list[str] | Non
                     f.item = item
                 ItemFile.objects.bulk_create(files)
                 _read_once_committed(item, files)
+                _files_ingested(item, files, "file added")
                 originals = [f for f in files if f.bundle == Bundle.ORIGINAL]
                 if not item.target_file and originals:
                     item.target_file = originals[0].name
@@ -756,17 +803,45 @@ def item_update(*, item: Item, dc: dict[str, Iterable[DcInput]] | None = None,
         raise Conflict(_("%(ibi)s is deleted") % {"ibi": item.ibi})
     fields, rows = _checked_update(item, fields, dc, by_profile=by_profile,
                                    collection=collection)
+    # Against the stored row: a form may have set more on `item` already (the admin's: its
+    # access and collection too), which this save writes.
+    stored = Item.objects.get(pk=item.pk)
     for name, value in fields.items():
         setattr(item, name, value)
     item.save()
+    changed = [f.name for f in Item._meta.concrete_fields if f.name not in _UNTOLD
+               and getattr(stored, f.attname) != getattr(item, f.attname)]
+    access = [name for name in changed if name in _ACCESS]
+    if access:
+        was, now = (_access_said(i.access_rights, i.embargo_until, i.access_reason)
+                    for i in (stored, item))
+        _event(Event.POLICY_ASSIGNMENT, item, detail=f"access {was} -> {now}")
+    changed = [name for name in changed if name not in _ACCESS]
     if rows is not None:
-        item.dc_values.filter(field__in={row.field for row in rows} | _fields_named(dc)).delete()
+        named = item.dc_values.select_related("field").filter(
+            field__in={row.field for row in rows} | _fields_named(dc))
+        before = _dc_said(named)
+        named.delete()
         for row in rows:
             row.item = item
         DcValue.objects.bulk_create(rows)
+        after = _dc_said(rows)
+        changed += sorted({name for name, *_rest in before ^ after})
+    if changed:
+        _event(Event.METADATA_MODIFICATION, item, detail="changed: " + ", ".join(changed))
     if on_saved is not None:
         on_saved(item)
     return item
+
+
+_ACCESS = {"access_rights", "embargo_until", "access_reason"}
+_UNTOLD = {"updated"}  # moves with every save
+
+
+def _dc_said(rows: Iterable[DcValue]) -> set[tuple]:
+    """Dublin Core rows as comparable values, named by their field."""
+    return {(row.field.name if row.field_id else row.element, row.value, row.language,
+             row.position, row.authority) for row in rows}
 
 
 def _fields_named(dc: dict[str, Any]) -> set[Any]:
@@ -880,6 +955,8 @@ def item_delete(*, item: Item, reason: str = "", at_creators_request: bool = Fal
         item.creators_withdrawn = at_creators_request
         item.save(update_fields=["state", "deleted_at", "deletion_reason", "creators_withdrawn",
                                  "updated"])
+        said = "tombstone" + (": at the creators' request" if at_creators_request else "")
+        _event(Event.DELETION, item, detail=f"{said}; {reason}" if reason else said)
     if on_saved is not None:
         on_saved(item)
     return item
@@ -914,6 +991,9 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # What is inside the files (issue 37): how each file's text
                          # extraction went, the flagged ones theirs to look at.
                          "view_fileextraction",
+                         # Preservation (issue 38): the events of every item and file, and
+                         # their agents, to read; no one changes them.
+                         "view_premisevent", "view_premisagent",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

@@ -62,15 +62,22 @@ def drop(apps, schema_editor) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0054_premis_events'),
+        ('archive', '0055_file_formats'),
     ]
 
     operations = [
-        migrations.AddField(
-            model_name='itemfile',
-            name='sha512',
-            field=models.CharField(blank=True, db_default='', default='', max_length=128, verbose_name='SHA-512'),
-        ),
+        # Literal SQL, as 0055: Django's AddField of a NOT NULL column rebuilds the table on
+        # SQLite and drops the triggers of 0007 and 0012 on archive_itemfile.
+        migrations.SeparateDatabaseAndState(
+            database_operations=[migrations.RunSQL(
+                "ALTER TABLE archive_itemfile ADD COLUMN sha512 varchar(128) DEFAULT '' NOT NULL",
+                "ALTER TABLE archive_itemfile DROP COLUMN sha512")],
+            state_operations=[migrations.AddField(
+                model_name='itemfile',
+                name='sha512',
+                field=models.CharField(blank=True, db_default='', default='', max_length=128,
+                                       verbose_name='SHA-512'),
+            )]),
         migrations.SeparateDatabaseAndState(state_operations=[
             migrations.CreateModel(
                 name='FixityCheck',

@@ -46,6 +46,18 @@ class ItemFile(models.Model):
                               db_default="")
     content_type = models.CharField(_("content type"), max_length=255,
                                     default="application/octet-stream")
+    # The format its content says (PRONOM, by siegfried: archive/preservation/formats.py),
+    # identified after the deposit commits; "" PUID: none matched (or not identified yet,
+    # when format_identified is empty).
+    format_puid = models.CharField(_("PRONOM format"), max_length=32, blank=True,
+                                   default="", db_default="")
+    format_name = models.CharField(_("format"), max_length=255, blank=True, default="",
+                                   db_default="")
+    format_version = models.CharField(_("format version"), max_length=64, blank=True,
+                                      default="", db_default="")
+    format_mime = models.CharField(_("format's MIME type"), max_length=255, blank=True,
+                                   default="", db_default="")
+    format_identified = models.DateTimeField(_("format identified"), null=True, blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
     # Fixity: when the stored bytes were last hashed again, and what was found.
     checked_at = models.DateTimeField(_("checked"), null=True, blank=True, db_index=True)

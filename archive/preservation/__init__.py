@@ -12,6 +12,8 @@ BagIt export and rebuild, and the events (PREMIS) that tell what was done.
 - jobs: a copy asked for, kept in the database until done (a killed worker's taken over).
 - tasks: copies and fixity in the background.
 - events: the preservation events (PREMIS 3) every action records, and their agents.
+- premis: an item's events as PREMIS 3.0 XML (premis.xml in its bag), and read back.
+- formats: each file's format from its content (PRONOM, siegfried), the format-risk report.
 """
-__all__ = ["bagit", "copies", "events", "fixity", "jobs", "lockss", "migration", "ocfl", "peer",
-           "tasks"]
+__all__ = ["bagit", "copies", "events", "fixity", "formats", "jobs", "lockss", "migration",
+           "ocfl", "peer", "premis", "tasks"]

@@ -5,11 +5,13 @@
                                  manifest-sha256.txt   the payload's checksums
                                  tagmanifest-sha256.txt
                                  ibi-item.json         the database record (FORMAT below)
+                                 premis.xml            its preservation events (PREMIS 3.0)
                                  data/doc/<files>      the item's files, as in col/<rep>/doc/
                                  data/ro-crate-metadata.json   the payload as an RO-Crate 1.1
 
 Bags are made and checked by bagit-python (the Library of Congress implementation). The item's
-record is a tag file, so the tag manifest covers it: everything `rebuild` reads is checked.
+record and its events (premis.py) are tag files, so the tag manifest covers them: everything
+`rebuild` reads is checked.
 An item's bag is written beside its final place and renamed into it, so a tree never holds
 half a bag; an export whose record is unchanged is left alone (files never change in place).
 bagit-python changes the working directory while it works: run exports from commands or
@@ -17,7 +19,8 @@ tasks, not from web requests.
 
 `rebuild` walks such a tree, validates every bag, stores the files (keeping those already
 stored with the right sha256) and recreates items, Dublin Core, files, editions,
-translations, states, timestamps and both IBI forms. Items already in the database are left
+translations, states, timestamps, both IBI forms and the events (premis.xml), and records
+the rebuild itself as an ingestion event. Items already in the database are left
 as they are. The archive service keeps the tree's IBI only in an otherwise empty repository
 (a fresh `migrate` mints a new one): an Archive's name must not change under a live one.
 Access statistics are not part of the tree.
@@ -49,9 +52,11 @@ from ..metadata.selectors import record_of as metadata_record
 from ..models import DC_ELEMENTS, AccessRights, DcValue, Item, ItemFile, MintingState
 from ..registry import names
 from ..registry import selectors as registry
+from . import events, premis
 
 FORMAT = "ibirepo-item/1"
 RECORD = "ibi-item.json"
+PREMIS = "premis.xml"
 # The payload is an RO-Crate 1.1 (metadata/rocrate.py): its metadata file at data/, beside doc/.
 CRATE = f"data/{rocrate.METADATA}"
 _TIMES = ("created", "updated", "deleted_at", "copied_at", "origin_timestamp")
@@ -111,10 +116,12 @@ def bag_folder(root: Path, rep: str) -> Path:
 def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
     """Write the item's bag under root; False when an identical one is there already."""
     record = record_of(item)
+    preservation = premis.document(item)
     final = bag_folder(root, item.ibi)
     existing = final / RECORD
     if (not force and existing.is_file() and existing.read_text("utf-8") == _dump(record)
-            and (final / CRATE).is_file()):
+            and (final / CRATE).is_file() and (final / PREMIS).is_file()
+            and (final / PREMIS).read_bytes() == preservation):
         return False
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".bag-", dir=final.parent))
@@ -144,7 +151,8 @@ def export_item(item: Item, root: Path, *, force: bool = False) -> bool:
         # which bagit-python writes only for files it found.
         (work / "manifest-sha256.txt").touch()
         (work / RECORD).write_text(_dump(record), "utf-8")
-        bag.save()  # the tag manifest now covers the record and the manifest
+        (work / PREMIS).write_bytes(preservation)
+        bag.save()  # the tag manifest now covers the record, the events and the manifest
         old = final.with_name(final.name + ".old")
         if final.exists():
             os.replace(final, old)
@@ -221,6 +229,15 @@ def read_bag(path: Path, root: Path) -> dict:
     if not isinstance(orcids, list) or not all(o == "" or _bare_orcid(o) for o in orcids):
         raise BagFailure(_("%(record)s: creator_orcids are not bare ORCID iDs: %(orcids)r")
                          % {"record": RECORD, "orcids": orcids})
+    # Its events, from bags that have them (since issue 38), checked by the tag manifest too.
+    record["_events"] = []
+    if (path / PREMIS).exists():
+        if PREMIS not in bag.tagfile_entries():
+            raise BagFailure(_("%(record)s is not in the tag manifest") % {"record": PREMIS})
+        try:
+            record["_events"] = premis.events_in((path / PREMIS).read_bytes())
+        except ValueError as exc:
+            raise BagFailure(str(exc)) from None
     return record
 
 
@@ -276,7 +293,9 @@ def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-def _create(record: dict, empty_before: bool) -> Item:
+def _create(record: dict, empty_before: bool, origin: str = "its bag") -> Item:
+    """The item of a record (a bag's, or an OCFL object's: `origin` says which), with its
+    values, its file rows, the events its record carries, and the event of this rebuild."""
     with transaction.atomic():
         fields = {
             "ibi": record["ibi"], "ibip": record["ibip"], "state": record["state"],
@@ -312,6 +331,10 @@ def _create(record: dict, empty_before: bool) -> Item:
                                                row["name"], row.get("content_type")))
             if row.get("created"):
                 ItemFile.objects.filter(pk=made.pk).update(created=_when(row["created"]))
+        restored = premis.restore(item, record.get("_events", []))
+        events.record(events.Type.INGESTION, ibi=item.ibi, detail=(
+            f"rebuilt from {origin}: {len(record.get('files', []))} files"
+            + (f", {restored} events restored" if restored else "")))
     return item
 
 

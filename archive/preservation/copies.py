@@ -63,7 +63,7 @@ from ..models import DcValue, Item, ItemFile, normalize_language
 from ..refusals import BadGateway
 from ..registry import names
 from ..registry import selectors as registry
-from . import peer
+from . import events, peer
 from .peer import PeerError, Record
 
 logger = logging.getLogger(__name__)
@@ -384,9 +384,26 @@ def _commit(record: Record, source: str, relations: dict[str, str], result: Copy
                         confidence=600 if o else -1) for e, v, p, o in _dc_rows(record))
         dropped = _sync_files(item, record, now, set(result.fetched) | set(result.kept))
         _link_followers(item, record)
+        _copy_events(item, record, source, result, created, dropped)
     # Files the source no longer lists go once their rows are gone for good.
     transaction.on_commit(lambda: storage.remove(item.ibi, dropped))
     return item, "created" if created else "updated"
+
+
+def _copy_events(item: Item, record: Record, source: str, result: CopyResult, created: bool,
+                 dropped: list[str]) -> None:
+    """A Copy received (ingestion) or refreshed (replication), the other Archive its agent;
+    each file fetched its own event, with the digest it was checked against."""
+    agent = events.archive_at(source)
+    kind = events.Type.INGESTION if created else events.Type.REPLICATION
+    said = "Copy received from" if created else "Copy refreshed from"
+    events.record(kind, ibi=item.ibi, agent=agent, detail=(
+        f"{said} {source}: {len(record.files)} files, {len(result.fetched)} fetched"
+        + (f", {len(dropped)} dropped" if dropped else "")))
+    digests = {f.name: f.sha256 for f in record.files}
+    for name in result.fetched:
+        events.record(kind, ibi=item.ibi, file=name, agent=agent,
+                      detail=f"{said} {source}, SHA-256 {digests.get(name, '')}")
 
 
 def _full_clean(item: Item) -> None:
@@ -504,6 +521,9 @@ def _tombstone(local: Item, record: Record) -> CopyResult:
         item.origin_timestamp = record.timestamp
         item.copied_at = timezone.now()
         item.save()
+        events.record(events.Type.DELETION, ibi=item.ibi,
+                      agent=events.archive_at(item.source_archive),
+                      detail=f"tombstone: deleted at {item.source_archive}, the Copy follows")
     logger.info("copy of %s: deleted at its source, now a tombstone", item.ibi)
     return CopyResult(item=item, outcome="deleted")
 

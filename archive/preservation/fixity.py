@@ -117,8 +117,9 @@ def record(row: ItemFile, finding: Finding, at: datetime | None = None, by=None)
             events.Type.FIXITY_CHECK, ibi=row.item.ibi, file=row.name, at=at,
             agent=events.software() if by is None else events.person(by),
             outcome=events.Outcome.SUCCESS if finding.ok else events.Outcome.FAILURE,
-            detail=f"sha256 {finding.sha256 or '-'} sha512 {finding.sha512 or '-'} "
-                   f"size {finding.size if finding.size is not None else '-'}",
+            detail=f"found: sha256 {finding.sha256 or '-'} sha512 {finding.sha512 or '-'} "
+                   f"size {finding.size if finding.size is not None else '-'}; recorded: "
+                   f"sha256 {row.sha256} sha512 {row.sha512 or '-'} size {row.size}",
             outcome_detail=finding.problem)
     if not finding.ok:
         logger.error("fixity: %s %s", finding.key, finding.problem)

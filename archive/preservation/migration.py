@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from ..deposit import selectors, services
 from ..identifiers import ibi as ibilib
 from ..models import Item
-from . import peer
+from . import events, peer
 from .copies import (
     CopyRefused,
     CopyResult,
@@ -104,6 +104,9 @@ def hand_over(*, item: Item, target: str, http: httpx.Client | None = None,
         locked.origin_timestamp = stamp
         locked.copied_at = timezone.now()
         locked.save()
+        # PREMIS "transfer" (custody moved), not "migration", which is a format's.
+        events.record(events.Type.TRANSFER, ibi=locked.ibi, detail=(
+            f"handed over to {target}: the Original is there, a Copy here"))
         if on_saved is not None:
             on_saved(locked)
     logger.info("%s handed over to %s: the Original is there, a Copy here", locked.ibi, target)
@@ -163,6 +166,8 @@ def _promote(item: Item, source: str, copied: CopyResult) -> CopyResult:
         Item.objects.filter(pk=locked.pk).update(
             state=Item.State.ORIGINAL, source_archive="", origin_timestamp=None,
             updated=locked.origin_timestamp or timezone.now())
+        events.record(events.Type.TRANSFER, ibi=locked.ibi, agent=events.archive_at(source),
+                      detail=f"handed over from {source}: the Original is here now")
     locked.refresh_from_db()
     logger.info("%s migrated from %s: the Original is here now", locked.ibi, source)
     return CopyResult(item=locked, outcome="promoted", fetched=copied.fetched,

@@ -590,7 +590,7 @@ def rebuild(path: Path) -> Rebuilt:
                             storage.store(record["ibi"], row["name"], payload)
                         stored.append(key)
                         report.files_stored += 1
-                    item = bagit._create(record, empty_before)
+                    item = bagit._create(record, empty_before, origin="its OCFL object")
                     for name, sha512 in record["_sha512"].items():
                         ItemFile.objects.filter(item=item, name=name).update(sha512=sha512)
                     collection = _collection_for(record.get("collection"))

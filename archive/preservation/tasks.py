@@ -6,7 +6,8 @@ messages already queued, and the beat schedule, name them so.
 Copies are jobs in the database (jobs.py): `run_copy_job` runs one (a second message for it
 finds it claimed, or done, and does nothing); `resume_copy_jobs`, from the beat and when a
 worker starts, runs those due, and those whose worker was killed. `refresh_copies` (hourly)
-asks for a job per Copy; `check_fixity` (daily) hashes stored files again. Tasks are
+asks for a job per Copy; `check_fixity` (daily) hashes stored files again; `identify_files`
+reads new files' formats once their deposit commits, `identify_due` those a nudge missed. Tasks are
 acknowledged late (settings): a message whose worker died is delivered again by the broker,
 and finds its work done.
 """
@@ -21,7 +22,7 @@ from django.core.cache import cache
 
 from ..db import leases
 from ..refusals import Refusal, StorageFull
-from . import copies, fixity, jobs
+from . import copies, fixity, formats, jobs
 
 logger = logging.getLogger(__name__)
 
@@ -108,3 +109,15 @@ def check_fixity() -> str:
         if cache.get(FIXITY_RUN) == own:  # its own lease only, not a later run's
             cache.delete(FIXITY_RUN)
     return f"{day.files} files checked: {len(day.failed)} changed or missing"
+
+
+@shared_task(name="archive.tasks.identify_files")
+def identify_files(*file_ids: int) -> int:
+    """The files' formats from their content (formats.py), each with its event."""
+    return formats.identify(file_ids)
+
+
+@shared_task(name="archive.tasks.identify_due")
+def identify_due() -> int:
+    """Files never identified (a nudge lost, a copy, a rebuilt bag), a batch of them."""
+    return formats.identify(formats.due().values_list("pk", flat=True)[:formats.BATCH])

@@ -25,6 +25,7 @@ from ..models import (
     Task,
     Transition,
 )
+from ..preservation import events
 from ..refusals import Conflict, Forbidden, NotFound, Refusal
 from ..registry.names import Qualified
 from . import checking, checks, notices, policy, selectors
@@ -249,6 +250,30 @@ def _publish(submission: Submission, user) -> None:
             provenance=provenance, on_saved=pending.consumed(uploads))
     submission.item = item
     _record(submission, user, "publish", State.PUBLISHED, None)
+    agent = events.person(user) if user is not None else events.software()
+    _virus_checks(submission, item, uploads)
+    events.record(events.Type.ACCESSION, ibi=item.ibi, agent=agent,
+                  detail=f"published after review: submission {submission.pk} ({provenance})")
+
+
+# A check's outcome as a PREMIS event's: a scan that could not run is a warning.
+_OUTCOMES = {checks.PASS: events.Outcome.SUCCESS, checks.FAIL: events.Outcome.FAILURE,
+             checks.WARN: events.Outcome.WARNING, checks.NOT_RUN: events.Outcome.WARNING}
+
+
+def _virus_checks(submission: Submission, item: Item, uploads: list[PendingUpload]) -> None:
+    """The virus scans of the published content (checking.py ran them before its IBI was
+    minted), as the item's files' events, at the time each ran."""
+    scans = {c.file: c for c in submission.checks.filter(
+        name=checks.VIRUS, fingerprint=checks.fingerprint(submission)).order_by("at", "pk")}
+    for upload in uploads:
+        scan = scans.get(str(upload.pk))
+        if scan is not None:
+            events.record(events.Type.VIRUS_CHECK, ibi=item.ibi, file=upload.name,
+                          agent=events.software(), at=scan.at,
+                          outcome=_OUTCOMES[scan.outcome], detail="ClamAV clamscan",
+                          outcome_detail=scan.message % scan.params if scan.params
+                          else scan.message)
 
 
 @transaction.atomic

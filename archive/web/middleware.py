@@ -5,6 +5,8 @@
   dropped, the server refusing or starting up); a read is tried once more, then 503.
 - `UploadLimitsMiddleware`: an admin form's upload past a limit is a 413 or 400 with its
   reason, not a 500.
+- `ActingPersonMiddleware`: the request's signed-in person is who acts in the preservation
+  events its writes record (archive/preservation/events.py `acting`).
 
 Their refusals follow the site's error policy (errors.py).
 
@@ -36,6 +38,7 @@ from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connec
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext_noop
 
+from ..preservation import events
 from ..refusals import Refusal
 from .errors import refusal, refused
 
@@ -238,3 +241,16 @@ class UploadLimitsMiddleware:
             return refused(request, exc, upload=request.method == "POST"
                            and request.content_type == "multipart/form-data")
         return None
+
+
+class ActingPersonMiddleware:
+    """The person the request's writes act for, in their preservation events: the request's
+    user, read when an event is recorded, after the session's or the API token's
+    authentication (DRF sets the user on the request it wraps)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        with events.acting_as(lambda: getattr(request, "user", None)):
+            return self.get_response(request)
