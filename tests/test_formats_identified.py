@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 
 from archive.models import ItemFile, PremisEvent
 from archive.preservation import events, formats
+from archive.review import tools
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -123,11 +124,16 @@ def test_the_open_list_names_pdfa_text_odf_tiff_png_jpeg_xml():
     assert "fmt/40" not in formats.OPEN_SPECIFICATION  # Word 97-2003: flagged
 
 
-def test_identification_works_in_a_process_forked_after_pygfried_was_imported(tmp_path):
-    """gunicorn's and Celery's workers are forked from a process that imported the app, and
-    with it pygfried (archive/review/tools.py): Go's runtime does not survive a fork, so the
-    identification runs siegfried in a process of its own, and a forked child gets its answer
-    (it hung there before)."""
+@pytest.mark.parametrize("identify", [
+    lambda path: formats.identify_path(path).puid,
+    lambda path: tools.identify(path).puid,  # the checks before review ask it too
+], ids=["preservation", "review checks"])
+def test_identification_works_in_a_process_forked_after_pygfried_was_imported(
+        tmp_path, identify):
+    """gunicorn's and Celery's workers are forked from a process that imported the app:
+    Go's runtime, which importing pygfried starts, does not survive a fork, so both
+    identifications run siegfried in a process of its own, and a forked child gets its
+    answer (it hung there before)."""
     import os
     import signal
 
@@ -138,7 +144,7 @@ def test_identification_works_in_a_process_forked_after_pygfried_was_imported(tm
     child = os.fork()
     if child == 0:  # pragma: no cover (the child reports through the file)
         try:
-            answer.write_text(formats.identify_path(tmp_path / "a.png").puid)
+            answer.write_text(identify(tmp_path / "a.png"))
         finally:
             os._exit(0)
     deadline = 60

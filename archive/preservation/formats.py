@@ -98,7 +98,7 @@ def found_in(answer: dict) -> Found:
 
 # siegfried runs in a process of its own, one for a batch of files: pygfried starts Go's
 # runtime when imported, which does not survive a fork, and gunicorn's and Celery's workers are
-# forked from a process that imported the app (archive/review/tools.py imports pygfried).
+# forked from a process that imported the app (archive/review/tools.py asks here too).
 _SIEGFRIED = """
 import json, sys
 import pygfried
@@ -113,8 +113,9 @@ for path in sys.argv[1:]:
 TIMEOUT = 60  # seconds for a batch, and one more a file
 
 
-def identify_paths(paths: list[Path | str]) -> tuple[str, list[Found]]:
-    """The formats of the files at `paths`, from their content, and the tool's name."""
+def siegfried(paths: list[Path | str]) -> tuple[str, list[dict]]:
+    """siegfried's version and its answer for each file at `paths` (a dict with "error"
+    when it could not identify one), from a process of its own."""
     if not paths:
         return "", []
     done = subprocess.run([sys.executable, "-c", _SIEGFRIED, *map(str, paths)],
@@ -123,12 +124,16 @@ def identify_paths(paths: list[Path | str]) -> tuple[str, list[Found]]:
     lines = done.stdout.splitlines()
     if done.returncode != 0 or len(lines) != len(paths) + 1:
         raise OSError(f"siegfried failed ({done.returncode}): {done.stderr.strip()[-300:]}")
-    version = json.loads(lines[0])["version"]
-    found = []
-    for line in lines[1:]:
-        answer = json.loads(line)
-        found.append(Found("", note=answer["error"][:255]) if "error" in answer
-                     else found_in(answer))
+    return json.loads(lines[0])["version"], [json.loads(line) for line in lines[1:]]
+
+
+def identify_paths(paths: list[Path | str]) -> tuple[str, list[Found]]:
+    """The formats of the files at `paths`, from their content, and the tool's name."""
+    if not paths:
+        return "", []
+    version, answers = siegfried(paths)
+    found = [Found("", note=answer["error"][:255]) if "error" in answer else found_in(answer)
+             for answer in answers]
     return f"siegfried {version} (PRONOM signatures)", found
 
 

@@ -2,7 +2,7 @@
 answers mean):
 
 - `identify`: a file's format from its content, by siegfried (`pygfried`, its signatures
-  built in: PRONOM's), never by its name;
+  built in: PRONOM's, in a process of its own), never by its name;
 - `pdf_text`: the text of a PDF's first pages, by pypdf;
 - `scan`: ClamAV's `clamscan` (settings.IBI_CLAMSCAN; `clamdscan` works the same way and
   asks a running clamd, without loading the signatures each time) with the signature
@@ -15,21 +15,24 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pygfried
 from django.conf import settings
 from pypdf import PdfReader
 
+from ..preservation import formats
 from .checks import Identified, Scan, clamscan_output, siegfried_answer
 
 PAGES = 3  # a PDF's first pages read for its text layer
 
 
 def identify(path: Path) -> Identified:
-    """The file's format by its content: PRONOM id, MIME type and name ("" puid: none)."""
+    """The file's format by its content: PRONOM id, MIME type and name ("" puid: none).
+    siegfried runs in a process of its own (preservation/formats.py: Go's runtime, which
+    pygfried starts, does not survive the fork of a worker that imported it)."""
     try:
-        return siegfried_answer(pygfried.identify(str(path), detailed=True))
-    except (pygfried.GoError, pygfried.EmptySourceError):
+        answer = formats.siegfried([path])[1][0]
+    except (OSError, subprocess.TimeoutExpired):
         return Identified("")
+    return Identified("") if "error" in answer else siegfried_answer(answer)
 
 
 def pdf_text(path: Path, pages: int = PAGES) -> tuple[str | None, int]:
