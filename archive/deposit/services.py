@@ -910,6 +910,10 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # What is inside the files (issue 37): how each file's text
                          # extraction went, the flagged ones theirs to look at.
                          "view_fileextraction",
+                         # Usage (issue 39): the dashboards theirs to read, the COUNTER API's
+                         # customers theirs to add, and their keys to issue and revoke.
+                         "view_usagemonth", "add_countercustomer", "change_countercustomer",
+                         "view_countercustomer", "view_counterapikey", "change_counterapikey",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

@@ -70,10 +70,10 @@ def roll_up(month: date) -> int:
     requests = [str(k) for k in REQUEST_KINDS]
     sums = (DailyAccessCount.objects.filter(day__gte=first, day__lt=following).order_by()
             .values_list("item_id", "access_type")
-            .annotate(Sum("n"), Sum("unique_investigations"),
-                      Sum(Case(When(kind__in=requests, then="n"), default=0,
-                               output_field=IntegerField())),
-                      Sum("unique_requests")))
+            .annotate(t_i=Sum("n"), u_i=Sum("unique_investigations"),
+                      t_r=Sum(Case(When(kind__in=requests, then="n"), default=0,
+                                   output_field=IntegerField())),
+                      u_r=Sum("unique_requests")))
     rows = list(sums)
     written = 0
     with transaction.atomic():
