@@ -285,14 +285,14 @@ def test_librarians_issue_and_revoke_keys_in_the_admin(librarian_client):
     customer = CounterCustomer.objects.create(customer_id="ufy", name="Universidade Y")
     response = librarian_client.post(
         "/admin/archive/countercustomer/",
-        {"action": "issue_key", "_selected_action": [customer.pk]}, follow=True)
+        {"action": "issue_key", "_selected_action": [customer.pk]}, follow=True, secure=True)
     shown = [str(m) for m in response.context["messages"]]
     issued = shown[0].rsplit(": ", 1)[1]
     assert librarian_client.get("/r51/members", {"api_key": issued}).status_code == 200
     key = customer.api_keys.get()
     assert key.key_hash != issued and issued.startswith(key.prefix)
     librarian_client.post("/admin/archive/counterapikey/",
-                          {"action": "revoke", "_selected_action": [key.pk]})
+                          {"action": "revoke", "_selected_action": [key.pk]}, secure=True)
     assert librarian_client.get("/r51/members", {"api_key": issued}).status_code == 401
 
 
