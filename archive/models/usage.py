@@ -146,6 +146,9 @@ class MonthlyItemUsage(_Metrics):
             models.Index(fields=["collection", "month"], name="monthly_item_usage_collection"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.item_id} {self.month:%Y-%m} {self.access_type}"
+
 
 class MonthlyCollectionUsage(_Metrics):
     """A collection's metrics of one month, Access_Type and Data_Type: the sums of its items'
@@ -165,6 +168,9 @@ class MonthlyCollectionUsage(_Metrics):
             fields=["collection", "month", "access_type", "data_type"],
             name="monthly_collection_usage_once")]
         indexes = [models.Index(fields=["month"], name="monthly_collection_usage_month")]
+
+    def __str__(self) -> str:
+        return f"{self.collection_id} {self.month:%Y-%m} {self.access_type} {self.data_type}"
 
 
 class CounterCustomer(models.Model):

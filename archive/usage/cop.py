@@ -10,8 +10,10 @@ A request's parameters are read into a `Request`:
     >>> asked = read("ir", {"customer_id": "0000000000000000", "begin_date": "2026-01",
     ...                     "end_date": "2026-03-31", "metric_type": "Total_Item_Requests",
     ...                     "attributes_to_show": "Access_Type|YOP"}, today=date(2026, 11, 29))
-    >>> asked.begin, asked.end, asked.metrics, asked.attributes
-    (datetime.date(2026, 1, 1), datetime.date(2026, 3, 1), ('Total_Item_Requests',), ('YOP', 'Access_Type'))
+    >>> asked.begin, asked.end
+    (datetime.date(2026, 1, 1), datetime.date(2026, 3, 1))
+    >>> asked.metrics, asked.attributes
+    (('Total_Item_Requests',), ('YOP', 'Access_Type'))
     >>> asked.exceptions
     []
 """
@@ -137,8 +139,10 @@ def data_type(kind_openaire: str, kind_datacite: str, coar: str) -> str:
 
     >>> data_type("literature", "Dissertation", "c_db06"), data_type("", "", "")
     ('Thesis_or_Dissertation', 'Unspecified')
-    >>> data_type("literature", "JournalArticle", "c_6501"), data_type("dataset", "Dataset", "c_ddb1")
-    ('Article', 'Dataset')
+    >>> data_type("literature", "JournalArticle", "c_6501")
+    'Article'
+    >>> data_type("dataset", "Dataset", "c_ddb1")
+    'Dataset'
     """
     if not coar:
         return "Unspecified"

@@ -168,6 +168,7 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
     total = asked.granularity == "Total"
     first_key = asked.begin.strftime("%Y-%m")
     separator = ""
+    yops = asked.yops
     current, head, groups = None, "", {}
 
     def item_json() -> str:
@@ -211,12 +212,13 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
                     + dumps(f"{platform.namespace}:{row[1]}", ensure_ascii=False)
                     + ', "URI": ' + dumps(f"{base}/{row[1]}", ensure_ascii=False) + "}"
                     + common)
-        if not cop.in_yops(row[6], asked.yops):
+        if yops and not cop.in_yops(row[6], yops):
             continue
         key = (row[5], row[6] if show_yop else "", row[4] if show_access else "open")
-        by_metric = groups.setdefault(key, {})
-        month = row[3] if isinstance(row[3], date) else date.fromisoformat(str(row[3])[:10])
-        label = month.strftime("%Y-%m")
+        by_metric = groups.get(key)
+        if by_metric is None:
+            by_metric = groups[key] = {}
+        label = str(row[3])[:7]  # "2025-01-01" (SQLite's text, a date's str): "2025-01"
         for metric, column in metrics:
             if row[column]:
                 months = by_metric.setdefault(metric, {})
