@@ -3,8 +3,8 @@
 
 Usage: .venv/bin/python bench/counter_reports.py [--items 1000000] [--database-url URL]
 Without --database-url: a throw-away SQLite database. The database is migrated, then loaded
-by SQL: N items in 200 collections, each with two rows a month (Open and Controlled) for the
-12 months of 2025 in MonthlyItemUsage, the collections' sums, the months marked rolled up.
+by SQL: N items in 200 collections, each with a row a month for the 12 months of 2025 in
+MonthlyItemUsage (Open; every 20th item a Controlled row too), the collections' sums, the months marked rolled up.
 Then, in one fresh process through Django's test client: the Item Report read to its end
 (time, the process's peak RSS before and after), the Platform Report, and 50 dashboard pages
 (repository, a collection, an item) as a superuser.
@@ -57,13 +57,14 @@ with connection.cursor() as c:
     months = ["2025-%02d-01" % m for m in range(1, 13)]
     first = "(SELECT min(id) FROM archive_item WHERE ibi LIKE 'bench.example/%')"
     for month in months:
-        for access in ("open", "controlled"):
+        for access, every in (("open", 1), ("controlled", 20)):
             c.execute("INSERT INTO archive_monthlyitemusage (item_id, month, access_type,"
                       " data_type, yop, collection_id, total_investigations,"
                       " unique_investigations, total_requests, unique_requests) "
                       + series.format(N) + " SELECT " + first + " + n - 1, %s, %s,"
                       " 'Thesis_or_Dissertation', '2020', " + base + " + " + hashed + ","
-                      " 1 + n % 7, 1 + n % 5, 1 + n % 3, 1 + n % 2 FROM s", [month, access])
+                      " 1 + n % 7, 1 + n % 5, 1 + n % 3, 1 + n % 2 FROM s"
+                      " WHERE n % " + str(every) + " = 0", [month, access])
         c.execute("INSERT INTO archive_monthlycollectionusage (collection_id, month,"
                   " access_type, data_type, total_investigations, unique_investigations,"
                   " total_requests, unique_requests) SELECT collection_id, month, access_type,"
@@ -74,7 +75,7 @@ with connection.cursor() as c:
         c.execute("INSERT INTO archive_usagemonth (month, rolled_up_at) VALUES (%s, %s)",
                   [month, "2026-01-02 00:00:00"])
     c.execute("ANALYZE")
-print(f"loaded {N} items x 12 months x 2 access types in {time.monotonic() - started:.0f} s")
+print(f"loaded {N} items x 12 months (+5 % Controlled) in {time.monotonic() - started:.0f} s")
 """
 
 MEASURE = """
@@ -133,6 +134,9 @@ def main() -> None:
     parser.add_argument("--database-url", default="")
     parser.add_argument("--only-measure", action="store_true",
                         help="reuse the database of --database-url as loaded before")
+    parser.add_argument("--only-load", action="store_true",
+                        help="load --database-url, measure nothing (then --only-measure "
+                             "under flock -x /tmp/ibi-machine.lock)")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="ibi-counter-bench-")
     url = args.database_url or f"sqlite:///{tmp}/bench.sqlite3"
@@ -147,6 +151,8 @@ def main() -> None:
                        cwd=ROOT, env=env, check=True)
         subprocess.run([sys.executable, "-c", "import sys\n" + LOAD, str(args.items)],
                        cwd=ROOT, env=env, check=True)
+    if args.only_load:
+        return
     print("== measuring (take flock -x /tmp/ibi-machine.lock around this part)", flush=True)
     subprocess.run([sys.executable, "-c", MEASURE], cwd=ROOT, env=env, check=True)
 

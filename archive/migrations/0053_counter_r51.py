@@ -167,7 +167,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='monthlyitemusage',
-            constraint=models.UniqueConstraint(fields=('item', 'month', 'access_type'), name='monthly_item_usage_once'),
+            constraint=models.UniqueConstraint(fields=('item', 'access_type', 'month'), name='monthly_item_usage_once'),
         ),
         migrations.RunSQL(
             "UPDATE archive_dailyaccesscount SET unique_investigations = unique_n,"

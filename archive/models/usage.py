@@ -137,7 +137,9 @@ class MonthlyItemUsage(_Metrics):
     class Meta:
         verbose_name = _("monthly item usage")
         verbose_name_plural = _("monthly item usage")
-        constraints = [models.UniqueConstraint(fields=["item", "month", "access_type"],
+        # In this order: the Item Report groups an item's months per Access_Type reading
+        # this index in order, with no sort (reports.py).
+        constraints = [models.UniqueConstraint(fields=["item", "access_type", "month"],
                                                name="monthly_item_usage_once")]
         indexes = [
             # A month's most used items (the dashboards' top items), and a month's rows.

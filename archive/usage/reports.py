@@ -109,10 +109,25 @@ def platform_report(asked: cop.Request, platform: Platform, *, customer_name: st
             "Report_Items": items}
 
 
-def _item_rows(asked: cop.Request) -> Iterator[tuple]:
-    """The month rows of the report, in item order, through a server-side cursor."""
+# An item's months and each metric's values for them, as comma-separated text built by the
+# database in month order (a million items are twelve million rows: too many for Python to
+# touch one by one within the minute; it reads a million groups instead).
+_MONTHS = {"sqlite": "group_concat(substr(u.month, 1, 7))",
+           "postgresql": "string_agg(to_char(u.month, 'YYYY-MM'), ',' ORDER BY u.month)"}
+_VALUES = {"sqlite": "group_concat(u.{c})",
+           "postgresql": "string_agg(u.{c}::text, ',' ORDER BY u.month)"}
+
+
+def _item_groups(asked: cop.Request) -> Iterator[tuple]:
+    """(item id, Access_Type, Data_Type, YOP, its months, then per metric asked its values
+    for them, ibi, title) as the database's text, in item order, through a server-side cursor: the
+    (item, access_type, month) index read in order, grouped as it is read, no sort."""
     table, items = MonthlyItemUsage._meta.db_table, Item._meta.db_table
-    where, params = ["u.month >= %s", "u.month <= %s"], [
+    vendor = connection.vendor if connection.vendor in _MONTHS else "postgresql"
+    # SQLite: "+" keeps the month range off the (month, requests) index, so the rows are read
+    # down the (item, access_type, month) one, grouped as they come.
+    month = "+u.month" if connection.vendor == "sqlite" else "u.month"
+    where, params = [f"{month} >= %s", f"{month} <= %s"], [
         connection.ops.adapt_datefield_value(asked.begin),
         connection.ops.adapt_datefield_value(asked.end)]
     if asked.data_types:
@@ -121,13 +136,21 @@ def _item_rows(asked: cop.Request) -> Iterator[tuple]:
     if asked.access_types:
         where.append(f"u.access_type IN ({', '.join(['%s'] * len(asked.access_types))})")
         params += [_ACCESS[a] for a in asked.access_types]
+    if asked.yops:
+        where.append("(" + " OR ".join(["u.yop BETWEEN %s AND %s"] * len(asked.yops)) + ")")
+        params += [f"{year:04d}" for pair in asked.yops for year in pair]
     if asked.item_id:  # "namespace:ibi", as the report names it, or the bare IBI
-        where.append("i.ibi = %s")
+        where.append(f"u.item_id = (SELECT id FROM {items} WHERE ibi = %s)")
         params.append(asked.item_id.split(":", 1)[-1])
-    sql = (f"SELECT u.item_id, i.ibi, i.title, u.month, u.access_type, u.data_type, u.yop,"
-           f" u.total_investigations, u.unique_investigations, u.total_requests,"
-           f" u.unique_requests FROM {table} u JOIN {items} i ON i.id = u.item_id"
-           f" WHERE {' AND '.join(where)} ORDER BY u.item_id, u.month")
+    columns = ", ".join(_VALUES[vendor].format(c=_COLUMNS[m]) for m in asked.metrics)
+    grouped = (f"SELECT u.item_id, u.access_type, MAX(u.data_type) AS data_type,"
+               f" MAX(u.yop) AS yop, {_MONTHS[vendor]} AS months, {columns}"
+               f" FROM {table} u WHERE {' AND '.join(where)}"
+               f" GROUP BY u.item_id, u.access_type")
+    # CROSS JOIN: SQLite keeps the grouped rows outside, in their order (PostgreSQL plans
+    # its own; the ORDER BY keeps the items in order either way).
+    sql = (f"SELECT g.*, i.ibi, i.title FROM ({grouped}) g CROSS JOIN {items} i"
+           f" WHERE i.id = g.item_id ORDER BY g.item_id, g.access_type")
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, params)
         while True:
@@ -154,76 +177,97 @@ def item_report(asked: cop.Request, platform: Platform, *, customer_name: str,
     yield "]}"
 
 
+def _counts(months: list[str], values: str) -> dict[str, int]:
+    """A metric's months with usage, from the database's text of its values.
+
+    >>> _counts(["2025-01", "2025-02", "2025-03"], "2,0,1")
+    {'2025-01': 2, '2025-03': 1}
+    """
+    return {m: int(v) for m, v in zip(months, values.split(","), strict=True) if v != "0"}
+
+
 def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
-    """Each item's IR_No_Parent_Item, comma-led after the first."""
-    metrics = [(m, 7 + list(_COLUMNS).index(m)) for m in asked.metrics]
+    """Each item's IR_No_Parent_Item, comma-led after the first, in batches of text."""
     a1 = asked.report.id == "IR_A1"
     show_yop = "YOP" in asked.attributes
     show_access = "Access_Type" in asked.attributes or a1
-    show_method = "Access_Method" in asked.attributes
-    common = (f', "Platform": {json.dumps(platform.name, ensure_ascii=False)}'
-              f', "Publisher": {json.dumps(platform.publisher, ensure_ascii=False)}')
+    method = '"Access_Method": "Regular", ' if "Access_Method" in asked.attributes else ""
+    metrics = [f'"{m}": {{' for m in asked.metrics]
+    count = len(metrics)
+    tail = (f', "Platform": {json.dumps(platform.name, ensure_ascii=False)}'
+            f', "Publisher": {json.dumps(platform.publisher, ensure_ascii=False)}'
+            ', "Attribute_Performance": [')
     base = platform.base_url.rstrip("/")
+    namespace = platform.namespace
     dumps = json.dumps
     total = asked.granularity == "Total"
     first_key = asked.begin.strftime("%Y-%m")
-    separator = ""
-    yops = asked.yops
-    current, head, groups = None, "", {}
+    access_names = cop.ACCESS_TYPES
 
-    def item_json() -> str:
-        performances = []
-        for (data_type, year, access), by_metric in groups.items():
-            performance = []
-            for metric, _column in metrics:
-                months = by_metric.get(metric)
-                if not months:
-                    continue
+    def performance(by_metric: list[dict[str, int]]) -> str:
+        parts = []
+        for name, months in zip(metrics, by_metric, strict=True):
+            if months:
                 if total:
                     months = {first_key: sum(months.values())}
-                performance.append(f'"{metric}": {{' + ", ".join(
-                    f'"{m}": {n}' for m, n in months.items()) + "}")
-            if not performance:
-                continue
-            attributes = "" if a1 else f'"Data_Type": "{data_type}", '
-            if show_yop:
-                attributes += f'"YOP": "{year}", '
-            if show_access:
-                attributes += f'"Access_Type": "{cop.ACCESS_TYPES[access]}", '
-            if show_method:
-                attributes += '"Access_Method": "Regular", '
-            performances.append("{" + attributes + '"Performance": {'
-                                + ", ".join(performance) + "}}")
+                parts.append(name + ", ".join(f'"{m}": {n}' for m, n in months.items()) + "}")
+        return ", ".join(parts)
+
+    def attribute(data_type: str, year: str, access: str | None) -> str:
+        found = "" if a1 else f'"Data_Type": "{data_type}", '
+        if show_yop:
+            found += f'"YOP": "{year}", '
+        if access is not None:
+            found += f'"Access_Type": "{access_names[access]}", '
+        return "{" + found
+
+    out: list[str] = []
+    first = True
+    current = None
+    pending: list[tuple] = []
+
+    def item_text(rows: list[tuple]) -> str:
+        head = rows[0]
+        groups = []
+        for row in rows:
+            months = row[4].split(",")
+            groups.append((row, [_counts(months, v) for v in row[5:5 + count]]))
+        if not show_access and len(groups) > 1:  # one item's Open and Controlled rows as one
+            summed: list[dict[str, int]] = [{} for _ in range(count)]
+            for _row, by_metric in groups:
+                for kept, months in zip(summed, by_metric, strict=True):
+                    for month, n in months.items():
+                        kept[month] = kept.get(month, 0) + n
+            groups = [(head, [dict(sorted(m.items())) for m in summed])]
+        performances = []
+        for row, by_metric in groups:
+            done = performance(by_metric)
+            if done:
+                performances.append(attribute(row[2], row[3], row[1] if show_access else None)
+                                    + method + '"Performance": {' + done + "}}")
         if not performances:
             return ""
-        return head + ', "Attribute_Performance": [' + ", ".join(performances) + "]}]}"
+        return ('{"Items": [{"Item": ' + dumps(head[-1], ensure_ascii=False)
+                + ', "Item_ID": {"Proprietary": '
+                + dumps(f"{namespace}:{head[-2]}", ensure_ascii=False)
+                + ', "URI": ' + dumps(f"{base}/{head[-2]}", ensure_ascii=False) + "}"
+                + tail + ", ".join(performances) + "]}]}")
 
-    for row in _item_rows(asked):
-        item_id = row[0]
-        if item_id != current:
-            if current is not None:
-                text = item_json()
+    for row in _item_groups(asked):
+        if row[0] != current:
+            if pending:
+                text = item_text(pending)
                 if text:
-                    yield separator + text
-                    separator = ", "
-            current, groups = item_id, {}
-            head = ('{"Items": [{"Item": ' + dumps(row[2], ensure_ascii=False)
-                    + ', "Item_ID": {"Proprietary": '
-                    + dumps(f"{platform.namespace}:{row[1]}", ensure_ascii=False)
-                    + ', "URI": ' + dumps(f"{base}/{row[1]}", ensure_ascii=False) + "}"
-                    + common)
-        if yops and not cop.in_yops(row[6], yops):
-            continue
-        key = (row[5], row[6] if show_yop else "", row[4] if show_access else "open")
-        by_metric = groups.get(key)
-        if by_metric is None:
-            by_metric = groups[key] = {}
-        label = str(row[3])[:7]  # "2025-01-01" (SQLite's text, a date's str): "2025-01"
-        for metric, column in metrics:
-            if row[column]:
-                months = by_metric.setdefault(metric, {})
-                months[label] = months.get(label, 0) + row[column]
-    if current is not None:
-        text = item_json()
+                    out.append(text if first else ", " + text)
+                    first = False
+                    if len(out) >= 500:
+                        yield "".join(out)
+                        out = []
+            current, pending = row[0], []
+        pending.append(row)
+    if pending:
+        text = item_text(pending)
         if text:
-            yield separator + text
+            out.append(text if first else ", " + text)
+    if out:
+        yield "".join(out)
