@@ -379,6 +379,11 @@ CELERY_BEAT_SCHEDULE = {
                          "schedule": crontab(hour=0, minute=10)},
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
+    # Day 1 of each month, at noon in TIME_ZONE (past the UTC month's end anywhere): the
+    # month that ended rolled up for the COUNTER reports
+    # (archive/usage/tasks.py; `manage.py counter_rollup` does the same at any time).
+    "roll-up-months": {"task": "archive.tasks.roll_up_months",
+                       "schedule": crontab(day_of_month=1, hour=12, minute=20)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
                      "schedule": crontab(hour=3, minute=17)},
     # What is kept in the database for a worker: acknowledgments owed (a nudge lost, a retry

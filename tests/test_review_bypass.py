@@ -133,6 +133,9 @@ FUNCTION_VIEWS = {
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
     # A file's thumbnail (issue 37): GET and HEAD only.
     "archive.site.thumbnails.thumbnail": NONE,
+    # The COUNTER API (issue 39): GET and HEAD only, reports of counts.
+    "archive.api.views.counter.status": NONE, "archive.api.views.counter.members": NONE,
+    "archive.api.views.counter.report_list": NONE, "archive.api.views.counter.report": NONE,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
@@ -162,6 +165,9 @@ ADMIN = {
     # What is inside the files (issue 37): read only; reading a file's text again writes
     # its pages, never an item.
     "FileExtraction": (NONE, NONE, {"extract_again": NONE}),
+    # Usage (issue 39): the COUNTER API's customers and keys, the dashboards; never an item.
+    "CounterCustomer": (NONE, NONE, {"issue_key": NONE}),
+    "CounterApiKey": (NONE, NONE, {"revoke": NONE}), "UsageMonth": (NONE, NONE, {}),
 }
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
@@ -173,6 +179,7 @@ COMMANDS = {
     "federation": NONE, "ibi": NONE, "registerarchive": NONE, "switchoff": NONE,
     "switchon": NONE, "refreshsamlmetadata": NONE,
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
+    "counter_rollup": NONE,  # usage counts rolled up, never an item
 }
 TASKS = {
     "archive.tasks.copy_item": COPY, "archive.tasks.run_copy_job": COPY,
@@ -187,6 +194,7 @@ TASKS = {
     "archive.tasks.check_submission": NONE, "archive.tasks.check_submissions": NONE,
     "archive.tasks.mail_review_notices": NONE, "archive.tasks.review_digest": NONE,
     "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,
+    "archive.tasks.roll_up_months": NONE,  # usage counts rolled up, never an item
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.formats import date_format
@@ -83,6 +84,8 @@ class UsageDashboardAdmin(admin.ModelAdmin):
         return False
 
     def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         scope = request.GET.get("scope", "repository")
         scope = scope if scope in dashboard.SCOPES else "repository"
         try:
