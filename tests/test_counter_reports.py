@@ -6,12 +6,16 @@ and the API keys."""
 from __future__ import annotations
 
 import io
+import json
 import random
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from celus_nigiri.counter51 import Counter51IRReport, Counter51PRReport
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 
 from archive.deposit.services import Access
 from archive.models import AccessRights, CounterCustomer, DailyAccessCount
@@ -26,6 +30,17 @@ CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/13
 ROBOTS = ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
           "curl/8.5.0")
 GLOBAL = "0000000000000000"
+SPEC = json.loads((Path(__file__).parent / "data/counter/COUNTER_API.json").read_text())
+_REGISTRY = Registry().with_resource("urn:counter-api", Resource.opaque(SPEC))
+
+
+def conforms(document, schema: str) -> list[str]:
+    """What the COUNTER API Specification's schema (components/schemas/<schema>) finds wrong
+    with the document: [] when it conforms."""
+    validator = Draft202012Validator({"$ref": f"urn:counter-api#/components/schemas/{schema}"},
+                                     registry=_REGISTRY)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+            for e in validator.iter_errors(document)]
 
 
 @pytest.fixture
@@ -176,13 +191,16 @@ def test_the_platform_report_sums_the_items(client, counted, key):
     ("reports/ir_a1", Counter51IRReport, {}),
     ("reports/ir", Counter51IRReport, {"granularity": "Total",
                                        "attributes_to_show": "Access_Method"}),
-    ("reports/pr", Counter51PRReport, {"metric_type": "Unique_Item_Requests",
+    # Two metrics: the specification's PR_Performance_Other asks for at least two.
+    ("reports/pr", Counter51PRReport, {"metric_type": "Unique_Item_Requests|Total_Item_Requests",
                                        "data_type": "Article"}),
 ])
 def test_every_report_parses_with_no_error(client, counted, key, path, report_class, params):
     response = get(client, path, key, begin_date="2026-09", end_date="2026-10", **params)
-    report, records = parsed(report_class, body(response))
+    content = body(response)
+    report, records = parsed(report_class, content)
     assert response.status_code == 200 and report.errors == [] and records
+    assert conforms(json.loads(content), path.rsplit("/", 1)[1].upper()) == []
 
 
 def test_the_standard_views_keep_to_their_filters(client, counted, key):
@@ -321,3 +339,21 @@ def test_no_address_is_stored(client, items):
                REMOTE_ADDR="198.51.100.23")
     for row in DailyAccessCount.objects.values():
         assert "198.51.100.23" not in repr(row)
+
+
+def test_the_reports_and_lists_conform_to_the_api_specification(client, counted, key):
+    for path, params, schema in (
+            ("reports/ir", {"attributes_to_show": "Access_Type|YOP|Access_Method"}, "IR"),
+            ("reports/ir", {"data_type": "Thesis_or_Dissertation", "yop": "2020-2022",
+                            "access_type": "Open", "metric_type": "Total_Item_Requests"}, "IR"),
+            ("reports/pr", {"attributes_to_show": "Access_Method"}, "PR"),
+            ("reports/pr", {"begin_date": "2026-09", "end_date": "2026-12"}, "PR")):
+        document = json.loads(body(get(client, path, key, **{
+            "begin_date": "2026-09", "end_date": "2026-10", **params})))
+        assert conforms(document, schema) == [], (path, params)
+    assert conforms(client.get("/r51/status").json()[0], "Status") == []
+    assert conforms(client.get("/r51/members", {"api_key": key}).json()[0], "Member") == []
+    for entry in client.get("/r51/reports", {"api_key": key}).json():
+        assert conforms(entry, "Report") == []
+    refused = get(client, "reports/ir", key, begin_date="2026-13", end_date="2026-10").json()
+    assert conforms(refused, "Exception_3020") == []
