@@ -32,6 +32,7 @@ from .site import (
     saml,
     submit,
     thumbnails,
+    usage,
     views,
 )
 
@@ -127,6 +128,7 @@ urlpatterns = [
     path("collections/<slug:slug>/rss.xml", replica.lagging(communities.CollectionFeed()),
          name="collection_rss"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
+    path("usage/", replica.lagging(usage.summary), name="usage"),
     # The COUNTER API, Release 5.1 (api/views/counter.py).
     path("r51/status", counter.status, name="counter_status"),
     path("r51/members", counter.members, name="counter_members"),

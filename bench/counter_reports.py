@@ -4,7 +4,8 @@
 Usage: .venv/bin/python bench/counter_reports.py [--items 1000000] [--database-url URL]
 Without --database-url: a throw-away SQLite database. The database is migrated, then loaded
 by SQL: N items in 200 collections, each with a row a month for the 12 months of 2025 in
-MonthlyItemUsage (Open; every 20th item a Controlled row too), the collections' sums, the months marked rolled up.
+MonthlyItemUsage (Open; every 20th item a Controlled row too), the collections' sums, the
+months marked rolled up.
 Then, in one fresh process through Django's test client: the Item Report read to its end
 (time, the process's peak RSS before and after), the Platform Report, and 50 dashboard pages
 (repository, a collection, an item) as a superuser.

@@ -456,6 +456,7 @@ ROUTES: dict[str, Urls] = {
     # Institutional login (issue 36): pages about the federation, never about an item.
     # The COUNTER API (issue 39): counts of the items, no file; reports need a key (a walker
     # has none: 401), the status is public.
+    "usage/": fixed("/usage/"),
     "r51/status": fixed("/r51/status"),
     "r51/members": fixed("/r51/members"),
     "r51/reports": fixed("/r51/reports"),

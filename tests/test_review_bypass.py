@@ -136,6 +136,7 @@ FUNCTION_VIEWS = {
     # The COUNTER API (issue 39): GET and HEAD only, reports of counts.
     "archive.api.views.counter.status": NONE, "archive.api.views.counter.members": NONE,
     "archive.api.views.counter.report_list": NONE, "archive.api.views.counter.report": NONE,
+    "archive.site.usage.summary": NONE,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {

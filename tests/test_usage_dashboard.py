@@ -118,3 +118,14 @@ def test_the_dashboard_in_portuguese_passes_axe(live_site, browser, librarian):
         DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=DOCS_SCREENSHOT, full_page=True)
     assert make.axe_violations(page) == []
+
+
+@pytest.mark.django_db
+def test_the_public_summary_is_there_only_when_the_operator_allows_it(client, settings):
+    used(months=2)
+    assert client.get("/usage/", secure=True).status_code == 404
+    settings.IBI_USAGE_PUBLIC = True
+    page = client.get("/usage/", secure=True, HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert page.status_code == 200 and b'role="img"' in page.content
+    assert "Coleções mais requisitadas" in page.content.decode()
+    assert "Hidrologia" not in page.content.decode()  # collections only, no item

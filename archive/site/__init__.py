@@ -19,6 +19,8 @@
   one, through the review's services.
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 - thumbnails: a file's thumbnail, for whom the access policy lets see it.
+- usage: /usage/, the repository's usage per month in public, when the operator allows it.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails", "views"]
+           "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails",
+           "usage", "views"]
