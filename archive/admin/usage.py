@@ -10,6 +10,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.formats import date_format
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -21,22 +23,24 @@ _LABELS = {"total_investigations": _("Total investigations"),
            "total_requests": _("Total requests"), "unique_requests": _("Unique requests")}
 
 
-class ApiKeyInline(admin.TabularInline):
-    model = CounterApiKey
-    extra = 0
-    can_delete = False
-    fields = readonly_fields = ("prefix", "created", "revoked_at")
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-
 @admin.register(CounterCustomer)
 class CounterCustomerAdmin(admin.ModelAdmin):
     list_display = ("name", "customer_id", "created")
     search_fields = ("name", "customer_id")
-    inlines = [ApiKeyInline]
+    readonly_fields = ("keys",)
     actions = ["issue_key"]
+
+    @admin.display(description=_("API keys"))
+    def keys(self, customer: CounterCustomer) -> str:
+        """Its keys by their first characters, issued and revoked (none on the add form)."""
+        if customer.pk is None:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"), "{}… · {} {}{}",
+            ((key.prefix, _("issued"), date_format(key.created, "SHORT_DATETIME_FORMAT"),
+              f" · {_('revoked at')} {date_format(key.revoked_at, 'SHORT_DATETIME_FORMAT')}"
+              if key.revoked_at else "")
+             for key in customer.api_keys.all())) or "—"
 
     @admin.action(description=_("Issue a new API key"), permissions=["change"])
     def issue_key(self, request: HttpRequest, queryset) -> None:

@@ -9,7 +9,8 @@ A request's parameters are read into a `Request`:
     >>> from datetime import date
     >>> asked = read("ir", {"customer_id": "0000000000000000", "begin_date": "2026-01",
     ...                     "end_date": "2026-03-31", "metric_type": "Total_Item_Requests",
-    ...                     "attributes_to_show": "Access_Type|YOP"}, today=date(2026, 11, 29))
+    ...                     "attributes_to_show": "Access_Type|YOP"}, today=date(2026, 11, 29),
+    ...              last_available=date(2026, 10, 1))
     >>> asked.begin, asked.end
     (datetime.date(2026, 1, 1), datetime.date(2026, 3, 1))
     >>> asked.metrics, asked.attributes
