@@ -143,14 +143,16 @@ def _item_groups(asked: cop.Request) -> Iterator[tuple]:
         where.append(f"u.item_id = (SELECT id FROM {items} WHERE ibi = %s)")
         params.append(asked.item_id.split(":", 1)[-1])
     columns = ", ".join(_VALUES[vendor].format(c=_COLUMNS[m]) for m in asked.metrics)
-    grouped = (f"SELECT u.item_id, u.access_type, MAX(u.data_type) AS data_type,"
-               f" MAX(u.yop) AS yop, {_MONTHS[vendor]} AS months, {columns}"
-               f" FROM {table} u WHERE {' AND '.join(where)}"
-               f" GROUP BY u.item_id, u.access_type")
-    # CROSS JOIN: SQLite keeps the grouped rows outside, in their order (PostgreSQL plans
-    # its own; the ORDER BY keeps the items in order either way).
-    sql = (f"SELECT g.*, i.ibi, i.title FROM ({grouped}) g CROSS JOIN {items} i"
-           f" WHERE i.id = g.item_id ORDER BY g.item_id, g.access_type")
+    # One pass down the index, each row's item looked up by its key, the groups coming out
+    # in index order: no sort (SQLite would sort the whole report before its first row).
+    # CROSS JOIN: SQLite keeps the usage rows outside, in their order. PostgreSQL groups by
+    # the item's key too (its title and IBI depend on it) and plans its own way.
+    group = "u.item_id, u.access_type" + (", i.id" if vendor == "postgresql" else "")
+    sql = (f"SELECT u.item_id, u.access_type, MAX(u.data_type), MAX(u.yop),"
+           f" {_MONTHS[vendor]}, {columns}, i.ibi, i.title"
+           f" FROM {table} u CROSS JOIN {items} i"
+           f" WHERE i.id = u.item_id AND {' AND '.join(where)}"
+           f" GROUP BY {group} ORDER BY u.item_id, u.access_type")
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, params)
         while True:
@@ -228,23 +230,39 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
 
     def item_text(rows: list[tuple]) -> str:
         head = rows[0]
-        groups = []
-        for row in rows:
-            months = row[4].split(",")
-            groups.append((row, [_counts(months, v) for v in row[5:5 + count]]))
-        if not show_access and len(groups) > 1:  # one item's Open and Controlled rows as one
-            summed: list[dict[str, int]] = [{} for _ in range(count)]
-            for _row, by_metric in groups:
-                for kept, months in zip(summed, by_metric, strict=True):
-                    for month, n in months.items():
-                        kept[month] = kept.get(month, 0) + n
-            groups = [(head, [dict(sorted(m.items())) for m in summed])]
         performances = []
-        for row, by_metric in groups:
-            done = performance(by_metric)
-            if done:
-                performances.append(attribute(row[2], row[3], row[1] if show_access else None)
-                                    + method + '"Performance": {' + done + "}}")
+        if total or (not show_access and len(rows) > 1):  # sums: through dictionaries
+            groups = []
+            for row in rows:
+                months = row[4].split(",")
+                groups.append((row, [_counts(months, v) for v in row[5:5 + count]]))
+            if not show_access and len(groups) > 1:  # one item's Open and Controlled rows
+                summed: list[dict[str, int]] = [{} for _ in range(count)]
+                for _row, by_metric in groups:
+                    for kept, months in zip(summed, by_metric, strict=True):
+                        for month, n in months.items():
+                            kept[month] = kept.get(month, 0) + n
+                groups = [(head, [dict(sorted(m.items())) for m in summed])]
+            for row, by_metric in groups:
+                done = performance(by_metric)
+                if done:
+                    performances.append(attribute(row[2], row[3], row[1] if show_access
+                                                  else None)
+                                        + method + '"Performance": {' + done + "}}")
+        else:  # the common case: each row's months as they come, straight into text
+            for row in rows:
+                months = [f'"{m}": ' for m in row[4].split(",")]
+                parts = []
+                for name, values in zip(metrics, row[5:5 + count], strict=True):
+                    kept = [m + v for m, v in zip(months, values.split(","), strict=True)
+                            if v != "0"]
+                    if kept:
+                        parts.append(name + ", ".join(kept) + "}")
+                if parts:
+                    performances.append(attribute(row[2], row[3], row[1] if show_access
+                                                  else None)
+                                        + method + '"Performance": {' + ", ".join(parts)
+                                        + "}}")
         if not performances:
             return ""
         return ('{"Items": [{"Item": ' + dumps(head[-1], ensure_ascii=False)
