@@ -250,6 +250,7 @@ def test_an_unknown_report_is_404_with_an_exception(client, key):
     ({"access_type": "Free"}, 3060), ({"yop": "20x1"}, 3060),
     ({"attributes_to_show": "Authors"}, 3062), ({"granularity": "Week"}, 3062),
     ({"include_component_details": "True"}, 3063), ({"colour": "blue"}, 3050),
+    ({"include_parent_details": "Maybe"}, 3062),
 ])
 def test_an_unsupported_filter_or_attribute_is_said_in_the_header(client, counted, key,
                                                                     params, code):
@@ -343,7 +344,8 @@ def test_no_address_is_stored(client, items):
 
 def test_the_reports_and_lists_conform_to_the_api_specification(client, counted, key):
     for path, params, schema in (
-            ("reports/ir", {"attributes_to_show": "Access_Type|YOP|Access_Method"}, "IR"),
+            ("reports/ir", {"attributes_to_show": "Access_Type|YOP|Access_Method",
+                            "include_parent_details": "True"}, "IR"),
             ("reports/ir", {"data_type": "Thesis_or_Dissertation", "yop": "2020-2022",
                             "access_type": "Open", "metric_type": "Total_Item_Requests"}, "IR"),
             ("reports/pr", {"attributes_to_show": "Access_Method"}, "PR"),

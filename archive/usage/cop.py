@@ -352,10 +352,12 @@ def _attributes(asked: Request, params: dict[str, str]) -> None:
             asked.attributes_shown["Granularity"] = "Total"
         elif value != "Month":
             asked.exceptions.append(exception(3062, f"granularity: {value}"))
-    if "include_parent_details" in report.parameters \
-            and params.get("include_parent_details", "False") not in ("False", "false", ""):
-        # No item here has a parent: nothing to add; said, not refused.
-        asked.exceptions.append(exception(3062, "include_parent_details: no item has a parent"))
+    if "include_parent_details" in report.parameters and params.get("include_parent_details"):
+        value = params["include_parent_details"].strip().capitalize()
+        if value in ("True", "False"):  # no item here has a parent: the items are the same
+            asked.attributes_shown["Include_Parent_Details"] = value
+        else:
+            asked.exceptions.append(exception(3062, f"include_parent_details: {value}"))
     if "include_component_details" in report.parameters \
             and params.get("include_component_details", "False") not in ("False", "false", ""):
         asked.exceptions.append(exception(3063))
