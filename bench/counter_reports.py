@@ -59,13 +59,15 @@ with connection.cursor() as c:
     first = "(SELECT min(id) FROM archive_item WHERE ibi LIKE 'bench.example/%')"
     for month in months:
         for access, every in (("open", 1), ("controlled", 20)):
+            # With parameters: a "%" of the statement's own is written "%%".
             c.execute("INSERT INTO archive_monthlyitemusage (item_id, month, access_type,"
                       " data_type, yop, collection_id, total_investigations,"
                       " unique_investigations, total_requests, unique_requests) "
-                      + series.format(N) + " SELECT " + first + " + n - 1, %s, %s,"
-                      " 'Thesis_or_Dissertation', '2020', " + base + " + " + hashed + ","
-                      " 1 + n % 7, 1 + n % 5, 1 + n % 3, 1 + n % 2 FROM s"
-                      " WHERE n % " + str(every) + " = 0", [month, access])
+                      + series.format(N) + " SELECT " + first.replace("%", "%%")
+                      + " + n - 1, %s, %s, 'Thesis_or_Dissertation', '2020', "
+                      + base.replace("%", "%%") + " + " + hashed.replace("%", "%%") + ","
+                      " 1 + n %% 7, 1 + n %% 5, 1 + n %% 3, 1 + n %% 2 FROM s"
+                      " WHERE n %% " + str(every) + " = 0", [month, access])
         c.execute("INSERT INTO archive_monthlycollectionusage (collection_id, month,"
                   " access_type, data_type, total_investigations, unique_investigations,"
                   " total_requests, unique_requests) SELECT collection_id, month, access_type,"
