@@ -2,7 +2,9 @@
 
 Every GET of a persistent URL held here counts one access (resolver.count_local_access), the
 acknowledgment §8.2 sends "in the background"; so does a full download (site/downloads.py) and
-an acknowledgment from another resolver (`count_acknowledgment`). Written in the request, an
+an acknowledgment from another resolver (`count_acknowledgment`): COUNTER R5.1's requests. An
+item's landing page, metadata page and metadata or citation exports count an investigation
+(`count_investigation`, site/views.py). Each with its Access_Type as it is at the access. Written in the request, an
 INSERT and commit would be the largest part of a redirect's cost (bench/resolver.py). So a
 count only joins the process's pending batch (a tuple appended: no filter, no hash, no cache
 on the reader's path), and the batch is written once its first row is BATCH_SECONDS old:
@@ -19,8 +21,9 @@ compete with the requests for the interpreter lock at every call into the databa
 (bench/README.md). On PostgreSQL the batch's commit does not wait for the disk.
 
 Writing a batch: COUNTER R5's filters first (robots, double clicks: filters.py), then the
-accesses left are summed per item, UTC day and kind (in all, and the first of each reader
-session: COUNTER's Total_ and Unique_Item_Requests) and added to DailyAccessCount, one
+accesses left are summed per item, UTC day, kind and Access_Type (in all; the first of its
+kind, the first access and the first request of each reader session: what COUNTER's unique
+counts sum) and added to DailyAccessCount, one
 `INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n, …` (SQLite and PostgreSQL alike) and
 one commit, in a fixed order of keys so that two workers' batches never deadlock. No row per
 access and no address is written: the reader's address and user agent live in the pending
