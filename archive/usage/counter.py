@@ -4,8 +4,10 @@ Every GET of a persistent URL held here counts one access (resolver.count_local_
 acknowledgment §8.2 sends "in the background"; so does a full download (site/downloads.py) and
 an acknowledgment from another resolver (`count_acknowledgment`): COUNTER R5.1's requests. An
 item's landing page, metadata page and metadata or citation exports count an investigation
-(`count_investigation`, site/views.py). Each with its Access_Type as it is at the access. Written in the request, an
-INSERT and commit would be the largest part of a redirect's cost (bench/resolver.py). So a
+(`count_investigation`, site/views.py). Each with its Access_Type as it is at the access.
+
+Written in the request, an INSERT and commit would be the largest part of a redirect's cost
+(bench/resolver.py). So a
 count only joins the process's pending batch (a tuple appended: no filter, no hash, no cache
 on the reader's path), and the batch is written once its first row is BATCH_SECONDS old:
 
