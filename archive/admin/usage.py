@@ -35,10 +35,12 @@ class CounterCustomerAdmin(admin.ModelAdmin):
         """Its keys by their first characters, issued and revoked (none on the add form)."""
         if customer.pk is None:
             return "—"
+        field = CounterApiKey._meta.get_field  # their own labels: "issued at", "revoked at"
+        issued, revoked = field("created").verbose_name, field("revoked_at").verbose_name
         return format_html_join(
             mark_safe("<br>"), "{}… · {} {}{}",
-            ((key.prefix, _("issued"), date_format(key.created, "SHORT_DATETIME_FORMAT"),
-              f" · {_('revoked at')} {date_format(key.revoked_at, 'SHORT_DATETIME_FORMAT')}"
+            ((key.prefix, issued, date_format(key.created, "SHORT_DATETIME_FORMAT"),
+              f" · {revoked} {date_format(key.revoked_at, 'SHORT_DATETIME_FORMAT')}"
               if key.revoked_at else "")
              for key in customer.api_keys.all())) or "—"
 

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('key_hash', models.CharField(editable=False, max_length=64, unique=True, verbose_name='key hash')),
                 ('prefix', models.CharField(editable=False, max_length=8, verbose_name='key starts with')),
-                ('created', models.DateTimeField(auto_now_add=True, verbose_name='issued')),
+                ('created', models.DateTimeField(auto_now_add=True, verbose_name='issued at')),
                 ('revoked_at', models.DateTimeField(blank=True, editable=False, null=True, verbose_name='revoked at')),
             ],
             options={

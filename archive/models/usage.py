@@ -201,7 +201,7 @@ class CounterApiKey(models.Model):
                                  related_name="api_keys", verbose_name=_("customer"))
     key_hash = models.CharField(_("key hash"), max_length=64, unique=True, editable=False)
     prefix = models.CharField(_("key starts with"), max_length=8, editable=False)
-    created = models.DateTimeField(_("issued"), auto_now_add=True)
+    created = models.DateTimeField(_("issued at"), auto_now_add=True)
     revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
 
     class Meta:
