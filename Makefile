@@ -13,6 +13,11 @@ $(STAMP): pyproject.toml | build-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# celus-nigiri (tests/test_counter_reports.py) without celus-pycounter's old pins
+	# (pyproject.toml says why), then what they import.
+	$(BIN)/python -m pip install --quiet --no-deps 'celus-nigiri>=4.2.2' 'celus-pycounter>=4.1'
+	$(BIN)/python -m pip install --quiet 'ijson>=3.4' 'python-decouple>=3.6' \
+		'xmltodict>=0.13' 'pendulum>=3' 'openpyxl>=3.1' 'chardet>=5,<6'
 	touch $(STAMP)
 
 # The translations (locale/*/LC_MESSAGES/django.po) compiled by Babel, in Python: no system

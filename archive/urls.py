@@ -9,6 +9,7 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.urls import path, re_path
 
+from .api.views import counter
 from .archive_service import views as archive_service
 from .archive_service.answers import NotTheService
 from .db import replica
@@ -32,6 +33,7 @@ from .site import (
     saml,
     submit,
     thumbnails,
+    usage,
     views,
 )
 
@@ -127,6 +129,12 @@ urlpatterns = [
     path("collections/<slug:slug>/rss.xml", replica.lagging(communities.CollectionFeed()),
          name="collection_rss"),
     path("oai", replica.lagging(oai.endpoint), name="oai"),
+    path("usage/", replica.lagging(usage.summary), name="usage"),
+    # The COUNTER API, Release 5.1 (api/views/counter.py).
+    path("r51/status", counter.status, name="counter_status"),
+    path("r51/members", counter.members, name="counter_members"),
+    path("r51/reports", counter.report_list, name="counter_reports"),
+    path("r51/reports/<str:report_id>", counter.report, name="counter_report"),
     # The submitter's pages (issue 35): their submissions, and one submission's form.
     path("submit/", submit.submissions, name="submissions"),
     path("submit/<int:pk>/", submit.submission, name="submission"),

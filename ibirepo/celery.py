@@ -12,4 +12,4 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 # The archive app keeps its tasks with the packages they serve (docs/architecture.md).
 app.autodiscover_tasks(["archive.preservation", "archive.resolver", "archive.access",
                         "archive.accounts", "archive.deposit", "archive.review",
-                        "archive.fulltext"])
+                        "archive.fulltext", "archive.usage"])

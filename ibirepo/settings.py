@@ -385,6 +385,11 @@ CELERY_BEAT_SCHEDULE = {
                          "schedule": crontab(hour=0, minute=10)},
     "refresh-copies": {"task": "archive.tasks.refresh_copies",
                        "schedule": crontab(minute=41)},
+    # Day 1 of each month, at noon in TIME_ZONE (past the UTC month's end anywhere): the
+    # month that ended rolled up for the COUNTER reports
+    # (archive/usage/tasks.py; `manage.py counter_rollup` does the same at any time).
+    "roll-up-months": {"task": "archive.tasks.roll_up_months",
+                       "schedule": crontab(day_of_month=1, hour=12, minute=20)},
     "check-fixity": {"task": "archive.tasks.check_fixity",
                      "schedule": crontab(hour=3, minute=17)},
     # What is kept in the database for a worker: acknowledgments owed (a nudge lost, a retry
@@ -509,6 +514,14 @@ IBI_PLATFORM_SOFTWARE = env_str("IBI_PLATFORM_SOFTWARE", "")
 # The repository's name, as the admin's header shows it; unset, "IBI repository" in the
 # librarian's language (archive/apps.py).
 IBI_REPOSITORY_NAME = env_str("IBI_REPOSITORY_NAME", "")
+# COUNTER R5.1 (issue 39, docs/api/counter.md): the platform's name in the reports, the
+# namespace of its proprietary identifiers (a letter, then 2 to 18 letters, digits, _ . /),
+# the publisher named for its items.
+IBI_COUNTER_PLATFORM = env_str("IBI_COUNTER_PLATFORM", IBI_REPOSITORY_NAME or "IBI repository")
+IBI_COUNTER_NAMESPACE = env_str("IBI_COUNTER_NAMESPACE", "ibi")
+IBI_COUNTER_PUBLISHER = env_str("IBI_COUNTER_PUBLISHER", IBI_COUNTER_PLATFORM)
+# The public usage summary (/usage/): off unless the operator allows it.
+IBI_USAGE_PUBLIC = env_bool("IBI_USAGE_PUBLIC", False)
 # How long an acknowledgment may quote a urlkey of ours and still be counted (seconds).
 IBI_URLKEY_MAX_AGE = env_int("IBI_URLKEY_MAX_AGE", 3600, low=1, high=30 * 86400)
 # Base URL of the resolver our persistent URLs name; default: this deployment is its own resolver.

@@ -113,18 +113,19 @@ def file_pages(file: ItemFile, texts: Sequence[str], *, first: int = 1,
 
 
 def community(slug: str, parent: Community | None = None, **fields) -> Community:
-    """A community through the tree's services, named after its slug in both languages."""
+    """A community through the tree's services, named after its slug in both languages
+    unless `fields` name it."""
     return tree.community_save(community=Community(
-        slug=slug, name_pt_br=f"Comunidade {slug}", name_en=f"Community {slug}", parent=parent,
-        **fields))
+        slug=slug, parent=parent, **{"name_pt_br": f"Comunidade {slug}",
+                                     "name_en": f"Community {slug}", **fields}))
 
 
 def collection(slug: str, under: Community, **fields) -> Collection:
     """A collection of `under` through the tree's services (`fields`: its access defaults,
     description …)."""
     return tree.collection_save(collection=Collection(
-        slug=slug, name_pt_br=f"Coleção {slug}", name_en=f"Collection {slug}", community=under,
-        **fields))
+        slug=slug, community=under, **{"name_pt_br": f"Coleção {slug}",
+                                       "name_en": f"Collection {slug}", **fields}))
 
 
 # The collections the DSpace exports of tests/data/dspace name in their `collections` files,

@@ -462,6 +462,16 @@ ROUTES: dict[str, Urls] = {
     "accounts/password/reset/<uidb64>/<token>/": fixed("/accounts/password/reset/MQ/x-y/"),
     "accounts/password/reset/done/": fixed("/accounts/password/reset/done/"),
     # Institutional login (issue 36): pages about the federation, never about an item.
+    # The COUNTER API (issue 39): counts of the items, no file; reports need a key (a walker
+    # has none: 401), the status is public.
+    "usage/": fixed("/usage/"),
+    "r51/status": fixed("/r51/status"),
+    "r51/members": fixed("/r51/members"),
+    "r51/reports": fixed("/r51/reports"),
+    "r51/reports/<str:report_id>": fixed(
+        "/r51/reports/ir?customer_id=0000000000000000&begin_date=2025-01&end_date=2025-12",
+        "/r51/reports/pr?customer_id=0000000000000000&begin_date=2025-01&end_date=2025-12",
+        "/r51/reports/nope"),
     "saml/": fixed("/saml/", "/saml/?q=a"),
     "saml/metadata/": fixed("/saml/metadata/"),
     "saml/login/": fixed("/saml/login/?idp=https://idp.example.org/idp"),

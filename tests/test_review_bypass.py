@@ -133,6 +133,10 @@ FUNCTION_VIEWS = {
     "archive.site.submit.submissions": REVIEW, "archive.site.submit.submission": REVIEW,
     # A file's thumbnail (issue 37): GET and HEAD only.
     "archive.site.thumbnails.thumbnail": NONE,
+    # The COUNTER API (issue 39): GET and HEAD only, reports of counts.
+    "archive.api.views.counter.status": NONE, "archive.api.views.counter.members": NONE,
+    "archive.api.views.counter.report_list": NONE, "archive.api.views.counter.report": NONE,
+    "archive.site.usage.summary": NONE,
 }
 # The admin's models: (add view, change view, {action: class}).
 ADMIN = {
@@ -163,6 +167,9 @@ ADMIN = {
     # What is inside the files (issue 37): read only; reading a file's text again writes
     # its pages, never an item.
     "FileExtraction": (NONE, NONE, {"extract_again": NONE}),
+    # Usage (issue 39): the COUNTER API's customers and keys, the dashboards; never an item.
+    "CounterCustomer": (NONE, NONE, {"issue_key": NONE}),
+    "CounterApiKey": (NONE, NONE, {"revoke": NONE}), "UsageMonth": (NONE, NONE, {}),
 }
 COMMANDS = {
     "importitems": IMPORT, "importsaf": IMPORT, "harvest": IMPORT,
@@ -177,6 +184,7 @@ COMMANDS = {
     "extracttext": NONE, "thumbnails": NONE,  # a file's text and thumbnail, never an item
     "identifyformats": NONE,  # a file's format (issue 38), never an item
     "flush": NONE,  # Django's, allowed to empty the append-only events (archive/db/append_only.py)
+    "counter_rollup": NONE,  # usage counts rolled up, never an item
 }
 TASKS = {
     "archive.tasks.copy_item": COPY, "archive.tasks.run_copy_job": COPY,
@@ -193,6 +201,7 @@ TASKS = {
     "archive.tasks.extract_files": NONE, "archive.tasks.extract_due": NONE,
     # Files' formats and their events (issue 38): never an item.
     "archive.tasks.identify_files": NONE, "archive.tasks.identify_due": NONE,
+    "archive.tasks.roll_up_months": NONE,  # usage counts rolled up, never an item
 }
 # Where the source deposits or builds an item: (file, what it calls) → class.
 SOURCES = {

@@ -72,6 +72,16 @@ def is_open(level: str, restricted: bool = False) -> bool:
     return level == OPEN and not restricted
 
 
+def counter_access_type(level: str, restricted: bool = False) -> str:
+    """COUNTER R5.1's Access_Type of an access now (AccessType's value): "open" when the file
+    (or, with no file, the item) is open to all, else "controlled".
+
+    >>> counter_access_type(OPEN), counter_access_type(OPEN, True), counter_access_type(EMBARGOED)
+    ('open', 'controlled', 'controlled')
+    """
+    return "open" if is_open(level, restricted) else "controlled"
+
+
 def may_read(reader: Reader, item_id: int | None, level: str, restricted: bool = False) -> bool:
     """Whether `reader` may have a file's bytes (and its URL, checksum and ETag)."""
     if is_open(level, restricted) or reader.privileged:

@@ -16,6 +16,8 @@ Django's admin autodiscovery imports this package; each module registers its own
 - accounts: people's accounts and their ways in; disabling one (why), erasing the
   personal data of those who asked (LGPD).
 - fulltext: each file's text extraction, the flagged ones (empty, garbage, failed) first.
+- usage: the usage dashboards (COUNTER R5.1 metrics per month), the COUNTER API's customers
+  and their keys.
 - review: roles per collection, workflows, submissions with their tasks and history (read
   only).
 """
@@ -29,6 +31,7 @@ from . import (  # noqa: F401  (register their ModelAdmins)
     registry,
     resolver,
     review,
+    usage,
 )
 
 # Nothing: the admin is reached through its site, never imported by another package.

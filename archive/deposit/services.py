@@ -994,6 +994,10 @@ LIBRARIAN_PERMISSIONS = ["add_item", "change_item", "delete_item", "view_item",
                          # Preservation (issue 38): the events of every item and file, and
                          # their agents, to read; no one changes them.
                          "view_premisevent", "view_premisagent",
+                         # Usage (issue 39): the dashboards theirs to read, the COUNTER API's
+                         # customers theirs to add, and their keys to issue and revoke.
+                         "view_usagemonth", "add_countercustomer", "change_countercustomer",
+                         "view_countercustomer", "view_counterapikey", "change_counterapikey",
                          *(f"{verb}_{model}" for model in ("community", "collection",
                                                            "submissionprofile", "profilefield",
                                                            "vocabulary", "vocabularyterm",

@@ -45,7 +45,7 @@ def no_triggers(apps, schema_editor) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0052_fulltext_search'),
+        ('archive', '0053_counter_r51'),
     ]
 
     operations = [

@@ -11,7 +11,7 @@ Item` (as pretix's base/models/__init__.py gathers its own).
 - search.py: what search reads, kept by the database's triggers
 - identifiers.py: the minting state (RTC-10) and the names items had before
 - access.py: access rights, requests for a copy, secret links, reads of closed files
-- usage.py: accesses counted (COUNTER R5)
+- usage.py: accesses counted (COUNTER R5.1), the months rolled up, the COUNTER API's keys
 - deposit.py: Idempotency-Keys, pending uploads, staged writes
 - federation.py: the Archives registered at this resolver, acknowledgments owed them
 - preservation.py: copy jobs, preservation events (PREMIS) and their agents, fixity checks
@@ -59,7 +59,18 @@ from .review import (
     accepted_formats,
 )
 from .search import ItemSearch, SearchVectorField
-from .usage import AccessKind, AcknowledgedUrlkey, DailyAccessCount
+from .usage import (
+    REQUEST_KINDS,
+    AccessKind,
+    AccessType,
+    AcknowledgedUrlkey,
+    CounterApiKey,
+    CounterCustomer,
+    DailyAccessCount,
+    MonthlyCollectionUsage,
+    MonthlyItemUsage,
+    UsageMonth,
+)
 
 __all__ = [
     "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "DEFAULT_PROFILE",
@@ -77,4 +88,6 @@ __all__ = [
     "FilePage", "OrcidInvitation",
     "CheckName", "SubmissionCheck", "accepted_formats",
     "PREMIS_EVENT_CODES", "PremisAgent", "PremisEvent", "FixityCheck",
+    "REQUEST_KINDS", "AccessType", "CounterApiKey", "CounterCustomer",
+    "MonthlyCollectionUsage", "MonthlyItemUsage", "UsageMonth",
 ]

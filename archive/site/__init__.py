@@ -20,6 +20,8 @@
 - review: the reviewer's queue (/review/) and a task's page, for the holders of roles.
 - thumbnails: a file's thumbnail, for whom the access policy lets see it.
 - lockss: /lockss/, the LOCKSS manifests of Rede Cariniana (one per collection and year).
+- usage: /usage/, the repository's usage per month in public, when the operator allows it.
 """
 __all__ = ["access", "accounts", "communities", "downloads", "indexing", "legacy", "linksets",
-           "lockss", "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails", "views"]
+           "lockss", "metadata_formats", "orcid", "review", "saml", "submit", "thumbnails",
+           "usage", "views"]

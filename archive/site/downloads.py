@@ -208,10 +208,12 @@ def _damaged(found: ItemFile) -> HttpResponse:
     return response
 
 
-def _count_download(request: HttpRequest, item: Item, name: str) -> None:
+def _count_download(request: HttpRequest, item: Item, name: str,
+                    restricted: bool = False) -> None:
     access_counter.count(item.pk, [client_ip(request)], name, timezone.now(),
                          user_agent=request.META.get("HTTP_USER_AGENT", ""),
-                         kind=AccessKind.DOWNLOAD)
+                         kind=AccessKind.DOWNLOAD,
+                         access_type=policy.counter_access_type(item.access_rights, restricted))
 
 
 def _headers(response: HttpResponse, etag: str, modified: int) -> HttpResponse:
@@ -302,7 +304,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         response = HttpResponseRedirect(url)
         response["Cache-Control"] = "private, no-store"  # the signature expires
         if "Range" not in request.headers:
-            _count_download(request, item, found.name)
+            _count_download(request, item, found.name, found.restricted)
         return response
 
     if settings.IBI_ACCEL_REDIRECT:
@@ -312,7 +314,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         response["X-Accel-Redirect"] = settings.IBI_ACCEL_REDIRECT + quote(key)
         response["Content-Disposition"] = header
         if "Range" not in request.headers:
-            _count_download(request, item, found.name)
+            _count_download(request, item, found.name, found.restricted)
         return response
 
     try:
@@ -329,7 +331,7 @@ def _download(request: HttpRequest, found: ItemFile) -> HttpResponse:
         return response
     if wanted is None:
         response = _headers(FileResponse(fh, content_type=ctype), etag, modified)
-        _count_download(request, item, found.name)
+        _count_download(request, item, found.name, found.restricted)
     else:
         start, stop = wanted
         response = _headers(FileResponse(_Slice(fh, start, stop), content_type=ctype,

@@ -28,6 +28,7 @@ from ..models import Item
 from ..web.addresses import base_url
 from ..web.formats import bad_request, render
 from .downloads import disposition
+from .views import count_investigation
 
 _TEXT = "text/plain; charset=utf-8"
 
@@ -63,6 +64,8 @@ def item_metadata_format(request: HttpRequest, ibi: str, name: str) -> HttpRespo
                           status=410 if item.is_deleted else 200)
     if name == "csljson":
         patch_vary_headers(response, ["Accept"])
+    if response.status_code == 200:
+        count_investigation(request, item, f"metadata/{name}")
     if "download" in request.GET and response.status_code == 200:
         response["Content-Disposition"] = disposition(download_name(item, name), attachment=True)
     return response

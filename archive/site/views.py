@@ -37,8 +37,10 @@ from ..models import DC_ELEMENTS, AlternateIdentifier, DcElement, Item, validate
 from ..resolver import memento
 from ..search import fulltext
 from ..search import selectors as searching
+from ..usage import counter as access_counter
 from ..web import readers
 from ..web.addresses import base_url
+from ..web.throttling import client_ip
 from . import thumbnails
 from .access import closed
 
@@ -492,7 +494,16 @@ def item_page(request: HttpRequest, ibi: str) -> HttpResponse:
     response = render(request, "archive/site/item.html", context,
                       status=400 if context["citation"]["error"] else 200)
     response["Link"] = link
+    if response.status_code == 200:  # a citation asked (?style=) is an export: one more
+        count_investigation(request, item, "citation" if "style" in request.GET else "landing")
     return _personal(response, context)
+
+
+def count_investigation(request: HttpRequest, item: Item, relation: str) -> None:
+    """COUNTER: the page or export of an item served is one of its investigations."""
+    if request.method == "GET":
+        access_counter.count_investigation(item.pk, item.access_rights, client_ip(request),
+                                           request.META.get("HTTP_USER_AGENT", ""), relation)
 
 
 def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str,
@@ -507,6 +518,8 @@ def _item_subpage(request: HttpRequest, ibi: str, view: str, template: str,
         return _tombstone(request, context, link)
     if shown is not None:
         context = shown(context)
+    if view == "archive:item_metadata":
+        count_investigation(request, item, "metadata")
     return _personal(render(request, template, context), context)
 
 
@@ -537,5 +550,6 @@ def item_oai_dc(request: HttpRequest, ibi: str) -> HttpResponse:
     values = oai_dc.item_values(item, identifiers=[
         links.persistent_url(item.ibi, base_url(request)),
         *map(oai_dc.handle_url, _handles(item))])
+    count_investigation(request, item, "oai_dc")
     return HttpResponse(oai_dc.to_bytes(oai_dc.dc_element(values)),
                         content_type="application/xml; charset=utf-8")

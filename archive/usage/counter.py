@@ -2,8 +2,12 @@
 
 Every GET of a persistent URL held here counts one access (resolver.count_local_access), the
 acknowledgment §8.2 sends "in the background"; so does a full download (site/downloads.py) and
-an acknowledgment from another resolver (`count_acknowledgment`). Written in the request, an
-INSERT and commit would be the largest part of a redirect's cost (bench/resolver.py). So a
+an acknowledgment from another resolver (`count_acknowledgment`): COUNTER R5.1's requests. An
+item's landing page, metadata page and metadata or citation exports count an investigation
+(`count_investigation`, site/views.py). Each with its Access_Type as it is at the access.
+
+Written in the request, an INSERT and commit would be the largest part of a redirect's cost
+(bench/resolver.py). So a
 count only joins the process's pending batch (a tuple appended: no filter, no hash, no cache
 on the reader's path), and the batch is written once its first row is BATCH_SECONDS old:
 
@@ -19,8 +23,9 @@ compete with the requests for the interpreter lock at every call into the databa
 (bench/README.md). On PostgreSQL the batch's commit does not wait for the disk.
 
 Writing a batch: COUNTER R5's filters first (robots, double clicks: filters.py), then the
-accesses left are summed per item, UTC day and kind (in all, and the first of each reader
-session: COUNTER's Total_ and Unique_Item_Requests) and added to DailyAccessCount, one
+accesses left are summed per item, UTC day, kind and Access_Type (in all; the first of its
+kind, the first access and the first request of each reader session: what COUNTER's unique
+counts sum) and added to DailyAccessCount, one
 `INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n, …` (SQLite and PostgreSQL alike) and
 one commit, in a fixed order of keys so that two workers' batches never deadlock. No row per
 access and no address is written: the reader's address and user agent live in the pending
@@ -57,7 +62,8 @@ from django.db import (
     transaction,
 )
 
-from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount
+from ..access import policy
+from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount, Item
 from ..runtime.threads import Helper
 from . import filters
 
@@ -66,14 +72,20 @@ logger = logging.getLogger(__name__)
 BATCH_SECONDS = 0.1  # how long a row waits for others to share its commit (unless flushed)
 
 _TABLE = DailyAccessCount._meta.db_table
-_UPSERT = (f"INSERT INTO {_TABLE} (item_id, day, kind, n, unique_n) VALUES {{rows}}"
-           f" ON CONFLICT (item_id, day, kind) DO UPDATE SET n = {_TABLE}.n + excluded.n,"
-           f" unique_n = {_TABLE}.unique_n + excluded.unique_n")
-ROWS_PER_STATEMENT = 400  # 2 000 parameters: within every SQLite's limits
-# item, kind, URL (relation or file name), client IPs, user agent (None: not known), time
-Row = tuple[int, str, str, str, "str | None", datetime]
-Key = tuple[int, date, str]  # item, UTC day, kind
-Counts = dict[Key, list[int]]  # [Total_Item_Requests, Unique_Item_Requests]
+_COLUMNS = "item_id, day, kind, access_type, n, unique_n, unique_investigations, unique_requests"
+_UPSERT = (f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES {{rows}}"
+           f" ON CONFLICT (item_id, day, kind, access_type) DO UPDATE"
+           f" SET n = {_TABLE}.n + excluded.n,"
+           f" unique_n = {_TABLE}.unique_n + excluded.unique_n,"
+           f" unique_investigations = {_TABLE}.unique_investigations"
+           f" + excluded.unique_investigations,"
+           f" unique_requests = {_TABLE}.unique_requests + excluded.unique_requests")
+ROWS_PER_STATEMENT = 240  # 1 920 parameters: within every SQLite's limits
+# item, kind, URL (relation or file name), client IPs, user agent (None: not known), time,
+# Access_Type ("open", "controlled"; None: the item's level when the batch is written)
+Row = tuple[int, str, str, str, "str | None", datetime, "str | None"]
+Key = tuple[int, date, str, str]  # item, UTC day, kind, Access_Type
+Counts = dict[Key, list[int]]  # [accesses, unique of the kind, unique investigations, requests]
 
 _lock = threading.Lock()  # guards _pending and _since
 _writing = threading.Lock()  # held while a batch is written: flush() waits for it
@@ -84,13 +96,16 @@ SWEEP_SECONDS = 60.0
 
 
 def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, *,
-          user_agent: str | None = None, kind: str = AccessKind.ACKNOWLEDGMENT) -> None:
+          user_agent: str | None = None, kind: str = AccessKind.ACKNOWLEDGMENT,
+          access_type: str | None = None) -> None:
     """Count one access to item_id (see the module docstring for when, and filters.py for
     what is left out). user_agent None: not known (an acknowledgment from another resolver),
     so not checked against the robots list; relation names the URL (the relation asked, or
-    the file downloaded) for double-click filtering."""
+    the file downloaded) for double-click filtering; access_type COUNTER's Access_Type as
+    the caller saw it (None: the item's as the batch is written, a fraction of a second
+    later: access/policy.py `counter_access_type`)."""
     global _since
-    row = (item_id, str(kind), relation, " ".join(client_ips), user_agent, at)
+    row = (item_id, str(kind), relation, " ".join(client_ips), user_agent, at, access_type)
     if connections[DEFAULT_DB_ALIAS].in_atomic_block:
         _insert(_filtered([row]))  # its foreign key is checked at the caller's commit
         return
@@ -101,6 +116,14 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
         _pending.append(row)
     if first:
         _helper.wake()  # after the append: the helper must find the row when it looks
+
+
+def count_investigation(item_id: int, level: str, client_ip: str, user_agent: str,
+                        relation: str) -> None:
+    """Count an investigation of an item (its landing page, metadata page, a metadata or
+    citation export: `relation` names which) with the Access_Type of its access level now."""
+    count(item_id, [client_ip], relation, datetime.now(UTC), user_agent=user_agent,
+          kind=AccessKind.INVESTIGATION, access_type=policy.counter_access_type(level))
 
 
 def count_acknowledgment(*, urlkey: str, item_id: int, relation: str, at: datetime,
@@ -193,7 +216,7 @@ def _write(rows: list[Row]) -> None:
             except IntegrityError:
                 logger.info("access to item %s not counted: the item is gone", key[0])
     except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
-        logger.exception("%d accesses not counted", sum(n for n, _u in counts.values()))
+        logger.exception("%d accesses not counted", sum(four[0] for four in counts.values()))
 
 
 def _filtered(rows: list[Row]) -> Counts:
@@ -209,17 +232,46 @@ def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
     how many of them were the first of their reader's session. Without the cache
     (double_clicks False) every access is counted, and counted unique."""
     kept = [row for row in rows if row[4] is None or not filters.is_robot(row[4])]
-    verdicts = filters.counted(
-        [(ips, agent or "", str(item_id), kind, relation, at)
-         for item_id, kind, relation, ips, agent, at in kept]) if double_clicks else (
-        [(True, True)] * len(kept))
+    if any(row[6] is None for row in kept):
+        kept = _with_access_types(kept)
+    verdicts = filters.verdicts(
+        [(ips, agent or "", str(item_id), kind, relation, at, access)
+         for item_id, kind, relation, ips, agent, at, access in kept]) if double_clicks else (
+        [(True, True, True, row[1] in filters.REQUESTS) for row in kept])
     counts: Counts = {}
-    for row, (is_counted, unique) in zip(kept, verdicts, strict=True):
-        if is_counted:
-            both = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1]), [0, 0])
-            both[0] += 1
-            both[1] += unique
+    for row, verdict in zip(kept, verdicts, strict=True):
+        if verdict[0]:
+            four = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1], row[6]),
+                                     [0, 0, 0, 0])
+            four[0] += 1
+            four[1] += verdict[1]
+            four[2] += verdict[2]
+            four[3] += verdict[3]
     return counts
+
+
+def _with_access_types(rows: list[Row]) -> list[Row]:
+    """The rows whose caller did not know the item's Access_Type, with the item's as it is
+    now (one query for the batch); an item gone meanwhile keeps None: not counted."""
+    levels = _levels(sorted({row[0] for row in rows if row[6] is None}))
+    return [row if row[6] is not None or row[0] not in levels
+            else (*row[:6], policy.counter_access_type(levels[row[0]]))
+            for row in rows if row[6] is not None or row[0] in levels]
+
+
+def _levels(ids: list[int]) -> dict[int, str]:
+    """{item id: access level} of the items that are there. On SQLite, outside a
+    transaction and unwatched, straight to the driver as the batch's statement (_insert)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "sqlite" or db.in_atomic_block or db.queries_logged \
+            or db.execute_wrappers or len(ids) > ROWS_PER_STATEMENT:
+        return dict(Item.objects.filter(pk__in=ids).values_list("pk", "access_rights"))
+    if db.connection is None:
+        db.ensure_connection()
+    with db.wrap_database_errors:
+        return dict(db.connection.execute(
+            f"SELECT id, access_rights FROM {Item._meta.db_table}"
+            f" WHERE id IN ({', '.join(['?'] * len(ids))})", ids).fetchall())
 
 
 def _insert(counts: Counts) -> None:
@@ -259,18 +311,18 @@ def _upsert(keys: list[Key], counts: Counts, day: Callable[[date], object], mark
     """The statement adding counts[key] for each of keys, and its parameters; `mark` is the
     placeholder (Django's cursor's, or "?": SQLite's driver's).
 
-    >>> _upsert([(7, date(2026, 11, 20), "download")], {(7, date(2026, 11, 20), "download"):
-    ...         [2, 1]}, str, "?")[1]
-    [7, '2026-11-20', 'download', 2, 1]
+    >>> key = (7, date(2026, 11, 20), "download", "open")
+    >>> _upsert([key], {key: [2, 1, 1, 1]}, str, "?")[1]
+    [7, '2026-11-20', 'download', 'open', 2, 1, 1, 1]
     """
     return (_statement(len(keys), mark),
-            [value for item_id, on, kind in keys
-             for value in (item_id, day(on), kind, *counts[item_id, on, kind])])
+            [value for item_id, on, kind, access in keys
+             for value in (item_id, day(on), kind, access, *counts[item_id, on, kind, access])])
 
 
 @functools.lru_cache(maxsize=64)
 def _statement(rows: int, mark: str) -> str:
-    return _UPSERT.format(rows=", ".join([f"({', '.join([mark] * 5)})"] * rows))
+    return _UPSERT.format(rows=", ".join([f"({', '.join([mark] * 8)})"] * rows))
 
 
 def _forget_in_child() -> None:

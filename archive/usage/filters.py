@@ -9,9 +9,12 @@ The rules are those of R5's section 7, "Processing Rules for Underlying COUNTER 
   same URL of the same item again within 30 seconds of the previous request counts once:
   "always remove the first and retain the second", so a run of clicks each less than 30 s
   after the previous one counts once.
-* Unique_Item_Requests ("counting unique items"): what is left counts once more per item and
+* Unique counts ("counting unique items"): what is left counts once more per item and
   kind in each reader session; without a session cookie R5 defines the session as client
-  address, user agent and the hour of the day (UTC here).
+  address, user agent and the hour of the day (UTC here). COUNTER R5.1's own two, per item
+  and Access_Type in the session: Unique_Item_Investigations (the first access of any kind:
+  a request is an investigation too) and Unique_Item_Requests (the first download or
+  acknowledgment).
 
 Where the state lives: Django's cache (Redis when CACHE_URL names it, shared by every worker;
 a process's local memory otherwise), under keyed hashes: of (client addresses, user agent,
@@ -132,12 +135,22 @@ def _salts(store: BaseCache) -> Callable[[datetime], bytes]:
     return salt
 
 
-Click = tuple[str, str, str, str, str, datetime]  # addresses, user agent, item, kind, URL, time
+# addresses, user agent, item, kind, URL, time, and the Access_Type ("" when not told)
+Click = tuple[str, str, str, str, str, datetime] | tuple[str, str, str, str, str, datetime, str]
+REQUESTS = frozenset({"download", "acknowledgment"})  # models.REQUEST_KINDS, without the import
 
 
 def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
     """For each click, whether it counts after double-click filtering, and whether it is
-    also the first of its item and kind in the reader's session (a Unique_Item_Request).
+    also the first of its item and kind in the reader's session (see `verdicts`)."""
+    return [(both[0], both[1]) for both in verdicts(clicks)]
+
+
+def verdicts(clicks: Sequence[Click]) -> list[tuple[bool, bool, bool, bool]]:
+    """For each click: whether it counts after double-click filtering; whether it is the
+    first of its item and kind in the reader's session; the first access of any kind to the
+    item and Access_Type in the session (a Unique_Item_Investigation); the first request
+    (download or acknowledgment) of both (a Unique_Item_Request).
 
     A click without client addresses (an acknowledgment that names none) counts, and counts
     unique: nothing tells its readers apart. The cache is read once (`get_many`) and written
@@ -146,29 +159,35 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
     writing the same reader's clicks within the same few milliseconds may both count them.
     """
     if not any(click[0] for click in clicks):  # none (robots') or no reader told apart
-        return [(True, True)] * len(clicks)
+        return [(True, True, True, click[3] in REQUESTS) for click in clicks]
     store = caches[DEFAULT_CACHE_ALIAS]  # once: each look through the `cache` proxy costs
     salt, now = _salts(store), time.time()
     by_url: dict[str, list[int]] = {}
-    sessions: list[tuple[str, int] | None] = []  # each click's session key and its expiry
-    keys: dict[tuple, tuple[str, tuple[str, int]]] = {}  # a reader's clicks hash once a batch
-    for index, (ips, agent, item, kind, url, at) in enumerate(clicks):
+    # each click's session keys (its kind's, the item's, the item's requests') and expiry
+    sessions: list[tuple[tuple[str, ...], int] | None] = []
+    keys: dict[tuple, tuple] = {}  # a reader's clicks hash once a batch
+    for index, click in enumerate(clicks):
+        ips, agent, item, kind, url, at = click[:6]
+        access = click[6] if len(click) > 6 else ""
         if not ips:
             sessions.append(None)
             continue
         hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
-        both = keys.get((ips, agent, item, kind, url, hour))
+        both = keys.get((ips, agent, item, kind, url, hour, access))
         if both is None:
             ends = hour.timestamp() + 3600  # a session key is kept to the end of its hour
             secret = salt(hour)
-            both = keys[ips, agent, item, kind, url, hour] = (
+            session = functools.partial(reader_key, secret, ips, agent, item, what="session")
+            both = keys[ips, agent, item, kind, url, hour, access] = (
                 reader_key(secret, ips, agent, item, kind, url),
-                (reader_key(secret, ips, agent, item, kind, hour.isoformat(), what="session"),
+                ((session(kind, hour.isoformat()),
+                  session("investigation*", access, hour.isoformat()),
+                  session("request*", access, hour.isoformat()) if kind in REQUESTS else ""),
                  max(60, int(ends - now) + 1)))
         by_url.setdefault(both[0], []).append(index)
         sessions.append(both[1])
-    known = store.get_many([*by_url, *{s[0] for s in sessions if s}])
-    result = [[True, True] for _ in clicks]
+    known = store.get_many([*by_url, *{k for s in sessions if s for k in s[0] if k}])
+    result = [[True, True, True, clicks[i][3] in REQUESTS] for i in range(len(clicks))]
     latest = {}
     for key, indexes in by_url.items():
         indexes.sort(key=lambda i: clicks[i][5])
@@ -182,11 +201,14 @@ def counted(clicks: Sequence[Click]) -> list[tuple[bool, bool]]:
     for index, session in enumerate(sessions):
         if session is None:
             continue
-        key, expiry = session
-        result[index][1] = result[index][0] and key not in known
-        if result[index][1]:
-            known[key] = 1  # the session's later clicks in this batch are not its first
-            started.setdefault(expiry, {})[key] = 1
+        session_keys, expiry = session
+        for place, key in enumerate(session_keys, start=1):
+            first = bool(key) and result[index][0] and key not in known
+            result[index][place] = first
+            if first:
+                known[key] = 1  # the session's later clicks in this batch are not its first
+                started.setdefault(expiry, {})[key] = 1
     for expiry, keys in started.items():
         store.set_many(keys, expiry)
-    return [(counts, unique) for counts, unique in result]
+    return [(counts, unique, investigation, request)
+            for counts, unique, investigation, request in result]

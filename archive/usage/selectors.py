@@ -9,9 +9,11 @@ accesses they count.
 """
 from __future__ import annotations
 
+import hashlib
+
 from django.db.models import Q, QuerySet, Sum
 
-from ..models import AccessKind, DailyAccessCount, Item
+from ..models import AccessKind, CounterApiKey, DailyAccessCount, Item
 
 _KEYS = ("downloads", "acknowledgments", "total")
 _COLUMNS = {AccessKind.DOWNLOAD: "downloads", AccessKind.ACKNOWLEDGMENT: "acknowledgments"}
@@ -93,3 +95,17 @@ def item_counts(item_id: int, *, unique: bool = False) -> dict[str, int]:
     """{"downloads": n, "acknowledgments": n, "total": n} of one item: Total_Item_Requests,
     or with unique Unique_Item_Requests (as written: see item_statistics)."""
     return _counts(_rows(Item.objects.filter(pk=item_id)), "unique_" if unique else "")
+
+
+def api_customer(key: str):
+    """The CounterCustomer whose unrevoked API key this is, or None."""
+    if not key:
+        return None
+    found = (CounterApiKey.objects.select_related("customer")
+             .filter(key_hash=key_hash(key), revoked_at__isnull=True).first())
+    return found.customer if found else None
+
+
+def key_hash(key: str) -> str:
+    """The SHA-256 kept of an API key (the key itself is shown once, then forgotten)."""
+    return hashlib.sha256(key.encode()).hexdigest()
