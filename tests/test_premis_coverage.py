@@ -93,6 +93,9 @@ ROUTES: dict[str, Records | str] = {
 FUNCTION_VIEWS: dict[str, Records | str] = {
     **dict.fromkeys((
         "archive.urls.dispatch", "archive.site.lockss.index", "archive.site.lockss.manifest",
+        "archive.api.views.counter.members", "archive.api.views.counter.report",
+        "archive.api.views.counter.report_list", "archive.api.views.counter.status",
+        "archive.site.usage.summary",
         "archive.site.views.home", "archive.site.views.search",
         "archive.site.communities.community_page", "archive.site.communities.collection_page",
         "archive.site.communities.wrapped", "archive.harvest.oai.endpoint",
@@ -151,6 +154,10 @@ ADMIN: dict[str, tuple[Records | str, Records | str, dict[str, Records | str]]] 
     "AccessAttempt": (ACCOUNTS, ACCOUNTS, {"cleanup_expired_attempts": ACCOUNTS}),
     "Submission": (READS, READS, {}),
     "FixityCheck": (READS, READS, {}),  # the checks' history: read only
+    # Usage (issue 39): counts, the COUNTER API's customers and keys, never an item.
+    "UsageMonth": (READS, READS, {}),
+    "CounterCustomer": (NOT_ITEMS, NOT_ITEMS, {"issue_key": NOT_ITEMS}),
+    "CounterApiKey": (NOT_ITEMS, NOT_ITEMS, {"revoke": NOT_ITEMS}),
     "FileExtraction": (READS, READS, {"extract_again": (
         "a file's text and thumbnail are derivatives for search, not the preserved file")}),
 }
@@ -173,6 +180,7 @@ COMMANDS: dict[str, Records | str] = {
     "switchoff": NOT_ITEMS, "switchon": NOT_ITEMS, "refreshsamlmetadata": ACCOUNTS,
     "extracttext": "a file's text: a derivative for search", "thumbnails": "a derivative",
     "flush": "Django's: empties the database, the suite's maintenance",
+    "counter_rollup": "usage counts rolled up into months: counts, never an item",
     "ocfl": ("export writes an OCFL root outside (reads); rebuild puts a fresh instance back "
              "from one, each item with the events it had there (item.json), no new one"),
 }
@@ -193,6 +201,7 @@ TASKS: dict[str, Records | str] = {
         "archive.tasks.mail_account_mails", "archive.tasks.refresh_saml_metadata",
         "archive.tasks.mail_review_notices", "archive.tasks.review_digest"), NOT_ITEMS),
     "archive.tasks.sweep_uploads": DRAFTS,
+    "archive.tasks.roll_up_months": "usage counts rolled up into months: counts, never an item",
     "archive.tasks.check_submission": ("checks a submission, no item yet: its virus scans "
                                        "become the item's events when it is published"),
     "archive.tasks.check_submissions": "as check_submission",
