@@ -398,8 +398,9 @@ def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librari
     profiles and their vocabularies and terms (#34, 3), the roles and workflows of the review
     and, read only, its submissions (#35), and, read-only, the copy jobs they ask for (how
     far each is: #30, 12), and, read only, how each file's text extraction went, the
-    flagged ones theirs to look at (#37), and, read only, every fixity check (#38); not the
-    users, the minting state or the registered Archives."""
+    flagged ones theirs to look at (#37), and, read only, every fixity check (#38), the
+    usage dashboards and the COUNTER API's customers and their keys (#39); not the users,
+    the minting state or the registered Archives."""
     page = librarian_client.get("/admin/", secure=True).content.decode()
     models = set(re.findall(r'href="/admin/(\w+/\w+)/"', page))
     assert models == {"archive/item", "archive/accessrequest", "archive/accesslink",
@@ -408,7 +409,8 @@ def test_a_librarian_sees_only_items_and_their_access_on_the_admin_index(librari
                       "archive/vocabulary", "archive/vocabularyterm",
                       "archive/collectionrole", "archive/workflow", "archive/submission",
                       "archive/fileextraction", "archive/account", "archive/identity",
-                      "archive/fixitycheck"}
+                      "archive/fixitycheck", "archive/usagemonth", "archive/countercustomer",
+                      "archive/counterapikey"}
 
 
 def test_nobody_changes_the_minting_state_through_the_admin(db):

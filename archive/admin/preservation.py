@@ -17,7 +17,7 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from ..models import Item, PremisEvent
 from ..preservation import events, formats
@@ -45,7 +45,8 @@ def event_table(item: Item) -> str:
         '<div class="ibi-files-wrap"><table class="ibi-files ibi-events"><thead><tr>'
         "<th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead>"
         "<tbody>{}</tbody></table></div>",
-        _("when"), _("event"), _("file"), _("agent"), _("outcome"), _("detail"), rows)
+        pgettext("PREMIS event", "when"), _("event"), _("file"), _("agent"), _("outcome"),
+        _("detail"), rows)
 
 
 def _agent_said(event: PremisEvent) -> str:
