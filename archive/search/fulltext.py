@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections, router, transaction
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
@@ -200,7 +201,10 @@ def found_subquery(q: str, among: QuerySet | None = None) -> RawSQL | None:
     newest = found_newest(q, among)
     if newest is None:
         return None
-    sql, params = newest[:TEXT_CAP].query.sql_with_params()
+    try:
+        sql, params = newest[:TEXT_CAP].query.sql_with_params()
+    except EmptyResultSet:  # `among` is known empty (an unknown collection): nothing found
+        return None
     return RawSQL(sql, params)
 
 
