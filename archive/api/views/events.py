@@ -49,7 +49,7 @@ class ItemEvents(generics.ListAPIView):
     permission_classes = [EventPermissions]
     queryset = PremisEvent.objects.none()  # the permission's model
 
-    @extend_schema(responses={200: EventSerializer(many=True), **errors(401, 403, 404)})
+    @extend_schema(responses={200: EventSerializer(many=True), **errors(400, 401, 403, 404)})
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
