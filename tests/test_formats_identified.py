@@ -20,7 +20,7 @@ TIFF = (b"II*\x00\x08\x00\x00\x00\x01\x00\x00\x01\x03\x00\x01\x00\x00\x00\x01\x0
 
 
 @pytest.fixture
-def identifying(settings):
+def identifying(settings, eager_tasks):  # the nudged identification, in process (a broker set)
     settings.IBI_IDENTIFY_FORMATS = True
 
 

@@ -291,7 +291,8 @@ def test_every_write_path_is_classified():
 # -- Running each path ------------------------------------------------------------------------
 
 @pytest.fixture
-def env(librarian, librarian_api, librarian_client, settings, tmp_path, monkeypatch):
+def env(librarian, librarian_api, librarian_client, settings, tmp_path, monkeypatch,
+        eager_tasks):  # what a path nudges a worker to do runs in process, a broker set or not
     peer = FakeArchive()
     settings.IBI_PEER_ARCHIVES = (peer.base_url,)
     settings.ARCHIVE_ADDRESS = "127.0.0.1:9"
