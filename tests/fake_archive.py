@@ -36,6 +36,8 @@ class FakeArchive:
         self.gates: dict[str, Gate] = {}  # file name → gate
         self.requests: list[str] = []
         self.handed_over: list[dict] = []
+        self.told: list[tuple[str, dict]] = []  # (item, body) of each Copy told of
+        self.notice_status = 201  # what a notice of a Copy is answered
         self.answer_every_item: dict | None = None  # a peer that answers the wrong record
         self.raw_answer: bytes | None = None  # a peer whose every JSON answer is this body
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -115,6 +117,11 @@ class FakeArchive:
                 path = unquote(urlsplit(self.path).path)
                 archive.requests.append(f"POST {path}")
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if path.endswith("/copies"):
+                    if self.headers.get("Authorization") != "Token right-token":
+                        return self._send(401, b'{"detail": "Invalid token."}')
+                    archive.told.append((path[len("/api/items/"):-len("/copies")], body))
+                    return self._send(archive.notice_status, b"{}")
                 record = archive.record(path[len("/api/items/"):-len("/handover")])
                 if not path.endswith("/handover") or record is None:
                     return self._send(404, b'{"detail": "not found"}')

@@ -1,7 +1,8 @@
 """A Copy keeps its Original's access conditions (issue 26), between two real Archives on
 loopback (tests/servers.py): B copies A's embargoed thesis with the token of an account A made
 for it (`createpeer`, IBI_PEER_TOKENS), serves none of its bytes to an anonymous reader, and
-opens it once A has lifted the embargo and B has refreshed its copy.
+opens it once A has lifted the embargo and B has refreshed its copy. A records each Copy B made
+or refreshed as a replication event, B (by its archive service IBI) its agent (issue 38).
 """
 from __future__ import annotations
 
@@ -27,15 +28,25 @@ def last_word(text: str) -> str:
     return text.split()[-1]
 
 
+def replications(archive, rep: str, token: str) -> list[tuple[str, str, str]]:
+    """The item's replication events at `archive`, as its librarian (`token`) reads them."""
+    answer = httpx.get(f"{archive.url}/api/items/{rep}/events", timeout=30,
+                       headers={"Authorization": f"Token {token}"})
+    assert answer.status_code == 200, answer.text
+    return [(e["agent"]["identifier_type"], e["agent"]["identifier"], e["detail"].split(",")[0])
+            for e in answer.json()["results"] if e["type"] == "replication"]
+
+
 def test_a_copy_of_an_embargoed_item_serves_nothing_and_opens_after_lifting_and_refresh(
         network):
     a = network.start("a")
     token = last_word(a.manage("createpeer", "archive-b").stdout)
     b = network.start("b", IBI_PEER_ARCHIVES=a.url, IBI_PEER_TOKENS=f"{a.url}={token}")
     day = timezone.localdate() + timedelta(days=30)
+    librarian_a = a.librarian_token()
     deposited = httpx.post(
         f"{a.url}/api/items/", timeout=30,
-        headers={"Authorization": f"Token {a.librarian_token()}"},
+        headers={"Authorization": f"Token {librarian_a}"},
         data={"title": "Tese embargada", "language": "pt-BR",
               "access": json.dumps({"rights": "embargoed", "embargo_until": day.isoformat(),
                                     "reason": "patente"})},
@@ -54,6 +65,8 @@ def test_a_copy_of_an_embargoed_item_serves_nothing_and_opens_after_lifting_and_
     reads = a.shell("from archive.models import AccessRead as R; "
                     "print(list(R.objects.values_list('who', 'file_name')))")
     assert reads.strip().splitlines()[-1] == "[('archive-b', 'tese.pdf')]"
+    service_b = b.archive_service_ibi()
+    assert replications(a, rep, librarian_a) == [("IBI", service_b, f"Copy made at {service_b}")]
 
     # An anonymous reader at B: nothing of the file; its persistent URL is B's landing page.
     reader = httpx.Client(base_url=b.url, timeout=30)
@@ -71,6 +84,7 @@ def test_a_copy_of_an_embargoed_item_serves_nothing_and_opens_after_lifting_and_
         rep, "1 embargo lifted"]
     assert httpx.get(f"{a.url}{file_path}", timeout=30).content == PDF
     assert b.manage("copyitem", "--refresh").stdout.strip() == f"{rep}: updated"
+    assert replications(a, rep, librarian_a)[1:] == [("IBI", service_b, f"Copy refreshed at {service_b}")]
     opened = reader.get(file_path)
     assert opened.status_code == 200 and opened.content == PDF
     assert reader.get(f"/{rep}").headers["location"] == f"{b.url}{file_path}"

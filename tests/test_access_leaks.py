@@ -348,6 +348,7 @@ ROUTES: dict[str, Urls] = {
     "api/items/<item_ibi:ibi>/files": nothing,  # walked by api()
     "api/items/<item_ibi:ibi>/statistics": nothing,
     "api/items/<item_ibi:ibi>/handover": nothing,  # POST only, librarians: api_writes()
+    "api/items/<item_ibi:ibi>/copies": nothing,  # POST only, the copying peer: below
     # Preservation events (issue 38) name closed files: librarians only, anonymous a 401
     # (tests/test_premis_api.py: a reader's 403, a librarian's list).
     "api/items/<item_ibi:ibi>/events": each_item("/api/items/{ibi}/events"),
@@ -610,6 +611,8 @@ def test_nothing_closed_leaks_to_an_anonymous_reader(closed):
         walk.get(f"/api/items/{item.ibi}/links", "post", data={"expires": "2999-01-01"},
                  secure=True)
         walk.get(f"/api/items/{item.ibi}/handover", "post", data={"target": "http://x"},
+                 secure=True)
+        walk.get(f"/api/items/{item.ibi}/copies", "post", data={"archive": item.ibi},
                  secure=True)
         walk.get(f"/api/items/{item.ibi}/links/1", "delete", secure=True)
     assert "\n".join(walk.leaks) == ""

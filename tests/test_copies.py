@@ -406,3 +406,30 @@ def test_a_copy_keeps_every_qualified_value_and_refuses_a_field_unknown_here(sou
     with pytest.raises(copies.CopyRefused, match="dc.contributor.orientador"):
         copies.copy_item(ibi=record["ibi"], source=source.base_url)
     assert len(rows_of([item.pk])[item.pk]) == 5  # nothing written
+
+
+def test_the_source_is_told_of_each_copy_made_or_changed_with_the_account_there(
+        source, settings, caplog):
+    """Copying with an account at the source (IBI_PEER_TOKENS), a run that made or changed
+    the Copy tells the source (its replication event, issue 38); one that changed nothing
+    does not; a source refusing the notice leaves the copy standing."""
+    from archive.deposit import selectors
+
+    settings.IBI_PEER_TOKENS = {source.base_url: "right-token"}
+    service = selectors.archive_service().ibi
+    record = make.held_elsewhere(source)
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "created"
+    copies.copy_item(ibi=record["ibi"], source=source.base_url)  # unchanged: nothing told
+    record["title"] = "Told, again"
+    source.notice_status = 500
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "updated"
+    assert source.told == [(record["ibi"], {"archive": service, "refreshed": False}),
+                           (record["ibi"], {"archive": service, "refreshed": True})]
+    assert the_copy().title == "Told, again"
+    assert "telling" in caplog.text and "answered 500" in caplog.text
+
+
+def test_without_an_account_at_the_source_nothing_is_told(source):
+    record = make.held_elsewhere(source)
+    assert copies.copy_item(ibi=record["ibi"], source=source.base_url).outcome == "created"
+    assert source.told == [] and not any(r.startswith("POST") for r in source.requests)

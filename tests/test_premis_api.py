@@ -1,6 +1,7 @@
 """An item's preservation events for librarians (issue 38, 1): GET /api/items/<ibi>/events
 (in the OpenAPI schema, cursor-paginated; anonymous 401, a reader or the copying peer 403)
-and the item's page in the admin, in pt-BR and English."""
+and the item's page in the admin, in pt-BR and English; POST /api/items/<ibi>/copies, where
+the Archive copying with an account here tells of its Copy (a replication event)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -64,6 +65,90 @@ def test_the_events_are_the_librarians_only(librarian_api, anonymous_api):
     assert _events(make.token_client(peer_account), item.ibi).status_code == 403
     assert _events(librarian_api, item.ibi).status_code == 200
     assert _events(librarian_api, "sid.inpe.br/nada/2099/01.01.00.00").status_code == 404
+
+
+def _peer_api() -> APIClient:
+    """The account another Archive copies with, as `manage.py createpeer` makes it."""
+    from django.contrib.auth.models import Permission
+
+    account = User.objects.create_user("archive-b")
+    account.user_permissions.add(Permission.objects.get(codename="view_item"))
+    return make.token_client(account)
+
+
+OTHER_SERVICE = "sid.inpe.br/archive-b/2026/01.01.00.00"
+
+
+def test_a_copy_told_by_the_copying_archive_is_its_replication_event(librarian_api):
+    item = make.item()
+    peer = _peer_api()
+    made = peer.post(f"/api/items/{item.ibip}/copies", {"archive": OTHER_SERVICE},
+                     format="json", secure=True)
+    assert made.status_code == 201, made.content
+    refreshed = peer.post(f"/api/items/{item.ibi}/copies",
+                          {"archive": OTHER_SERVICE.upper(), "refreshed": True},
+                          format="json", secure=True)
+    assert refreshed.status_code == 201, refreshed.content
+    rows = [r for r in _events(librarian_api, item.ibi).json()["results"]
+            if r["type"] == "replication"]
+    assert [r["identifier"] for r in rows] == [made.json()["identifier"],
+                                              refreshed.json()["identifier"]]
+    assert [r["detail"] for r in rows] == [
+        f"Copy made at {OTHER_SERVICE}, as told by its account archive-b",
+        f"Copy refreshed at {OTHER_SERVICE}, as told by its account archive-b"]
+    assert {(r["agent"]["type"], r["agent"]["identifier_type"], r["agent"]["identifier"])
+            for r in rows} == {("organization", "IBI", OTHER_SERVICE)}
+    assert rows[0]["type_uri"] == URI + "rep" and rows[0]["file"] == ""
+
+
+@pytest.mark.parametrize("body, status, said", [
+    ({}, 400, "archive"),
+    ({"archive": "not an ibi"}, 400, "not an IBI"),
+    ({"archive": OTHER_SERVICE, "made": True}, 400, "unknown field made"),
+    ({"archive": OTHER_SERVICE, "refreshed": "sometimes"}, 400, "refreshed"),
+    ([OTHER_SERVICE], 400, ""),
+])
+def test_a_notice_of_nonsense_is_refused_and_records_nothing(body, status, said):
+    item = make.item()
+    before = PremisEvent.objects.count()
+    answer = _peer_api().post(f"/api/items/{item.ibi}/copies", body, format="json", secure=True)
+    assert answer.status_code == status, answer.content
+    assert said in answer.content.decode()
+    assert PremisEvent.objects.count() == before
+
+
+def test_only_an_account_that_reads_every_item_tells_of_copies(anonymous_api):
+    item = make.item()
+    before = PremisEvent.objects.count()
+    body = {"archive": OTHER_SERVICE}
+    url = f"/api/items/{item.ibi}/copies"
+    assert anonymous_api.post(url, body, format="json", secure=True).status_code == 401
+    reader = make.token_client(User.objects.create_user("leitora", password="x"))
+    assert reader.post(url, body, format="json", secure=True).status_code == 403
+    assert PremisEvent.objects.count() == before
+    unknown = _peer_api().post("/api/items/sid.inpe.br/nada/2099/01.01.00.00/copies", body,
+                               format="json", secure=True)
+    assert unknown.status_code == 404
+
+
+def test_no_copy_is_recorded_of_a_copy_a_tombstone_or_by_this_archive(librarian_api):
+    from archive.deposit import selectors
+
+    peer = _peer_api()
+    a_copy = make.as_copy(make.item())
+    gone = make.item()
+    librarian_api.delete(f"/api/items/{gone.ibi}", secure=True)
+    before = PremisEvent.objects.count()
+    for item in (a_copy, gone):
+        answer = peer.post(f"/api/items/{item.ibi}/copies", {"archive": OTHER_SERVICE},
+                           format="json", secure=True)
+        assert answer.status_code == 409 and "not an Original held here" in answer.json()[
+            "detail"]
+    own = selectors.archive_service()
+    answer = peer.post(f"/api/items/{make.item().ibi}/copies", {"archive": own.ibip},
+                       format="json", secure=True)
+    assert answer.status_code == 409 and "own archive service" in answer.json()["detail"]
+    assert PremisEvent.objects.count() == before + 2  # the last item's deposit, no more
 
 
 def test_a_tombstones_events_stay_readable(librarian_api):

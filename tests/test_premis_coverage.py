@@ -19,7 +19,7 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -73,6 +73,7 @@ ROUTES: dict[str, Records | str] = {
     "api/items/<item_ibi:ibi>": Records((T.METADATA_MODIFICATION, T.POLICY_ASSIGNMENT,
                                          T.DELETION), PERSON),
     "api/items/<item_ibi:ibi>/handover": Records((T.TRANSFER,), PERSON),
+    "api/items/<item_ibi:ibi>/copies": Records((T.REPLICATION,), ARCHIVE),
     "api/items/<item_ibi:ibi>/links": ("links to other resources (issue 25) are no part of "
                                        "the item's preserved content or metadata"),
     "api/items/<item_ibi:ibi>/links/<int:pk>": "links to other resources, as above",
@@ -452,6 +453,18 @@ def _hand_over(env) -> str:
     return original.ibi
 
 
+def _copy_told(env) -> str:
+    """Another Archive tells of its Copy, with the account it copies with (createpeer)."""
+    account = User.objects.create_user("archive-b")
+    account.user_permissions.add(Permission.objects.get(codename="view_item"))
+    item = make.item()
+    answer = make.token_client(account).post(
+        f"/api/items/{item.ibi}/copies", {"archive": "sid.inpe.br/archive-b/2026/01.01.00.00"},
+        format="json", secure=True)
+    assert answer.status_code == 201, answer.content
+    return item.ibi
+
+
 def _submit_unreviewed(env) -> str:
     open_one = _submitter(env.librarian, make.collection("aberta", make.community("ppg")))
     draft = make.submission(env.librarian, open_one)
@@ -540,6 +553,7 @@ EXERCISES: dict[tuple[str, str], Callable] = {
                                    format="multipart", secure=True), item.ibi)[1])(make.item()),
     ("route", "api/items/<item_ibi:ibi>"): _api_change,
     ("route", "api/items/<item_ibi:ibi>/handover"): _hand_over,
+    ("route", "api/items/<item_ibi:ibi>/copies"): _copy_told,
     ("route", "api/submissions/<any_id:pk>/submit"): _submit_unreviewed,
     ("route", "api/tasks/<any_id:pk>/approve"): _approve_api,
     ("view", "archive.site.review.task_page"): _approve_page,

@@ -71,6 +71,7 @@ ROUTES = {
     "api/items/": GATED,  # a deposit, a new edition, a translation, tus uploads finalised
     "api/items/<item_ibi:ibi>/files": CHANGE,
     "api/items/<item_ibi:ibi>/handover": NONE,  # gives the Original away: it becomes a Copy
+    "api/items/<item_ibi:ibi>/copies": NONE,  # another Archive's Copy told: an event only
     "api/items/<item_ibi:ibi>/links": NONE,
     "api/items/<item_ibi:ibi>/links/<int:pk>": NONE,
     "api/items/<item_ibi:ibi>": CHANGE,

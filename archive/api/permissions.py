@@ -18,3 +18,12 @@ class HandOverPermissions(DjangoModelPermissions):
     perms_map = {**DjangoModelPermissions.perms_map,
                  "POST": ["%(app_label)s.change_%(model_name)s",
                           "%(app_label)s.delete_%(model_name)s"]}
+
+
+class CopyNoticePermissions(DjangoModelPermissions):
+    """Telling of a Copy made elsewhere is the copying Archive's account's (createpeer: it
+    holds archive.view_item, and so do librarians); an account that cannot read every item
+    copies nothing worth recording."""
+
+    perms_map = {**DjangoModelPermissions.perms_map,
+                 "POST": ["%(app_label)s.view_%(model_name)s"]}

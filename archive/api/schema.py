@@ -12,10 +12,13 @@
 """
 from __future__ import annotations
 
+from django.utils.translation import ngettext
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import permissions, serializers
+
+from ..refusals import Refusal
 
 
 def allows_anonymous(permission: permissions.BasePermission, method: str) -> bool:
@@ -43,6 +46,18 @@ class AutoSchema(openapi.AutoSchema):
 
 class StrictInput(serializers.Serializer):
     """A request body whose view refuses unknown fields (a misspelt element must not vanish)."""
+
+
+def strict_data(serializer_class: type[StrictInput], data) -> dict:
+    """The body read by a StrictInput serializer: a field it does not know refused by name
+    (400), any other fault as DRF says it; what it validated, as a dict."""
+    form = serializer_class(data=data)
+    unknown = sorted(set(data) - set(form.fields)) if hasattr(data, "keys") else []
+    if unknown:
+        raise Refusal(ngettext("unknown field %(fields)s", "unknown fields %(fields)s",
+                               len(unknown)) % {"fields": ", ".join(unknown)})
+    form.is_valid(raise_exception=True)
+    return dict(form.validated_data)
 
 
 def _subclasses(cls: type) -> list[type]:

@@ -45,6 +45,7 @@ urlpatterns = [
     path("items/<item_ibi:ibi>/handover", copies.ItemHandOver.as_view(),
          name="item-handover"),
     path("items/<item_ibi:ibi>/events", events.ItemEvents.as_view(), name="item-events"),
+    path("items/<item_ibi:ibi>/copies", copies.ItemCopies.as_view(), name="item-copies"),
     path("items/<item_ibi:ibi>/links", links.ItemLinks.as_view(), name="item-links"),
     path("items/<item_ibi:ibi>/links/<int:pk>", links.ItemLink.as_view(), name="item-link"),
     path("items/<item_ibi:ibi>", items.ItemDetail.as_view(), name="item"),

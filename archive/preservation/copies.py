@@ -39,6 +39,13 @@ this Archive serves to its readers exactly what the Original's serves: nothing o
 item, until the Original's Archive lifts the embargo and a refresh brings the open level here
 (`manage.py liftembargoes` lifts Originals only; a Copy follows its Original).
 
+Told, at the Original's Archive (`copied_elsewhere`): a run that made or changed a Copy tells
+the source so, when it copies with an account there (IBI_PEER_TOKENS), and the source records a
+replication event whose agent is the copying Archive, by its archive service IBI. Reads alone
+cannot say so: a copy's requests look like a reader's, and an Archive copying open items with
+no account is vouched for by nobody, so it is not recorded. The notice is best effort: a source
+that is down or refuses it never fails the copy.
+
 Migration (hand-over of an Original between Archives) is migration.py's, on top of copying.
 """
 from __future__ import annotations
@@ -59,7 +66,7 @@ from django.utils.translation import gettext as _
 
 from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
-from ..models import DcValue, Item, ItemFile, normalize_language
+from ..models import DcValue, Item, ItemFile, PremisEvent, normalize_language
 from ..refusals import BadGateway
 from ..registry import names
 from ..registry import selectors as registry
@@ -199,7 +206,38 @@ def copy_record(record: Record, *, source: str, http: httpx.Client, watch=None
     if result.fetched or result.outcome != "unchanged":
         logger.info("copy of %s from %s: %s, %d files fetched, %d kept", record.ibi, source,
                     result.outcome, len(result.fetched), len(result.kept))
+    if result.outcome in ("created", "updated"):
+        _tell_source(http, source, record.ibi, refreshed=result.outcome == "updated")
     return result
+
+
+def _tell_source(http: httpx.Client, source: str, ibi: str, *, refreshed: bool) -> None:
+    """The source told of the Copy made or refreshed here, when this Archive copies with an
+    account there; a source that does not take it is logged, the copy stands."""
+    if not peer.credentials(source):
+        return
+    try:
+        peer.tell_copied(http, source, ibi, archive=selectors.archive_service().ibi,
+                         refreshed=refreshed)
+    except PeerError as exc:
+        logger.warning("the copy of %s stands; telling %s of it failed: %s", ibi, source, exc)
+
+
+def copied_elsewhere(item: Item, *, archive: str, refreshed: bool, account) -> PremisEvent:
+    """Another Archive (`archive`: its archive service IBI) tells, through the account it copies
+    with (`account`), that it made or refreshed a Copy of an Original held here: a replication
+    event of the item, that Archive its agent."""
+    if item.state != Item.State.ORIGINAL:
+        raise CopyRefused(_("%(ibi)s is not an Original held here: its copies are its "
+                            "Original's Archive's to record") % {"ibi": item.ibi})
+    own = selectors.archive_service()
+    if ibilib.parse(archive) in (ibilib.parse(own.ibi), ibilib.parse(own.ibip)):
+        raise CopyRefused(_("%(archive)s is this Archive's own archive service: an Archive "
+                            "holds no Copy of its own Original") % {"archive": archive})
+    said = "Copy refreshed at" if refreshed else "Copy made at"
+    return events.record(events.Type.REPLICATION, ibi=item.ibi, agent=events.archive(archive),
+                         detail=f"{said} {archive}, as told by its account "
+                                f"{account.get_username()}")
 
 
 def _trusted(local: Item | None) -> dict[str, tuple[int, str]]:

@@ -488,6 +488,27 @@ def download(http: httpx.Client, base: str, rep: str, remote: RemoteFile, watch=
     return temp
 
 
+def tell_copied(http: httpx.Client, base: str, ibi: str, *, archive: str,
+                refreshed: bool) -> None:
+    """Tell the Archive at `base`, with this Archive's account there, that a Copy of its item
+    was made (or refreshed) here, `archive` being this Archive's archive service IBI."""
+    url = base + reverse("api:item-copies", args=[ibi])
+    try:
+        response = outgoing.send(http, "POST", url,
+                                 json={"archive": archive, "refreshed": refreshed},
+                                 headers={**credentials(base), "Accept": "application/json"})
+        try:
+            status = response.status_code
+            _read_capped(response, "copy notice", url)
+        finally:
+            response.close()
+    except httpx.HTTPError as exc:
+        raise _unreachable("copy notice", url, exc) from None
+    if status != 201:
+        raise PeerError(_("copy notice: %(url)s answered %(status)s")
+                        % {"url": url, "status": status})
+
+
 def hand_over_request(http: httpx.Client, base: str, ibi: str, *, target: str,
                       token: str) -> dict:
     """Ask the Archive holding the Original to hand it over to target (see

@@ -1,9 +1,11 @@
 """What the API's writes take: a deposit, files added, a change of metadata, a deletion, a
-hand-over. Each checks its own shape; the services check the rest."""
+hand-over, a Copy made elsewhere. Each checks its own shape; the services check the rest."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from ...identifiers import ibi as ibilib
 from ...models import Collection
 from ..schema import StrictInput
 from .fields import (
@@ -96,6 +98,20 @@ class LinkSerializer(StrictInput):
                                   "no longer works")
     note = serializers.CharField(required=False, allow_blank=True, max_length=1000,
                                  help_text="for the librarians: whom it is for")
+
+
+class CopyNoticeSerializer(StrictInput):
+    archive = serializers.CharField(max_length=255, help_text="the IBI of the archive service "
+                                    "of the Archive that holds the Copy (either form)")
+    refreshed = serializers.BooleanField(default=False, help_text="false: a Copy made there; "
+                                         "true: a Copy there refreshed from the Original")
+
+    def validate_archive(self, value: str) -> str:
+        try:
+            return str(ibilib.parse(value))
+        except ValueError as exc:
+            raise serializers.ValidationError(_("not an IBI: %(reason)s")
+                                              % {"reason": exc}) from None
 
 
 class HandOverSerializer(serializers.Serializer):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils import timezone
-from django.utils.translation import ngettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.permissions import DjangoModelPermissions
@@ -21,7 +20,7 @@ from ...access import services
 from ...deposit import links, selectors
 from ...models import AccessLink, Item
 from ...web.addresses import base_url
-from ..schema import IBI_PARAMETER, errors
+from ..schema import IBI_PARAMETER, errors, strict_data
 from ..serializers.inputs import LinkSerializer
 
 
@@ -85,17 +84,9 @@ class ItemLinks(_ItemLinks):
                    responses={201: MadeLinkSerializer, **errors(400, 401, 403, 404, 409)})
     def post(self, request, ibi: str) -> Response:
         item = self.item()
-        form = LinkSerializer(data=request.data)
-        unknown = sorted(set(request.data) - set(form.fields)) if hasattr(
-            request.data, "keys") else []
-        if unknown:
-            detail = ngettext("unknown field %(fields)s", "unknown fields %(fields)s",
-                              len(unknown)) % {"fields": ", ".join(unknown)}
-            return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
-        form.is_valid(raise_exception=True)
-        link, token = services.create_link(item=item, by=request.user,
-                                           expires=form.validated_data["expires"],
-                                           note=form.validated_data.get("note", ""))
+        given = strict_data(LinkSerializer, request.data)
+        link, token = services.create_link(item=item, by=request.user, expires=given["expires"],
+                                           note=given.get("note", ""))
         return Response({"id": link.pk, "expires": link.expires.isoformat(),
                          "url": links.secret_link_url(item.ibi, token, base_url(request))},
                         status=status.HTTP_201_CREATED)

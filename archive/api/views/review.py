@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import IsAuthenticated
@@ -18,7 +17,7 @@ from ...models import Task
 from ...refusals import Forbidden, NotFound, Refusal
 from ...review import selectors, services, tasks
 from ...web import nudges
-from ..schema import errors
+from ..schema import errors, strict_data
 from ..serializers.review import (
     SubmissionCreateSerializer,
     SubmissionSerializer,
@@ -31,17 +30,6 @@ from ..serializers.review import (
 def _nudge() -> None:
     """The mailer, after the commit, off the request's thread (web/nudges.py)."""
     transaction.on_commit(lambda: nudges.soon(tasks.mail_review_notices))
-
-
-def _valid(serializer_class, request):
-    form = serializer_class(data=request.data)
-    unknown = sorted(set(request.data) - set(form.fields)) if hasattr(
-        request.data, "keys") else []
-    if unknown:
-        raise Refusal(ngettext("unknown field %(fields)s", "unknown fields %(fields)s",
-                               len(unknown)) % {"fields": ", ".join(unknown)})
-    form.is_valid(raise_exception=True)
-    return dict(form.validated_data)
 
 
 def _id(pk: str) -> int:
@@ -87,7 +75,7 @@ class SubmissionList(generics.ListAPIView):
     @extend_schema(request=SubmissionCreateSerializer,
                    responses={201: SubmissionSerializer, **errors(400, 401, 403)})
     def post(self, request) -> Response:
-        data = _valid(SubmissionCreateSerializer, request)
+        data = strict_data(SubmissionCreateSerializer, request.data)
         _metadata(data)
         submission = _checked(services.submission_create(user=request.user, **data))
         return Response(SubmissionSerializer(_reread(submission)).data,
@@ -117,7 +105,7 @@ class SubmissionDetail(_OwnSubmission):
                    responses={200: SubmissionSerializer, **errors(400, 401, 403, 404, 409)})
     def patch(self, request, pk: str) -> Response:
         submission = self.submission(pk)
-        data = _valid(SubmissionUpdateSerializer, request)
+        data = strict_data(SubmissionUpdateSerializer, request.data)
         _metadata(data)
         version = data.pop("version")
         submission = _checked(services.submission_update(
@@ -134,7 +122,7 @@ class SubmissionTransition(_OwnSubmission):
                    responses={200: SubmissionSerializer, **errors(400, 401, 403, 404, 409)})
     def post(self, request, pk: str) -> Response:
         submission = self.submission(pk)
-        data = _valid(TransitionSerializer, request)
+        data = strict_data(TransitionSerializer, request.data)
         if self.transition == "submit":
             submission = _checked(services.submit(user=request.user, submission=submission,
                                                   version=data.get("version")))
@@ -173,7 +161,7 @@ class TaskTransition(generics.GenericAPIView):
         task = Task.objects.select_related("submission").filter(pk=_id(pk)).first()
         if task is None:
             raise NotFound(_("no task %(id)s") % {"id": pk})
-        data = _valid(TransitionSerializer, request)
+        data = strict_data(TransitionSerializer, request.data)
         assignee = None
         if self.transition == "reassign":
             assignee = get_user_model().objects.filter(
