@@ -84,7 +84,8 @@ def test_a_copy_of_an_embargoed_item_serves_nothing_and_opens_after_lifting_and_
         rep, "1 embargo lifted"]
     assert httpx.get(f"{a.url}{file_path}", timeout=30).content == PDF
     assert b.manage("copyitem", "--refresh").stdout.strip() == f"{rep}: updated"
-    assert replications(a, rep, librarian_a)[1:] == [("IBI", service_b, f"Copy refreshed at {service_b}")]
+    assert replications(a, rep, librarian_a)[1:] == [
+        ("IBI", service_b, f"Copy refreshed at {service_b}")]
     opened = reader.get(file_path)
     assert opened.status_code == 200 and opened.content == PDF
     assert reader.get(f"/{rep}").headers["location"] == f"{b.url}{file_path}"

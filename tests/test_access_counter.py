@@ -117,8 +117,8 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
     written = threading.Event()
     write = access_counter._write
 
-    def observed(rows):
-        write(rows)
+    def observed(rows, searches=None):
+        write(rows, searches)
         written.set()
 
     monkeypatch.setattr(access_counter, "_write", observed)
@@ -135,7 +135,8 @@ def test_a_forked_worker_counts_with_a_helper_of_its_own(monkeypatch):
     item = make.item("a.pdf", title="Counted")
     written = threading.Event()
     write = access_counter._write
-    monkeypatch.setattr(access_counter, "_write", lambda rows: (write(rows), written.set()))
+    monkeypatch.setattr(access_counter, "_write",
+                        lambda rows, searches=None: (write(rows, searches), written.set()))
     monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
     access_counter._forget_in_child()  # as in a child
     access_counter._helper._forget()

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from archive.deposit.services import Access
-from archive.models import AccessRights, CounterCustomer, DailyAccessCount
+from archive.models import AccessRights, CounterCustomer, DailyAccessCount, DailySearchCount
 from archive.usage import counter as access_counter
 from archive.usage import rollup, services
 from tests import factories as make
@@ -83,6 +83,19 @@ def generated_log(items, seed: int = 39) -> list[tuple]:
     return sorted(log, key=lambda entry: entry[5])
 
 
+def generated_searches(seed: int = 39) -> list[tuple[str, datetime]]:
+    """(agent, at) of the searches run over September and October 2026, a fifth by robots."""
+    rng = random.Random(seed)
+    return [(rng.choice(ROBOTS) if rng.random() < 0.2 else rng.choice((FIREFOX, CHROME)),
+             datetime(2026, 9, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(60 * 24 * 61)))
+            for _ in range(120)]
+
+
+def recount_searches(searches) -> Counter:
+    """Searches_Platform by month: the searches robots did not run."""
+    return Counter(at.strftime("%Y-%m") for agent, at in searches if agent not in ROBOTS)
+
+
 def recount(log) -> Counter:
     """COUNTER's rules applied to the log by hand: (ibi, month, access, metric) → n."""
     last: dict[tuple, datetime] = {}
@@ -125,6 +138,8 @@ def counted(items, key):
     for item, kind, url, ip, agent, at, access in log:
         access_counter.count(item.pk, [ip], url, at, user_agent=agent, kind=kind,
                              access_type=access)
+    for agent, at in generated_searches():
+        access_counter.count_search(agent, at)
     for month in (date(2026, 9, 1), date(2026, 10, 1)):
         rollup.roll_up(month)
     return log
@@ -182,8 +197,53 @@ def test_the_platform_report_sums_the_items(client, counted, key):
     expected = Counter()
     for (_ibi, month, _access, metric), n in recount(counted).items():
         expected[month, metric] += n
+    for month, n in recount_searches(generated_searches()).items():
+        expected[month, "Searches_Platform"] += n
     assert got == +expected
     assert {r.dimension_data["Access_Method"] for r in records} == {"Regular"}
+    searched = {r.dimension_data["Data_Type"] for r in records if r.metric == "Searches_Platform"}
+    assert searched == {"Platform"} and expected["2026-09", "Searches_Platform"] > 30
+
+
+def test_searches_are_the_platform_s_own_data_type(client, counted, key):
+    """Searches_Platform only under the Data_Type Platform: asked for other types or other
+    metrics, none; asked for it alone, it alone; PR_P1 carries it."""
+    only = json.loads(get(client, "reports/pr", key, begin_date="2026-09", end_date="2026-10",
+                          metric_type="Searches_Platform").content)
+    assert [a["Data_Type"] for a in only["Report_Items"][0]["Attribute_Performance"]] == [
+        "Platform"]
+    totals = recount_searches(generated_searches())
+    assert only["Report_Items"][0]["Attribute_Performance"][0]["Performance"] == {
+        "Searches_Platform": dict(sorted(totals.items()))}
+    articles = json.loads(get(client, "reports/pr", key, begin_date="2026-09",
+                              end_date="2026-10", data_type="Article").content)
+    assert {a["Data_Type"] for a in articles["Report_Items"][0]["Attribute_Performance"]} == {
+        "Article"}
+    p1 = json.loads(get(client, "reports/pr_p1", key, begin_date="2026-09",
+                        end_date="2026-10").content)
+    platform = [a for a in p1["Report_Items"][0]["Attribute_Performance"]
+                if a["Data_Type"] == "Platform"]
+    assert platform == [{"Data_Type": "Platform",
+                         "Performance": {"Searches_Platform": dict(sorted(totals.items()))}}]
+    assert conforms(p1, "PR_P1") == [] and conforms(only, "PR") == []
+    # The Item Report has no searches: asked for, an invalid filter value (3060).
+    ir = json.loads(body(get(client, "reports/ir", key, begin_date="2026-09",
+                             end_date="2026-10", metric_type="Searches_Platform")))
+    assert 3060 in [e["Code"] for e in ir["Report_Header"]["Exceptions"]]
+
+
+def test_the_site_counts_a_readers_search_once_and_no_robots(client, items):
+    """A search with words or a filter counts one Searches_Platform; its further pages, an
+    empty search and a robot's count none. No query is kept."""
+    searches = [({"q": "tese"}, FIREFOX), ({"q": "tese", "page": "2"}, FIREFOX),
+                ({"creator": "Banon, Gerald"}, CHROME), ({}, FIREFOX),
+                ({"sort": "newest"}, FIREFOX),
+                ({"q": "tese"}, ROBOTS[0])]
+    for query, agent in searches:
+        assert client.get("/search", query, HTTP_USER_AGENT=agent).status_code == 200
+    access_counter.flush()
+    assert list(DailySearchCount.objects.values_list("n", flat=True)) == [2]
+    assert DailySearchCount.objects.get().day == datetime.now(UTC).date()
 
 
 @pytest.mark.parametrize(("path", "report_class", "params"), [

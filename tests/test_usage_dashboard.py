@@ -84,6 +84,42 @@ def test_every_scope_has_its_months_table_and_csv(librarian_client):
     assert repository == items and all(r[2] > 0 for r in repository)  # items sum up
 
 
+def _months(client, **query) -> list[list[int]]:
+    """The dashboard's CSV of a scope: each month's four metrics."""
+    rows = csv.reader(io.StringIO(client.get("/admin/archive/usagemonth/",
+                                             {**query, "format": "csv"},
+                                             secure=True).content.decode()))
+    return [list(map(int, row[1:])) for row in list(rows)[1:]]
+
+
+def _sum(*tables: list[list[int]]) -> list[list[int]]:
+    return [[sum(column) for column in zip(*rows, strict=True)]
+            for rows in zip(*tables, strict=True)]
+
+
+@pytest.mark.django_db
+def test_an_item_mapped_into_a_collection_counts_there_and_once_above_it(librarian_client):
+    """A collection's usage has the items mapped into it; its community, the repository and
+    the Platform Report count each item once, where it is owned."""
+    from archive.communities import services as tree
+    from archive.usage import dashboard
+
+    made = used(months=2)
+    # The field report, owned by the reports, mapped into the theses too.
+    tree.item_map(item=made["items"][2], collections=[made["theses"]])
+    for month in dashboard.recent_months():
+        rollup.roll_up(month)  # again, with the map
+    client = librarian_client
+    theses = _months(client, scope="collection", id=made["theses"].pk)
+    per_item = [_months(client, scope="item", id=item.pk) for item in made["items"]]
+    assert theses == _sum(*per_item) and theses != _sum(*per_item[:2])
+    assert _months(client, scope="community", id=made["faculty"].pk) == _sum(*per_item)
+    assert _months(client) == _sum(*per_item)
+    top = dashboard.top_collections(dashboard.recent_months()[-1])
+    found = {row["id"]: row["total_investigations"] for row in top}
+    assert found[made["theses"].pk] == theses[-1][0]  # the last month's, mapped item too
+
+
 @pytest.mark.django_db
 def test_a_reader_without_the_permission_sees_no_dashboard(client):
     from django.contrib.auth.models import User

@@ -154,25 +154,45 @@ class MonthlyItemUsage(_Metrics):
 
 class MonthlyCollectionUsage(_Metrics):
     """A collection's metrics of one month, Access_Type and Data_Type: the sums of its items'
-    rows (their owning collection), so the Platform Report and the dashboards of the
-    repository, a community or a collection read a few rows a month."""
+    rows, so the Platform Report and the dashboards of the repository, a community or a
+    collection read a few rows a month. `mapped` False: the items it owns (each item is in
+    one such row, what the Platform Report and a community sum); True: the items mapped into
+    it from other collections (what its own dashboard adds)."""
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="+",
                                    db_index=False, verbose_name=_("collection"))
     month = models.DateField(_("month"))
     access_type = models.CharField(_("access type"), max_length=10, choices=AccessType.choices)
     data_type = models.CharField(_("data type"), max_length=32)
+    mapped = models.BooleanField(_("mapped items"), default=False)
 
     class Meta:
         verbose_name = _("monthly collection usage")
         verbose_name_plural = _("monthly collection usage")
         constraints = [models.UniqueConstraint(
-            fields=["collection", "month", "access_type", "data_type"],
+            fields=["collection", "month", "access_type", "data_type", "mapped"],
             name="monthly_collection_usage_once")]
         indexes = [models.Index(fields=["month"], name="monthly_collection_usage_month")]
 
     def __str__(self) -> str:
         return f"{self.collection_id} {self.month:%Y-%m} {self.access_type} {self.data_type}"
+
+
+class DailySearchCount(models.Model):
+    """The searches readers ran on the site on one UTC day (COUNTER R5.1's Searches_Platform:
+    robots left out, a further page of results is the same search); archive/usage/counter.py
+    adds to it in batches. No query and no reader is kept."""
+
+    day = models.DateField(_("day"), primary_key=True)
+    n = models.PositiveBigIntegerField(_("searches"), default=0, db_default=0)
+
+    class Meta:
+        ordering = ["day"]
+        verbose_name = _("daily search count")
+        verbose_name_plural = _("daily search counts")
+
+    def __str__(self) -> str:
+        return f"{self.day}: {self.n}"
 
 
 class CounterCustomer(models.Model):

@@ -77,6 +77,9 @@ class CounterError(Refusal):
 
 METRICS = ("Total_Item_Investigations", "Unique_Item_Investigations", "Total_Item_Requests",
            "Unique_Item_Requests")
+SEARCHES = "Searches_Platform"  # the Platform Report's, under the Data_Type Platform
+PLATFORM_METRICS = (SEARCHES, *METRICS)
+PLATFORM = "Platform"
 REQUEST_METRICS = ("Total_Item_Requests", "Unique_Item_Requests")
 # The Data_Types of a repository's items (IR's enumeration: not the titles' Book or Journal).
 DATA_TYPES = ("Article", "Audiovisual", "Book_Segment", "Conference_Item", "Dataset", "Image",
@@ -98,6 +101,8 @@ class Report:
     parameters: frozenset[str] = frozenset()  # other report attributes (granularity…)
     fixed: dict = field(default_factory=dict)  # a Standard View's filters
     item_level: bool = False
+    metrics: tuple[str, ...] = METRICS  # the Metric_Types it reports, in the Code's order
+    data_types: tuple[str, ...] = DATA_TYPES  # the Data_Types it may be asked for
 
     @property
     def path(self) -> str:
@@ -108,12 +113,14 @@ REPORTS: dict[str, Report] = {r.id.lower(): r for r in (
     Report("PR", "Platform Report",
            "A customizable report summarizing activity across the repository.",
            filters=frozenset({"metric_type", "data_type", "access_method"}),
-           attributes=frozenset({"Access_Method"}), parameters=frozenset({"granularity"})),
+           attributes=frozenset({"Access_Method"}), parameters=frozenset({"granularity"}),
+           metrics=PLATFORM_METRICS, data_types=(*DATA_TYPES, PLATFORM)),
     Report("PR_P1", "Platform Usage",
            "Standard View of the Platform Report: the repository's requests.",
            fixed={"Access_Method": ["Regular"],
                   "Metric_Type": ["Searches_Platform", "Total_Item_Requests",
-                                  "Unique_Item_Requests", "Unique_Title_Requests"]}),
+                                  "Unique_Item_Requests", "Unique_Title_Requests"]},
+           metrics=PLATFORM_METRICS),
     Report("IR", "Item Report",
            "A granular, customizable report of the activity of each item of the repository.",
            filters=frozenset({"metric_type", "data_type", "access_method", "access_type", "yop",
@@ -253,7 +260,7 @@ def read(report_id: str, params: dict[str, str], *, today: date,
     if begin >= current:
         raise CounterError(3020, "begin_date is the current month or later: no usage yet")
     asked = Request(report=report, customer_id=params["customer_id"].strip(), begin=begin,
-                    end=end)
+                    end=end, metrics=report.metrics)
     ready = last_available if last_available is not None else date(1, 1, 1)
     if end > ready:
         not_ready = [m for m in months(max(begin, next_month(ready)), end)]
@@ -274,7 +281,7 @@ def read(report_id: str, params: dict[str, str], *, today: date,
     if report.fixed:
         asked.filters_shown.update(report.fixed)
         fixed = report.fixed
-        asked.metrics = tuple(m for m in METRICS if m in fixed["Metric_Type"])
+        asked.metrics = tuple(m for m in report.metrics if m in fixed["Metric_Type"])
         asked.data_types = tuple(fixed.get("Data_Type", ()))
     return asked
 
@@ -286,18 +293,18 @@ def _bad_filter(asked: Request, name: str, values: list[str]) -> None:
 def _filters(asked: Request, params: dict[str, str]) -> None:
     takes = asked.report.filters
     if "metric_type" in takes and params.get("metric_type"):
-        wanted = _values(params["metric_type"])
-        known = [m for m in wanted if m in METRICS]
+        wanted, metrics = _values(params["metric_type"]), asked.report.metrics
+        known = [m for m in wanted if m in metrics]
         if len(known) < len(wanted):
-            _bad_filter(asked, "metric_type", [m for m in wanted if m not in METRICS])
+            _bad_filter(asked, "metric_type", [m for m in wanted if m not in metrics])
         if known:
-            asked.metrics = tuple(m for m in METRICS if m in known)
+            asked.metrics = tuple(m for m in metrics if m in known)
             asked.filters_shown["Metric_Type"] = list(asked.metrics)
     if "data_type" in takes and params.get("data_type"):
-        wanted = _values(params["data_type"])
-        known = [d for d in wanted if d in DATA_TYPES]
+        wanted, types = _values(params["data_type"]), asked.report.data_types
+        known = [d for d in wanted if d in types]
         if len(known) < len(wanted):
-            _bad_filter(asked, "data_type", [d for d in wanted if d not in DATA_TYPES])
+            _bad_filter(asked, "data_type", [d for d in wanted if d not in types])
         if known:
             asked.data_types = tuple(known)
             asked.filters_shown["Data_Type"] = known

@@ -63,7 +63,7 @@ from django.db import (
 )
 
 from ..access import policy
-from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount, Item
+from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount, DailySearchCount, Item
 from ..runtime.threads import Helper
 from . import filters
 
@@ -87,9 +87,14 @@ Row = tuple[int, str, str, str, "str | None", datetime, "str | None"]
 Key = tuple[int, date, str, str]  # item, UTC day, kind, Access_Type
 Counts = dict[Key, list[int]]  # [accesses, unique of the kind, unique investigations, requests]
 
-_lock = threading.Lock()  # guards _pending and _since
+_SEARCHES = DailySearchCount._meta.db_table
+_SEARCH_UPSERT = (f"INSERT INTO {_SEARCHES} (day, n) VALUES (%s, %s) ON CONFLICT (day)"
+                  f" DO UPDATE SET n = {_SEARCHES}.n + excluded.n")
+
+_lock = threading.Lock()  # guards _pending, _searches and _since
 _writing = threading.Lock()  # held while a batch is written: flush() waits for it
 _pending: list[Row] = []
+_searches: dict[date, int] = {}  # UTC day → searches, robots left out already
 _since = 0.0  # time.monotonic() of the pending batch's first row
 _swept = 0.0  # time.monotonic() of the last sweep of old urlkeys
 SWEEP_SECONDS = 60.0
@@ -116,6 +121,25 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
         _pending.append(row)
     if first:
         _helper.wake()  # after the append: the helper must find the row when it looks
+
+
+def count_search(user_agent: str, at: datetime) -> None:
+    """Count a search a reader ran (COUNTER R5.1's Searches_Platform), in the pending batch as
+    accesses are; a robot's is not counted. No query and no address is kept."""
+    global _since
+    if filters.is_robot(user_agent):
+        return
+    day = at.astimezone(UTC).date()
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        _insert_searches({day: 1})
+        return
+    with _lock:
+        first = not _pending and not _searches
+        if first:
+            _since = time.monotonic()
+        _searches[day] = _searches.get(day, 0) + 1
+    if first:
+        _helper.wake()
 
 
 def count_investigation(item_id: int, level: str, client_ip: str, user_agent: str,
@@ -163,7 +187,7 @@ def flush(timeout: float = 10.0) -> bool:
     if connections[DEFAULT_DB_ALIAS].in_atomic_block or not _writing.acquire(timeout=timeout):
         return False
     try:
-        _write(_take(due_only=False))
+        _write(*_take(due_only=False))
     finally:
         _writing.release()
     return True
@@ -171,39 +195,45 @@ def flush(timeout: float = 10.0) -> bool:
 
 def _write_due(**kwargs) -> None:
     """Write the pending batch if it is due, unless another thread is writing one."""
-    if _pending and time.monotonic() - _since >= BATCH_SECONDS \
+    if (_pending or _searches) and time.monotonic() - _since >= BATCH_SECONDS \
             and not connections[DEFAULT_DB_ALIAS].in_atomic_block \
             and _writing.acquire(blocking=False):
         try:
-            _write(_take(due_only=True))
+            _write(*_take(due_only=True))
         finally:
             _writing.release()
 
 
-def _take(*, due_only: bool) -> list[Row]:
-    global _pending
+def _take(*, due_only: bool) -> tuple[list[Row], dict[date, int]]:
+    global _pending, _searches
     with _lock:
         if due_only and time.monotonic() - _since < BATCH_SECONDS:
-            return []
+            return [], {}
         rows, _pending = _pending, []
-    return rows
+        searches, _searches = _searches, {}
+    return rows, searches
 
 
 def _watch() -> None:
     """The helper thread's work: write a batch that no request came to write."""
-    while _pending:
+    while _pending or _searches:
         time.sleep(max(0.0, _since + 2 * BATCH_SECONDS - time.monotonic()))
         with _writing:
-            rows = _take(due_only=True)
-            if rows:
-                _write(rows)
+            rows, searches = _take(due_only=True)
+            if rows or searches:
+                _write(rows, searches)
                 connection.close()  # this thread's own: rarely used, not kept open
 
 
 _helper = Helper("access-counter", _watch)
 
 
-def _write(rows: list[Row]) -> None:
+def _write(rows: list[Row], searches: dict[date, int] | None = None) -> None:
+    if searches:
+        try:
+            _insert_searches(searches)
+        except DatabaseError:
+            logger.exception("%d searches not counted", sum(searches.values()))
     if not rows:
         return
     counts = _filtered(rows)
@@ -306,6 +336,14 @@ def _insert(counts: Counts) -> None:
             cursor.execute(*_upsert(keys[start:start + ROWS_PER_STATEMENT], counts, day))
 
 
+def _insert_searches(searches: dict[date, int]) -> None:
+    """Add each day's searches (in the caller's transaction, if there is one)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    with transaction.atomic(), db.cursor() as cursor:
+        for day in sorted(searches):  # one order for every writer: no deadlock
+            cursor.execute(_SEARCH_UPSERT, [db.ops.adapt_datefield_value(day), searches[day]])
+
+
 def _upsert(keys: list[Key], counts: Counts, day: Callable[[date], object], mark: str = "%s"
             ) -> tuple[str, list]:
     """The statement adding counts[key] for each of keys, and its parameters; `mark` is the
@@ -328,8 +366,8 @@ def _statement(rows: int, mark: str) -> str:
 def _forget_in_child() -> None:
     """A forked worker starts with no batch: the parent's rows are the parent's (and its helper
     thread starts again at the child's first batch: runtime/threads.py)."""
-    global _pending, _lock, _writing
-    _pending = []
+    global _pending, _searches, _lock, _writing
+    _pending, _searches = [], {}
     _lock, _writing = threading.Lock(), threading.Lock()
 
 

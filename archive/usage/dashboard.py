@@ -1,7 +1,8 @@
-"""What the librarians' usage dashboards show (reads): a scope's metrics per month (the
-repository, a community with its sub-communities, a collection, an item), a month's top
-items and top collections; from the rolled-up months only (rollup.py), so a page reads a few
-index ranges whatever the number of items (bench/counter_reports.py)."""
+"""What the librarians' usage dashboards show (reads): a scope's metrics per month (the repository,
+a community with its sub-communities, a collection with the items mapped into it, an item), a
+month's top items and top collections (mapped items counted in each); from the rolled-up months
+only (rollup.py), so a page reads a few index ranges whatever the number of items
+(bench/counter_reports.py)."""
 from __future__ import annotations
 
 from datetime import date
@@ -44,10 +45,12 @@ def series(scope: str, pk: int | None, months: list[date]) -> list[dict]:
         rows = MonthlyItemUsage.objects.filter(item_id=pk)
     else:
         rows = MonthlyCollectionUsage.objects.all()
-        if scope == "collection":
+        if scope == "collection":  # the items it owns and those mapped into it
             rows = rows.filter(collection_id=pk)
-        elif scope == "community":
-            rows = rows.filter(collection__community_id__in=_communities_under(pk))
+        elif scope == "community":  # each item once, where it is owned
+            rows = rows.filter(collection__community_id__in=_communities_under(pk), mapped=False)
+        else:
+            rows = rows.filter(mapped=False)
     sums = {row["month"]: row for row in rows.filter(month__in=months).order_by()
             .values("month").annotate(**{m: Sum(m) for m in METRICS})}
     return [{"month": month, **{m: (sums.get(month) or {}).get(m) or 0 for m in METRICS}}

@@ -1,11 +1,12 @@
 """COUNTER R5.1 reports read from the rolled-up months (reads; rollup.py writes them).
 
 The Platform Report sums MonthlyCollectionUsage (a few rows a month, whatever the number of
-items) and is built whole. The Item Report is streamed: `item_report` yields the JSON in
-pieces while a server-side cursor (`connection.chunked_cursor()`: a named cursor on
-PostgreSQL) walks MonthlyItemUsage in item order, so its memory stays flat for a million items
-(bench/counter_reports.py). Its Report_Items are one IR_No_Parent_Item per item: a client that
-streams them (ijson, as celus-nigiri does) holds one item at a time.
+items; each item in its owning collection's rows only) and DailySearchCount (Searches_Platform,
+under the Data_Type Platform) and is built whole. The Item Report is streamed: `item_report`
+yields the JSON in pieces while a server-side cursor (`connection.chunked_cursor()`: a named
+cursor on PostgreSQL) walks MonthlyItemUsage in item order, so its memory stays flat for a
+million items (bench/counter_reports.py). Its Report_Items are one IR_No_Parent_Item per
+item: a client that streams them (ijson, as celus-nigiri does) holds one item at a time.
 
 Usage is not attributed to institutions (no reader's address is kept: that is what privacy
 asks, and what a repository's readers are): every report is the repository's global usage,
@@ -22,7 +23,7 @@ from datetime import date, datetime
 from django.db import connection
 from django.db.models import Sum
 
-from ..models import Item, MonthlyCollectionUsage, MonthlyItemUsage, UsageMonth
+from ..models import DailySearchCount, Item, MonthlyCollectionUsage, MonthlyItemUsage, UsageMonth
 from . import cop
 
 _COLUMNS = {"Total_Item_Investigations": "total_investigations",
@@ -80,14 +81,19 @@ def platform_report(asked: cop.Request, platform: Platform, *, customer_name: st
                     now: datetime) -> dict:
     """The Platform Report (PR, or its Standard View PR_P1) as a JSON object."""
     by_type: dict[str, dict[str, dict[date, int]]] = {}
-    if _global(asked):
-        columns = [_COLUMNS[m] for m in asked.metrics]
-        rows = (MonthlyCollectionUsage.objects.filter(**_scope(asked)).order_by()
+    item_metrics = [m for m in asked.metrics if m in _COLUMNS]
+    if _global(asked) and item_metrics:
+        columns = [_COLUMNS[m] for m in item_metrics]
+        # Each item once: in its owning collection's rows, not again where it is mapped.
+        rows = (MonthlyCollectionUsage.objects.filter(**_scope(asked), mapped=False).order_by()
                 .values_list("data_type", "month").annotate(*(Sum(c) for c in columns)))
         for data_type, month, *values in rows:
             metrics = by_type.setdefault(data_type, {})
-            for metric, value in zip(asked.metrics, values, strict=True):
+            for metric, value in zip(item_metrics, values, strict=True):
                 metrics.setdefault(metric, {})[month] = value or 0
+    if _global(asked) and cop.SEARCHES in asked.metrics \
+            and (not asked.data_types or cop.PLATFORM in asked.data_types):
+        by_type[cop.PLATFORM] = {cop.SEARCHES: searches(asked.begin, asked.end)}
     performances = []
     for data_type in sorted(by_type):
         performance = {metric: cop.counts(by_type[data_type].get(metric, {}),
@@ -107,6 +113,16 @@ def platform_report(asked: cop.Request, platform: Platform, *, customer_name: st
                 namespace=platform.namespace, created_by=platform.name, now=now,
                 exceptions=_exceptions(asked, bool(items))),
             "Report_Items": items}
+
+
+def searches(begin: date, end: date) -> dict[date, int]:
+    """{month: Searches_Platform} of the months from begin's to end's (a day's row each)."""
+    found: dict[date, int] = {}
+    for day, n in DailySearchCount.objects.filter(
+            day__gte=begin, day__lte=cop.last_day(end)).values_list("day", "n"):
+        month = day.replace(day=1)
+        found[month] = found.get(month, 0) + n
+    return found
 
 
 # An item's months and each metric's values for them, as comma-separated text built by the

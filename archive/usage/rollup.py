@@ -1,8 +1,8 @@
 """A month's daily counts rolled up into what the COUNTER reports and the dashboards read
 (writes): one MonthlyItemUsage row per item and Access_Type with COUNTER R5.1's four metrics,
 its Data_Type, YOP and owning collection as they are now; one MonthlyCollectionUsage row per
-collection, Access_Type and Data_Type, their sums; then the month is marked ready
-(UsageMonth).
+collection, Access_Type and Data_Type, their sums (of the items it owns; and another of those
+mapped into it); then the month is marked ready (UsageMonth).
 
 The month M is rolled up on day 1 of M+1 (tasks.py, Celery beat), so its reports are complete
 by day 2, as R5.1 asks; `manage.py counter_rollup` does it by hand. Again for a month rolled
@@ -101,17 +101,26 @@ def roll_up(month: date) -> int:
 
 
 def _collections(month: date) -> None:
-    """The month's collection rows: its item rows summed, in the database."""
+    """The month's collection rows, its item rows summed in the database: by the collection
+    that owns each item (mapped false), and by each collection an item is mapped into besides
+    (mapped true)."""
     table, items = MonthlyCollectionUsage._meta.db_table, MonthlyItemUsage._meta.db_table
+    mapping = Item.mapped_collections.through._meta.db_table
     metrics = "total_investigations, unique_investigations, total_requests, unique_requests"
-    summed = ", ".join(f"SUM({m})" for m in metrics.split(", "))
+    summed = ", ".join(f"SUM(u.{m})" for m in metrics.split(", "))
+    into = f"INSERT INTO {table} (collection_id, month, access_type, data_type, mapped, {metrics})"
+    day = connection.ops.adapt_datefield_value(month)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (collection_id, month, access_type, data_type, {metrics})"
-            f" SELECT collection_id, month, access_type, data_type, {summed} FROM {items}"
-            " WHERE month = %s AND collection_id IS NOT NULL"
-            " GROUP BY collection_id, month, access_type, data_type",
-            [connection.ops.adapt_datefield_value(month)])
+            f"{into} SELECT u.collection_id, u.month, u.access_type, u.data_type, %s, {summed}"
+            f" FROM {items} u WHERE u.month = %s AND u.collection_id IS NOT NULL"
+            " GROUP BY u.collection_id, u.month, u.access_type, u.data_type", [False, day])
+        cursor.execute(
+            f"{into} SELECT m.collection_id, u.month, u.access_type, u.data_type, %s, {summed}"
+            f" FROM {items} u JOIN {mapping} m ON m.item_id = u.item_id"
+            " WHERE u.month = %s"
+            " AND (u.collection_id IS NULL OR m.collection_id <> u.collection_id)"
+            " GROUP BY m.collection_id, u.month, u.access_type, u.data_type", [True, day])
 
 
 def months_due(today: date) -> list[date]:
