@@ -129,6 +129,34 @@ def test_a_batch_no_request_comes_for_is_written_by_the_helper(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_searches_wait_in_the_batch_and_the_helper_writes_them(monkeypatch):
+    """Outside a transaction a search joins the pending batch (no write on the reader's path)
+    and the helper writes it with the accesses: each day's searches added, a robot's none."""
+    from archive.models import DailySearchCount
+
+    written = threading.Event()
+    write = access_counter._write
+
+    def observed(rows, searches=None):
+        write(rows, searches)
+        if searches:
+            written.set()
+
+    monkeypatch.setattr(access_counter, "_write", observed)
+    monkeypatch.setattr(access_counter, "BATCH_SECONDS", 0.01)
+    day = timezone.now()
+    for agent in ("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                  "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+                  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"):
+        access_counter.count_search(agent, day)
+    assert written.wait(timeout=10)
+    assert list(DailySearchCount.objects.values_list("n", flat=True)) == [2]
+    access_counter.count_search("Mozilla/5.0 Firefox/128.0", day)
+    assert access_counter.flush()
+    assert DailySearchCount.objects.get().n == 3
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_forked_worker_counts_with_a_helper_of_its_own(monkeypatch):
     """What the counter forgets in a forked child (os.register_at_fork) leaves it counting:
     its batch empty, its helper thread started again at its first batch."""

@@ -419,3 +419,16 @@ def test_the_reports_and_lists_conform_to_the_api_specification(client, counted,
         assert conforms(entry, "Report") == []
     refused = get(client, "reports/ir", key, begin_date="2026-13", end_date="2026-10").json()
     assert conforms(refused, "Exception_3020") == []
+
+
+def test_a_month_of_searches_alone_is_rolled_up_too(client, key):
+    """A month with searches and no access is due like any other: its Searches_Platform is
+    reported, not 'not ready' forever."""
+    access_counter.count_search(FIREFOX, datetime(2026, 9, 14, 12, tzinfo=UTC))
+    assert rollup.months_due(date(2026, 11, 29)) == [date(2026, 9, 1), date(2026, 10, 1)]
+    for month in rollup.months_due(date(2026, 11, 29)):
+        rollup.roll_up(month)
+    report = json.loads(get(client, "reports/pr", key, begin_date="2026-09",
+                            end_date="2026-09").content)
+    assert report["Report_Items"][0]["Attribute_Performance"] == [
+        {"Data_Type": "Platform", "Performance": {"Searches_Platform": {"2026-09": 1}}}]

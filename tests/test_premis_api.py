@@ -4,10 +4,12 @@ and the item's page in the admin, in pt-BR and English; POST /api/items/<ibi>/co
 the Archive copying with an account here tells of its Copy (a replication event)."""
 from __future__ import annotations
 
+import io
 from datetime import datetime
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from archive.models import PremisEvent
@@ -149,6 +151,35 @@ def test_no_copy_is_recorded_of_a_copy_a_tombstone_or_by_this_archive(librarian_
                        format="json", secure=True)
     assert answer.status_code == 409 and "own archive service" in answer.json()["detail"]
     assert PremisEvent.objects.count() == before + 2  # the last item's deposit, no more
+
+
+def test_an_account_speaks_for_one_archive_only(librarian_api):
+    """The account's first notice binds it to the Archive it names; a notice naming another
+    is refused (403) and records nothing. `createpeer --archive` binds it beforehand."""
+    item = make.item()
+    peer = _peer_api()
+    url = f"/api/items/{item.ibi}/copies"
+    assert peer.post(url, {"archive": OTHER_SERVICE}, format="json",
+                     secure=True).status_code == 201
+    before = PremisEvent.objects.count()
+    other = "sid.inpe.br/archive-c/2026/01.01.00.00"
+    refused = peer.post(url, {"archive": other}, format="json", secure=True)
+    assert refused.status_code == 403, refused.content
+    assert refused.json()["detail"] == (f"the account archive-b speaks for the Archive "
+                                        f"{OTHER_SERVICE}, not for {other}")
+    assert PremisEvent.objects.count() == before
+
+    out = io.StringIO()
+    call_command("createpeer", "archive-c", "--archive", other.upper(), stdout=out)
+    token = out.getvalue().split()[-1]
+    bound = APIClient()
+    bound.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert bound.post(url, {"archive": OTHER_SERVICE}, format="json",
+                      secure=True).status_code == 403
+    assert bound.post(url, {"archive": other}, format="json", secure=True).status_code == 201
+    with pytest.raises(CommandError, match="is not an IBI"):
+        call_command("createpeer", "archive-d", "--archive", "nonsense", stdout=io.StringIO())
+    assert not User.objects.filter(username="archive-d").exists()
 
 
 def test_a_tombstones_events_stay_readable(librarian_api):

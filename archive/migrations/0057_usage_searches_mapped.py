@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='monthlycollectionusage',
             name='mapped',
-            field=models.BooleanField(default=False, verbose_name='mapped items'),
+            field=models.BooleanField(db_default=False, default=False, verbose_name='mapped items'),
         ),
         migrations.AddConstraint(
             model_name='monthlycollectionusage',

@@ -35,7 +35,14 @@ from .harvesting import HarvestSource
 from .identifiers import AlternateIdentifier, MintingState
 from .items import Item
 from .languages import LANGUAGE_TAG, normalize_language, validate_language
-from .preservation import PREMIS_EVENT_CODES, CopyJob, FixityCheck, PremisAgent, PremisEvent
+from .preservation import (
+    PREMIS_EVENT_CODES,
+    CopyJob,
+    FixityCheck,
+    PeerAccount,
+    PremisAgent,
+    PremisEvent,
+)
 from .profiles import (
     DEFAULT_PROFILE,
     THESIS_PROFILE,
@@ -77,7 +84,7 @@ __all__ = [
     "DC_ELEMENTS", "DEFAULT_COLLECTION", "DEFAULT_COMMUNITY", "DEFAULT_PROFILE",
     "LANGUAGE_TAG", "ORCID_FORM", "THESIS_PROFILE", "ProfileField", "SubmissionProfile",
     "Vocabulary", "VocabularyTerm",
-    "AccessKind", "AccessLink", "DailySearchCount", "AccessRead", "AccessRequest",
+    "AccessKind", "AccessLink", "DailySearchCount", "PeerAccount", "AccessRead", "AccessRequest",
     "Collection", "Community",
     "RequestNotice", "addresses",
     "AccessRights", "AcknowledgedUrlkey", "AlternateIdentifier", "Confidence", "CopyJob",

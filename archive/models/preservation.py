@@ -3,6 +3,7 @@ the preservation events (PREMIS 3) of every item and file, with their agents, an
 of every fixity check."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
@@ -46,6 +47,25 @@ class CopyJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ibi} ← {self.source}: {self.state}"
+
+
+class PeerAccount(models.Model):
+    """The Archive an account that copies from this one speaks for (`createpeer`): its
+    archive service IBI, set by `createpeer --archive` or by the account's first notice of a
+    Copy (archive/preservation/copies.py `copied_elsewhere`), and never changed by a notice:
+    the account cannot name another Archive as the agent of an event."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                primary_key=True, related_name="peer_archive",
+                                verbose_name=_("account"))
+    archive = models.CharField(_("archive service IBI"), max_length=255)
+
+    class Meta:
+        verbose_name = _("peer account")
+        verbose_name_plural = _("peer accounts")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} → {self.archive}"
 
 
 class PremisAgent(models.Model):

@@ -164,7 +164,7 @@ class MonthlyCollectionUsage(_Metrics):
     month = models.DateField(_("month"))
     access_type = models.CharField(_("access type"), max_length=10, choices=AccessType.choices)
     data_type = models.CharField(_("data type"), max_length=32)
-    mapped = models.BooleanField(_("mapped items"), default=False)
+    mapped = models.BooleanField(_("mapped items"), default=False, db_default=False)
 
     class Meta:
         verbose_name = _("monthly collection usage")

@@ -66,8 +66,8 @@ from django.utils.translation import gettext as _
 
 from ..deposit import links, selectors, services, storage
 from ..identifiers import ibi as ibilib
-from ..models import DcValue, Item, ItemFile, PremisEvent, normalize_language
-from ..refusals import BadGateway
+from ..models import DcValue, Item, ItemFile, PeerAccount, PremisEvent, normalize_language
+from ..refusals import BadGateway, Forbidden
 from ..registry import names
 from ..registry import selectors as registry
 from . import events, peer
@@ -234,6 +234,14 @@ def copied_elsewhere(item: Item, *, archive: str, refreshed: bool, account) -> P
     if ibilib.parse(archive) in (ibilib.parse(own.ibi), ibilib.parse(own.ibip)):
         raise CopyRefused(_("%(archive)s is this Archive's own archive service: an Archive "
                             "holds no Copy of its own Original") % {"archive": archive})
+    # The account speaks for one Archive: the one `createpeer --archive` named, or the one
+    # its first notice named.
+    bound, _created = PeerAccount.objects.get_or_create(user=account,
+                                                        defaults={"archive": archive})
+    if ibilib.parse(bound.archive) != ibilib.parse(archive):
+        raise Forbidden(_("the account %(account)s speaks for the Archive %(bound)s, not for "
+                          "%(archive)s") % {"account": account.get_username(),
+                                            "bound": bound.archive, "archive": archive})
     said = "Copy refreshed at" if refreshed else "Copy made at"
     return events.record(events.Type.REPLICATION, ibi=item.ibi, agent=events.archive(archive),
                          detail=f"{said} {archive}, as told by its account "

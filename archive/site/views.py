@@ -99,11 +99,11 @@ def search(request: HttpRequest) -> HttpResponse:
         return render(request, "archive/site/search.html", {"form": form}, status=400)
     criteria = {k: v.strip() for k, v in form.cleaned_data.items() if v and v.strip()}
     where = criteria.get("in", fulltext.ALL)
-    if (criteria.get("q") or any(k in criteria for k in SearchForm.FILTERS)) \
-            and request.GET.get("page", "1") == "1":  # a further page is the same search
-        access_counter.count_search(request.META.get("HTTP_USER_AGENT", ""), timezone.now())
     results = searching.find(**{k: v for k, v in criteria.items() if k != "in"}, where=where)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
+    if (criteria.get("q") or any(k in criteria for k in SearchForm.FILTERS)) \
+            and page.number == 1:  # a further page of results is the same search
+        access_counter.count_search(request.META.get("HTTP_USER_AGENT", ""), timezone.now())
     details = selectors.summaries(Item.objects.filter(pk__in=list(page.object_list)))
     by_pk = {item.pk: item for item in details}
     page.object_list = thumbnails.for_lists(

@@ -115,7 +115,7 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
         _insert(_filtered([row]))  # its foreign key is checked at the caller's commit
         return
     with _lock:
-        first = not _pending
+        first = not _pending and not _searches
         if first:
             _since = time.monotonic()
         _pending.append(row)

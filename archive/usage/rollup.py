@@ -29,6 +29,7 @@ from ..metadata import vocabularies
 from ..models import (
     REQUEST_KINDS,
     DailyAccessCount,
+    DailySearchCount,
     DcValue,
     Item,
     MonthlyCollectionUsage,
@@ -127,8 +128,10 @@ def months_due(today: date) -> list[date]:
     """The months before today's with daily counts that were not rolled up after their end
     (never, or by hand while they ran): what the periodic task rolls up."""
     current = today.replace(day=1)
-    first = (DailyAccessCount.objects.filter(day__lt=current).order_by("day")
-             .values_list("day", flat=True).first())
+    firsts = [model.objects.filter(day__lt=current).order_by("day")
+              .values_list("day", flat=True).first()
+              for model in (DailyAccessCount, DailySearchCount)]  # a month of searches only too
+    first = min((day for day in firsts if day is not None), default=None)
     if first is None:
         return []
     done = {m.month: m.rolled_up_at.date() for m in UsageMonth.objects.filter(month__lt=current)}
