@@ -18,7 +18,13 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from archive.deposit.services import Access
-from archive.models import AccessRights, CounterCustomer, DailyAccessCount, DailySearchCount
+from archive.models import (
+    AccessRights,
+    CounterCustomer,
+    DailyAccessCount,
+    DailyFileCount,
+    DailySearchCount,
+)
 from archive.usage import counter as access_counter
 from archive.usage import rollup, services
 from tests import factories as make
@@ -74,7 +80,7 @@ def generated_log(items, seed: int = 39) -> list[tuple]:
         for _click in range(rng.randrange(1, 5)):
             kind, url = rng.choice((("investigation", "landing"),
                                     ("investigation", "metadata/bibtex"),
-                                    ("download", "a.pdf")))
+                                    ("download", "a.pdf"), ("download", "dados.csv")))
             log.append((item, kind, url, ip, agent, at, access))
             if rng.random() < 0.3:  # a double click
                 log.append((item, kind, url, ip, agent, at + timedelta(seconds=rng.randrange(
@@ -96,8 +102,8 @@ def recount_searches(searches) -> Counter:
     return Counter(at.strftime("%Y-%m") for agent, at in searches if agent not in ROBOTS)
 
 
-def recount(log) -> Counter:
-    """COUNTER's rules applied to the log by hand: (ibi, month, access, metric) → n."""
+def kept_by_filters(log) -> list[tuple]:
+    """The log's accesses COUNTER counts: no robot's, one of each double click."""
     last: dict[tuple, datetime] = {}
     kept = []
     for item, kind, url, ip, agent, at, access in log:
@@ -108,7 +114,21 @@ def recount(log) -> Counter:
         last[key] = at
         if double:  # the run counts once: keep the first (same session, same month here)
             continue
-        kept.append((item, kind, ip, agent, at, access))
+        kept.append((item, kind, url, ip, agent, at, access))
+    return kept
+
+
+def recount_files(log) -> Counter:
+    """Each file's downloads by hand: (ibi, file, month) → n."""
+    return Counter((item.ibi, url, at.strftime("%Y-%m"))
+                   for item, kind, url, _ip, _agent, at, _access in kept_by_filters(log)
+                   if kind == "download")
+
+
+def recount(log) -> Counter:
+    """COUNTER's rules applied to the log by hand: (ibi, month, access, metric) → n."""
+    kept = [(item, kind, ip, agent, at, access)
+            for item, kind, _url, ip, agent, at, access in kept_by_filters(log)]
     totals: Counter = Counter()
     sessions: set = set()
     for item, kind, ip, agent, at, access in kept:
@@ -232,9 +252,13 @@ def test_searches_are_the_platform_s_own_data_type(client, counted, key):
     assert 3060 in [e["Code"] for e in ir["Report_Header"]["Exceptions"]]
 
 
-def test_the_site_counts_a_readers_search_once_and_no_robots(client, items):
+def test_the_site_counts_a_readers_search_once_and_no_robots(client, items, monkeypatch):
     """A search with words or a filter counts one Searches_Platform; its further pages, an
     empty search and a robot's count none. No query is kept."""
+    from archive.site import views
+
+    monkeypatch.setattr(views, "PAGE_SIZE", 1)
+    make.item(title="Outra tese")  # two results for "tese": two pages
     searches = [({"q": "tese"}, FIREFOX), ({"q": "tese", "page": "2"}, FIREFOX),
                 ({"creator": "Banon, Gerald"}, CHROME), ({}, FIREFOX),
                 ({"sort": "newest"}, FIREFOX),
@@ -251,6 +275,8 @@ def test_the_site_counts_a_readers_search_once_and_no_robots(client, items):
     ("reports/ir_a1", Counter51IRReport, {}),
     ("reports/ir", Counter51IRReport, {"granularity": "Total",
                                        "attributes_to_show": "Access_Method"}),
+    ("reports/ir", Counter51IRReport, {"include_component_details": "True",
+                                       "attributes_to_show": "Access_Type|YOP"}),
     # Two metrics: the specification's PR_Performance_Other asks for at least two.
     ("reports/pr", Counter51PRReport, {"metric_type": "Unique_Item_Requests|Total_Item_Requests",
                                        "data_type": "Article"}),
@@ -261,6 +287,57 @@ def test_every_report_parses_with_no_error(client, counted, key, path, report_cl
     report, records = parsed(report_class, content)
     assert response.status_code == 200 and report.errors == [] and records
     assert conforms(json.loads(content), path.rsplit("/", 1)[1].upper()) == []
+
+
+def test_each_item_s_files_are_its_components(client, counted, key):
+    """include_component_details=True: each item's files downloaded, with their downloads as
+    both component metrics, equal to the recount of the log; valid by the specification."""
+    response = get(client, "reports/ir", key, begin_date="2026-09", end_date="2026-10",
+                   include_component_details="True")
+    report = json.loads(body(response))
+    assert conforms(report, "IR") == []
+    assert report["Report_Header"]["Report_Attributes"] == {"Include_Component_Details": "True"}
+    got: Counter = Counter()
+    data_types = set()
+    for entry in report["Report_Items"]:
+        item = entry["Items"][0]
+        ibi = item["Item_ID"]["Proprietary"].split(":", 1)[1]
+        for component in item["Components"]:
+            name = component["Item"]
+            assert component["Item_ID"]["Proprietary"].split(":", 1)[1] == f"{ibi}/{name}"
+            assert component["Item_ID"]["URI"].endswith(f"/{ibi}/{name}")
+            [attribute] = component["Attribute_Performance"]
+            data_types.add(attribute["Data_Type"])
+            performance = attribute["Performance"]
+            assert performance["Total_Item_Investigations"] == performance["Total_Item_Requests"]
+            for month, n in performance["Total_Item_Requests"].items():
+                got[ibi, name, month] += n
+    expected = recount_files(counted)
+    assert got == +expected and {name for _ibi, name, _m in expected} == {"a.pdf", "dados.csv"}
+    assert data_types == {"Thesis_or_Dissertation", "Article", "Unspecified"}
+    # Asked for requests' uniques only, or not asked: no components.
+    unique = json.loads(body(get(client, "reports/ir", key, begin_date="2026-09",
+                                 end_date="2026-10", include_component_details="True",
+                                 metric_type="Unique_Item_Requests")))
+    plain = json.loads(body(get(client, "reports/ir", key, begin_date="2026-09",
+                                end_date="2026-10")))
+    for found in (unique, plain):
+        assert not any("Components" in e["Items"][0] for e in found["Report_Items"])
+    # Totals: one sum under the first month.
+    totals = json.loads(body(get(client, "reports/ir", key, begin_date="2026-09",
+                                 end_date="2026-10", include_component_details="True",
+                                 granularity="Totals")))
+    assert conforms(totals, "IR") == []
+    summed = Counter()
+    for entry in totals["Report_Items"]:
+        for component in entry["Items"][0]["Components"]:
+            counts = component["Attribute_Performance"][0]["Performance"]["Total_Item_Requests"]
+            assert list(counts) == ["2026-09"]
+            summed[component["Item"]] += counts["2026-09"]
+    by_name: Counter = Counter()
+    for (_ibi, name, _month), n in expected.items():
+        by_name[name] += n
+    assert summed == by_name
 
 
 def test_the_standard_views_keep_to_their_filters(client, counted, key):
@@ -309,7 +386,7 @@ def test_an_unknown_report_is_404_with_an_exception(client, key):
     ({"data_type": "Bogus"}, 3060), ({"metric_type": "Searches_Federated"}, 3060),
     ({"access_type": "Free"}, 3060), ({"yop": "20x1"}, 3060),
     ({"attributes_to_show": "Authors"}, 3062), ({"granularity": "Week"}, 3062),
-    ({"include_component_details": "True"}, 3063), ({"colour": "blue"}, 3050),
+    ({"include_component_details": "Yes"}, 3062), ({"colour": "blue"}, 3050),
     ({"include_parent_details": "Maybe"}, 3062),
 ])
 def test_an_unsupported_filter_or_attribute_is_said_in_the_header(client, counted, key,
@@ -386,6 +463,9 @@ def test_the_landing_page_and_exports_are_investigations_the_file_a_request(clie
     kinds = {(row.kind, row.access_type): (row.n, row.unique_investigations, row.unique_requests)
              for row in DailyAccessCount.objects.filter(item=thesis)}
     assert kinds == {("investigation", "open"): (2, 1, 0), ("download", "open"): (1, 0, 1)}
+    # The file downloaded, as its item's component (the landing page and export are none).
+    assert list(DailyFileCount.objects.values_list("item", "name", "access_type", "n")) == [
+        (thesis.pk, "a.pdf", "open", 1)]
 
 
 def test_a_controlled_file_is_counted_controlled(client, items):

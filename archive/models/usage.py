@@ -73,6 +73,31 @@ class DailyAccessCount(models.Model):
         return f"{self.item_id} {self.day} {self.kind}: {self.n}"
 
 
+class DailyFileCount(models.Model):
+    """Downloads of one file of an item on one UTC day and Access_Type, after COUNTER's
+    filters (robots, double clicks): the file as a component of its item (COUNTER R5.1's
+    Item Report with Include_Component_Details), its Total_Item_Requests and, a request being
+    an investigation too, its Total_Item_Investigations. Added to with the daily counts
+    (archive/usage/counter.py); no reader is kept."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+",
+                             db_index=False, verbose_name=_("item"))
+    name = models.CharField(_("file"), max_length=255)
+    day = models.DateField(_("day"))
+    access_type = models.CharField(_("access type"), max_length=10, choices=AccessType.choices)
+    n = models.PositiveBigIntegerField(_("downloads"), default=0, db_default=0)
+
+    class Meta:
+        verbose_name = _("daily file count")
+        verbose_name_plural = _("daily file counts")
+        constraints = [models.UniqueConstraint(fields=["item", "name", "day", "access_type"],
+                                               name="daily_file_count_once")]
+        indexes = [models.Index(fields=["day"], name="daily_file_count_day")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} {self.name} {self.day}: {self.n}"
+
+
 class AcknowledgedUrlkey(models.Model):
     """A urlkey an acknowledgment was counted for, kept while the key could still be sent
     (IBI_URLKEY_MAX_AGE; an older key is refused anyway): a second acknowledgment of the same
@@ -150,6 +175,28 @@ class MonthlyItemUsage(_Metrics):
 
     def __str__(self) -> str:
         return f"{self.item_id} {self.month:%Y-%m} {self.access_type}"
+
+
+class MonthlyFileUsage(models.Model):
+    """A file's downloads of one month and Access_Type (its item's component, rolled up with
+    the month: rollup.py), read for the Item Report's Components."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+",
+                             db_index=False, verbose_name=_("item"))
+    name = models.CharField(_("file"), max_length=255)
+    month = models.DateField(_("month"))
+    access_type = models.CharField(_("access type"), max_length=10, choices=AccessType.choices)
+    requests = models.PositiveBigIntegerField(_("Total_Item_Requests"), default=0)
+
+    class Meta:
+        verbose_name = _("monthly file usage")
+        verbose_name_plural = _("monthly file usage")
+        constraints = [models.UniqueConstraint(fields=["item", "month", "access_type", "name"],
+                                               name="monthly_file_usage_once")]
+        indexes = [models.Index(fields=["month"], name="monthly_file_usage_month")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} {self.name} {self.month:%Y-%m} {self.access_type}"
 
 
 class MonthlyCollectionUsage(_Metrics):

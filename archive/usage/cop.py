@@ -47,7 +47,6 @@ EXCEPTIONS: dict[int, tuple[str, int]] = {
     3050: ("Parameter Not Recognized in this Context", 200),
     3060: ("Invalid ReportFilter Value", 200),
     3062: ("Invalid ReportAttribute Value", 200),
-    3063: ("Components Not Supported", 200),
 }
 
 
@@ -192,6 +191,7 @@ class Request:
     attributes: tuple[str, ...] = ()
     granularity: str = "Month"
     nothing_ready: bool = False  # no month asked is rolled up yet (3031 says which)
+    components: bool = False  # each item's files with their usage (Include_Component_Details)
     filters_shown: dict = field(default_factory=dict)
     attributes_shown: dict = field(default_factory=dict)
     exceptions: list = field(default_factory=list)
@@ -242,7 +242,7 @@ def read(report_id: str, params: dict[str, str], *, today: date,
          last_available: date | None = None) -> Request:
     """The request of a report path's parameters (the API's, case-insensitive names):
     CounterError for what stops it (1030, 3020, 3000); the Exceptions a report carries on
-    (3031, 3050, 3060, 3062, 3063) in `exceptions`. `last_available`: the last month rolled
+    (3031, 3050, 3060, 3062) in `exceptions`. `last_available`: the last month rolled
     up (None: none yet); a month later than it is not ready (3031)."""
     report = REPORTS.get(report_id.lower())
     if report is None:
@@ -366,8 +366,13 @@ def _attributes(asked: Request, params: dict[str, str]) -> None:
         else:
             asked.exceptions.append(exception(3062, f"include_parent_details: {value}"))
     if "include_component_details" in report.parameters \
-            and params.get("include_component_details", "False") not in ("False", "false", ""):
-        asked.exceptions.append(exception(3063))
+            and params.get("include_component_details"):
+        value = params["include_component_details"].strip().capitalize()
+        if value in ("True", "False"):  # an item's files are its components
+            asked.components = value == "True"
+            asked.attributes_shown["Include_Component_Details"] = value
+        else:
+            asked.exceptions.append(exception(3062, f"include_component_details: {value}"))
 
 
 # -- Writing a report ------------------------------------------------------------------------

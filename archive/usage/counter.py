@@ -27,7 +27,9 @@ accesses left are summed per item, UTC day, kind and Access_Type (in all; the fi
 kind, the first access and the first request of each reader session: what COUNTER's unique
 counts sum) and added to DailyAccessCount, one
 `INSERT … ON CONFLICT … DO UPDATE SET n = n + excluded.n, …` (SQLite and PostgreSQL alike) and
-one commit, in a fixed order of keys so that two workers' batches never deadlock. No row per
+one commit, in a fixed order of keys so that two workers' batches never deadlock. The
+downloads left are also added per file (DailyFileCount: the Item Report's components), and
+the searches counted (`count_search`: Searches_Platform) per day (DailySearchCount). No row per
 access and no address is written: the reader's address and user agent live in the pending
 batch, in memory, until it is written (a fraction of a second), and then only as hashes in
 the cache, for 30 seconds and to the end of the hour (filters.py).
@@ -63,7 +65,14 @@ from django.db import (
 )
 
 from ..access import policy
-from ..models import AccessKind, AcknowledgedUrlkey, DailyAccessCount, DailySearchCount, Item
+from ..models import (
+    AccessKind,
+    AcknowledgedUrlkey,
+    DailyAccessCount,
+    DailyFileCount,
+    DailySearchCount,
+    Item,
+)
 from ..runtime.threads import Helper
 from . import filters
 
@@ -86,7 +95,13 @@ ROWS_PER_STATEMENT = 240  # 1 920 parameters: within every SQLite's limits
 Row = tuple[int, str, str, str, "str | None", datetime, "str | None"]
 Key = tuple[int, date, str, str]  # item, UTC day, kind, Access_Type
 Counts = dict[Key, list[int]]  # [accesses, unique of the kind, unique investigations, requests]
+FileKey = tuple[int, str, date, str]  # item, file name, UTC day, Access_Type
+Files = dict[FileKey, int]  # downloads of each file (the item's components)
 
+_FILES = DailyFileCount._meta.db_table
+_FILE_UPSERT = (f"INSERT INTO {_FILES} (item_id, name, day, access_type, n)"
+                f" VALUES (%s, %s, %s, %s, %s) ON CONFLICT (item_id, name, day, access_type)"
+                f" DO UPDATE SET n = {_FILES}.n + excluded.n")
 _SEARCHES = DailySearchCount._meta.db_table
 _SEARCH_UPSERT = (f"INSERT INTO {_SEARCHES} (day, n) VALUES (%s, %s) ON CONFLICT (day)"
                   f" DO UPDATE SET n = {_SEARCHES}.n + excluded.n")
@@ -112,7 +127,9 @@ def count(item_id: int, client_ips: Sequence[str], relation: str, at: datetime, 
     global _since
     row = (item_id, str(kind), relation, " ".join(client_ips), user_agent, at, access_type)
     if connections[DEFAULT_DB_ALIAS].in_atomic_block:
-        _insert(_filtered([row]))  # its foreign key is checked at the caller's commit
+        counts, files = _filtered([row])
+        _insert(counts)  # its foreign key is checked at the caller's commit
+        _insert_files(files)
         return
     with _lock:
         first = not _pending and not _searches
@@ -236,7 +253,7 @@ def _write(rows: list[Row], searches: dict[date, int] | None = None) -> None:
             logger.exception("%d searches not counted", sum(searches.values()))
     if not rows:
         return
-    counts = _filtered(rows)
+    counts, files = _filtered(rows)
     try:
         _insert(counts)
     except IntegrityError:  # an item removed meanwhile: count the others one by one
@@ -247,9 +264,19 @@ def _write(rows: list[Row], searches: dict[date, int] | None = None) -> None:
                 logger.info("access to item %s not counted: the item is gone", key[0])
     except DatabaseError:  # e.g. the database went read-only: log what it cost, serve on
         logger.exception("%d accesses not counted", sum(four[0] for four in counts.values()))
+    try:
+        _insert_files(files)
+    except IntegrityError:  # as above: the files of items still there, one by one
+        for key, n in files.items():
+            try:
+                _insert_files({key: n})
+            except IntegrityError:
+                logger.info("download of %s not counted: the item is gone", key[1])
+    except DatabaseError:
+        logger.exception("%d downloads of files not counted", sum(files.values()))
 
 
-def _filtered(rows: list[Row]) -> Counts:
+def _filtered(rows: list[Row]) -> tuple[Counts, Files]:
     try:
         return _counted(rows)
     except Exception:  # e.g. Redis unreachable: count without the filters' cache
@@ -257,7 +284,7 @@ def _filtered(rows: list[Row]) -> Counts:
         return _counted(rows, double_clicks=False)
 
 
-def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
+def _counted(rows: list[Row], *, double_clicks: bool = True) -> tuple[Counts, Files]:
     """COUNTER's filters (filters.py), then the accesses left per item, UTC day and kind, and
     how many of them were the first of their reader's session. Without the cache
     (double_clicks False) every access is counted, and counted unique."""
@@ -269,15 +296,19 @@ def _counted(rows: list[Row], *, double_clicks: bool = True) -> Counts:
          for item_id, kind, relation, ips, agent, at, access in kept]) if double_clicks else (
         [(True, True, True, row[1] in filters.REQUESTS) for row in kept])
     counts: Counts = {}
+    files: Files = {}
     for row, verdict in zip(kept, verdicts, strict=True):
         if verdict[0]:
-            four = counts.setdefault((row[0], row[5].astimezone(UTC).date(), row[1], row[6]),
-                                     [0, 0, 0, 0])
+            day = row[5].astimezone(UTC).date()
+            four = counts.setdefault((row[0], day, row[1], row[6]), [0, 0, 0, 0])
             four[0] += 1
             four[1] += verdict[1]
             four[2] += verdict[2]
             four[3] += verdict[3]
-    return counts
+            if row[1] == AccessKind.DOWNLOAD:  # its relation is the file's name
+                key = (row[0], row[2][:255], day, row[6])
+                files[key] = files.get(key, 0) + 1
+    return counts, files
 
 
 def _with_access_types(rows: list[Row]) -> list[Row]:
@@ -334,6 +365,17 @@ def _insert(counts: Counts) -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
         for start in range(0, len(keys), ROWS_PER_STATEMENT):
             cursor.execute(*_upsert(keys[start:start + ROWS_PER_STATEMENT], counts, day))
+
+
+def _insert_files(files: Files) -> None:
+    """Add each file's downloads (in the caller's transaction, if there is one)."""
+    if not files:
+        return
+    db = connections[DEFAULT_DB_ALIAS]
+    day = db.ops.adapt_datefield_value
+    with transaction.atomic(), db.cursor() as cursor:
+        cursor.executemany(_FILE_UPSERT, [(item_id, name, day(on), access, files[
+            item_id, name, on, access]) for item_id, name, on, access in sorted(files)])
 
 
 def _insert_searches(searches: dict[date, int]) -> None:

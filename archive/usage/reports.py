@@ -19,11 +19,19 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from urllib.parse import quote
 
 from django.db import connection
 from django.db.models import Sum
 
-from ..models import DailySearchCount, Item, MonthlyCollectionUsage, MonthlyItemUsage, UsageMonth
+from ..models import (
+    DailySearchCount,
+    Item,
+    MonthlyCollectionUsage,
+    MonthlyFileUsage,
+    MonthlyItemUsage,
+    UsageMonth,
+)
 from . import cop
 
 _COLUMNS = {"Total_Item_Investigations": "total_investigations",
@@ -248,7 +256,7 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
     current = None
     pending: list[tuple] = []
 
-    def item_text(rows: list[tuple]) -> str:
+    def item_text(rows: list[tuple], components: str = "") -> str:
         head = rows[0]
         performances = []
         if total or (not show_access and len(rows) > 1):  # sums: through dictionaries
@@ -289,23 +297,80 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
                 + ', "Item_ID": {"Proprietary": '
                 + dumps(f"{namespace}:{head[-2]}", ensure_ascii=False)
                 + ', "URI": ' + dumps(f"{base}/{head[-2]}", ensure_ascii=False) + "}"
-                + tail + ", ".join(performances) + "]}]}")
+                + tail + ", ".join(performances) + "]" + components + "}]}")
 
+    def texts(batch: list[list[tuple]]) -> Iterator[str]:
+        """The items' texts; with their files as components when asked (one query for the
+        batch)."""
+        found = _components(asked, platform, {rows[0][0]: rows for rows in batch}) \
+            if asked.components else {}
+        for rows in batch:
+            text = item_text(rows, found.get(rows[0][0], ""))
+            if text:
+                yield text
+
+    batch: list[list[tuple]] = []
     for row in _item_groups(asked):
         if row[0] != current:
             if pending:
-                text = item_text(pending)
-                if text:
-                    out.append(text if first else ", " + text)
-                    first = False
-                    if len(out) >= 500:
+                batch.append(pending)
+                if len(batch) >= 500:
+                    for text in texts(batch):
+                        out.append(text if first else ", " + text)
+                        first = False
+                    batch = []
+                    if out:
                         yield "".join(out)
                         out = []
             current, pending = row[0], []
         pending.append(row)
     if pending:
-        text = item_text(pending)
-        if text:
-            out.append(text if first else ", " + text)
+        batch.append(pending)
+    for text in texts(batch):
+        out.append(text if first else ", " + text)
+        first = False
     if out:
         yield "".join(out)
+
+
+# A component's metrics: its downloads are its requests, and each is an investigation too.
+COMPONENT_METRICS = ("Total_Item_Investigations", "Total_Item_Requests")
+
+
+def _components(asked: cop.Request, platform: Platform, items: dict[int, list[tuple]]
+                ) -> dict[int, str]:
+    """{item id: ', "Components": [...]'} of the items whose files were downloaded in the
+    months asked (of the Access_Types asked): each file an IR_Component_Item with the item's
+    Data_Type, its downloads as both metrics asked of Total_Item_Investigations and
+    Total_Item_Requests."""
+    metrics = [m for m in COMPONENT_METRICS if m in asked.metrics]
+    if not metrics:
+        return {}
+    rows = MonthlyFileUsage.objects.filter(item_id__in=list(items), month__gte=asked.begin,
+                                           month__lte=asked.end)
+    if asked.access_types:
+        rows = rows.filter(access_type__in=[_ACCESS[a] for a in asked.access_types])
+    files: dict[int, dict[str, dict[date, int]]] = {}
+    for item_id, name, month, n in (rows.order_by().values_list("item_id", "name", "month")
+                                    .annotate(n=Sum("requests"))):
+        by_month = files.setdefault(item_id, {}).setdefault(name, {})
+        by_month[month] = by_month.get(month, 0) + n
+    base = platform.base_url.rstrip("/")
+    found = {}
+    for item_id, by_name in files.items():
+        head = items[item_id][0]
+        ibi, data_type = head[-2], head[2]
+        components = []
+        for name in sorted(by_name):
+            counts = cop.counts(by_name[name], asked.granularity, asked.begin)
+            if not counts:
+                continue
+            components.append({
+                "Item": name,
+                "Item_ID": {"Proprietary": f"{platform.namespace}:{ibi}/{name}",
+                            "URI": f"{base}/{ibi}/{quote(name)}"},
+                "Attribute_Performance": [{"Data_Type": data_type,
+                                           "Performance": dict.fromkeys(metrics, counts)}]})
+        if components:
+            found[item_id] = ', "Components": ' + json.dumps(components, ensure_ascii=False)
+    return found

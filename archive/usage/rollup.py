@@ -2,7 +2,8 @@
 (writes): one MonthlyItemUsage row per item and Access_Type with COUNTER R5.1's four metrics,
 its Data_Type, YOP and owning collection as they are now; one MonthlyCollectionUsage row per
 collection, Access_Type and Data_Type, their sums (of the items it owns; and another of those
-mapped into it); then the month is marked ready (UsageMonth).
+mapped into it); one MonthlyFileUsage row per file downloaded (the Item Report's components);
+then the month is marked ready (UsageMonth).
 
 The month M is rolled up on day 1 of M+1 (tasks.py, Celery beat), so its reports are complete
 by day 2, as R5.1 asks; `manage.py counter_rollup` does it by hand. Again for a month rolled
@@ -19,6 +20,7 @@ acknowledgment):
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from datetime import date
 
@@ -29,10 +31,12 @@ from ..metadata import vocabularies
 from ..models import (
     REQUEST_KINDS,
     DailyAccessCount,
+    DailyFileCount,
     DailySearchCount,
     DcValue,
     Item,
     MonthlyCollectionUsage,
+    MonthlyFileUsage,
     MonthlyItemUsage,
     UsageMonth,
 )
@@ -80,6 +84,7 @@ def roll_up(month: date) -> int:
     with transaction.atomic():
         MonthlyItemUsage.objects.filter(month=first).delete()
         MonthlyCollectionUsage.objects.filter(month=first).delete()
+        MonthlyFileUsage.objects.filter(month=first).delete()
         for start in range(0, len(rows), BATCH):
             batch = rows[start:start + BATCH]
             ids = {row[0] for row in batch}
@@ -97,6 +102,7 @@ def roll_up(month: date) -> int:
                 if item_id in collections])
             written += len(batch)
         _collections(first)
+        _files(first, following)
         UsageMonth.objects.update_or_create(month=first)
     return written
 
@@ -122,6 +128,17 @@ def _collections(month: date) -> None:
             " WHERE u.month = %s"
             " AND (u.collection_id IS NULL OR m.collection_id <> u.collection_id)"
             " GROUP BY m.collection_id, u.month, u.access_type, u.data_type", [True, day])
+
+
+def _files(month: date, following: date) -> None:
+    """The month's file rows (the Item Report's components): each file's downloads summed."""
+    sums = (DailyFileCount.objects.filter(day__gte=month, day__lt=following).order_by()
+            .values_list("item_id", "name", "access_type").annotate(n=Sum("n")))
+    rows = iter(sums)
+    while batch := [MonthlyFileUsage(item_id=item_id, name=name, month=month,
+                                     access_type=access, requests=n)
+                    for item_id, name, access, n in itertools.islice(rows, BATCH)]:
+        MonthlyFileUsage.objects.bulk_create(batch)
 
 
 def months_due(today: date) -> list[date]:
