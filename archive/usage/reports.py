@@ -229,7 +229,9 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
             ', "Attribute_Performance": [')
     base = platform.base_url.rstrip("/")
     namespace = platform.namespace
-    dumps = json.dumps
+    # A string's JSON as json.dumps(…, ensure_ascii=False) writes it, without the encoder
+    # that dumps builds anew at each call with such an argument (three strings an item).
+    string = json.encoder.encode_basestring
     total = asked.granularity == "Total"
     first_key = asked.begin.strftime("%Y-%m")
     access_names = cop.ACCESS_TYPES
@@ -251,6 +253,7 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
             found += f'"Access_Type": "{access_names[access]}", '
         return "{" + found
 
+    month_keys: dict[str, list[str]] = {}  # a row's months' text → their JSON keys
     out: list[str] = []
     first = True
     current = None
@@ -279,7 +282,11 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
                                         + method + '"Performance": {' + done + "}}")
         else:  # the common case: each row's months as they come, straight into text
             for row in rows:
-                months = [f'"{m}": ' for m in row[4].split(",")]
+                months = month_keys.get(row[4])
+                if months is None:  # most items have the same months: their keys made once
+                    months = [f'"{m}": ' for m in row[4].split(",")]
+                    if len(month_keys) < 1024:
+                        month_keys[row[4]] = months
                 parts = []
                 for name, values in zip(metrics, row[5:5 + count], strict=True):
                     kept = [m + v for m, v in zip(months, values.split(","), strict=True)
@@ -293,11 +300,12 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
                                         + "}}")
         if not performances:
             return ""
-        return ('{"Items": [{"Item": ' + dumps(head[-1], ensure_ascii=False)
+        return ('{"Items": [{"Item": ' + string(head[-1])
                 + ', "Item_ID": {"Proprietary": '
-                + dumps(f"{namespace}:{head[-2]}", ensure_ascii=False)
-                + ', "URI": ' + dumps(f"{base}/{head[-2]}", ensure_ascii=False) + "}"
-                + tail + ", ".join(performances) + "]" + components + "}]}")
+                + string(f"{namespace}:{head[-2]}")
+                + ', "URI": ' + string(f"{base}/{head[-2]}") + "}"
+                + tail + ", ".join(performances)
+                + ("]" + components + "}]}" if components else "]}]}"))
 
     def texts(batch: list[list[tuple]]) -> Iterator[str]:
         """The items' texts; with their files as components when asked (one query for the
@@ -309,7 +317,27 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
             if text:
                 yield text
 
-    batch: list[list[tuple]] = []
+    if not asked.components:  # the common case, item by item as the rows come
+        for row in _item_groups(asked):
+            if row[0] != current:
+                if pending:
+                    text = item_text(pending)
+                    if text:
+                        out.append(text if first else ", " + text)
+                        first = False
+                        if len(out) >= 500:
+                            yield "".join(out)
+                            out = []
+                current, pending = row[0], []
+            pending.append(row)
+        if pending:
+            text = item_text(pending)
+            if text:
+                out.append(text if first else ", " + text)
+        if out:
+            yield "".join(out)
+        return
+    batch: list[list[tuple]] = []  # with components: 500 items' files read at once
     for row in _item_groups(asked):
         if row[0] != current:
             if pending:
