@@ -364,13 +364,17 @@ IBI_VIRUS_SCAN_REQUIRED = env_bool("IBI_VIRUS_SCAN_REQUIRED", False)
 # extracttext` and `manage.py thumbnails` do, and the beat's run of what is due); OCR of the
 # pages without text (Tesseract, Portuguese and English); the wall-clock limit of one job in
 # the sandbox (a file's text, a page's OCR, a thumbnail), past which it is killed and the file
-# fails with that reason; how often the beat extracts what a lost nudge left.
+# fails with that reason; how many pages without text of one file are read by OCR at most
+# (at ~4 pages a minute a 2 000-page scan would hold a worker for hours; the pages past it
+# are left unread and the file flagged with their number); how often the beat extracts what
+# a lost nudge left.
 IBI_EXTRACT_TEXT = env_bool("IBI_EXTRACT_TEXT", True)
 # Each new file's format read from its content (PRONOM, archive/preservation/formats.py) by a
 # worker once its deposit commits; the beat's identify_due (every IBI_EXTRACT_EVERY) does the
 # rest, and `manage.py identifyformats` any time.
 IBI_IDENTIFY_FORMATS = env_bool("IBI_IDENTIFY_FORMATS", True)
 IBI_OCR = env_bool("IBI_OCR", True)
+IBI_OCR_MAX_PAGES = env_int("IBI_OCR_MAX_PAGES", 300, low=1, high=10_000)
 IBI_EXTRACT_TIMEOUT = env_seconds("IBI_EXTRACT_TIMEOUT", 300.0, low=5, high=3600)
 IBI_EXTRACT_EVERY = env_int("IBI_EXTRACT_EVERY", 300, low=10, high=86400)
 # `celery -A ibirepo worker --beat` (or a separate `celery beat`) runs these.

@@ -111,6 +111,16 @@ def test_ocr_reads_a_scanned_pdf(extracting):
     assert sum(w in read for w in words) >= 0.95 * len(words), found
 
 
+def test_ocr_stops_at_its_page_cap_and_flags_the_pages_it_left(extracting, settings):
+    settings.IBI_OCR_MAX_PAGES = 1
+    item = extracting(("long-scan.pdf", make.scanned_pdf(SCANNED, "segunda página", "terceira")))
+    row = extraction(item, "long-scan.pdf")
+    assert (row.state, row.method, row.pages, row.flagged) == ("done", "ocr", 1, True)
+    assert row.reason == ("OCR stopped after 1 pages (IBI_OCR_MAX_PAGES): 2 pages without "
+                          "text not read, from page 2")
+    assert [number for number, _text, _source in pages_of(item, "long-scan.pdf")] == [1]
+
+
 def test_a_scan_with_no_words_is_a_flagged_failure_never_a_silent_success(extracting):
     item = extracting(("blank.pdf", make.scanned_pdf("")), ("pixel.png", make.png()))
     for name in ("blank.pdf", "pixel.png"):

@@ -99,9 +99,15 @@ def _read(found: ItemFile, kind: str | None) -> Outcome:
 
 
 def _ocr(work: str, kind: str, blank: list[int], outcome: Outcome) -> None:
-    """OCR of the pages without text, each in a sandbox of its own."""
-    read = 0
-    for number in blank:
+    """OCR of the pages without text, each in a sandbox of its own, the first
+    IBI_OCR_MAX_PAGES of them: past those the file is flagged, its other pages unread (a
+    worker is not held for hours by one long scan)."""
+    read, cap = 0, settings.IBI_OCR_MAX_PAGES
+    if len(blank) > cap:
+        outcome.problems.append(f"OCR stopped after {cap} pages (IBI_OCR_MAX_PAGES): "
+                                f"{len(blank) - cap} pages without text not read, "
+                                f"from page {blank[cap]}")
+    for number in blank[:cap]:
         answer = sandbox.run(work, "ocr", kind, str(number), timeout=timeout())
         why = answer.error or text.garbage(answer.data.get("words", []),
                                            answer.data.get("confidences", []))
