@@ -20,6 +20,7 @@ time.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -73,13 +74,18 @@ RESULTS_TTL = 600
 # Part of the key: a release that changes what is kept, or how it is ranked, raises it.
 RESULTS_VERSION = 5
 # A thesis's facets (issue 34): a field of the registry each, and that field's simple Dublin
-# Core element, which every query of them names: migration 0034's partial index holds the
-# values of contributors and publishers (an advisor, a programme), 0007's those of subjects.
+# Core element, which the queries of them name where an index is of the element: SQLite's
+# (migration 0034's) of contributors' and publishers' values (an advisor, a programme),
+# 0007's of subjects' (a CNPq area).
 THESIS_FACETS = {"programme": ("dc.publisher.program", "publisher"),
                  "advisor": ("dc.contributor.advisor", "contributor"),
                  "cnpq": ("dc.subject.cnpq", "subject"),
                  "degree": ("local.degree.level", "")}
 FACETS = ("creator", "subject", "year", "language", "type", *THESIS_FACETS)
+# The facets whose values migration 0060 indexes by field on PostgreSQL (with the item: read
+# from the index alone), the values of at most this many bytes (a btree's entry has a limit).
+THESIS_BY_FIELD = ("programme", "advisor")
+THESIS_INDEXED_BYTES = 2000
 # The ranking's tiers, best first: the weights (fields) in which the whole query must match.
 # A: the title; B: the creators; C: the subjects; D: the rest, and the stems of the language
 # that is not the item's own (migration 0021_search). Past the last, a match anywhere.
@@ -113,11 +119,21 @@ def _has_dc(element: str, **lookup) -> Exists:
 def _has_thesis_value(facet: str, value: str, field_id: int | None) -> Exists | Q:
     """An item with this value of a thesis facet's field (THESIS_FACETS), by the field's id
     (a join with the registry's tables in the subquery is planned as a scan of them per
-    value: 160 ms for a CNPq area's 300 items at 100 000, bench/README.md)."""
+    value: 160 ms for a CNPq area's 300 items at 100 000, bench/README.md). On PostgreSQL a
+    programme's or an advisor's items are read from migration 0060's btree alone (the
+    field, the value and the item: an index-only scan), which holds the values of at most
+    THESIS_INDEXED_BYTES; a longer one from its hash index of those."""
     if field_id is None:  # the registry has no such field: nothing has its values
         return Q(pk__in=[])
-    return Exists(DcValue.objects.filter(item=OuterRef("pk"), field_id=field_id,
-                                         element=THESIS_FACETS[facet][1], value=value))
+    values = DcValue.objects.filter(item=OuterRef("pk"), field_id=field_id, value=value)
+    if facet in THESIS_BY_FIELD and connection.vendor == "postgresql":
+        size = "size__lte" if len(value.encode()) <= THESIS_INDEXED_BYTES else "size__gt"
+        values = values.alias(size=Func(F("value"), function="octet_length",
+                                        output_field=IntegerField())
+                              ).filter(**{size: THESIS_INDEXED_BYTES})
+    else:
+        values = values.filter(element=THESIS_FACETS[facet][1])
+    return Exists(values)
 
 
 def thesis_field_ids() -> dict[str, int]:
@@ -617,30 +633,27 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
     queries."""
     ids = list(item_ids)
     counts: dict[str, Counter] = {name: Counter() for name in FACETS}
-    dated: set[int] = set()
-    years: set[tuple[int, str]] = set()
     thesis = {pk: facet for facet, pk in thesis_field_ids().items()}
-    # order_by(): no sort (DcValue's default order). No DISTINCT either: an item counts once
-    # per value of a facet, whatever fields say it, by `seen`, and once per year by `years`
-    # (the database's hash aggregate of 12 000 rows was a fifth of the query, issue 34).
-    rows = (DcValue.objects.filter(_among(DcValue, "item_id", ids),
-                                   Q(element__in=["creator", "subject", "type", "date"])
-                                   | Q(field_id__in=list(thesis)))
-            .order_by().values_list("item_id", "element", "field_id", "value"))
-    seen: set[tuple[int, str, str]] = set()
-    for item_id, element, field_id, value in rows:
-        facet = thesis.get(field_id, element)
-        if facet != "date":
-            if (item_id, facet, value) not in seen:
-                seen.add((item_id, facet, value))
-                counts[facet][value] += 1
-            continue
-        # An item counts once in each year its dates name; a date without a readable year
-        # counts in none, and the item is no longer "undated" either.
-        dated.add(item_id)
-        if value[:4].isascii() and value[:4].isdigit() and len(value[:4]) == 4:
-            years.add((item_id, value[:4]))
-    counts["year"].update(year for _, year in years)
+    # order_by(): no sort (DcValue's default order). No DISTINCT either (the database's hash
+    # aggregate of 12 000 rows was a fifth of the query, issue 34): an item counts once per
+    # value of a facet, whatever fields say it, by the set of (item, facet, value), built
+    # and counted in C (a set comprehension, Counter over an iterable), not row by row.
+    label = thesis.get
+    found = {(item_id, label(field_id, element), value) for item_id, element, field_id, value
+             in DcValue.objects.filter(_among(DcValue, "item_id", ids),
+                                       Q(element__in=["creator", "subject", "type", "date"])
+                                       | Q(field_id__in=list(thesis)))
+             .order_by().values_list("item_id", "element", "field_id", "value")}
+    dates = [(item_id, value) for item_id, facet, value in found if facet == "date"]
+    for (facet, value), n in Counter((facet, value) for _item, facet, value in found
+                                     if facet != "date").items():
+        counts[facet][value] = n
+    # An item counts once in each year its dates name; a date without a readable year counts
+    # in none, and the item is no longer "undated" either.
+    dated = {item_id for item_id, _value in dates}
+    counts["year"].update(year for _item, year in {
+        (item_id, value[:4]) for item_id, value in dates
+        if value[:4].isascii() and value[:4].isdigit() and len(value[:4]) == 4})
     for item_id, language, created in Item.objects.filter(_among(Item, "id", ids)).values_list(
             "pk", "language", "created"):
         if language:
@@ -649,7 +662,8 @@ def facets(item_ids: Iterable[int], size: int = 10) -> dict[str, list[tuple[str,
             counts["year"][f"{created.year:04d}"] += 1
 
     def top(name: str) -> list[tuple[str, int]]:
-        return sorted(counts[name].items(), key=lambda pair: (-pair[1], pair[0]))[:size]
+        return heapq.nsmallest(size, counts[name].items(),
+                               key=lambda pair: (-pair[1], pair[0]))
 
     return {**{name: top(name) for name in FACETS},
             "year": sorted(counts["year"].items(), reverse=True)[:size]}
