@@ -133,10 +133,6 @@ def _key(name: str) -> tuple[str, str, str]:
     return schema, element, qualifier
 
 
-def _person(row: Row) -> Person:
-    return _person_of(row[4], row[5])
-
-
 @lru_cache(maxsize=4096)  # a harvest page's advisors and committees come again and again
 def _person_of(name: str, authority: str) -> Person:
     if len(authority) == 16 and authority.isdigit():
@@ -176,8 +172,11 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
     def rows_of(keys: tuple[tuple[str, str, str], ...]) -> list[Row]:
         return [row for key in keys for row in get(key, ())]
 
+    def people(keys: tuple[tuple[str, str, str], ...]) -> tuple[Person, ...]:
+        return tuple([_person_of(row[4], row[5]) for key in keys for row in get(key, ())])
+
     def values(key: tuple[str, str, str]) -> tuple[str, ...]:
-        return tuple(row[4] for row in get(key, ()))
+        return tuple([row[4] for row in get(key, ())])
 
     def first(key: tuple[str, str, str]) -> str:
         found = get(key)
@@ -185,23 +184,25 @@ def read(rows: Sequence[Row], record: Record, *, institution: str = "") -> Thesi
 
     titles = [Text(row[4], row[3]) for row in rows_of(_TITLES) if row[4] != record.title]
     abstracts = rows_of(_ABSTRACTS) or rows_of(_DESCRIPTION)
-    # The keys in the rows' order (by_field keeps it): a few fields, not every value.
-    subjects = [Text(row[4], row[3] or _SUBJECT_LANGUAGES.get(row[2], ""))
-                for key, found in by_field.items()
-                if key[0] == "dc" and key[1] == "subject" and key[2] not in _NOT_KEYWORDS
-                for row in found]
+    # The keywords and the relations, the keys in the rows' order (by_field keeps it): one
+    # walk of a few fields, not of every value.
+    subjects: list[Text] = []
+    relations: list[str] = []
+    for (schema, element, qualifier), found in by_field.items():
+        if schema != "dc":
+            continue
+        if element == "subject" and qualifier not in _NOT_KEYWORDS:
+            subjects += [Text(row[4], row[3] or _SUBJECT_LANGUAGES.get(qualifier, ""))
+                         for row in found]
+        elif element == "relation" and qualifier not in ("other", "references"):
+            relations += [row[4] for row in found]
     licences = [*values(_RIGHTS_URI), *(v for v in values(_RIGHTS) if controlled.is_licence(v))]
-    relations = [row[4] for key, found in by_field.items()
-                 if key[0] == "dc" and key[1] == "relation"
-                 and key[2] not in ("other", "references") for row in found]
     created = record.created.date().isoformat() if record.created else ""
     embargo = record.embargo_until.isoformat() if record.embargo_until else ""
     return Thesis(
         title=record.title, language=record.language, titles=tuple(titles),
-        authors=tuple(map(_person, rows_of(_AUTHORS))),
-        advisors=tuple(map(_person, rows_of(_ADVISORS))),
-        co_advisors=tuple(map(_person, rows_of(_CO_ADVISORS))),
-        referees=tuple(map(_person, rows_of(_REFEREES))),
+        authors=people(_AUTHORS), advisors=people(_ADVISORS),
+        co_advisors=people(_CO_ADVISORS), referees=people(_REFEREES),
         abstracts=tuple(Text(row[4], row[3]) for row in abstracts),
         subjects=tuple(subjects), cnpq=values(_CNPQ), sponsors=values(_SPONSORSHIP),
         publisher=first(_PUBLISHER) or institution, country=first(_COUNTRY),
