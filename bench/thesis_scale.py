@@ -333,7 +333,7 @@ def walk(client, base: str, prefix: str, pages: int, since: datetime | None
 
 
 def measure(env: dict, count: int, collections: int, requests: int, pages: int,
-            formats: list[str], only: set[str]) -> None:
+            formats: list[str], only: set[str], seed: int) -> None:
     import httpx
 
     port = free_port()
@@ -342,7 +342,7 @@ def measure(env: dict, count: int, collections: int, requests: int, pages: int,
          "--bind", f"127.0.0.1:{port}", "--workers", "2"], cwd=ROOT, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    rng = random.Random(34)
+    rng = random.Random(seed)
     try:
         with httpx.Client(timeout=300, headers={"User-Agent": BROWSER}) as client:
             deadline = time.monotonic() + 60
@@ -412,6 +412,10 @@ def main() -> None:
     parser.add_argument("--reindex", action="store_true",
                         help="also build the search entries (manage.py reindex) after loading")
     parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=34,
+                        help="which collections, items, programmes and advisors are asked for: "
+                             "another seed, others (a second run with the same one finds "
+                             "their pages in PostgreSQL's buffers)")
     parser.add_argument("--pages", type=int, default=30)
     parser.add_argument("--formats", default="dim",
                         help="OAI-PMH metadata prefixes to harvest, comma-separated "
@@ -470,7 +474,7 @@ def main() -> None:
           f"{buffers}), gunicorn with 2 workers, one client; {datetime.now(UTC):%Y-%m-%d %H:%M} "
           f"UTC, load {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     measure(env, args.items, args.collections, args.requests, args.pages,
-            args.formats.split(","), set(args.only.split(",")))
+            args.formats.split(","), set(args.only.split(",")), args.seed)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
@@ -645,3 +646,23 @@ def test_the_site_and_the_api_filter_alike(client, anonymous_api):
         assert site(**criteria) == expected, criteria
         assert api(**criteria) == expected, criteria
     assert anonymous_api.get("/api/items/", {"year": "13"}, secure=True).status_code == 400
+
+
+def test_a_counted_listing_reads_its_first_ids_and_its_count_in_one_query(monkeypatch):
+    """`find`'s listings (no words, or a sort) read their first COUNT_CAP + 1 ids in their
+    order in one query: the first FACET_SAMPLE of them and their number."""
+    items = [make.item(title=f"Relatório {n}") for n in range(5)]
+    # Two share a date (the higher id first); one is older than those deposited before it.
+    Item.objects.filter(pk=items[1].pk).update(created=items[3].created)
+    Item.objects.filter(pk=items[4].pk).update(created=items[0].created - timedelta(days=1))
+    expected = [items[3].pk, items[1].pk, items[2].pk, items[0].pk, items[4].pk]
+    with CaptureQueriesContext(connection) as queries:
+        results = searching.Results(searching.search_items(), counted=True)
+        assert (results.first_ids, results.total, results.more) == (expected, 5, False)
+    assert len(queries) == 1
+    monkeypatch.setattr(searching, "COUNT_CAP", 3)
+    monkeypatch.setattr(searching, "FACET_SAMPLE", 2)
+    results = searching.Results(searching.search_items(), counted=True)
+    assert (results.first_ids, results.total, results.more) == (expected[:2], 4, True)
+    by_title = searching.Results(searching.search_items(sort="title"), counted=True)
+    assert (by_title.first_ids, by_title.total) == ([items[0].pk, items[1].pk], 4)
