@@ -24,6 +24,7 @@ Debian's OpenLDAP server with a throwaway configuration and directory, filled by
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -343,16 +344,134 @@ class LiveServers:
             server.close()
 
 
+class _Writer:
+    """The zygote's requests, written to its socket; closed: the zygote reads its end."""
+
+    def __init__(self, channel: socket.socket):
+        self.channel = channel
+        self.file = channel.makefile("w")
+
+    def write(self, text: str) -> None:
+        self.file.write(text)
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+            self.channel.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+class _Forked:
+    """A zygote forked by the mother: as much of subprocess.Popen as `Zygote` uses, over the
+    socket it answers on (the mother reaps it; its end is all `Zygote` asks)."""
+
+    def __init__(self, pid: int, channel: socket.socket):
+        self.pid = pid
+        self.handle: int | None = os.pidfd_open(pid)
+        self.channel = channel
+        self.stdin = _Writer(channel)
+        self.stdout = channel.makefile("r")
+        self.returncode: int | None = None
+
+    def _ended(self, timeout: float | None) -> bool:
+        if self.returncode is None and select.select([self.handle], [], [], timeout)[0]:
+            os.close(self.handle)
+            self.handle = None
+            self.stdout.close()
+            self.channel.close()
+            self.returncode = 0
+        return self.returncode is not None
+
+    def poll(self) -> int | None:
+        self._ended(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._ended(timeout):
+            raise subprocess.TimeoutExpired(f"zygote {self.pid}", timeout)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            signal.pidfd_send_signal(self.handle, signal.SIGKILL)
+
+
+class _Mother:
+    """tests/zygote.py --mother, one per test process, started with a server's first zygote:
+    it forks each server's zygote (`Zygote`) from a process that has already imported most of
+    what a zygote imports."""
+
+    process: subprocess.Popen | None = None
+    channel: socket.socket | None = None
+    broken = False
+    lock = threading.Lock()
+
+    @classmethod
+    def fork(cls, env: dict[str, str]) -> _Forked | None:
+        """A zygote in `env` forked by the mother, or None if it cannot fork one."""
+        with cls.lock:
+            if cls.broken:
+                return None
+            try:
+                if cls.process is None:
+                    cls._start(env)
+                ours, theirs = socket.socketpair()
+                with theirs:
+                    socket.send_fds(cls.channel, [json.dumps(env).encode()], [theirs.fileno()])
+                ready, _, _ = select.select([cls.channel], [], [], START_TIMEOUT)
+                answer = cls.channel.recv(1 << 16) if ready else b""
+                if not answer:
+                    raise OSError("the mother zygote did not answer")
+                return _Forked(json.loads(answer)["pid"], ours)
+            except OSError:
+                cls.broken = True
+                return None
+
+    @classmethod
+    def _start(cls, env: dict[str, str]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        own = {k: v for k, v in env.items()
+               if k not in _INHERITED_OUT and not k.startswith(("IBI_", "AWS_"))}
+        with theirs:
+            cls.process = subprocess.Popen(
+                [_python(), str(ROOT / "tests" / "zygote.py"), "--mother", str(theirs.fileno())],
+                cwd=ROOT, env=own, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()])
+        cls.channel = ours
+        atexit.register(cls.close)
+
+    @classmethod
+    def close(cls) -> None:
+        """Its end, at the test process's (the zygotes it forked have ended by then)."""
+        if cls.process is not None:
+            cls.channel.close()
+            try:
+                cls.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                cls.process.kill()
+                cls.process.wait()
+
+
 class Zygote:
     """tests/zygote.py in a server's settings: `manage.py` commands forked from a process
-    that set Django up once (most of a second of CPU a command saved)."""
+    that set Django up once (most of a second of CPU a command saved). A server's zygote is
+    itself forked from this test process's mother zygote (`_Mother`), which has imported
+    what a set-up zygote imports but the project's own modules and what reads settings (a
+    second of CPU a server saved); bare, or where the mother cannot serve, it starts as a
+    process of its own."""
 
     def __init__(self, env: dict[str, str], *, bare: bool = False):
         self.env = env
-        self.process = subprocess.Popen([_python(), str(ROOT / "tests" / "zygote.py"),
-                                         *(["--bare"] if bare else [])],
-                                        cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.process = None if bare else _Mother.fork(env)
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [_python(), str(ROOT / "tests" / "zygote.py"), *(["--bare"] if bare else [])],
+                cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL)
         self.ready = self._answer(START_TIMEOUT) == {"ready": True}
         self.lock = threading.Lock()
 
