@@ -19,6 +19,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import groupby, islice
+from operator import itemgetter
 from urllib.parse import quote
 
 from django.db import connection
@@ -256,8 +258,6 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
     month_keys: dict[str, list[str]] = {}  # a row's months' text → their JSON keys
     out: list[str] = []
     first = True
-    current = None
-    pending: list[tuple] = []
 
     def item_text(rows: list[tuple], components: str = "") -> str:
         head = rows[0]
@@ -305,58 +305,29 @@ def _items(asked: cop.Request, platform: Platform) -> Iterator[str]:
                 + string(f"{namespace}:{head[-2]}")
                 + ', "URI": ' + string(f"{base}/{head[-2]}") + "}"
                 + tail + ", ".join(performances)
-                + ("]" + components + "}]}" if components else "]}]}"))
+                + "]" + components + "}]}")
 
-    def texts(batch: list[list[tuple]]) -> Iterator[str]:
-        """The items' texts; with their files as components when asked (one query for the
-        batch)."""
-        found = _components(asked, platform, {rows[0][0]: rows for rows in batch}) \
-            if asked.components else {}
+    def with_components(batch: list[list[tuple]]) -> Iterator[str]:
+        """The items' texts with their files as components (one query for the batch)."""
+        found = _components(asked, platform, {rows[0][0]: rows for rows in batch})
         for rows in batch:
-            text = item_text(rows, found.get(rows[0][0], ""))
-            if text:
-                yield text
+            yield item_text(rows, found.get(rows[0][0], ""))
 
-    if not asked.components:  # the common case, item by item as the rows come
-        for row in _item_groups(asked):
-            if row[0] != current:
-                if pending:
-                    text = item_text(pending)
-                    if text:
-                        out.append(text if first else ", " + text)
-                        first = False
-                        if len(out) >= 500:
-                            yield "".join(out)
-                            out = []
-                current, pending = row[0], []
-            pending.append(row)
-        if pending:
-            text = item_text(pending)
-            if text:
-                out.append(text if first else ", " + text)
-        if out:
-            yield "".join(out)
-        return
-    batch: list[list[tuple]] = []  # with components: 500 items' files read at once
-    for row in _item_groups(asked):
-        if row[0] != current:
-            if pending:
-                batch.append(pending)
-                if len(batch) >= 500:
-                    for text in texts(batch):
-                        out.append(text if first else ", " + text)
-                        first = False
-                    batch = []
-                    if out:
-                        yield "".join(out)
-                        out = []
-            current, pending = row[0], []
-        pending.append(row)
-    if pending:
-        batch.append(pending)
-    for text in texts(batch):
-        out.append(text if first else ", " + text)
-        first = False
+    # Each item's rows (they come ordered by item), its text made as they come; with
+    # components, 500 items at a time (their files read in one query).
+    groups = (list(rows) for _item, rows in groupby(_item_groups(asked), key=itemgetter(0)))
+    if asked.components:
+        found = (text for batch in iter(lambda: list(islice(groups, 500)), [])
+                 for text in with_components(batch))
+    else:
+        found = (item_text(rows) for rows in groups)
+    for text in found:
+        if text:
+            out.append(text if first else ", " + text)
+            first = False
+            if len(out) >= 500:
+                yield "".join(out)
+                out = []
     if out:
         yield "".join(out)
 
