@@ -126,7 +126,7 @@ def _has_thesis_value(facet: str, value: str, field_id: int | None) -> Exists | 
     if field_id is None:  # the registry has no such field: nothing has its values
         return Q(pk__in=[])
     values = DcValue.objects.filter(item=OuterRef("pk"), field_id=field_id, value=value)
-    if facet in THESIS_BY_FIELD and connection.vendor == "postgresql":
+    if facet in THESIS_BY_FIELD and fulltext.full_text():  # PostgreSQL
         size = "size__lte" if len(value.encode()) <= THESIS_INDEXED_BYTES else "size__gt"
         values = values.alias(size=Func(F("value"), function="octet_length",
                                         output_field=IntegerField())
