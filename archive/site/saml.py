@@ -17,7 +17,6 @@ import logging
 import uuid
 
 import saml2
-import saml2.ident
 from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import ImproperlyConfigured
@@ -32,12 +31,22 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from ..accounts import federation, saml, services, tasks
+from ..accounts import federation, services, tasks
 from ..refusals import Refusal
 from ..web import nudges
 from ..web.addresses import base_url
 
 logger = logging.getLogger(__name__)
+
+
+def _saml():
+    """archive/accounts/saml.py, imported by the first SAML request rather than with the
+    URLconf: pysaml2 builds its XML schemas as it is imported, most of a second of CPU that
+    every process loading the URLconf (a web worker, a command's system checks) paid, SAML or
+    not."""
+    from ..accounts import saml
+
+    return saml
 
 def _private(response: HttpResponse) -> HttpResponse:
     add_never_cache_headers(response)
@@ -68,7 +77,7 @@ def metadata(request: HttpRequest) -> HttpResponse:
     """This service provider's SAML metadata, for the federation's registry; 503 saying why
     when the settings cannot make it (`manage.py check` says so too: archive.E104)."""
     try:
-        document = saml.sp_metadata()
+        document = _saml().sp_metadata()
     except ImproperlyConfigured as exc:
         return HttpResponse(_("This service provider's metadata cannot be made: %(reason)s")
                             % {"reason": exc}, status=503,
@@ -83,7 +92,7 @@ def discovery(request: HttpRequest) -> HttpResponse:
     """The federation's institutions, searched by name (`q`): each a link that signs in."""
     query = request.GET.get("q", "").strip()[:200]
     nxt = _next(request, request.GET.get("next", ""))
-    providers = saml.providers(query, get_language() or "en")
+    providers = _saml().providers(query, get_language() or "en")
     return _private(render(request, "archive/accounts/saml_discovery.html", {
         "providers": providers, "query": query, "next": nxt,
         "available": federation.current() is not None}))
@@ -94,7 +103,7 @@ def login(request: HttpRequest) -> HttpResponse:
     """`?idp=<entityID>&next=<path>`: off to the institution with an authentication
     request."""
     try:
-        location = saml.begin(entity_id=request.GET.get("idp", ""),
+        location = _saml().begin(entity_id=request.GET.get("idp", ""),
                               relay_state=_next(request, request.GET.get("next", "")),
                               session=request.saml_session)
     except Refusal as exc:
@@ -107,7 +116,7 @@ def login(request: HttpRequest) -> HttpResponse:
 def acs(request: HttpRequest) -> HttpResponse:
     """The institution's answer (HTTP-POST binding): signed in, or the reason why not."""
     try:
-        signed_in = saml.finish(saml_response=request.POST.get("SAMLResponse", ""),
+        signed_in = _saml().finish(saml_response=request.POST.get("SAMLResponse", ""),
                                 session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
@@ -119,8 +128,8 @@ def acs(request: HttpRequest) -> HttpResponse:
         transaction.on_commit(lambda: nudges.soon(tasks.mail_account_mails))
         return _private(redirect(reverse("archive:account_verify_sent") + "?resent"))
     auth.login(request, user, backend="archive.accounts.backends.EmailBackend")
-    request.saml_session[saml.SESSION_SUBJECT] = signed_in.name_id
-    request.saml_session[saml.SESSION_ISSUER] = signed_in.issuer
+    request.saml_session[_saml().SESSION_SUBJECT] = signed_in.name_id
+    request.saml_session[_saml().SESSION_ISSUER] = signed_in.issuer
     # Where the person was going, as this site wrote it when it sent the request (the
     # RelayState that comes back is only the IdP's echo of it).
     return _private(redirect(_next(request, signed_in.next)))
@@ -129,7 +138,7 @@ def acs(request: HttpRequest) -> HttpResponse:
 @require_POST
 def logout(request: HttpRequest) -> HttpResponse:
     """Signed out here, then at the institution when it offers single logout."""
-    location = saml.logout_location(session=request.saml_session)
+    location = _saml().logout_location(session=request.saml_session)
     auth.logout(request)
     if location is None:
         request.saml_session.flush()
@@ -144,7 +153,7 @@ def sls(request: HttpRequest) -> HttpResponse:
     data = request.POST if post else request.GET
     binding = saml2.BINDING_HTTP_POST if post else saml2.BINDING_HTTP_REDIRECT
     try:
-        location = saml.logout_answer(data=data, binding=binding, session=request.saml_session)
+        location = _saml().logout_answer(data=data, binding=binding, session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
     auth.logout(request)
