@@ -118,12 +118,16 @@ def _setup(bare: bool) -> None:
     import django
     from django.core.management import get_commands, load_command_class
     from django.db import connections
+    from django.urls import get_resolver
 
     # Bare: Django imported, not set up; each child reads the settings of its own `env`.
     if not bare:
         django.setup()
         for name, app in get_commands().items():  # imported once, here, not in every child
             load_command_class(app, name)
+        # The URLconf, and the views it imports: a command's system checks read it (half a
+        # second of CPU in each child), and gunicorn's arbiter finds it loaded.
+        get_resolver().url_patterns  # noqa: B018 (imported for its effect)
         connections.close_all()
     assert threading.active_count() == 1, "a thread started with Django: a fork would lose it"
 
