@@ -31,6 +31,34 @@ def pytest_configure(config) -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        _put_back_rather_than_flush()
+
+
+def _put_back_rather_than_flush() -> None:
+    """A transactional test's database made again as migrated, the way a migration test's is
+    (tests/servers.py `restore_migrated`: SQLite's backup API from the copy kept at the
+    session's start): a few milliseconds where Django's `flush` and its post_migrate
+    re-seeding (content types, permissions, the archive service, the CNPq table …) took a
+    tenth of a second, after each of several hundred tests. The same rows either way; on
+    another database, or for a test that names its apps or rolls back by serialisation,
+    Django's flush as before."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.db import connections
+    from django.test import TransactionTestCase
+
+    from tests.servers import restore_migrated
+
+    flush = TransactionTestCase._fixture_teardown
+
+    def _fixture_teardown(self) -> None:
+        names = self._databases_names(include_mirrors=False)
+        if (self.available_apps is None and not self.serialized_rollback
+                and names == ["default"] and restore_migrated(connections["default"])):
+            ContentType.objects.clear_cache()
+            return
+        flush(self)
+
+    TransactionTestCase._fixture_teardown = _fixture_teardown
 
 
 def pytest_sessionstart(session) -> None:
@@ -253,18 +281,12 @@ def live_site(transactional_db, settings, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
-    """`endpoint(language)` → the DevTools address of Debian's Chromium: one process per test
-    process, started on first use, stopped at the end of the session. Tests connect to it
-    (`browser`), each in contexts of their own, whose locale sets the pages' language
-    (Accept-Language, navigator.language). `language` names the interface language a test
-    wants; one Chromium serves them all, as Debian's chromium without chromium-l10n has its
-    own controls in English whatever it is told (a second process per language cost a
-    second of CPU a worker for nothing).
-
-    Not Playwright's own launch in a session fixture: its synchronous API keeps its event loop
-    marked as running in the main thread while it is open, and Django would then refuse every
-    database call of the tests that follow (SynchronousOnlyOperation)."""
+def chromium_endpoint(tmp_path_factory) -> Iterator[Callable[[], str]]:
+    """`endpoint()` → the DevTools address of Debian's Chromium: one process per test process,
+    started on first use, stopped at the end of the session. Tests connect to it (`browser`),
+    each in contexts of their own, whose locale sets the pages' language (Accept-Language,
+    navigator.language); Debian's chromium without chromium-l10n has its own controls in
+    English whatever it is told, so one process serves every language."""
     import subprocess
 
     import httpx
@@ -274,7 +296,7 @@ def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
 
     started: list[tuple[subprocess.Popen, str]] = []
 
-    def endpoint(language: str = "en-US") -> str:
+    def endpoint() -> str:
         if not started:
             port = free_port()
             profile = tmp_path_factory.mktemp("chromium")
@@ -301,21 +323,42 @@ def chromium_endpoints(tmp_path_factory) -> Iterator[Callable[[str], str]]:
         process.wait(timeout=30)
 
 
-def connected_chromium(endpoint: str) -> Iterator:
-    """Playwright connected to a Chromium of the session; the contexts the test made are
-    closed when it ends (the browser goes on)."""
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[tuple]:
+    """Playwright's Node driver, one per test process, started on first use (a second and a
+    half of CPU a test saved), and the event loop its synchronous API runs in.
+
+    That API marks its loop as running in the main thread while Playwright is open, and Django
+    refuses every database call of a thread with a running loop (SynchronousOnlyOperation):
+    the mark is lifted between the tests that use the browser and put back for them
+    (`browser`), as each had it when it opened Playwright itself."""
+    import asyncio
+
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.connect_over_cdp(endpoint)
-        yield chromium
-        chromium.close()  # connected, not launched: closes this test's contexts, disconnects
+    playwright = sync_playwright().start()
+    loop = asyncio.get_running_loop()
+    asyncio._set_running_loop(None)
+    yield playwright, loop
+    asyncio._set_running_loop(loop)
+    playwright.stop()
 
 
 @pytest.fixture
-def browser(chromium_endpoints):
-    """Debian's Chromium (the session's, in English): a test opens contexts of its own."""
-    yield from connected_chromium(chromium_endpoints("en-US"))
+def browser(chromium_endpoint, playwright_driver):
+    """Debian's Chromium, the session's, connected through the session's Playwright: a test
+    opens contexts of its own (their locale gives the pages' language), closed when it
+    ends (the browser goes on)."""
+    import asyncio
+
+    playwright, loop = playwright_driver
+    asyncio._set_running_loop(loop)
+    try:
+        chromium = playwright.chromium.connect_over_cdp(chromium_endpoint())
+        yield chromium
+        chromium.close()  # connected, not launched: closes this test's contexts, disconnects
+    finally:
+        asyncio._set_running_loop(None)
 
 
 @pytest.fixture

@@ -10,16 +10,10 @@ from django.core import mail
 from playwright.sync_api import Page, expect
 
 from tests import factories as make
-from tests.conftest import connected_chromium
 
 pytestmark = pytest.mark.usefixtures("eager_tasks", "mailoutbox")
 
 PHONE = {"width": 375, "height": 800}
-
-
-@pytest.fixture
-def brazilian_browser(chromium_endpoints):
-    yield from connected_chromium(chromium_endpoints("pt-BR"))
 
 
 def checked(page: Page, name: str) -> None:
@@ -30,9 +24,9 @@ def checked(page: Page, name: str) -> None:
 
 
 def test_a_student_signs_up_verifies_the_address_and_signs_in_in_portuguese(
-        live_site, brazilian_browser):
+        live_site, browser):
     # bypass_csp: axe-core is loaded as an inline script (test_admin_accessibility.py).
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live_site.url}/")
     page.get_by_role("link", name="Entrar").click()
@@ -73,7 +67,7 @@ def test_a_student_signs_up_verifies_the_address_and_signs_in_in_portuguese(
 
 
 def test_a_person_sees_their_ways_in_removes_one_and_asks_for_erasure_in_portuguese(
-        live_site, brazilian_browser):
+        live_site, browser):
     """Issue 36, 4: the account page's ways in and data, and the erasure page."""
     from archive.accounts import services
     from archive.models import Account, Identity
@@ -81,7 +75,7 @@ def test_a_person_sees_their_ways_in_removes_one_and_asks_for_erasure_in_portugu
     user = make.account("joana@example.org", name="Joana Lima")
     services.link_identity(user=user, provider=Identity.Provider.ORCID,
                            issuer="https://orcid.org", subject="0000-0002-1825-0097")
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live_site.url}/accounts/login/")
     page.get_by_label("Endereço de email").fill("joana@example.org")
@@ -107,7 +101,7 @@ def test_a_person_sees_their_ways_in_removes_one_and_asks_for_erasure_in_portugu
     assert Account.objects.get(user=user).erasure_requested_at is not None
 
 
-def test_the_orcid_pages_and_marks_in_portuguese(live_site, brazilian_browser, settings):
+def test_the_orcid_pages_and_marks_in_portuguese(live_site, browser, settings):
     """Signing in with ORCID offered, the "connect your ORCID iD" page, a refusal, and the
     landing page's marks: an authenticated iD (green) and one not confirmed (grey)."""
     from archive.accounts import invitations, services
@@ -123,7 +117,7 @@ def test_the_orcid_pages_and_marks_in_portuguese(live_site, brazilian_browser, s
     invitation = invitations.invite(item=item, orcid="0000-0001-5109-3700",
                                     email="ana@example.org", sent_by=None,
                                     base=live_site.url, language="pt-br")
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live_site.url}/accounts/login/")
     expect(page.get_by_role("link", name="Entrar com ORCID")).to_be_visible()

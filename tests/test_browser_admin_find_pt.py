@@ -14,11 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests import factories as make
 from tests.test_admin_accessibility import violations
-from tests.test_browser_admin_pt import (  # noqa: F401  (brazilian_browser: a fixture)
-    brazilian_browser,
-    log_in_in_portuguese,
-    no_sideways_scrolling,
-)
+from tests.test_browser_admin_pt import log_in_in_portuguese, no_sideways_scrolling
 
 LIST = "/admin/archive/item/"
 # The README's picture of the list: `IBI_DOCS_SCREENSHOTS=1` writes it (tests/test_browser.py).
@@ -35,9 +31,9 @@ LONG_TITLES = [
 ]
 
 
-def open_the_list(brazilian_browser, live_site) -> Page:  # noqa: F811
+def open_the_list(browser, live_site) -> Page:
     # bypass_csp: axe-core is loaded as an inline script (test_admin_accessibility.py).
-    context = brazilian_browser.new_context(locale="pt-BR", bypass_csp=True,
+    context = browser.new_context(locale="pt-BR", bypass_csp=True,
                                             viewport={"width": 1280, "height": 800})
     page = context.new_page()
     log_in_in_portuguese(page, live_site.url, LIST)
@@ -45,13 +41,13 @@ def open_the_list(brazilian_browser, live_site) -> Page:  # noqa: F811
 
 
 def test_a_librarian_finds_an_imported_item_by_its_old_handle(
-        live_site, brazilian_browser, librarian):  # noqa: F811  (the imported fixture)
+        live_site, browser, librarian):
     old = make.from_dspace(make.item(title="Relatório de atividades de 2004",
                                      dc={"creator": ["Banon, Gerald"], "type": [REPORT]}),
                            handle=HANDLE)
     for title in LONG_TITLES:
         make.item(title=title, bare=True)
-    page = open_the_list(brazilian_browser, live_site)
+    page = open_the_list(browser, live_site)
 
     # The filters, in Portuguese, beside the list.
     filters = page.locator("#changelist-filter")
@@ -70,11 +66,11 @@ def test_a_librarian_finds_an_imported_item_by_its_old_handle(
 
 
 def test_the_list_of_long_titles_fits_1280_px_with_its_filters(
-        live_site, brazilian_browser, librarian):  # noqa: F811  (the imported fixture)
+        live_site, browser, librarian):
     for n, title in enumerate(LONG_TITLES):
         make.item(title=title, language="pt-BR", bare=True,
                   dc={"creator": ["Banon, Gerald"], "type": [REPORT], "date": [f"201{n}"]})
-    page = open_the_list(brazilian_browser, live_site)
+    page = open_the_list(browser, live_site)
 
     expect(page.locator("#result_list tbody tr")).to_have_count(len(LONG_TITLES))
     expect(page.locator("#changelist-filter")).to_be_visible()

@@ -23,19 +23,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from archive.models import Item
 from tests import factories as make
-from tests.conftest import PASSWORD, connected_chromium
+from tests.conftest import PASSWORD
 
 DOCS_SCREENSHOT = Path(django_settings.BASE_DIR) / "docs/screenshots/admin-deposit-pt-BR.png"
 TECHNICAL_REPORT = "http://purl.org/coar/resource_type/c_18gh"
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
 ADD = "/admin/archive/item/add/"
-
-
-@pytest.fixture
-def brazilian_browser(chromium_endpoints):
-    """The session's Chromium, for contexts in Brazilian Portuguese: the pages' language
-    comes from each context's locale (Accept-Language)."""
-    yield from connected_chromium(chromium_endpoints("pt-BR"))
 
 
 def log_in_in_portuguese(page: Page, url: str, next_url: str = ADD) -> None:
@@ -82,8 +75,8 @@ def save_and_land_on_the_item(page: Page, title: str) -> Item:
 
 
 def test_a_brazilian_librarian_deposits_an_edition_and_a_translation_in_portuguese(
-        live_site, brazilian_browser, librarian):
-    context = brazilian_browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
+        live_site, browser, librarian):
+    context = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 800})
     page = context.new_page()
     log_in_in_portuguese(page, live_site.url)
 
@@ -145,12 +138,12 @@ LONG_FILE = "relatorio_final_precipitacao-estimada-por-satelite_amazonia-legal_2
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_the_item_list_and_the_file_table_fit_the_screen(live_site, brazilian_browser, librarian,
+def test_the_item_list_and_the_file_table_fit_the_screen(live_site, browser, librarian,
                                                          width):
     item = make.item((LONG_FILE, b"%PDF-1.4 long"), ("dados.csv", b"a,b\n"), title=LONG_TITLE,
                      language="pt-BR")
     make.item(title="Outro item", bare=True)
-    context = brazilian_browser.new_context(locale="pt-BR",
+    context = browser.new_context(locale="pt-BR",
                                             viewport={"width": width, "height": 800})
     page = context.new_page()
     log_in_in_portuguese(page, live_site.url, "/admin/archive/item/")
@@ -199,13 +192,13 @@ def no_sideways_scrolling(page: Page) -> bool:
 
 
 def test_a_brazilian_librarian_changes_two_items_access_and_catalogues_a_print_only_thesis(
-        live_site, brazilian_browser, librarian):
+        live_site, browser, librarian):
     """Issue 43, in Portuguese: two items embargoed at once with a reason, from the item list
     through its confirmation page; a metadata-only record deposited with no file; a file
     chosen as restricted among those just uploaded. axe-core finds nothing on any page."""
     a, b = make.item(title="Tese A"), make.item(title="Tese B")
     later = (timezone.localdate() + timedelta(days=120)).isoformat()
-    context = brazilian_browser.new_context(locale="pt-BR", bypass_csp=True,
+    context = browser.new_context(locale="pt-BR", bypass_csp=True,
                                             viewport={"width": 1280, "height": 800})
     page = context.new_page()
     log_in_in_portuguese(page, live_site.url, "/admin/archive/item/")

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from archive.models import Submission
 from tests import factories as make
 from tests.servers import FakeOrcid
-from tests.test_browser_saml_pt import PHONE, brazilian_browser, university  # noqa: F401
+from tests.test_browser_saml_pt import PHONE, university  # noqa: F401 (university: a fixture)
 
 ORCID = "0000-0002-1825-0097"
 
@@ -35,11 +35,11 @@ def accessible(page: Page, name: str) -> None:
 
 
 def test_a_student_signs_in_submits_and_her_orcid_shows_authenticated(
-        live_site, university, orcid, brazilian_browser):  # noqa: F811 (fixtures)
+        live_site, university, orcid, browser):  # noqa: F811 (university: the imported fixture)
     theses = make.collection("teses", make.community("pos"), deposit_licence=make.LICENCE)
     make.reviewed(theses, kind="none", submitter="Submitters")
     # The stand-in ORCID's certificate is from trustme's CA, which this Chromium does not know.
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True,
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True,
                                             ignore_https_errors=True)
     page = context.new_page()
 

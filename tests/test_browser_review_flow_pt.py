@@ -32,7 +32,6 @@ from ibirepo.env import env_email
 from tests import factories as make
 from tests.servers import SmtpServer
 from tests.test_admin_profiles import THESIS_FORM
-from tests.test_browser_admin_pt import brazilian_browser  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")  # nudged work (checks, mails) in process
 
@@ -113,7 +112,7 @@ def _claimed_from_the_queue(page: Page, url: str, step: str) -> None:
 
 
 def test_a_dissertation_is_returned_resubmitted_approved_and_published_in_portuguese(
-        live_site, brazilian_browser, smtp, settings, tmp_path):  # noqa: F811
+        live_site, browser, smtp, settings, tmp_path):
     settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
     pdf = make.pdf("Repositorios institucionais")
     settings.LANGUAGE_CODE = "pt-br"  # the repository's language: its mails'
@@ -131,7 +130,7 @@ def test_a_dissertation_is_returned_resubmitted_approved_and_published_in_portug
               "edu": ("eduardo.costa@example.org", "Editores")}
     for name, (email, group) in people.items():
         make.account(email, name=name.title()).groups.add(Group.objects.get(name=group))
-    student = _signed_in(brazilian_browser, live_site.url, people["maria"][0], checked=True)
+    student = _signed_in(browser, live_site.url, people["maria"][0], checked=True)
 
     # The student starts a dissertation from the header's link, fills it in and submits it.
     student.get_by_role("navigation").get_by_role("link", name="Submeter").click()
@@ -170,7 +169,7 @@ def test_a_dissertation_is_returned_resubmitted_approved_and_published_in_portug
     assert f"{live_site.url}/review/" in pool and "teses-ppgc" in pool
 
     # The reviewer claims it from her queue and returns it, with a reason.
-    reviewer = _signed_in(brazilian_browser, live_site.url, people["rita"][0])
+    reviewer = _signed_in(browser, live_site.url, people["rita"][0])
     _claimed_from_the_queue(reviewer, live_site.url, "revisão")
     expect(reviewer.locator("ul.check-results")).to_contain_text("nenhum vírus encontrado")
     _accessible(reviewer, "task")
@@ -203,7 +202,7 @@ def test_a_dissertation_is_returned_resubmitted_approved_and_published_in_portug
     _claimed_from_the_queue(reviewer, live_site.url, "revisão")
     reviewer.get_by_role("button", name="Aprovar").click()
     expect(reviewer.locator("p.notice[role=status]")).to_have_text("Aprovada.")
-    editor = _signed_in(brazilian_browser, live_site.url, people["edu"][0])
+    editor = _signed_in(browser, live_site.url, people["edu"][0])
     [waiting] = _mails(smtp, people["edu"][0], f"Aguardando revisão: {TITLE}")
     assert "aguarda a etapa de edição." in waiting
     # (The final edit's task waits in the pool of the editor who approved the edit: nobody

@@ -18,7 +18,6 @@ from playwright.sync_api import Page, expect
 from archive.accounts import federation, saml
 from tests import factories as make
 from tests import saml_idp as stand_in
-from tests.conftest import connected_chromium
 from tests.servers import free_port
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")
@@ -27,11 +26,6 @@ PHONE = {"width": 375, "height": 800}
 STUDENT = {"eduPersonPrincipalName": ["maria@exemplo.edu.br"],
            "mail": ["maria.souza@exemplo.edu.br"], "cn": ["Maria Souza"],
            "eduPersonAffiliation": ["student"]}
-
-
-@pytest.fixture
-def brazilian_browser(chromium_endpoints):
-    yield from connected_chromium(chromium_endpoints("pt-BR"))
 
 
 @pytest.fixture
@@ -97,8 +91,8 @@ def checked(page: Page, name: str) -> None:
 
 
 def test_a_student_signs_in_through_her_university_in_portuguese(live_site, university,
-                                                                 brazilian_browser):
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+                                                                 browser):
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live_site.url}/accounts/login/?next=/accounts/")
     page.get_by_role("link", name="Entrar pela sua instituição (CAFe)").click()

@@ -13,7 +13,6 @@ from playwright.sync_api import expect
 from archive.models import PendingUpload, Submission, SubmissionProfile, Task
 from tests import factories as make
 from tests.test_admin_profiles import STORED, THESIS_FORM
-from tests.test_browser_admin_pt import brazilian_browser  # noqa: F401
 
 PHONE, DESK = {"width": 375, "height": 740}, {"width": 1280, "height": 800}
 
@@ -28,7 +27,7 @@ def _accessible_at_both_widths(page, name: str) -> None:
             make.screenshot(page, f"submit-{name}-pt-BR-375")
 
 
-def test_a_student_submits_a_dissertation_in_portuguese(live_site, brazilian_browser,  # noqa: F811
+def test_a_student_submits_a_dissertation_in_portuguese(live_site, browser,
                                                         tmp_path):
     settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
     theses = make.collection("teses-ppgc", make.community("ppgc"),
@@ -38,7 +37,7 @@ def test_a_student_submits_a_dissertation_in_portuguese(live_site, brazilian_bro
     student = make.person("maria", "Estudantes")
     session = Client()
     session.force_login(student)
-    context = brazilian_browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
+    context = browser.new_context(locale="pt-BR", viewport=PHONE, bypass_csp=True)
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "url": live_site.url,
                           "value": session.cookies[settings.SESSION_COOKIE_NAME].value}])
     page = context.new_page()

@@ -13,14 +13,14 @@ from archive.models import Item, SubmissionProfile
 from tests import factories as make
 from tests.test_admin_accessibility import violations
 from tests.test_admin_profiles import STORED, THESIS_FORM, stored
-from tests.test_browser_admin_pt import brazilian_browser, log_in_in_portuguese  # noqa: F401
+from tests.test_browser_admin_pt import log_in_in_portuguese
 
 
 def test_a_librarian_deposits_a_thesis_with_every_mtd_br_field_in_portuguese(
-        live_site, brazilian_browser, librarian):  # noqa: F811  (the imported fixture)
+        live_site, browser, librarian):
     theses = make.collection("teses-ppgc", make.community("ppgc"),
                              profile=SubmissionProfile.objects.get(slug="tese"))
-    context = brazilian_browser.new_context(locale="pt-BR", bypass_csp=True,
+    context = browser.new_context(locale="pt-BR", bypass_csp=True,
                                             viewport={"width": 1280, "height": 800})
     page = context.new_page()
     add = f"/admin/archive/item/add/?collection={theses.pk}"

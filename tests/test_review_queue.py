@@ -290,51 +290,48 @@ def test_the_queue_speaks_portuguese(place):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_queue_in_a_browser_in_portuguese_on_a_phone(place, live_site, chromium_endpoints):
+def test_the_queue_in_a_browser_in_portuguese_on_a_phone(place, live_site, browser):
     """A reviewer on a 375 px screen: the queue and the task's page have no axe violation and
     nothing scrolls sideways; she claims from the queue and returns with a reason."""
     from django.conf import settings
     from playwright.sync_api import expect
 
-    from tests.conftest import connected_chromium
-
     task = submitted(place["alice"], place["teses"], "Modelagem da precipitação na Amazônia",
                      days=3)
     submitted(place["beto"], place["artigos"], "Açaí", days=1)
     session = client_of(place["rita"]).cookies[settings.SESSION_COOKIE_NAME].value
-    for browser in connected_chromium(chromium_endpoints("pt-BR")):
-        # bypass_csp: axe-core is loaded as an inline script (test_admin_accessibility.py).
-        context = browser.new_context(locale="pt-BR", bypass_csp=True,
-                                      viewport={"width": 375, "height": 800})
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session,
-                              "url": live_site.url}])
-        page = context.new_page()
-        page.goto(f"{live_site.url}/review/")
-        expect(page.get_by_role("heading", level=1)).to_have_text("Fila de revisão")
-        expect(page.locator("table.queue tbody tr")).to_have_count(2)
+    # bypass_csp: axe-core is loaded as an inline script (test_admin_accessibility.py).
+    context = browser.new_context(locale="pt-BR", bypass_csp=True,
+                                  viewport={"width": 375, "height": 800})
+    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session,
+                          "url": live_site.url}])
+    page = context.new_page()
+    page.goto(f"{live_site.url}/review/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Fila de revisão")
+    expect(page.locator("table.queue tbody tr")).to_have_count(2)
 
-        def fits(page=page) -> None:
-            assert make.axe_violations(page) == []
-            assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    def fits(page=page) -> None:
+        assert make.axe_violations(page) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
 
-        fits()
-        make.screenshot(page, "review-queue-pt-BR-375")
-        page.get_by_label("Responsável").select_option("unclaimed")
-        page.get_by_role("button", name="Mostrar").click()
-        page.get_by_role("button", name="Assumir Modelagem da precipitação na Amazônia").click()
-        expect(page.get_by_role("status").first).to_have_text("Esta tarefa agora é sua.")
-        assert "claimed=unclaimed" in page.url
-        fits()
+    fits()
+    make.screenshot(page, "review-queue-pt-BR-375")
+    page.get_by_label("Responsável").select_option("unclaimed")
+    page.get_by_role("button", name="Mostrar").click()
+    page.get_by_role("button", name="Assumir Modelagem da precipitação na Amazônia").click()
+    expect(page.get_by_role("status").first).to_have_text("Esta tarefa agora é sua.")
+    assert "claimed=unclaimed" in page.url
+    fits()
 
-        page.goto(f"{live_site.url}/review/{task.pk}/")
-        fits()
-        make.screenshot(page, "review-task-pt-BR-375")
-        page.get_by_role("button", name="Devolver ao submetedor").click()  # required: stays
-        assert Submission.objects.get(pk=task.submission_id).state == "in_review"
-        page.get_by_label("Motivo para devolvê-la ao submetedor").fill("Falta o resumo.")
-        page.get_by_role("button", name="Devolver ao submetedor").click()
-        expect(page.get_by_role("status").first).to_have_text(
-            "Devolvida ao submetedor, com o seu motivo.")
-        expect(page.locator("ol.timeline")).to_contain_text("Falta o resumo.")
-        fits()
+    page.goto(f"{live_site.url}/review/{task.pk}/")
+    fits()
+    make.screenshot(page, "review-task-pt-BR-375")
+    page.get_by_role("button", name="Devolver ao submetedor").click()  # required: stays
+    assert Submission.objects.get(pk=task.submission_id).state == "in_review"
+    page.get_by_label("Motivo para devolvê-la ao submetedor").fill("Falta o resumo.")
+    page.get_by_role("button", name="Devolver ao submetedor").click()
+    expect(page.get_by_role("status").first).to_have_text(
+        "Devolvida ao submetedor, com o seu motivo.")
+    expect(page.locator("ol.timeline")).to_contain_text("Falta o resumo.")
+    fits()
     assert Submission.objects.get(pk=task.submission_id).state == "returned"
