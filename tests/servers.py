@@ -277,7 +277,7 @@ def _delete_rows(db: sqlite3.Connection, table: str, ids: list) -> None:
     db.execute(f'DELETE FROM "{table}" WHERE rowid IN ({marks})', ids)
 
 
-def _migrated_template() -> Path:
+def migrated_template() -> Path:
     """An SQLite database with every migration applied and no archive service: made once per
     test process (two seconds of CPU a server saved: the suite starts dozens), unless
     `keep_template` took it from the test database."""
@@ -326,7 +326,7 @@ class LiveServers:
                 # A copy of the migrated schema (this server's own file, or one that servers
                 # share, made by the first): `migrate` then has nothing to apply, and its
                 # post_migrate makes this server's own archive service (its hostname's IBI).
-                shutil.copyfile(_migrated_template(), url.removeprefix("sqlite:///"))
+                shutil.copyfile(migrated_template(), url.removeprefix("sqlite:///"))
             # The test process has checked the project; a third of a second saved a server.
             server.manage("migrate", "--no-input", "--skip-checks")
         self.servers.append(server)
