@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import uuid
 from collections.abc import Callable, Iterator
 from importlib.metadata import PackageNotFoundError, version
@@ -34,8 +35,11 @@ Outcome = PremisEvent.Outcome
 SOFTWARE_NAME = "ibirepo"
 
 
+@functools.cache
 def software_version() -> str:
-    """This software's version, as its package says (pyproject.toml)."""
+    """This software's version, as its package says (pyproject.toml): read once a process
+    (the package's metadata read from disk, a millisecond and more, at every event before);
+    an upgrade restarts the processes that run it."""
     try:
         return version(SOFTWARE_NAME)
     except PackageNotFoundError:  # run from a tree that was never installed
