@@ -644,15 +644,21 @@ AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "ax
 _AXE_CONTEXTS: weakref.WeakSet = weakref.WeakSet()  # browser contexts that load axe-core
 
 
-def with_axe(page) -> None:
-    """axe-core (the npm package `make test` installs) loaded into the page, once, and into
-    every page its browser context opens next (an init script: a sweep of a hundred pages
-    sent its 550 kB through Playwright and compiled it afresh on each, 0.15 s a page)."""
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
+def axe_everywhere(context) -> None:
+    """axe-core (the npm package `make test` installs) in every page the browser context
+    opens from now on: an init script, which Playwright runs in each new document before the
+    page's own (a sweep of a hundred pages sent its 550 kB through Playwright and compiled
+    it afresh on each, 0.15 s a page), and which no Content-Security-Policy governs."""
+    if context not in _AXE_CONTEXTS:
         assert AXE.exists(), "axe-core is missing: `make test` installs it (npm ci)"
-        if page.context not in _AXE_CONTEXTS:
-            page.context.add_init_script(path=str(AXE))
-            _AXE_CONTEXTS.add(page.context)
+        context.add_init_script(path=str(AXE))
+        _AXE_CONTEXTS.add(context)
+
+
+def with_axe(page) -> None:
+    """axe-core loaded into the page, once, and into every page its context opens next."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        axe_everywhere(page.context)
         page.add_script_tag(path=str(AXE))
 
 
