@@ -42,7 +42,6 @@ def _put_back_rather_than_flush() -> None:
     tenth of a second, after each of several hundred tests. The same rows either way; on
     another database, or for a test that names its apps or rolls back by serialisation,
     Django's flush as before."""
-    from django.contrib.contenttypes.models import ContentType
     from django.db import connections
     from django.test import TransactionTestCase
 
@@ -54,7 +53,6 @@ def _put_back_rather_than_flush() -> None:
         names = self._databases_names(include_mirrors=False)
         if (self.available_apps is None and not self.serialized_rollback
                 and names == ["default"] and restore_migrated(connections["default"])):
-            ContentType.objects.clear_cache()
             return
         flush(self)
 

@@ -781,7 +781,6 @@ def at_migration(targets) -> Iterator:
     back for the next test that asks for it, and the latest is put back as the session's
     start kept it (tests/servers.py `snapshot`, `restore`): the same databases as migrating,
     in a tenth of the CPU."""
-    from django.contrib.contenttypes.models import ContentType
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
@@ -789,7 +788,6 @@ def at_migration(targets) -> Iterator:
 
     key = repr(sorted(map(tuple, targets)))
     if key in _AT_MIGRATION and restore(connection, _AT_MIGRATION[key]):
-        ContentType.objects.clear_cache()
         yield MigrationExecutor(connection).loader.project_state(targets).apps
     else:
         state = migrate_to(targets)
@@ -803,15 +801,12 @@ def back_to_latest() -> None:
     """The test database at the latest migration again, after a test migrated it back: on
     SQLite put back as the session's start kept it (tests/servers.py `restore_migrated`),
     else migrated forward."""
-    from django.contrib.contenttypes.models import ContentType
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     from tests.servers import restore_migrated
 
-    if restore_migrated(connection):
-        ContentType.objects.clear_cache()
-    else:
+    if not restore_migrated(connection):
         migrate_to(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 

@@ -254,12 +254,16 @@ def snapshot(connection, name: str) -> Path | None:
 
 def restore(connection, path: Path) -> bool:
     """The SQLite test database made again what `path` holds (SQLite's backup API, through
-    the open connection); False for another database, or inside a transaction."""
+    the open connection), Django's cache of its content types emptied (their rows are the
+    file's now); False for another database, or inside a transaction."""
+    from django.contrib.contenttypes.models import ContentType
+
     if connection.vendor != "sqlite" or connection.in_atomic_block:
         return False
     connection.ensure_connection()
     with closing(sqlite3.connect(path)) as kept:
         kept.backup(connection.connection)
+    ContentType.objects.clear_cache()
     return True
 
 

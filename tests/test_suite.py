@@ -420,3 +420,32 @@ def test_the_services_check_finds_what_it_looks_for():
         "        raise Conflict('a 409') from None\n")
     assert [line.split(": ", 1)[1] for line in escaping_non_refusals(source, vars(services))] \
         == ["raise RuntimeError"]
+
+
+# -- A transactional test's clean-up (tests/conftest.py `_put_back_rather_than_flush`) --------
+
+def _rows(connection) -> dict[str, int]:
+    with connection.cursor() as cursor:
+        return {table: cursor.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+                for table in connection.introspection.table_names(cursor)}
+
+
+def test_putting_the_database_back_leaves_the_rows_a_flush_leaves(transactional_db):
+    """On SQLite a transactional test ends with the database put back as migrated, not with
+    Django's flush: both leave the same rows in every table (the content types, permissions,
+    archive service, CNPq table … post_migrate makes), whatever the test wrote."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from tests import factories as make
+    from tests.servers import restore_migrated
+
+    make.item(("a.pdf", b"%PDF-1.4"), title="Written by the test")
+    put_back_here = restore_migrated(connection)
+    assert put_back_here == (connection.vendor == "sqlite")
+    if not put_back_here:
+        return  # PostgreSQL: its transactional tests end with the flush itself
+    put_back = _rows(connection)
+    make.item(("b.pdf", b"%PDF-1.4"), title="Written again")
+    call_command("flush", interactive=False, verbosity=0)
+    assert _rows(connection) == put_back

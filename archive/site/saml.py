@@ -48,6 +48,7 @@ def _saml():
 
     return saml
 
+
 def _private(response: HttpResponse) -> HttpResponse:
     add_never_cache_headers(response)
     patch_cache_control(response, private=True)
@@ -115,8 +116,9 @@ def login(request: HttpRequest) -> HttpResponse:
 @require_POST
 def acs(request: HttpRequest) -> HttpResponse:
     """The institution's answer (HTTP-POST binding): signed in, or the reason why not."""
+    saml = _saml()
     try:
-        signed_in = _saml().finish(saml_response=request.POST.get("SAMLResponse", ""),
+        signed_in = saml.finish(saml_response=request.POST.get("SAMLResponse", ""),
                                 session=request.saml_session)
     except Refusal as exc:
         return _refused(request, exc)
@@ -128,8 +130,8 @@ def acs(request: HttpRequest) -> HttpResponse:
         transaction.on_commit(lambda: nudges.soon(tasks.mail_account_mails))
         return _private(redirect(reverse("archive:account_verify_sent") + "?resent"))
     auth.login(request, user, backend="archive.accounts.backends.EmailBackend")
-    request.saml_session[_saml().SESSION_SUBJECT] = signed_in.name_id
-    request.saml_session[_saml().SESSION_ISSUER] = signed_in.issuer
+    request.saml_session[saml.SESSION_SUBJECT] = signed_in.name_id
+    request.saml_session[saml.SESSION_ISSUER] = signed_in.issuer
     # Where the person was going, as this site wrote it when it sent the request (the
     # RelayState that comes back is only the IdP's echo of it).
     return _private(redirect(_next(request, signed_in.next)))
