@@ -47,8 +47,9 @@ migrate: setup
 run: migrate
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# What the suite needs from Debian, installed once on a fresh machine: Chromium for the browser
-# tests (Playwright drives it; it downloads no browser of its own), nginx for the production
+# What the suite needs from Debian, installed once on a fresh machine: Chromium's headless build
+# for the browser tests (Playwright drives it; it downloads no browser of its own) and Chromium
+# itself, which docs/screenshots.py and bench/lighthouse.py run; nginx for the production
 # front (tests/test_front.py runs deploy/nginx.conf), GNU gettext, whose xgettext the
 # translation tests run (makemessages), a Java runtime for the Nu HTML checker and Node.js's npm,
 # which installs the checkers (package.json); OpenLDAP's slapd and ldap-utils, which
@@ -60,6 +61,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromium-headless-shell >/dev/null 2>&1 || missing="$$missing chromium-headless-shell"; \
 	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
 	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
@@ -77,7 +79,7 @@ system-packages:
 	command -v xmlsec1 >/dev/null 2>&1 || missing="$$missing xmlsec1"; \
 	if [ -n "$$missing" ]; then \
 	  echo "== installing Debian's$$missing for the tests"; \
-	  : "apt-get installs what is missing of: chromium nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils poppler-utils tesseract-ocr tesseract-ocr-por fonts-dejavu-core xmlsec1"; \
+	  : "apt-get installs what is missing of: chromium chromium-headless-shell nginx gettext default-jre-headless nodejs npm clamav slapd ldap-utils poppler-utils tesseract-ocr tesseract-ocr-por fonts-dejavu-core xmlsec1"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	  case "$$missing" in *slapd*) \

@@ -250,7 +250,11 @@ def anonymous_api():
 
 # -- A browser and the site it reads ----------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
+# Debian's headless build of Chromium (package chromium-headless-shell, the same sources and
+# version as its chromium): what Playwright itself runs for headless tests. It draws no browser
+# window behind the page, and the browser modules took 30 % less CPU with it than with
+# `chromium --headless` (158 s against 227 s, measured with both on the same hour).
+CHROMIUM = "/usr/bin/chromium-headless-shell"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
