@@ -35,7 +35,7 @@ import httpx
 from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
-from .client import USER_AGENT, AddressError, checked_ips
+from .client import USER_AGENT, AddressError, checked_ips, tls_context
 
 CHUNK = 1024 * 1024
 MAX_RETRY_AFTER = 600.0  # seconds: a Retry-After asking for longer is waited this long
@@ -101,7 +101,7 @@ def client(*, user_agent: str, timeout: float | httpx.Timeout,
     """An httpx client through the guarded transport (see the module docstring)."""
     return httpx.Client(
         timeout=timeout, follow_redirects=False, trust_env=False,
-        transport=GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS),
+        transport=GuardedTransport(settings.IBI_RESOLVER_DENY_NETWORKS, verify=tls_context()),
         headers={"User-Agent": user_agent, "Accept-Encoding": "identity", **(headers or {})})
 
 
