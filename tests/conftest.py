@@ -32,6 +32,21 @@ def pytest_configure(config) -> None:
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
         _put_back_rather_than_flush()
+    _one_tls_context_per_argument()
+
+
+def _one_tls_context_per_argument() -> None:
+    """httpx makes a verifying TLS context for each client it makes, plain-HTTP ones
+    included, and `httpx.get()` makes a client each time: 54 ms of CPU (OpenSSL 3 reading the
+    CA bundle) for each of the suite's thousands of requests to its loopback servers. The
+    contexts it would make are all alike for the same arguments, so each is made once per
+    test process (the product makes its own once: archive/protocol/client.py
+    `tls_context`)."""
+    import functools
+
+    from httpx._transports import default
+
+    default.create_ssl_context = functools.cache(default.create_ssl_context)
 
 
 def _put_back_rather_than_flush() -> None:

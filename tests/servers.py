@@ -328,11 +328,16 @@ class LiveServers:
             url = env["DATABASE_URL"]
             if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
                 # A copy of the migrated schema (this server's own file, or one that servers
-                # share, made by the first): `migrate` then has nothing to apply, and its
-                # post_migrate makes this server's own archive service (its hostname's IBI).
+                # share, made by the first), where `migrate` would apply nothing and its
+                # post_migrate would make only this server's own archive service (its
+                # hostname's IBI): that is made alone, without `migrate` rendering every
+                # migration's models to apply none (0.4 s of CPU a server).
                 shutil.copyfile(migrated_template(), url.removeprefix("sqlite:///"))
-            # The test process has checked the project; a third of a second saved a server.
-            server.manage("migrate", "--no-input", "--skip-checks")
+                server.shell("from archive.deposit.services import ensure_archive_service; "
+                             "ensure_archive_service()")
+            else:
+                # The test process has checked the project; a third of a second saved.
+                server.manage("migrate", "--no-input", "--skip-checks")
         self.servers.append(server)
         return server
 
