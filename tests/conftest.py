@@ -3,13 +3,16 @@ librarian in the admin and over the API, an anonymous API client), a throw-away 
 database, Celery in process. What tests make (items, deposits, waits) is tests/factories.py's.
 
 pytest-django's own fixtures (client, admin_client, settings, django_db_setup …) are used as
-pytest-django defines them, never redefined here or in a test module.
+pytest-django defines them, never redefined here or in a test module, but for the one it asks
+projects to override, `django_db_keepdb` (a test process's database copied from another's).
 """
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -201,17 +204,68 @@ def session_database(request):
     from archive.db import replica
 
     replica.ENABLED = False
-    request.getfixturevalue("django_db_setup")
     from django.db import connection
 
     from tests.servers import keep_template
 
-    with request.getfixturevalue("django_db_blocker").unblock():
-        keep_template(connection)  # the live servers' template: no second migrate
+    with _migrated_once(request) as publish:
+        request.getfixturevalue("django_db_setup")
+        with request.getfixturevalue("django_db_blocker").unblock():
+            publish(keep_template(connection))  # the live servers' template: no second migrate
     yield
     from archive.usage import counter as access_counter
 
     access_counter.flush()
+    if _COPIED:  # kept by pytest-django, as a --reuse-db database would be: ours to remove
+        connection.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(_COPIED[0] + suffix).unlink(missing_ok=True)
+
+
+_COPIED: list[str] = []  # this test process's database, when copied from another's
+
+
+@contextmanager
+def _migrated_once(request):
+    """Under xdist, the test processes of a run migrate an SQLite test database once, not once
+    each (the migrations' states rendered: fifteen seconds of CPU on a slow hour): the first
+    to take the run's lock migrates its own and publishes it as it was migrated (`publish`,
+    given `keep_template`'s snapshot); each of the others, when it has the lock, takes a copy
+    as its test database, which pytest-django then keeps (`django_db_keepdb`) and `migrate`
+    finds with every migration applied. Elsewhere (one process, PostgreSQL), Django's own
+    setup alone."""
+    import fcntl
+    import shutil
+
+    from django.db import connection
+
+    request.getfixturevalue("django_db_modify_db_settings")  # the worker's own test name
+    test_name = (connection.settings_dict.get("TEST") or {}).get("NAME")
+    if connection.vendor != "sqlite" or not hasattr(request.config, "workerinput") \
+            or not test_name:
+        yield lambda kept: None
+        return
+    run = request.getfixturevalue("tmp_path_factory").getbasetemp().parent
+    shared = run / "migrated.sqlite3"
+    with open(run / "migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shared.exists():
+            shutil.copyfile(shared, test_name)
+            _COPIED.append(test_name)
+
+        def publish(kept: Path | None) -> None:
+            if kept is not None and not shared.exists():
+                shutil.copyfile(kept, run / "migrated.part")
+                (run / "migrated.part").rename(shared)
+
+        yield publish
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request) -> bool:
+    """pytest-django's (--reuse-db), or true where this test process's database was copied
+    from the one another process of the run migrated (`_migrated_once`)."""
+    return bool(request.config.getvalue("reuse_db") or _COPIED)
 
 
 # -- People ---------------------------------------------------------------------------------

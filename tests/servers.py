@@ -210,17 +210,18 @@ def migrate_as_template(database_url: str) -> None:
     shutil.rmtree(folder)
 
 
-def keep_template(connection) -> None:
+def keep_template(connection) -> Path | None:
     """The test database pytest-django has just migrated (an SQLite one, before any test
     wrote to it) kept twice by `VACUUM INTO`: as it is, for `restore_migrated`, and as the
     live servers' template, its archive service and minting state removed as
     `migrate_as_template` does (each test process saved a second `migrate`, five seconds of
     CPU). Nothing for another database: the servers' SQLite template is then migrated on
-    first use, and a migration test migrates back to the latest."""
+    first use, and a migration test migrates back to the latest. The copy kept as it is
+    migrated is returned (None where nothing was kept)."""
     name, test = connection.settings_dict["NAME"], connection.settings_dict.get("TEST") or {}
     if connection.vendor != "sqlite" or name != test.get("NAME") or \
             connection.in_atomic_block or _TEMPLATE:
-        return  # (a module that reloads the settings has no test database to copy)
+        return None  # (a module that reloads the settings has no test database to copy)
     folder = Path(tempfile.mkdtemp(prefix="ibi-template-db-"))
     path = folder / "db.sqlite3"
     migrated = snapshot(connection, "migrated")
@@ -232,6 +233,7 @@ def keep_template(connection) -> None:
         db.execute("DELETE FROM archive_mintingstate")
     _TEMPLATE.append(path)
     _MIGRATED.append(migrated)
+    return migrated
 
 
 def restore_migrated(connection) -> bool:
