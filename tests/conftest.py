@@ -448,18 +448,25 @@ def resolver_settings(settings):
 # -- Services of the test's own ---------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def throwaway_postgres() -> Iterator[Callable[[str], str]]:
+def throwaway_postgres(request, tmp_path_factory) -> Iterator[Callable[[str], str]]:
     """`make(prefix)` → the URL of a new PostgreSQL database on this machine's server, named
     after the prefix and this process (xdist workers never share one), with every migration
-    applied (a copy of a template this process migrates once: a server's `migrate` then has
-    nothing to apply) and no archive service; every database made is dropped at the end of
-    the session."""
+    applied and no archive service: a copy of the run's template (a server's `migrate` then has
+    nothing to apply), which the first test process to need it migrates (fifteen seconds of
+    CPU) while the others wait for it, and drops at its end (one that needs it after that makes
+    it again); every database made is dropped at the end of the session."""
+    import fcntl
+
     import psycopg
 
     from tests.servers import migrate_as_template
 
     made: list[str] = []
-    template = f"ibirepo_template_{os.getpid()}"
+    run = getattr(request.config, "workerinput", {}).get("testrunuid", str(os.getpid()))
+    template = f"ibirepo_template_{run[:16]}"
+    folder = tmp_path_factory.getbasetemp()
+    lock_file = (folder.parent if hasattr(request.config, "workerinput") else folder) \
+        / "postgres-template.lock"
 
     def create(admin, name: str, *, like: str = "") -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -468,8 +475,10 @@ def throwaway_postgres() -> Iterator[Callable[[str], str]]:
 
     def make(prefix: str) -> str:
         name = f"{prefix}_{os.getpid()}_{len(made)}"
-        with psycopg.connect(**POSTGRES, autocommit=True) as admin:
-            if template not in made:
+        with psycopg.connect(**POSTGRES, autocommit=True) as admin, open(lock_file, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                                 [template]).fetchone():
                 create(admin, template)
                 migrate_as_template(f"postgres://postgres@127.0.0.1:5432/{template}")
             create(admin, name, like=template)
@@ -477,7 +486,8 @@ def throwaway_postgres() -> Iterator[Callable[[str], str]]:
 
     yield make
     if made:
-        with psycopg.connect(**POSTGRES, autocommit=True) as admin:
+        with psycopg.connect(**POSTGRES, autocommit=True) as admin, open(lock_file, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
             for name in made:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
