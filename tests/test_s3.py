@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -27,6 +28,7 @@ from storages.backends.s3 import S3Storage
 from archive.deposit import pending, services, storage
 from archive.models import DailyAccessCount, ItemFile, PendingUpload
 from tests import factories as make
+from tests.servers import migrated_template
 
 pytestmark = pytest.mark.django_db
 REGION = "us-east-1"
@@ -210,7 +212,6 @@ def test_head_304_and_410_are_answered_without_the_bucket(client, bucket):
 SETTINGS_SCRIPT = """
 import io, json, django
 django.setup()
-from django.core.management import call_command
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.utils import timezone
@@ -228,7 +229,9 @@ print(json.dumps({"backend": type(default_storage._wrapped).__name__,
 
 def test_the_environment_alone_switches_the_deposit_and_downloads_to_s3(bucket, s3_endpoint,
                                                                         tmp_path):
-    """settings.py's own S3 block, as production reads it, in a fresh process."""
+    """settings.py's own S3 block, as production reads it, in a fresh process (on a copy of
+    the migrated schema: its `migrate` makes only the archive service)."""
+    shutil.copyfile(migrated_template(), tmp_path / "env.sqlite3")
     env = {name: value for name, value in os.environ.items() if name != "CELERY_BROKER_URL"}
     env |= {"DJANGO_SETTINGS_MODULE": "ibirepo.settings",
             "DATABASE_URL": f"sqlite:///{tmp_path / 'env.sqlite3'}",
