@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +13,7 @@ from archive.identifiers import ibi
 from archive.identifiers.minting import MintingError, mint
 from archive.models import Item, MintingState
 from tests.conftest import subprocess_database_url
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.servers import Zygote
 
 # Table 6.2 of the generation standard (r = 1).
 TABLE_6_2 = [
@@ -127,12 +124,9 @@ def test_plain_orm_create_mints_an_ibi():
 
 
 MINTER = """
-import json, os, sys
-import django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ibirepo.settings")
-django.setup()
+import json
 from archive.identifiers.minting import mint
-for _ in range(int(sys.argv[1])):
+for _ in range(15):
     m = mint()
     print(json.dumps({"rep": m.rep, "ibip": m.ibip, "date": str(m.date),
                       "current": str(m.current_date)}), flush=True)
@@ -140,19 +134,26 @@ for _ in range(int(sys.argv[1])):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_eight_processes_mint_as_if_served_one_at_a_time(settings):
-    """8 OS processes race for the lock; the result equals Algorithm 4 run sequentially."""
+def test_eight_processes_mint_as_if_served_one_at_a_time(settings, tmp_path):
+    """8 OS processes race for the lock; the result equals Algorithm 4 run sequentially. Each
+    is a `manage.py shell` forked from a zygote of its own set up in the same settings
+    (tests/servers.py `Zygote`): the eight start together, not a Django start apart."""
     MintingState.objects.all().delete()
     env = {**os.environ, "DATABASE_URL": subprocess_database_url(), "IBI_GRANULARITY": "0.01",
            "IBI_HOSTNAME": "mtc-m18.sid.inpe.br", "IBI_IP": "150.163.34.243"}
-    procs = [subprocess.Popen([sys.executable, "-c", MINTER, "15"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        zygotes = list(pool.map(Zygote, [env] * 8))
+        try:
+            done = list(pool.map(
+                lambda zygote: zygote.run(("shell", "-v", "0", "-c", MINTER), tmp_path, 120),
+                zygotes))
+        finally:
+            for zygote in zygotes:
+                zygote.close()
     rows = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        rows += [json.loads(line) for line in out.splitlines()]
+    for minted in done:
+        assert minted is not None and minted.returncode == 0, minted and minted.stderr
+        rows += [json.loads(line) for line in minted.stdout.splitlines() if line.startswith("{")]
     assert len(rows) == 120
     assert len({r["rep"] for r in rows}) == 120
     assert len({r["ibip"] for r in rows}) == 120
