@@ -61,7 +61,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 system-packages:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	command -v chromium-headless-shell >/dev/null 2>&1 || missing="$$missing chromium-headless-shell"; \
+	test -x /usr/lib/chromium/chromium-headless-shell || missing="$$missing chromium-headless-shell"; \
 	test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || missing="$$missing nginx"; \
 	command -v xgettext >/dev/null 2>&1 || missing="$$missing gettext"; \
 	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \

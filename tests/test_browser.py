@@ -1,6 +1,6 @@
 """In a real browser: a librarian deposits through the admin, a reader finds and downloads.
 
-Playwright for Python drives Debian's headless Chromium (/usr/bin/chromium-headless-shell,
+Playwright for Python drives Debian's headless Chromium (/usr/lib/chromium/chromium-headless-shell,
 installed by `make system-packages`).
 Screenshots go to artifacts/screenshots/ (kept by CI as artifacts; the documentation's are made by
 docs/screenshots.py).
