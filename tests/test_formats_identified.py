@@ -133,13 +133,15 @@ def test_identification_works_in_a_process_forked_after_pygfried_was_imported(
     """gunicorn's and Celery's workers are forked from a process that imported the app:
     Go's runtime, which importing pygfried starts, does not survive a fork, so both
     identifications run siegfried in a process of its own, and a forked child gets its
-    answer (it hung there before)."""
+    answer (it hung there before), from a siegfried of its own."""
     import os
     import signal
 
     import pygfried  # noqa: F401  (as the forking parent has it)
 
     (tmp_path / "a.png").write_bytes(make.png())
+    formats.identify_path(tmp_path / "a.png")
+    parents = formats._siegfried.process  # the parent's siegfried, running at the fork
     answer = tmp_path / "answer"
     child = os.fork()
     if child == 0:  # pragma: no cover (the child reports through the file)
@@ -158,3 +160,41 @@ def test_identification_works_in_a_process_forked_after_pygfried_was_imported(
         os.waitpid(child, 0)
         raise AssertionError("the forked child's identification hung")
     assert answer.read_text() == "fmt/11"
+    # The child asked a siegfried of its own: the parent's still answers the parent.
+    assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"
+    assert formats._siegfried.process is parents
+
+
+def test_siegfried_is_started_once_for_batch_after_batch(tmp_path):
+    """Reading PRONOM's signatures is most of a run: the process is kept between batches."""
+    (tmp_path / "a.png").write_bytes(make.png())
+    formats.identify_path(tmp_path / "a.png")
+    first = formats._siegfried.process
+    assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"
+    assert formats._siegfried.process is first and first.poll() is None
+
+
+def test_siegfried_ends_when_idle_and_the_next_batch_starts_it_again(tmp_path, monkeypatch):
+    """No file for IDLE seconds: it ends by itself (an idle worker does not keep it); the
+    next batch finds it ended and starts another, and is answered all the same."""
+    monkeypatch.setattr(formats, "IDLE", 1)
+    formats._siegfried._stop()
+    (tmp_path / "a.png").write_bytes(make.png())
+    assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"
+    ended = formats._siegfried.process
+    assert ended.wait(timeout=30) == 0  # by itself
+    assert formats.identify_paths([tmp_path / "a.png", tmp_path / "a.png"])[1][1].puid == \
+        "fmt/11"
+    assert formats._siegfried.process is not ended
+
+
+def test_a_siegfried_that_cannot_start_is_an_oserror_saying_why(tmp_path, monkeypatch):
+    formats._siegfried._stop()
+    monkeypatch.setattr(formats, "_SIEGFRIED", "import sys; sys.exit('no signatures here')")
+    (tmp_path / "a.png").write_bytes(make.png())
+    with pytest.raises(OSError, match="no signatures here"):
+        formats.identify_path(tmp_path / "a.png")
+    assert formats._siegfried.process is None
+    assert tools.identify(tmp_path / "a.png").puid == ""  # the checks: not identified
+    monkeypatch.undo()
+    assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"

@@ -22,12 +22,17 @@ format-risk page: formats by count and size, those without an open specification
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
+import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -96,35 +101,125 @@ def found_in(answer: dict) -> Found:
                  match.get("mime", ""), match.get("basis", ""))
 
 
-# siegfried runs in a process of its own, one for a batch of files: pygfried starts Go's
-# runtime when imported, which does not survive a fork, and gunicorn's and Celery's workers are
-# forked from a process that imported the app (archive/review/tools.py asks here too).
+# siegfried runs in a process of its own: pygfried starts Go's runtime when imported, which does
+# not survive a fork, and gunicorn's and Celery's workers are forked from a process that imported
+# the app (archive/review/tools.py asks here too). The process is kept from one batch to the
+# next: reading PRONOM's signatures is most of a run (0.13 s of CPU, then a millisecond a file),
+# and a bulk import or a submission's checks ask one file after another. It ends by itself when
+# no file came for IDLE seconds (an idle worker does not hold its ~100 MB), or when its input
+# closes (this process ended). One file at a time: a path (JSON, one line) in, its answer out.
 _SIEGFRIED = """
-import json, sys
+import json, os, select, sys
 import pygfried
 print(json.dumps({"version": pygfried.version()}), flush=True)
-for path in sys.argv[1:]:
+idle = float(sys.argv[1])
+while select.select([sys.stdin], [], [], idle)[0]:
+    line = sys.stdin.readline()
+    if not line:
+        break
     try:
-        answer = pygfried.identify(path, detailed=True)
+        answer = pygfried.identify(json.loads(line), detailed=True)
     except Exception as exc:  # GoError, EmptySourceError: no identification, said why
         answer = {"error": str(exc)}
     print(json.dumps(answer), flush=True)
 """
 TIMEOUT = 60  # seconds for a batch, and one more a file
+IDLE = 60  # seconds siegfried's process waits for another file before it ends
+
+
+class _Siegfried:
+    """This process's siegfried, started on first use and again when it has ended; a forked
+    child starts its own (the parent's pipes are not the child's to use)."""
+
+    def __init__(self) -> None:
+        self._forget()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        process = getattr(self, "process", None)
+        if process is not None:  # in a forked child: its copies of the pipes closed, unused
+            for pipe in (process.stdin, process.stdout, self._errors):
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        self._lock = threading.Lock()
+        self.process: subprocess.Popen | None = None
+        self._errors = None
+        self.version = ""
+
+    def answers(self, paths: list[str]) -> tuple[str, list[dict]]:
+        with self._lock:
+            deadline = time.monotonic() + TIMEOUT + len(paths)
+            try:
+                return self._answers(paths, deadline)
+            except (BrokenPipeError, EOFError):  # it had ended, idle, as the batch came
+                self._stop()
+                try:
+                    return self._answers(paths, deadline)
+                except (OSError, EOFError, ValueError) as exc:
+                    raise self._failed(exc) from exc
+            except (OSError, ValueError) as exc:
+                raise self._failed(exc) from exc
+
+    def _answers(self, paths: list[str], deadline: float) -> tuple[str, list[dict]]:
+        if self.process is None:
+            self._errors = tempfile.TemporaryFile()
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _SIEGFRIED, str(IDLE)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._errors, text=True, bufsize=1)
+            self.version = json.loads(self._line(deadline))["version"]
+        found = []
+        for path in paths:
+            self.process.stdin.write(json.dumps(path) + "\n")
+            self.process.stdin.flush()
+            found.append(json.loads(self._line(deadline)))
+        return self.version, found
+
+    def _line(self, deadline: float) -> str:
+        stdout = self.process.stdout
+        if not select.select([stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            raise TimeoutError(f"no answer in {TIMEOUT} s")
+        line = stdout.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    def _failed(self, exc: BaseException) -> OSError:
+        """The process stopped, and why it failed (its last words, if it said any)."""
+        said = ""
+        if self._errors is not None:
+            self._errors.seek(0)
+            said = self._errors.read()[-300:].decode(errors="replace").strip()
+        code = self._stop()
+        return OSError(f"siegfried failed ({code}): {said or exc or type(exc).__name__}")
+
+    def _stop(self) -> int | None:
+        process, self.process = self.process, None
+        if process is None:
+            return None
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        try:
+            code = process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+        process.stdout.close()
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+        return code
+
+
+_siegfried = _Siegfried()
+atexit.register(_siegfried._stop)  # its input closed: it ends at once
 
 
 def siegfried(paths: list[Path | str]) -> tuple[str, list[dict]]:
     """siegfried's version and its answer for each file at `paths` (a dict with "error"
-    when it could not identify one), from a process of its own."""
+    when it could not identify one), from its process (OSError if it failed or hung)."""
     if not paths:
         return "", []
-    done = subprocess.run([sys.executable, "-c", _SIEGFRIED, *map(str, paths)],
-                          capture_output=True, text=True, check=False,
-                          timeout=TIMEOUT + len(paths))
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != len(paths) + 1:
-        raise OSError(f"siegfried failed ({done.returncode}): {done.stderr.strip()[-300:]}")
-    return json.loads(lines[0])["version"], [json.loads(line) for line in lines[1:]]
+    return _siegfried.answers([str(path) for path in paths])
 
 
 def identify_paths(paths: list[Path | str]) -> tuple[str, list[Found]]:
