@@ -18,6 +18,7 @@ PostgreSQL database) are conftest.py's.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import json
@@ -822,3 +823,13 @@ def edition_series(*years: int) -> list[Item]:
         Item.objects.filter(pk=edition.pk).update(created=datetime(year, 3, 1, tzinfo=UTC))
         editions.append(edition)
     return editions
+
+
+# -- The sources the suite's own rules read (test_suite.py, test_layout.py) ---------------------
+
+@functools.lru_cache(maxsize=1024)
+def syntax_tree(source: str) -> ast.Module:
+    """`ast.parse(source)`, once per text in a test process: the rules walk the same modules
+    again and again (each test over every module). Read, never changed, by its callers."""
+    return ast.parse(source)
+

@@ -10,6 +10,8 @@ from django.apps import AppConfig, apps
 from django.db import models
 from django.test.utils import isolate_apps
 
+from tests import factories as make
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 # pytest-django's fixtures, and the conftest's own.
@@ -38,17 +40,17 @@ def modules() -> list[Path]:
 
 
 def test_no_module_defines_a_fixture_of_pytest_django_or_of_conftest_again():
-    conftest = fixtures(ast.parse((TESTS / "conftest.py").read_text()))
+    conftest = fixtures(make.syntax_tree((TESTS / "conftest.py").read_text()))
     assert conftest.isdisjoint(DJANGO_FIXTURES)
     for path in modules():
-        again = fixtures(ast.parse(path.read_text())) & (DJANGO_FIXTURES | conftest)
+        again = fixtures(make.syntax_tree(path.read_text())) & (DJANGO_FIXTURES | conftest)
         assert not again, f"{path.name} defines {sorted(again)} again"
 
 
 def test_no_module_has_a_deposit_helper_of_its_own():
     """Items, files, deposits over the API, the admin or a live server: tests/factories.py."""
     for path in modules():
-        for node in ast.parse(path.read_text()).body:
+        for node in make.syntax_tree(path.read_text()).body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
                 calls = {ast.unparse(call.func) for call in ast.walk(node)
                          if isinstance(call, ast.Call)}
@@ -61,7 +63,7 @@ def test_no_module_has_a_deposit_helper_of_its_own():
 def test_no_module_has_an_inclusion_helper_of_its_own():
     """An Archive included at the resolver in process: tests/factories.py `include`."""
     for path in modules():
-        for node in ast.parse(path.read_text()).body:
+        for node in make.syntax_tree(path.read_text()).body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
                 includes = [call for call in ast.walk(node) if isinstance(call, ast.Call)
                             and ast.unparse(call.func) == "RegisteredArchive.objects.create"
@@ -101,7 +103,7 @@ def backoff_formulas(source: str) -> list[str]:
     """Every power of two (2 ** n, 2.0 ** n, pow(2, n)) and shift of one (1 << n): the shape of
     an exponential backoff."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(make.syntax_tree(source)):
         if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and (
                 (isinstance(node.op, ast.Pow) and node.left.value == 2)
                 or (isinstance(node.op, ast.LShift) and node.left.value == 1)):
@@ -116,7 +118,7 @@ def calls_of(source: str, wanted: set[str]) -> list[str]:
     """Every call of one of `wanted` (full dotted names) in `source`, by its full name whatever
     the import: `httpx.Client(...)`, `from httpx import Client`, `import requests as r;
     r.Session()`."""
-    tree = ast.parse(source)
+    tree = make.syntax_tree(source)
     names: dict[str, str] = {}  # local name → full name
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -267,7 +269,7 @@ def http_responses_named(root: Path) -> list[str]:
     found = []
     for path in outside_the_edges(root):
         where = path.relative_to(root)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(make.syntax_tree(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 0:
                 module = node.module or ""
                 names = {alias.name for alias in node.names}
@@ -365,7 +367,7 @@ def escaping_non_refusals(source: str, namespace: dict) -> list[str]:
     stays inside too. Anything else reaches an edge, which answers a Refusal only."""
     from archive.refusals import Refusal
 
-    tree = ast.parse(source)
+    tree = make.syntax_tree(source)
     caught_in_module = {_resolved(namespace, t) for handler in ast.walk(tree)
                         if isinstance(handler, ast.ExceptHandler) and handler.type is not None
                         for t in (handler.type.elts if isinstance(handler.type, ast.Tuple)
@@ -437,7 +439,6 @@ def test_putting_the_database_back_leaves_the_rows_a_flush_leaves(transactional_
     from django.core.management import call_command
     from django.db import connection
 
-    from tests import factories as make
     from tests.servers import restore_migrated
 
     make.item(("a.pdf", b"%PDF-1.4"), title="Written by the test")
