@@ -175,14 +175,20 @@ def test_siegfried_is_started_once_for_batch_after_batch(tmp_path):
 
 
 def test_siegfried_ends_when_idle_and_the_next_batch_starts_it_again(tmp_path, monkeypatch):
-    """No file for IDLE seconds: it ends by itself (an idle worker does not keep it); the
-    next batch finds it ended and starts another, and is answered all the same."""
+    """No file for IDLE seconds: it ends by itself (an idle worker does not keep it), reaped
+    at once (no zombie left waiting for the next batch); the next batch finds it ended and
+    starts another, and is answered all the same."""
+    import psutil
+
     monkeypatch.setattr(formats, "IDLE", 1)
     formats._siegfried._stop()
     (tmp_path / "a.png").write_bytes(make.png())
     assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"
     ended = formats._siegfried.process
-    assert ended.wait(timeout=30) == 0  # by itself
+    # Ended and reaped by this process's reaper, not by the test.
+    assert make.wait_until(lambda: ended.returncode is not None, what="its end") is not None
+    assert ended.returncode == 0
+    assert ended.pid not in {child.pid for child in psutil.Process().children()}
     assert formats.identify_paths([tmp_path / "a.png", tmp_path / "a.png"])[1][1].puid == \
         "fmt/11"
     assert formats._siegfried.process is not ended

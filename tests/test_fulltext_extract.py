@@ -209,8 +209,14 @@ def test_a_job_past_its_time_is_killed_with_its_group_and_its_directory_removed(
     assert not os.path.exists(kept)
     import psutil
 
+    def command(process: psutil.Process) -> str:  # "" for one that ended as it was listed
+        try:
+            return " ".join(process.cmdline())
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):
+            return ""
+
     assert [p for p in psutil.Process().children(recursive=True)
-            if "archive.fulltext.worker" in " ".join(p.cmdline())] == []
+            if "archive.fulltext.worker" in command(p)] == []
 
 
 def test_the_workers_limits_stop_a_memory_hog_and_bound_its_cpu():

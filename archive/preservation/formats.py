@@ -45,6 +45,7 @@ from django.utils import timezone
 
 from ..deposit import storage
 from ..models import ItemFile
+from ..runtime.threads import Helper
 from . import events
 
 # Formats whose specification is open (published, free to read and implement), by PUID: the
@@ -134,6 +135,8 @@ class _Siegfried:
     def __init__(self) -> None:
         self._forget()
         os.register_at_fork(after_in_child=self._forget)
+        # Its end, when it ends by itself, reaped at once: no zombie waits for the next batch.
+        self._reaper = Helper("siegfried-reaper", self._reap)
 
     def _forget(self) -> None:
         process = getattr(self, "process", None)
@@ -160,12 +163,18 @@ class _Siegfried:
             except (OSError, ValueError) as exc:
                 raise self._failed(exc) from exc
 
+    def _reap(self) -> None:
+        process = self.process
+        if process is not None:
+            process.wait()
+
     def _answers(self, paths: list[str], deadline: float) -> tuple[str, list[dict]]:
         if self.process is None:
             self._errors = tempfile.TemporaryFile()
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _SIEGFRIED, str(IDLE)], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=self._errors, text=True, bufsize=1)
+            self._reaper.wake()
             self.version = json.loads(self._line(deadline))["version"]
         found = []
         for path in paths:
