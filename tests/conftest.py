@@ -106,6 +106,18 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable
 
 
+def pytest_collection_finish(session) -> None:
+    """What the test process holds once every test is collected (Django, the app, every test
+    module and its items: most of its objects, all alive to its end) frozen out of the cyclic
+    garbage collector's sight (`gc.freeze`, after a last collection): each later collection
+    walks only what the tests make. The collector went over that heap again and again, 6 to
+    19 % of a test process's CPU."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def _django(request) -> bool:
     return request.config.pluginmanager.hasplugin("django")
 
