@@ -202,5 +202,9 @@ def test_a_siegfried_that_cannot_start_is_an_oserror_saying_why(tmp_path, monkey
         formats.identify_path(tmp_path / "a.png")
     assert formats._siegfried.process is None
     assert tools.identify(tmp_path / "a.png").puid == ""  # the checks: not identified
+    # One that ends without a word: its exit status and what it did not say.
+    monkeypatch.setattr(formats, "_SIEGFRIED", "import sys; sys.exit(3)")
+    with pytest.raises(OSError, match=r"^siegfried failed \(3\): EOFError$"):
+        formats.identify_path(tmp_path / "a.png")
     monkeypatch.undo()
     assert formats.identify_path(tmp_path / "a.png").puid == "fmt/11"

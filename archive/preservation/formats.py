@@ -110,7 +110,7 @@ def found_in(answer: dict) -> Found:
 # no file came for IDLE seconds (an idle worker does not hold its ~100 MB), or when its input
 # closes (this process ended). One file at a time: a path (JSON, one line) in, its answer out.
 _SIEGFRIED = """
-import json, os, select, sys
+import json, select, sys
 import pygfried
 print(json.dumps({"version": pygfried.version()}), flush=True)
 idle = float(sys.argv[1])
@@ -153,14 +153,12 @@ class _Siegfried:
         with self._lock:
             deadline = time.monotonic() + TIMEOUT + len(paths)
             try:
-                return self._answers(paths, deadline)
-            except (BrokenPipeError, EOFError):  # it had ended, idle, as the batch came
-                self._stop()
                 try:
                     return self._answers(paths, deadline)
-                except (OSError, EOFError, ValueError) as exc:
-                    raise self._failed(exc) from exc
-            except (OSError, ValueError) as exc:
+                except (BrokenPipeError, EOFError):  # it had ended, idle, as the batch came
+                    self._stop()
+                    return self._answers(paths, deadline)
+            except (OSError, EOFError, ValueError) as exc:
                 raise self._failed(exc) from exc
 
     def _reap(self) -> None:
@@ -199,7 +197,7 @@ class _Siegfried:
             self._errors.seek(0)
             said = self._errors.read()[-300:].decode(errors="replace").strip()
         code = self._stop()
-        return OSError(f"siegfried failed ({code}): {said or exc or type(exc).__name__}")
+        return OSError(f"siegfried failed ({code}): {said or str(exc) or type(exc).__name__}")
 
     def _stop(self) -> int | None:
         process, self.process = self.process, None
