@@ -481,7 +481,8 @@ def throwaway_postgres(request, tmp_path_factory) -> Iterator[Callable[[str], st
     applied and no archive service: a copy of the run's template (a server's `migrate` then has
     nothing to apply), which the first test process to need it migrates (fifteen seconds of
     CPU) while the others wait for it, and drops at its end (one that needs it after that makes
-    it again); every database made is dropped at the end of the session."""
+    it again); every database made is dropped at the end of the session. `make(prefix,
+    migrated=False)`: an empty one (a test of a migration takes it forwards from there)."""
     import fcntl
 
     import psycopg
@@ -500,15 +501,15 @@ def throwaway_postgres(request, tmp_path_factory) -> Iterator[Callable[[str], st
         admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{like}"' if like else ""))
         made.append(name)
 
-    def make(prefix: str) -> str:
+    def make(prefix: str, *, migrated: bool = True) -> str:
         name = f"{prefix}_{os.getpid()}_{len(made)}"
         with psycopg.connect(**POSTGRES, autocommit=True) as admin, open(lock_file, "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                                 [template]).fetchone():
+            if migrated and not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                                              [template]).fetchone():
                 create(admin, template)
                 migrate_as_template(f"postgres://postgres@127.0.0.1:5432/{template}")
-            create(admin, name, like=template)
+            create(admin, name, like=template if migrated else "")
         return f"postgres://postgres@127.0.0.1:5432/{name}"
 
     yield make

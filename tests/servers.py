@@ -254,7 +254,7 @@ def snapshot(connection, name: str) -> Path | None:
     return path
 
 
-def restore(connection, path: Path) -> bool:
+def restore(connection, path: Path | str) -> bool:
     """The SQLite test database made again what `path` holds (SQLite's backup API, through
     the open connection), Django's cache of its content types emptied (their rows are the
     file's now); False for another database, or inside a transaction."""

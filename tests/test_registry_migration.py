@@ -121,8 +121,9 @@ def test_the_migration_goes_back_with_the_orcid_ids(old_apps):
 
 
 # The migration on PostgreSQL too (the suite's database is SQLite unless DATABASE_URL says):
-# a throw-away database migrated back to 0026, populated there as before the registry, then
-# migrated forward, all by a `manage.py shell` of its own.
+# an empty throw-away database migrated to 0026, as an installation of that time was made,
+# populated there as before the registry, then migrated forward, all by a `manage.py shell` of
+# its own.
 ON_POSTGRES = """
 import json
 from django.core.management import call_command
@@ -146,8 +147,9 @@ print(json.dumps({"vendor": connection.vendor, "before": before, "after": after}
 def test_the_migration_on_postgresql_keeps_every_value(throwaway_postgres, tmp_path):
     from tests.servers import Server
 
-    server = Server("pg", tmp_path, {**os.environ, "DATABASE_URL": throwaway_postgres(
-        "ibirepo_registry"), "MEDIA_ROOT": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
+    empty = throwaway_postgres("ibirepo_registry", migrated=False)
+    server = Server("pg", tmp_path, {**os.environ, "DATABASE_URL": empty,
+                                     "MEDIA_ROOT": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"})
     try:
         found = json.loads(server.shell(ON_POSTGRES).splitlines()[-1])
     finally:
