@@ -45,9 +45,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode, urlsplit
 
-import aiohttp
 import httpx
 import yarl
 from asgiref.sync import async_to_sync
@@ -55,6 +55,9 @@ from django.conf import settings
 
 from ..runtime.threads import Helper
 from .pairs import Pair, PairListError, loads
+
+if TYPE_CHECKING:  # imported where a round needs it: a quarter of Django's start in every
+    import aiohttp  # process (its TLS contexts made at import), most of which send none
 
 USER_AGENT = "ibirepo-resolver/1"
 _ADDRESS_FORBIDDEN = set("/?#@\\%[] ") | {chr(c) for c in range(32)} | {"\x7f"}
@@ -215,6 +218,8 @@ def _session(places: int = 0) -> aiohttp.ClientSession:
     CPU a round of 300 Archives, #29), no proxies from the environment, no cookies kept, no
     decompression (a small gzip body could expand past the size cap before we count it);
     redirects are refused per request. Made in the loop that uses it."""
+    import aiohttp
+
     connector = aiohttp.TCPConnector(limit=places, keepalive_timeout=KEEP_ALIVE, ssl=tls_context())
     return aiohttp.ClientSession(connector=connector, headers=HEADERS, auto_decompress=False,
                                  cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
@@ -289,6 +294,8 @@ async def fetch(session: aiohttp.ClientSession, base: str, pairs, *, tag: object
                 timeout: float, max_bytes: int, networks: Sequence[str],
                 pin: bool = True) -> Reply:
     """One GET of base?pairs, bounded by timeout; never raises for the far side's faults."""
+    import aiohttp
+
     start = time.monotonic()
 
     def reply(**kwargs) -> Reply:
