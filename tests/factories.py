@@ -858,3 +858,10 @@ def syntax_tree(source: str) -> ast.Module:
     again and again (each test over every module). Read, never changed, by its callers."""
     return ast.parse(source)
 
+
+@functools.lru_cache(maxsize=1024)
+def syntax_nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of `syntax_tree(source)`, as `ast.walk` gives them, walked once per text in a
+    test process (a walk of every module was most of a rule's CPU)."""
+    return tuple(ast.walk(syntax_tree(source)))
+

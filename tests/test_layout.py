@@ -168,7 +168,7 @@ def dublin_core_lists(root: Path) -> list[str]:
         where = path.relative_to(root.parent)
         if where.parts[1] == "migrations" or where.as_posix() == "archive/models/dublin_core.py":
             continue
-        for node in ast.walk(make.syntax_tree(path.read_text())):
+        for node in make.syntax_nodes(path.read_text()):
             words = (node.keys if isinstance(node, ast.Dict)
                      else node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [])
             strings = [w.value for w in words
@@ -207,7 +207,7 @@ def _own_private_names() -> set[str]:
 
     names = set()
     for path in APP.rglob("*.py"):
-        for node in ast.walk(make.syntax_tree(path.read_text())):
+        for node in make.syntax_nodes(path.read_text()):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -232,7 +232,7 @@ def private_uses(root: Path) -> list[str]:
         where = path.relative_to(root.parent)
         if "trans_real" in text:
             found.append(f"{where}: trans_real")
-        for node in ast.walk(make.syntax_tree(text)):
+        for node in make.syntax_nodes(text):
             if isinstance(node, ast.ImportFrom) and node.level == 0 \
                     and not (node.module or "").startswith("archive"):
                 found += [f"{where}:{node.lineno}: from {node.module} import {alias.name}"

@@ -103,7 +103,7 @@ def backoff_formulas(source: str) -> list[str]:
     """Every power of two (2 ** n, 2.0 ** n, pow(2, n)) and shift of one (1 << n): the shape of
     an exponential backoff."""
     found = []
-    for node in ast.walk(make.syntax_tree(source)):
+    for node in make.syntax_nodes(source):
         if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and (
                 (isinstance(node.op, ast.Pow) and node.left.value == 2)
                 or (isinstance(node.op, ast.LShift) and node.left.value == 1)):
@@ -118,9 +118,9 @@ def calls_of(source: str, wanted: set[str]) -> list[str]:
     """Every call of one of `wanted` (full dotted names) in `source`, by its full name whatever
     the import: `httpx.Client(...)`, `from httpx import Client`, `import requests as r;
     r.Session()`."""
-    tree = make.syntax_tree(source)
+    nodes = make.syntax_nodes(source)
     names: dict[str, str] = {}  # local name → full name
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 names[alias.asname or alias.name.split(".")[0]] = (
@@ -129,7 +129,7 @@ def calls_of(source: str, wanted: set[str]) -> list[str]:
             for alias in node.names:
                 names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call):
             head, _, rest = ast.unparse(node.func).partition(".")
             full = names.get(head, head) + (f".{rest}" if rest else "")
@@ -269,7 +269,7 @@ def http_responses_named(root: Path) -> list[str]:
     found = []
     for path in outside_the_edges(root):
         where = path.relative_to(root)
-        for node in ast.walk(make.syntax_tree(path.read_text())):
+        for node in make.syntax_nodes(path.read_text()):
             if isinstance(node, ast.ImportFrom) and node.level == 0:
                 module = node.module or ""
                 names = {alias.name for alias in node.names}
@@ -368,7 +368,7 @@ def escaping_non_refusals(source: str, namespace: dict) -> list[str]:
     from archive.refusals import Refusal
 
     tree = make.syntax_tree(source)
-    caught_in_module = {_resolved(namespace, t) for handler in ast.walk(tree)
+    caught_in_module = {_resolved(namespace, t) for handler in make.syntax_nodes(source)
                         if isinstance(handler, ast.ExceptHandler) and handler.type is not None
                         for t in (handler.type.elts if isinstance(handler.type, ast.Tuple)
                                   else [handler.type])}
