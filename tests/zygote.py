@@ -172,8 +172,9 @@ def _serve_requests(requests, answers, bare: bool, forked: bool = False) -> None
 
 
 # Imported by the project where first used, not at Django's start: a live server's first
-# round of urlRequests would import it in each gunicorn worker (0.2 s of CPU each).
-USED_LATER = ["aiohttp"]
+# round of urlRequests or sign-in with ORCID would import it in each gunicorn worker (0.2 s of
+# CPU each).
+USED_LATER = ["aiohttp", "authlib.integrations.httpx_client"]
 
 
 def _preload(names: list[str]) -> None:

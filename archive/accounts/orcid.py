@@ -19,14 +19,16 @@ from __future__ import annotations
 import logging
 import ssl
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from authlib.integrations.base_client import OAuthError
-from authlib.integrations.httpx_client import OAuth2Client
 from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from ..identifiers import orcid as orcid_ids
 from ..refusals import Refusal
+
+if TYPE_CHECKING:  # authlib imported where ORCID is asked: its JOSE and cryptography were a
+    from authlib.integrations.httpx_client import OAuth2Client  # sixth of Django's start
 
 try:  # the HTTP client authlib's httpx integration uses: httpx2 when installed, else httpx
     import httpx2 as httpx
@@ -85,6 +87,8 @@ def configured() -> Client | None:
 
 
 def _session(client: Client, redirect_uri: str) -> OAuth2Client:
+    from authlib.integrations.httpx_client import OAuth2Client
+
     verify: ssl.SSLContext | bool = (ssl.create_default_context(cafile=client.ca_file)
                                      if client.ca_file else True)
     return OAuth2Client(client.client_id, client.client_secret, scope=SCOPE,
@@ -102,6 +106,8 @@ def authorization_url(client: Client, redirect_uri: str) -> tuple[str, str]:
 def exchange(client: Client, code: str, redirect_uri: str) -> SignIn:
     """The iD ORCID signed in for `code`; OrcidRefused when ORCID refuses the code or answers
     a token that is not this client's `/authenticate` sign-in of a valid iD."""
+    from authlib.integrations.base_client import OAuthError
+
     with _session(client, redirect_uri) as session:
         try:
             token = session.fetch_token(f"{client.base_url}/oauth/token", code=code)
