@@ -258,3 +258,19 @@ def test_the_private_api_check_finds_what_it_looks_for(tmp_path):
     found = private_uses(tmp_path / "archive")
     assert any("._map_basic_serializer" in line for line in found)
     assert any("trans_real" in line for line in found)
+
+
+def test_django_s_start_leaves_the_heavy_clients_to_their_first_use():
+    """What builds much as it is imported is imported where it is first used, not by the
+    URLconf, which every web worker and every command's system checks load: pysaml2's XML
+    schemas (most of a second of CPU; archive/site/saml.py `_saml`), aiohttp (its TLS contexts;
+    archive/protocol/client.py) and authlib with its JOSE and cryptography
+    (archive/accounts/orcid.py)."""
+    code = ("import django; django.setup(); from django.urls import get_resolver; "
+            "get_resolver().url_patterns; import sys; print(sorted(m for m in sys.modules "
+            "if m.startswith(('saml2.xml.schema', 'aiohttp', 'authlib', 'joserfc'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "DJANGO_SETTINGS_MODULE":
+                                            "ibirepo.settings"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -10,7 +10,6 @@ another SP; an IdP the federation does not list; an XXE; an entity expansion.
 """
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
@@ -582,20 +581,3 @@ def test_metadata_the_settings_cannot_make_is_a_503_saying_why_not_a_500(client,
     assert answer.status_code == 503
     assert "metadata cannot be made" in answer.content.decode()
     assert "archive.E104" in {error.id for error in run_checks()}
-
-
-def test_the_urlconf_does_not_import_pysaml2s_schemas():
-    """pysaml2 builds its XML schemas as it is imported (most of a second of CPU): the
-    URLconf, which every web worker and every command's system checks load, leaves that to
-    the first SAML request (archive/site/saml.py `_saml`)."""
-    import subprocess
-    import sys
-
-    code = ("import django; django.setup(); from django.urls import get_resolver; "
-            "get_resolver().url_patterns; import sys; "
-            "print(sorted(m for m in sys.modules if m.startswith('saml2.xml.schema')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "DJANGO_SETTINGS_MODULE":
-                                            "ibirepo.settings"})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
