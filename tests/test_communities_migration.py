@@ -20,11 +20,16 @@ def old_apps():
 
 
 def _populate(apps) -> set[int]:
+    """Items of each state, and the archive service (every installation had one: kept where
+    the database was migrated back, made where it was made anew)."""
     Item = apps.get_model("archive", "Item")
     states = ["Original", "Copy", "Deleted", "Original"]
-    return {Item.objects.create(ibi=f"archive.localhost/item{n}", ibip=f"ip{n}",
-                                title=f"Tese {n}", state=state).pk
-            for n, state in enumerate(states)}
+    service = Item.objects.filter(is_archive_service=True).first() or Item.objects.create(
+        ibi="archive.localhost/service", ibip="ipservice", title="Archive service",
+        is_archive_service=True)
+    return {service.pk} | {Item.objects.create(ibi=f"archive.localhost/item{n}", ibip=f"ip{n}",
+                                               title=f"Tese {n}", state=state).pk
+                           for n, state in enumerate(states)}
 
 
 def test_every_existing_item_lands_in_the_default_collection(old_apps):
