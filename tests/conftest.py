@@ -254,6 +254,13 @@ def session_database(request):
 _COPIED: list[str] = []  # this test process's database, when copied from another's
 
 
+def _run_folder(request) -> Path:
+    """The folder every test process of this run shares: under xdist, the parent of the
+    processes' own base temporary folders; in one process, its base temporary folder."""
+    folder = request.getfixturevalue("tmp_path_factory").getbasetemp()
+    return folder.parent if hasattr(request.config, "workerinput") else folder
+
+
 @contextmanager
 def _migrated_once(request):
     """Under xdist, the test processes of a run migrate an SQLite test database once, not once
@@ -274,7 +281,7 @@ def _migrated_once(request):
             or not test_name:
         yield lambda kept: None
         return
-    run = request.getfixturevalue("tmp_path_factory").getbasetemp().parent
+    run = _run_folder(request)
     shared = run / "migrated.sqlite3"
     with open(run / "migrated.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -479,7 +486,7 @@ def resolver_settings(settings):
 # -- Services of the test's own ---------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def throwaway_postgres(request, tmp_path_factory) -> Iterator[Callable[[str], str]]:
+def throwaway_postgres(request) -> Iterator[Callable[[str], str]]:
     """`make(prefix)` → the URL of a new PostgreSQL database on this machine's server, named
     after the prefix and this process (xdist workers never share one), with every migration
     applied and no archive service: a copy of the run's template (a server's `migrate` then has
@@ -496,9 +503,7 @@ def throwaway_postgres(request, tmp_path_factory) -> Iterator[Callable[[str], st
     made: list[str] = []
     run = getattr(request.config, "workerinput", {}).get("testrunuid", str(os.getpid()))
     template = f"ibirepo_template_{run[:16]}"
-    folder = tmp_path_factory.getbasetemp()
-    lock_file = (folder.parent if hasattr(request.config, "workerinput") else folder) \
-        / "postgres-template.lock"
+    lock_file = _run_folder(request) / "postgres-template.lock"
 
     def create(admin, name: str, *, like: str = "") -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
