@@ -11,7 +11,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
 from django.core.files.storage import default_storage
@@ -19,6 +19,7 @@ from django.core.files.storage import default_storage
 from archive.deposit import storage
 from archive.identifiers import ibi as ibilib
 from archive.models import Item
+from tests.servers import PromptHTTPServer
 
 GATE_TIMEOUT = 30
 
@@ -40,7 +41,7 @@ class FakeArchive:
         self.notice_status = 201  # what a notice of a Copy is answered
         self.answer_every_item: dict | None = None  # a peer that answers the wrong record
         self.raw_answer: bytes | None = None  # a peer whose every JSON answer is this body
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = PromptHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -572,6 +572,38 @@ class Served:
 
 # -- Stand-ins --------------------------------------------------------------------------------
 
+class StopsAtOnce:
+    """A socketserver whose `shutdown()` ends `serve_forever()` at once. socketserver's own
+    loop notices a shutdown only when its select returns, half a second later at worst: a run's
+    375 stops of stand-ins and live sites waited 160 s in all. This loop takes one request at a
+    time (`handle_request`, with no timeout) and looks whether it is to end after each; a
+    shutdown asks it to, then wakes it with a connection of its own, which sends nothing."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._ending = threading.Event()
+        self._ended = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:  # noqa: ARG002 (no polling)
+        try:
+            while not self._ending.is_set():
+                self.handle_request()
+        finally:
+            self._ended.set()
+
+    def shutdown(self) -> None:
+        self._ending.set()
+        try:
+            socket.create_connection(self.server_address[:2], timeout=30).close()
+        except OSError:
+            pass  # its socket is closed already: the loop has ended, or ends at its next look
+        self._ended.wait(30)
+
+
+class PromptHTTPServer(StopsAtOnce, ThreadingHTTPServer):
+    """http.server's threading server, whose shutdown ends it at once (`StopsAtOnce`)."""
+
+
 Responder = Callable[[dict[str, str]], tuple[int, str | bytes]]
 
 
@@ -620,7 +652,7 @@ class FakeArchiveService:
             def log_message(self, *args) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = PromptHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -728,7 +760,7 @@ class ScriptedOai:
             def log_message(self, *args) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = PromptHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -1165,7 +1197,7 @@ class FakeOrcid:
                     "scope": "/authenticate", "name": issued[3], "orcid": issued[2],
                     **fake.token_extra})
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = PromptHTTPServer(("127.0.0.1", 0), Handler)
         self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
         self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -1216,7 +1248,7 @@ class FakeMdq:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = PromptHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import threading
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from archive.accounts import federation, saml
 from tests import factories as make
 from tests import saml_idp as stand_in
-from tests.servers import free_port
+from tests.servers import PromptHTTPServer, free_port
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
@@ -76,7 +76,7 @@ def university(live_site, settings, tmp_path):
         def log_message(self, *args) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = PromptHTTPServer(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield entity_id

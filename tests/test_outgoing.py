@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 import pytest
 
 from archive.protocol import outgoing
+from tests.servers import PromptHTTPServer
 
 
 def test_retry_after_in_seconds_or_as_a_date():
@@ -102,7 +103,7 @@ class _Hello(BaseHTTPRequestHandler):
 
 
 def test_the_client_connects_only_to_allowed_addresses_and_names_the_host(settings):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    server = PromptHTTPServer(("127.0.0.1", 0), _Hello)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://localhost:{server.server_port}/"
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 import pytest
@@ -21,6 +21,7 @@ from archive.models import RegisteredArchive
 from archive.preservation import copies, migration, peer
 from tests import factories as make
 from tests.fake_archive import FakeArchive
+from tests.servers import PromptHTTPServer
 
 from .servers import SilentServer, free_port
 
@@ -162,7 +163,7 @@ class _Redirecting(BaseHTTPRequestHandler):
 def test_a_peer_redirecting_elsewhere_is_not_followed(settings, original, librarian_api):
     elsewhere = FakeArchive()  # allowed too: even so, a redirect is no way in
     handler = type("Handler", (_Redirecting,), {"location": elsewhere.base_url})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = PromptHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"
     settings.IBI_PEER_ARCHIVES = (base, elsewhere.base_url)
