@@ -1,6 +1,6 @@
 """The suite's own rules (tests/conftest.py, tests/factories.py): one toolkit, no fixture of
 pytest-django or of conftest defined again, the minting grid set once, every docstring example
-run; and the app's own: every model in archive/models/."""
+run, stand-ins that stop at once; and the app's own: every model in archive/models/."""
 from __future__ import annotations
 
 import ast
@@ -450,3 +450,44 @@ def test_putting_the_database_back_leaves_the_rows_a_flush_leaves(transactional_
     make.item(("b.pdf", b"%PDF-1.4"), title="Written again")
     call_command("flush", interactive=False, verbosity=0)
     assert _rows(connection) == put_back
+
+
+def test_no_module_serves_in_a_thread_with_socketserver_s_own_loop():
+    """A stand-in serving in a thread of the test process is a `PromptHTTPServer`
+    (tests/servers.py), which stops at once: http.server's own waits up to half a second."""
+    slow = {"ThreadingHTTPServer", "HTTPServer", "ThreadingTCPServer", "TCPServer"}
+    for path in sorted(TESTS.glob("*.py")):
+        calls = [node for node in make.syntax_nodes(path.read_text()) if isinstance(node, ast.Call)]
+        made = {ast.unparse(call.func).rsplit(".", 1)[-1] for call in calls} & slow
+        assert not made, f"{path.name} makes a {sorted(made)}: use tests.servers.PromptHTTPServer"
+
+
+def test_a_prompt_server_stops_without_waiting_for_its_loop_to_look():
+    """Its loop is served with an hour between looks, as socketserver's would wait for: the
+    shutdown ends it all the same, the request before it answered."""
+    import threading
+    from http.server import BaseHTTPRequestHandler
+
+    import httpx
+
+    from tests.servers import PromptHTTPServer
+
+    class Hello(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = PromptHTTPServer(("127.0.0.1", 0), Hello)
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 3600},
+                               daemon=True)
+    serving.start()
+    assert httpx.get(f"http://127.0.0.1:{server.server_port}/", timeout=30).status_code == 204
+    stopping = threading.Thread(target=server.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(30)
+    serving.join(30)
+    server.server_close()
+    assert not stopping.is_alive() and not serving.is_alive()
