@@ -380,15 +380,13 @@ def live_site(transactional_db, settings, monkeypatch):
     # Playwright's sync API runs an event loop in this thread; the ORM calls here are plain
     # synchronous test code, not async code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from django.core.servers.basehttp import ThreadedWSGIServer
     from django.test.testcases import LiveServerThread
     from pytest_django.live_server_helper import LiveServer
 
-    from tests.servers import StopsAtOnce
+    from tests.servers import PromptWSGIServer
 
     # Its stop at the test's end is at once, not at the next half-second look of its loop.
-    monkeypatch.setattr(LiveServerThread, "server_class",
-                        type("PromptWSGIServer", (StopsAtOnce, ThreadedWSGIServer), {}))
+    monkeypatch.setattr(LiveServerThread, "server_class", PromptWSGIServer)
     live = LiveServer("localhost")
     live._live_server_modified_settings.enable()
     yield live

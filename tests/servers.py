@@ -17,7 +17,9 @@ no broker (Celery tasks run in-process). A server is ready when ``GET /`` answer
 we never sleep a fixed time. Its output goes to ``<root>/<name>/server.log``, shown when it
 fails to start.
 
-Also here: `FakeArchiveService`, an archive service in a thread whose answers a test writes,
+Also here: `PromptHTTPServer` and `PromptWSGIServer`, servers in a thread of the test process
+whose shutdown is at once (`StopsAtOnce`); `FakeArchiveService`, an archive service in a thread
+whose answers a test writes,
 recording what it was asked; `SilentServer`, a socket that accepts connections and never
 answers; `CountingSilentArchive`, the same counting the connections it holds; `Slapd`,
 Debian's OpenLDAP server with a throwaway configuration and directory, filled by `ldapadd`.
@@ -39,13 +41,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+from django.core.servers.basehttp import ThreadedWSGIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -573,18 +576,25 @@ class Served:
 # -- Stand-ins --------------------------------------------------------------------------------
 
 class StopsAtOnce:
-    """A socketserver whose `shutdown()` ends `serve_forever()` at once. socketserver's own
+    """A TCP socketserver whose `shutdown()` ends `serve_forever()` at once. socketserver's own
     loop notices a shutdown only when its select returns, half a second later at worst: a run's
-    375 stops of stand-ins and live sites waited 160 s in all. This loop takes one request at a
-    time (`handle_request`, with no timeout) and looks whether it is to end after each; a
-    shutdown asks it to, then wakes it with a connection of its own, which sends nothing."""
+    375 stops of stand-ins and live sites waited 160 s in all. This loop accepts one connection
+    at a time (`handle_request`, with no timeout; a threading server still handles each in a
+    thread of its own) and looks whether it is to end after each; a shutdown asks it to, then
+    wakes it with a connection of its own, which sends nothing.
+
+    Unlike socketserver's: it is served once (a second `serve_forever` returns at once), it
+    runs no `service_actions` (no forking server), and a shutdown before it served or after it
+    ended returns at once."""
 
     def __init__(self, *args, **kwargs) -> None:
+        self._serving = threading.Event()
         self._ending = threading.Event()
         self._ended = threading.Event()
         super().__init__(*args, **kwargs)
 
-    def serve_forever(self, poll_interval: float = 0.5) -> None:  # noqa: ARG002 (no polling)
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        self._serving.set()
         try:
             while not self._ending.is_set():
                 self.handle_request()
@@ -593,15 +603,20 @@ class StopsAtOnce:
 
     def shutdown(self) -> None:
         self._ending.set()
-        try:
+        if not self._serving.is_set() or self._ended.is_set() or self.socket.fileno() < 0:
+            return  # nothing to wake (a closed socket's port may be another server's now)
+        with suppress(OSError):
             socket.create_connection(self.server_address[:2], timeout=30).close()
-        except OSError:
-            pass  # its socket is closed already: the loop has ended, or ends at its next look
-        self._ended.wait(30)
+        if not self._ended.wait(30):
+            raise RuntimeError(f"{type(self).__name__} on {self.server_address} did not stop")
 
 
 class PromptHTTPServer(StopsAtOnce, ThreadingHTTPServer):
     """http.server's threading server, whose shutdown ends it at once (`StopsAtOnce`)."""
+
+
+class PromptWSGIServer(StopsAtOnce, ThreadedWSGIServer):
+    """Django's live server's, whose shutdown ends it at once (`StopsAtOnce`): `live_site`."""
 
 
 Responder = Callable[[dict[str, str]], tuple[int, str | bytes]]

@@ -21,9 +21,7 @@ from archive.models import RegisteredArchive
 from archive.preservation import copies, migration, peer
 from tests import factories as make
 from tests.fake_archive import FakeArchive
-from tests.servers import PromptHTTPServer
-
-from .servers import SilentServer, free_port
+from tests.servers import PromptHTTPServer, SilentServer, free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,12 @@ run, stand-ins that stop at once; and the app's own: every model in archive/mode
 from __future__ import annotations
 
 import ast
+import threading
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+import httpx
+import pytest
 from django.apps import AppConfig, apps
 from django.db import models
 from django.test.utils import isolate_apps
@@ -452,42 +456,65 @@ def test_putting_the_database_back_leaves_the_rows_a_flush_leaves(transactional_
     assert _rows(connection) == put_back
 
 
-def test_no_module_serves_in_a_thread_with_socketserver_s_own_loop():
-    """A stand-in serving in a thread of the test process is a `PromptHTTPServer`
-    (tests/servers.py), which stops at once: http.server's own waits up to half a second."""
-    slow = {"ThreadingHTTPServer", "HTTPServer", "ThreadingTCPServer", "TCPServer"}
+def test_no_module_makes_a_server_of_socketserver_s_own_loop():
+    """A server in a thread of the test process is a `PromptHTTPServer` or `PromptWSGIServer`
+    (tests/servers.py), which stops at once: socketserver's own loop waits up to half a second;
+    a server class of a module's own takes `StopsAtOnce` first."""
+    slow = {"ThreadingHTTPServer", "HTTPServer", "ThreadingTCPServer", "TCPServer",
+            "ThreadedWSGIServer", "WSGIServer", "make_server"}
     for path in sorted(TESTS.glob("*.py")):
-        calls = [node for node in make.syntax_nodes(path.read_text()) if isinstance(node, ast.Call)]
-        made = {ast.unparse(call.func).rsplit(".", 1)[-1] for call in calls} & slow
+        nodes = make.syntax_nodes(path.read_text())
+        made = {ast.unparse(node.func).rsplit(".", 1)[-1] for node in nodes
+                if isinstance(node, ast.Call)} & slow
         assert not made, f"{path.name} makes a {sorted(made)}: use tests.servers.PromptHTTPServer"
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                bases = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
+                assert not slow & set(bases) or bases[0] == "StopsAtOnce", (
+                    f"{path.name}: {node.name} serves with socketserver's loop; "
+                    "take tests.servers.StopsAtOnce first")
 
 
-def test_a_prompt_server_stops_without_waiting_for_its_loop_to_look():
+def _hello(environ, start_response):
+    start_response("204 No Content", [])
+    return []
+
+
+class _Hello(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.mark.parametrize("kind", ["http.server", "django"])
+def test_a_prompt_server_stops_without_waiting_for_its_loop_to_look(kind):
     """Its loop is served with an hour between looks, as socketserver's would wait for: the
     shutdown ends it all the same, the request before it answered."""
-    import threading
-    from http.server import BaseHTTPRequestHandler
+    from django.core.servers.basehttp import WSGIRequestHandler
 
-    import httpx
+    from tests.servers import PromptHTTPServer, PromptWSGIServer
 
-    from tests.servers import PromptHTTPServer
-
-    class Hello(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = PromptHTTPServer(("127.0.0.1", 0), Hello)
+    if kind == "django":
+        server = PromptWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+        server.set_app(_hello)
+    else:
+        server = PromptHTTPServer(("127.0.0.1", 0), _Hello)
     serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 3600},
                                daemon=True)
     serving.start()
     assert httpx.get(f"http://127.0.0.1:{server.server_port}/", timeout=30).status_code == 204
     stopping = threading.Thread(target=server.shutdown, daemon=True)
     stopping.start()
-    stopping.join(30)
-    serving.join(30)
+    stopping.join(10)
+    serving.join(10)
     server.server_close()
     assert not stopping.is_alive() and not serving.is_alive()
+
+
+def test_a_live_site_serves_with_a_prompt_server(live_site):
+    from tests.servers import StopsAtOnce
+
+    assert isinstance(live_site.thread.httpd, StopsAtOnce)
