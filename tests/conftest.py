@@ -241,6 +241,8 @@ def session_database(request):
         request.getfixturevalue("django_db_setup")
         with request.getfixturevalue("django_db_blocker").unblock():
             publish(keep_template(connection))  # the live servers' template: no second migrate
+    if connection.vendor == "sqlite" and not _COPIED:
+        _remove_journal_when_gone(connection.settings_dict["NAME"])
     yield
     from archive.usage import counter as access_counter
 
@@ -252,6 +254,21 @@ def session_database(request):
 
 
 _COPIED: list[str] = []  # this test process's database, when copied from another's
+
+
+def _remove_journal_when_gone(name: str) -> None:
+    """At this process's end, the write-ahead log and shared memory files of its SQLite test
+    database, which pytest-django removes without them, if it has removed the database."""
+    import atexit
+
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner and not Path(name).exists():
+            for suffix in ("-wal", "-shm"):
+                Path(name + suffix).unlink(missing_ok=True)
+
+    atexit.register(remove)
 
 
 def _run_folder(request) -> Path:

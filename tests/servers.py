@@ -213,6 +213,20 @@ def migrate_as_template(database_url: str) -> None:
     shutil.rmtree(folder)
 
 
+def _folder_of_this_process(prefix: str) -> Path:
+    """A new folder under the system's temporary folder, removed when this process ends (not
+    when a child forked from it does)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
+    return folder
+
+
 def keep_template(connection) -> Path | None:
     """The test database pytest-django has just migrated (an SQLite one, before any test
     wrote to it) kept twice by `VACUUM INTO`: as it is, for `restore_migrated`, and as the
@@ -225,7 +239,7 @@ def keep_template(connection) -> Path | None:
     if connection.vendor != "sqlite" or name != test.get("NAME") or \
             connection.in_atomic_block or _TEMPLATE:
         return None  # (a module that reloads the settings has no test database to copy)
-    folder = Path(tempfile.mkdtemp(prefix="ibi-template-db-"))
+    folder = _folder_of_this_process("ibi-template-db-")
     path = folder / "db.sqlite3"
     migrated = snapshot(connection, "migrated")
     shutil.copyfile(migrated, path)
@@ -251,7 +265,7 @@ def snapshot(connection, name: str) -> Path | None:
     None for another database, or inside a transaction."""
     if connection.vendor != "sqlite" or connection.in_atomic_block:
         return None
-    path = Path(tempfile.mkdtemp(prefix="ibi-snapshot-")) / f"{name}.sqlite3"
+    path = _folder_of_this_process("ibi-snapshot-") / f"{name}.sqlite3"
     with connection.cursor() as cursor:
         cursor.execute("VACUUM INTO %s", [str(path)])
     return path
@@ -291,7 +305,7 @@ def migrated_template() -> Path:
     test process (two seconds of CPU a server saved: the suite starts dozens), unless
     `keep_template` took it from the test database."""
     if not _TEMPLATE:
-        folder = Path(tempfile.mkdtemp(prefix="ibi-template-db-"))
+        folder = _folder_of_this_process("ibi-template-db-")
         migrate_as_template(f"sqlite:///{folder / 'db.sqlite3'}")
         assert not (folder / "db.sqlite3-wal").exists()  # one file holds it all
         _TEMPLATE.append(folder / "db.sqlite3")
