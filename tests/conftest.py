@@ -259,16 +259,14 @@ _COPIED: list[str] = []  # this test process's database, when copied from anothe
 def _remove_journal_when_gone(name: str) -> None:
     """At this process's end, the write-ahead log and shared memory files of its SQLite test
     database, which pytest-django removes without them, if it has removed the database."""
-    import atexit
-
-    owner = os.getpid()
+    from tests.servers import when_this_process_ends
 
     def remove() -> None:
-        if os.getpid() == owner and not Path(name).exists():
+        if not Path(name).exists():
             for suffix in ("-wal", "-shm"):
                 Path(name + suffix).unlink(missing_ok=True)
 
-    atexit.register(remove)
+    when_this_process_ends(remove)
 
 
 def _run_folder(request) -> Path:

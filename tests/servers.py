@@ -213,17 +213,16 @@ def migrate_as_template(database_url: str) -> None:
     shutil.rmtree(folder)
 
 
-def _folder_of_this_process(prefix: str) -> Path:
-    """A new folder under the system's temporary folder, removed when this process ends (not
-    when a child forked from it does)."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
+def when_this_process_ends(action: Callable[[], object]) -> None:
+    """`action()` when this process ends (not when a child forked from it does)."""
     owner = os.getpid()
+    atexit.register(lambda: os.getpid() == owner and action())
 
-    def remove() -> None:
-        if os.getpid() == owner:
-            shutil.rmtree(folder, ignore_errors=True)
 
-    atexit.register(remove)
+def _folder_of_this_process(prefix: str) -> Path:
+    """A new folder under the system's temporary folder, removed when this process ends."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    when_this_process_ends(lambda: shutil.rmtree(folder, ignore_errors=True))
     return folder
 
 
